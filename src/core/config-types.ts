@@ -1,0 +1,75 @@
+// The validated, defaulted configuration the rest of the gateway reads (the YAML schema lives in config/).
+import type { ProviderKind } from './dialect.ts';
+
+export interface Price {
+  /** USD per million tokens. */
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+}
+
+export interface MockOptions {
+  /** Delay before the response headers, ms. */
+  latencyMs: number;
+  /** Delay between stream chunks, ms. */
+  chunkDelayMs: number;
+  /** Words in the deterministic reply. */
+  replyWords: number;
+}
+
+export interface ProviderConfig {
+  name: string;
+  kind: ProviderKind;
+  /** For openai kinds including `/v1` (like the SDK's baseURL); for anthropic kinds without it. */
+  baseUrl: string;
+  /** Credentials used in turn; empty for mock. */
+  apiKeys: string[];
+  /** Extra headers sent upstream on every call. */
+  headers: Record<string, string>;
+  mock: MockOptions;
+}
+
+export interface Timeouts {
+  connectMs: number;
+  firstByteMs: number;
+  idleMs: number;
+  totalMs: number;
+}
+
+export interface DeploymentConfig {
+  /** `<model>#<index>` — stable identifier used in usage rows, metrics and circuit state. */
+  id: string;
+  provider: ProviderConfig;
+  /** The model name sent upstream. */
+  model: string;
+  priority: number;
+  weight: number;
+}
+
+export interface ModelConfig {
+  name: string;
+  /** `anthropic` for Claude-family models (served by /v1/messages), else whatever the operator says. */
+  family: string;
+  price: Price | null;
+  deployments: DeploymentConfig[];
+  timeouts: Timeouts;
+  maxRetries: number;
+}
+
+export interface GatewayConfig {
+  /** The file it came from, or `(built-in)`. */
+  source: string;
+  listen: { host: string; port: number };
+  database: string;
+  bodyLimitBytes: number;
+  /** Quota units per USD in /api/usage/token (new-api's 500,000 by default). */
+  quotaPerUsd: number;
+  /** How often queued usage rows are written; 0 = write-through. */
+  usageFlushMs: number;
+  /** max_tokens used for budget reservation and translation when a chat request names none. */
+  defaultMaxTokens: number;
+  redisUrl: string | null;
+  providers: ProviderConfig[];
+  models: ModelConfig[];
+}

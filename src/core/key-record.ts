@@ -1,0 +1,25 @@
+// What the gateway knows about one operator-issued API key once it has been looked up.
+// The whole key is never stored: only its SHA-256 hash and a masked display form.
+
+export type BudgetPeriod = 'daily' | 'weekly' | 'monthly';
+
+export interface KeyRecord {
+  id: string;
+  name: string;
+  /** hex SHA-256 of the whole key. */
+  hash: string;
+  /** First 4 + last 4 characters, e.g. `sk-A…9xQz`; the only form ever printed. */
+  masked: string;
+  /** Allowed model names or glob patterns (`claude-*`); null means every configured model. */
+  models: string[] | null;
+  /** Unix milliseconds; null means never. */
+  expiresAt: number | null;
+  disabled: boolean;
+  budgetUsd: number | null;
+  tokenBudget: number | null;
+  budgetPeriod: BudgetPeriod | null;
+  rpm: number | null;
+  tpm: number | null;
+  maxConcurrency: number | null;
+  createdAt: number;
+}
