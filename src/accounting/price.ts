@@ -1,0 +1,47 @@
+// Money arithmetic for billing: nano-USD integers so that sums of usage rows are exact.
+import type { Price } from '../core/config-types.ts';
+import type { Usage } from '../core/usage.ts';
+
+/** 1 USD = 1e9 nano-USD. A Number holds integers exactly up to ~9.007e15 nanos (~9 million USD). */
+export const NANOS_PER_USD = 1_000_000_000;
+
+/**
+ * Price is USD per million tokens, so one token costs `price * 1000` nano-USD. The row is rounded
+ * once at the end (not per token class) so that a price like 0.15 $/M never rounds each class up.
+ */
+export function costNanos(usage: Usage, price: Price | null): number {
+  if (price === null) return 0;
+  const exact =
+    usage.inputTokens * price.input * 1000 +
+    usage.outputTokens * price.output * 1000 +
+    usage.cacheReadTokens * price.cacheRead * 1000 +
+    usage.cacheWriteTokens * price.cacheWrite * 1000;
+  return Math.round(exact);
+}
+
+/**
+ * The worst case a request can cost, for the budget reservation: every prompt token priced at the
+ * dearest prompt rate (a cache write costs more than plain input at Anthropic) and the full
+ * max_tokens as output.
+ */
+export function reservationNanos(
+  tokens: { promptTokens: number; maxTokens: number },
+  price: Price | null,
+): number {
+  if (price === null) return 0;
+  const promptRate = Math.max(price.input, price.cacheRead, price.cacheWrite);
+  return Math.ceil(tokens.promptTokens * promptRate * 1000 + tokens.maxTokens * price.output * 1000);
+}
+
+export function usdToNanos(usd: number): number {
+  return Math.round(usd * NANOS_PER_USD);
+}
+
+export function nanosToUsd(nanos: number): number {
+  return nanos / NANOS_PER_USD;
+}
+
+/** Quota units as new-api shows them (DESIGN.md: default 500,000 per USD), rounded to whole units. */
+export function nanosToQuota(nanos: number, quotaPerUsd: number): number {
+  return Math.round((nanos * quotaPerUsd) / NANOS_PER_USD);
+}

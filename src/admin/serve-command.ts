@@ -1,0 +1,72 @@
+// `modelgate serve`: builds the gateway from config and runs it until SIGINT/SIGTERM.
+import { writeFileSync, existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import type { GatewayConfig } from '../core/config-types.ts';
+import type { KeyRecord } from '../core/key-record.ts';
+import { Catalog } from '../catalog/catalog.ts';
+import { KeyCache } from '../auth/key-cache.ts';
+import { generateKey, hashKey, maskKey, newKeyId } from '../auth/key-material.ts';
+import { UsageWriter } from '../accounting/usage-writer.ts';
+import { Metrics } from '../observability/metrics.ts';
+import { createLogger } from '../observability/logger.ts';
+import { SecretMasker } from '../observability/mask-secrets.ts';
+import { openStore } from '../store/open-store.ts';
+import type { Store } from '../store/store.ts';
+import { createGatewayServer } from '../http/server.ts';
+import { closeProviderPools } from '../providers/http-provider.ts';
+import type { Gateway } from '../pipeline/gateway.ts';
+
+export async function serveCommand(config: GatewayConfig): Promise<void> {
+  const log = createLogger();
+  const store = await openStore(config.database);
+  await ensureFirstKey(store, config, log);
+  const keys = new KeyCache({ store, onError: (err) => log.error({ err: String(err) }, 'key refresh failed') });
+  await keys.start();
+  const usage = new UsageWriter({ store, flushMs: config.usageFlushMs, onError: (err, rows) => log.error({ err: String(err), rows }, 'usage write failed') });
+  const masker = new SecretMasker(config.providers.flatMap((p) => p.apiKeys));
+  const gw: Gateway = { config, catalog: new Catalog(config), keys, store, usage, metrics: new Metrics(), log, masker };
+  const server = createGatewayServer(gw);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.listen.port, config.listen.host, resolve);
+  });
+  const addr = server.address();
+  const port = typeof addr === 'object' && addr ? addr.port : config.listen.port;
+  log.info({ host: config.listen.host, port, config: config.source, database: config.database, models: config.models.length, keys: keys.size() }, `modelgate listening on http://${config.listen.host}:${port}`);
+
+  let stopping = false;
+  const stop = async (signal: string): Promise<void> => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'shutting down: finishing requests and flushing usage');
+    keys.stop();
+    server.close();
+    // Streams in progress get a short grace period; then their sockets close and usage is settled.
+    const force = setTimeout(() => server.closeAllConnections(), 5_000);
+    force.unref();
+    await new Promise<void>((r) => server.once('close', r));
+    await usage.close();
+    await closeProviderPools();
+    await store.close();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+}
+
+// The first start on an empty database creates one key and writes it to a 0600 file beside the
+// database, so a first request needs no extra step and the key never reaches the log or stdout.
+async function ensureFirstKey(store: Store, config: GatewayConfig, log: ReturnType<typeof createLogger>): Promise<void> {
+  if (config.database === ':memory:' || process.env.MODELGATE_NO_FIRST_KEY === '1') return;
+  if ((await store.listKeys()).length > 0) return;
+  const file = join(dirname(config.database), 'first-key.txt');
+  if (existsSync(file)) return;
+  const key = generateKey();
+  const rec: KeyRecord = {
+    id: newKeyId(), name: 'first-key', hash: hashKey(key), masked: maskKey(key), models: null, expiresAt: null, disabled: false,
+    budgetUsd: null, tokenBudget: null, budgetPeriod: null, rpm: null, tpm: null, maxConcurrency: null, createdAt: Date.now(),
+  };
+  await store.insertKey(rec);
+  writeFileSync(file, key + '\n', { mode: 0o600 });
+  log.info({ keyId: rec.id, masked: rec.masked, file }, `created a first API key; it is in ${file} (delete the file once you have stored the key)`);
+}

@@ -1,0 +1,163 @@
+// Prompt-token estimate of a request body (either dialect), used only to size the reservation.
+//
+// The bill always comes from the upstream's usage; an error here only makes a reservation too big
+// (a request refused that would have fitted) or too small (spent may pass the budget by that error).
+//
+// How the estimate is made:
+// - Text: every string in `system`, `messages` and the tool definitions, tokenized with o200k_base
+//   (gpt-tokenizer) — exact for gpt-4o and newer OpenAI models, the general fallback for the rest.
+// - Structure: tool definitions, tool_use inputs and JSON schemas are counted as their JSON text
+//   (keys matter); each message adds MESSAGE_OVERHEAD_TOKENS and the reply priming adds
+//   REPLY_PRIMING_TOKENS (OpenAI's documented chat framing: about 3–4 per message, 3 per reply).
+// - Images, audio, PDFs and files: a flat MEDIA_TOKENS each (Anthropic charges ~1,600 for a
+//   1.15-megapixel image, its largest unresized size; OpenAI high detail is 765 for 1024×1024).
+// - Cap: at most TOKENIZER_CHAR_CAP characters per request go through the BPE tokenizer, cut into
+//   CHUNK_CHARS pieces (cut before a space when one is near) because BPE time grows with the square
+//   of a run without spaces: a 32k-char CJK run takes ~5 s whole; the capped, chunked worst case is
+//   ~50 ms and English ~1 ms. Characters past the cap count at the tokens-per-char ratio measured on
+//   the tokenized part, never below chars/4 (so English, ~4.5 chars/token, is slightly overestimated).
+// - Models whose name does not look like an OpenAI one (Claude, Llama, …) get NON_OPENAI_MARGIN on
+//   top: their tokenizers produce more tokens than o200k for the same text.
+import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
+
+export const TOKENIZER_CHAR_CAP = 8192;
+export const CHUNK_CHARS = 256;
+/** How far back from a chunk's end a space is looked for. */
+const SPACE_LOOKBACK = 64;
+export const MEDIA_TOKENS = 1600;
+export const MESSAGE_OVERHEAD_TOKENS = 4;
+export const REPLY_PRIMING_TOKENS = 3;
+export const NON_OPENAI_MARGIN = 1.2;
+/** The approximation for text past the cap when nothing was tokenized to measure a ratio. */
+export const CHARS_PER_TOKEN = 4;
+
+const OPENAI_MODEL = /^(?:ft:)?(?:gpt-|chatgpt-|o\d|text-|davinci|babbage)/i;
+const MEDIA_TYPES: ReadonlySet<string> = new Set([
+  'image', 'image_url', 'input_image', 'input_audio', 'audio', 'document', 'file', 'input_file',
+]);
+/** Keys whose values are framing or opaque ids, not prompt text. */
+const SKIPPED_KEYS: ReadonlySet<string> = new Set([
+  'type', 'role', 'id', 'tool_use_id', 'tool_call_id', 'cache_control', 'signature', 'media_type', 'detail',
+]);
+/** Keys whose object values are sent as JSON text. */
+const JSON_KEYS: ReadonlySet<string> = new Set(['input', 'parameters', 'input_schema', 'schema', 'arguments']);
+const NO_SPECIAL_TOKENS = { disallowedSpecial: new Set<string>() };
+
+interface Collected {
+  pieces: string[];
+  media: number;
+  messages: number;
+}
+
+export interface EstimateOptions {
+  /** The upstream model name when it differs from `body.model` (aliases); picks the margin. */
+  model?: string;
+}
+
+export function estimatePromptTokens(body: unknown, options: EstimateOptions = {}): number {
+  if (!isRecord(body)) return REPLY_PRIMING_TOKENS;
+  const found: Collected = { pieces: [], media: 0, messages: 0 };
+  if (body.system !== undefined) {
+    found.messages += 1;
+    collect(body.system, found);
+  }
+  if (Array.isArray(body.messages)) {
+    found.messages += body.messages.length;
+    collect(body.messages, found);
+  }
+  for (const key of ['tools', 'functions', 'response_format', 'tool_choice'] as const) {
+    if (body[key] !== undefined) found.pieces.push(JSON.stringify(body[key]));
+  }
+  const base =
+    countText(found.pieces) +
+    found.media * MEDIA_TOKENS +
+    found.messages * MESSAGE_OVERHEAD_TOKENS +
+    REPLY_PRIMING_TOKENS;
+  const model = options.model ?? (typeof body.model === 'string' ? body.model : '');
+  return OPENAI_MODEL.test(model) ? base : Math.ceil(base * NON_OPENAI_MARGIN);
+}
+
+/** Worst-case output: `max_completion_tokens` or `max_tokens` (or the default), times `n` choices. */
+export function requestedMaxTokens(body: unknown, defaultMaxTokens: number): number {
+  if (!isRecord(body)) return defaultMaxTokens;
+  const limit = positiveInt(body.max_completion_tokens) ?? positiveInt(body.max_tokens) ?? defaultMaxTokens;
+  return limit * (positiveInt(body.n) ?? 1);
+}
+
+/** Tokens a request may consume at most: what TPM and the token budget reserve. */
+export function reservationTokens(sizes: { promptTokens: number; maxTokens: number }): number {
+  return sizes.promptTokens + sizes.maxTokens;
+}
+
+function collect(value: unknown, found: Collected): void {
+  if (typeof value === 'string') {
+    if (value !== '') found.pieces.push(value);
+    return;
+  }
+  if (Array.isArray(value)) {
+    for (const item of value) collect(item, found);
+    return;
+  }
+  if (!isRecord(value)) return;
+  if (typeof value.type === 'string' && MEDIA_TYPES.has(value.type)) {
+    found.media += 1;
+    return;
+  }
+  for (const [key, inner] of Object.entries(value)) {
+    if (SKIPPED_KEYS.has(key)) continue;
+    if (JSON_KEYS.has(key) && isRecord(inner)) found.pieces.push(JSON.stringify(inner));
+    else collect(inner, found);
+  }
+}
+
+function countText(pieces: string[]): number {
+  let budget = TOKENIZER_CHAR_CAP;
+  let tokens = 0;
+  let tokenizedChars = 0;
+  let restChars = 0;
+  for (const piece of pieces) {
+    const take = Math.min(piece.length, budget);
+    if (take > 0) {
+      tokens += countChunked(piece, take);
+      tokenizedChars += take;
+      budget -= take;
+    }
+    restChars += piece.length - take;
+  }
+  if (restChars === 0) return tokens;
+  const ratio = Math.max(tokenizedChars > 0 ? tokens / tokenizedChars : 0, 1 / CHARS_PER_TOKEN);
+  return tokens + Math.ceil(restChars * ratio);
+}
+
+/**
+ * Tokens of text[0, end) in pieces of about CHUNK_CHARS. A piece ends before a space when one is
+ * near (o200k starts words with their space, so that cut changes no token), else anywhere but
+ * inside a surrogate pair.
+ */
+function countChunked(text: string, end: number): number {
+  let tokens = 0;
+  let start = 0;
+  while (start < end) {
+    let stop = Math.min(start + CHUNK_CHARS, end);
+    if (stop < end) {
+      const space = text.lastIndexOf(' ', stop);
+      if (space > stop - SPACE_LOOKBACK && space > start) stop = space;
+      else if (isHighSurrogate(text.charCodeAt(stop - 1))) stop += 1;
+    }
+    tokens += countTokens(text.slice(start, stop), NO_SPECIAL_TOKENS);
+    start = stop;
+  }
+  return tokens;
+}
+
+function isHighSurrogate(code: number): boolean {
+  return code >= 0xd800 && code <= 0xdbff;
+}
+
+function positiveInt(v: unknown): number | null {
+  return typeof v === 'number' && Number.isInteger(v) && v > 0 ? v : null;
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}

@@ -1,0 +1,127 @@
+// Lua sources for the Redis admission store; each script is one atomic step of store.ts's semantics.
+//
+// Per key K (hash tag {K} keeps a key's data in one cluster slot):
+//   <p>{K}:s  HASH  period spentN spentT resN resT win rpm tpm inflight
+//   <p>{K}:r  HASH  reservationId -> "nanos tokens period window"
+//   <p>{K}:e  ZSET  reservationId scored by expiry (unix ms), for reclaim inside admit
+// Redis Lua turns numbers into strings with %.14g, which would garble nano-USD amounts above 1e14,
+// so every number written back goes through fmt() (%d on a 64-bit long).
+
+const COMMON = `
+local function fmt(x) return string.format('%d', x) end
+local function num(v) return tonumber(v) or 0 end
+local function load(key)
+  local f = redis.call('HMGET', key, 'period', 'spentN', 'spentT', 'resN', 'resT', 'win', 'rpm', 'tpm', 'inflight')
+  return { period = num(f[1]), spentN = num(f[2]), spentT = num(f[3]), resN = num(f[4]), resT = num(f[5]),
+           win = num(f[6]), rpm = num(f[7]), tpm = num(f[8]), inflight = num(f[9]) }
+end
+local function save(key, s)
+  redis.call('HSET', key, 'period', fmt(s.period), 'spentN', fmt(s.spentN), 'spentT', fmt(s.spentT),
+    'resN', fmt(s.resN), 'resT', fmt(s.resT), 'win', fmt(s.win), 'rpm', fmt(s.rpm), 'tpm', fmt(s.tpm),
+    'inflight', fmt(s.inflight))
+end
+local function parse(entry)
+  local n, t, p, w = string.match(entry, '^(%d+) (%d+) (%d+) (%d+)$')
+  return { nanos = tonumber(n), tokens = tonumber(t), period = tonumber(p), win = tonumber(w) }
+end
+-- undo one reservation's hold on budget, TPM and its slot; the RPM count stays
+local function drop(s, r)
+  s.inflight = math.max(0, s.inflight - 1)
+  if r.period == s.period then
+    s.resN = math.max(0, s.resN - r.nanos)
+    s.resT = math.max(0, s.resT - r.tokens)
+  end
+  if r.win == s.win then s.tpm = math.max(0, s.tpm - r.tokens) end
+end
+local function snap(s)
+  return { s.spentN, s.resN, s.spentT, s.resT, s.rpm, s.tpm, s.inflight, s.win }
+end
+`;
+
+/**
+ * KEYS: state, reservations, expiries.
+ * ARGV: now, periodStart, reserveNanos, reserveTokens, rpm, tpm, maxConcurrency, budgetNanos,
+ *       tokenBudget (each limit -1 = none), reservationId, ttlMs, windowMs.
+ * Returns { status, reason, ...snap }: status 1 admitted, 0 refused.
+ */
+export const ADMIT_LUA = `${COMMON}
+local now, periodStart = tonumber(ARGV[1]), tonumber(ARGV[2])
+local needN, needT = tonumber(ARGV[3]), tonumber(ARGV[4])
+local rpm, tpm, conc = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
+local budgetN, budgetT = tonumber(ARGV[8]), tonumber(ARGV[9])
+local windowMs = tonumber(ARGV[12])
+local s = load(KEYS[1])
+
+local expired = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', now)
+for _, id in ipairs(expired) do
+  local entry = redis.call('HGET', KEYS[2], id)
+  if entry then drop(s, parse(entry)) end
+  redis.call('HDEL', KEYS[2], id)
+  redis.call('ZREM', KEYS[3], id)
+end
+
+if periodStart > s.period then
+  s.period = periodStart; s.spentN = 0; s.spentT = 0; s.resN = 0; s.resT = 0
+end
+local win = math.floor(now / windowMs) * windowMs
+if win > s.win then s.win = win; s.rpm = 0; s.tpm = 0 end
+
+local reason = ''
+if budgetN >= 0 and s.spentN + s.resN + needN > budgetN then reason = 'budget'
+elseif budgetT >= 0 and s.spentT + s.resT + needT > budgetT then reason = 'token_budget'
+elseif rpm >= 0 and s.rpm + 1 > rpm then reason = 'rpm'
+elseif tpm >= 0 and s.tpm + needT > tpm then reason = 'tpm'
+elseif conc >= 0 and s.inflight + 1 > conc then reason = 'concurrency'
+end
+
+if reason == '' then
+  s.rpm = s.rpm + 1; s.tpm = s.tpm + needT; s.inflight = s.inflight + 1
+  s.resN = s.resN + needN; s.resT = s.resT + needT
+  redis.call('HSET', KEYS[2], ARGV[10], ARGV[3] .. ' ' .. ARGV[4] .. ' ' .. fmt(s.period) .. ' ' .. fmt(s.win))
+  redis.call('ZADD', KEYS[3], fmt(now + tonumber(ARGV[11])), ARGV[10])
+end
+save(KEYS[1], s)
+local out = snap(s)
+table.insert(out, 1, reason)
+table.insert(out, 1, reason == '' and 1 or 0)
+return out
+`;
+
+/**
+ * KEYS: state, reservations, expiries. ARGV: reservationId, nanos, tokens, settle (1) or release (0).
+ * Returns [1, period] or [0].
+ */
+export const FINISH_LUA = `${COMMON}
+local entry = redis.call('HGET', KEYS[2], ARGV[1])
+if not entry then return { 0 } end
+redis.call('HDEL', KEYS[2], ARGV[1])
+redis.call('ZREM', KEYS[3], ARGV[1])
+local s = load(KEYS[1])
+local r = parse(entry)
+drop(s, r)
+if ARGV[4] == '1' then
+  if r.period == s.period then
+    s.spentN = s.spentN + tonumber(ARGV[2]); s.spentT = s.spentT + tonumber(ARGV[3])
+  end
+  if r.win == s.win then s.tpm = s.tpm + tonumber(ARGV[3]) end
+end
+save(KEYS[1], s)
+return { 1, fmt(r.period) }
+`;
+
+/** KEYS: state. ARGV: periodStart, spentNanos, spentTokens, mode ('max' | 'replace'). */
+export const SEED_LUA = `${COMMON}
+local periodStart = tonumber(ARGV[1])
+local s = load(KEYS[1])
+if periodStart < s.period then return 0 end
+if periodStart > s.period then
+  s.period = periodStart; s.spentN = 0; s.spentT = 0; s.resN = 0; s.resT = 0
+end
+if ARGV[4] == 'replace' then
+  s.spentN = tonumber(ARGV[2]); s.spentT = tonumber(ARGV[3])
+else
+  s.spentN = math.max(s.spentN, tonumber(ARGV[2])); s.spentT = math.max(s.spentT, tonumber(ARGV[3]))
+end
+save(KEYS[1], s)
+return 1
+`;

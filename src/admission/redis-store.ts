@@ -1,0 +1,180 @@
+// Admission store shared by many replicas: one Redis round trip per operation, atomic via Lua.
+import { createHash, randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { ADMIT_LUA, FINISH_LUA, SEED_LUA } from './redis-scripts.ts';
+import {
+  DEFAULT_RESERVATION_TTL_MS,
+  WINDOW_MS,
+  checkAmount,
+  secondsUntilWindowEnd,
+  windowStartOf,
+} from './store.ts';
+import type {
+  AdmissionSnapshot,
+  AdmissionStore,
+  AdmitRequest,
+  AdmitResult,
+  RefusalReason,
+  SeedRequest,
+  SettleRequest,
+  SettleResult,
+} from './store.ts';
+
+export interface RedisStoreOptions {
+  /** An existing connection (left open by close()), or a URL to open one. */
+  client?: Redis;
+  url?: string;
+  /** Namespace of every key; default `mg:`. Tests use a unique prefix and delete it after. */
+  prefix?: string;
+  reservationTtlMs?: number;
+}
+
+interface Script {
+  source: string;
+  sha: string;
+}
+
+function script(source: string): Script {
+  return { source, sha: createHash('sha1').update(source).digest('hex') };
+}
+
+const ADMIT = script(ADMIT_LUA);
+const FINISH = script(FINISH_LUA);
+const SEED = script(SEED_LUA);
+const UUID_LENGTH = 36;
+const REASONS: ReadonlySet<string> = new Set<RefusalReason>(['budget', 'token_budget', 'rpm', 'tpm', 'concurrency']);
+
+export class RedisAdmissionStore implements AdmissionStore {
+  readonly #redis: Redis;
+  readonly #ownsClient: boolean;
+  readonly #prefix: string;
+  readonly #ttlMs: number;
+
+  constructor(options: RedisStoreOptions) {
+    if (options.client === undefined && options.url === undefined) {
+      throw new Error('RedisAdmissionStore needs a client or a url');
+    }
+    this.#ownsClient = options.client === undefined;
+    this.#redis = options.client ?? new Redis(options.url ?? '', { lazyConnect: false });
+    this.#prefix = options.prefix ?? 'mg:';
+    this.#ttlMs = options.reservationTtlMs ?? DEFAULT_RESERVATION_TTL_MS;
+  }
+
+  async admit(req: AdmitRequest): Promise<AdmitResult> {
+    const { limits } = req;
+    // The key id rides in the reservation id so settle/release find the key's hash slot without a lookup.
+    const reservationId = `${randomUUID()}.${req.keyId}`;
+    const reply = await this.#run(ADMIT, this.#keysOf(req.keyId), [
+      int(req.now),
+      int(req.periodStart),
+      int(req.reserveNanos),
+      int(req.reserveTokens),
+      limit(limits.rpm),
+      limit(limits.tpm),
+      limit(limits.maxConcurrency),
+      limit(limits.budgetNanos),
+      limit(limits.tokenBudget),
+      reservationId,
+      int(this.#ttlMs),
+      String(WINDOW_MS),
+    ]);
+    const [status, reason, ...figures] = asArray(reply);
+    const snapshot = toSnapshot(figures.map(Number), req.now);
+    if (Number(status) === 1) return { ok: true, reservationId, snapshot };
+    const why = String(reason);
+    if (!REASONS.has(why)) throw new Error(`admission script returned an unknown reason: ${why}`);
+    const refusal: AdmitResult = { ok: false, reason: why as RefusalReason, snapshot };
+    if (why === 'rpm' || why === 'tpm') refusal.retryAfterSec = snapshot.windowResetSec;
+    if (why === 'concurrency') refusal.retryAfterSec = 1;
+    return refusal;
+  }
+
+  async settle(req: SettleRequest): Promise<SettleResult> {
+    return this.#finish(req.reservationId, [int(req.nanos), int(req.tokens), '1']);
+  }
+
+  async release(reservationId: string): Promise<SettleResult> {
+    return this.#finish(reservationId, ['0', '0', '0']);
+  }
+
+  async snapshot(keyId: string, now: number, periodStart?: number): Promise<AdmissionSnapshot> {
+    const f = await this.#redis.hmget(
+      this.#keysOf(keyId)[0],
+      'spentN', 'resN', 'spentT', 'resT', 'rpm', 'tpm', 'inflight', 'win', 'period',
+    );
+    const figures = f.map((v) => Number(v ?? 0));
+    const snap = toSnapshot(figures, now);
+    if (periodStart !== undefined && periodStart > figures[8]) {
+      snap.spentNanos = 0;
+      snap.spentTokens = 0;
+      snap.reservedNanos = 0;
+      snap.reservedTokens = 0;
+    }
+    return snap;
+  }
+
+  async seedSpent(req: SeedRequest): Promise<void> {
+    await this.#run(SEED, [this.#keysOf(req.keyId)[0]], [
+      int(req.periodStart),
+      int(req.spentNanos),
+      int(req.spentTokens),
+      req.mode ?? 'max',
+    ]);
+  }
+
+  async close(): Promise<void> {
+    if (this.#ownsClient) await this.#redis.quit();
+  }
+
+  async #finish(reservationId: string, args: string[]): Promise<SettleResult> {
+    const keyId = reservationId.slice(UUID_LENGTH + 1);
+    if (reservationId.charAt(UUID_LENGTH) !== '.' || keyId === '') return { ok: false };
+    const reply = asArray(await this.#run(FINISH, this.#keysOf(keyId), [reservationId, ...args]));
+    return Number(reply[0]) === 1 ? { ok: true, periodStart: Number(reply[1]) } : { ok: false };
+  }
+
+  #keysOf(keyId: string): [string, string, string] {
+    const base = `${this.#prefix}{${keyId}}`;
+    return [`${base}:s`, `${base}:r`, `${base}:e`];
+  }
+
+  /** EVALSHA, loading the script once when the server does not know it (fresh server, SCRIPT FLUSH). */
+  async #run(s: Script, keys: string[], args: string[]): Promise<unknown> {
+    try {
+      return await this.#redis.evalsha(s.sha, keys.length, ...keys, ...args);
+    } catch (err) {
+      if (!(err instanceof Error) || !err.message.startsWith('NOSCRIPT')) throw err;
+      await this.#redis.script('LOAD', s.source);
+      return await this.#redis.evalsha(s.sha, keys.length, ...keys, ...args);
+    }
+  }
+}
+
+function int(n: number): string {
+  return String(checkAmount(n));
+}
+
+function limit(n: number | null): string {
+  return n === null ? '-1' : int(n);
+}
+
+function asArray(reply: unknown): unknown[] {
+  if (!Array.isArray(reply)) throw new Error('unexpected reply from an admission script');
+  return reply;
+}
+
+/** figures: spentN resN spentT resT rpm tpm inflight window. */
+function toSnapshot(figures: number[], now: number): AdmissionSnapshot {
+  const [spentNanos, reservedNanos, spentTokens, reservedTokens, rpm, tpm, inFlight, window] = figures;
+  const current = window >= windowStartOf(now);
+  return {
+    spentNanos,
+    reservedNanos,
+    spentTokens,
+    reservedTokens,
+    rpmUsed: current ? rpm : 0,
+    tpmUsed: current ? tpm : 0,
+    inFlight,
+    windowResetSec: secondsUntilWindowEnd(current ? window : windowStartOf(now), now),
+  };
+}

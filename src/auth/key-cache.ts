@@ -1,0 +1,64 @@
+// In-memory view of the key table, refreshed when any process (the CLI) changes a key.
+// Lookups on the request path are a hash map read; the store is polled for a version number only.
+import type { KeyRecord } from '../core/key-record.ts';
+import type { Store } from '../store/store.ts';
+import { hashKey, sameHash } from './key-material.ts';
+
+export class KeyCache {
+  #store: Store;
+  #byHash = new Map<string, KeyRecord>();
+  #version = -1;
+  #timer: NodeJS.Timeout | null = null;
+  #onError: (err: unknown) => void;
+  #listeners: ((keys: KeyRecord[]) => void)[] = [];
+
+  constructor(opts: { store: Store; onError: (err: unknown) => void }) {
+    this.#store = opts.store;
+    this.#onError = opts.onError;
+  }
+
+  /** Loads the keys and starts polling; CLI changes take effect within `pollMs`. */
+  async start(pollMs = 250): Promise<void> {
+    await this.refresh();
+    this.#timer = setInterval(() => {
+      this.refresh().catch(this.#onError);
+    }, pollMs);
+    this.#timer.unref();
+  }
+
+  stop(): void {
+    if (this.#timer) clearInterval(this.#timer);
+    this.#timer = null;
+  }
+
+  onChange(listener: (keys: KeyRecord[]) => void): void {
+    this.#listeners.push(listener);
+  }
+
+  async refresh(): Promise<void> {
+    const version = await this.#store.keysVersion();
+    if (version === this.#version) return;
+    const keys = await this.#store.listKeys();
+    const next = new Map<string, KeyRecord>();
+    for (const k of keys) next.set(k.hash, k);
+    this.#byHash = next;
+    this.#version = version;
+    for (const l of this.#listeners) l(keys);
+  }
+
+  /** The record for a presented key, or null. The map lookup is by digest; the final check is constant-time. */
+  lookup(presented: string): KeyRecord | null {
+    const digest = hashKey(presented);
+    const rec = this.#byHash.get(digest);
+    return rec && sameHash(rec.hash, digest) ? rec : null;
+  }
+
+  byId(id: string): KeyRecord | undefined {
+    for (const k of this.#byHash.values()) if (k.id === id) return k;
+    return undefined;
+  }
+
+  size(): number {
+    return this.#byHash.size;
+  }
+}

@@ -1,0 +1,38 @@
+// Generating, hashing and masking API keys. A key is `sk-` + 48 base62 characters from the CSPRNG.
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+
+const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+const KEY_BODY_LENGTH = 48;
+
+export function generateKey(): string {
+  let out = 'sk-';
+  while (out.length < 3 + KEY_BODY_LENGTH) {
+    // Rejection sampling keeps every character equally likely (248 = 4 × 62).
+    for (const b of randomBytes(64)) {
+      if (b < 248 && out.length < 3 + KEY_BODY_LENGTH) out += ALPHABET[b % 62];
+    }
+  }
+  return out;
+}
+
+export function hashKey(key: string): string {
+  return createHash('sha256').update(key).digest('hex');
+}
+
+/** First 4 and last 4 characters: the only form a key may take in logs, errors, listings and tests. */
+export function maskKey(key: string): string {
+  if (key.length <= 8) return '****';
+  return `${key.slice(0, 4)}…${key.slice(-4)}`;
+}
+
+/** Constant-time comparison of two hex digests of equal length. */
+export function sameHash(a: string, b: string): boolean {
+  const ba = Buffer.from(a, 'hex');
+  const bb = Buffer.from(b, 'hex');
+  return ba.length === bb.length && timingSafeEqual(ba, bb);
+}
+
+/** A short random id for key records (not secret). */
+export function newKeyId(): string {
+  return `key_${randomBytes(8).toString('hex')}`;
+}

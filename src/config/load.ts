@@ -1,0 +1,153 @@
+// Reads, substitutes and validates the YAML config; every error names the file, the key path and the problem.
+import { readFileSync, existsSync } from 'node:fs';
+import { parse as parseYaml } from 'yaml';
+import type { z } from 'zod';
+import type { GatewayConfig, ModelConfig, ProviderConfig, Timeouts } from '../core/config-types.ts';
+import { BUILTIN_CONFIG_YAML } from './builtin.ts';
+import { configSchema, DEFAULTS, type RawConfig } from './schema.ts';
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/** Which file to read: --config, then MODELGATE_CONFIG, then ./modelgate.yaml if present, else the built-in. */
+export function resolveConfigPath(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): string | null {
+  if (flag) return flag;
+  if (env.MODELGATE_CONFIG) return env.MODELGATE_CONFIG;
+  return existsSync('modelgate.yaml') ? 'modelgate.yaml' : null;
+}
+
+export function loadConfig(path: string | null, env: NodeJS.ProcessEnv = process.env): GatewayConfig {
+  const source = path ?? '(built-in)';
+  let text: string;
+  if (path === null) text = BUILTIN_CONFIG_YAML;
+  else {
+    try {
+      text = readFileSync(path, 'utf8');
+    } catch (err) {
+      throw new ConfigError(`config error in ${source}: cannot read the file (${(err as Error).message})`);
+    }
+  }
+  return parseConfigText(text, { source, env });
+}
+
+export function parseConfigText(text: string, opts: { source: string; env?: NodeJS.ProcessEnv }): GatewayConfig {
+  const { source } = opts;
+  const env = opts.env ?? process.env;
+  let doc: unknown;
+  try {
+    doc = parseYaml(text);
+  } catch (err) {
+    throw new ConfigError(`config error in ${source}: invalid YAML: ${(err as Error).message}`);
+  }
+  const substituted = substituteEnv(doc, env, source, '');
+  const parsed = configSchema.safeParse(substituted);
+  if (!parsed.success) throw new ConfigError(formatIssues(source, parsed.error.issues));
+  return build(parsed.data, source);
+}
+
+// `${NAME}` and `${NAME:-default}` inside string values; a missing variable without default is an error,
+// because an empty API key would only surface later as a confusing upstream 401.
+function substituteEnv(value: unknown, env: NodeJS.ProcessEnv, source: string, path: string): unknown {
+  if (typeof value === 'string') {
+    return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g, (_m, name: string, fallback?: string) => {
+      const v = env[name];
+      if (v !== undefined && v !== '') return v;
+      if (fallback !== undefined) return fallback;
+      throw new ConfigError(`config error in ${source} at ${path || '(root)'}: environment variable ${name} is not set`);
+    });
+  }
+  if (Array.isArray(value)) return value.map((v, i) => substituteEnv(v, env, source, `${path}[${i}]`));
+  if (value && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[k] = substituteEnv(v, env, source, path ? `${path}.${k}` : k);
+    return out;
+  }
+  return value;
+}
+
+function formatIssues(source: string, issues: z.core.$ZodIssue[]): string {
+  const lines = issues.slice(0, 10).map((i) => `  at ${formatPath(i.path)}: ${i.message}`);
+  return `config error in ${source}:\n${lines.join('\n')}`;
+}
+
+function formatPath(path: PropertyKey[]): string {
+  let out = '';
+  for (const p of path) out += typeof p === 'number' ? `[${p}]` : out ? `.${String(p)}` : String(p);
+  return out || '(root)';
+}
+
+function build(raw: RawConfig, source: string): GatewayConfig {
+  const fail = (path: string, msg: string): never => {
+    throw new ConfigError(`config error in ${source}:\n  at ${path}: ${msg}`);
+  };
+  const providers = new Map<string, ProviderConfig>();
+  raw.providers.forEach((p, i) => {
+    if (providers.has(p.name)) fail(`providers[${i}].name`, `duplicate provider name "${p.name}"`);
+    if (p.kind !== 'mock' && !p.base_url) fail(`providers[${i}].base_url`, `required for kind ${p.kind}`);
+    const apiKeys = [...(p.api_key ? [p.api_key] : []), ...(p.api_keys ?? [])];
+    providers.set(p.name, {
+      name: p.name,
+      kind: p.kind,
+      baseUrl: (p.base_url ?? 'http://mock.invalid').replace(/\/+$/, ''),
+      apiKeys,
+      headers: p.headers ?? {},
+      mock: {
+        latencyMs: p.mock?.latency_ms ?? DEFAULTS.mock.latencyMs,
+        chunkDelayMs: p.mock?.chunk_delay_ms ?? DEFAULTS.mock.chunkDelayMs,
+        replyWords: p.mock?.reply_words ?? DEFAULTS.mock.replyWords,
+      },
+    });
+  });
+  const defaultTimeouts = timeouts(raw.timeouts, {
+    connectMs: DEFAULTS.timeouts.connectMs,
+    firstByteMs: DEFAULTS.timeouts.firstByteMs,
+    idleMs: DEFAULTS.timeouts.idleMs,
+    totalMs: DEFAULTS.timeouts.totalMs,
+  });
+  const names = new Set<string>();
+  const models: ModelConfig[] = raw.models.map((m, i) => {
+    if (names.has(m.name)) fail(`models[${i}].name`, `duplicate model name "${m.name}"`);
+    names.add(m.name);
+    return {
+      name: m.name,
+      family: m.family ?? (m.name.toLowerCase().startsWith('claude') ? 'anthropic' : 'openai'),
+      price: m.price
+        ? {
+            input: m.price.input,
+            output: m.price.output,
+            cacheRead: m.price.cache_read ?? m.price.input * 0.1,
+            cacheWrite: m.price.cache_write ?? m.price.input * 1.25,
+          }
+        : null,
+      deployments: m.deployments.map((d, j) => {
+        const provider = providers.get(d.provider);
+        if (!provider) fail(`models[${i}].deployments[${j}].provider`, `unknown provider "${d.provider}" (known: ${[...providers.keys()].join(', ')})`);
+        return { id: `${m.name}#${j}`, provider: provider!, model: d.model, priority: d.priority ?? 0, weight: d.weight ?? 1 };
+      }),
+      timeouts: timeouts(m.timeouts, defaultTimeouts),
+      maxRetries: m.max_retries ?? raw.max_retries ?? DEFAULTS.maxRetries,
+    };
+  });
+  return {
+    source,
+    listen: { host: raw.listen?.host ?? DEFAULTS.host, port: raw.listen?.port ?? DEFAULTS.port },
+    database: raw.database ?? DEFAULTS.database,
+    bodyLimitBytes: Math.round((raw.body_limit_mb ?? DEFAULTS.bodyLimitMb) * 1024 * 1024),
+    quotaPerUsd: raw.quota_per_usd ?? DEFAULTS.quotaPerUsd,
+    usageFlushMs: raw.usage_flush_ms ?? DEFAULTS.usageFlushMs,
+    defaultMaxTokens: raw.default_max_tokens ?? DEFAULTS.defaultMaxTokens,
+    redisUrl: raw.redis ?? null,
+    providers: [...providers.values()],
+    models,
+  };
+}
+
+function timeouts(raw: RawConfig['timeouts'], base: Timeouts): Timeouts {
+  return {
+    connectMs: raw?.connect_ms ?? base.connectMs,
+    firstByteMs: raw?.first_byte_ms ?? base.firstByteMs,
+    idleMs: raw?.idle_ms ?? base.idleMs,
+    totalMs: raw?.total_ms ?? base.totalMs,
+  };
+}

@@ -1,0 +1,82 @@
+// The YAML configuration schema (snake_case, as operators write it) and its defaults.
+import { z } from 'zod';
+
+const positiveInt = z.number().int().positive();
+const nonNegInt = z.number().int().nonnegative();
+
+export const priceSchema = z.strictObject({
+  input: z.number().nonnegative(),
+  output: z.number().nonnegative(),
+  cache_read: z.number().nonnegative().optional(),
+  cache_write: z.number().nonnegative().optional(),
+});
+
+export const timeoutsSchema = z.strictObject({
+  connect_ms: positiveInt.optional(),
+  first_byte_ms: positiveInt.optional(),
+  idle_ms: positiveInt.optional(),
+  total_ms: positiveInt.optional(),
+});
+
+export const providerSchema = z.strictObject({
+  name: z.string().min(1),
+  kind: z.enum(['openai', 'anthropic', 'mock']),
+  base_url: z.url({ protocol: /^https?$/ }).optional(),
+  api_key: z.string().optional(),
+  api_keys: z.array(z.string().min(1)).optional(),
+  headers: z.record(z.string(), z.string()).optional(),
+  mock: z
+    .strictObject({
+      latency_ms: nonNegInt.optional(),
+      chunk_delay_ms: nonNegInt.optional(),
+      reply_words: positiveInt.optional(),
+    })
+    .optional(),
+});
+
+export const deploymentSchema = z.strictObject({
+  provider: z.string().min(1),
+  model: z.string().min(1),
+  priority: nonNegInt.optional(),
+  weight: z.number().positive().optional(),
+});
+
+export const modelSchema = z.strictObject({
+  name: z.string().min(1),
+  family: z.string().min(1).optional(),
+  price: priceSchema.optional(),
+  deployments: z.array(deploymentSchema).min(1),
+  timeouts: timeoutsSchema.optional(),
+  max_retries: z.number().int().min(0).max(10).optional(),
+});
+
+export const configSchema = z.strictObject({
+  listen: z
+    .strictObject({ host: z.string().min(1).optional(), port: z.number().int().min(0).max(65535).optional() })
+    .optional(),
+  database: z.string().min(1).optional(),
+  redis: z.string().min(1).optional(),
+  body_limit_mb: z.number().positive().optional(),
+  quota_per_usd: z.number().positive().optional(),
+  usage_flush_ms: nonNegInt.optional(),
+  default_max_tokens: positiveInt.optional(),
+  timeouts: timeoutsSchema.optional(),
+  max_retries: z.number().int().min(0).max(10).optional(),
+  providers: z.array(providerSchema).min(1),
+  models: z.array(modelSchema).min(1),
+});
+
+export type RawConfig = z.infer<typeof configSchema>;
+
+export const DEFAULTS = {
+  host: '127.0.0.1',
+  port: 8080,
+  database: './data/modelgate.db',
+  bodyLimitMb: 10,
+  quotaPerUsd: 500_000,
+  usageFlushMs: 200,
+  defaultMaxTokens: 4096,
+  maxRetries: 5,
+  timeouts: { connectMs: 10_000, firstByteMs: 120_000, idleMs: 60_000, totalMs: 600_000 },
+  mock: { latencyMs: 0, chunkDelayMs: 0, replyWords: 12 },
+} as const;

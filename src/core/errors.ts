@@ -1,0 +1,52 @@
+// Every error the gateway itself produces: a stable code, an HTTP status and a default message.
+// One renderer per dialect turns a GatewayError into the body that dialect's SDK understands.
+
+export const ERROR_CODES = {
+  invalid_json: { status: 400, message: 'The request body is not valid JSON.' },
+  invalid_request: { status: 400, message: 'The request is invalid.' },
+  wrong_endpoint_for_model: { status: 400, message: 'This model is not served on /v1/messages; use /v1/chat/completions.' },
+  missing_version_header: { status: 400, message: 'The anthropic-version header is required on /v1/messages (use 2023-06-01).' },
+  unsupported_version: { status: 400, message: 'Unsupported anthropic-version; the supported value is 2023-06-01.' },
+  missing_api_key: { status: 401, message: 'Missing API key: send Authorization: Bearer <key>.' },
+  x_api_key_not_accepted: { status: 401, message: 'The x-api-key header is not accepted: send the key as Authorization: Bearer <key>.' },
+  invalid_api_key: { status: 401, message: 'Invalid API key.' },
+  key_disabled: { status: 401, message: 'This API key is disabled.' },
+  key_expired: { status: 401, message: 'This API key has expired.' },
+  model_not_allowed: { status: 403, message: 'This API key may not use this model.' },
+  quota_exceeded: { status: 403, message: 'Quota restricted.' },
+  not_found: { status: 404, message: 'Not found.' },
+  model_not_found: { status: 404, message: 'The model does not exist.' },
+  method_not_allowed: { status: 405, message: 'Method not allowed.' },
+  body_too_large: { status: 413, message: 'The request body is too large.' },
+  rate_limited: { status: 429, message: 'Rate limit reached.' },
+  upstream_rate_limited: { status: 429, message: 'Every upstream deployment is rate-limited.' },
+  internal_error: { status: 500, message: 'The gateway failed to handle the request.' },
+  upstream_error: { status: 502, message: 'The upstream provider failed.' },
+  no_deployment_available: { status: 503, message: 'No healthy deployment is available for this model.' },
+  upstream_timeout: { status: 504, message: 'The upstream provider timed out.' },
+} as const satisfies Record<string, { status: number; message: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export class GatewayError extends Error {
+  override name = 'GatewayError';
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly param: string | null;
+  /** Extra response headers (retry-after, rate-limit headers). */
+  readonly headers: Record<string, string>;
+  /** The upstream's own error type, kept when it is re-shaped into the same dialect. */
+  readonly upstreamType: string | null;
+
+  constructor(
+    code: ErrorCode,
+    opts: { message?: string; param?: string | null; status?: number; headers?: Record<string, string>; upstreamType?: string | null; cause?: unknown } = {},
+  ) {
+    super(opts.message ?? ERROR_CODES[code].message, { cause: opts.cause });
+    this.code = code;
+    this.status = opts.status ?? ERROR_CODES[code].status;
+    this.param = opts.param ?? null;
+    this.headers = opts.headers ?? {};
+    this.upstreamType = opts.upstreamType ?? null;
+  }
+}

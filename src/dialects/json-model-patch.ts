@@ -1,0 +1,71 @@
+// Pass-through keeps the client's bytes: only the value of the top-level "model" key is replaced,
+// found by a scan of the (already validated) JSON text, so unknown fields and formatting survive.
+
+/** Span [start, end) of the top-level `"model"` string value including its quotes, or null. */
+export function findTopLevelModel(text: string): [number, number] | null {
+  let depth = 0;
+  const n = text.length;
+  for (let i = 0; i < n; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 34 /* " */) {
+      const end = skipString(text, i);
+      if (depth === 1) {
+        let j = end;
+        while (j < n && isWs(text.charCodeAt(j))) j++;
+        if (text.charCodeAt(j) === 58 /* : */ && end - i === 7 && text.startsWith('"model"', i)) {
+          j++;
+          while (j < n && isWs(text.charCodeAt(j))) j++;
+          if (text.charCodeAt(j) === 34) return [j, skipString(text, j)];
+          return null;
+        }
+      }
+      i = end - 1;
+    } else if (c === 123 /* { */ || c === 91 /* [ */) depth++;
+    else if (c === 125 /* } */ || c === 93 /* ] */) depth--;
+  }
+  return null;
+}
+
+/** Index just past the closing quote of the string starting at `start`. */
+function skipString(text: string, start: number): number {
+  for (let i = start + 1; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 92 /* \ */) i++;
+    else if (c === 34) return i + 1;
+  }
+  return text.length;
+}
+
+function isWs(c: number): boolean {
+  return c === 32 || c === 9 || c === 10 || c === 13;
+}
+
+/** The body with its top-level model replaced (unchanged when it already names `model`). */
+export function patchModel(text: string, model: string): string {
+  const span = findTopLevelModel(text);
+  if (!span) return text;
+  const encoded = JSON.stringify(model);
+  if (text.slice(span[0], span[1]) === encoded) return text;
+  return text.slice(0, span[0]) + encoded + text.slice(span[1]);
+}
+
+/**
+ * Replaces the first `"model":"…"` value in one SSE data payload or response body. A literal
+ * `"model":"` can only be a key there: inside JSON string values the quotes would be escaped.
+ */
+export function patchFirstModel(text: string, replacement: string): string {
+  let at = text.indexOf('"model"');
+  while (at !== -1) {
+    let j = at + 7;
+    while (isWs(text.charCodeAt(j))) j++;
+    if (text.charCodeAt(j) === 58) {
+      j++;
+      while (isWs(text.charCodeAt(j))) j++;
+      if (text.charCodeAt(j) !== 34) return text;
+      const end = skipString(text, j);
+      return text.slice(0, j) + replacement + text.slice(end);
+    }
+    at = text.indexOf('"model"', at + 7);
+  }
+  return text;
+}

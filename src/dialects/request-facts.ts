@@ -1,0 +1,16 @@
+// What the request path needs to know about a validated request, whichever dialect it came in.
+
+export interface RequestFacts {
+  model: string;
+  stream: boolean;
+  /** max_tokens / max_completion_tokens when the caller gave one. */
+  maxTokens: number | null;
+  /** OpenAI: stream_options.include_usage was true. Always false on /v1/messages. */
+  includeUsage: boolean;
+}
+
+export type JsonObject = Record<string, unknown>;
+
+export function isObject(v: unknown): v is JsonObject {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}

@@ -1,0 +1,35 @@
+// Exact path routing (SPEC §4.1, DESIGN.md): no trailing slash, no case folding; a query string is ignored.
+import type { Dialect } from '../core/dialect.ts';
+
+export type RouteName = 'chat' | 'messages' | 'count_tokens' | 'models' | 'usage_token' | 'healthz' | 'metrics';
+
+export interface Route {
+  name: RouteName;
+  method: string;
+  dialect: Dialect;
+}
+
+const ROUTES = new Map<string, Route>([
+  ['/v1/chat/completions', { name: 'chat', method: 'POST', dialect: 'openai' }],
+  ['/v1/messages', { name: 'messages', method: 'POST', dialect: 'anthropic' }],
+  ['/v1/messages/count_tokens', { name: 'count_tokens', method: 'POST', dialect: 'anthropic' }],
+  ['/v1/models', { name: 'models', method: 'GET', dialect: 'openai' }],
+  ['/api/usage/token', { name: 'usage_token', method: 'GET', dialect: 'openai' }],
+  ['/healthz', { name: 'healthz', method: 'GET', dialect: 'openai' }],
+  ['/metrics', { name: 'metrics', method: 'GET', dialect: 'openai' }],
+]);
+
+export function pathOf(url: string | undefined): string {
+  if (!url) return '/';
+  const q = url.indexOf('?');
+  return q === -1 ? url : url.slice(0, q);
+}
+
+export function findRoute(path: string): Route | undefined {
+  return ROUTES.get(path);
+}
+
+/** The dialect an unknown path's 404 is written in: Anthropic-shaped under /v1/messages, else OpenAI. */
+export function dialectForPath(path: string): Dialect {
+  return path.startsWith('/v1/messages') || path.startsWith('/v1/complete') ? 'anthropic' : 'openai';
+}

@@ -1,0 +1,67 @@
+// The `modelgate` command line: serve, keys, usage. Run as `npx modelgate …` or `node src/main.ts …`.
+import { parseArgs } from 'node:util';
+import { loadConfig, resolveConfigPath, ConfigError } from './config/load.ts';
+import { openStore } from './store/open-store.ts';
+import { keysCommand } from './admin/keys-command.ts';
+import { usageCommand } from './admin/usage-command.ts';
+import { serveCommand } from './admin/serve-command.ts';
+import { UsageError } from './admin/key-flags.ts';
+
+const HELP = `modelgate — an HTTP gateway in front of language models
+
+usage:
+  modelgate serve [--config FILE] [--port N] [--host H]
+  modelgate keys create --name NAME [--models m1,claude-*] [--expires ISO-8601] [--budget-usd X]
+                        [--token-budget N] [--budget-period daily|weekly|monthly] [--rpm N] [--tpm N]
+                        [--concurrency N] [--json]
+  modelgate keys list|show|update|disable|enable|delete [ID|NAME] [options] [--json]
+  modelgate usage [--days N] [--key ID|NAME] [--json]
+
+The config comes from --config, else $MODELGATE_CONFIG, else ./modelgate.yaml, else a built-in mock setup.`;
+
+async function main(argv: string[]): Promise<void> {
+  const [command, ...rest] = argv;
+  if (!command || command === 'help' || command === '--help' || command === '-h') {
+    console.log(HELP);
+    return;
+  }
+  const configFlag = flagValue(rest, '--config');
+  const config = loadConfig(resolveConfigPath(configFlag));
+  if (command === 'serve') {
+    const { values } = parseArgs({ args: rest, options: { config: { type: 'string' }, port: { type: 'string' }, host: { type: 'string' } }, strict: true });
+    if (values.port !== undefined) {
+      const port = Number(values.port);
+      if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError('--port must be 0–65535');
+      config.listen.port = port;
+    }
+    if (values.host) config.listen.host = values.host;
+    await serveCommand(config);
+    return;
+  }
+  const store = await openStore(config.database);
+  try {
+    const out = (s: string): void => console.log(s);
+    if (command === 'keys') await keysCommand(store, rest, out);
+    else if (command === 'usage') await usageCommand(store, rest, out);
+    else throw new UsageError(`unknown command "${command}"\n\n${HELP}`);
+  } finally {
+    await store.close();
+  }
+}
+
+function flagValue(args: string[], name: string): string | undefined {
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === name) return args[i + 1];
+    if (args[i].startsWith(`${name}=`)) return args[i].slice(name.length + 1);
+  }
+  return undefined;
+}
+
+main(process.argv.slice(2)).catch((err: unknown) => {
+  if (err instanceof ConfigError || err instanceof UsageError || (err instanceof Error && err.name === 'TypeError' && 'code' in err && String(err.code).startsWith('ERR_PARSE_ARGS'))) {
+    console.error(err.message);
+    process.exit(2);
+  }
+  console.error(err instanceof Error ? err.message : String(err));
+  process.exit(1);
+});

@@ -1,0 +1,19 @@
+// Masks anything that looks like a credential before text leaves the gateway (errors, logs).
+import { maskKey } from '../auth/key-material.ts';
+
+const KEYLIKE = /\b(sk-(?:ant-)?[A-Za-z0-9_-]{12,}|[A-Za-z0-9_-]{0,8}(?:key|token)[-_][A-Za-z0-9_-]{16,})/gi;
+
+export class SecretMasker {
+  #exact: string[];
+
+  /** `secrets`: the configured provider keys, masked wherever they appear verbatim. */
+  constructor(secrets: string[]) {
+    this.#exact = secrets.filter((s) => s.length >= 8).sort((a, b) => b.length - a.length);
+  }
+
+  mask(text: string): string {
+    let out = text;
+    for (const s of this.#exact) if (out.includes(s)) out = out.split(s).join(maskKey(s));
+    return out.replace(KEYLIKE, (m) => maskKey(m));
+  }
+}

@@ -1,0 +1,69 @@
+// Prometheus counters and a latency histogram, kept as plain numbers: the hot path does two map
+// lookups and an increment; text is only built when /metrics is scraped.
+
+const BUCKETS_MS = [5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000, 30000, 60000];
+
+interface Series {
+  labels: string;
+  requests: number;
+  tokensIn: number;
+  tokensOut: number;
+  buckets: number[];
+  sumMs: number;
+}
+
+export class Metrics {
+  #series = new Map<string, Series>();
+  #upstreamErrors = new Map<string, number>();
+  inFlight = 0;
+
+  observe(opts: { endpoint: string; model: string; status: number; latencyMs: number; inputTokens: number; outputTokens: number }): void {
+    const id = `${opts.endpoint}\u0000${opts.model}\u0000${opts.status}`;
+    let s = this.#series.get(id);
+    if (!s) {
+      s = {
+        labels: `endpoint="${esc(opts.endpoint)}",model="${esc(opts.model)}",status="${opts.status}"`,
+        requests: 0, tokensIn: 0, tokensOut: 0, buckets: new Array<number>(BUCKETS_MS.length).fill(0), sumMs: 0,
+      };
+      this.#series.set(id, s);
+    }
+    s.requests++;
+    s.tokensIn += opts.inputTokens;
+    s.tokensOut += opts.outputTokens;
+    s.sumMs += opts.latencyMs;
+    for (let i = 0; i < BUCKETS_MS.length; i++) if (opts.latencyMs <= BUCKETS_MS[i]) s.buckets[i]++;
+  }
+
+  upstreamError(deployment: string, kind: string): void {
+    const id = `deployment="${esc(deployment)}",kind="${esc(kind)}"`;
+    this.#upstreamErrors.set(id, (this.#upstreamErrors.get(id) ?? 0) + 1);
+  }
+
+  render(): string {
+    const lines: string[] = [
+      '# HELP modelgate_requests_total Requests answered, by endpoint, model and status.',
+      '# TYPE modelgate_requests_total counter',
+    ];
+    for (const s of this.#series.values()) lines.push(`modelgate_requests_total{${s.labels}} ${s.requests}`);
+    lines.push('# HELP modelgate_tokens_total Tokens billed, by direction.', '# TYPE modelgate_tokens_total counter');
+    for (const s of this.#series.values()) {
+      lines.push(`modelgate_tokens_total{${s.labels},direction="input"} ${s.tokensIn}`);
+      lines.push(`modelgate_tokens_total{${s.labels},direction="output"} ${s.tokensOut}`);
+    }
+    lines.push('# HELP modelgate_request_duration_ms Request latency in milliseconds.', '# TYPE modelgate_request_duration_ms histogram');
+    for (const s of this.#series.values()) {
+      BUCKETS_MS.forEach((b, i) => lines.push(`modelgate_request_duration_ms_bucket{${s.labels},le="${b}"} ${s.buckets[i]}`));
+      lines.push(`modelgate_request_duration_ms_bucket{${s.labels},le="+Inf"} ${s.requests}`);
+      lines.push(`modelgate_request_duration_ms_sum{${s.labels}} ${s.sumMs}`);
+      lines.push(`modelgate_request_duration_ms_count{${s.labels}} ${s.requests}`);
+    }
+    lines.push('# HELP modelgate_upstream_errors_total Failed upstream attempts.', '# TYPE modelgate_upstream_errors_total counter');
+    for (const [labels, n] of this.#upstreamErrors) lines.push(`modelgate_upstream_errors_total{${labels}} ${n}`);
+    lines.push('# HELP modelgate_in_flight Requests being served.', '# TYPE modelgate_in_flight gauge', `modelgate_in_flight ${this.inFlight}`);
+    return lines.join('\n') + '\n';
+  }
+}
+
+function esc(v: string): string {
+  return v.replace(/[\\"\n]/g, (c) => (c === '\n' ? '\\n' : `\\${c}`));
+}

@@ -1,0 +1,30 @@
+// The auth stage: Bearer only (SPEC §5), x-api-key refused, disabled and expired keys refused with 401.
+import type { IncomingHttpHeaders } from 'node:http';
+import { GatewayError } from '../core/errors.ts';
+import type { KeyRecord } from '../core/key-record.ts';
+import type { KeyCache } from '../auth/key-cache.ts';
+
+export function authenticate(headers: IncomingHttpHeaders, keys: KeyCache, now: number): KeyRecord {
+  const auth = headers.authorization;
+  if (auth === undefined || auth === '') {
+    if (headers['x-api-key'] !== undefined) throw new GatewayError('x_api_key_not_accepted');
+    throw new GatewayError('missing_api_key');
+  }
+  // RFC 7235: the scheme is case-insensitive.
+  if (auth.length < 8 || auth.slice(0, 7).toLowerCase() !== 'bearer ') {
+    throw new GatewayError('missing_api_key', { message: 'The Authorization header must be `Bearer <key>`.' });
+  }
+  const presented = auth.slice(7).trim();
+  const key = presented ? keys.lookup(presented) : null;
+  if (!key) throw new GatewayError('invalid_api_key');
+  if (key.disabled) throw new GatewayError('key_disabled');
+  if (key.expiresAt !== null && key.expiresAt <= now) throw new GatewayError('key_expired');
+  return key;
+}
+
+/** SPEC §9 / DESIGN.md: /v1/messages requires anthropic-version 2023-06-01. */
+export function checkAnthropicVersion(headers: IncomingHttpHeaders): void {
+  const v = headers['anthropic-version'];
+  if (v === undefined || v === '') throw new GatewayError('missing_version_header');
+  if (v !== '2023-06-01') throw new GatewayError('unsupported_version', { message: `Unsupported anthropic-version "${String(v)}"; the supported value is 2023-06-01.` });
+}

@@ -1,0 +1,25 @@
+// Dispatches one attempt to the provider kind: the network for openai/anthropic, in-process for mock.
+import { callHttpProvider } from '../providers/http-provider.ts';
+import { callMockProvider } from '../providers/mock/mock-provider.ts';
+import type { UpstreamCall, UpstreamResponse } from '../providers/upstream-types.ts';
+
+export function callUpstream(call: UpstreamCall, connectTimeoutMs: number): Promise<UpstreamResponse> {
+  return call.deployment.provider.kind === 'mock' ? callMockProvider(call) : callHttpProvider(call, connectTimeoutMs);
+}
+
+export async function readAll(body: AsyncIterable<Uint8Array>): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const c of body) chunks.push(Buffer.isBuffer(c) ? c : Buffer.from(c));
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** Drains and discards a body we will not use, so the pooled connection is reusable. */
+export async function discard(body: AsyncIterable<Uint8Array>): Promise<void> {
+  try {
+    for await (const _ of body) {
+      // nothing: only draining
+    }
+  } catch {
+    // the connection is dropped by undici on error; nothing to reuse
+  }
+}

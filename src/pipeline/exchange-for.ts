@@ -1,0 +1,36 @@
+// The one explicit switch on (endpoint dialect, provider kind) that picks pass-through or a translator.
+import type { Dialect } from '../core/dialect.ts';
+import type { DeploymentConfig } from '../core/config-types.ts';
+import { GatewayError } from '../core/errors.ts';
+import type { RequestFacts } from '../dialects/request-facts.ts';
+import type { Exchange } from './exchange.ts';
+import { PassthroughExchange } from './passthrough-exchange.ts';
+
+export interface ExchangeInput {
+  dialect: Dialect;
+  text: string;
+  parsed: Record<string, unknown>;
+  facts: RequestFacts;
+  deployment: DeploymentConfig;
+  promptEstimate: number;
+  defaultMaxTokens: number;
+}
+
+export function exchangeFor(input: ExchangeInput): Exchange {
+  const kind = input.deployment.provider.kind;
+  // The mock speaks both dialects, so it is always same-dialect.
+  const upstream: Dialect = kind === 'mock' ? input.dialect : kind;
+  if (upstream === input.dialect) {
+    return new PassthroughExchange({
+      dialect: input.dialect,
+      text: input.text,
+      parsed: input.parsed,
+      facts: input.facts,
+      upstreamModel: input.deployment.model,
+      promptEstimate: input.promptEstimate,
+    });
+  }
+  throw new GatewayError('invalid_request', {
+    message: `Translation from ${input.dialect} to a ${upstream}-style upstream is not available in this build.`,
+  });
+}

@@ -1,0 +1,154 @@
+// POST /v1/chat/completions and POST /v1/messages: auth → body → validation → catalog → admission →
+// routing/attempts → relay → accounting. Each stage is a named function in its own file.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Dialect } from '../core/dialect.ts';
+import { GatewayError } from '../core/errors.ts';
+import { validateChatRequest } from '../dialects/openai-chat/validate.ts';
+import { validateMessagesRequest } from '../dialects/anthropic-messages/validate.ts';
+import { isObject } from '../dialects/request-facts.ts';
+import { readBody, parseJsonBody } from '../http/body.ts';
+import { sendError } from '../http/respond.ts';
+import { authenticate, checkAnthropicVersion } from './authenticate.ts';
+import { resolveModel } from './resolve-model.ts';
+import { obtainAnswer, type Answer } from './attempts.ts';
+import { readAll } from './call-upstream.ts';
+import type { Gateway } from './gateway.ts';
+import { RequestState } from './request-state.ts';
+import { recordRequest } from './record.ts';
+
+const SSE_HEADERS = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' };
+
+export async function handleGeneration(gw: Gateway, req: IncomingMessage, res: ServerResponse, opts: { dialect: Dialect; requestId: string; endpoint: string }): Promise<void> {
+  const state = new RequestState(opts);
+  const abort = new AbortController();
+  // A client that leaves stops the upstream at once: no orphaned upstream streams.
+  res.once('close', () => {
+    if (!res.writableFinished) abort.abort();
+  });
+  gw.metrics.inFlight++;
+  try {
+    await serve(gw, req, res, state, abort.signal);
+  } catch (err) {
+    const gerr = toGatewayError(err, gw);
+    state.status = state.status || gerr.status;
+    state.errorCode = gerr.code;
+    if (!res.headersSent) {
+      state.status = gerr.status;
+      sendError(res, { dialect: opts.dialect, error: gerr, requestId: opts.requestId });
+    } else if (!res.writableEnded) {
+      res.end();
+    }
+    if (gerr.status >= 500) gw.log.warn({ requestId: opts.requestId, code: gerr.code, status: gerr.status, msg: gerr.message }, 'request failed');
+  } finally {
+    gw.metrics.inFlight--;
+    recordRequest(gw, state);
+  }
+}
+
+function toGatewayError(err: unknown, gw: Gateway): GatewayError {
+  if (err instanceof GatewayError) return err;
+  gw.log.error({ err: gw.masker.mask(err instanceof Error ? (err.stack ?? err.message) : String(err)) }, 'unexpected error');
+  return new GatewayError('internal_error');
+}
+
+async function serve(gw: Gateway, req: IncomingMessage, res: ServerResponse, state: RequestState, signal: AbortSignal): Promise<void> {
+  const key = authenticate(req.headers, gw.keys, state.startedWall);
+  state.key = key;
+  if (state.dialect === 'anthropic') checkAnthropicVersion(req.headers);
+  const { text, value } = parseJsonBody(await readBody(req, gw.config.bodyLimitBytes));
+  const facts = state.dialect === 'openai' ? validateChatRequest(value) : validateMessagesRequest(value);
+  state.model = facts.model;
+  state.stream = facts.stream;
+  const model = resolveModel(gw.catalog, key, facts.model, state.dialect);
+  const parsed = value as Record<string, unknown>;
+  const promptEstimate = Math.max(1, Math.ceil(text.length / 4));
+
+  const answer = await obtainAnswer({
+    gw,
+    state,
+    model,
+    input: { dialect: state.dialect, text, parsed, facts, promptEstimate, defaultMaxTokens: gw.config.defaultMaxTokens },
+    forwardHeaders: forwardHeaders(req),
+    signal,
+  });
+  state.deployment = answer.deployment.id;
+  if (facts.stream) await relayStream(res, state, answer);
+  else await relayJson(res, state, answer);
+}
+
+function forwardHeaders(req: IncomingMessage): Record<string, string> {
+  const out: Record<string, string> = {};
+  const v = req.headers['anthropic-version'];
+  if (typeof v === 'string') out['anthropic-version'] = v;
+  const b = req.headers['anthropic-beta'];
+  if (typeof b === 'string') out['anthropic-beta'] = b;
+  return out;
+}
+
+async function relayJson(res: ServerResponse, state: RequestState, answer: Answer): Promise<void> {
+  const upstreamText = await readAll(answer.response.body);
+  const { body, usage } = answer.exchange.json(upstreamText);
+  state.usage = usage;
+  state.status = 200;
+  state.markFirstByte();
+  res.writeHead(200, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(body),
+    'x-request-id': state.requestId,
+    'request-id': state.requestId,
+    ...answer.exchange.responseHeaders,
+  });
+  res.end(body);
+}
+
+async function relayStream(res: ServerResponse, state: RequestState, answer: Answer): Promise<void> {
+  const relay = answer.exchange.stream();
+  state.status = 200;
+  res.writeHead(200, { ...SSE_HEADERS, 'x-request-id': state.requestId, 'request-id': state.requestId, ...answer.exchange.responseHeaders });
+  // Headers go out with the first body bytes, so time to first byte is the first write below.
+  try {
+    for await (const chunk of answer.response.body) {
+      const out = relay.push(chunk);
+      if (out.length === 0) continue;
+      state.markFirstByte();
+      if (!res.write(out)) await drained(res);
+    }
+    const tail = relay.end();
+    if (!relay.finished) throw new GatewayError('upstream_error', { message: 'The upstream stream ended before it was complete.' });
+    state.markFirstByte();
+    res.end(tail);
+  } catch (err) {
+    state.usage = relay.usage();
+    if (res.destroyed || res.writableEnded) {
+      state.errorCode = 'client_disconnected';
+      state.status = 499;
+      return;
+    }
+    const gerr = err instanceof GatewayError ? err : streamFailure(err);
+    state.errorCode = gerr.code;
+    state.status = gerr.status;
+    res.end(relay.errorEvent(gerr, state.requestId));
+    return;
+  }
+  state.usage = relay.usage();
+}
+
+function streamFailure(err: unknown): GatewayError {
+  const code = (err as { code?: string }).code ?? '';
+  if (code.includes('TIMEOUT')) return new GatewayError('upstream_timeout', { message: 'The upstream stream stalled and timed out.' });
+  return new GatewayError('upstream_error', { message: 'The upstream stream failed before it was complete.' });
+}
+
+function drained(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.once('drain', done);
+    res.once('close', done);
+  });
+}
+
+export { isObject };

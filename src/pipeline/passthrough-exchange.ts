@@ -1,0 +1,111 @@
+// Same-dialect traffic: the client's bytes go upstream with only `model` patched, and the answer comes
+// back with only `model` patched, tapped for usage on the way (STYLE.md "Pass-through never re-serialises").
+import type { Dialect } from '../core/dialect.ts';
+import { GatewayError } from '../core/errors.ts';
+import { emptyUsage, type Usage } from '../core/usage.ts';
+import { patchFirstModel, patchModel } from '../dialects/json-model-patch.ts';
+import { PassthroughStreamTap } from '../dialects/passthrough-tap.ts';
+import { renderStreamError } from '../dialects/render-error.ts';
+import { isObject, type RequestFacts } from '../dialects/request-facts.ts';
+import type { Exchange, StreamRelay } from './exchange.ts';
+import { extractUsage } from './extract-usage.ts';
+
+export class PassthroughExchange implements Exchange {
+  readonly upstreamDialect: Dialect;
+  readonly responseHeaders: Record<string, string> = {};
+  #text: string;
+  #parsed: Record<string, unknown>;
+  #facts: RequestFacts;
+  #upstreamModel: string;
+  #promptEstimate: number;
+
+  constructor(opts: { dialect: Dialect; text: string; parsed: Record<string, unknown>; facts: RequestFacts; upstreamModel: string; promptEstimate: number }) {
+    this.upstreamDialect = opts.dialect;
+    this.#text = opts.text;
+    this.#parsed = opts.parsed;
+    this.#facts = opts.facts;
+    this.#upstreamModel = opts.upstreamModel;
+    this.#promptEstimate = opts.promptEstimate;
+  }
+
+  upstreamBody(): string {
+    let body = patchModel(this.#text, this.#upstreamModel);
+    // DESIGN.md: always ask OpenAI-style upstreams for stream usage; the tap strips it again if unasked.
+    if (this.upstreamDialect === 'openai' && this.#facts.stream && !this.#facts.includeUsage) {
+      if (this.#parsed.stream_options === undefined) {
+        body = `{"stream_options":{"include_usage":true},${body.slice(body.indexOf('{') + 1)}`;
+      } else {
+        const so = isObject(this.#parsed.stream_options) ? this.#parsed.stream_options : {};
+        body = JSON.stringify({ ...this.#parsed, model: this.#upstreamModel, stream_options: { ...so, include_usage: true } });
+      }
+    }
+    return body;
+  }
+
+  json(upstreamText: string): { body: string; usage: Usage } {
+    const usage = extractUsage(upstreamText, this.upstreamDialect);
+    if (usage === null && !looksLikeJsonObject(upstreamText)) {
+      throw new GatewayError('upstream_error', { message: 'The upstream answered 200 with a body that is not JSON.' });
+    }
+    const body = this.#facts.model === this.#upstreamModel ? upstreamText : patchFirstModel(upstreamText, JSON.stringify(this.#facts.model));
+    return { body, usage: usage ?? emptyUsage() };
+  }
+
+  stream(): StreamRelay {
+    return new PassthroughRelay({
+      tap: new PassthroughStreamTap({
+        dialect: this.upstreamDialect,
+        clientModel: this.#facts.model,
+        upstreamModel: this.#upstreamModel,
+        stripUsageChunk: this.upstreamDialect === 'openai' && !this.#facts.includeUsage,
+      }),
+      dialect: this.upstreamDialect,
+      promptEstimate: this.#promptEstimate,
+    });
+  }
+}
+
+function looksLikeJsonObject(text: string): boolean {
+  try {
+    return isObject(JSON.parse(text));
+  } catch {
+    return false;
+  }
+}
+
+class PassthroughRelay implements StreamRelay {
+  #tap: PassthroughStreamTap;
+  #dialect: Dialect;
+  #promptEstimate: number;
+
+  constructor(opts: { tap: PassthroughStreamTap; dialect: Dialect; promptEstimate: number }) {
+    this.#tap = opts.tap;
+    this.#dialect = opts.dialect;
+    this.#promptEstimate = opts.promptEstimate;
+  }
+
+  get finished(): boolean {
+    return this.#tap.finished;
+  }
+
+  push(chunk: Uint8Array): string {
+    return this.#tap.push(chunk);
+  }
+
+  end(): string {
+    return this.#tap.end();
+  }
+
+  // A cut stream may never carry usage: bill the prompt estimate and one token per delivered delta
+  // event (OpenAI streams one token a chunk; Anthropic deltas carry one or more, so this never overbills).
+  usage(): Usage {
+    const u = { ...this.#tap.usage };
+    if (!this.#tap.sawUsage) u.inputTokens = this.#promptEstimate;
+    if (!this.#tap.finished) u.outputTokens = Math.max(u.outputTokens, this.#tap.deltaEvents);
+    return u;
+  }
+
+  errorEvent(err: GatewayError, requestId: string): string {
+    return renderStreamError(this.#dialect, err, requestId);
+  }
+}

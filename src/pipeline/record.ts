@@ -1,0 +1,34 @@
+// The accounting stage's last step for every request: a usage row (queued), metrics and cost.
+import type { Gateway } from './gateway.ts';
+import type { RequestState } from './request-state.ts';
+import { costNanos } from '../accounting/price.ts';
+import { periodStart } from '../accounting/period.ts';
+
+export function recordRequest(gw: Gateway, state: RequestState): void {
+  const model = gw.catalog.get(state.model);
+  const u = state.usage;
+  if (state.costNanos === 0) state.costNanos = costNanos(u, model?.price ?? null);
+  const latencyMs = state.elapsedMs();
+  gw.metrics.observe({ endpoint: state.endpoint, model: state.model || '(none)', status: state.status, latencyMs, inputTokens: u.inputTokens + u.cacheReadTokens + u.cacheWriteTokens, outputTokens: u.outputTokens });
+  if (!state.key) return;
+  gw.usage.add({
+    ts: state.startedWall,
+    requestId: state.requestId,
+    keyId: state.key.id,
+    endpoint: state.endpoint,
+    model: state.model,
+    deployment: state.deployment,
+    status: state.status,
+    inputTokens: u.inputTokens,
+    outputTokens: u.outputTokens,
+    cacheReadTokens: u.cacheReadTokens,
+    cacheWriteTokens: u.cacheWriteTokens,
+    costNanos: state.costNanos,
+    latencyMs,
+    ttfbMs: state.ttfbMs,
+    streamed: state.stream,
+    attempts: state.attempts,
+    periodStart: periodStart(state.key.budgetPeriod, state.startedWall),
+    errorCode: state.errorCode,
+  });
+}

@@ -1,0 +1,36 @@
+// Per-request bookkeeping that ends up in the usage row, metrics and logs. One instance per request.
+import type { Dialect } from '../core/dialect.ts';
+import type { KeyRecord } from '../core/key-record.ts';
+import { emptyUsage, type Usage } from '../core/usage.ts';
+
+export class RequestState {
+  readonly requestId: string;
+  readonly dialect: Dialect;
+  readonly endpoint: string;
+  readonly startedAt = performance.now();
+  readonly startedWall = Date.now();
+  key: KeyRecord | null = null;
+  model = '';
+  stream = false;
+  deployment: string | null = null;
+  attempts = 0;
+  status = 0;
+  errorCode: string | null = null;
+  usage: Usage = emptyUsage();
+  ttfbMs: number | null = null;
+  costNanos = 0;
+
+  constructor(opts: { requestId: string; dialect: Dialect; endpoint: string }) {
+    this.requestId = opts.requestId;
+    this.dialect = opts.dialect;
+    this.endpoint = opts.endpoint;
+  }
+
+  markFirstByte(): void {
+    if (this.ttfbMs === null) this.ttfbMs = Math.round(performance.now() - this.startedAt);
+  }
+
+  elapsedMs(): number {
+    return Math.round(performance.now() - this.startedAt);
+  }
+}

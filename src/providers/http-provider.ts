@@ -1,0 +1,85 @@
+// Thin client for OpenAI-compatible and Anthropic-style upstreams: endpoint path, auth headers and an
+// undici Pool per origin. Everything about retries and timeouts above the socket lives in routing/.
+import { Pool } from 'undici';
+import type { ProviderConfig } from '../core/config-types.ts';
+import type { UpstreamCall, UpstreamResponse } from './upstream-types.ts';
+
+const pools = new Map<string, Pool>();
+const keyTurn = new Map<string, number>();
+
+function poolFor(origin: string, connectTimeoutMs: number): Pool {
+  let pool = pools.get(origin);
+  if (!pool) {
+    pool = new Pool(origin, {
+      connections: 256,
+      pipelining: 1,
+      keepAliveTimeout: 30_000,
+      connect: { timeout: connectTimeoutMs },
+    });
+    pools.set(origin, pool);
+  }
+  return pool;
+}
+
+/** Provider credentials are used in turn, so a provider with several keys spreads its own rate limits. */
+function nextKey(p: ProviderConfig): string | undefined {
+  if (p.apiKeys.length === 0) return undefined;
+  const turn = keyTurn.get(p.name) ?? 0;
+  keyTurn.set(p.name, turn + 1);
+  return p.apiKeys[turn % p.apiKeys.length];
+}
+
+interface Target {
+  origin: string;
+  path: string;
+}
+
+const targets = new Map<string, Target>();
+
+function targetFor(p: ProviderConfig): Target {
+  let t = targets.get(p.name);
+  if (!t) {
+    const url = new URL(p.baseUrl);
+    const prefix = url.pathname.replace(/\/+$/, '');
+    // openai kind: base_url already ends in /v1 (like the SDK's baseURL); anthropic kind: it does not.
+    const path = p.kind === 'anthropic' ? `${prefix}/v1/messages` : `${prefix}/chat/completions`;
+    t = { origin: url.origin, path };
+    targets.set(p.name, t);
+  }
+  return t;
+}
+
+export function upstreamHeaders(p: ProviderConfig, call: UpstreamCall): Record<string, string> {
+  const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...p.headers };
+  const key = nextKey(p);
+  if (p.kind === 'anthropic') {
+    headers['anthropic-version'] = call.forwardHeaders['anthropic-version'] ?? '2023-06-01';
+    const beta = call.forwardHeaders['anthropic-beta'];
+    if (beta) headers['anthropic-beta'] = beta;
+    if (key) headers['x-api-key'] = key;
+  } else if (key) {
+    headers.authorization = `Bearer ${key}`;
+  }
+  return headers;
+}
+
+export async function callHttpProvider(call: UpstreamCall, connectTimeoutMs: number): Promise<UpstreamResponse> {
+  const p = call.deployment.provider;
+  const t = targetFor(p);
+  const res = await poolFor(t.origin, connectTimeoutMs).request({
+    method: 'POST',
+    path: t.path,
+    headers: upstreamHeaders(p, call),
+    body: call.body,
+    signal: call.signal,
+    headersTimeout: call.firstByteTimeoutMs,
+    bodyTimeout: call.idleTimeoutMs,
+  });
+  return { status: res.statusCode, headers: res.headers, body: res.body };
+}
+
+export async function closeProviderPools(): Promise<void> {
+  const all = [...pools.values()];
+  pools.clear();
+  await Promise.all(all.map((p) => p.close().catch(() => undefined)));
+}

@@ -1,0 +1,187 @@
+// SQLite implementation of Store on node:sqlite (WAL mode, so the CLI and the server share the file).
+import { DatabaseSync, type StatementSync } from 'node:sqlite';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { BudgetPeriod, KeyRecord } from '../core/key-record.ts';
+import type { SpendTotals, Store, UsageRow, UsageSummaryRow } from './store.ts';
+
+const MIGRATIONS: string[] = [
+  `CREATE TABLE keys (
+     id TEXT PRIMARY KEY, name TEXT NOT NULL, hash TEXT NOT NULL UNIQUE, masked TEXT NOT NULL,
+     models TEXT, expires_at INTEGER, disabled INTEGER NOT NULL DEFAULT 0,
+     budget_usd REAL, token_budget INTEGER, budget_period TEXT,
+     rpm INTEGER, tpm INTEGER, max_concurrency INTEGER, created_at INTEGER NOT NULL)`,
+  `CREATE TABLE meta (k TEXT PRIMARY KEY, v INTEGER NOT NULL)`,
+  `INSERT INTO meta (k, v) VALUES ('keys_version', 0)`,
+  `CREATE TABLE usage (
+     id INTEGER PRIMARY KEY, ts INTEGER NOT NULL, request_id TEXT NOT NULL, key_id TEXT NOT NULL,
+     endpoint TEXT NOT NULL, model TEXT NOT NULL, deployment TEXT, status INTEGER NOT NULL,
+     input_tokens INTEGER NOT NULL, output_tokens INTEGER NOT NULL, cache_read_tokens INTEGER NOT NULL,
+     cache_write_tokens INTEGER NOT NULL, cost_nanos INTEGER NOT NULL, latency_ms INTEGER NOT NULL,
+     ttfb_ms INTEGER, streamed INTEGER NOT NULL, attempts INTEGER NOT NULL, period_start INTEGER NOT NULL,
+     error_code TEXT)`,
+  `CREATE INDEX usage_key_ts ON usage (key_id, ts)`,
+  `CREATE TABLE key_spend (
+     key_id TEXT NOT NULL, period_start INTEGER NOT NULL, spent_nanos INTEGER NOT NULL, spent_tokens INTEGER NOT NULL,
+     PRIMARY KEY (key_id, period_start))`,
+];
+
+interface KeyDbRow {
+  id: string; name: string; hash: string; masked: string; models: string | null; expires_at: number | null;
+  disabled: number; budget_usd: number | null; token_budget: number | null; budget_period: string | null;
+  rpm: number | null; tpm: number | null; max_concurrency: number | null; created_at: number;
+}
+
+const KEY_COLUMNS: Record<string, string> = {
+  name: 'name', models: 'models', expiresAt: 'expires_at', disabled: 'disabled', budgetUsd: 'budget_usd',
+  tokenBudget: 'token_budget', budgetPeriod: 'budget_period', rpm: 'rpm', tpm: 'tpm', maxConcurrency: 'max_concurrency',
+};
+
+export class SqliteStore implements Store {
+  #db: DatabaseSync;
+  #insertUsage: StatementSync;
+  #addSpend: StatementSync;
+  #version: StatementSync;
+
+  constructor(path: string) {
+    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    this.#db = new DatabaseSync(path);
+    // WAL lets the CLI write keys while the server reads; busy_timeout rides out the brief writer lock.
+    this.#db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;');
+    this.#migrate();
+    this.#insertUsage = this.#db.prepare(
+      `INSERT INTO usage (ts, request_id, key_id, endpoint, model, deployment, status, input_tokens, output_tokens,
+         cache_read_tokens, cache_write_tokens, cost_nanos, latency_ms, ttfb_ms, streamed, attempts, period_start, error_code)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    this.#addSpend = this.#db.prepare(
+      `INSERT INTO key_spend (key_id, period_start, spent_nanos, spent_tokens) VALUES (?, ?, ?, ?)
+       ON CONFLICT (key_id, period_start) DO UPDATE SET spent_nanos = spent_nanos + excluded.spent_nanos,
+         spent_tokens = spent_tokens + excluded.spent_tokens`,
+    );
+    this.#version = this.#db.prepare(`SELECT v FROM meta WHERE k = 'keys_version'`);
+  }
+
+  #migrate(): void {
+    this.#db.exec('CREATE TABLE IF NOT EXISTS schema_version (v INTEGER NOT NULL)');
+    const row = this.#db.prepare('SELECT v FROM schema_version').get() as { v: number } | undefined;
+    const current = row?.v ?? 0;
+    if (current >= MIGRATIONS.length) return;
+    this.#db.exec('BEGIN IMMEDIATE');
+    try {
+      for (let i = current; i < MIGRATIONS.length; i++) this.#db.exec(MIGRATIONS[i]);
+      this.#db.exec('DELETE FROM schema_version');
+      this.#db.prepare('INSERT INTO schema_version (v) VALUES (?)').run(MIGRATIONS.length);
+      this.#db.exec('COMMIT');
+    } catch (err) {
+      this.#db.exec('ROLLBACK');
+      throw err;
+    }
+  }
+
+  #bumpVersion(): void {
+    this.#db.exec(`UPDATE meta SET v = v + 1 WHERE k = 'keys_version'`);
+  }
+
+  async insertKey(k: KeyRecord): Promise<void> {
+    this.#db
+      .prepare(
+        `INSERT INTO keys (id, name, hash, masked, models, expires_at, disabled, budget_usd, token_budget, budget_period,
+           rpm, tpm, max_concurrency, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(k.id, k.name, k.hash, k.masked, k.models ? JSON.stringify(k.models) : null, k.expiresAt, k.disabled ? 1 : 0,
+        k.budgetUsd, k.tokenBudget, k.budgetPeriod, k.rpm, k.tpm, k.maxConcurrency, k.createdAt);
+    this.#bumpVersion();
+  }
+
+  async updateKey(id: string, patch: Partial<KeyRecord>): Promise<boolean> {
+    const sets: string[] = [];
+    const values: (string | number | null)[] = [];
+    for (const [field, value] of Object.entries(patch)) {
+      const col = KEY_COLUMNS[field];
+      if (!col || value === undefined) continue;
+      sets.push(`${col} = ?`);
+      if (field === 'models') values.push(value ? JSON.stringify(value) : null);
+      else if (field === 'disabled') values.push(value ? 1 : 0);
+      else values.push(value as string | number | null);
+    }
+    if (sets.length === 0) return (await this.findKey(id)) !== null;
+    const res = this.#db.prepare(`UPDATE keys SET ${sets.join(', ')} WHERE id = ?`).run(...values, id);
+    if (res.changes > 0) this.#bumpVersion();
+    return res.changes > 0;
+  }
+
+  async deleteKey(id: string): Promise<boolean> {
+    const res = this.#db.prepare('DELETE FROM keys WHERE id = ?').run(id);
+    if (res.changes > 0) this.#bumpVersion();
+    return res.changes > 0;
+  }
+
+  async findKey(idOrName: string): Promise<KeyRecord | null> {
+    const row = (this.#db.prepare('SELECT * FROM keys WHERE id = ?').get(idOrName) ??
+      this.#db.prepare('SELECT * FROM keys WHERE name = ? ORDER BY created_at DESC').get(idOrName)) as KeyDbRow | undefined;
+    return row ? toKey(row) : null;
+  }
+
+  async listKeys(): Promise<KeyRecord[]> {
+    return (this.#db.prepare('SELECT * FROM keys ORDER BY created_at').all() as unknown as KeyDbRow[]).map(toKey);
+  }
+
+  async keysVersion(): Promise<number> {
+    return (this.#version.get() as { v: number }).v;
+  }
+
+  async writeUsage(rows: UsageRow[]): Promise<void> {
+    if (rows.length === 0) return;
+    this.#db.exec('BEGIN IMMEDIATE');
+    try {
+      for (const r of rows) {
+        this.#insertUsage.run(r.ts, r.requestId, r.keyId, r.endpoint, r.model, r.deployment, r.status, r.inputTokens,
+          r.outputTokens, r.cacheReadTokens, r.cacheWriteTokens, r.costNanos, r.latencyMs, r.ttfbMs, r.streamed ? 1 : 0,
+          r.attempts, r.periodStart, r.errorCode);
+        const tokens = r.inputTokens + r.outputTokens + r.cacheReadTokens + r.cacheWriteTokens;
+        if (r.costNanos !== 0 || tokens !== 0) this.#addSpend.run(r.keyId, r.periodStart, r.costNanos, tokens);
+      }
+      this.#db.exec('COMMIT');
+    } catch (err) {
+      this.#db.exec('ROLLBACK');
+      throw err;
+    }
+  }
+
+  async keySpend(keyId: string, periodStart: number): Promise<SpendTotals> {
+    const row = this.#db
+      .prepare('SELECT spent_nanos AS nanos, spent_tokens AS tokens FROM key_spend WHERE key_id = ? AND period_start = ?')
+      .get(keyId, periodStart) as { nanos: number; tokens: number } | undefined;
+    return row ? { nanos: row.nanos, tokens: row.tokens } : { nanos: 0, tokens: 0 };
+  }
+
+  async usageSummary(opts: { sinceMs?: number; keyId?: string }): Promise<UsageSummaryRow[]> {
+    const rows = this.#db
+      .prepare(
+        `SELECT strftime('%Y-%m-%d', u.ts / 1000, 'unixepoch') AS day, u.key_id AS keyId, k.name AS keyName, u.model AS model,
+           COUNT(*) AS requests, SUM(CASE WHEN u.status >= 400 THEN 1 ELSE 0 END) AS errors,
+           SUM(u.input_tokens + u.cache_read_tokens + u.cache_write_tokens) AS inputTokens,
+           SUM(u.output_tokens) AS outputTokens, SUM(u.cost_nanos) AS costNanos
+         FROM usage u LEFT JOIN keys k ON k.id = u.key_id
+         WHERE u.ts >= ? AND (? IS NULL OR u.key_id = ?)
+         GROUP BY day, u.key_id, u.model ORDER BY day, keyName, u.model`,
+      )
+      .all(opts.sinceMs ?? 0, opts.keyId ?? null, opts.keyId ?? null);
+    return rows as unknown as UsageSummaryRow[];
+  }
+
+  async close(): Promise<void> {
+    if (this.#db.isOpen) this.#db.close();
+  }
+}
+
+function toKey(r: KeyDbRow): KeyRecord {
+  return {
+    id: r.id, name: r.name, hash: r.hash, masked: r.masked,
+    models: r.models ? (JSON.parse(r.models) as string[]) : null,
+    expiresAt: r.expires_at, disabled: r.disabled === 1, budgetUsd: r.budget_usd, tokenBudget: r.token_budget,
+    budgetPeriod: r.budget_period as BudgetPeriod | null, rpm: r.rpm, tpm: r.tpm, maxConcurrency: r.max_concurrency,
+    createdAt: r.created_at,
+  };
+}

@@ -1,0 +1,59 @@
+// The persistence interface: keys, usage rows and per-key spend. SQLite implements it now; PostgreSQL later.
+import type { KeyRecord } from '../core/key-record.ts';
+
+export interface UsageRow {
+  ts: number;
+  requestId: string;
+  keyId: string;
+  endpoint: string;
+  model: string;
+  /** The deployment that answered (`model#index`), or null when none was reached. */
+  deployment: string | null;
+  status: number;
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  costNanos: number;
+  latencyMs: number;
+  /** Time to first byte sent to the client, ms; null when nothing was sent. */
+  ttfbMs: number | null;
+  streamed: boolean;
+  attempts: number;
+  /** The budget period the cost counts against (unix ms of its start; 0 = lifetime). */
+  periodStart: number;
+  errorCode: string | null;
+}
+
+export interface SpendTotals {
+  nanos: number;
+  tokens: number;
+}
+
+export interface UsageSummaryRow {
+  day: string;
+  keyId: string;
+  keyName: string | null;
+  model: string;
+  requests: number;
+  errors: number;
+  inputTokens: number;
+  outputTokens: number;
+  costNanos: number;
+}
+
+export interface Store {
+  insertKey(key: KeyRecord): Promise<void>;
+  updateKey(id: string, patch: Partial<Omit<KeyRecord, 'id' | 'hash' | 'masked' | 'createdAt'>>): Promise<boolean>;
+  deleteKey(id: string): Promise<boolean>;
+  /** By id, or by name when no id matches. */
+  findKey(idOrName: string): Promise<KeyRecord | null>;
+  listKeys(): Promise<KeyRecord[]>;
+  /** A number that changes whenever any process changes a key; the server polls it. */
+  keysVersion(): Promise<number>;
+  /** Writes the rows and adds their cost/tokens to the keys' spend totals, in one transaction. */
+  writeUsage(rows: UsageRow[]): Promise<void>;
+  keySpend(keyId: string, periodStart: number): Promise<SpendTotals>;
+  usageSummary(opts: { sinceMs?: number; keyId?: string }): Promise<UsageSummaryRow[]>;
+  close(): Promise<void>;
+}
