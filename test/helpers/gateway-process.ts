@@ -1,0 +1,137 @@
+// Starts the real gateway (`node src/main.ts serve`) as a child process on a free port, for end-to-end tests.
+import { spawn, execFile, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { once } from 'node:events';
+import { promisify } from 'node:util';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const execFileP = promisify(execFile);
+
+export interface GatewayProcess {
+  url: string;
+  port: number;
+  dir: string;
+  configPath: string;
+  dbPath: string;
+  /** Everything the process wrote to stdout and stderr so far. */
+  logs(): string;
+  /** Runs `modelgate <args>` against the same config/database; returns stdout. */
+  cli(args: string[]): Promise<string>;
+  /** Creates a key via the CLI and waits until the running server accepts it. */
+  createKey(opts?: { name?: string; flags?: string[] }): Promise<{ key: string; id: string }>;
+  stop(): Promise<void>;
+  /** SIGKILL, no cleanup: for crash tests. */
+  kill(): Promise<void>;
+  /** Starts the gateway again on the same config and database (after stop or kill). */
+  restart(): Promise<void>;
+  cleanup(): Promise<void>;
+}
+
+/** `configYaml` may use `{{DB}}` for the database path; `listen` is always overridden with port 0. */
+export async function startGateway(opts: { configYaml: string; env?: Record<string, string> }): Promise<GatewayProcess> {
+  const dir = mkdtempSync(join(tmpdir(), 'modelgate-e2e-'));
+  const dbPath = join(dir, 'gateway.db');
+  const configPath = join(dir, 'config.yaml');
+  writeFileSync(configPath, opts.configYaml.replaceAll('{{DB}}', dbPath));
+  const env = { ...process.env, MODELGATE_NO_FIRST_KEY: '1', MODELGATE_LOG_LEVEL: 'debug', ...opts.env };
+  let child: ChildProcess | null = null;
+  let output = '';
+  let port = 0;
+
+  const launch = async (): Promise<void> => {
+    const proc = spawn(process.execPath, ['src/main.ts', 'serve', '--config', configPath, '--port', '0', '--host', '127.0.0.1'], {
+      cwd: ROOT,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child = proc;
+    port = await new Promise<number>((resolveP, reject) => {
+      let buf = '';
+      const onData = (d: Buffer): void => {
+        output += d.toString();
+        buf += d.toString();
+        const m = /"port":(\d+)[^\n]*listening/.exec(buf);
+        if (m) resolveP(Number(m[1]));
+      };
+      proc.stdout!.on('data', onData);
+      proc.stderr!.on('data', (d: Buffer) => {
+        output += d.toString();
+      });
+      proc.once('exit', (code) => reject(new Error(`gateway exited with ${code} before listening:\n${output}`)));
+    });
+  };
+  await launch();
+
+  const gw: GatewayProcess = {
+    get url() {
+      return `http://127.0.0.1:${port}`;
+    },
+    get port() {
+      return port;
+    },
+    dir,
+    configPath,
+    dbPath,
+    logs: () => output,
+    async cli(args) {
+      const { stdout, stderr } = await execFileP(process.execPath, ['src/main.ts', ...args, '--config', configPath], { cwd: ROOT, env });
+      output += stderr;
+      return stdout;
+    },
+    async createKey(o = {}) {
+      const out = await gw.cli(['keys', 'create', '--name', o.name ?? 'test', '--json', ...(o.flags ?? [])]);
+      const rec = JSON.parse(out) as { key: string; id: string };
+      await waitUntil(async () => {
+        const r = await fetch(`${gw.url}/v1/models`, { headers: { authorization: `Bearer ${rec.key}` } });
+        await r.arrayBuffer();
+        return r.status === 200;
+      }, 'the server to accept the new key');
+      return rec;
+    },
+    async stop() {
+      if (!child || child.exitCode !== null) return;
+      const exited = once(child, 'exit');
+      child.kill('SIGTERM');
+      await exited;
+    },
+    async kill() {
+      if (!child || child.exitCode !== null) return;
+      const exited = once(child, 'exit');
+      child.kill('SIGKILL');
+      await exited;
+    },
+    async restart() {
+      await launch();
+    },
+    async cleanup() {
+      await gw.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  return gw;
+}
+
+/** Polls a condition (for readiness of another process, not for timing) with a hard deadline. */
+export async function waitUntil(check: () => Promise<boolean> | boolean, what: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await check()) return;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** A config with one mock provider and whatever upstream providers the test adds. */
+export function configYaml(opts: { providers?: string; models: string; extra?: string }): string {
+  return `database: "{{DB}}"
+usage_flush_ms: 20
+providers:
+  - { name: mock, kind: mock }
+${opts.providers ?? ''}
+models:
+${opts.models}
+${opts.extra ?? ''}
+`;
+}
