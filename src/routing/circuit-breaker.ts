@@ -1,0 +1,257 @@
+// Per-deployment health across requests: cooldown after repeated failures, one half-open probe,
+// and a "credentials rejected" state that only the operator clears. Time is injected; no timers.
+
+/**
+ * - `closed`: traffic flows.
+ * - `open`: cooling down after failures; no traffic until the cooldown ends.
+ * - `half-open`: cooldown over; exactly one probe may go through.
+ * - `credentials`: the upstream refused the gateway's key (401/403); out until `reset()`.
+ */
+export type BreakerState = 'closed' | 'open' | 'half-open' | 'credentials';
+
+export interface BreakerTransition {
+  deploymentId: string;
+  from: BreakerState;
+  to: BreakerState;
+  at: number;
+  /** For `to: 'open'`: how long this cooldown lasts. */
+  cooldownMs?: number;
+}
+
+export interface CircuitBreakerOptions {
+  /** Monotonic milliseconds; default `performance.now()`. */
+  now?: () => number;
+  /** Open after this many failures in a row (default 5). */
+  consecutiveFailures?: number;
+  /** Or open when at least this share of calls failed (default 0.5)… */
+  failureRate?: number;
+  /** …of at least this many calls (default 10)… */
+  minCalls?: number;
+  /** …within this window (default 30 s). */
+  windowMs?: number;
+  /** First cooldown (default 30 s); doubles on every reopen without a close in between. */
+  cooldownMs?: number;
+  /** Cap on the doubled cooldown (default 5 min). */
+  maxCooldownMs?: number;
+  /** A half-open probe that never reports (lost request) frees its slot after this long (default 60 s). */
+  probeTimeoutMs?: number;
+  /** Every state change, for the loud log line and metrics; open → half-open shows when the probe starts. */
+  onTransition?: (transition: BreakerTransition) => void;
+}
+
+/** What `snapshot()` shows an operator. */
+export interface BreakerStatus {
+  deploymentId: string;
+  state: BreakerState;
+  consecutiveFailures: number;
+  /** While open: ms until a probe may go through. */
+  retryInMs: number;
+}
+
+/** Window buckets: a fixed ring of counters, so a busy deployment costs no allocation per call. */
+const BUCKETS = 10;
+
+interface Entry {
+  /** `open` whose cooldown has passed reads as `half-open` until a probe starts. */
+  state: BreakerState;
+  consecutive: number;
+  /** Opens since the last close; sets the doubling. */
+  opens: number;
+  openUntil: number;
+  /** When the current probe started; -Infinity when no probe is in flight. */
+  probeAt: number;
+  bucketIds: number[];
+  calls: number[];
+  failures: number[];
+}
+
+function positive(name: string, value: number): number {
+  if (!Number.isFinite(value) || value <= 0) throw new RangeError(`circuit breaker: ${name} must be a positive number, got ${value}`);
+  return value;
+}
+
+export class CircuitBreaker {
+  readonly #now: () => number;
+  readonly #consecutiveFailures: number;
+  readonly #failureRate: number;
+  readonly #minCalls: number;
+  readonly #bucketMs: number;
+  readonly #cooldownMs: number;
+  readonly #maxCooldownMs: number;
+  readonly #probeTimeoutMs: number;
+  readonly #onTransition: ((transition: BreakerTransition) => void) | undefined;
+  readonly #entries = new Map<string, Entry>();
+
+  constructor(options: CircuitBreakerOptions = {}) {
+    this.#now = options.now ?? (() => performance.now());
+    this.#consecutiveFailures = positive('consecutiveFailures', options.consecutiveFailures ?? 5);
+    this.#failureRate = positive('failureRate', options.failureRate ?? 0.5);
+    if (this.#failureRate > 1) throw new RangeError(`circuit breaker: failureRate must be at most 1, got ${this.#failureRate}`);
+    this.#minCalls = positive('minCalls', options.minCalls ?? 10);
+    this.#bucketMs = positive('windowMs', options.windowMs ?? 30_000) / BUCKETS;
+    this.#cooldownMs = positive('cooldownMs', options.cooldownMs ?? 30_000);
+    this.#maxCooldownMs = Math.max(this.#cooldownMs, positive('maxCooldownMs', options.maxCooldownMs ?? 300_000));
+    this.#probeTimeoutMs = positive('probeTimeoutMs', options.probeTimeoutMs ?? 60_000);
+    this.#onTransition = options.onTransition;
+  }
+
+  state(deploymentId: string): BreakerState {
+    const entry = this.#entries.get(deploymentId);
+    if (entry === undefined) return 'closed';
+    if (entry.state === 'open' && this.#now() >= entry.openUntil) return 'half-open';
+    return entry.state;
+  }
+
+  /** Whether an attempt may go now; no side effects (see `begin`). */
+  allows(deploymentId: string): boolean {
+    const entry = this.#entries.get(deploymentId);
+    if (entry === undefined) return true;
+    const now = this.#now();
+    switch (entry.state) {
+      case 'closed':
+        return true;
+      case 'open':
+        return now >= entry.openUntil;
+      case 'half-open':
+        return now - entry.probeAt >= this.#probeTimeoutMs;
+      case 'credentials':
+        return false;
+    }
+  }
+
+  /** Call when an attempt is sent; takes the single probe slot when half-open. False: do not send. */
+  begin(deploymentId: string): boolean {
+    if (!this.allows(deploymentId)) return false;
+    const entry = this.#entries.get(deploymentId);
+    if (entry === undefined || entry.state === 'closed') return true;
+    const now = this.#now();
+    entry.probeAt = now;
+    if (entry.state === 'open') this.#move(deploymentId, entry, { to: 'half-open', at: now });
+    return true;
+  }
+
+  /** An attempt ended without an outcome (client left): free the probe slot without judging. */
+  release(deploymentId: string): void {
+    const entry = this.#entries.get(deploymentId);
+    if (entry !== undefined && entry.state === 'half-open') entry.probeAt = -Infinity;
+  }
+
+  onSuccess(deploymentId: string): void {
+    const entry = this.#entries.get(deploymentId);
+    if (entry === undefined) return;
+    const now = this.#now();
+    if (entry.state === 'half-open') {
+      entry.opens = 0;
+      this.#move(deploymentId, entry, { to: 'closed', at: now });
+      return;
+    }
+    // Late answers from attempts sent before the breaker opened say nothing about now.
+    if (entry.state !== 'closed') return;
+    entry.consecutive = 0;
+    this.#count(entry, { now, failed: false });
+  }
+
+  onFailure(deploymentId: string): void {
+    const entry = this.#entry(deploymentId);
+    const now = this.#now();
+    if (entry.state === 'half-open') {
+      this.#open(deploymentId, entry, now);
+      return;
+    }
+    if (entry.state !== 'closed') return;
+    entry.consecutive += 1;
+    const { calls, failures } = this.#count(entry, { now, failed: true });
+    const rateTripped = calls >= this.#minCalls && failures >= calls * this.#failureRate;
+    if (entry.consecutive >= this.#consecutiveFailures || rateTripped) this.#open(deploymentId, entry, now);
+  }
+
+  /** Upstream 401/403. Returns true the first time, so the caller logs loudly once per incident. */
+  onCredentialsRejected(deploymentId: string): boolean {
+    const entry = this.#entry(deploymentId);
+    if (entry.state === 'credentials') return false;
+    this.#move(deploymentId, entry, { to: 'credentials', at: this.#now() });
+    return true;
+  }
+
+  /** Operator action (config reload, admin API): one deployment, or all when no id is given. */
+  reset(deploymentId?: string): void {
+    const ids = deploymentId === undefined ? [...this.#entries.keys()] : [deploymentId];
+    const now = this.#now();
+    for (const id of ids) {
+      const entry = this.#entries.get(id);
+      if (entry === undefined) continue;
+      const from = this.state(id);
+      this.#entries.delete(id);
+      if (from !== 'closed') this.#onTransition?.({ deploymentId: id, from, to: 'closed', at: now });
+    }
+  }
+
+  snapshot(): BreakerStatus[] {
+    const now = this.#now();
+    return [...this.#entries].map(([deploymentId, entry]) => ({
+      deploymentId,
+      state: this.state(deploymentId),
+      consecutiveFailures: entry.consecutive,
+      retryInMs: entry.state === 'open' ? Math.max(0, entry.openUntil - now) : 0,
+    }));
+  }
+
+  #entry(deploymentId: string): Entry {
+    let entry = this.#entries.get(deploymentId);
+    if (entry === undefined) {
+      entry = {
+        state: 'closed',
+        consecutive: 0,
+        opens: 0,
+        openUntil: 0,
+        probeAt: -Infinity,
+        bucketIds: new Array<number>(BUCKETS).fill(-Infinity),
+        calls: new Array<number>(BUCKETS).fill(0),
+        failures: new Array<number>(BUCKETS).fill(0),
+      };
+      this.#entries.set(deploymentId, entry);
+    }
+    return entry;
+  }
+
+  /** Adds one call to the window and returns the window's totals. */
+  #count(entry: Entry, call: { now: number; failed: boolean }): { calls: number; failures: number } {
+    const bucketId = Math.floor(call.now / this.#bucketMs);
+    const slot = bucketId % BUCKETS;
+    if (entry.bucketIds[slot] !== bucketId) {
+      entry.bucketIds[slot] = bucketId;
+      entry.calls[slot] = 0;
+      entry.failures[slot] = 0;
+    }
+    entry.calls[slot] += 1;
+    if (call.failed) entry.failures[slot] += 1;
+    let calls = 0;
+    let failures = 0;
+    for (let i = 0; i < BUCKETS; i++) {
+      if (bucketId - entry.bucketIds[i] >= BUCKETS) continue;
+      calls += entry.calls[i];
+      failures += entry.failures[i];
+    }
+    return { calls, failures };
+  }
+
+  #open(deploymentId: string, entry: Entry, now: number): void {
+    entry.opens += 1;
+    const cooldownMs = Math.min(this.#cooldownMs * 2 ** (entry.opens - 1), this.#maxCooldownMs);
+    entry.openUntil = now + cooldownMs;
+    this.#move(deploymentId, entry, { to: 'open', at: now, cooldownMs });
+  }
+
+  /** Every change of state starts a fresh count: old failures must not trip a just-closed breaker. */
+  #move(deploymentId: string, entry: Entry, change: { to: BreakerState; at: number; cooldownMs?: number }): void {
+    const from = entry.state === 'open' && change.at >= entry.openUntil && change.to !== 'half-open' ? 'half-open' : entry.state;
+    entry.state = change.to;
+    entry.consecutive = 0;
+    entry.probeAt = -Infinity;
+    entry.bucketIds.fill(-Infinity);
+    entry.calls.fill(0);
+    entry.failures.fill(0);
+    if (change.to === 'half-open') entry.probeAt = change.at;
+    this.#onTransition?.({ deploymentId, from, ...change });
+  }
+}

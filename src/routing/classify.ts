@@ -1,0 +1,216 @@
+// Upstream answers and errors → attempt outcomes, and all attempts → the one error the caller sees.
+// Statuses follow SPEC §8 (what is retried) and DESIGN.md Part 2 (what the caller gets).
+import type { ErrorCode } from '../core/errors.ts';
+import type { AttemptOutcome, AttemptRecord, PlanEndReason, RetryableOutcome } from './outcome.ts';
+
+/** Header bag as undici returns it: lower-case names. */
+export type UpstreamHeaders = Record<string, string | string[] | undefined>;
+
+/** The issue-5 list; 529 is Anthropic's `overloaded_error`. Other 5xx (501, 505…) will not change on retry. */
+const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([429, 500, 502, 503, 504, 529]);
+
+const TIMEOUT_CODES: ReadonlySet<string> = new Set([
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+  'ETIMEDOUT',
+  'ESOCKETTIMEDOUT',
+]);
+
+const CONNECTION_CODES: ReadonlySet<string> = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CLOSED',
+]);
+
+/** Causes are walked this deep: undici wraps socket errors once or twice. */
+const MAX_CAUSE_DEPTH = 5;
+
+function header(headers: UpstreamHeaders, name: string): string | undefined {
+  const value = headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/**
+ * `retry-after-ms` (float ms, OpenAI) wins over `retry-after` (seconds or an HTTP date), as in both
+ * SDKs (SDK-NOTES.md). Unparseable or negative values are ignored rather than guessed at.
+ */
+export function parseRetryAfter(headers: UpstreamHeaders, wallNowMs: number = Date.now()): number | undefined {
+  const ms = header(headers, 'retry-after-ms');
+  if (ms !== undefined && ms.trim() !== '') {
+    const value = Number(ms);
+    if (Number.isFinite(value) && value >= 0) return Math.ceil(value);
+  }
+  const raw = header(headers, 'retry-after')?.trim();
+  if (raw === undefined || raw === '') return undefined;
+  if (/^\d+(\.\d+)?$/.test(raw)) return Math.ceil(Number(raw) * 1000);
+  // Date.parse reads '-1' as a year: an HTTP date always names a weekday or month.
+  const date = /[a-z]/i.test(raw) ? Date.parse(raw) : NaN;
+  if (Number.isNaN(date)) return undefined;
+  return Math.max(0, date - wallNowMs);
+}
+
+/** An upstream HTTP status (and its headers) as an attempt outcome. */
+export function classifyStatus(status: number, headers: UpstreamHeaders = {}): AttemptOutcome {
+  if (status >= 200 && status < 300) return { kind: 'success' };
+  if (status === 401 || status === 403) return { kind: 'credentials', status };
+  if (RETRYABLE_STATUSES.has(status)) {
+    const outcome: RetryableOutcome = { kind: 'retryable', status };
+    const retryAfterMs = parseRetryAfter(headers);
+    if (retryAfterMs !== undefined) outcome.retryAfterMs = retryAfterMs;
+    return outcome;
+  }
+  return { kind: 'fatal', status };
+}
+
+function errorCode(err: object): string | undefined {
+  const code = (err as { code?: unknown }).code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+function errorName(err: object): string | undefined {
+  const name = (err as { name?: unknown }).name;
+  return typeof name === 'string' ? name : undefined;
+}
+
+/**
+ * An error thrown before the first byte reached the client. Connection failures and timeouts are
+ * retryable; anything unrecognised is treated as the gateway's own fault (fatal 500) so a bug is
+ * not hammered against every deployment. The caller must check for its own client-abort first.
+ */
+export function classifyError(err: unknown): AttemptOutcome {
+  let current: unknown = err;
+  for (let depth = 0; depth < MAX_CAUSE_DEPTH && typeof current === 'object' && current !== null; depth++) {
+    const code = errorCode(current);
+    if (errorName(current) === 'TimeoutError' || (code !== undefined && TIMEOUT_CODES.has(code))) {
+      return { kind: 'retryable', timeout: true };
+    }
+    // HPE_*: llhttp could not parse the upstream's answer — a broken upstream, not our bug.
+    if (code !== undefined && (CONNECTION_CODES.has(code) || code.startsWith('HPE_'))) return { kind: 'retryable' };
+    current = (current as { cause?: unknown }).cause;
+  }
+  return { kind: 'fatal', status: 500 };
+}
+
+/**
+ * Codes of the error catalogue, so the request path can build `new GatewayError(code, { status,
+ * message })`. `status` may differ from the code's default: an upstream 4xx passes through as
+ * itself, and a client that left is 499 (for the usage row only).
+ */
+export type FinalErrorCode = Extract<
+  ErrorCode,
+  'upstream_rate_limited' | 'upstream_error' | 'no_deployment_available' | 'upstream_timeout'
+>;
+
+export interface FinalError {
+  status: number;
+  code: FinalErrorCode;
+  /** Says how many attempts were made; names the model, never a key or an upstream URL. */
+  message: string;
+  /** Only for 429: the smallest upstream `retry-after`, for the caller's `retry-after` header. */
+  retryAfterMs?: number;
+}
+
+export interface FinalErrorInput {
+  model: string;
+  attempts: readonly AttemptRecord[];
+  reason: PlanEndReason;
+}
+
+function attemptsText(count: number): string {
+  return count === 1 ? '1 attempt' : `${count} attempts`;
+}
+
+function deploymentsText(attempts: readonly AttemptRecord[]): string {
+  const count = new Set(attempts.map((a) => a.deploymentId)).size;
+  return count === 1 ? '1 deployment' : `${count} deployments`;
+}
+
+function lastFailureText(outcome: AttemptOutcome): string {
+  switch (outcome.kind) {
+    case 'retryable':
+      if (outcome.timeout) return 'a timeout';
+      return outcome.status === undefined ? 'a connection error' : `status ${outcome.status}`;
+    case 'credentials':
+      return 'rejected gateway credentials';
+    case 'fatal':
+      return `status ${outcome.status}`;
+    case 'success':
+      return 'success';
+  }
+}
+
+function smallestRetryAfter(failures: readonly AttemptOutcome[]): number | undefined {
+  let smallest: number | undefined;
+  for (const outcome of failures) {
+    if (outcome.kind !== 'retryable' || outcome.retryAfterMs === undefined) continue;
+    if (smallest === undefined || outcome.retryAfterMs < smallest) smallest = outcome.retryAfterMs;
+  }
+  return smallest;
+}
+
+const isRateLimited = (o: AttemptOutcome): boolean => o.kind === 'retryable' && o.status === 429;
+const isTimeout = (o: AttemptOutcome): boolean => o.kind === 'retryable' && o.timeout === true;
+
+/**
+ * The error the caller sees once a plan has ended without success (DESIGN.md statuses): 429 when every
+ * attempt was rate-limited, 503 when nothing could be tried, 504 for timeouts, 502 otherwise —
+ * including refused gateway credentials, which must never look like the caller's own 401.
+ */
+export function finalError(input: FinalErrorInput): FinalError {
+  const { model, attempts, reason } = input;
+  const n = attempts.length;
+  if (reason === 'cancelled') {
+    return { status: 499, code: 'upstream_error', message: `The client closed the request after ${attemptsText(n)}.` };
+  }
+  if (n === 0) {
+    if (reason === 'deadline') {
+      const message = `No attempt for model '${model}' could start before the request deadline (0 attempts).`;
+      return { status: 504, code: 'upstream_timeout', message };
+    }
+    return {
+      status: 503,
+      code: 'no_deployment_available',
+      message: `No deployment of model '${model}' is available: all are cooling down or disabled (0 attempts).`,
+    };
+  }
+  const last = attempts[n - 1].outcome;
+  if (last.kind === 'success') throw new Error('finalError called for a request that succeeded');
+  const where = `${attemptsText(n)} on ${deploymentsText(attempts)} of model '${model}'`;
+  if (last.kind === 'fatal') {
+    // The upstream text goes to the caller as received; this message is only the fallback.
+    if (last.status < 500) {
+      const message = `The upstream rejected the request with status ${last.status} after ${where}.`;
+      return { status: last.status, code: 'upstream_error', message };
+    }
+    return { status: 502, code: 'upstream_error', message: `Upstream failure after ${where}; last: status ${last.status}.` };
+  }
+  const failures = attempts.map((a) => a.outcome);
+  if (failures.every(isRateLimited)) {
+    const retryAfterMs = smallestRetryAfter(failures);
+    const hint = retryAfterMs === undefined ? '' : `; retry after ${Math.ceil(retryAfterMs / 1000)} s`;
+    const error: FinalError = { status: 429, code: 'upstream_rate_limited', message: `Upstream rate limit on ${where}${hint}.` };
+    if (retryAfterMs !== undefined) error.retryAfterMs = retryAfterMs;
+    return error;
+  }
+  const unavailable = reason === 'none-available' ? '; no other deployment is available' : '';
+  const lastText = lastFailureText(last);
+  if (reason === 'deadline' || failures.filter((o) => !isRateLimited(o)).every(isTimeout)) {
+    return { status: 504, code: 'upstream_timeout', message: `Upstream timeout after ${where}; last: ${lastText}${unavailable}.` };
+  }
+  if (failures.every((o) => o.kind === 'credentials')) {
+    return {
+      status: 502,
+      code: 'upstream_error',
+      message: `The upstream refused the gateway's credentials for model '${model}' (${attemptsText(n)}); the operator must fix them.`,
+    };
+  }
+  return { status: 502, code: 'upstream_error', message: `Upstream failure after ${where}; last: ${lastText}${unavailable}.` };
+}

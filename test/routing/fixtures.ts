@@ -1,0 +1,60 @@
+// Test doubles for routing: a hand-turned clock, a seeded random source, and config builders.
+import type { DeploymentConfig, ModelConfig, ProviderConfig } from '../../src/core/config-types.ts';
+
+export interface FakeClock {
+  now: () => number;
+  advance: (ms: number) => void;
+}
+
+export function fakeClock(start = 1_000_000): FakeClock {
+  let t = start;
+  return { now: () => t, advance: (ms) => { t += ms; } };
+}
+
+/** mulberry32: small, fast, and the same sequence for the same seed. */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export function provider(name: string, apiKeys: string[] = []): ProviderConfig {
+  return {
+    name,
+    kind: 'openai',
+    baseUrl: `http://127.0.0.1:9/${name}/v1`,
+    apiKeys,
+    headers: {},
+    mock: { latencyMs: 0, chunkDelayMs: 0, replyWords: 1 },
+  };
+}
+
+export interface DeploymentSpec {
+  priority?: number;
+  weight?: number;
+  provider?: ProviderConfig;
+}
+
+export function model(specs: DeploymentSpec[], overrides: Partial<ModelConfig> = {}): ModelConfig {
+  const deployments: DeploymentConfig[] = specs.map((spec, i) => ({
+    id: `m#${i}`,
+    provider: spec.provider ?? provider(`p${i}`),
+    model: 'upstream-model',
+    priority: spec.priority ?? 0,
+    weight: spec.weight ?? 1,
+  }));
+  return {
+    name: 'm',
+    family: 'openai',
+    price: null,
+    deployments,
+    timeouts: { connectMs: 5_000, firstByteMs: 60_000, idleMs: 30_000, totalMs: 600_000 },
+    maxRetries: 5,
+    ...overrides,
+  };
+}

@@ -1,0 +1,58 @@
+// Key rotation: round robin per provider, refused keys skipped until reset, masking.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { KeyRotation, maskApiKey } from '../../src/routing/key-rotation.ts';
+import { provider } from './fixtures.ts';
+
+test('keys are handed out in turn, per provider', () => {
+  const keys = new KeyRotation();
+  const a = provider('a', ['k1', 'k2', 'k3']);
+  const b = provider('b', ['x1', 'x2']);
+  const seen = [keys.next(a), keys.next(b), keys.next(a), keys.next(a), keys.next(b), keys.next(a), keys.next(b)];
+  assert.deepEqual(seen, ['k1', 'x1', 'k2', 'k3', 'x2', 'k1', 'x1']);
+});
+
+test('a refused key is skipped; when all are refused the provider is unusable until reset', () => {
+  const keys = new KeyRotation();
+  const a = provider('a', ['k1', 'k2', 'k3']);
+  assert.equal(keys.reject(a, 'k2'), 2);
+  assert.deepEqual([keys.next(a), keys.next(a), keys.next(a)], ['k1', 'k3', 'k1']);
+  assert.equal(keys.reject(a, 'k1'), 1);
+  assert.equal(keys.reject(a, 'k3'), 0);
+  assert.equal(keys.usable(a), false);
+  assert.equal(keys.next(a), null);
+  keys.reset('a');
+  assert.equal(keys.usable(a), true);
+  assert.equal(keys.next(a) !== null, true);
+});
+
+test('reset() without a name restores every provider', () => {
+  const keys = new KeyRotation();
+  const a = provider('a', ['k1']);
+  const b = provider('b', ['x1']);
+  keys.reject(a, 'k1');
+  keys.reject(b, 'x1');
+  keys.reset();
+  assert.equal(keys.next(a), 'k1');
+  assert.equal(keys.next(b), 'x1');
+});
+
+test('keyless providers (mock) are always usable and get null', () => {
+  const keys = new KeyRotation();
+  const mock = provider('mock');
+  assert.equal(keys.usable(mock), true);
+  assert.equal(keys.next(mock), null);
+});
+
+test('a shorter key list after a reload still rotates within bounds', () => {
+  const keys = new KeyRotation();
+  keys.next(provider('a', ['k1', 'k2', 'k3']));
+  keys.next(provider('a', ['k1', 'k2', 'k3']));
+  const shorter = provider('a', ['k1']);
+  assert.deepEqual([keys.next(shorter), keys.next(shorter)], ['k1', 'k1']);
+});
+
+test('maskApiKey shows first 4 and last 4 only', () => {
+  assert.equal(maskApiKey('sk-abcdefghijklmnop9xQz'), 'sk-a…9xQz');
+  assert.equal(maskApiKey('short'), '****');
+});
