@@ -5,6 +5,7 @@ import { GatewayError } from '../core/errors.ts';
 import type { RequestFacts } from '../dialects/request-facts.ts';
 import type { Exchange } from './exchange.ts';
 import { PassthroughExchange } from './passthrough-exchange.ts';
+import { ChatToAnthropicExchange, MessagesToOpenAIExchange } from './translated-exchange.ts';
 
 export interface ExchangeInput {
   dialect: Dialect;
@@ -30,7 +31,11 @@ export function exchangeFor(input: ExchangeInput): Exchange {
       promptEstimate: input.promptEstimate,
     });
   }
-  throw new GatewayError('invalid_request', {
-    message: `Translation from ${input.dialect} to a ${upstream}-style upstream is not available in this build.`,
-  });
+  if (input.dialect === 'openai' && upstream === 'anthropic') {
+    return new ChatToAnthropicExchange({ parsed: input.parsed, facts: input.facts, upstreamModel: input.deployment.model, defaultMaxTokens: input.defaultMaxTokens });
+  }
+  if (input.dialect === 'anthropic' && upstream === 'openai') {
+    return new MessagesToOpenAIExchange({ parsed: input.parsed, facts: input.facts, upstreamModel: input.deployment.model, promptEstimate: input.promptEstimate });
+  }
+  throw new GatewayError('internal_error', { message: `No translation from ${input.dialect} to ${upstream}.` });
 }

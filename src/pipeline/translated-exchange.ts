@@ -1,0 +1,151 @@
+// Cross-dialect traffic: the request is rebuilt for the upstream's dialect by the pure translators in
+// translate/, and the answer (whole or streamed) is rebuilt for the caller's dialect.
+import type { Dialect } from '../core/dialect.ts';
+import { GatewayError } from '../core/errors.ts';
+import { emptyUsage, type Usage } from '../core/usage.ts';
+import { SseDecoder, type SseEvent } from '../core/sse.ts';
+import { renderStreamError } from '../dialects/render-error.ts';
+import type { RequestFacts } from '../dialects/request-facts.ts';
+import {
+  chatRequestToMessages, messagesResponseToChat, MessagesStreamToChatStream,
+  messagesRequestToChat, chatResponseToMessages, ChatStreamToMessagesStream,
+  TranslationError, usageFromAnthropic, usageFromOpenAi,
+  type ChatRequest, type MessagesRequest, type Message, type ChatCompletion, type JsonMode,
+} from '../translate/index.ts';
+import type { Exchange, StreamRelay } from './exchange.ts';
+
+interface StreamTranslator {
+  push(ev: SseEvent): string;
+  end(): string;
+  readonly usage: Usage;
+  readonly finished: boolean;
+}
+
+function parseUpstream<T>(text: string): T {
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    throw new GatewayError('upstream_error', { message: 'The upstream answered 200 with a body that is not JSON.' });
+  }
+}
+
+function untranslatable(err: unknown): never {
+  if (err instanceof TranslationError) throw new GatewayError('invalid_request', { message: err.message, param: err.param });
+  throw err;
+}
+
+/** OpenAI chat client → Anthropic-style upstream. */
+export class ChatToAnthropicExchange implements Exchange {
+  readonly upstreamDialect: Dialect = 'anthropic';
+  readonly responseHeaders: Record<string, string> = {};
+  #body: string;
+  #jsonMode: JsonMode | null;
+  #facts: RequestFacts;
+  #created = Math.floor(Date.now() / 1000);
+
+  constructor(opts: { parsed: Record<string, unknown>; facts: RequestFacts; upstreamModel: string; defaultMaxTokens: number }) {
+    this.#facts = opts.facts;
+    try {
+      const r = chatRequestToMessages(opts.parsed as ChatRequest, { upstreamModel: opts.upstreamModel, defaultMaxTokens: opts.defaultMaxTokens });
+      this.#body = JSON.stringify(r.body);
+      this.#jsonMode = r.jsonMode;
+      if (r.adjustments.length) this.responseHeaders['x-modelgate-adjusted'] = headerSafe(r.adjustments.join('; '));
+    } catch (err) {
+      untranslatable(err);
+    }
+  }
+
+  upstreamBody(): string {
+    return this.#body;
+  }
+
+  json(upstreamText: string): { body: string; usage: Usage } {
+    const msg = parseUpstream<Message>(upstreamText);
+    const chat = messagesResponseToChat(msg, { model: this.#facts.model, created: this.#created, jsonMode: this.#jsonMode ?? undefined });
+    return { body: JSON.stringify(chat), usage: usageFromAnthropic(msg.usage, emptyUsage()) };
+  }
+
+  stream(): StreamRelay {
+    const t = new MessagesStreamToChatStream({ model: this.#facts.model, created: this.#created, includeUsage: this.#facts.includeUsage, jsonMode: this.#jsonMode ?? undefined });
+    return new TranslatedRelay({ translator: t, clientDialect: 'openai' });
+  }
+}
+
+/** Anthropic messages client → OpenAI-compatible upstream. */
+export class MessagesToOpenAIExchange implements Exchange {
+  readonly upstreamDialect: Dialect = 'openai';
+  readonly responseHeaders: Record<string, string> = {};
+  #body: string;
+  #facts: RequestFacts;
+  #stopSequences: string[] | undefined;
+  #promptEstimate: number;
+
+  constructor(opts: { parsed: Record<string, unknown>; facts: RequestFacts; upstreamModel: string; promptEstimate: number }) {
+    this.#facts = opts.facts;
+    this.#promptEstimate = opts.promptEstimate;
+    const stops = opts.parsed.stop_sequences;
+    this.#stopSequences = Array.isArray(stops) ? (stops as string[]) : undefined;
+    try {
+      const r = messagesRequestToChat(opts.parsed as MessagesRequest, { upstreamModel: opts.upstreamModel });
+      this.#body = JSON.stringify(r.body);
+      if (r.adjustments.length) this.responseHeaders['x-modelgate-adjusted'] = headerSafe(r.adjustments.join('; '));
+    } catch (err) {
+      untranslatable(err);
+    }
+  }
+
+  upstreamBody(): string {
+    return this.#body;
+  }
+
+  json(upstreamText: string): { body: string; usage: Usage } {
+    const resp = parseUpstream<ChatCompletion>(upstreamText);
+    const msg = chatResponseToMessages(resp, { model: this.#facts.model, stopSequences: this.#stopSequences });
+    return { body: JSON.stringify(msg), usage: usageFromOpenAi(resp.usage) ?? emptyUsage() };
+  }
+
+  stream(): StreamRelay {
+    const t = new ChatStreamToMessagesStream({ model: this.#facts.model, inputTokens: this.#promptEstimate, stopSequences: this.#stopSequences });
+    return new TranslatedRelay({ translator: t, clientDialect: 'anthropic' });
+  }
+}
+
+class TranslatedRelay implements StreamRelay {
+  #decoder = new SseDecoder();
+  #t: StreamTranslator;
+  #dialect: Dialect;
+
+  constructor(opts: { translator: StreamTranslator; clientDialect: Dialect }) {
+    this.#t = opts.translator;
+    this.#dialect = opts.clientDialect;
+  }
+
+  get finished(): boolean {
+    return this.#t.finished;
+  }
+
+  push(chunk: Uint8Array): string {
+    let out = '';
+    for (const ev of this.#decoder.push(chunk)) out += this.#t.push(ev);
+    return out;
+  }
+
+  end(): string {
+    let out = '';
+    for (const ev of this.#decoder.end()) out += this.#t.push(ev);
+    // The translator's end() writes its own well-formed error ending when the upstream stopped early.
+    return out + this.#t.end();
+  }
+
+  usage(): Usage {
+    return this.#t.usage;
+  }
+
+  errorEvent(err: GatewayError, requestId: string): string {
+    return renderStreamError(this.#dialect, err, requestId);
+  }
+}
+
+function headerSafe(v: string): string {
+  return v.replace(/[^\x20-\x7e]/g, '?').slice(0, 500);
+}

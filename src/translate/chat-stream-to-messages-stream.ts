@@ -1,0 +1,267 @@
+// Direction 2, stream: OpenAI chat.completion.chunk SSE from the upstream → Anthropic message stream events.
+// Blocks get indexes 0,1,2… in the order they start and never overlap. Tool calls stream live while they come
+// one after another; when an upstream interleaves several calls, a call that starts while the open one's
+// arguments are not yet a complete JSON value is buffered and emitted whole once the open one completes, so
+// nothing is dropped or duplicated. One instance per request.
+import type { SseEvent } from '../core/sse.ts';
+import { encodeSse } from '../core/sse.ts';
+import type { Usage } from '../core/usage.ts';
+import { newMessageId, toAnthropicToolId } from './ids.ts';
+import { isObject, num, str, tryParseJson, type JsonObject } from './narrow.ts';
+import { stopReasonFor } from './stop-reasons.ts';
+import { upstreamErrorToDialect } from './upstream-error.ts';
+import { deltaUsageToAnthropic, usageFromOpenAi, usageToAnthropic } from './usage-map.ts';
+
+export interface ChatStreamToMessagesOptions {
+  /** The model name the client asked for. */
+  model: string;
+  /** Prompt tokens counted before the upstream answered; sent in message_start (peers send 0). */
+  inputTokens: number;
+  /** The client's stop_sequences, to report which one ended the text. */
+  stopSequences?: string[];
+}
+
+interface ToolState {
+  id: string;
+  name: string;
+  args: string;
+  /** Anthropic block index once started; null while buffered. */
+  blockIndex: number | null;
+  closed: boolean;
+}
+
+type Open = { kind: 'text' | 'thinking'; index: number } | { kind: 'tool'; index: number; tool: ToolState };
+
+/** Rough output size when the upstream never reports usage: about four characters per token. */
+const CHARS_PER_TOKEN = 4;
+
+export class ChatStreamToMessagesStream {
+  readonly #id = newMessageId();
+  readonly #model: string;
+  readonly #inputEstimate: number;
+  readonly #stopSequences: string[];
+  readonly #tools = new Map<number, ToolState>();
+  readonly #pending: ToolState[] = [];
+  #open: Open | null = null;
+  #nextIndex = 0;
+  #started = false;
+  #finish: string | null = null;
+  #matched: unknown = null;
+  #textTail = '';
+  #outputChars = 0;
+  #upstreamUsage: Usage | null = null;
+  #lateFragments = 0;
+  #finished = false;
+  #failed = false;
+
+  constructor(opts: ChatStreamToMessagesOptions) {
+    this.#model = opts.model;
+    this.#inputEstimate = Math.max(1, Math.round(opts.inputTokens));
+    this.#stopSequences = opts.stopSequences ?? [];
+  }
+
+  /** The upstream's usage once its usage chunk arrived; until then the estimate sent to the client. */
+  get usage(): Usage {
+    return this.#upstreamUsage !== null ? { ...this.#upstreamUsage } : this.#estimatedUsage();
+  }
+
+  get finished(): boolean {
+    return this.#finished;
+  }
+
+  get failed(): boolean {
+    return this.#failed;
+  }
+
+  /** Argument fragments for a tool call whose block had already closed (an upstream bug; counted, not sent). */
+  get lateFragments(): number {
+    return this.#lateFragments;
+  }
+
+  push(ev: SseEvent): string {
+    if (this.#finished) return '';
+    const raw = ev.data.trim();
+    if (raw.length === 0) return '';
+    if (raw === '[DONE]') return this.#start() + this.#complete();
+    const data = tryParseJson(raw);
+    if (!isObject(data)) return this.#fail(500, JSON.stringify({ error: { message: 'upstream sent a malformed stream chunk' } }));
+    if (data.error !== undefined && data.error !== null) return this.#fail(statusOfStreamError(data.error), raw);
+    let out = this.#start();
+    const usage = usageFromOpenAi(data.usage);
+    if (usage !== undefined) this.#upstreamUsage = usage;
+    const choice = Array.isArray(data.choices) ? data.choices.find((c) => isObject(c) && (c.index ?? 0) === 0) : undefined;
+    if (!isObject(choice)) return out;
+    const delta = isObject(choice.delta) ? choice.delta : {};
+    const reasoning = str(delta.reasoning_content) ?? str(delta.reasoning) ?? '';
+    if (reasoning.length > 0) out += this.#ensure('thinking') + this.#delta({ type: 'thinking_delta', thinking: reasoning });
+    const refusal = str(delta.refusal) ?? '';
+    if (refusal.length > 0) this.#finish ??= 'content_filter';
+    for (const text of [str(delta.content) ?? '', refusal]) {
+      if (text.length === 0) continue;
+      this.#noteText(text);
+      out += this.#ensure('text') + this.#delta({ type: 'text_delta', text });
+    }
+    if (Array.isArray(delta.tool_calls)) {
+      delta.tool_calls.forEach((frag: unknown, i) => {
+        if (isObject(frag)) out += this.#toolFragment(frag, i);
+      });
+    }
+    const finish = str(choice.finish_reason);
+    if (finish !== undefined) {
+      if (this.#finish !== 'content_filter') this.#finish = finish;
+      this.#matched = choice.stop_reason ?? null;
+      out += this.#closeOpen() + this.#flushPending();
+    }
+    return out;
+  }
+
+  /** The upstream ended. After a finish_reason that is a normal end; before one, an `error` event. */
+  end(): string {
+    if (this.#finished) return '';
+    if (this.#finish !== null) return this.#start() + this.#complete();
+    return this.#fail(502, JSON.stringify({ error: { message: 'upstream stream ended before completion' } }));
+  }
+
+  #toolFragment(frag: JsonObject, position: number): string {
+    const key = num(frag.index) ?? position;
+    const fn = isObject(frag.function) ? frag.function : {};
+    const args = str(fn.arguments) ?? '';
+    let out = '';
+    let tool = this.#tools.get(key);
+    if (tool === undefined) {
+      tool = { id: toAnthropicToolId(str(frag.id)), name: str(fn.name) ?? '', args: '', blockIndex: null, closed: false };
+      this.#tools.set(key, tool);
+      const open = this.#open;
+      if (this.#pending.length > 0 || (open?.kind === 'tool' && !isCompleteJson(open.tool.args))) this.#pending.push(tool);
+      else out += this.#closeOpen() + this.#startTool(tool);
+    } else if (tool.name.length === 0 && str(fn.name) !== undefined) {
+      tool.name = str(fn.name) ?? '';
+    }
+    if (args.length > 0) {
+      this.#outputChars += args.length;
+      if (tool.closed) this.#lateFragments++;
+      else {
+        tool.args += args;
+        if (this.#open?.kind === 'tool' && this.#open.tool === tool) out += this.#delta({ type: 'input_json_delta', partial_json: args });
+      }
+    }
+    // The open call is complete: the next buffered call can now stream.
+    while (this.#open?.kind === 'tool' && this.#pending.length > 0 && isCompleteJson(this.#open.tool.args)) {
+      out += this.#closeOpen() + this.#startTool(this.#pending.shift() as ToolState);
+    }
+    return out;
+  }
+
+  #startTool(tool: ToolState): string {
+    const index = this.#nextIndex++;
+    tool.blockIndex = index;
+    this.#open = { kind: 'tool', index, tool };
+    let out = this.#event('content_block_start', {
+      index,
+      content_block: { type: 'tool_use', id: tool.id, name: tool.name, input: {}, caller: { type: 'direct' } },
+    });
+    if (tool.args.length > 0) out += this.#delta({ type: 'input_json_delta', partial_json: tool.args });
+    return out;
+  }
+
+  #ensure(kind: 'text' | 'thinking'): string {
+    if (this.#open?.kind === kind) return '';
+    let out = this.#closeOpen() + this.#flushPending();
+    const index = this.#nextIndex++;
+    this.#open = { kind, index };
+    const block = kind === 'text' ? { type: 'text', text: '', citations: null } : { type: 'thinking', thinking: '', signature: '' };
+    out += this.#event('content_block_start', { index, content_block: block });
+    return out;
+  }
+
+  #closeOpen(): string {
+    const open = this.#open;
+    if (open === null) return '';
+    if (open.kind === 'tool') open.tool.closed = true;
+    this.#open = null;
+    return this.#event('content_block_stop', { index: open.index });
+  }
+
+  #flushPending(): string {
+    let out = '';
+    for (const tool of this.#pending.splice(0)) out += this.#startTool(tool) + this.#closeOpen();
+    return out;
+  }
+
+  #delta(delta: JsonObject): string {
+    if (this.#open === null) return '';
+    return this.#event('content_block_delta', { index: this.#open.index, delta });
+  }
+
+  #noteText(text: string): void {
+    this.#outputChars += text.length;
+    const keep = Math.max(0, ...this.#stopSequences.map((s) => s.length));
+    this.#textTail = keep === 0 ? '' : (this.#textTail + text).slice(-keep);
+  }
+
+  #start(): string {
+    if (this.#started) return '';
+    this.#started = true;
+    const usage = { ...this.#estimatedUsage(), outputTokens: 1 };
+    return this.#event('message_start', {
+      message: {
+        id: this.#id,
+        type: 'message',
+        role: 'assistant',
+        model: this.#model,
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        stop_details: null,
+        container: null,
+        usage: usageToAnthropic(usage),
+      },
+    });
+  }
+
+  #complete(): string {
+    let out = this.#closeOpen() + this.#flushPending();
+    const stop = stopReasonFor({ finish: this.#finish, text: this.#textTail, stopSequences: this.#stopSequences, matched: this.#matched });
+    if (stop.stopReason === 'end_turn' && this.#tools.size > 0) stop.stopReason = 'tool_use';
+    out += this.#event('message_delta', {
+      delta: { stop_reason: stop.stopReason, stop_sequence: stop.stopSequence, stop_details: null, container: null },
+      usage: deltaUsageToAnthropic(this.usage),
+    });
+    out += this.#event('message_stop', {});
+    this.#finished = true;
+    return out;
+  }
+
+  #fail(status: number, bodyText: string): string {
+    const shaped = upstreamErrorToDialect({ upstreamKind: 'openai', clientDialect: 'anthropic', status, bodyText });
+    this.#finished = true;
+    this.#failed = true;
+    return this.#event('error', { error: { type: shaped.type, message: shaped.message } });
+  }
+
+  #estimatedUsage(): Usage {
+    return {
+      inputTokens: this.#inputEstimate,
+      outputTokens: Math.ceil(this.#outputChars / CHARS_PER_TOKEN),
+      cacheReadTokens: 0,
+      cacheWriteTokens: 0,
+    };
+  }
+
+  #event(type: string, body: JsonObject): string {
+    return encodeSse(type, JSON.stringify({ type, ...body }));
+  }
+}
+
+function isCompleteJson(text: string): boolean {
+  return text.trim().length > 0 && tryParseJson(text) !== undefined;
+}
+
+/** OpenAI in-stream errors carry no status; the type or code hints at one. */
+function statusOfStreamError(error: unknown): number {
+  if (!isObject(error)) return 500;
+  const hint = `${str(error.type) ?? ''} ${str(error.code) ?? ''}`;
+  if (hint.includes('rate_limit')) return 429;
+  if (hint.includes('invalid_request')) return 400;
+  return num(error.status) ?? num(error.code) ?? 500;
+}

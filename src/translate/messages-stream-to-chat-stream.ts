@@ -1,0 +1,206 @@
+// Direction 1, stream: Anthropic message stream events from the upstream → OpenAI chat.completion.chunk SSE.
+// Tool calls are numbered by their own counter (0,1,2… in order of appearance), never by the Anthropic block
+// index, so text before tools does not offset them. One instance per request.
+import type { SseEvent } from '../core/sse.ts';
+import { encodeSse } from '../core/sse.ts';
+import type { Usage } from '../core/usage.ts';
+import { emptyUsage } from '../core/usage.ts';
+import type { ChatDelta, FinishReason } from './wire-openai.ts';
+import { newChatCompletionId } from './ids.ts';
+import { isObject, str, tryParseJson, type JsonObject } from './narrow.ts';
+import { finishReasonFor } from './stop-reasons.ts';
+import type { JsonMode } from './structured-output.ts';
+import { ANTHROPIC_ERROR_STATUS, upstreamErrorToDialect } from './upstream-error.ts';
+import { usageFromAnthropic, usageToOpenAi } from './usage-map.ts';
+
+export interface MessagesStreamToChatOptions {
+  /** The model name the client asked for. */
+  model: string;
+  /** Unix seconds, the same in every chunk. */
+  created: number;
+  /** The client's stream_options.include_usage: end with a usage chunk before [DONE]. */
+  includeUsage: boolean;
+  /** From chatRequestToMessages: this tool's input_json_delta fragments are the JSON reply text. */
+  jsonMode?: JsonMode | null;
+}
+
+type BlockKind = 'text' | 'thinking' | 'tool' | 'json' | 'other';
+
+interface OpenBlock {
+  kind: BlockKind;
+  /** Position in the chat tool_calls array, for kind `tool`. */
+  toolIndex: number;
+}
+
+export class MessagesStreamToChatStream {
+  readonly #id = newChatCompletionId();
+  readonly #model: string;
+  readonly #created: number;
+  readonly #includeUsage: boolean;
+  readonly #jsonMode: JsonMode | null;
+  readonly #blocks = new Map<number, OpenBlock>();
+  #nextToolIndex = 0;
+  #started = false;
+  #stopReason: string | null = null;
+  #usage: Usage = emptyUsage();
+  #finished = false;
+  #failed = false;
+
+  constructor(opts: MessagesStreamToChatOptions) {
+    this.#model = opts.model;
+    this.#created = opts.created;
+    this.#includeUsage = opts.includeUsage;
+    this.#jsonMode = opts.jsonMode ?? null;
+  }
+
+  /** Usage so far (cumulative; final once `finished`). */
+  get usage(): Usage {
+    return { ...this.#usage };
+  }
+
+  /** True once the terminal output ([DONE]) has been produced, normally or after an error. */
+  get finished(): boolean {
+    return this.#finished;
+  }
+
+  /** True when the stream ended with an error chunk instead of a finish_reason. */
+  get failed(): boolean {
+    return this.#failed;
+  }
+
+  push(ev: SseEvent): string {
+    if (this.#finished || ev.data.length === 0) return '';
+    const data = tryParseJson(ev.data);
+    if (!isObject(data)) return this.#fail({ type: 'api_error', message: 'upstream sent a malformed stream event' });
+    switch (str(data.type) ?? ev.event) {
+      case 'message_start':
+        this.#usage = usageFromAnthropic(isObject(data.message) ? data.message.usage : undefined, this.#usage);
+        return this.#roleChunk();
+      case 'content_block_start':
+        return this.#blockStart(data);
+      case 'content_block_delta':
+        return this.#blockDelta(data);
+      case 'message_delta':
+        if (isObject(data.delta) && str(data.delta.stop_reason) !== undefined) this.#stopReason = str(data.delta.stop_reason) ?? null;
+        this.#usage = usageFromAnthropic(data.usage, this.#usage);
+        return '';
+      case 'message_stop':
+        return this.#roleChunk() + this.#finish();
+      case 'error':
+        return this.#fail(isObject(data.error) ? data.error : {});
+      default:
+        // content_block_stop, ping and event types newer than this code carry nothing for the client.
+        return '';
+    }
+  }
+
+  /** The upstream ended. Without message_stop the client gets an error chunk, then [DONE]. */
+  end(): string {
+    if (this.#finished) return '';
+    return this.#fail({ type: 'api_error', message: 'upstream stream ended before message_stop' });
+  }
+
+  #blockStart(data: JsonObject): string {
+    const index = typeof data.index === 'number' ? data.index : this.#blocks.size;
+    const block = isObject(data.content_block) ? data.content_block : {};
+    let out = this.#roleChunk();
+    if (block.type === 'text') {
+      this.#blocks.set(index, { kind: 'text', toolIndex: -1 });
+      const text = str(block.text) ?? '';
+      if (text.length > 0) out += this.#chunk({ content: text });
+    } else if (block.type === 'thinking') {
+      this.#blocks.set(index, { kind: 'thinking', toolIndex: -1 });
+    } else if (block.type === 'tool_use') {
+      const name = str(block.name) ?? '';
+      if (this.#jsonMode !== null && name === this.#jsonMode.toolName) {
+        this.#blocks.set(index, { kind: 'json', toolIndex: -1 });
+        return out;
+      }
+      const toolIndex = this.#nextToolIndex++;
+      this.#blocks.set(index, { kind: 'tool', toolIndex });
+      const input = isObject(block.input) ? block.input : {};
+      // Real upstreams start with `{}` and stream the input; a proxy that sends it whole here is honoured.
+      const args = Object.keys(input).length > 0 ? JSON.stringify(input) : '';
+      out += this.#chunk({
+        tool_calls: [{ index: toolIndex, id: str(block.id) ?? '', type: 'function', function: { name, arguments: args } }],
+      });
+    } else {
+      this.#blocks.set(index, { kind: 'other', toolIndex: -1 });
+    }
+    return out;
+  }
+
+  #blockDelta(data: JsonObject): string {
+    const block = typeof data.index === 'number' ? this.#blocks.get(data.index) : undefined;
+    const delta = isObject(data.delta) ? data.delta : {};
+    if (block === undefined) return '';
+    switch (delta.type) {
+      case 'text_delta': {
+        const text = str(delta.text) ?? '';
+        return text.length > 0 ? this.#chunk({ content: text }) : '';
+      }
+      case 'input_json_delta': {
+        const part = str(delta.partial_json) ?? '';
+        if (part.length === 0) return '';
+        if (block.kind === 'json') return this.#chunk({ content: part });
+        if (block.kind === 'tool') return this.#chunk({ tool_calls: [{ index: block.toolIndex, function: { arguments: part } }] });
+        return '';
+      }
+      case 'thinking_delta': {
+        const text = str(delta.thinking) ?? '';
+        return text.length > 0 ? this.#chunk({ reasoning_content: text }) : '';
+      }
+      case 'signature_delta': {
+        const sig = str(delta.signature) ?? '';
+        return sig.length > 0 ? this.#chunk({ reasoning_signature: sig }) : '';
+      }
+      default:
+        return '';
+    }
+  }
+
+  #roleChunk(): string {
+    if (this.#started) return '';
+    this.#started = true;
+    return this.#chunk({ role: 'assistant', content: '', refusal: null });
+  }
+
+  #finish(): string {
+    let finish: FinishReason = finishReasonFor(this.#stopReason);
+    // The forced JSON tool is not a tool call to the client: its input was the content.
+    if (finish === 'tool_calls' && this.#nextToolIndex === 0) finish = 'stop';
+    let out = this.#chunk({}, finish);
+    if (this.#includeUsage) {
+      const usageChunk = { id: this.#id, object: 'chat.completion.chunk', created: this.#created, model: this.#model, choices: [], usage: usageToOpenAi(this.#usage) };
+      out += encodeSse(undefined, JSON.stringify(usageChunk));
+    }
+    this.#finished = true;
+    return out + encodeSse(undefined, '[DONE]');
+  }
+
+  #fail(error: JsonObject): string {
+    const anthropicType = str(error.type) ?? 'api_error';
+    const shaped = upstreamErrorToDialect({
+      upstreamKind: 'anthropic',
+      clientDialect: 'openai',
+      status: ANTHROPIC_ERROR_STATUS[anthropicType] ?? 500,
+      bodyText: JSON.stringify({ type: 'error', error }),
+    });
+    this.#finished = true;
+    this.#failed = true;
+    const body = { error: { message: shaped.message, type: shaped.type, param: shaped.param, code: shaped.code } };
+    return encodeSse(undefined, JSON.stringify(body)) + encodeSse(undefined, '[DONE]');
+  }
+
+  #chunk(delta: ChatDelta, finish: FinishReason | null = null): string {
+    const chunk: JsonObject = {
+      id: this.#id,
+      object: 'chat.completion.chunk',
+      created: this.#created,
+      model: this.#model,
+      choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
+    };
+    if (this.#includeUsage) chunk.usage = null;
+    return encodeSse(undefined, JSON.stringify(chunk));
+  }
+}

@@ -1,0 +1,69 @@
+// Token usage between the two wire shapes and the gateway's Usage (src/core/usage.ts).
+// OpenAI prompt_tokens includes cached tokens; Anthropic input_tokens excludes both cache reads and writes.
+import type { Usage } from '../core/usage.ts';
+import type { ChatUsage } from './wire-openai.ts';
+import { isObject, num } from './narrow.ts';
+
+/** Reads an Anthropic `usage` (Message, message_start or message_delta); absent fields keep `prev`'s values. */
+export function usageFromAnthropic(raw: unknown, prev: Usage): Usage {
+  if (!isObject(raw)) return prev;
+  return {
+    inputTokens: num(raw.input_tokens) ?? prev.inputTokens,
+    outputTokens: num(raw.output_tokens) ?? prev.outputTokens,
+    cacheReadTokens: num(raw.cache_read_input_tokens) ?? prev.cacheReadTokens,
+    cacheWriteTokens: num(raw.cache_creation_input_tokens) ?? prev.cacheWriteTokens,
+  };
+}
+
+/** Reads an OpenAI `usage`; cache writes come from the few servers that report them (OpenRouter-style). */
+export function usageFromOpenAi(raw: unknown): Usage | undefined {
+  if (!isObject(raw)) return undefined;
+  const prompt = num(raw.prompt_tokens) ?? 0;
+  const details = isObject(raw.prompt_tokens_details) ? raw.prompt_tokens_details : {};
+  const cached = num(details.cached_tokens) ?? 0;
+  const written = num(details.cache_write_tokens) ?? num(details.cache_creation_tokens) ?? 0;
+  return {
+    inputTokens: Math.max(0, prompt - cached - written),
+    outputTokens: num(raw.completion_tokens) ?? 0,
+    cacheReadTokens: cached,
+    cacheWriteTokens: written,
+  };
+}
+
+export function usageToOpenAi(usage: Usage): ChatUsage {
+  const prompt = usage.inputTokens + usage.cacheReadTokens + usage.cacheWriteTokens;
+  return {
+    prompt_tokens: prompt,
+    completion_tokens: usage.outputTokens,
+    total_tokens: prompt + usage.outputTokens,
+    prompt_tokens_details: { cached_tokens: usage.cacheReadTokens },
+  };
+}
+
+/**
+ * The Anthropic usage object. Every field Stainless marks required is present (null where unknown) so the
+ * reply validates against shared/specs/anthropic-openapi.json (STREAMING.md §5 caveat 2).
+ */
+export function usageToAnthropic(usage: Usage): Record<string, unknown> {
+  return {
+    input_tokens: usage.inputTokens,
+    output_tokens: usage.outputTokens,
+    cache_creation_input_tokens: usage.cacheWriteTokens,
+    cache_read_input_tokens: usage.cacheReadTokens,
+    cache_creation: null,
+    inference_geo: null,
+    server_tool_use: null,
+    service_tier: null,
+  };
+}
+
+/** `message_delta.usage`: cumulative totals (STREAMING.md §2.1). */
+export function deltaUsageToAnthropic(usage: Usage): Record<string, unknown> {
+  return {
+    input_tokens: usage.inputTokens,
+    output_tokens: usage.outputTokens,
+    cache_creation_input_tokens: usage.cacheWriteTokens,
+    cache_read_input_tokens: usage.cacheReadTokens,
+    server_tool_use: null,
+  };
+}

@@ -1,0 +1,140 @@
+// Issue 3 end to end: the openai SDK reaches an Anthropic-style upstream, and the Anthropic SDK reaches
+// an OpenAI-style upstream, for text, streams, a two-turn tool round trip and structured output.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import OpenAI from 'openai';
+import Anthropic from '@anthropic-ai/sdk';
+import { startFixture, type Fixture } from './fixture.ts';
+import { validateChatCompletion, validateChatCompletionChunk, validateMessage, validateMessageStreamEvent } from '../helpers/schemas.ts';
+
+let fx: Fixture;
+let oai: OpenAI;
+let ant: Anthropic;
+before(async () => {
+  fx = await startFixture({
+    extraModels: `  - { name: gpt-via-anthropic, deployments: [ { provider: upa, model: claude-upstream-2 } ] }
+  - { name: claude-via-openai, deployments: [ { provider: up, model: openrouter-claude } ] }`,
+  });
+  const { key } = await fx.gw.createKey({ name: 'translation' });
+  oai = new OpenAI({ baseURL: `${fx.gw.url}/v1`, apiKey: key, maxRetries: 0 });
+  ant = new Anthropic({ baseURL: fx.gw.url, authToken: key, apiKey: null, maxRetries: 0 });
+});
+after(async () => fx.close());
+
+const weatherTool: OpenAI.Chat.Completions.ChatCompletionTool = {
+  type: 'function',
+  function: { name: 'get_weather', description: 'Weather for a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } },
+};
+
+test('chat completions → Anthropic upstream: text, stream with usage chunk', async () => {
+  const res = await oai.chat.completions.create({ model: 'gpt-via-anthropic', messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Hi' }], temperature: 1.5 });
+  validateChatCompletion(res);
+  assert.equal(res.model, 'gpt-via-anthropic');
+  assert.match(res.id, /^chatcmpl-/);
+  assert.equal(res.choices[0].finish_reason, 'stop');
+  assert.ok(res.usage!.prompt_tokens > 0);
+  const sent = fx.up.requests.at(-1)!;
+  assert.equal(sent.path, '/v1/messages');
+  const body = sent.json as { system: unknown; temperature: number; max_tokens: number; model: string };
+  assert.equal(body.model, 'claude-upstream-2');
+  assert.equal(body.temperature, 1);
+  assert.ok(body.max_tokens > 0);
+  assert.ok(body.system);
+
+  const stream = await oai.chat.completions.create({ model: 'gpt-via-anthropic', stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: 'Hi' }] });
+  let text = '';
+  let usage: OpenAI.CompletionUsage | null | undefined;
+  for await (const c of stream) {
+    validateChatCompletionChunk(c);
+    text += c.choices[0]?.delta?.content ?? '';
+    if (c.usage) usage = c.usage;
+  }
+  assert.ok(text.length > 0);
+  assert.ok(usage && usage.prompt_tokens > 0 && usage.completion_tokens > 0);
+});
+
+test('chat completions → Anthropic upstream: a full tool round trip of two turns', async () => {
+  const first = await oai.chat.completions.create({ model: 'gpt-via-anthropic', tools: [weatherTool], messages: [{ role: 'user', content: 'Weather in Paris?' }] });
+  validateChatCompletion(first);
+  assert.equal(first.choices[0].finish_reason, 'tool_calls');
+  const call = first.choices[0].message.tool_calls![0];
+  assert.ok(call.type === 'function');
+  const second = await oai.chat.completions.create({
+    model: 'gpt-via-anthropic',
+    tools: [weatherTool],
+    messages: [
+      { role: 'user', content: 'Weather in Paris?' },
+      first.choices[0].message,
+      { role: 'tool', tool_call_id: call.id, content: '{"temp":21}' },
+    ],
+  });
+  validateChatCompletion(second);
+  assert.equal(second.choices[0].finish_reason, 'stop');
+  const sent = fx.up.requests.at(-1)!.json as { messages: { role: string; content: { type: string; tool_use_id?: string }[] }[] };
+  const last = sent.messages.at(-1)!;
+  assert.equal(last.role, 'user');
+  assert.equal(last.content[0].type, 'tool_result');
+  assert.equal(last.content[0].tool_use_id, call.id);
+});
+
+test('chat completions → Anthropic upstream: structured output is valid JSON text', async () => {
+  fx.up.configure({ toolArguments: { answer: 42 } });
+  try {
+    const res = await oai.chat.completions.create({
+      model: 'gpt-via-anthropic',
+      messages: [{ role: 'user', content: 'Answer in JSON' }],
+      response_format: { type: 'json_schema', json_schema: { name: 'answer', schema: { type: 'object', properties: { answer: { type: 'number' } }, required: ['answer'] } } },
+    });
+    validateChatCompletion(res);
+    assert.deepEqual(JSON.parse(res.choices[0].message.content!), { answer: 42 });
+    assert.equal(res.choices[0].finish_reason, 'stop');
+  } finally {
+    fx.up.reset();
+  }
+});
+
+test('messages → OpenAI upstream: text, MessageStream helper with real input tokens in message_start', async () => {
+  const msg = await ant.messages.create({ model: 'claude-via-openai', max_tokens: 200, system: 'Be brief.', messages: [{ role: 'user', content: 'Hi' }] });
+  validateMessage(msg);
+  assert.equal(msg.model, 'claude-via-openai');
+  assert.match(msg.id, /^msg_/);
+  assert.equal(msg.stop_reason, 'end_turn');
+  const sent = fx.up.requests.at(-1)!;
+  assert.equal(sent.path, '/v1/chat/completions');
+  assert.deepEqual((sent.json as { messages: { role: string }[] }).messages[0].role, 'system');
+
+  const stream = ant.messages.stream({ model: 'claude-via-openai', max_tokens: 200, messages: [{ role: 'user', content: 'Hello there' }] });
+  let startInput = -1;
+  stream.on('streamEvent', (ev) => {
+    validateMessageStreamEvent(ev);
+    if (ev.type === 'message_start') startInput = ev.message.usage.input_tokens;
+  });
+  const final = await stream.finalMessage();
+  assert.ok(startInput > 0, 'message_start carries a non-zero input token count');
+  assert.ok(final.content[0].type === 'text' && final.content[0].text.length > 0);
+  assert.ok(final.usage.output_tokens > 0);
+});
+
+test('messages → OpenAI upstream: tool round trip through the stream helper', async () => {
+  const tools: Anthropic.Tool[] = [{ name: 'get_weather', description: 'Weather', input_schema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } }];
+  const first = await ant.messages.stream({ model: 'claude-via-openai', max_tokens: 200, tools, messages: [{ role: 'user', content: 'Weather in Paris?' }] }).finalMessage();
+  assert.equal(first.stop_reason, 'tool_use');
+  const use = first.content.find((b) => b.type === 'tool_use');
+  assert.ok(use && use.type === 'tool_use');
+  assert.equal(use.name, 'get_weather');
+  const second = await ant.messages.create({
+    model: 'claude-via-openai',
+    max_tokens: 200,
+    tools,
+    messages: [
+      { role: 'user', content: 'Weather in Paris?' },
+      { role: 'assistant', content: first.content },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: use.id, content: '{"temp":21}' }] },
+    ],
+  });
+  validateMessage(second);
+  assert.equal(second.stop_reason, 'end_turn');
+  const sent = fx.up.requests.at(-1)!.json as { messages: { role: string; tool_call_id?: string }[] };
+  const toolMsg = sent.messages.find((m) => m.role === 'tool');
+  assert.equal(toolMsg?.tool_call_id, use.id);
+});
