@@ -1,0 +1,79 @@
+// Issue 2: /v1/messages to an Anthropic-style upstream through @anthropic-ai/sdk (authToken → Bearer),
+// streamed and not; headers forwarded; every event validates; bytes pass through but for `model`.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import Anthropic from '@anthropic-ai/sdk';
+import { startFixture, call, type Fixture } from './fixture.ts';
+import { validateMessage, validateMessageStreamEvent } from '../helpers/schemas.ts';
+
+let fx: Fixture;
+let client: Anthropic;
+before(async () => {
+  fx = await startFixture();
+  client = new Anthropic({ baseURL: fx.gw.url, authToken: fx.key, apiKey: null, maxRetries: 0 });
+});
+after(async () => fx.close());
+
+test('non-streamed message: model name rewritten both ways, upstream credentials are the provider key', async () => {
+  const msg = await client.messages.create({ model: 'claude-up', max_tokens: 100, messages: [{ role: 'user', content: 'Hello' }] });
+  validateMessage(msg);
+  assert.equal(msg.model, 'claude-up');
+  assert.equal(msg.content[0].type, 'text');
+  const seen = fx.up.requests.at(-1)!;
+  assert.equal(seen.path, '/v1/messages');
+  assert.equal((seen.json as { model: string }).model, 'claude-upstream-1');
+  assert.equal(seen.headers['x-api-key'], 'sk-upstream-secret-0123456789abcdefXYZ');
+  assert.equal(seen.headers.authorization, undefined, "the caller's key never goes upstream");
+  assert.equal(seen.headers['anthropic-version'], '2023-06-01');
+});
+
+test('anthropic-beta is forwarded, and every field survives byte for byte', async () => {
+  const raw = JSON.stringify({
+    model: 'claude-up', max_tokens: 50, system: [{ type: 'text', text: 'sys', cache_control: { type: 'ephemeral' } }],
+    messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }, { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' } }] }],
+    top_k: 5, stop_sequences: ['###'], metadata: { user_id: 'u1' }, thinking: { type: 'enabled', budget_tokens: 1024 }, x_unknown: { a: [1, null] },
+  });
+  const r = await call(fx, { path: '/v1/messages?beta=true', body: raw, headers: { 'anthropic-version': '2023-06-01', 'anthropic-beta': 'prompt-caching-2024-07-31' } });
+  assert.equal(r.status, 200, r.text);
+  const seen = fx.up.requests.at(-1)!;
+  assert.equal(seen.headers['anthropic-beta'], 'prompt-caching-2024-07-31');
+  assert.equal(seen.body.toString('utf8'), raw.replace('"claude-up"', '"claude-upstream-1"'));
+});
+
+test('stream through messages.stream(): events validate, event names equal types, finalMessage works', async () => {
+  const stream = client.messages.stream({ model: 'claude-up', max_tokens: 100, messages: [{ role: 'user', content: 'Hello' }] });
+  const types: string[] = [];
+  stream.on('streamEvent', (ev) => {
+    validateMessageStreamEvent(ev);
+    types.push(ev.type);
+  });
+  const final = await stream.finalMessage();
+  assert.equal(final.model, 'claude-up');
+  assert.equal(types[0], 'message_start');
+  assert.equal(types.at(-1), 'message_stop');
+  assert.ok(final.usage.input_tokens > 0 && final.usage.output_tokens > 0);
+
+  const raw = await call(fx, { path: '/v1/messages', body: { model: 'claude-up', max_tokens: 10, stream: true, messages: [{ role: 'user', content: 'x' }] }, headers: { 'anthropic-version': '2023-06-01' } });
+  for (const m of raw.text.matchAll(/event: (\w+)\ndata: (.*)\n/g)) assert.equal((JSON.parse(m[2]) as { type: string }).type, m[1]);
+});
+
+test('tool use streams as tool_use + input_json_delta through the helper', async () => {
+  const tools: Anthropic.Tool[] = [{ name: 'lookup', description: 'Look up', input_schema: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] } }];
+  const final = await client.messages.stream({ model: 'claude-up', max_tokens: 100, tools, tool_choice: { type: 'any' }, messages: [{ role: 'user', content: 'find x' }] }).finalMessage();
+  assert.equal(final.stop_reason, 'tool_use');
+  const use = final.content.find((b) => b.type === 'tool_use');
+  assert.ok(use && use.type === 'tool_use' && use.name === 'lookup');
+  const sent = fx.up.requests.at(-1)!.json as { tool_choice: unknown };
+  assert.deepEqual(sent.tool_choice, { type: 'any' });
+});
+
+test('built-in mock model answers both dialects with usage, streamed and not', async () => {
+  const msg = await client.messages.create({ model: 'claude-mock', max_tokens: 100, messages: [{ role: 'user', content: 'Hello' }] });
+  validateMessage(msg);
+  const streamed = await client.messages.stream({ model: 'claude-mock', max_tokens: 100, messages: [{ role: 'user', content: 'Hello' }] }).finalMessage();
+  assert.deepEqual(streamed.content, msg.content);
+  assert.deepEqual(streamed.usage.output_tokens, msg.usage.output_tokens);
+  const cut = await client.messages.create({ model: 'claude-mock', max_tokens: 3, messages: [{ role: 'user', content: 'Hello' }] });
+  assert.equal(cut.stop_reason, 'max_tokens');
+  assert.equal(cut.usage.output_tokens, 3);
+});

@@ -1,0 +1,169 @@
+// Issue 2: every SPEC §7 error row the foundation can produce, on both endpoints, in the caller's dialect.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startFixture, call, UPSTREAM_SECRET, type Fixture } from './fixture.ts';
+import { validateAnthropicError, validateOpenAIError } from '../helpers/schemas.ts';
+
+let fx: Fixture;
+before(async () => {
+  fx = await startFixture({ extraConfig: 'body_limit_mb: 0.01' });
+});
+after(async () => fx.close());
+
+const chat = (model = 'gpt-up'): unknown => ({ model, messages: [{ role: 'user', content: 'hi' }] });
+const msgs = (over: Record<string, unknown> = {}): unknown => ({ model: 'claude-up', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }], ...over });
+const AV = { 'anthropic-version': '2023-06-01' };
+
+function openaiError(r: { status: number; json: unknown; headers: Headers }, status: number, code?: string): { message: string; code: string } {
+  assert.equal(r.status, status, JSON.stringify(r.json));
+  validateOpenAIError(r.json);
+  assert.ok(r.headers.get('x-request-id'), 'every error carries a request id');
+  const e = (r.json as { error: { message: string; code: string } }).error;
+  if (code) assert.equal(e.code, code);
+  return e;
+}
+
+function anthropicError(r: { status: number; json: unknown; headers: Headers }, status: number, type: string): { message: string } {
+  assert.equal(r.status, status, JSON.stringify(r.json));
+  validateAnthropicError(r.json);
+  assert.ok(r.headers.get('request-id'));
+  const body = r.json as { type: string; error: { type: string; message: string }; request_id: string };
+  assert.equal(body.error.type, type);
+  assert.equal(body.request_id, r.headers.get('request-id'));
+  return body.error;
+}
+
+test('401: missing key, x-api-key, wrong key — both dialects', async () => {
+  openaiError(await call(fx, { path: '/v1/chat/completions', body: chat(), auth: null }), 401, 'missing_api_key');
+  anthropicError(await call(fx, { path: '/v1/messages', body: msgs(), auth: null, headers: AV }), 401, 'authentication_error');
+  const e = anthropicError(await call(fx, { path: '/v1/messages', body: msgs(), auth: null, headers: { ...AV, 'x-api-key': fx.key } }), 401, 'authentication_error');
+  assert.match(e.message, /Authorization: Bearer/);
+  openaiError(await call(fx, { path: '/v1/chat/completions', body: chat(), auth: 'sk-wrongwrongwrongwrong' }), 401, 'invalid_api_key');
+  openaiError(await call(fx, { path: '/v1/models', auth: 'sk-nope' }), 401);
+  openaiError(await call(fx, { path: '/api/usage/token', auth: null }), 401);
+});
+
+test('404 for inexact paths, 405 for a known path with the wrong method', async () => {
+  for (const path of ['/v1/chat/completion', '/chat/completions', '/v1/chat/completions/', '/V1/chat/completions', '/v1/message']) {
+    const r = await call(fx, { path, body: chat() });
+    assert.equal(r.status, 404, path);
+    assert.ok(r.headers.get('x-request-id'));
+  }
+  const r = await call(fx, { path: '/v1/chat/completions', method: 'GET' });
+  assert.equal(r.status, 405);
+  assert.equal(r.headers.get('allow'), 'POST');
+  // A query string is allowed (real clients send ?beta=true).
+  assert.equal((await call(fx, { path: '/v1/chat/completions?x=1', body: chat() })).status, 200);
+});
+
+test('404 unknown model, 403 model not allowed, 400 non-Claude model on /v1/messages', async () => {
+  const nf = openaiError(await call(fx, { path: '/v1/chat/completions', body: chat('gpt-nope') }), 404, 'model_not_found');
+  assert.match(nf.message, /gpt-nope/);
+  anthropicError(await call(fx, { path: '/v1/messages', body: msgs({ model: 'claude-nope' }), headers: AV }), 404, 'not_found_error');
+  openaiError(await call(fx, { path: '/v1/chat/completions', body: chat('secret-model') }), 403, 'model_not_allowed');
+  const wrong = anthropicError(await call(fx, { path: '/v1/messages', body: msgs({ model: 'gpt-up' }), headers: AV }), 400, 'invalid_request_error');
+  assert.match(wrong.message, /\/v1\/chat\/completions/);
+});
+
+test('400: anthropic-version missing or wrong, and the messages rules of SPEC §8', async () => {
+  anthropicError(await call(fx, { path: '/v1/messages', body: msgs() }), 400, 'invalid_request_error');
+  anthropicError(await call(fx, { path: '/v1/messages', body: msgs(), headers: { 'anthropic-version': '2024-01-01' } }), 400, 'invalid_request_error');
+  const cases: [Record<string, unknown>, RegExp][] = [
+    [{ max_tokens: undefined }, /max_tokens/],
+    [{ messages: [{ role: 'assistant', content: 'x' }] }, /first message/],
+    [{ messages: [{ role: 'user', content: 'a' }, { role: 'user', content: 'b' }] }, /alternate/],
+    [{ messages: [{ role: 'system', content: 's' }, { role: 'user', content: 'b' }] }, /system/],
+    [{ temperature: 1.5 }, /temperature/],
+    [{ messages: [] }, /messages/],
+  ];
+  for (const [over, re] of cases) {
+    const e = anthropicError(await call(fx, { path: '/v1/messages', body: msgs(over), headers: AV }), 400, 'invalid_request_error');
+    assert.match(e.message, re);
+  }
+  assert.equal(fx.up.requests.filter((r) => r.path === '/v1/messages').length, 0, 'invalid requests never reach the upstream');
+});
+
+test('400 malformed JSON and bad chat fields, 413 over the body limit — never a crash', async () => {
+  openaiError(await call(fx, { path: '/v1/chat/completions', body: '{"model": "gpt-up", "messages": [' }), 400, 'invalid_json');
+  anthropicError(await call(fx, { path: '/v1/messages', body: 'not json', headers: AV }), 400, 'invalid_request_error');
+  openaiError(await call(fx, { path: '/v1/chat/completions', body: { model: 'gpt-up' } }), 400, 'invalid_request');
+  openaiError(await call(fx, { path: '/v1/chat/completions', body: { model: 'gpt-up', messages: [{ role: 'wizard', content: 'x' }] } }), 400);
+  openaiError(await call(fx, { path: '/v1/chat/completions', body: { model: 'gpt-up', messages: [{ role: 'user', content: 'x' }], temperature: 'hot' } }), 400);
+  openaiError(await call(fx, { path: '/v1/chat/completions', body: '[]' }), 400);
+  const big = { model: 'gpt-up', messages: [{ role: 'user', content: 'x'.repeat(20_000) }] };
+  openaiError(await call(fx, { path: '/v1/chat/completions', body: big }), 413, 'body_too_large');
+  // request_too_large is Anthropic's real 413 type but is missing from the official union (SOURCES.md caveat 4).
+  const tooBig = await call(fx, { path: '/v1/messages', body: { ...(msgs() as object), system: 'y'.repeat(20_000) }, headers: AV });
+  assert.equal(tooBig.status, 413);
+  assert.deepEqual(Object.keys(tooBig.json as object), ['type', 'error', 'request_id']);
+  assert.equal((tooBig.json as { error: { type: string } }).error.type, 'request_too_large');
+  assert.equal((await call(fx, { path: '/v1/chat/completions', body: chat() })).status, 200, 'still serving');
+});
+
+test('upstream 400 text reaches the caller (secrets masked); upstream 401 becomes 502, not the caller’s 401', async () => {
+  fx.up.enqueue({ kind: 'status', status: 400, body: { error: { message: `max_tokens is too large; your key ${UPSTREAM_SECRET} was used`, type: 'invalid_request_error', param: 'max_tokens', code: null } } });
+  const e = openaiError(await call(fx, { path: '/v1/chat/completions', body: chat() }), 400);
+  assert.match(e.message, /max_tokens is too large/);
+  assert.ok(!e.message.includes(UPSTREAM_SECRET), 'provider key is masked');
+  fx.up.enqueue({ kind: 'status', status: 400, body: { type: 'error', error: { type: 'invalid_request_error', message: 'prompt is too long: 300000 tokens > 200000 maximum' } } });
+  const a = anthropicError(await call(fx, { path: '/v1/messages', body: msgs(), headers: AV }), 400, 'invalid_request_error');
+  assert.match(a.message, /prompt is too long/);
+  fx.up.enqueue({ kind: 'status', status: 401 });
+  const u = openaiError(await call(fx, { path: '/v1/chat/completions', body: chat() }), 502, 'upstream_error');
+  assert.match(u.message, /credentials/);
+});
+
+test('keys made, disabled, enabled, expired and deleted with the CLI take effect on the running server', async () => {
+  const { key, id } = await fx.gw.createKey({ name: 'lifecycle' });
+  const ok = async (): Promise<number> => (await call(fx, { path: '/v1/chat/completions', body: chat('gpt-mock'), auth: key })).status;
+  assert.equal(await ok(), 200);
+  await fx.gw.cli(['keys', 'disable', id]);
+  const t0 = Date.now();
+  while ((await ok()) !== 401) assert.ok(Date.now() - t0 < 1000, 'disable took effect within one second');
+  await fx.gw.cli(['keys', 'enable', id]);
+  while ((await ok()) !== 200) assert.ok(Date.now() - t0 < 3000);
+  await fx.gw.cli(['keys', 'update', id, '--expires', '2000-01-01T00:00:00Z']);
+  const t1 = Date.now();
+  let r = await call(fx, { path: '/v1/chat/completions', body: chat('gpt-mock'), auth: key });
+  while (r.status !== 401) {
+    assert.ok(Date.now() - t1 < 1000);
+    r = await call(fx, { path: '/v1/chat/completions', body: chat('gpt-mock'), auth: key });
+  }
+  assert.equal(openaiError(r, 401, 'key_expired').code, 'key_expired');
+  await fx.gw.cli(['keys', 'delete', id]);
+  const list = await fx.gw.cli(['keys', 'list', '--json']);
+  assert.ok(!list.includes(id));
+  assert.ok(!list.includes(key), 'listing never shows a whole key');
+});
+
+test('a whole key never appears in the server log, even after errors', async () => {
+  await call(fx, { path: '/v1/chat/completions', body: chat('gpt-nope') });
+  await call(fx, { path: '/v1/chat/completions', body: '{bad' });
+  await call(fx, { path: '/v1/messages', body: msgs(), headers: { 'x-api-key': fx.key } });
+  fx.up.enqueue({ kind: 'status', status: 500, body: `internal: ${UPSTREAM_SECRET}` });
+  await call(fx, { path: '/v1/chat/completions', body: chat() });
+  const logs = fx.gw.logs();
+  assert.ok(logs.length > 0);
+  assert.ok(!logs.includes(fx.key), 'caller key not in logs');
+  assert.ok(!logs.includes(UPSTREAM_SECRET), 'provider key not in logs');
+  const show = await fx.gw.cli(['keys', 'show', fx.keyId]);
+  assert.ok(!show.includes(fx.key));
+  assert.ok(show.includes(fx.key.slice(0, 4)) && show.includes(fx.key.slice(-4)), 'masked form is first 4 + last 4');
+});
+
+test('every request writes a usage row; `modelgate usage` summarises per key and model', async () => {
+  await call(fx, { path: '/v1/chat/completions', body: chat() });
+  const rows = JSON.parse(await waitForUsage(fx)) as { model: string; requests: number; inputTokens: number; outputTokens: number; costUsd: number; keyName: string }[];
+  const gpt = rows.find((r) => r.model === 'gpt-up' && r.keyName === 'e2e');
+  assert.ok(gpt && gpt.requests >= 1 && gpt.outputTokens > 0 && gpt.costUsd > 0, JSON.stringify(rows));
+  const text = await fx.gw.cli(['usage']);
+  assert.match(text, /gpt-up/);
+});
+
+async function waitForUsage(f: Fixture): Promise<string> {
+  for (let i = 0; i < 100; i++) {
+    const out = await f.gw.cli(['usage', '--json']);
+    if (out.includes('gpt-up')) return out;
+  }
+  throw new Error('no usage rows');
+}
