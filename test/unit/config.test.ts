@@ -1,0 +1,39 @@
+// Config loading: defaults, ${ENV} substitution, and errors that name the file, key path and problem.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { parseConfigText, loadConfig, ConfigError } from '../../src/config/load.ts';
+
+const base = `providers:\n  - { name: p, kind: openai, base_url: "http://x/v1", api_key: "\${K}" }\nmodels:\n  - { name: claude-a, deployments: [ { provider: p, model: m } ] }\n  - { name: b, deployments: [ { provider: p, model: m2, priority: 2, weight: 3 } ] }\n`;
+
+test('defaults, family from the name, env substitution', () => {
+  const c = parseConfigText(base, { source: 'x.yaml', env: { K: 'secret' } });
+  assert.equal(c.listen.port, 8080);
+  assert.equal(c.bodyLimitBytes, 10 * 1024 * 1024);
+  assert.equal(c.providers[0].apiKeys[0], 'secret');
+  assert.equal(c.models[0].family, 'anthropic');
+  assert.equal(c.models[1].family, 'openai');
+  assert.equal(c.models[1].deployments[0].priority, 2);
+  assert.equal(c.models[1].deployments[0].id, 'b#0');
+});
+
+test('errors name the file, the key path and the problem', () => {
+  const cases: [string, RegExp][] = [
+    [base.replace('kind: openai', 'kind: azure'), /x\.yaml[\s\S]*providers\[0\]\.kind/],
+    [base.replace('provider: p, model: m2', 'provider: nope, model: m2'), /models\[1\]\.deployments\[0\]\.provider: unknown provider "nope"/],
+    [base + 'listen: { port: "eighty" }\n', /listen\.port/],
+    [base + 'surprise: 1\n', /surprise/],
+    ['providers: [', /invalid YAML/],
+  ];
+  for (const [text, re] of cases) {
+    assert.throws(() => parseConfigText(text, { source: 'x.yaml', env: { K: 'k' } }), (e: unknown) => e instanceof ConfigError && re.test(e.message));
+  }
+  assert.throws(() => parseConfigText(base, { source: 'x.yaml', env: {} }), /providers\[0\]\.api_key: environment variable K is not set/);
+});
+
+test('the built-in config and the example file load', () => {
+  assert.equal(loadConfig(null).models.length, 2);
+  const example = readFileSync(new URL('../../modelgate.example.yaml', import.meta.url), 'utf8');
+  const c = parseConfigText(example, { source: 'example', env: { OPENAI_API_KEY: 'a', ANTHROPIC_API_KEY: 'b' } });
+  assert.equal(c.models.find((m) => m.name === 'claude-sonnet-4-5')!.deployments.length, 2);
+});

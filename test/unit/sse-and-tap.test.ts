@@ -1,0 +1,60 @@
+// SSE framing (LF, CRLF, CR, split chunks, split UTF-8) and the pass-through tap on literal streams.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { SseDecoder } from '../../src/core/sse.ts';
+import { PassthroughStreamTap } from '../../src/dialects/passthrough-tap.ts';
+
+test('decoder handles every line ending, comments, multi-line data and bytes split anywhere', () => {
+  const text = 'event: a\r\ndata: {"x":"é"}\r\n\r\n: comment\n\ndata: 1\ndata: 2\n\nevent: b\rdata: z\r\r';
+  const bytes = Buffer.from(text);
+  for (let cut = 1; cut < bytes.length; cut++) {
+    const d = new SseDecoder();
+    const evs = [...d.push(bytes.subarray(0, cut)), ...d.push(bytes.subarray(cut)), ...d.end()];
+    assert.deepEqual(evs, [{ event: 'a', data: '{"x":"é"}' }, { event: undefined, data: '1\n2' }, { event: 'b', data: 'z' }], `cut at ${cut}`);
+  }
+});
+
+const openaiStream = [
+  'data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"up","choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}],"usage":null}\n\n',
+  'data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"up","choices":[{"index":0,"delta":{"content":"Hé"},"finish_reason":null}],"usage":null}\n\n',
+  'data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"up","choices":[{"index":0,"delta":{},"finish_reason":"stop"}],"usage":null}\n\n',
+  'data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"up","choices":[],"usage":{"prompt_tokens":7,"completion_tokens":2,"total_tokens":9,"prompt_tokens_details":{"cached_tokens":3}}}\n\n',
+  'data: [DONE]\n\n',
+].join('');
+
+test('OpenAI tap: model rewritten, usage read, usage chunk stripped when the client did not ask', () => {
+  const bytes = Buffer.from(openaiStream);
+  for (const cut of [1, 50, 173, bytes.length - 3]) {
+    const tap = new PassthroughStreamTap({ dialect: 'openai', clientModel: 'mine', upstreamModel: 'up', stripUsageChunk: true });
+    const out = tap.push(bytes.subarray(0, cut)) + tap.push(bytes.subarray(cut)) + tap.end();
+    assert.ok(!out.includes('"model":"up"'));
+    assert.ok(!out.includes('"usage":{'), 'usage chunk stripped');
+    assert.ok(out.endsWith('data: [DONE]\n\n'));
+    assert.equal(out.split('\n\n').length - 1, 4, 'four events remain, each still framed');
+    assert.deepEqual(tap.usage, { inputTokens: 4, outputTokens: 2, cacheReadTokens: 3, cacheWriteTokens: 0 });
+    assert.ok(tap.finished);
+  }
+  const keep = new PassthroughStreamTap({ dialect: 'openai', clientModel: 'up', upstreamModel: 'up', stripUsageChunk: false });
+  assert.equal(keep.push(Buffer.from(openaiStream)) + keep.end(), openaiStream, 'unchanged bytes when nothing is to change');
+});
+
+test('Anthropic tap: usage from message_start and the cumulative message_delta; cut stream counts deltas', () => {
+  const s = [
+    'event: message_start\ndata: {"type":"message_start","message":{"id":"m","type":"message","role":"assistant","model":"up","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":25,"output_tokens":1,"cache_read_input_tokens":5}}}\n\n',
+    'event: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}\n\n',
+    'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi"}}\n\n',
+    'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":" there"}}\n\n',
+    'event: content_block_stop\ndata: {"type":"content_block_stop","index":0}\n\n',
+    'event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":15}}\n\n',
+    'event: message_stop\ndata: {"type":"message_stop"}\n\n',
+  ];
+  const tap = new PassthroughStreamTap({ dialect: 'anthropic', clientModel: 'mine', upstreamModel: 'up', stripUsageChunk: false });
+  const out = tap.push(Buffer.from(s.join(''))) + tap.end();
+  assert.ok(out.includes('"model":"mine"'));
+  assert.deepEqual(tap.usage, { inputTokens: 25, outputTokens: 15, cacheReadTokens: 5, cacheWriteTokens: 0 });
+  assert.ok(tap.finished);
+  const cut = new PassthroughStreamTap({ dialect: 'anthropic', clientModel: 'up', upstreamModel: 'up', stripUsageChunk: false });
+  cut.push(Buffer.from(s.slice(0, 4).join('')));
+  assert.equal(cut.finished, false);
+  assert.equal(cut.deltaEvents, 2);
+});
