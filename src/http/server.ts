@@ -5,13 +5,12 @@ import { handleGeneration } from '../pipeline/generate.ts';
 import { authenticate, checkAnthropicVersion } from '../pipeline/authenticate.ts';
 import { listModelsBody } from '../pipeline/list-models.ts';
 import { usageTokenBody } from '../pipeline/usage-token.ts';
-import { estimateCountTokens } from '../pipeline/count-tokens.ts';
+import { countTokens } from '../pipeline/count-tokens.ts';
 import type { Gateway } from '../pipeline/gateway.ts';
 import { readBody, parseJsonBody } from './body.ts';
 import { sendError, sendJson } from './respond.ts';
 import { newRequestId } from './request-id.ts';
 import { dialectForPath, findRoute, pathOf, type Route } from './routes.ts';
-import { isObject } from '../dialects/request-facts.ts';
 
 export function createGatewayServer(gw: Gateway): Server {
   const server = createServer({ keepAliveTimeout: 65_000, requestTimeout: 0 }, function modelgateRequest(req, res) {
@@ -81,9 +80,9 @@ async function simpleAuthed(gw: Gateway, req: IncomingMessage, res: ServerRespon
       return sendJson(res, { status: 200, body: await usageTokenBody(gw, key, now), requestId });
     }
     checkAnthropicVersion(req.headers);
-    const { value } = parseJsonBody(await readBody(req, gw.config.bodyLimitBytes));
-    if (!isObject(value) || typeof value.model !== 'string') throw new GatewayError('invalid_request', { message: 'model: Field required.', param: 'model' });
-    return sendJson(res, { status: 200, body: JSON.stringify({ input_tokens: estimateCountTokens(value) }), requestId });
+    const { text, value } = parseJsonBody(await readBody(req, gw.config.bodyLimitBytes));
+    const counted = await countTokens(gw, { key, text, value, req });
+    return sendJson(res, { status: 200, body: counted.body, requestId, headers: { 'x-modelgate-token-count': counted.source } });
   } catch (err) {
     if (!(err instanceof GatewayError)) throw err;
     req.resume();

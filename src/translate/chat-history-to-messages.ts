@@ -149,11 +149,50 @@ export function chatHistoryToMessages(messages: readonly ChatMessage[], adjustme
     turns.unshift({ role: 'user', blocks: [{ type: 'text', text: LEADING_USER_PLACEHOLDER }] });
     adjustments.push('user turn inserted before leading assistant message');
   }
+  pairToolResults(turns, adjustments);
   trimFinalAssistant(turns, adjustments);
   return {
     system: system.length === 0 ? undefined : system.length === 1 ? system[0] : system.map((text) => ({ type: 'text', text })),
     messages: turns.map(finishTurn),
   };
+}
+
+/** Text of the tool_result added for a tool call the history never answered. */
+export const MISSING_TOOL_RESULT = 'No result was provided for this tool call.';
+
+/**
+ * Anthropic requires every tool_use to be answered by a tool_result in the very next user turn, and every
+ * tool_result to answer a tool_use of the turn before. Clients that trim history break both; a missing result
+ * is filled in as an error result, and an orphan result becomes plain text, so the request stays valid.
+ */
+function pairToolResults(turns: Turn[], adjustments: string[]): void {
+  for (let i = 0; i < turns.length; i++) {
+    const turn = turns[i];
+    if (turn.role !== 'user') continue;
+    const prev = i > 0 ? turns[i - 1] : undefined;
+    const asked = new Set(prev?.blocks.filter((b) => b.type === 'tool_use').map((b) => (b as { id: string }).id) ?? []);
+    turn.blocks = turn.blocks.map((b): ContentBlock => {
+      if (b.type !== 'tool_result') return b;
+      const result = b as ToolResultBlock;
+      if (asked.delete(result.tool_use_id)) return b;
+      adjustments.push(`tool result ${result.tool_use_id} has no matching tool call; sent as text`);
+      const content = typeof result.content === 'string' ? result.content : textOfResult(result.content);
+      return { type: 'text', text: `Result of tool call ${result.tool_use_id}: ${content}` };
+    });
+    if (asked.size > 0) addMissingResults(turn, asked, adjustments);
+  }
+}
+
+function addMissingResults(turn: Turn, ids: Set<string>, adjustments: string[]): void {
+  const results = [...ids].map((id): ToolResultBlock => ({ type: 'tool_result', tool_use_id: id, content: MISSING_TOOL_RESULT, is_error: true }));
+  turn.blocks = [...results, ...turn.blocks];
+  for (const id of ids) adjustments.push(`tool call ${id} had no result; an error result was added`);
+}
+
+function textOfResult(content: ToolResultBlock['content']): string {
+  if (content === undefined) return '';
+  if (typeof content === 'string') return content;
+  return content.map((b) => (b.type === 'text' ? (b as TextBlock).text : '')).join('');
 }
 
 /** A final assistant turn is a prefill, and Anthropic rejects a prefill that ends in whitespace. */

@@ -138,3 +138,17 @@ test('messages → OpenAI upstream: tool round trip through the stream helper', 
   const toolMsg = sent.messages.find((m) => m.role === 'tool');
   assert.equal(toolMsg?.tool_call_id, use.id);
 });
+
+test('count_tokens: forwarded (exact) to an Anthropic-style upstream, estimated for an OpenAI-style one', async () => {
+  const body = { model: 'claude-up', messages: [{ role: 'user' as const, content: 'How many tokens is this sentence?' }] };
+  const exact = await ant.messages.countTokens(body);
+  assert.ok(exact.input_tokens > 0);
+  const seen = fx.up.requests.at(-1)!;
+  assert.equal(seen.path, '/v1/messages/count_tokens');
+  assert.equal((seen.json as { model: string }).model, 'claude-upstream-1');
+  const before = fx.up.requests.length;
+  const est = await ant.messages.countTokens({ ...body, model: 'claude-via-openai' });
+  assert.ok(est.input_tokens > 0);
+  assert.equal(fx.up.requests.length, before, 'no upstream call for an estimate');
+  await assert.rejects(ant.messages.countTokens({ ...body, model: 'gpt-up' }), (e: { status?: number }) => e.status === 400);
+});

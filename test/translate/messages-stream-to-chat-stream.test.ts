@@ -1,0 +1,173 @@
+// Anthropic upstream stream → OpenAI chat chunks: golden SSE text, tool indexes, JSON mode, usage, errors.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { SseDecoder } from '../../src/core/sse.ts';
+import { MessagesStreamToChatStream } from '../../src/translate/index.ts';
+import type { MessagesStreamToChatOptions } from '../../src/translate/index.ts';
+import { parseSseText, validateChatCompletionChunk, validateOpenAIError } from '../helpers/schemas.ts';
+import { assertGolden, readFixture } from './golden.ts';
+
+const BASE = { model: 'claude-sonnet-4-5', created: 1723031665 };
+
+function run(fixture: string, opts: Partial<MessagesStreamToChatOptions> = {}): { text: string; t: MessagesStreamToChatStream } {
+  const t = new MessagesStreamToChatStream({ ...BASE, includeUsage: false, ...opts });
+  const decoder = new SseDecoder();
+  let text = '';
+  for (const ev of decoder.push(readFixture(`anthropic-upstream/${fixture}`))) text += t.push(ev);
+  for (const ev of decoder.end()) text += t.push(ev);
+  return { text: text + t.end(), t };
+}
+
+function chunks(text: string): Array<Record<string, unknown>> {
+  const events = parseSseText(text);
+  assert.equal(events.at(-1)?.data, '[DONE]', 'stream ends with [DONE]');
+  for (const ev of events) assert.equal(ev.event, undefined, 'chat chunks carry no event: line');
+  return events.slice(0, -1).map((ev) => JSON.parse(ev.data) as Record<string, unknown>);
+}
+
+test('text then two tools: tool indexes 0 and 1 (not offset by the text block), parameterless tool has "" args', () => {
+  const { text, t } = run('text-then-two-tools.sse', { includeUsage: true });
+  assertGolden('anthropic-upstream/text-then-two-tools.chat.sse', text);
+  const list = chunks(text);
+  for (const c of list) validateChatCompletionChunk(c);
+  const calls = new Map<number, { id: string; name: string; args: string }>();
+  let content = '';
+  for (const c of list) {
+    for (const choice of c.choices as Array<{ delta: { content?: string; tool_calls?: Array<{ index: number; id?: string; function?: { name?: string; arguments?: string } }> } }>) {
+      content += choice.delta.content ?? '';
+      for (const tc of choice.delta.tool_calls ?? []) {
+        const cur = calls.get(tc.index) ?? { id: '', name: '', args: '' };
+        cur.id ||= tc.id ?? '';
+        cur.name ||= tc.function?.name ?? '';
+        cur.args += tc.function?.arguments ?? '';
+        calls.set(tc.index, cur);
+      }
+    }
+  }
+  assert.equal(content, 'Let me check.');
+  assert.deepEqual([...calls.keys()], [0, 1]);
+  assert.deepEqual(calls.get(0), { id: 'toolu_01A', name: 'get_weather', args: '{"city": "Paris"}' });
+  assert.deepEqual(calls.get(1), { id: 'toolu_01B', name: 'get_time', args: '' });
+  const finish = list.at(-2) as { choices: Array<{ finish_reason: string }> };
+  assert.equal(finish.choices[0].finish_reason, 'tool_calls');
+  const usage = list.at(-1) as { choices: unknown[]; usage: Record<string, unknown> };
+  assert.deepEqual(usage.choices, []);
+  assert.deepEqual(usage.usage, { prompt_tokens: 132, completion_tokens: 42, total_tokens: 174, prompt_tokens_details: { cached_tokens: 100 } });
+  assert.deepEqual(t.usage, { inputTokens: 25, outputTokens: 42, cacheReadTokens: 100, cacheWriteTokens: 7 });
+  assert.equal(t.finished, true);
+  assert.equal(t.failed, false);
+  for (const c of list.slice(0, -1)) assert.equal(c.usage, null, 'usage: null on every chunk before the usage chunk');
+});
+
+test('every chunk has the same id, created and the client model', () => {
+  const list = chunks(run('text-then-two-tools.sse').text);
+  assert.ok(String(list[0].id).startsWith('chatcmpl-'));
+  for (const c of list) {
+    assert.equal(c.id, list[0].id);
+    assert.equal(c.created, BASE.created);
+    assert.equal(c.model, 'claude-sonnet-4-5');
+    assert.equal(c.object, 'chat.completion.chunk');
+  }
+});
+
+test('without includeUsage there is no usage chunk and no usage key', () => {
+  const list = chunks(run('text-then-two-tools.sse').text);
+  for (const c of list) {
+    assert.equal('usage' in c, false);
+    assert.equal((c.choices as unknown[]).length, 1);
+  }
+});
+
+test('JSON mode: the forced tool input streams as content and finish_reason is stop', () => {
+  const { text } = run('json-mode.sse', { jsonMode: { toolName: 'json_response', wrapKey: null } });
+  assertGolden('anthropic-upstream/json-mode.chat.sse', text);
+  const list = chunks(text);
+  let content = '';
+  for (const c of list) {
+    validateChatCompletionChunk(c);
+    const delta = (c.choices as Array<{ delta: { content?: string; tool_calls?: unknown } }>)[0].delta;
+    assert.equal(delta.tool_calls, undefined);
+    content += delta.content ?? '';
+  }
+  assert.deepEqual(JSON.parse(content), { name: 'Ada', age: 36 });
+  assert.equal((list.at(-1) as { choices: Array<{ finish_reason: string }> }).choices[0].finish_reason, 'stop');
+});
+
+test('thinking streams as reasoning_content (+ signature), max_tokens → length', () => {
+  const { text } = run('thinking.sse');
+  assertGolden('anthropic-upstream/thinking.chat.sse', text);
+  const list = chunks(text);
+  const deltas = list.map((c) => (c.choices as Array<{ delta: Record<string, unknown> }>)[0].delta);
+  assert.deepEqual(deltas[1], { reasoning_content: '2+2 is 4.' });
+  assert.deepEqual(deltas[2], { reasoning_signature: 'EqQBsig' });
+  assert.deepEqual(deltas[3], { content: '4' });
+  assert.equal((list.at(-1) as { choices: Array<{ finish_reason: string }> }).choices[0].finish_reason, 'length');
+});
+
+test('an Anthropic error event becomes a data: {"error":…} chunk, then [DONE], and later events are ignored', () => {
+  const t = new MessagesStreamToChatStream({ ...BASE, includeUsage: true });
+  const decoder = new SseDecoder();
+  let text = '';
+  for (const ev of decoder.push(readFixture('anthropic-upstream/error-midstream.sse'))) text += t.push(ev);
+  assert.equal(t.push({ event: 'message_stop', data: '{"type":"message_stop"}' }), '');
+  assert.equal(t.end(), '');
+  assertGolden('anthropic-upstream/error-midstream.chat.sse', text);
+  const events = parseSseText(text);
+  const err = JSON.parse(events.at(-2)?.data ?? '') as { error: Record<string, unknown> };
+  validateOpenAIError(err);
+  assert.equal(err.error.message, 'Overloaded');
+  assert.equal(err.error.code, 'overloaded_error');
+  assert.equal(events.at(-1)?.data, '[DONE]');
+  assert.equal(t.failed, true);
+});
+
+test('an upstream that stops before message_stop ends with an error chunk and [DONE]', () => {
+  const { text, t } = run('cut.sse');
+  const events = parseSseText(text);
+  assert.equal(events.at(-1)?.data, '[DONE]');
+  const err = JSON.parse(events.at(-2)?.data ?? '') as { error: { message: string; type: string } };
+  validateOpenAIError(err);
+  assert.match(err.error.message, /ended before message_stop/);
+  assert.equal(err.error.type, 'server_error');
+  assert.equal(t.failed, true);
+  assert.equal(t.finished, true);
+});
+
+test('malformed upstream data becomes an error chunk', () => {
+  const t = new MessagesStreamToChatStream({ ...BASE, includeUsage: false });
+  const out = t.push({ event: 'message_start', data: '{not json' });
+  assert.match(out, /^data: \{"error":/);
+  assert.ok(out.endsWith('data: [DONE]\n\n'));
+});
+
+test('input_json_delta fragments whose bytes are split inside multibyte characters arrive intact as tool arguments', () => {
+  const events = [
+    { type: 'message_start', message: { id: 'msg_u', type: 'message', role: 'assistant', model: 'c', content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 9, output_tokens: 1 } } },
+    { type: 'content_block_start', index: 0, content_block: { type: 'tool_use', id: 'toolu_u', name: 'geo', input: {} } },
+    { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: '{"city": "Zü' } },
+    { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: 'rich", "note": "雪 ❄"}' } },
+    { type: 'content_block_stop', index: 0 },
+    { type: 'message_delta', delta: { stop_reason: 'tool_use', stop_sequence: null }, usage: { output_tokens: 7 } },
+    { type: 'message_stop' },
+  ];
+  const sse = events.map((e) => `event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`).join('');
+  const bytes = Buffer.from(sse);
+  const cuts = ['ü', '雪', '❄'].map((ch) => bytes.indexOf(Buffer.from(ch)) + 1).sort((a, b) => a - b);
+  const t = new MessagesStreamToChatStream({ ...BASE, includeUsage: false });
+  const decoder = new SseDecoder();
+  let text = '';
+  let prev = 0;
+  for (const cut of [...cuts, bytes.length]) {
+    for (const ev of decoder.push(new Uint8Array(bytes.subarray(prev, cut)))) text += t.push(ev);
+    prev = cut;
+  }
+  text += t.end();
+  let args = '';
+  for (const c of chunks(text)) {
+    for (const tc of (c.choices as Array<{ delta: { tool_calls?: Array<{ function?: { arguments?: string } }> } }>)[0].delta.tool_calls ?? []) {
+      args += tc.function?.arguments ?? '';
+    }
+  }
+  assert.deepEqual(JSON.parse(args), { city: 'Zürich', note: '雪 ❄' });
+  assert.equal(text.includes('\uFFFD'), false, 'no replacement characters');
+});
