@@ -152,3 +152,80 @@ test('count_tokens: forwarded (exact) to an Anthropic-style upstream, estimated 
   assert.equal(fx.up.requests.length, before, 'no upstream call for an estimate');
   await assert.rejects(ant.messages.countTokens({ ...body, model: 'gpt-up' }), (e: { status?: number }) => e.status === 400);
 });
+
+test('chat completions → Anthropic upstream: streamed tool calls after text keep index 0, via the SDK stream helper', async () => {
+  fx.up.configure({ toolPreambleText: 'Let me check.', chunkCount: 4 });
+  try {
+    const runner = oai.chat.completions.stream({ model: 'gpt-via-anthropic', tools: [weatherTool], messages: [{ role: 'user', content: 'Weather in Paris?' }] });
+    runner.on('chunk', (c) => validateChatCompletionChunk(c));
+    const final = await runner.finalChatCompletion();
+    const msg = final.choices[0].message;
+    assert.equal(final.choices[0].finish_reason, 'tool_calls');
+    assert.equal(msg.content, 'Let me check.');
+    assert.equal(msg.tool_calls!.length, 1);
+    const tc = msg.tool_calls![0];
+    assert.ok(tc.type === 'function');
+    assert.deepEqual(Object.keys(JSON.parse(tc.function.arguments) as object), ['city']);
+  } finally {
+    fx.up.reset();
+  }
+});
+
+test('chat completions → Anthropic upstream: streamed structured output arrives as JSON text', async () => {
+  fx.up.configure({ toolArguments: { answer: 7 } });
+  try {
+    const stream = await oai.chat.completions.create({
+      model: 'gpt-via-anthropic',
+      stream: true,
+      messages: [{ role: 'user', content: 'JSON please' }],
+      response_format: { type: 'json_schema', json_schema: { name: 'a', schema: { type: 'object', properties: { answer: { type: 'number' } } } } },
+    });
+    let text = '';
+    let finish: string | null | undefined;
+    for await (const c of stream) {
+      validateChatCompletionChunk(c);
+      text += c.choices[0]?.delta?.content ?? '';
+      finish = c.choices[0]?.finish_reason ?? finish;
+      assert.equal(c.choices[0]?.delta?.tool_calls, undefined, 'the JSON tool never shows as a tool call');
+    }
+    assert.deepEqual(JSON.parse(text), { answer: 7 });
+    assert.equal(finish, 'stop');
+  } finally {
+    fx.up.reset();
+  }
+});
+
+test('messages → OpenAI upstream: native output_config.format becomes response_format json_schema', async () => {
+  fx.up.configure({ replyText: '{"answer":3}' });
+  try {
+    const schema = { type: 'object', properties: { answer: { type: 'number' } }, required: ['answer'] };
+    const r = await fetch(`${fx.gw.url}/v1/messages`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${fx.key}`, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'claude-via-openai', max_tokens: 100, output_config: { format: { type: 'json_schema', schema } }, messages: [{ role: 'user', content: 'JSON' }] }),
+    });
+    const msg = (await r.json()) as Anthropic.Message;
+    validateMessage(msg);
+    const sent = fx.up.requests.at(-1)!.json as { response_format: { type: string; json_schema: { schema: unknown } } };
+    assert.equal(sent.response_format.type, 'json_schema');
+    assert.deepEqual(sent.response_format.json_schema.schema, schema);
+    assert.ok(msg.content[0].type === 'text');
+    assert.deepEqual(JSON.parse(msg.content[0].text), { answer: 3 });
+  } finally {
+    fx.up.reset();
+  }
+});
+
+test('upstream errors are re-shaped into the caller’s dialect with the upstream text kept', async () => {
+  fx.up.enqueue({ kind: 'status', status: 400, body: { type: 'error', error: { type: 'invalid_request_error', message: 'messages.0.content: too many images' } } });
+  await assert.rejects(
+    oai.chat.completions.create({ model: 'gpt-via-anthropic', messages: [{ role: 'user', content: 'x' }] }),
+    (e: { status?: number; message?: string }) => e.status === 400 && /too many images/.test(e.message ?? ''),
+  );
+  fx.up.enqueue({ kind: 'status', status: 400, body: { error: { message: 'context_length_exceeded: 9000 > 8192', type: 'invalid_request_error', param: 'messages', code: 'context_length_exceeded' } } });
+  await assert.rejects(
+    ant.messages.create({ model: 'claude-via-openai', max_tokens: 10, messages: [{ role: 'user', content: 'x' }] }),
+    (e: { status?: number; error?: { type: string; error: { type: string; message: string } } }) =>
+      e.status === 400 && e.error?.type === 'error' && e.error.error.type === 'invalid_request_error' && /context_length_exceeded/.test(e.error.error.message),
+  );
+});
