@@ -15,6 +15,12 @@ import type { Store } from '../store/store.ts';
 import { createGatewayServer } from '../http/server.ts';
 import { closeProviderPools } from '../providers/http-provider.ts';
 import type { Gateway } from '../pipeline/gateway.ts';
+import { createRouting } from '../routing/create-routing.ts';
+import { Admission } from '../pipeline/admit.ts';
+import { MemoryAdmissionStore } from '../admission/memory-store.ts';
+import { RedisAdmissionStore } from '../admission/redis-store.ts';
+import type { AdmissionStore } from '../admission/store.ts';
+import { estimatePromptTokens } from '../admission/estimate-tokens.ts';
 
 export async function serveCommand(config: GatewayConfig): Promise<void> {
   const log = createLogger();
@@ -24,7 +30,19 @@ export async function serveCommand(config: GatewayConfig): Promise<void> {
   await keys.start();
   const usage = new UsageWriter({ store, flushMs: config.usageFlushMs, onError: (err, rows) => log.error({ err: String(err), rows }, 'usage write failed') });
   const masker = new SecretMasker(config.providers.flatMap((p) => p.apiKeys));
-  const gw: Gateway = { config, catalog: new Catalog(config), keys, store, usage, metrics: new Metrics(), log, masker };
+  const admission = new Admission({
+    store: admissionStore(config),
+    keySpend: (keyId, period) => store.keySpend(keyId, period),
+    defaultMaxTokens: config.defaultMaxTokens,
+    onError: (err, what) => log.error({ err: masker.mask(String(err)), what }, 'admission store failed'),
+  });
+  // Durable totals go into the admission store before the first request; later keys and later
+  // periods are loaded by the admission stage itself when it first sees them.
+  await admission.seed(await store.listKeys(), Date.now());
+  // The first tokenization builds the BPE tables (tens of ms); do it now, not on a caller's request.
+  estimatePromptTokens({ model: 'gpt-4o', messages: [{ role: 'user', content: 'warm up the tokenizer' }] });
+  const metrics = new Metrics();
+  const gw: Gateway = { config, catalog: new Catalog(config), keys, store, usage, metrics, log, masker, admission, ...createRouting({ log, metrics }) };
   const server = createGatewayServer(gw);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -46,12 +64,22 @@ export async function serveCommand(config: GatewayConfig): Promise<void> {
     force.unref();
     await new Promise<void>((r) => server.once('close', r));
     await usage.close();
+    await admission.store.close();
     await closeProviderPools();
     await store.close();
     process.exit(0);
   };
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
+}
+
+/**
+ * Memory for one node; Redis (shared by replicas) when `redis:` is set. MODELGATE_REDIS_PREFIX
+ * namespaces the Redis keys, so gateways that must not share budgets can share one Redis.
+ */
+function admissionStore(config: GatewayConfig): AdmissionStore {
+  if (config.redisUrl === null) return new MemoryAdmissionStore();
+  return new RedisAdmissionStore({ url: config.redisUrl, prefix: process.env.MODELGATE_REDIS_PREFIX || undefined });
 }
 
 // The first start on an empty database creates one key and writes it to a 0600 file beside the

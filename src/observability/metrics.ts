@@ -1,6 +1,10 @@
 // Prometheus counters and a latency histogram, kept as plain numbers: the hot path does two map
 // lookups and an increment; text is only built when /metrics is scraped.
 
+import type { BreakerState, BreakerStatus } from '../routing/circuit-breaker.ts';
+
+const BREAKER_STATES: readonly BreakerState[] = ['closed', 'open', 'half-open', 'credentials'];
+
 const BUCKETS_MS = [5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000, 30000, 60000];
 
 interface Series {
@@ -15,7 +19,19 @@ interface Series {
 export class Metrics {
   #series = new Map<string, Series>();
   #upstreamErrors = new Map<string, number>();
+  #breakerTransitions = new Map<string, number>();
+  #breakerSnapshot: (() => BreakerStatus[]) | null = null;
   inFlight = 0;
+
+  /** Breaker state is read from the breaker when /metrics is scraped, never tracked on the hot path. */
+  watchBreaker(snapshot: () => BreakerStatus[]): void {
+    this.#breakerSnapshot = snapshot;
+  }
+
+  breakerTransition(deployment: string, to: BreakerState): void {
+    const id = `deployment="${esc(deployment)}",to="${to}"`;
+    this.#breakerTransitions.set(id, (this.#breakerTransitions.get(id) ?? 0) + 1);
+  }
 
   observe(opts: { endpoint: string; model: string; status: number; latencyMs: number; inputTokens: number; outputTokens: number }): void {
     const id = `${opts.endpoint}\u0000${opts.model}\u0000${opts.status}`;
@@ -59,6 +75,16 @@ export class Metrics {
     }
     lines.push('# HELP modelgate_upstream_errors_total Failed upstream attempts.', '# TYPE modelgate_upstream_errors_total counter');
     for (const [labels, n] of this.#upstreamErrors) lines.push(`modelgate_upstream_errors_total{${labels}} ${n}`);
+    if (this.#breakerSnapshot !== null) {
+      lines.push('# HELP modelgate_deployment_circuit Circuit state per deployment (1 for the current state); deployments never failed are closed and not listed.', '# TYPE modelgate_deployment_circuit gauge');
+      for (const b of this.#breakerSnapshot()) {
+        for (const st of BREAKER_STATES) lines.push(`modelgate_deployment_circuit{deployment="${esc(b.deploymentId)}",state="${st}"} ${b.state === st ? 1 : 0}`);
+      }
+    }
+    lines.push('# HELP modelgate_circuit_transitions_total Circuit state changes per deployment.', '# TYPE modelgate_circuit_transitions_total counter');
+    for (const [labels, n] of this.#breakerTransitions) lines.push(`modelgate_circuit_transitions_total{${labels}} ${n}`);
+    // For the soak's bound on heap growth; cheap enough to read on every scrape.
+    lines.push('# HELP modelgate_heap_used_bytes V8 heap in use.', '# TYPE modelgate_heap_used_bytes gauge', `modelgate_heap_used_bytes ${process.memoryUsage().heapUsed}`);
     lines.push('# HELP modelgate_in_flight Requests being served.', '# TYPE modelgate_in_flight gauge', `modelgate_in_flight ${this.inFlight}`);
     return lines.join('\n') + '\n';
   }

@@ -1,101 +1,240 @@
-// The routing seam: tries deployments until one answers 2xx, failing over on retryable upstream
-// answers and connection errors, only before anything reached the client.
+// The routing stage on the request path: asks the AttemptPlan for deployments in turn, sends each
+// attempt under its clocks (AttemptWatch), and retries or fails over only before a byte reached the client.
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { DeploymentConfig, ModelConfig } from '../core/config-types.ts';
 import { GatewayError } from '../core/errors.ts';
+import type { Usage } from '../core/usage.ts';
 import type { UpstreamResponse } from '../providers/upstream-types.ts';
+import { AttemptWatch } from '../routing/attempt-watch.ts';
+import { classifyError, classifyStatus } from '../routing/classify.ts';
+import { maskApiKey } from '../routing/key-rotation.ts';
+import type { AttemptOutcome } from '../routing/outcome.ts';
+import { AttemptPlan, type AttemptStep } from '../routing/plan.ts';
 import type { Exchange } from './exchange.ts';
 import type { ExchangeInput } from './exchange-for.ts';
 import { exchangeFor } from './exchange-for.ts';
-import { callUpstream, discard, readAll } from './call-upstream.ts';
-import { isRetryableStatus, upstreamFailure } from './upstream-error.ts';
+import { callUpstream } from './call-upstream.ts';
+import { upstreamFailure } from './upstream-error.ts';
 import type { Gateway } from './gateway.ts';
 import type { RequestState } from './request-state.ts';
 
+/** What the relay stage gets: an upstream answer that is committed to (its first byte has arrived). */
 export interface Answer {
   exchange: Exchange;
-  response: UpstreamResponse;
   deployment: DeploymentConfig;
+  /** Streamed: the upstream body from its first chunk on; each chunk restarts the idle clock. */
+  body: AsyncIterable<Uint8Array>;
+  /** Non-streamed: the caller's body and usage, built before anything reached the client. */
+  json: { body: string; usage: Usage } | null;
+  /** The attempt's clocks; the relay disposes of them (or abandons the upstream on failure). */
+  watch: AttemptWatch;
+  /** A mid-stream upstream failure (not the client leaving) counts against the deployment's health. */
+  streamFailed(): void;
 }
 
-type Failure = { kind: 'status'; status: number; text: string; retryAfter: string | null } | { kind: 'timeout' | 'connection'; message: string };
-
-function orderDeployments(model: ModelConfig): DeploymentConfig[] {
-  return [...model.deployments].sort((a, b) => a.priority - b.priority);
-}
-
-export async function obtainAnswer(opts: {
+export interface ObtainAnswerOptions {
   gw: Gateway;
   state: RequestState;
   model: ModelConfig;
   input: Omit<ExchangeInput, 'deployment'>;
   forwardHeaders: Record<string, string>;
   signal: AbortSignal;
-}): Promise<Answer> {
-  const { gw, state, model, input } = opts;
-  const order = orderDeployments(model);
-  const maxAttempts = Math.max(1, Math.min(order.length, model.maxRetries + 1));
-  let last: Failure | null = null;
-  for (let i = 0; i < maxAttempts; i++) {
-    if (opts.signal.aborted) throw new GatewayError('upstream_error', { message: 'The client went away.' });
-    const deployment = order[i];
-    const exchange = exchangeFor({ ...input, deployment });
-    state.attempts++;
-    let response: UpstreamResponse;
+}
+
+type AttemptResult =
+  | { kind: 'answer'; answer: Answer }
+  | { kind: 'failed'; outcome: AttemptOutcome; detail: string; text?: string; status?: number }
+  | { kind: 'client' };
+
+/** Upstream error text kept in the caller's message: enough to act on, never a whole page. */
+const MAX_UPSTREAM_TEXT = 300;
+
+export async function obtainAnswer(opts: ObtainAnswerOptions): Promise<Answer> {
+  const { gw, state, model, signal } = opts;
+  const plan = new AttemptPlan({ model, breaker: gw.breaker, keys: gw.keyRotation, startedAt: state.startedAt });
+  let lastText = '';
+  for (;;) {
+    const step = plan.next();
+    if (step.done) throw finalFailure({ plan, lastText, gw });
+    if (step.delayMs > 0) await sleep(step.delayMs, undefined, { signal }).catch(() => undefined);
+    if (signal.aborted) throw clientGone(plan);
+    let exchange: Exchange;
     try {
-      response = await callUpstream(
-        {
-          deployment,
-          dialect: exchange.upstreamDialect,
-          body: exchange.upstreamBody(),
-          forwardHeaders: opts.forwardHeaders,
-          signal: opts.signal,
-          firstByteTimeoutMs: model.timeouts.firstByteMs,
-          idleTimeoutMs: model.timeouts.idleMs,
-        },
-        model.timeouts.connectMs,
-      );
+      exchange = exchangeFor({ ...opts.input, deployment: step.deployment });
     } catch (err) {
-      if (opts.signal.aborted) throw new GatewayError('upstream_error', { message: 'The client went away.' });
-      last = classifyThrown(err);
-      gw.metrics.upstreamError(deployment.id, last.kind);
-      gw.log.warn({ requestId: state.requestId, deployment: deployment.id, failure: last.kind, err: gw.masker.mask(String(err)) }, 'upstream attempt failed');
-      continue;
+      // A route this build cannot translate is the operator's config, not the deployment's health.
+      plan.cancel();
+      throw err;
     }
-    if (response.status < 300) return { exchange, response, deployment };
-    const text = await readAll(response.body).catch(() => '');
-    if (!isRetryableStatus(response.status)) {
-      gw.metrics.upstreamError(deployment.id, `status_${response.status}`);
-      state.deployment = deployment.id;
-      throw upstreamFailure({ status: response.status, text, upstreamDialect: exchange.upstreamDialect, clientDialect: state.dialect, masker: gw.masker });
+    state.attempts = step.attempt;
+    const result = await attempt({ opts, step, exchange, deadline: plan.deadline });
+    if (result.kind === 'client') throw clientGone(plan);
+    if (result.kind === 'answer') {
+      plan.record(step.deployment.id, { kind: 'success' });
+      state.deployment = step.deployment.id;
+      return result.answer;
     }
-    const ra = response.headers['retry-after'];
-    last = { kind: 'status', status: response.status, text, retryAfter: typeof ra === 'string' ? ra : null };
-    gw.metrics.upstreamError(deployment.id, `status_${response.status}`);
-    gw.log.warn({ requestId: state.requestId, deployment: deployment.id, status: response.status }, 'upstream attempt failed');
+    noteFailure({ gw, state, step, result });
+    plan.record(step.deployment.id, result.outcome);
+    lastText = result.text ?? '';
+    if (result.outcome.kind === 'fatal') {
+      state.deployment = step.deployment.id;
+      if (result.status !== undefined && result.status < 500) {
+        throw upstreamFailure({ status: result.status, text: lastText, upstreamDialect: exchange.upstreamDialect, clientDialect: state.dialect, masker: gw.masker });
+      }
+      throw finalFailure({ plan, lastText, gw });
+    }
   }
-  throw finalFailure(last, state.attempts, gw);
 }
 
-function classifyThrown(err: unknown): Failure {
-  const code = (err as { code?: string }).code ?? '';
-  const message = err instanceof Error ? err.message : String(err);
-  if (code.includes('TIMEOUT') || (err as Error).name === 'TimeoutError') return { kind: 'timeout', message };
-  return { kind: 'connection', message };
-}
-
-function finalFailure(last: Failure | null, attempts: number, gw: Gateway): GatewayError {
-  const tries = `after ${attempts} attempt${attempts === 1 ? '' : 's'}`;
-  if (last === null) return new GatewayError('no_deployment_available');
-  if (last.kind === 'timeout') return new GatewayError('upstream_timeout', { message: `The upstream provider timed out ${tries}.` });
-  if (last.kind !== 'status') return new GatewayError('upstream_error', { message: `Could not reach the upstream provider ${tries}.` });
-  const upstreamText = gw.masker.mask(last.text.slice(0, 500));
-  if (last.status === 429) {
-    return new GatewayError('upstream_rate_limited', {
-      message: `The upstream provider is rate-limiting ${tries}: ${upstreamText}`,
-      headers: last.retryAfter ? { 'retry-after': last.retryAfter } : {},
-    });
+/** One attempt, start to commitment: headers, then the first body chunk (streamed) or the whole body. */
+async function attempt(a: { opts: ObtainAnswerOptions; step: AttemptStep; exchange: Exchange; deadline: number }): Promise<AttemptResult> {
+  const { opts, step, exchange } = a;
+  const { timeouts } = opts.model;
+  const watch = new AttemptWatch({ clientSignal: opts.signal, firstByteMs: timeouts.firstByteMs, idleMs: timeouts.idleMs, deadline: a.deadline });
+  const stopped = (err: unknown): AttemptResult => {
+    watch.abandon();
+    if (watch.reason === 'client') return { kind: 'client' };
+    if (watch.timedOut) return { kind: 'failed', outcome: { kind: 'retryable', timeout: true }, detail: `${watch.reason} timeout` };
+    const outcome = classifyError(err);
+    return { kind: 'failed', outcome, detail: opts.gw.masker.mask(describe(err)) };
+  };
+  let response: UpstreamResponse;
+  try {
+    response = await callUpstream(
+      {
+        deployment: step.deployment,
+        dialect: exchange.upstreamDialect,
+        body: exchange.upstreamBody(),
+        forwardHeaders: opts.forwardHeaders,
+        apiKey: step.apiKey,
+        signal: watch.signal,
+        // Our own clocks decide; undici's are a backstop a little later, for the socket's sake.
+        firstByteTimeoutMs: timeouts.firstByteMs + 1_000,
+        idleTimeoutMs: timeouts.idleMs + 1_000,
+      },
+      timeouts.connectMs,
+    );
+  } catch (err) {
+    return stopped(err);
   }
-  return new GatewayError('upstream_error', { message: `Upstream error ${last.status} ${tries}: ${upstreamText}` });
+  const iterator = response.body[Symbol.asyncIterator]();
+  try {
+    if (response.status < 200 || response.status >= 300) {
+      const text = await readRest(iterator, watch);
+      watch.dispose();
+      return { kind: 'failed', outcome: classifyStatus(response.status, response.headers), detail: `status ${response.status}`, text, status: response.status };
+    }
+    if (opts.input.facts.stream) {
+      const first = await iterator.next();
+      if (first.done === true) {
+        watch.abandon();
+        return { kind: 'failed', outcome: { kind: 'retryable', malformed: true }, detail: 'empty 2xx stream' };
+      }
+      watch.chunk();
+      const answer: Answer = { exchange, deployment: step.deployment, body: relayBody(first.value, iterator, watch), json: null, watch, streamFailed: () => opts.gw.breaker.onFailure(step.deployment.id) };
+      return { kind: 'answer', answer };
+    }
+    const text = await readRest(iterator, watch);
+    watch.dispose();
+    let json: { body: string; usage: Usage };
+    try {
+      json = exchange.json(text);
+    } catch (err) {
+      if (!(err instanceof GatewayError)) throw err;
+      return { kind: 'failed', outcome: { kind: 'retryable', malformed: true }, detail: err.message };
+    }
+    const answer: Answer = { exchange, deployment: step.deployment, body: emptyBody(), json, watch, streamFailed: () => undefined };
+    return { kind: 'answer', answer };
+  } catch (err) {
+    return stopped(err);
+  }
 }
 
-export { discard };
+async function readRest(iterator: AsyncIterator<Uint8Array>, watch: AttemptWatch): Promise<string> {
+  const chunks: Buffer[] = [];
+  for (;;) {
+    const r = await iterator.next();
+    if (r.done === true) break;
+    watch.chunk();
+    chunks.push(Buffer.isBuffer(r.value) ? r.value : Buffer.from(r.value));
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** The committed stream: the chunk already read, then the rest, each one feeding the idle clock. */
+async function* relayBody(first: Uint8Array, iterator: AsyncIterator<Uint8Array>, watch: AttemptWatch): AsyncGenerator<Uint8Array> {
+  let complete = false;
+  try {
+    yield first;
+    for (;;) {
+      const r = await iterator.next();
+      if (r.done === true) break;
+      watch.chunk();
+      yield r.value;
+    }
+    complete = true;
+  } finally {
+    // The relay stopped early (client gone, write failed): let go of the upstream body at once.
+    if (!complete) await iterator.return?.().catch(() => undefined);
+  }
+}
+
+async function* emptyBody(): AsyncGenerator<Uint8Array> {
+  // A non-streamed answer is already read into `json`.
+}
+
+function describe(err: unknown): string {
+  if (!(err instanceof Error)) return String(err);
+  const code = (err as { code?: unknown }).code;
+  return typeof code === 'string' ? `${code}: ${err.message}` : err.message;
+}
+
+function outcomeLabel(outcome: AttemptOutcome, status: number | undefined): string {
+  if (status !== undefined) return `status_${status}`;
+  if (outcome.kind === 'retryable') return outcome.timeout ? 'timeout' : outcome.malformed ? 'malformed' : 'connection';
+  return outcome.kind;
+}
+
+/** Every failed attempt is visible: a warning, a metric, and for refused credentials one loud error per key. */
+function noteFailure(n: { gw: Gateway; state: RequestState; step: AttemptStep; result: Extract<AttemptResult, { kind: 'failed' }> }): void {
+  const { gw, step, result } = n;
+  const deployment = step.deployment.id;
+  gw.metrics.upstreamError(deployment, outcomeLabel(result.outcome, result.status));
+  const fields = { requestId: n.state.requestId, deployment, attempt: step.attempt, outcome: result.outcome.kind, detail: result.detail };
+  if (result.outcome.kind === 'credentials' && step.apiKey !== null) {
+    const provider = step.deployment.provider.name;
+    if (!gw.keyRotation.isRejected(provider, step.apiKey)) {
+      gw.log.error({ ...fields, provider, maskedKey: maskApiKey(step.apiKey) }, `upstream refused the gateway's key for provider '${provider}': key taken out of rotation until the operator acts`);
+      return;
+    }
+  }
+  gw.log.warn(fields, 'upstream attempt failed');
+}
+
+function clientGone(plan: AttemptPlan): GatewayError {
+  plan.cancel();
+  return new GatewayError('upstream_error', { status: 499, message: plan.finalError().message });
+}
+
+function finalFailure(f: { plan: AttemptPlan; lastText: string; gw: Gateway }): GatewayError {
+  const fe = f.plan.finalError();
+  const headers: Record<string, string> = {};
+  if (fe.retryAfterMs !== undefined) headers['retry-after'] = String(Math.max(1, Math.ceil(fe.retryAfterMs / 1000)));
+  const upstream = readUpstreamText(f.lastText, f.gw);
+  const message = upstream === '' ? fe.message : `${fe.message} Upstream said: ${upstream}`;
+  return new GatewayError(fe.code, { status: fe.status, message, headers });
+}
+
+function readUpstreamText(text: string, gw: Gateway): string {
+  const trimmed = text.trim();
+  if (trimmed === '') return '';
+  let message = trimmed;
+  try {
+    const v = JSON.parse(trimmed) as { error?: { message?: unknown } };
+    if (typeof v.error?.message === 'string') message = v.error.message;
+  } catch {
+    // not JSON: keep the raw text
+  }
+  return gw.masker.mask(message.slice(0, MAX_UPSTREAM_TEXT));
+}

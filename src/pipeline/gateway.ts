@@ -7,6 +7,9 @@ import type { UsageWriter } from '../accounting/usage-writer.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { SecretMasker } from '../observability/mask-secrets.ts';
+import type { Admission } from './admit.ts';
+import type { CircuitBreaker } from '../routing/circuit-breaker.ts';
+import type { KeyRotation } from '../routing/key-rotation.ts';
 
 export interface Gateway {
   config: GatewayConfig;
@@ -17,4 +20,10 @@ export interface Gateway {
   metrics: Metrics;
   log: Logger;
   masker: SecretMasker;
+  /** Budgets and rate limits: one admit and one settle per request. */
+  admission: Admission;
+  /** Deployment health across requests (routing/). */
+  breaker: CircuitBreaker;
+  /** Provider keys in turn, minus those the upstream refused (routing/). */
+  keyRotation: KeyRotation;
 }

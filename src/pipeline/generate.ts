@@ -14,12 +14,22 @@ import { obtainAnswer, type Answer } from './attempts.ts';
 import { readAll } from './call-upstream.ts';
 import type { Gateway } from './gateway.ts';
 import { RequestState } from './request-state.ts';
-import { recordRequest } from './record.ts';
+import { priceRequest, recordRequest } from './record.ts';
+import type { Ticket } from './admit.ts';
 
 const SSE_HEADERS = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' };
 
+/** One request in flight: its bookkeeping and, once admitted, the reservation to settle. */
+interface Flight {
+  state: RequestState;
+  ticket: Ticket | null;
+  /** Admission ran (admitted or refused), so an error already carries its rate headers. */
+  admissionRan: boolean;
+}
+
 export async function handleGeneration(gw: Gateway, req: IncomingMessage, res: ServerResponse, opts: { dialect: Dialect; requestId: string; endpoint: string }): Promise<void> {
   const state = new RequestState(opts);
+  const flight: Flight = { state, ticket: null, admissionRan: false };
   const abort = new AbortController();
   // A client that leaves stops the upstream at once: no orphaned upstream streams.
   res.once('close', () => {
@@ -27,22 +37,34 @@ export async function handleGeneration(gw: Gateway, req: IncomingMessage, res: S
   });
   gw.metrics.inFlight++;
   try {
-    await serve(gw, req, res, state, abort.signal);
+    await serve(gw, req, res, flight, abort.signal);
   } catch (err) {
     const gerr = toGatewayError(err, gw);
     state.status = state.status || gerr.status;
     state.errorCode = gerr.code;
     if (!res.headersSent) {
       state.status = gerr.status;
-      sendError(res, { dialect: opts.dialect, error: gerr, requestId: opts.requestId });
+      const headers = await rateHeaders(gw, flight);
+      sendError(res, { dialect: opts.dialect, error: gerr, requestId: opts.requestId, headers });
     } else if (!res.writableEnded) {
       res.end();
     }
     if (gerr.status >= 500) gw.log.warn({ requestId: opts.requestId, code: gerr.code, status: gerr.status, msg: gerr.message }, 'request failed');
   } finally {
     gw.metrics.inFlight--;
-    recordRequest(gw, state);
+    // Settle before the row is queued: the row must carry the cost the store settled, and the period
+    // the reservation belonged to.
+    const cost = priceRequest(gw, state);
+    const period = flight.ticket === null ? null : await gw.admission.finish(flight.ticket, state.usage, cost);
+    recordRequest(gw, state, period);
   }
+}
+
+/** Every response of the generation endpoints carries the key's rate headers, errors included. */
+async function rateHeaders(gw: Gateway, flight: Flight): Promise<Readonly<Record<string, string>> | undefined> {
+  if (flight.ticket !== null) return flight.ticket.headers;
+  if (flight.admissionRan || flight.state.key === null) return undefined;
+  return gw.admission.headersFor(flight.state.key, Date.now());
 }
 
 function toGatewayError(err: unknown, gw: Gateway): GatewayError {
@@ -51,7 +73,8 @@ function toGatewayError(err: unknown, gw: Gateway): GatewayError {
   return new GatewayError('internal_error');
 }
 
-async function serve(gw: Gateway, req: IncomingMessage, res: ServerResponse, state: RequestState, signal: AbortSignal): Promise<void> {
+async function serve(gw: Gateway, req: IncomingMessage, res: ServerResponse, flight: Flight, signal: AbortSignal): Promise<void> {
+  const { state } = flight;
   const key = authenticate(req.headers, gw.keys, state.startedWall);
   state.key = key;
   if (state.dialect === 'anthropic') checkAnthropicVersion(req.headers);
@@ -61,7 +84,11 @@ async function serve(gw: Gateway, req: IncomingMessage, res: ServerResponse, sta
   state.stream = facts.stream;
   const model = resolveModel(gw.catalog, key, facts.model, state.dialect);
   const parsed = value as Record<string, unknown>;
-  const promptEstimate = Math.max(1, Math.ceil(text.length / 4));
+  flight.admissionRan = true;
+  const admitted = await gw.admission.admit({ key, model, body: parsed, now: Date.now() });
+  flight.ticket = admitted.ticket;
+  // A key without limits skips the tokenizer; the estimate then only sizes a cut stream's prompt bill.
+  const promptEstimate = admitted.promptTokens > 0 ? admitted.promptTokens : Math.max(1, Math.ceil(text.length / 4));
 
   const answer = await obtainAnswer({
     gw,
@@ -72,8 +99,8 @@ async function serve(gw: Gateway, req: IncomingMessage, res: ServerResponse, sta
     signal,
   });
   state.deployment = answer.deployment.id;
-  if (facts.stream) await relayStream(res, state, answer);
-  else await relayJson(res, state, answer);
+  if (facts.stream) await relayStream(res, flight, answer);
+  else await relayJson(res, flight, answer);
 }
 
 function forwardHeaders(req: IncomingMessage): Record<string, string> {
@@ -85,9 +112,10 @@ function forwardHeaders(req: IncomingMessage): Record<string, string> {
   return out;
 }
 
-async function relayJson(res: ServerResponse, state: RequestState, answer: Answer): Promise<void> {
-  const upstreamText = await readAll(answer.response.body);
-  const { body, usage } = answer.exchange.json(upstreamText);
+async function relayJson(res: ServerResponse, flight: Flight, answer: Answer): Promise<void> {
+  const { state } = flight;
+  // Routing read and converted the whole body before committing, so a bad 200 could still fail over.
+  const { body, usage } = answer.json ?? answer.exchange.json(await readAll(answer.body));
   state.usage = usage;
   state.status = 200;
   state.markFirstByte();
@@ -97,17 +125,19 @@ async function relayJson(res: ServerResponse, state: RequestState, answer: Answe
     'x-request-id': state.requestId,
     'request-id': state.requestId,
     ...answer.exchange.responseHeaders,
+    ...flight.ticket?.headers,
   });
   res.end(body);
 }
 
-async function relayStream(res: ServerResponse, state: RequestState, answer: Answer): Promise<void> {
+async function relayStream(res: ServerResponse, flight: Flight, answer: Answer): Promise<void> {
+  const { state } = flight;
   const relay = answer.exchange.stream();
   state.status = 200;
-  res.writeHead(200, { ...SSE_HEADERS, 'x-request-id': state.requestId, 'request-id': state.requestId, ...answer.exchange.responseHeaders });
+  res.writeHead(200, { ...SSE_HEADERS, 'x-request-id': state.requestId, 'request-id': state.requestId, ...answer.exchange.responseHeaders, ...flight.ticket?.headers });
   // Headers go out with the first body bytes, so time to first byte is the first write below.
   try {
-    for await (const chunk of answer.response.body) {
+    for await (const chunk of answer.body) {
       const out = relay.push(chunk);
       if (out.length === 0) continue;
       state.markFirstByte();
@@ -118,24 +148,33 @@ async function relayStream(res: ServerResponse, state: RequestState, answer: Ans
     state.markFirstByte();
     res.end(tail);
   } catch (err) {
+    // Whatever broke, the upstream is let go of now: no orphaned upstream stream.
+    answer.watch.abandon();
     state.usage = relay.usage();
-    if (res.destroyed || res.writableEnded) {
+    if (answer.watch.reason === 'client' || res.destroyed || res.writableEnded) {
       state.errorCode = 'client_disconnected';
       state.status = 499;
       return;
     }
-    const gerr = err instanceof GatewayError ? err : streamFailure(err);
+    answer.streamFailed();
+    const gerr = streamFailure(err, answer.watch.reason);
     state.errorCode = gerr.code;
     state.status = gerr.status;
     res.end(relay.errorEvent(gerr, state.requestId));
     return;
+  } finally {
+    answer.watch.dispose();
   }
   state.usage = relay.usage();
 }
 
-function streamFailure(err: unknown): GatewayError {
-  const code = (err as { code?: string }).code ?? '';
-  if (code.includes('TIMEOUT')) return new GatewayError('upstream_timeout', { message: 'The upstream stream stalled and timed out.' });
+/** After the first byte the status line is gone: the failure becomes an in-stream error event. */
+function streamFailure(err: unknown, stoppedBy: string | null): GatewayError {
+  if (stoppedBy === 'idle') return new GatewayError('upstream_timeout', { message: 'The upstream stream stalled: no data within the idle timeout.' });
+  if (stoppedBy === 'total') return new GatewayError('upstream_timeout', { message: 'The request reached its deadline while the upstream was still streaming.' });
+  if (err instanceof GatewayError) return err;
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === 'string' && code.includes('TIMEOUT')) return new GatewayError('upstream_timeout', { message: 'The upstream stream stalled and timed out.' });
   return new GatewayError('upstream_error', { message: 'The upstream stream failed before it was complete.' });
 }
 

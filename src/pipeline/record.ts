@@ -4,10 +4,16 @@ import type { RequestState } from './request-state.ts';
 import { costNanos } from '../accounting/price.ts';
 import { periodStart } from '../accounting/period.ts';
 
-export function recordRequest(gw: Gateway, state: RequestState): void {
-  const model = gw.catalog.get(state.model);
+/** The request's cost in nano-USD, computed once: the settle and the usage row must agree exactly. */
+export function priceRequest(gw: Gateway, state: RequestState): number {
+  if (state.costNanos === 0) state.costNanos = costNanos(state.usage, gw.catalog.get(state.model)?.price ?? null);
+  return state.costNanos;
+}
+
+/** `settledPeriod` is the budget period the admission store billed (null when the key had no reservation). */
+export function recordRequest(gw: Gateway, state: RequestState, settledPeriod: number | null = null): void {
   const u = state.usage;
-  if (state.costNanos === 0) state.costNanos = costNanos(u, model?.price ?? null);
+  priceRequest(gw, state);
   const latencyMs = state.elapsedMs();
   gw.metrics.observe({ endpoint: state.endpoint, model: state.model || '(none)', status: state.status, latencyMs, inputTokens: u.inputTokens + u.cacheReadTokens + u.cacheWriteTokens, outputTokens: u.outputTokens });
   if (!state.key) return;
@@ -28,7 +34,7 @@ export function recordRequest(gw: Gateway, state: RequestState): void {
     ttfbMs: state.ttfbMs,
     streamed: state.stream,
     attempts: state.attempts,
-    periodStart: periodStart(state.key.budgetPeriod, state.startedWall),
+    periodStart: settledPeriod ?? periodStart(state.key.budgetPeriod, state.startedWall),
     errorCode: state.errorCode,
   });
 }

@@ -1,19 +1,26 @@
-// GET /api/usage/token: the caller's own quota in the new-api shape (DESIGN.md "Listing and self-check").
+// GET /api/usage/token: the caller's own quota in the new-api shape (DESIGN.md "Listing and self-check"),
+// plus the key's limits and the live counters of the admission store under `data`.
 import type { KeyRecord } from '../core/key-record.ts';
-import { nanosToQuota } from '../accounting/price.ts';
-import { nextPeriodStart, periodStart } from '../accounting/period.ts';
+import { nanosToQuota, nanosToUsd, usdToNanos } from '../accounting/price.ts';
+import { nextPeriodStart } from '../accounting/period.ts';
 import type { Gateway } from './gateway.ts';
 
 export async function usageTokenBody(gw: Gateway, key: KeyRecord, now: number): Promise<string> {
-  const start = periodStart(key.budgetPeriod, now);
-  const spent = await gw.store.keySpend(key.id, start);
+  const { limits, snapshot, period } = await gw.admission.view(key, now);
+  // The store is ahead of the database by the rows not flushed yet; the database knows keys the store
+  // never saw (no limits, or spent before this process started). The larger one is the truth.
+  const durable = await gw.store.keySpend(key.id, period);
+  const spentNanos = Math.max(durable.nanos, snapshot.spentNanos);
+  const spentTokens = Math.max(durable.tokens, snapshot.spentTokens);
   const q = (nanos: number): number => nanosToQuota(nanos, gw.config.quotaPerUsd);
   const unlimited = key.budgetUsd === null;
-  const granted = unlimited ? 0 : Math.round(key.budgetUsd! * gw.config.quotaPerUsd);
-  const used = q(spent.nanos);
+  const budgetNanos = unlimited ? 0 : usdToNanos(key.budgetUsd!);
+  const granted = q(budgetNanos);
+  const used = q(spentNanos);
   const modelLimits: Record<string, boolean> = {};
   if (key.models) for (const m of gw.catalog.listFor(key)) modelLimits[m.name] = true;
   const next = nextPeriodStart(key.budgetPeriod, now);
+  const leftNanos = Math.max(0, budgetNanos - spentNanos - snapshot.reservedNanos);
   return JSON.stringify({
     code: true,
     message: 'ok',
@@ -28,12 +35,22 @@ export async function usageTokenBody(gw: Gateway, key: KeyRecord, now: number): 
       model_limits_enabled: key.models !== null,
       expires_at: key.expiresAt === null ? 0 : Math.floor(key.expiresAt / 1000),
       budget_usd: key.budgetUsd,
-      spent_usd: spent.nanos / 1e9,
+      spent_usd: nanosToUsd(spentNanos),
+      reserved_usd: nanosToUsd(snapshot.reservedNanos),
+      left_usd: unlimited ? null : nanosToUsd(leftNanos),
       token_budget: key.tokenBudget,
-      tokens_used: spent.tokens,
+      tokens_used: spentTokens,
+      tokens_reserved: snapshot.reservedTokens,
+      tokens_left: limits.tokenBudget === null ? null : Math.max(0, limits.tokenBudget - spentTokens - snapshot.reservedTokens),
       budget_period: key.budgetPeriod,
       period_resets_at: next === null ? 0 : Math.floor(next / 1000),
       limits: { rpm: key.rpm, tpm: key.tpm, max_concurrency: key.maxConcurrency },
+      window: {
+        requests: snapshot.rpmUsed,
+        tokens: snapshot.tpmUsed,
+        in_flight: snapshot.inFlight,
+        resets_in_seconds: snapshot.windowResetSec,
+      },
     },
   });
 }

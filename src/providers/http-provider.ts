@@ -5,10 +5,11 @@ import type { ProviderConfig } from '../core/config-types.ts';
 import type { UpstreamCall, UpstreamResponse } from './upstream-types.ts';
 
 const pools = new Map<string, Pool>();
-const keyTurn = new Map<string, number>();
 
+/** One pool per origin and connect timeout: the timeout is a pool option and models may differ in it. */
 function poolFor(origin: string, connectTimeoutMs: number): Pool {
-  let pool = pools.get(origin);
+  const id = `${origin} ${connectTimeoutMs}`;
+  let pool = pools.get(id);
   if (!pool) {
     pool = new Pool(origin, {
       connections: 256,
@@ -16,17 +17,9 @@ function poolFor(origin: string, connectTimeoutMs: number): Pool {
       keepAliveTimeout: 30_000,
       connect: { timeout: connectTimeoutMs },
     });
-    pools.set(origin, pool);
+    pools.set(id, pool);
   }
   return pool;
-}
-
-/** Provider credentials are used in turn, so a provider with several keys spreads its own rate limits. */
-function nextKey(p: ProviderConfig): string | undefined {
-  if (p.apiKeys.length === 0) return undefined;
-  const turn = keyTurn.get(p.name) ?? 0;
-  keyTurn.set(p.name, turn + 1);
-  return p.apiKeys[turn % p.apiKeys.length];
 }
 
 interface Target {
@@ -51,7 +44,7 @@ function targetFor(p: ProviderConfig): Target {
 
 export function upstreamHeaders(p: ProviderConfig, call: UpstreamCall): Record<string, string> {
   const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...p.headers };
-  const key = nextKey(p);
+  const key = call.apiKey;
   if (p.kind === 'anthropic') {
     headers['anthropic-version'] = call.forwardHeaders['anthropic-version'] ?? '2023-06-01';
     const beta = call.forwardHeaders['anthropic-beta'];

@@ -9,6 +9,8 @@ export interface UpstreamCall {
   body: string;
   /** Client headers that are forwarded (anthropic-version, anthropic-beta). */
   forwardHeaders: Record<string, string>;
+  /** The provider key routing handed out for this attempt (KeyRotation); null for keyless providers. */
+  apiKey: string | null;
   signal: AbortSignal;
   firstByteTimeoutMs: number;
   idleTimeoutMs: number;

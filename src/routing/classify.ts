@@ -137,6 +137,7 @@ function lastFailureText(outcome: AttemptOutcome): string {
   switch (outcome.kind) {
     case 'retryable':
       if (outcome.timeout) return 'a timeout';
+      if (outcome.malformed) return 'an unusable 2xx answer';
       return outcome.status === undefined ? 'a connection error' : `status ${outcome.status}`;
     case 'credentials':
       return 'rejected gateway credentials';

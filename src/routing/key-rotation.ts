@@ -49,6 +49,11 @@ export class KeyRotation {
     return null;
   }
 
+  /** Whether this key was already refused (so a refusal is logged loudly only once). */
+  isRejected(providerName: string, key: string): boolean {
+    return this.#providers.get(providerName)?.rejected.has(key) ?? false;
+  }
+
   /** The upstream refused this key. Returns how many usable keys the provider has left. */
   reject(provider: ProviderConfig, key: string): number {
     const state = this.#state(provider.name);

@@ -14,6 +14,8 @@ export interface RetryableOutcome {
   retryAfterMs?: number;
   /** Connect, first-byte or idle timeout, rather than a refused or reset connection. */
   timeout?: boolean;
+  /** A 2xx whose body was unusable (not JSON, empty stream): the upstream or a proxy in front of it is broken. */
+  malformed?: boolean;
 }
 
 /** Not worth retrying: the caller must fix the request (other 4xx), or the upstream cannot do it (501…). */

@@ -1,0 +1,196 @@
+// The admission stage: estimate the worst case, reserve it in the admission store, and later settle it
+// to the real cost (or release it). Refusals become GatewayErrors with rate headers (issue 4, docs/budgets.md).
+import type { ModelConfig } from '../core/config-types.ts';
+import type { KeyRecord } from '../core/key-record.ts';
+import type { Usage } from '../core/usage.ts';
+import { GatewayError, type ErrorCode } from '../core/errors.ts';
+import { reservationNanos, usdToNanos } from '../accounting/price.ts';
+import { nextPeriodStart, periodStart } from '../accounting/period.ts';
+import { estimatePromptTokens, requestedMaxTokens, reservationTokens } from '../admission/estimate-tokens.ts';
+import { rateLimitHeaders } from '../admission/rate-headers.ts';
+import { refusalError } from '../admission/refusal.ts';
+import type { AdmissionLimits, AdmissionSnapshot, AdmissionStore } from '../admission/store.ts';
+import type { SpendTotals } from '../store/store.ts';
+
+const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
+
+/** One admitted request: what to settle, and the rate headers every response of it carries. */
+export interface Ticket {
+  reservationId: string;
+  keyId: string;
+  /** Budget period the request counts against (unix ms; 0 = lifetime). */
+  periodStart: number;
+  headers: Readonly<Record<string, string>>;
+}
+
+/** What admit hands back: the ticket (null for a key without limits) and the prompt estimate. */
+export interface Admitted {
+  ticket: Ticket | null;
+  promptTokens: number;
+}
+
+/** Per-key state computed once per key record and period, so the hot path only compares numbers. */
+interface KeyEntry {
+  record: KeyRecord;
+  limits: AdmissionLimits;
+  /** The key has at least one limit; a key without any never touches the store. */
+  limited: boolean;
+  /** The key has a budget, so its spent total must be seeded from the database. */
+  budgeted: boolean;
+  period: number;
+  /** First ms after the period (Infinity for lifetime budgets). */
+  periodEnd: number;
+  /** Period whose durable total was loaded into the store; -1 = not yet. */
+  seededPeriod: number;
+  seeding: Promise<void> | null;
+}
+
+export interface AdmissionOptions {
+  store: AdmissionStore;
+  /** Durable spent totals (the database); read at boot and when a key's period changes. */
+  keySpend: (keyId: string, periodStart: number) => Promise<SpendTotals>;
+  defaultMaxTokens: number;
+  onError: (err: unknown, what: string) => void;
+}
+
+export class Admission {
+  readonly store: AdmissionStore;
+  readonly #keySpend: AdmissionOptions['keySpend'];
+  readonly #defaultMaxTokens: number;
+  readonly #onError: AdmissionOptions['onError'];
+  readonly #entries = new Map<string, KeyEntry>();
+
+  constructor(options: AdmissionOptions) {
+    this.store = options.store;
+    this.#keySpend = options.keySpend;
+    this.#defaultMaxTokens = options.defaultMaxTokens;
+    this.#onError = options.onError;
+  }
+
+  /** Loads every budgeted key's durable total, so the first request of a key does no database read. */
+  async seed(keys: KeyRecord[], now: number): Promise<void> {
+    await Promise.all(keys.map((k) => this.#ready(this.#entry(k, now))));
+  }
+
+  /** Reserves the request's worst case; throws the refusal as a GatewayError in the caller's dialect. */
+  async admit(opts: { key: KeyRecord; model: ModelConfig; body: Record<string, unknown>; now: number }): Promise<Admitted> {
+    const { key, model, body, now } = opts;
+    const entry = this.#entry(key, now);
+    if (!entry.limited) return { ticket: null, promptTokens: 0 };
+    if (entry.seededPeriod !== entry.period) await this.#ready(entry);
+    const promptTokens = estimatePromptTokens(body, { model: model.deployments[0]?.model ?? model.name });
+    const sizes = { promptTokens, maxTokens: requestedMaxTokens(body, this.#defaultMaxTokens) };
+    const result = await this.store.admit({
+      keyId: key.id,
+      limits: entry.limits,
+      periodStart: entry.period,
+      reserveNanos: reservationNanos(sizes, model.price),
+      reserveTokens: reservationTokens(sizes),
+      now,
+    });
+    if (!result.ok) {
+      const refusal = refusalError({ reason: result.reason, limits: entry.limits, snapshot: result.snapshot, retryAfterSec: result.retryAfterSec });
+      const headers = rateLimitHeaders({ limits: entry.limits, snapshot: result.snapshot, retryAfterSec: result.retryAfterSec });
+      throw new GatewayError(refusal.code satisfies ErrorCode, { message: refusal.message, status: refusal.status, headers });
+    }
+    const headers = hasRateLimits(entry.limits) ? rateLimitHeaders({ limits: entry.limits, snapshot: result.snapshot }) : NO_HEADERS;
+    return { ticket: { reservationId: result.reservationId, keyId: key.id, periodStart: entry.period, headers }, promptTokens };
+  }
+
+  /**
+   * Settles to the real usage (success, cut or abandoned stream) or releases everything when nothing
+   * was produced (upstream failure before any byte). Returns the period the cost belongs to.
+   */
+  async finish(ticket: Ticket, usage: Usage, nanos: number): Promise<number> {
+    const tokens = usage.inputTokens + usage.outputTokens + usage.cacheReadTokens + usage.cacheWriteTokens;
+    try {
+      const done = nanos === 0 && tokens === 0
+        ? await this.store.release(ticket.reservationId)
+        : await this.store.settle({ reservationId: ticket.reservationId, nanos, tokens });
+      // A reclaimed reservation (TTL) settles nothing; the usage row still bills the admit-time period.
+      return done.ok ? done.periodStart : ticket.periodStart;
+    } catch (err) {
+      // The store is unreachable (Redis down): the row is still written and the TTL frees the slot.
+      this.#onError(err, 'settle');
+      return ticket.periodStart;
+    }
+  }
+
+  /** Rate headers for a response that never reached admission (an error before it), from a snapshot. */
+  async headersFor(key: KeyRecord, now: number): Promise<Record<string, string>> {
+    const entry = this.#entry(key, now);
+    if (!hasRateLimits(entry.limits)) return {};
+    try {
+      return rateLimitHeaders({ limits: entry.limits, snapshot: await this.store.snapshot(key.id, now) });
+    } catch (err) {
+      this.#onError(err, 'snapshot');
+      return {};
+    }
+  }
+
+  /** The key's limits and live counters for /api/usage/token. */
+  async view(key: KeyRecord, now: number): Promise<{ limits: AdmissionLimits; snapshot: AdmissionSnapshot; period: number }> {
+    const entry = this.#entry(key, now);
+    if (entry.budgeted && entry.seededPeriod !== entry.period) await this.#ready(entry);
+    return { limits: entry.limits, snapshot: await this.store.snapshot(key.id, now, entry.period), period: entry.period };
+  }
+
+  #entry(key: KeyRecord, now: number): KeyEntry {
+    let entry = this.#entries.get(key.id);
+    if (entry === undefined || entry.record !== key) {
+      entry = newEntry(key, now, entry);
+      this.#entries.set(key.id, entry);
+    } else if (now >= entry.periodEnd) {
+      entry.period = periodStart(key.budgetPeriod, now);
+      entry.periodEnd = nextPeriodStart(key.budgetPeriod, now) ?? Infinity;
+    }
+    return entry;
+  }
+
+  /** Loads the durable total for the entry's current period once; concurrent callers share the load. */
+  #ready(entry: KeyEntry): Promise<void> {
+    if (!entry.budgeted || entry.seededPeriod === entry.period) return Promise.resolve();
+    if (entry.seeding !== null) return entry.seeding;
+    const period = entry.period;
+    const keyId = entry.record.id;
+    entry.seeding = this.#keySpend(keyId, period)
+      .then((spent) => this.store.seedSpent({ keyId, periodStart: period, spentNanos: spent.nanos, spentTokens: spent.tokens }))
+      .then(
+        () => {
+          entry.seededPeriod = period;
+        },
+        (err: unknown) => this.#onError(err, 'seed'),
+      )
+      .finally(() => {
+        entry.seeding = null;
+      });
+    return entry.seeding;
+  }
+}
+
+function newEntry(key: KeyRecord, now: number, previous: KeyEntry | undefined): KeyEntry {
+  const limits: AdmissionLimits = {
+    rpm: key.rpm,
+    tpm: key.tpm,
+    maxConcurrency: key.maxConcurrency,
+    budgetNanos: key.budgetUsd === null ? null : usdToNanos(key.budgetUsd),
+    tokenBudget: key.tokenBudget,
+  };
+  const period = periodStart(key.budgetPeriod, now);
+  const budgeted = limits.budgetNanos !== null || limits.tokenBudget !== null;
+  return {
+    record: key,
+    limits,
+    limited: budgeted || limits.rpm !== null || limits.tpm !== null || limits.maxConcurrency !== null,
+    budgeted,
+    period,
+    periodEnd: nextPeriodStart(key.budgetPeriod, now) ?? Infinity,
+    // An edited key keeps its loaded total unless its period changed (then it is loaded again).
+    seededPeriod: previous !== undefined && previous.period === period ? previous.seededPeriod : -1,
+    seeding: null,
+  };
+}
+
+function hasRateLimits(limits: AdmissionLimits): boolean {
+  return limits.rpm !== null || limits.tpm !== null;
+}

@@ -1,0 +1,96 @@
+// The clocks of one upstream attempt: first byte, idle gap between body chunks, the request's deadline,
+// and the client leaving. Whichever fires first aborts the attempt's signal and says why.
+
+/** Why the attempt was stopped from our side; null while it runs. */
+export type WatchReason = 'first-byte' | 'idle' | 'total' | 'client' | 'done';
+
+export interface AttemptWatchOptions {
+  /** The client's signal: when it aborts, the upstream call is aborted at once. */
+  clientSignal: AbortSignal;
+  firstByteMs: number;
+  idleMs: number;
+  /** Monotonic ms (`performance.now()`) at which the whole request must be over. */
+  deadline: number;
+}
+
+export class AttemptWatch {
+  readonly #controller = new AbortController();
+  readonly #options: AttemptWatchOptions;
+  readonly #onClientAbort = (): void => this.#stop('client');
+  #gapTimer: NodeJS.Timeout | undefined;
+  #totalTimer: NodeJS.Timeout | undefined;
+  #reason: WatchReason | null = null;
+  #sawChunk = false;
+
+  constructor(options: AttemptWatchOptions) {
+    this.#options = options;
+    if (options.clientSignal.aborted) {
+      this.#reason = 'client';
+      this.#controller.abort();
+      return;
+    }
+    options.clientSignal.addEventListener('abort', this.#onClientAbort, { once: true });
+    this.#totalTimer = setTimeout(() => this.#stop('total'), Math.max(0, options.deadline - performance.now()));
+    this.#arm('first-byte', options.firstByteMs);
+  }
+
+  /** Aborted when any clock fires, the client leaves, or the attempt is given up. */
+  get signal(): AbortSignal {
+    return this.#controller.signal;
+  }
+
+  get reason(): WatchReason | null {
+    return this.#reason;
+  }
+
+  /** The attempt was stopped by one of the timeouts (not by the client or by us). */
+  get timedOut(): boolean {
+    return this.#reason === 'first-byte' || this.#reason === 'idle' || this.#reason === 'total';
+  }
+
+  /** A body chunk arrived: the first-byte clock is over, the idle clock restarts. */
+  chunk(): void {
+    if (this.#reason !== null) return;
+    this.#sawChunk = true;
+    this.#arm('idle', this.#options.idleMs);
+  }
+
+  get sawChunk(): boolean {
+    return this.#sawChunk;
+  }
+
+  /** Give the attempt up: the upstream socket is destroyed rather than left open. */
+  abandon(): void {
+    this.#stop('done');
+  }
+
+  /** The attempt is over (body fully read, or relayed to the end): stop the clocks, keep the socket. */
+  dispose(): void {
+    clearTimeout(this.#gapTimer);
+    clearTimeout(this.#totalTimer);
+    this.#options.clientSignal.removeEventListener('abort', this.#onClientAbort);
+  }
+
+  #arm(reason: 'first-byte' | 'idle', ms: number): void {
+    clearTimeout(this.#gapTimer);
+    this.#gapTimer = setTimeout(() => this.#stop(reason), ms);
+  }
+
+  #stop(reason: WatchReason): void {
+    if (this.#reason !== null) return;
+    this.#reason = reason;
+    this.dispose();
+    this.#controller.abort(new AttemptStopped(reason));
+  }
+}
+
+/** The abort reason the attempt's signal carries, so an error thrown by the body can be traced back. */
+export class AttemptStopped extends Error {
+  override name = 'AttemptStopped';
+  readonly reason: WatchReason;
+
+  constructor(reason: WatchReason) {
+    super(`upstream attempt stopped: ${reason}`);
+    this.reason = reason;
+  }
+}

@@ -1,0 +1,43 @@
+// Boot-time routing state: one CircuitBreaker and one KeyRotation per gateway process, with the breaker's
+// state changes logged (loudly when a deployment is taken out) and shown in /metrics.
+import type { Logger } from '../observability/logger.ts';
+import type { Metrics } from '../observability/metrics.ts';
+import { CircuitBreaker, type BreakerTransition } from './circuit-breaker.ts';
+import { KeyRotation } from './key-rotation.ts';
+
+export interface Routing {
+  breaker: CircuitBreaker;
+  keyRotation: KeyRotation;
+}
+
+/** Positive integer from the environment, else undefined (the breaker's own default then applies). */
+function envMs(name: string): number | undefined {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return undefined;
+  const value = Number(raw);
+  return Number.isInteger(value) && value > 0 ? value : undefined;
+}
+
+export function createRouting(deps: { log: Logger; metrics: Metrics }): Routing {
+  const { log, metrics } = deps;
+  const onTransition = (t: BreakerTransition): void => {
+    metrics.breakerTransition(t.deploymentId, t.to);
+    const fields = { deployment: t.deploymentId, from: t.from, to: t.to, cooldownMs: t.cooldownMs };
+    // Taken-out deployments are logged at error level, once per state change, so an operator sees them.
+    if (t.to === 'credentials') {
+      log.error(fields, `deployment ${t.deploymentId} taken out: the upstream refused every key of its provider; fix the keys and restart (or reload) the gateway`);
+    } else if (t.to === 'open') {
+      log.error(fields, `deployment ${t.deploymentId} taken out for ${Math.round((t.cooldownMs ?? 0) / 1000)} s after repeated failures`);
+    } else {
+      log.info(fields, `deployment ${t.deploymentId} circuit ${t.to}`);
+    }
+  };
+  const breaker = new CircuitBreaker({
+    onTransition,
+    consecutiveFailures: envMs('MODELGATE_BREAKER_FAILURES'),
+    cooldownMs: envMs('MODELGATE_BREAKER_COOLDOWN_MS'),
+    minCalls: envMs('MODELGATE_BREAKER_MIN_CALLS'),
+  });
+  metrics.watchBreaker(() => breaker.snapshot());
+  return { breaker, keyRotation: new KeyRotation() };
+}
