@@ -42,7 +42,11 @@ export async function handleGeneration(gw: Gateway, req: IncomingMessage, res: S
     const gerr = toGatewayError(err, gw);
     state.status = state.status || gerr.status;
     state.errorCode = gerr.code;
-    if (!res.headersSent) {
+    if (abort.signal.aborted) {
+      // The client left: nobody to answer, and the row says so the same way before and after the first byte.
+      state.status = 499;
+      state.errorCode = 'client_disconnected';
+    } else if (!res.headersSent) {
       state.status = gerr.status;
       const headers = await rateHeaders(gw, flight);
       sendError(res, { dialect: opts.dialect, error: gerr, requestId: opts.requestId, headers });

@@ -29,11 +29,6 @@ export function readUpstreamError(text: string): UpstreamErrorInfo {
   return { message: text.trim().slice(0, 2000) || '(empty body)', type: null, param: null };
 }
 
-/** Statuses the attempt loop may retry on another deployment (SPEC §8 plus Anthropic's 529). */
-export function isRetryableStatus(status: number): boolean {
-  return status === 429 || status === 500 || status === 502 || status === 503 || status === 504 || status === 529 || status === 408;
-}
-
 /** A non-retryable upstream answer, shaped for the caller. */
 export function upstreamFailure(opts: { status: number; text: string; upstreamDialect: Dialect; clientDialect: Dialect; masker: SecretMasker }): GatewayError {
   const info = readUpstreamError(opts.text);

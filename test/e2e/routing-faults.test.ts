@@ -1,0 +1,228 @@
+// Issue 5: every upstream fault, per client dialect and per route (pass-through and translated), through a
+// real gateway: status and body the client sees, deployments tried in order, time, sockets, usage row.
+import { test, before, after, beforeEach } from 'node:test';
+import assert from 'node:assert/strict';
+import { startRoutingFixture, ROUTES, SECRET, TIMEOUTS, type RoutingFixture, type Route } from '../routing/e2e-fixture.ts';
+import { parseSseText, validateAnthropicError, validateOpenAIError, validateChatCompletion, validateMessage } from '../helpers/schemas.ts';
+
+let fx: RoutingFixture;
+before(async () => {
+  fx = await startRoutingFixture();
+  // The first request of a process pays for lazy loading (translators, tokenizer); time bounds below must not.
+  for (const route of ROUTES) await (await fx.send(route, { stream: true })).text();
+});
+
+/** The upstream saw the request end from our side (aborted), and nothing is left in flight on it. */
+async function upstreamAborted(i: number, timeoutMs = 2_000): Promise<void> {
+  const up = fx.ups[i];
+  await up.waitFor(() => up.inFlight() === 0 && up.requests.at(-1)?.outcome === 'aborted', 'the upstream request to be aborted', { timeoutMs });
+}
+after(async () => fx.close());
+beforeEach(() => fx.faults({}));
+
+const OK_JSON = (route: Route, body: unknown): void => (route.client === 'openai' ? validateChatCompletion(body) : validateMessage(body));
+
+function validateError(route: Route, body: unknown): { message: string } {
+  if (route.client === 'openai') validateOpenAIError(body);
+  else validateAnthropicError(body);
+  return (body as { error: { message: string } }).error;
+}
+
+async function expectError(route: Route, res: Response, status: number): Promise<string> {
+  const text = await res.text();
+  assert.equal(res.status, status, text);
+  assert.ok(!text.includes(SECRET) && !text.includes(SECRET.slice(8, 24)), 'no provider key in the error');
+  assert.ok(res.headers.get('x-request-id'));
+  return validateError(route, JSON.parse(text)).message;
+}
+
+/** The stream's last event is a well-formed error in the client's dialect, and the stream ended. */
+function expectStreamError(route: Route, text: string): void {
+  const events = parseSseText(text);
+  const last = events.at(-1)!;
+  if (route.client === 'anthropic') assert.equal(last.event, 'error');
+  validateError(route, JSON.parse(last.data));
+  assert.ok(events.length > 1, 'some content arrived before the failure');
+}
+
+for (const route of ROUTES) {
+  test(`${route.label}: 429 with retry-after and 5xx/529 fail over in priority order without waiting`, async () => {
+    fx.faults({ A: [{ kind: 'status', status: 429, headers: { 'retry-after': '30' } }], B: [{ kind: 'status', status: 529 }] });
+    const started = performance.now();
+    const res = await fx.send(route);
+    const body: unknown = await res.json();
+    // Measured before validation: the first schema compile in this process takes seconds.
+    const took = performance.now() - started;
+    assert.equal(res.status, 200);
+    OK_JSON(route, body);
+    assert.deepEqual(fx.tried(), ['A', 'B', 'C']);
+    assert.ok(took < 900, `failover to a fresh deployment does not back off (took ${took} ms)`);
+    const row = await fx.usageRow(res.headers.get('x-request-id')!);
+    assert.equal(row.attempts, 3);
+    assert.equal(row.deployment, `${route.model}#2`);
+    assert.equal(row.status, 200);
+    assert.ok(row.output_tokens > 0);
+  });
+
+  test(`${route.label}: reset and non-JSON 200 fail over`, async () => {
+    fx.faults({ A: [{ kind: 'reset' }], B: [{ kind: 'non-json-200' }] });
+    const res = await fx.send(route);
+    assert.equal(res.status, 200, await res.clone().text());
+    OK_JSON(route, await res.json());
+    assert.deepEqual(fx.tried(), ['A', 'B', 'C']);
+  });
+
+  test(`${route.label}: hang before headers → first-byte timeout → next deployment; upstream socket closed`, async () => {
+    fx.faults({ A: [{ kind: 'hang-before-headers' }] });
+    const started = performance.now();
+    const res = await fx.send(route, { stream: true });
+    const text = await res.text();
+    const took = performance.now() - started;
+    assert.equal(res.status, 200);
+    assert.ok(!text.includes('"error"'), text);
+    assert.deepEqual(fx.tried(), ['A', 'B']);
+    assert.ok(took >= TIMEOUTS.firstByteMs - 20 && took < TIMEOUTS.firstByteMs + 1_500, `took ${took} ms`);
+    await upstreamAborted(0);
+  });
+
+  test(`${route.label}: headers then silence (stream) → first-byte timeout before any byte → fails over`, async () => {
+    fx.faults({ A: [{ kind: 'hang-after-headers', afterEvents: 0 }] });
+    const res = await fx.send(route, { stream: true });
+    assert.equal(res.status, 200);
+    await res.text();
+    assert.deepEqual(fx.tried(), ['A', 'B']);
+  });
+
+  test(`${route.label}: every deployment 5xx → 502 naming the attempts`, async () => {
+    fx.faults({ A: [{ kind: 'status', status: 500 }], B: [{ kind: 'status', status: 502 }], C: [{ kind: 'status', status: 503 }] });
+    const res = await fx.send(route);
+    const message = await expectError(route, res, 502);
+    assert.match(message, /3 attempts/);
+    assert.deepEqual(fx.tried(), ['A', 'B', 'C']);
+    const row = await fx.usageRow(res.headers.get('x-request-id')!);
+    assert.equal(row.attempts, 3);
+    assert.equal(row.status, 502);
+  });
+
+  test(`${route.label}: every deployment rate-limited → 429 with the smallest retry-after`, async () => {
+    fx.faults({
+      A: [{ kind: 'status', status: 429, headers: { 'retry-after': '30' } }],
+      B: [{ kind: 'status', status: 429, headers: { 'retry-after': '20' } }],
+      C: [{ kind: 'status', status: 429, headers: { 'retry-after': '40' } }],
+    });
+    const res = await fx.send(route);
+    const message = await expectError(route, res, 429);
+    assert.equal(res.headers.get('retry-after'), '20');
+    assert.match(message, /3 attempts/);
+  });
+
+  test(`${route.label}: 400 is not retried and its text reaches the caller`, async () => {
+    const upstreamError = route.model.includes('-ant') || route.model === 'claude-r-ant'
+      ? { type: 'error', error: { type: 'invalid_request_error', message: 'max_tokens: too large for this model' } }
+      : { error: { message: 'max_tokens: too large for this model', type: 'invalid_request_error', param: 'max_tokens', code: null } };
+    fx.faults({ A: [{ kind: 'status', status: 400, body: upstreamError }] });
+    const res = await fx.send(route);
+    const message = await expectError(route, res, 400);
+    assert.match(message, /too large for this model/);
+    assert.deepEqual(fx.tried(), ['A']);
+  });
+
+  test(`${route.label}: stream cut after some events → in-stream error event, ended stream, usage so far settled`, async () => {
+    fx.faults({ A: [{ kind: 'cut-stream', afterEvents: 4 }] });
+    const res = await fx.send(route, { stream: true });
+    assert.equal(res.status, 200);
+    expectStreamError(route, await res.text());
+    assert.deepEqual(fx.tried(), ['A'], 'no retry after the first byte');
+    const row = await fx.usageRow(res.headers.get('x-request-id')!);
+    assert.equal(row.status, 502);
+    assert.equal(row.deployment, `${route.model}#0`);
+    assert.ok(row.input_tokens > 0 && row.output_tokens > 0, JSON.stringify(row));
+  });
+
+  test(`${route.label}: idle timeout mid-stream → in-stream timeout error within bounds`, async () => {
+    fx.faults({ A: [{ kind: 'hang-after-headers', afterEvents: 3 }] });
+    const started = performance.now();
+    const res = await fx.send(route, { stream: true });
+    const text = await res.text();
+    const took = performance.now() - started;
+    expectStreamError(route, text);
+    assert.match(text, /stalled|timed out|timeout/i);
+    assert.ok(took >= TIMEOUTS.idleMs - 20 && took < TIMEOUTS.idleMs + 1_500, `took ${took} ms`);
+    await upstreamAborted(0);
+    const row = await fx.usageRow(res.headers.get('x-request-id')!);
+    assert.equal(row.status, 504);
+  });
+
+  test(`${route.label}: client leaves mid-stream → upstream aborted at once, usage so far settled`, async () => {
+    fx.faults({ A: [{ kind: 'hang-after-headers', afterEvents: 3 }] });
+    const ac = new AbortController();
+    const res = await fx.send(route, { stream: true, signal: ac.signal });
+    const reader = res.body!.getReader();
+    await reader.read();
+    ac.abort();
+    await upstreamAborted(0, TIMEOUTS.idleMs - 100);
+    const row = await fx.usageRow(res.headers.get('x-request-id')!);
+    assert.equal(row.status, 499);
+    assert.equal(row.attempts, 1);
+  });
+}
+
+test('malformed SSE mid-stream ends the stream well-formed', async () => {
+  const route = ROUTES[0];
+  fx.faults({ A: [{ kind: 'malformed-sse', afterEvents: 3 }] });
+  const res = await fx.send(route, { stream: true });
+  const text = await res.text();
+  assert.equal(res.status, 200);
+  const events = parseSseText(text);
+  assert.ok(events.length > 0);
+  const last = events.at(-1)!;
+  assert.ok(last.data === '[DONE]' || 'error' in (JSON.parse(last.data) as object), text);
+});
+
+test('a slow trickle within the idle timeout is relayed whole', async () => {
+  const route = ROUTES[0];
+  fx.faults({ A: [{ kind: 'trickle', intervalMs: 5, chunkBytes: 64 }] });
+  const res = await fx.send(route, { stream: true });
+  const text = await res.text();
+  assert.equal(res.status, 200);
+  assert.ok(text.trimEnd().endsWith('data: [DONE]'), text);
+  assert.deepEqual(fx.tried(), ['A']);
+});
+
+test('every deployment hangs → 504 once the whole-request deadline is near, within bounds', async () => {
+  const route = ROUTES[0];
+  fx.faults({ A: [{ kind: 'hang-before-headers' }], B: [{ kind: 'hang-before-headers' }], C: [{ kind: 'hang-before-headers' }] });
+  const started = performance.now();
+  const res = await fx.send(route);
+  const took = performance.now() - started;
+  const message = await expectError(route, res, 504);
+  assert.match(message, /3 attempts/);
+  assert.ok(took >= 3 * TIMEOUTS.firstByteMs - 50 && took < TIMEOUTS.totalMs, `took ${took} ms`);
+  for (const i of [0, 1, 2]) await upstreamAborted(i);
+});
+
+test('the same deployment is retried after a backoff that honours retry-after', async () => {
+  const route: Route = { label: 'single', model: 'r-single', path: '/v1/chat/completions', client: 'openai' };
+  fx.faults({ A: [{ kind: 'status', status: 503, headers: { 'retry-after-ms': '1500' } }] });
+  const started = performance.now();
+  const res = await fx.send(route);
+  const took = performance.now() - started;
+  assert.equal(res.status, 200, await res.clone().text());
+  assert.deepEqual(fx.tried(), ['A', 'A']);
+  assert.ok(took >= 1_450 && took < 2_500, `took ${took} ms`);
+  const row = await fx.usageRow(res.headers.get('x-request-id')!);
+  assert.equal(row.attempts, 2);
+});
+
+test('client leaves while the upstream hangs before headers → upstream aborted, row 499', async () => {
+  const route = ROUTES[0];
+  fx.faults({ A: [{ kind: 'hang-before-headers' }] });
+  const ac = new AbortController();
+  const before = fx.ups[0].requests.length;
+  const pending = fx.send(route, { signal: ac.signal }).catch((err: unknown) => err);
+  await fx.ups[0].waitForRequests(before + 1);
+  ac.abort();
+  await pending;
+  await upstreamAborted(0, TIMEOUTS.firstByteMs - 100);
+  assert.deepEqual(fx.tried(), ['A']);
+});
