@@ -42,7 +42,7 @@ export async function serveCommand(config: GatewayConfig): Promise<void> {
   // The first tokenization builds the BPE tables (tens of ms); do it now, not on a caller's request.
   estimatePromptTokens({ model: 'gpt-4o', messages: [{ role: 'user', content: 'warm up the tokenizer' }] });
   const metrics = new Metrics();
-  const gw: Gateway = { config, catalog: new Catalog(config), keys, store, usage, metrics, log, masker, admission, ...createRouting({ log, metrics }) };
+  const gw: Gateway = { config, catalog: new Catalog(config), keys, store, usage, metrics, log, masker, admission, ...createRouting({ log, metrics, breaker: config.breaker }) };
   const server = createGatewayServer(gw);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -79,7 +79,7 @@ export async function serveCommand(config: GatewayConfig): Promise<void> {
  */
 function admissionStore(config: GatewayConfig): AdmissionStore {
   if (config.redisUrl === null) return new MemoryAdmissionStore();
-  return new RedisAdmissionStore({ url: config.redisUrl, prefix: process.env.MODELGATE_REDIS_PREFIX || undefined });
+  return new RedisAdmissionStore({ url: config.redisUrl, prefix: process.env.MODELGATE_REDIS_PREFIX || config.redisPrefix || undefined });
 }
 
 // The first start on an empty database creates one key and writes it to a 0600 file beside the

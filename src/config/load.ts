@@ -138,6 +138,12 @@ function build(raw: RawConfig, source: string): GatewayConfig {
     usageFlushMs: raw.usage_flush_ms ?? DEFAULTS.usageFlushMs,
     defaultMaxTokens: raw.default_max_tokens ?? DEFAULTS.defaultMaxTokens,
     redisUrl: raw.redis ?? null,
+    redisPrefix: raw.redis_prefix ?? null,
+    breaker: {
+      failures: raw.circuit_breaker?.failures,
+      minCalls: raw.circuit_breaker?.min_calls,
+      cooldownMs: raw.circuit_breaker?.cooldown_ms,
+    },
     providers: [...providers.values()],
     models,
   };

@@ -55,7 +55,11 @@ export const configSchema = z.strictObject({
     .strictObject({ host: z.string().min(1).optional(), port: z.number().int().min(0).max(65535).optional() })
     .optional(),
   database: z.string().min(1).optional(),
-  redis: z.string().min(1).optional(),
+  redis: z.string().regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL').optional(),
+  redis_prefix: z.string().min(1).optional(),
+  circuit_breaker: z
+    .strictObject({ failures: positiveInt.optional(), min_calls: positiveInt.optional(), cooldown_ms: positiveInt.optional() })
+    .optional(),
   body_limit_mb: z.number().positive().optional(),
   quota_per_usd: z.number().positive().optional(),
   usage_flush_ms: nonNegInt.optional(),

@@ -70,6 +70,10 @@ export interface GatewayConfig {
   /** max_tokens used for budget reservation and translation when a chat request names none. */
   defaultMaxTokens: number;
   redisUrl: string | null;
+  /** Key prefix of the shared admission state in Redis (default `mg:`). */
+  redisPrefix: string | null;
+  /** Circuit-breaker thresholds; unset fields take the breaker's defaults (src/routing/plan.ts). */
+  breaker: { failures?: number; minCalls?: number; cooldownMs?: number };
   providers: ProviderConfig[];
   models: ModelConfig[];
 }

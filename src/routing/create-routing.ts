@@ -18,8 +18,10 @@ function envMs(name: string): number | undefined {
   return Number.isInteger(value) && value > 0 ? value : undefined;
 }
 
-export function createRouting(deps: { log: Logger; metrics: Metrics }): Routing {
+/** `breaker`: thresholds from the config; the MODELGATE_BREAKER_* variables override them (tests use them). */
+export function createRouting(deps: { log: Logger; metrics: Metrics; breaker?: { failures?: number; minCalls?: number; cooldownMs?: number } }): Routing {
   const { log, metrics } = deps;
+  const conf = deps.breaker ?? {};
   const onTransition = (t: BreakerTransition): void => {
     metrics.breakerTransition(t.deploymentId, t.to);
     const fields = { deployment: t.deploymentId, from: t.from, to: t.to, cooldownMs: t.cooldownMs };
@@ -34,9 +36,9 @@ export function createRouting(deps: { log: Logger; metrics: Metrics }): Routing 
   };
   const breaker = new CircuitBreaker({
     onTransition,
-    consecutiveFailures: envMs('MODELGATE_BREAKER_FAILURES'),
-    cooldownMs: envMs('MODELGATE_BREAKER_COOLDOWN_MS'),
-    minCalls: envMs('MODELGATE_BREAKER_MIN_CALLS'),
+    consecutiveFailures: envMs('MODELGATE_BREAKER_FAILURES') ?? conf.failures,
+    cooldownMs: envMs('MODELGATE_BREAKER_COOLDOWN_MS') ?? conf.cooldownMs,
+    minCalls: envMs('MODELGATE_BREAKER_MIN_CALLS') ?? conf.minCalls,
   });
   metrics.watchBreaker(() => breaker.snapshot());
   return { breaker, keyRotation: new KeyRotation() };

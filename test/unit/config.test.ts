@@ -37,3 +37,11 @@ test('the built-in config and the example file load', () => {
   const c = parseConfigText(example, { source: 'example', env: { OPENAI_API_KEY: 'a', ANTHROPIC_API_KEY: 'b' } });
   assert.equal(c.models.find((m) => m.name === 'claude-sonnet-4-5')!.deployments.length, 2);
 });
+
+test('routing and shared-state settings', () => {
+  const c = parseConfigText(base + 'redis: redis://127.0.0.1:6379\nredis_prefix: "team-a:"\ncircuit_breaker: { failures: 3, cooldown_ms: 5000 }\n', { source: 'x', env: { K: 'k' } });
+  assert.equal(c.redisUrl, 'redis://127.0.0.1:6379');
+  assert.equal(c.redisPrefix, 'team-a:');
+  assert.deepEqual(c.breaker, { failures: 3, minCalls: undefined, cooldownMs: 5000 });
+  assert.throws(() => parseConfigText(base + 'redis: localhost\n', { source: 'x', env: { K: 'k' } }), /at redis: must be a redis:\/\//);
+});
