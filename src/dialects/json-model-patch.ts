@@ -28,10 +28,13 @@ export function findTopLevelModel(text: string): [number, number] | null {
 
 /** Index just past the closing quote of the string starting at `start`. */
 function skipString(text: string, start: number): number {
-  for (let i = start + 1; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 92 /* \ */) i++;
-    else if (c === 34) return i + 1;
+  // Jump from quote to quote natively; a quote preceded by an odd run of backslashes is escaped.
+  let q = text.indexOf('"', start + 1);
+  while (q !== -1) {
+    let bs = 0;
+    for (let i = q - 1; text.charCodeAt(i) === 92; i--) bs++;
+    if ((bs & 1) === 0) return q + 1;
+    q = text.indexOf('"', q + 1);
   }
   return text.length;
 }
