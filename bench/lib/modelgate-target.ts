@@ -1,0 +1,96 @@
+// Starts modelgate itself with every feature on (auth, admission with a budget, usage rows, metrics)
+// in front of the mock upstream, with a bench key made by its own CLI.
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
+import { Child, NODE, freePort, waitForHttp } from './processes.ts';
+import type { Started, Target } from './targets.ts';
+import { buildRequest } from './requests.ts';
+import type { RequestKind } from './requests.ts';
+
+const ROOT = new URL('../..', import.meta.url).pathname;
+const MAIN = join(ROOT, 'src/main.ts');
+const PRICE = { input: 1, output: 2 };
+
+export function modelgateConfig(options: { mockPort: number; port: number; dir: string }): string {
+  const mock = `http://127.0.0.1:${options.mockPort}`;
+  return stringify({
+    listen: { host: '127.0.0.1', port: options.port },
+    database: join(options.dir, 'modelgate.db'),
+    providers: [
+      { name: 'up', kind: 'openai', base_url: `${mock}/v1`, api_key: 'x' },
+      { name: 'upa', kind: 'anthropic', base_url: mock, api_key: 'x' },
+      // The mock parks streams under /hold until the harness releases them.
+      { name: 'uphold', kind: 'openai', base_url: `${mock}/hold/v1`, api_key: 'x' },
+    ],
+    models: [
+      { name: 'bench-model', price: PRICE, deployments: [{ provider: 'up', model: 'm' }] },
+      // A claude-* name on an OpenAI-style upstream: /v1/messages is translated.
+      { name: 'claude-bench', price: PRICE, deployments: [{ provider: 'up', model: 'm' }] },
+      { name: 'bench-hold', price: PRICE, deployments: [{ provider: 'uphold', model: 'm' }] },
+    ],
+  });
+}
+
+interface CreatedKey {
+  key: string;
+  id: string;
+}
+
+async function createKey(configPath: string): Promise<{ key: string; admission: string } | { error: string }> {
+  const base = [MAIN, 'keys', 'create', '--name', 'bench', '--json', '--config', configPath];
+  const attempts: Array<{ args: string[]; admission: string }> = [
+    { args: [...base, '--budget-usd', '1000000', '--rpm', '100000000'], admission: 'key with budget USD 1,000,000 and rpm 100,000,000' },
+    { args: base, admission: 'key without budget/rpm (the CLI rejected --budget-usd/--rpm)' },
+  ];
+  let lastError = '';
+  for (const attempt of attempts) {
+    const child = new Child({ name: 'modelgate keys create', command: NODE, args: attempt.args, cwd: ROOT });
+    const code = await child.exit();
+    const line = child.stdout.split('\n').find((l) => l.trim().startsWith('{'));
+    if (code === 0 && line !== undefined) {
+      const created = JSON.parse(line) as CreatedKey;
+      return { key: created.key, admission: attempt.admission };
+    }
+    lastError = child.stderrTail || `exit ${code}`;
+  }
+  return { error: `modelgate keys create failed: ${lastError}` };
+}
+
+export async function startModelgate(options: { mockPort: number; workDir: string }): Promise<Started> {
+  if (!existsSync(MAIN)) return { ok: false, reason: 'src/main.ts does not exist yet' };
+  const port = await freePort();
+  const configPath = join(options.workDir, 'modelgate.yaml');
+  writeFileSync(configPath, modelgateConfig({ mockPort: options.mockPort, port, dir: options.workDir }));
+  const created = await createKey(configPath);
+  if ('error' in created) return { ok: false, reason: created.error };
+  const child = new Child({
+    name: 'modelgate',
+    command: NODE,
+    args: [MAIN, 'serve', '--config', configPath, '--port', String(port), '--host', '127.0.0.1'],
+    cwd: ROOT,
+  });
+  const baseUrl = `http://127.0.0.1:${port}`;
+  try {
+    await waitForHttp({ url: `${baseUrl}/healthz`, child, timeoutMs: 20_000, accept: (s) => s === 200 });
+  } catch (error) {
+    await child.stop();
+    return { ok: false, reason: (error as Error).message };
+  }
+  const masked = `${created.key.slice(0, 4)}…${created.key.slice(-4)}`;
+  const setup = {
+    baseUrl,
+    models: { chat: 'bench-model', claude: 'claude-bench', hold: 'bench-hold' },
+    headers: { authorization: `Bearer ${created.key}` },
+    holdPrefix: '',
+  };
+  const target: Target = {
+    name: 'modelgate',
+    baseUrl,
+    child,
+    kinds: new Set<RequestKind>(['chat', 'chat-stream', 'chat-50kb', 'messages-stream', 'hold-stream']),
+    request: (kind) => buildRequest(setup, kind),
+    notes: [`bench key ${masked}: ${created.admission}`],
+  };
+  return { ok: true, target };
+}

@@ -1,0 +1,54 @@
+// What the benchmark measures (issue 6 "Scenarios") and how long, in full and quick mode.
+import type { RequestKind } from './requests.ts';
+import type { TargetName } from './targets.ts';
+
+export interface LoadScenario {
+  id: string;
+  title: string;
+  kind: RequestKind;
+  connections: number;
+  /** Upstream SSE data events per response (role + content + finish), for CPU per event. */
+  eventsPerResponse: number | undefined;
+  /** Targets measured; undefined = every target that serves the kind. */
+  only: TargetName[] | undefined;
+  quick: boolean;
+}
+
+export interface Timing {
+  reps: number;
+  durationS: number;
+  warmupMs: number;
+  ttfbCount: number;
+  holdStreams: number;
+  /** Cheap requests timed before and during the hold. */
+  probeCount: number;
+  /** Upper bound on one target's TTFB run, ms (Portkey takes ~30 ms a stream). */
+  ttfbMaxMs: number;
+  /** How long the hold waits for every stream's first byte before measuring what did start. */
+  holdReadyMs: number;
+  /** Targets held open streams are measured on (bare-proxy is the reference). */
+  holdTargets: TargetName[];
+}
+
+export const CHUNKS = 50;
+export const STREAM_EVENTS = CHUNKS + 2;
+
+export const LOAD_SCENARIOS: LoadScenario[] = [
+  { id: 'chat-c1', title: 'Non-streaming chat, 1 connection', kind: 'chat', connections: 1, eventsPerResponse: undefined, only: undefined, quick: true },
+  { id: 'chat-c50', title: 'Non-streaming chat, 50 connections', kind: 'chat', connections: 50, eventsPerResponse: undefined, only: undefined, quick: true },
+  { id: 'stream-c1', title: `Streaming chat (${CHUNKS} chunks), 1 connection`, kind: 'chat-stream', connections: 1, eventsPerResponse: STREAM_EVENTS, only: undefined, quick: false },
+  { id: 'stream-c50', title: `Streaming chat (${CHUNKS} chunks), 50 connections`, kind: 'chat-stream', connections: 50, eventsPerResponse: STREAM_EVENTS, only: undefined, quick: true },
+  {
+    id: 'translated-c50',
+    title: `Streaming /v1/messages translated from an OpenAI-style upstream (${CHUNKS} chunks), 50 connections`,
+    kind: 'messages-stream',
+    connections: 50,
+    eventsPerResponse: STREAM_EVENTS,
+    only: ['modelgate'],
+    quick: true,
+  },
+  { id: 'big-c50', title: 'Non-streaming chat with a 50 KB prompt, 50 connections', kind: 'chat-50kb', connections: 50, eventsPerResponse: undefined, only: undefined, quick: true },
+];
+
+export const FULL: Timing = { reps: 3, durationS: 5, warmupMs: 2000, ttfbCount: 1000, holdStreams: 1000, probeCount: 300, ttfbMaxMs: 20_000, holdReadyMs: 15_000, holdTargets: ['modelgate', 'bare-proxy'] };
+export const QUICK: Timing = { reps: 1, durationS: 1, warmupMs: 300, ttfbCount: 200, holdStreams: 1000, probeCount: 100, ttfbMaxMs: 1000, holdReadyMs: 6000, holdTargets: ['modelgate'] };

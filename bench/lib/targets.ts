@@ -1,0 +1,135 @@
+// The processes the harness measures side by side: the mock upstream (direct), the bare reference proxy,
+// nginx and the Portkey peer. Each start function returns a Target or a reason it was skipped.
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { hasCommand } from './load.ts';
+import type { LoadRequest } from './load.ts';
+import { nginxConfig } from './nginx-config.ts';
+import { Child, NODE, freePort, waitForHttp } from './processes.ts';
+import { buildRequest } from './requests.ts';
+import type { RequestKind, RequestSetup } from './requests.ts';
+
+export type TargetName = 'direct' | 'modelgate' | 'bare-proxy' | 'nginx' | 'portkey';
+
+export interface Target {
+  name: TargetName;
+  baseUrl: string;
+  /** The proxy process whose tree's CPU and memory are measured; for direct, the mock itself. */
+  child: Child;
+  /** Request kinds this target can serve. */
+  kinds: ReadonlySet<RequestKind>;
+  request(kind: RequestKind): LoadRequest;
+  /** Facts about how it ran, for the results file. */
+  notes: string[];
+}
+
+export type Started = { ok: true; target: Target } | { ok: false; reason: string };
+
+const BENCH = new URL('..', import.meta.url).pathname;
+const PLAIN = { chat: 'm', claude: 'm', hold: 'm' };
+const ALL_KINDS: ReadonlySet<RequestKind> = new Set(['chat', 'chat-stream', 'chat-50kb', 'hold-stream']);
+
+function makeTarget(options: { name: TargetName; child: Child; setup: RequestSetup; kinds?: ReadonlySet<RequestKind>; notes?: string[] }): Target {
+  return {
+    name: options.name,
+    baseUrl: options.setup.baseUrl,
+    child: options.child,
+    kinds: options.kinds ?? ALL_KINDS,
+    request: (kind) => buildRequest(options.setup, kind),
+    notes: options.notes ?? [],
+  };
+}
+
+export interface MockSettings {
+  chunks: number;
+  chunkSize: number;
+  pacing: string;
+  latencyMs: number;
+}
+
+export async function startMock(settings: MockSettings): Promise<{ child: Child; port: number }> {
+  const child = new Child({
+    name: 'mock-upstream',
+    command: NODE,
+    args: [
+      join(BENCH, 'mock-upstream.ts'),
+      '--port=0',
+      `--chunks=${settings.chunks}`,
+      `--chunk-size=${settings.chunkSize}`,
+      `--pacing=${settings.pacing}`,
+      `--latency-ms=${settings.latencyMs}`,
+    ],
+  });
+  return { child, port: await child.portLine(10_000) };
+}
+
+export function directTarget(mock: { child: Child; port: number }): Target {
+  return makeTarget({
+    name: 'direct',
+    child: mock.child,
+    setup: { baseUrl: `http://127.0.0.1:${mock.port}`, models: PLAIN, headers: { authorization: 'Bearer x' }, holdPrefix: '/hold' },
+    kinds: new Set([...ALL_KINDS, 'messages-stream']),
+    notes: ['CPU shown for direct is the mock upstream’s own'],
+  });
+}
+
+export async function startBareProxy(mockPort: number): Promise<Started> {
+  const child = new Child({
+    name: 'bare-proxy',
+    command: NODE,
+    args: [join(BENCH, 'bare-proxy.ts'), '--port=0', `--upstream=http://127.0.0.1:${mockPort}`],
+  });
+  const port = await child.portLine(10_000);
+  const setup = { baseUrl: `http://127.0.0.1:${port}`, models: PLAIN, headers: { authorization: 'Bearer x' }, holdPrefix: '/hold' };
+  return { ok: true, target: makeTarget({ name: 'bare-proxy', child, setup }) };
+}
+
+export async function startNginx(options: { mockPort: number; workDir: string }): Promise<Started> {
+  if (!hasCommand('nginx', ['-v'])) return { ok: false, reason: 'nginx not installed (apt-get install -y nginx)' };
+  const dir = join(options.workDir, 'nginx');
+  mkdirSync(dir, { recursive: true });
+  const port = await freePort();
+  writeFileSync(join(dir, 'nginx.conf'), nginxConfig({ dir, listenPort: port, upstreamPort: options.mockPort }));
+  const child = new Child({ name: 'nginx', command: 'nginx', args: ['-p', dir, '-c', join(dir, 'nginx.conf'), '-e', join(dir, 'error.log')] });
+  const baseUrl = `http://127.0.0.1:${port}`;
+  await waitForHttp({ url: `${baseUrl}/healthz`, child, timeoutMs: 10_000, accept: (s) => s === 200 });
+  return { ok: true, target: makeTarget({ name: 'nginx', child, setup: { baseUrl, models: PLAIN, headers: { authorization: 'Bearer x' }, holdPrefix: '/hold' } }) };
+}
+
+const PEER_DIR = join(BENCH, 'peer');
+const PORTKEY_BIN = join(PEER_DIR, 'node_modules/@portkey-ai/gateway/build/start-server.js');
+
+/** Installs bench/peer on demand; returns why not when it cannot. */
+async function ensurePortkey(install: boolean): Promise<string | undefined> {
+  if (existsSync(PORTKEY_BIN)) return undefined;
+  if (!install) return 'Portkey not installed (quick mode does not install; run `npm install --prefix bench/peer`)';
+  process.stderr.write('installing the Portkey peer into bench/peer (npm install --prefix bench/peer)…\n');
+  const npm = new Child({ name: 'npm', command: 'npm', args: ['install', '--prefix', PEER_DIR, '--no-audit', '--no-fund'] });
+  const code = await npm.exit();
+  if (code !== 0 || !existsSync(PORTKEY_BIN)) return `npm install --prefix bench/peer failed (${npm.stderrTail})`;
+  return undefined;
+}
+
+export async function startPortkey(options: { mockPort: number; install: boolean }): Promise<Started> {
+  const missing = await ensurePortkey(options.install);
+  if (missing !== undefined) return { ok: false, reason: missing };
+  const port = await freePort();
+  const child = new Child({ name: 'portkey', command: NODE, args: [PORTKEY_BIN, `--port=${port}`, '--headless'], cwd: PEER_DIR });
+  const baseUrl = `http://127.0.0.1:${port}`;
+  await waitForHttp({ url: `${baseUrl}/`, child, timeoutMs: 20_000 });
+  const headers = {
+    authorization: 'Bearer x',
+    'x-portkey-provider': 'openai',
+    'x-portkey-custom-host': `http://127.0.0.1:${options.mockPort}/v1`,
+  };
+  return {
+    ok: true,
+    target: makeTarget({
+      name: 'portkey',
+      child,
+      setup: { baseUrl, models: PLAIN, headers, holdPrefix: '' },
+      kinds: new Set(['chat', 'chat-stream', 'chat-50kb']),
+      notes: ['@portkey-ai/gateway 1.15.2 with @hono/node-server pinned to 1.13.8 by npm overrides (streaming fails unpinned: Portkey-AI/gateway#1389, #1550)'],
+    }),
+  };
+}

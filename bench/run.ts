@@ -1,0 +1,156 @@
+// `npm run bench [-- --quick] [--targets a,b] [--load-generator autocannon]`: starts the mock upstream
+// and every available target, measures them side by side (issue 6), writes bench/results/<date>.md.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { runHold } from './lib/hold.ts';
+import { pickLoadGenerator } from './lib/load.ts';
+import type { LoadGenerator } from './lib/load.ts';
+import { measureLoad, probe, probeProblem, warmUp } from './lib/measure.ts';
+import { startModelgate } from './lib/modelgate-target.ts';
+import { Child, NODE } from './lib/processes.ts';
+import { ticksPerSecond } from './lib/proc-stats.ts';
+import { headline, renderResults } from './lib/report.ts';
+import type { LoadCell, RunResults, TtfbRep } from './lib/report.ts';
+import { CHUNKS, FULL, LOAD_SCENARIOS, QUICK } from './lib/scenarios.ts';
+import type { LoadScenario, Timing } from './lib/scenarios.ts';
+import { directTarget, startBareProxy, startMock, startNginx, startPortkey } from './lib/targets.ts';
+import type { Started, Target, TargetName } from './lib/targets.ts';
+
+const BENCH = new URL('.', import.meta.url).pathname;
+const { values } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    targets: { type: 'string' },
+    'load-generator': { type: 'string' },
+  },
+});
+const quick = values.quick === true;
+const timing: Timing = quick ? QUICK : FULL;
+const wanted = values.targets === undefined ? undefined : new Set(values.targets.split(','));
+const log = (line: string): void => void process.stderr.write(`${line}\n`);
+
+function rotate<T>(items: readonly T[], by: number): T[] {
+  return items.map((_, i) => items[(i + by) % items.length]);
+}
+
+async function startTargets(mock: { child: Child; port: number }, workDir: string, skipped: string[]): Promise<Target[]> {
+  const targets: Target[] = [directTarget(mock)];
+  const starters: Array<[TargetName, () => Promise<Started>]> = [
+    ['modelgate', () => startModelgate({ mockPort: mock.port, workDir })],
+    ['bare-proxy', () => startBareProxy(mock.port)],
+    ['nginx', () => startNginx({ mockPort: mock.port, workDir })],
+    ['portkey', () => startPortkey({ mockPort: mock.port, install: !quick })],
+  ];
+  for (const [name, start] of starters) {
+    if (wanted !== undefined && !wanted.has(name)) continue;
+    try {
+      const started = await start();
+      if (started.ok) targets.push(started.target);
+      else skipped.push(`${name}: ${started.reason}`);
+    } catch (error) {
+      skipped.push(`${name}: ${(error as Error).message}`);
+    }
+    log(`target ${name}: ${targets.some((t) => t.name === name) ? 'up' : skipped[skipped.length - 1]}`);
+  }
+  return targets;
+}
+
+/** Targets that serve the scenario and answer its probe correctly; the others are reported as skipped. */
+async function servingTargets(scenario: LoadScenario, targets: Target[], skipped: string[]): Promise<Target[]> {
+  const out: Target[] = [];
+  for (const target of targets) {
+    if (!target.kinds.has(scenario.kind) || (scenario.only !== undefined && !scenario.only.includes(target.name))) continue;
+    const problem = probeProblem(await probe(target.request(scenario.kind)), scenario.eventsPerResponse !== undefined);
+    if (problem === undefined) out.push(target);
+    else skipped.push(`${scenario.id} on ${target.name}: ${problem}${target.child.stderrTail === '' ? '' : ` — its stderr ends: ${target.child.stderrTail.slice(-300)}`}`);
+  }
+  return out;
+}
+
+async function runLoadScenario(options: { scenario: LoadScenario; targets: Target[]; generator: LoadGenerator; skipped: string[] }): Promise<LoadCell[]> {
+  const { scenario, generator } = options;
+  const active = await servingTargets(scenario, options.targets, options.skipped);
+  for (const target of active) await warmUp(target.request(scenario.kind), timing.warmupMs);
+  const cells = active.map((target): LoadCell => ({ scenario, target: target.name, reps: [] }));
+  for (let rep = 0; rep < timing.reps; rep += 1) {
+    for (const target of rotate(active, rep)) {
+      const result = await measureLoad({ target, request: target.request(scenario.kind), generator, connections: scenario.connections, durationS: timing.durationS });
+      cells.find((c) => c.target === target.name)?.reps.push(result);
+      log(`${scenario.id} rep ${rep + 1} ${target.name}: ${Math.round(result.rps)} req/s, ${result.cpuUsPerReq.toFixed(1)} µs CPU/req, ${result.errors} errors`);
+    }
+  }
+  return cells;
+}
+
+async function runTtfb(targets: Target[], skipped: string[]): Promise<Map<TargetName, TtfbRep[]>> {
+  const scenario = LOAD_SCENARIOS.find((s) => s.id === 'stream-c50') as LoadScenario;
+  const active = await servingTargets({ ...scenario, id: 'ttfb' }, targets, skipped);
+  const out = new Map<TargetName, TtfbRep[]>(active.map((t) => [t.name, []]));
+  const worker = join(BENCH, 'ttfb-worker.ts');
+  for (let rep = 0; rep < timing.reps; rep += 1) {
+    for (const target of rotate(active, rep)) {
+      const args = { request: target.request('chat-stream'), count: timing.ttfbCount, warmup: 20, maxMs: timing.ttfbMaxMs };
+      const child = new Child({ name: 'ttfb-worker', command: NODE, args: [worker, JSON.stringify(args)] });
+      await child.exit();
+      const result = await child.jsonLine<TtfbRep>('ttfb', 1000);
+      out.get(target.name)?.push(result);
+      log(`ttfb rep ${rep + 1} ${target.name}: p50 ${(result.ttfbP50Us / 1000).toFixed(2)} ms`);
+    }
+  }
+  return out;
+}
+
+async function main(): Promise<void> {
+  const started = Date.now();
+  const date = new Date().toISOString().slice(0, 10);
+  const workDir = mkdtempSync(join(os.tmpdir(), 'modelgate-bench-'));
+  const skipped: string[] = [];
+  const generator = pickLoadGenerator(workDir, values['load-generator']);
+  const mock = await startMock({ chunks: CHUNKS, chunkSize: 6, pacing: 'tick', latencyMs: 0 });
+  const mockUrl = `http://127.0.0.1:${mock.port}`;
+  const targets = await startTargets(mock, workDir, skipped);
+  const results: RunResults = {
+    date,
+    mode: quick ? 'quick' : 'full',
+    header: [
+      `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'unknown CPU'}, ${os.type()} ${os.release()}, Node ${process.version} for every Node process, CLK_TCK ${ticksPerSecond()}`,
+      `load: ${generator.name} (1 thread) in its own process${generator.name === 'autocannon' ? '; latency resolution 1 ms' : ''}; ${timing.reps} repetition(s) of ${timing.durationS} s per target, alternated; warm-up ${timing.warmupMs} ms per target and scenario`,
+      `mock upstream: standalone node:http process, ${CHUNKS} content chunks of 6 characters per stream, one chunk per event-loop turn (pacing tick), no added latency`,
+      'CPU = utime+stime of the target’s process tree from /proc/<pid>/stat, before and after each run, divided by responses; CPU/event divides by 52 (role chunk + 50 content chunks + finish chunk)',
+    ],
+    notes: targets.flatMap((t) => t.notes.map((n) => `${t.name}: ${n}`)),
+    skipped,
+    load: [],
+    ttfb: new Map(),
+    hold: [],
+  };
+  try {
+    for (const scenario of LOAD_SCENARIOS) {
+      if (quick && !scenario.quick) continue;
+      results.load.push(...(await runLoadScenario({ scenario, targets, generator, skipped })));
+    }
+    results.ttfb = await runTtfb(targets, skipped);
+    for (const target of targets.filter((t) => timing.holdTargets.includes(t.name))) {
+      try {
+        results.hold.push(await runHold({ target, streams: timing.holdStreams, probeCount: timing.probeCount, mockUrl, readyTimeoutMs: timing.holdReadyMs }));
+        log(`hold ${target.name}: done`);
+      } catch (error) {
+        skipped.push(`hold on ${target.name}: ${(error as Error).message}`);
+      }
+    }
+  } finally {
+    for (const target of targets.slice(1).reverse()) await target.child.stop();
+    await mock.child.stop();
+    rmSync(workDir, { recursive: true, force: true });
+  }
+  results.header.push(`run took ${Math.round((Date.now() - started) / 1000)} s`);
+  const dir = join(BENCH, 'results');
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, `${date}${quick ? '-quick' : ''}.md`);
+  writeFileSync(file, `${renderResults(results)}\n`);
+  process.stdout.write(`${headline(results).join('\n')}\n${skipped.map((s) => `skipped: ${s}`).join('\n')}\nwritten ${file}\n`);
+}
+
+await main();
