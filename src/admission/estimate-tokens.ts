@@ -21,7 +21,15 @@
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 
 export const TOKENIZER_CHAR_CAP = 8192;
+/** The first, cheap pass of admission tokenizes this much and extrapolates (src/pipeline/admit.ts). */
+export const QUICK_CHAR_CAP = 1024;
 export const CHUNK_CHARS = 256;
+/**
+ * In admission's quick pass, text this short is not tokenized: its UTF-8 byte count is used instead, a strict upper bound for a
+ * byte-level BPE (every token covers at least one byte). It overestimates a short prompt by a few dozen
+ * tokens at most — nothing next to max_tokens — and saves the tokenizer on the most common requests.
+ */
+export const SMALL_TEXT_CHARS = 256;
 /** How far back from a chunk's end a space is looked for. */
 const SPACE_LOOKBACK = 64;
 export const MEDIA_TOKENS = 1600;
@@ -52,6 +60,10 @@ interface Collected {
 export interface EstimateOptions {
   /** The upstream model name when it differs from `body.model` (aliases); picks the margin. */
   model?: string;
+  /** Characters tokenized at most (default TOKENIZER_CHAR_CAP); the rest is extrapolated. */
+  charCap?: number;
+  /** Admission's quick pass: text up to SMALL_TEXT_CHARS counts as its UTF-8 bytes (an upper bound). */
+  smallTextBound?: boolean;
 }
 
 export function estimatePromptTokens(body: unknown, options: EstimateOptions = {}): number {
@@ -69,7 +81,7 @@ export function estimatePromptTokens(body: unknown, options: EstimateOptions = {
     if (body[key] !== undefined) found.pieces.push(JSON.stringify(body[key]));
   }
   const base =
-    countText(found.pieces) +
+    countText(found.pieces, { cap: options.charCap ?? TOKENIZER_CHAR_CAP, smallTextBound: options.smallTextBound === true }) +
     found.media * MEDIA_TOKENS +
     found.messages * MESSAGE_OVERHEAD_TOKENS +
     REPLY_PRIMING_TOKENS;
@@ -110,8 +122,17 @@ function collect(value: unknown, found: Collected): void {
   }
 }
 
-function countText(pieces: string[]): number {
-  let budget = TOKENIZER_CHAR_CAP;
+function countText(pieces: string[], opts: { cap: number; smallTextBound: boolean }): number {
+  if (opts.smallTextBound) {
+    let chars = 0;
+    for (const piece of pieces) chars += piece.length;
+    if (chars <= SMALL_TEXT_CHARS) {
+      let bytes = 0;
+      for (const piece of pieces) bytes += Buffer.byteLength(piece);
+      return bytes;
+    }
+  }
+  let budget = opts.cap;
   let tokens = 0;
   let tokenizedChars = 0;
   let restChars = 0;

@@ -1,5 +1,4 @@
 // Single-node admission store: plain maps, synchronous inside each call, so atomic by construction.
-import { randomUUID } from 'node:crypto';
 import {
   DEFAULT_RESERVATION_TTL_MS,
   checkAmount,
@@ -47,6 +46,7 @@ export class MemoryAdmissionStore implements AdmissionStore {
   readonly #keys = new Map<string, KeyState>();
   readonly #reservations = new Map<string, Reservation>();
   readonly #ttlMs: number;
+  #nextId = 0;
 
   constructor(options: MemoryStoreOptions = {}) {
     this.#ttlMs = options.reservationTtlMs ?? DEFAULT_RESERVATION_TTL_MS;
@@ -74,7 +74,8 @@ export class MemoryAdmissionStore implements AdmissionStore {
     state.inFlight += 1;
     state.reservedNanos += req.reserveNanos;
     state.reservedTokens += req.reserveTokens;
-    const reservationId = randomUUID();
+    // Ids only need to be unique within this process: a counter is cheaper than a UUID per request.
+    const reservationId = `r${++this.#nextId}`;
     state.reservationIds.add(reservationId);
     this.#reservations.set(reservationId, {
       keyId: req.keyId,
@@ -152,9 +153,13 @@ export class MemoryAdmissionStore implements AdmissionStore {
   }
 
   #reclaimExpired(state: KeyState, now: number): void {
+    // Every reservation gets the same TTL and a Set iterates in insertion order, so the first live
+    // reservation is the one that expires first: stop there (O(1) per admit instead of O(in flight)).
     for (const id of state.reservationIds) {
       const res = this.#reservations.get(id);
-      if (res !== undefined && res.expiresAt <= now) this.#drop(state, id, res);
+      if (res === undefined) continue;
+      if (res.expiresAt > now) return;
+      this.#drop(state, id, res);
     }
   }
 

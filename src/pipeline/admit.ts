@@ -6,10 +6,10 @@ import type { Usage } from '../core/usage.ts';
 import { GatewayError, type ErrorCode } from '../core/errors.ts';
 import { reservationNanos, usdToNanos } from '../accounting/price.ts';
 import { nextPeriodStart, periodStart } from '../accounting/period.ts';
-import { estimatePromptTokens, requestedMaxTokens, reservationTokens } from '../admission/estimate-tokens.ts';
+import { estimatePromptTokens, requestedMaxTokens, reservationTokens, QUICK_CHAR_CAP } from '../admission/estimate-tokens.ts';
 import { rateLimitHeaders } from '../admission/rate-headers.ts';
 import { refusalError } from '../admission/refusal.ts';
-import type { AdmissionLimits, AdmissionSnapshot, AdmissionStore } from '../admission/store.ts';
+import type { AdmissionLimits, AdmissionSnapshot, AdmissionStore, AdmitResult } from '../admission/store.ts';
 import type { SpendTotals } from '../store/store.ts';
 
 const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
@@ -43,6 +43,22 @@ interface KeyEntry {
   /** Period whose durable total was loaded into the store; -1 = not yet. */
   seededPeriod: number;
   seeding: Promise<void> | null;
+  /** What the store said at this key's last admit: decides whether the quick estimate is safe. */
+  last: AdmissionSnapshot | null;
+}
+
+/** The quick estimate is used only while every limit has this many times the request's size left. */
+const QUICK_HEADROOM = 100;
+
+/** True when the key is far from every money and token limit, judged on its last known snapshot. */
+function roomy(entry: KeyEntry, sizes: { nanos: number; tokens: number }): boolean {
+  const s = entry.last;
+  if (s === null) return false;
+  const l = entry.limits;
+  if (l.budgetNanos !== null && l.budgetNanos - s.spentNanos - s.reservedNanos < QUICK_HEADROOM * sizes.nanos) return false;
+  if (l.tokenBudget !== null && l.tokenBudget - s.spentTokens - s.reservedTokens < QUICK_HEADROOM * sizes.tokens) return false;
+  if (l.tpm !== null && l.tpm - s.tpmUsed < QUICK_HEADROOM * sizes.tokens) return false;
+  return true;
 }
 
 export interface AdmissionOptions {
@@ -78,16 +94,37 @@ export class Admission {
     const entry = this.#entry(key, now);
     if (!entry.limited) return { ticket: null, promptTokens: 0 };
     if (entry.seededPeriod !== entry.period) await this.#ready(entry);
-    const promptTokens = estimatePromptTokens(body, { model: model.deployments[0]?.model ?? model.name });
-    const sizes = { promptTokens, maxTokens: requestedMaxTokens(body, this.#defaultMaxTokens) };
-    const result = await this.store.admit({
-      keyId: key.id,
-      limits: entry.limits,
-      periodStart: entry.period,
-      reserveNanos: reservationNanos(sizes, model.price),
-      reserveTokens: reservationTokens(sizes),
-      now,
-    });
+    // Only money and token limits need the prompt size. Far from every limit, a quick estimate is
+    // enough (a tokenized prefix, short prompts counted as bytes: both err on the high side); near a
+    // limit, or when the quick size is refused, the full tokenizer estimate decides, so the real
+    // tokenizer has the last word at the margin.
+    const needsTokens = entry.budgeted || entry.limits.tpm !== null;
+    const target = model.deployments[0]?.model ?? model.name;
+    const maxTokens = requestedMaxTokens(body, this.#defaultMaxTokens);
+    const sized = (prompt: number): { nanos: number; tokens: number } => {
+      const sizes = { promptTokens: prompt, maxTokens };
+      return { nanos: reservationNanos(sizes, model.price), tokens: reservationTokens(sizes) };
+    };
+    let promptTokens = 0;
+    let quick = false;
+    if (needsTokens) {
+      promptTokens = estimatePromptTokens(body, { model: target, charCap: QUICK_CHAR_CAP, smallTextBound: true });
+      quick = roomy(entry, sized(promptTokens));
+      if (!quick) promptTokens = estimatePromptTokens(body, { model: target });
+    }
+    const tryAdmit = (prompt: number): Promise<AdmitResult> => {
+      const size = sized(prompt);
+      return this.store.admit({ keyId: key.id, limits: entry.limits, periodStart: entry.period, reserveNanos: size.nanos, reserveTokens: size.tokens, now });
+    };
+    let result = await tryAdmit(promptTokens);
+    if (!result.ok && quick && result.reason !== 'rpm' && result.reason !== 'concurrency') {
+      const full = estimatePromptTokens(body, { model: target });
+      if (full !== promptTokens) {
+        promptTokens = full;
+        result = await tryAdmit(full);
+      }
+    }
+    entry.last = result.snapshot;
     if (!result.ok) {
       const refusal = refusalError({ reason: result.reason, limits: entry.limits, snapshot: result.snapshot, retryAfterSec: result.retryAfterSec });
       const headers = rateLimitHeaders({ limits: entry.limits, snapshot: result.snapshot, retryAfterSec: result.retryAfterSec });
@@ -188,6 +225,7 @@ function newEntry(key: KeyRecord, now: number, previous: KeyEntry | undefined): 
     // An edited key keeps its loaded total unless its period changed (then it is loaded again).
     seededPeriod: previous !== undefined && previous.period === period ? previous.seededPeriod : -1,
     seeding: null,
+    last: null,
   };
 }
 

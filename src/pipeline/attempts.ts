@@ -118,14 +118,14 @@ async function attempt(a: { opts: ObtainAnswerOptions; step: AttemptStep; exchan
   } catch (err) {
     return stopped(err);
   }
-  const iterator = response.body[Symbol.asyncIterator]();
   try {
     if (response.status < 200 || response.status >= 300) {
-      const text = await readRest(iterator, watch);
+      const text = await readRest(response.body[Symbol.asyncIterator](), watch);
       watch.dispose();
       return { kind: 'failed', outcome: classifyStatus(response.status, response.headers), detail: `status ${response.status}`, text, status: response.status };
     }
     if (opts.input.facts.stream) {
+      const iterator = response.body[Symbol.asyncIterator]();
       const first = await iterator.next();
       if (first.done === true) {
         watch.abandon();
@@ -135,7 +135,7 @@ async function attempt(a: { opts: ObtainAnswerOptions; step: AttemptStep; exchan
       const answer: Answer = { exchange, deployment: step.deployment, body: relayBody(first.value, iterator, watch), json: null, watch, streamFailed: () => opts.gw.breaker.onFailure(step.deployment.id) };
       return { kind: 'answer', answer };
     }
-    const text = await readRest(iterator, watch);
+    const text = await readWhole(response.body, watch);
     watch.dispose();
     let json: { body: string; usage: Usage };
     try {
@@ -149,6 +149,15 @@ async function attempt(a: { opts: ObtainAnswerOptions; step: AttemptStep; exchan
   } catch (err) {
     return stopped(err);
   }
+}
+
+/**
+ * A whole non-streamed body. undici's own consumer is much cheaper than iterating; its body timeout
+ * (idle + 1 s) and our first-byte/deadline clock, which stays armed until the body is complete, bound it.
+ */
+function readWhole(body: AsyncIterable<Uint8Array>, watch: AttemptWatch): Promise<string> {
+  const consumable = body as AsyncIterable<Uint8Array> & { text?: () => Promise<string> };
+  return typeof consumable.text === 'function' ? consumable.text() : readRest(body[Symbol.asyncIterator](), watch);
 }
 
 async function readRest(iterator: AsyncIterator<Uint8Array>, watch: AttemptWatch): Promise<string> {

@@ -13,7 +13,8 @@ export interface ExchangeInput {
   parsed: Record<string, unknown>;
   facts: RequestFacts;
   deployment: DeploymentConfig;
-  promptEstimate: number;
+  /** Prompt tokens estimated before the call (memoised; the tokenizer runs on first use). */
+  promptEstimate: () => number;
   defaultMaxTokens: number;
 }
 

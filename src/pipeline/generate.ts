@@ -7,6 +7,7 @@ import { validateChatRequest } from '../dialects/openai-chat/validate.ts';
 import { validateMessagesRequest } from '../dialects/anthropic-messages/validate.ts';
 import { isObject } from '../dialects/request-facts.ts';
 import { readBody, parseJsonBody } from '../http/body.ts';
+import { estimatePromptTokens } from '../admission/estimate-tokens.ts';
 import { sendError } from '../http/respond.ts';
 import { authenticate, checkAnthropicVersion } from './authenticate.ts';
 import { resolveModel } from './resolve-model.ts';
@@ -91,8 +92,10 @@ async function serve(gw: Gateway, req: IncomingMessage, res: ServerResponse, fli
   flight.admissionRan = true;
   const admitted = await gw.admission.admit({ key, model, body: parsed, now: Date.now() });
   flight.ticket = admitted.ticket;
-  // A key without limits skips the tokenizer; the estimate then only sizes a cut stream's prompt bill.
-  const promptEstimate = admitted.promptTokens > 0 ? admitted.promptTokens : Math.max(1, Math.ceil(text.length / 4));
+  // The tokenizer runs only when something needs the prompt size: admission did already, or a
+  // translated Anthropic stream's message_start, or the bill of a stream cut before its usage arrived.
+  let known = admitted.promptTokens;
+  const promptEstimate = (): number => (known > 0 ? known : (known = Math.max(1, estimatePromptTokens(parsed, { model: model.deployments[0]?.model ?? model.name }))));
 
   const answer = await obtainAnswer({
     gw,

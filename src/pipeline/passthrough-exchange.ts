@@ -17,9 +17,9 @@ export class PassthroughExchange implements Exchange {
   #parsed: Record<string, unknown>;
   #facts: RequestFacts;
   #upstreamModel: string;
-  #promptEstimate: number;
+  #promptEstimate: () => number;
 
-  constructor(opts: { dialect: Dialect; text: string; parsed: Record<string, unknown>; facts: RequestFacts; upstreamModel: string; promptEstimate: number }) {
+  constructor(opts: { dialect: Dialect; text: string; parsed: Record<string, unknown>; facts: RequestFacts; upstreamModel: string; promptEstimate: () => number }) {
     this.upstreamDialect = opts.dialect;
     this.#text = opts.text;
     this.#parsed = opts.parsed;
@@ -76,9 +76,9 @@ function looksLikeJsonObject(text: string): boolean {
 class PassthroughRelay implements StreamRelay {
   #tap: PassthroughStreamTap;
   #dialect: Dialect;
-  #promptEstimate: number;
+  #promptEstimate: () => number;
 
-  constructor(opts: { tap: PassthroughStreamTap; dialect: Dialect; promptEstimate: number }) {
+  constructor(opts: { tap: PassthroughStreamTap; dialect: Dialect; promptEstimate: () => number }) {
     this.#tap = opts.tap;
     this.#dialect = opts.dialect;
     this.#promptEstimate = opts.promptEstimate;
@@ -100,7 +100,7 @@ class PassthroughRelay implements StreamRelay {
   // event (OpenAI streams one token a chunk; Anthropic deltas carry one or more, so this never overbills).
   usage(): Usage {
     const u = { ...this.#tap.usage };
-    if (!this.#tap.sawUsage) u.inputTokens = this.#promptEstimate;
+    if (!this.#tap.sawUsage) u.inputTokens = this.#promptEstimate();
     if (!this.#tap.finished) u.outputTokens = Math.max(u.outputTokens, this.#tap.deltaEvents);
     return u;
   }

@@ -78,9 +78,9 @@ export class MessagesToOpenAIExchange implements Exchange {
   #body: string;
   #facts: RequestFacts;
   #stopSequences: string[] | undefined;
-  #promptEstimate: number;
+  #promptEstimate: () => number;
 
-  constructor(opts: { parsed: Record<string, unknown>; facts: RequestFacts; upstreamModel: string; promptEstimate: number }) {
+  constructor(opts: { parsed: Record<string, unknown>; facts: RequestFacts; upstreamModel: string; promptEstimate: () => number }) {
     this.#facts = opts.facts;
     this.#promptEstimate = opts.promptEstimate;
     const stops = opts.parsed.stop_sequences;
@@ -105,7 +105,7 @@ export class MessagesToOpenAIExchange implements Exchange {
   }
 
   stream(): StreamRelay {
-    const t = new ChatStreamToMessagesStream({ model: this.#facts.model, inputTokens: this.#promptEstimate, stopSequences: this.#stopSequences });
+    const t = new ChatStreamToMessagesStream({ model: this.#facts.model, inputTokens: this.#promptEstimate(), stopSequences: this.#stopSequences });
     return new TranslatedRelay({ translator: t, clientDialect: 'anthropic' });
   }
 }

@@ -17,8 +17,11 @@ export class AttemptWatch {
   readonly #controller = new AbortController();
   readonly #options: AttemptWatchOptions;
   readonly #onClientAbort = (): void => this.#stop('client');
-  #gapTimer: NodeJS.Timeout | undefined;
-  #totalTimer: NodeJS.Timeout | undefined;
+  // One timer per attempt, never recreated per chunk: it fires as the first-byte or idle clock, or as
+  // the request's deadline when that comes sooner (undici's habit: refresh timers, don't remake them).
+  readonly #onTimer = (): void => this.#stop(this.#firesAs);
+  #timer: NodeJS.Timeout | undefined;
+  #firesAs: 'first-byte' | 'idle' | 'total' = 'first-byte';
   #reason: WatchReason | null = null;
   #sawChunk = false;
 
@@ -30,7 +33,6 @@ export class AttemptWatch {
       return;
     }
     options.clientSignal.addEventListener('abort', this.#onClientAbort, { once: true });
-    this.#totalTimer = setTimeout(() => this.#stop('total'), Math.max(0, options.deadline - performance.now()));
     this.#arm('first-byte', options.firstByteMs);
   }
 
@@ -51,6 +53,11 @@ export class AttemptWatch {
   /** A body chunk arrived: the first-byte clock is over, the idle clock restarts. */
   chunk(): void {
     if (this.#reason !== null) return;
+    if (this.#sawChunk && this.#firesAs === 'idle' && performance.now() + this.#options.idleMs < this.#options.deadline) {
+      // Called for every streamed event: push the same timer out again.
+      this.#timer?.refresh();
+      return;
+    }
     this.#sawChunk = true;
     this.#arm('idle', this.#options.idleMs);
   }
@@ -66,14 +73,15 @@ export class AttemptWatch {
 
   /** The attempt is over (body fully read, or relayed to the end): stop the clocks, keep the socket. */
   dispose(): void {
-    clearTimeout(this.#gapTimer);
-    clearTimeout(this.#totalTimer);
+    clearTimeout(this.#timer);
     this.#options.clientSignal.removeEventListener('abort', this.#onClientAbort);
   }
 
-  #arm(reason: 'first-byte' | 'idle', ms: number): void {
-    clearTimeout(this.#gapTimer);
-    this.#gapTimer = setTimeout(() => this.#stop(reason), ms);
+  #arm(phase: 'first-byte' | 'idle', ms: number): void {
+    const left = Math.max(0, this.#options.deadline - performance.now());
+    this.#firesAs = left <= ms ? 'total' : phase;
+    clearTimeout(this.#timer);
+    this.#timer = setTimeout(this.#onTimer, Math.min(ms, left));
   }
 
   #stop(reason: WatchReason): void {

@@ -26,6 +26,12 @@ const MIGRATIONS: string[] = [
      PRIMARY KEY (key_id, period_start))`,
 ];
 
+const INSERT_USAGE_HEAD = `INSERT INTO usage (ts, request_id, key_id, endpoint, model, deployment, status, input_tokens,
+  output_tokens, cache_read_tokens, cache_write_tokens, cost_nanos, latency_ms, ttfb_ms, streamed, attempts, period_start, error_code)`;
+const USAGE_COLUMNS = 18;
+/** Rows per INSERT statement (18 × 50 = 900 parameters, under SQLite's 32,766 limit). */
+const INSERT_BATCH = 50;
+
 interface KeyDbRow {
   id: string; name: string; hash: string; masked: string; models: string | null; expires_at: number | null;
   disabled: number; budget_usd: number | null; token_budget: number | null; budget_period: string | null;
@@ -39,7 +45,7 @@ const KEY_COLUMNS: Record<string, string> = {
 
 export class SqliteStore implements Store {
   #db: DatabaseSync;
-  #insertUsage: StatementSync;
+  #inserts = new Map<number, StatementSync>();
   #addSpend: StatementSync;
   #version: StatementSync;
 
@@ -49,17 +55,22 @@ export class SqliteStore implements Store {
     // WAL lets the CLI write keys while the server reads; busy_timeout rides out the brief writer lock.
     this.#db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;');
     this.#migrate();
-    this.#insertUsage = this.#db.prepare(
-      `INSERT INTO usage (ts, request_id, key_id, endpoint, model, deployment, status, input_tokens, output_tokens,
-         cache_read_tokens, cache_write_tokens, cost_nanos, latency_ms, ttfb_ms, streamed, attempts, period_start, error_code)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    );
     this.#addSpend = this.#db.prepare(
       `INSERT INTO key_spend (key_id, period_start, spent_nanos, spent_tokens) VALUES (?, ?, ?, ?)
        ON CONFLICT (key_id, period_start) DO UPDATE SET spent_nanos = spent_nanos + excluded.spent_nanos,
          spent_tokens = spent_tokens + excluded.spent_tokens`,
     );
     this.#version = this.#db.prepare(`SELECT v FROM meta WHERE k = 'keys_version'`);
+  }
+
+  #insertMany(n: number): StatementSync {
+    let stmt = this.#inserts.get(n);
+    if (!stmt) {
+      const one = `(${new Array(USAGE_COLUMNS).fill('?').join(', ')})`;
+      stmt = this.#db.prepare(`${INSERT_USAGE_HEAD} VALUES ${new Array(n).fill(one).join(', ')}`);
+      this.#inserts.set(n, stmt);
+    }
+    return stmt;
   }
 
   #migrate(): void {
@@ -133,15 +144,32 @@ export class SqliteStore implements Store {
 
   async writeUsage(rows: UsageRow[]): Promise<void> {
     if (rows.length === 0) return;
+    // Per-key totals are summed in JS first: one upsert per (key, period) per batch, not per row.
+    const spend = new Map<string, { keyId: string; period: number; nanos: number; tokens: number }>();
+    for (const r of rows) {
+      const tokens = r.inputTokens + r.outputTokens + r.cacheReadTokens + r.cacheWriteTokens;
+      if (r.costNanos === 0 && tokens === 0) continue;
+      const id = `${r.keyId}\u0000${r.periodStart}`;
+      const t = spend.get(id);
+      if (t) {
+        t.nanos += r.costNanos;
+        t.tokens += tokens;
+      } else spend.set(id, { keyId: r.keyId, period: r.periodStart, nanos: r.costNanos, tokens });
+    }
     this.#db.exec('BEGIN IMMEDIATE');
     try {
-      for (const r of rows) {
-        this.#insertUsage.run(r.ts, r.requestId, r.keyId, r.endpoint, r.model, r.deployment, r.status, r.inputTokens,
-          r.outputTokens, r.cacheReadTokens, r.cacheWriteTokens, r.costNanos, r.latencyMs, r.ttfbMs, r.streamed ? 1 : 0,
-          r.attempts, r.periodStart, r.errorCode);
-        const tokens = r.inputTokens + r.outputTokens + r.cacheReadTokens + r.cacheWriteTokens;
-        if (r.costNanos !== 0 || tokens !== 0) this.#addSpend.run(r.keyId, r.periodStart, r.costNanos, tokens);
+      // Multi-row INSERTs: each statement run crosses from JS into SQLite once for up to 50 rows.
+      for (let i = 0; i < rows.length; i += INSERT_BATCH) {
+        const part = rows.slice(i, i + INSERT_BATCH);
+        const values: (string | number | null)[] = [];
+        for (const r of part) {
+          values.push(r.ts, r.requestId, r.keyId, r.endpoint, r.model, r.deployment, r.status, r.inputTokens,
+            r.outputTokens, r.cacheReadTokens, r.cacheWriteTokens, r.costNanos, r.latencyMs, r.ttfbMs, r.streamed ? 1 : 0,
+            r.attempts, r.periodStart, r.errorCode);
+        }
+        this.#insertMany(part.length).run(...values);
       }
+      for (const t of spend.values()) this.#addSpend.run(t.keyId, t.period, t.nanos, t.tokens);
       this.#db.exec('COMMIT');
     } catch (err) {
       this.#db.exec('ROLLBACK');

@@ -107,3 +107,16 @@ test('requestedMaxTokens prefers max_completion_tokens, multiplies by n, falls b
   assert.equal(requestedMaxTokens({ max_tokens: -5 }, 4096), 4096);
   assert.equal(reservationTokens({ promptTokens: 120, maxTokens: 4096 }), 4216);
 });
+
+test('admission quick pass: a prefix is tokenized and a short prompt counts as its bytes, never below the exact count', async () => {
+  const { estimatePromptTokens, QUICK_CHAR_CAP } = await import('../../src/admission/estimate-tokens.ts');
+  const short = { model: 'gpt-4o', messages: [{ role: 'user', content: 'Hello there, how are you today?' }] };
+  const exact = estimatePromptTokens(short);
+  const quick = estimatePromptTokens(short, { charCap: QUICK_CHAR_CAP, smallTextBound: true });
+  assert.ok(quick >= exact, `${quick} >= ${exact}`);
+  assert.ok(quick - exact < 40);
+  const long = { model: 'gpt-4o', messages: [{ role: 'user', content: 'lorem ipsum dolor sit amet, '.repeat(2000) }] };
+  const full = estimatePromptTokens(long);
+  const prefix = estimatePromptTokens(long, { charCap: QUICK_CHAR_CAP, smallTextBound: true });
+  assert.ok(Math.abs(prefix - full) / full < 0.1, `prefix estimate ${prefix} within 10% of ${full}`);
+});
