@@ -58,3 +58,14 @@ test('Anthropic tap: usage from message_start and the cumulative message_delta; 
   assert.equal(cut.finished, false);
   assert.equal(cut.deltaEvents, 2);
 });
+
+test('OpenAI tap: keys that merely end in "model" are left alone; a multibyte character split across chunks survives', () => {
+  const ev = 'data: {"id":"c","model":"up","x":{"submodel":"up"},"choices":[{"index":0,"delta":{"content":"né"},"finish_reason":null}]}\n\n';
+  const tap = new PassthroughStreamTap({ dialect: 'openai', clientModel: 'mine', upstreamModel: 'up', stripUsageChunk: false });
+  const bytes = Buffer.from(ev + ev);
+  const split = bytes.indexOf(Buffer.from('é')) + 1;
+  const out = tap.push(bytes.subarray(0, split)) + tap.push(bytes.subarray(split)) + tap.end();
+  assert.equal(out, (ev + ev).replaceAll('"model":"up"', '"model":"mine"'));
+  assert.ok(out.includes('"submodel":"up"'));
+  assert.equal(tap.deltaEvents, 2, 'two chunks delivered');
+});
