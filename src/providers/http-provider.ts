@@ -26,6 +26,9 @@ function poolFor(origin: string, connectTimeoutMs: number): Pool {
 interface Target {
   origin: string;
   path: string;
+  /** The pool last used from this target and its connect timeout: the per-request lookup is two reads. */
+  pool: Pool | null;
+  poolTimeout: number;
 }
 
 const targets = new Map<string, Target>();
@@ -37,7 +40,7 @@ function targetFor(p: ProviderConfig): Target {
     const prefix = url.pathname.replace(/\/+$/, '');
     // openai kind: base_url already ends in /v1 (like the SDK's baseURL); anthropic kind: it does not.
     const path = p.kind === 'anthropic' ? `${prefix}/v1/messages` : `${prefix}/chat/completions`;
-    t = { origin: url.origin, path };
+    t = { origin: url.origin, path, pool: null, poolTimeout: -1 };
     targets.set(p.name, t);
   }
   return t;
@@ -60,7 +63,11 @@ export function upstreamHeaders(p: ProviderConfig, call: UpstreamCall): Record<s
 export async function callHttpProvider(call: UpstreamCall, connectTimeoutMs: number): Promise<UpstreamResponse> {
   const p = call.deployment.provider;
   const t = targetFor(p);
-  const res = await poolFor(t.origin, connectTimeoutMs).request({
+  if (t.poolTimeout !== connectTimeoutMs || t.pool === null) {
+    t.pool = poolFor(t.origin, connectTimeoutMs);
+    t.poolTimeout = connectTimeoutMs;
+  }
+  const res = await t.pool.request({
     method: 'POST',
     path: t.path,
     headers: upstreamHeaders(p, call),
@@ -75,5 +82,6 @@ export async function callHttpProvider(call: UpstreamCall, connectTimeoutMs: num
 export async function closeProviderPools(): Promise<void> {
   const all = [...pools.values()];
   pools.clear();
+  targets.clear();
   await Promise.all(all.map((p) => p.close().catch(() => undefined)));
 }
