@@ -1,6 +1,7 @@
 // `modelgate serve`: builds the gateway from config and runs it until SIGINT/SIGTERM.
 import { writeFileSync, existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { hostname } from 'node:os';
 import type { GatewayConfig } from '../core/config-types.ts';
 import type { KeyRecord } from '../core/key-record.ts';
 import { Catalog } from '../catalog/catalog.ts';
@@ -38,7 +39,11 @@ export async function serveCommand(config: GatewayConfig): Promise<void> {
   });
   // Durable totals go into the admission store before the first request; later keys and later
   // periods are loaded by the admission stage itself when it first sees them.
-  await admission.seed(await store.listKeys(), Date.now());
+  const allKeys = await store.listKeys();
+  // A shared store outlives this process: free whatever this instance reserved before a crash.
+  const reclaimed = (await admission.store.reclaimOwn?.(allKeys.map((k) => k.id))) ?? 0;
+  if (reclaimed > 0) log.warn({ reclaimed }, 'freed reservations left by this instance before it stopped');
+  await admission.seed(allKeys, Date.now());
   // The first tokenization builds the BPE tables (tens of ms); do it now, not on a caller's request.
   estimatePromptTokens({ model: 'gpt-4o', messages: [{ role: 'user', content: 'warm up the tokenizer' }] });
   const metrics = new Metrics();
@@ -79,7 +84,11 @@ export async function serveCommand(config: GatewayConfig): Promise<void> {
  */
 function admissionStore(config: GatewayConfig): AdmissionStore {
   if (config.redisUrl === null) return new MemoryAdmissionStore();
-  return new RedisAdmissionStore({ url: config.redisUrl, prefix: process.env.MODELGATE_REDIS_PREFIX || config.redisPrefix || undefined });
+  return new RedisAdmissionStore({
+    url: config.redisUrl,
+    prefix: process.env.MODELGATE_REDIS_PREFIX || config.redisPrefix || undefined,
+    instanceId: config.instanceId ?? `${hostname()}:${config.listen.host}:${config.listen.port}`,
+  });
 }
 
 // The first start on an empty database creates one key and writes it to a 0600 file beside the

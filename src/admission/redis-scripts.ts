@@ -125,3 +125,25 @@ end
 save(KEYS[1], s)
 return 1
 `;
+
+/**
+ * KEYS: state, reservations, expiries. ARGV: reservation-id prefix of one gateway instance.
+ * Drops every reservation with that prefix (its instance died before settling). Returns how many.
+ */
+export const RECLAIM_LUA = `${COMMON}
+local prefix = ARGV[1]
+local ids = redis.call('ZRANGE', KEYS[3], 0, -1)
+local s = load(KEYS[1])
+local freed = 0
+for _, id in ipairs(ids) do
+  if string.sub(id, 1, #prefix) == prefix then
+    local entry = redis.call('HGET', KEYS[2], id)
+    if entry then drop(s, parse(entry)) end
+    redis.call('HDEL', KEYS[2], id)
+    redis.call('ZREM', KEYS[3], id)
+    freed = freed + 1
+  end
+end
+if freed > 0 then save(KEYS[1], s) end
+return freed
+`;

@@ -1,7 +1,7 @@
 // Admission store shared by many replicas: one Redis round trip per operation, atomic via Lua.
 import { createHash, randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { ADMIT_LUA, FINISH_LUA, SEED_LUA } from './redis-scripts.ts';
+import { ADMIT_LUA, FINISH_LUA, RECLAIM_LUA, SEED_LUA } from './redis-scripts.ts';
 import {
   DEFAULT_RESERVATION_TTL_MS,
   WINDOW_MS,
@@ -27,6 +27,11 @@ export interface RedisStoreOptions {
   /** Namespace of every key; default `mg:`. Tests use a unique prefix and delete it after. */
   prefix?: string;
   reservationTtlMs?: number;
+  /**
+   * Stable name of this gateway instance (e.g. host:port). Its reservations carry a tag derived from it,
+   * so the same instance restarted after a crash frees what its predecessor held (reclaimOwn).
+   */
+  instanceId?: string;
 }
 
 interface Script {
@@ -41,6 +46,7 @@ function script(source: string): Script {
 const ADMIT = script(ADMIT_LUA);
 const FINISH = script(FINISH_LUA);
 const SEED = script(SEED_LUA);
+const RECLAIM = script(RECLAIM_LUA);
 const UUID_LENGTH = 36;
 const REASONS: ReadonlySet<string> = new Set<RefusalReason>(['budget', 'token_budget', 'rpm', 'tpm', 'concurrency']);
 
@@ -49,6 +55,8 @@ export class RedisAdmissionStore implements AdmissionStore {
   readonly #ownsClient: boolean;
   readonly #prefix: string;
   readonly #ttlMs: number;
+  /** 8 hex characters + '-': the first 9 of the 36-character id part of every reservation id. */
+  readonly #tag: string;
 
   constructor(options: RedisStoreOptions) {
     if (options.client === undefined && options.url === undefined) {
@@ -58,12 +66,14 @@ export class RedisAdmissionStore implements AdmissionStore {
     this.#redis = options.client ?? new Redis(options.url ?? '', { lazyConnect: false });
     this.#prefix = options.prefix ?? 'mg:';
     this.#ttlMs = options.reservationTtlMs ?? DEFAULT_RESERVATION_TTL_MS;
+    this.#tag = `${createHash('sha256').update(options.instanceId ?? randomUUID()).digest('hex').slice(0, 8)}-`;
   }
 
   async admit(req: AdmitRequest): Promise<AdmitResult> {
     const { limits } = req;
     // The key id rides in the reservation id so settle/release find the key's hash slot without a lookup.
-    const reservationId = `${randomUUID()}.${req.keyId}`;
+    // `<instance tag><27 random chars>.<keyId>`: the id part keeps the 36 characters #finish expects.
+    const reservationId = `${this.#tag}${randomUUID().slice(9)}.${req.keyId}`;
     const reply = await this.#run(ADMIT, this.#keysOf(req.keyId), [
       int(req.now),
       int(req.periodStart),
@@ -120,6 +130,12 @@ export class RedisAdmissionStore implements AdmissionStore {
       int(req.spentTokens),
       req.mode ?? 'max',
     ]);
+  }
+
+  async reclaimOwn(keyIds: string[]): Promise<number> {
+    let freed = 0;
+    for (const keyId of keyIds) freed += Number(await this.#run(RECLAIM, this.#keysOf(keyId), [this.#tag]));
+    return freed;
   }
 
   async close(): Promise<void> {

@@ -107,6 +107,11 @@ export interface AdmissionStore {
   /** `periodStart` newer than the store's period shows zero spent without changing anything. */
   snapshot(keyId: string, now: number, periodStart?: number): Promise<AdmissionSnapshot>;
   seedSpent(req: SeedRequest): Promise<void>;
+  /**
+   * At boot: frees every reservation this gateway instance made before it was killed (a shared store
+   * outlives its replicas; the in-process store starts empty anyway). Returns how many were freed.
+   */
+  reclaimOwn?(keyIds: string[]): Promise<number>;
   close(): Promise<void>;
 }
 

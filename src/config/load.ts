@@ -139,6 +139,7 @@ function build(raw: RawConfig, source: string): GatewayConfig {
     defaultMaxTokens: raw.default_max_tokens ?? DEFAULTS.defaultMaxTokens,
     redisUrl: raw.redis ?? null,
     redisPrefix: raw.redis_prefix ?? null,
+    instanceId: raw.instance_id ?? null,
     breaker: {
       failures: raw.circuit_breaker?.failures,
       minCalls: raw.circuit_breaker?.min_calls,

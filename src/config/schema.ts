@@ -57,6 +57,7 @@ export const configSchema = z.strictObject({
   database: z.string().min(1).optional(),
   redis: z.string().regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL').optional(),
   redis_prefix: z.string().min(1).optional(),
+  instance_id: z.string().min(1).optional(),
   circuit_breaker: z
     .strictObject({ failures: positiveInt.optional(), min_calls: positiveInt.optional(), cooldown_ms: positiveInt.optional() })
     .optional(),

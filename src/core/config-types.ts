@@ -72,6 +72,8 @@ export interface GatewayConfig {
   redisUrl: string | null;
   /** Key prefix of the shared admission state in Redis (default `mg:`). */
   redisPrefix: string | null;
+  /** Stable name of this replica (default host:port); lets a restarted replica free its own reservations. */
+  instanceId: string | null;
   /** Circuit-breaker thresholds; unset fields take the breaker's defaults (src/routing/plan.ts). */
   breaker: { failures?: number; minCalls?: number; cooldownMs?: number };
   providers: ProviderConfig[];

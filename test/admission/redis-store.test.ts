@@ -76,6 +76,27 @@ if (!available && process.env.CI === 'true') {
     assert.equal(r.ok, true);
   });
 
+  test('a restarted instance frees the reservations its crashed predecessor held; other instances keep theirs', async () => {
+    const p = `mg:test-${randomUUID()}:`;
+    prefixes.push(p);
+    const limits = { rpm: null, tpm: null, maxConcurrency: 5, budgetNanos: 1_000, tokenBudget: null };
+    const crashed = new RedisAdmissionStore({ client: admin, prefix: p, instanceId: 'host-a:8080' });
+    const other = new RedisAdmissionStore({ client: admin, prefix: p, instanceId: 'host-b:8080' });
+    const req = { keyId: 'k', limits, periodStart: 0, reserveNanos: 100, reserveTokens: 10, now: Date.now() };
+    assert.equal((await crashed.admit(req)).ok, true);
+    assert.equal((await crashed.admit(req)).ok, true);
+    const kept = await other.admit(req);
+    assert.equal(kept.ok, true);
+    // The same instance comes back (same host:port): its two reservations are freed, the other's stays.
+    const restarted = new RedisAdmissionStore({ client: admin, prefix: p, instanceId: 'host-a:8080' });
+    assert.equal(await restarted.reclaimOwn(['k', 'unknown-key']), 2);
+    const snap = await restarted.snapshot('k', Date.now());
+    assert.equal(snap.inFlight, 1);
+    assert.equal(snap.reservedNanos, 100);
+    assert.equal(await restarted.reclaimOwn(['k']), 0, 'idempotent');
+    assert.ok(kept.ok && (await other.settle({ reservationId: kept.reservationId, nanos: 50, tokens: 5 })).ok);
+  });
+
   test('redis store keeps every key under its prefix, hash-tagged by key id', async () => {
     const keys = await admin.keys(`${prefix}*`);
     assert.ok(keys.length > 0);
