@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
+import { redisOrSkip, dropPrefix, REDIS_URL } from '../helpers/redis.ts';
 import { startFixture, call, type Fixture } from './fixture.ts';
 import { waitUntil } from '../helpers/gateway-process.ts';
 import { validateOpenAIError } from '../helpers/schemas.ts';
@@ -12,7 +12,6 @@ import { keySpent, sum, usageRows } from '../admission/usage-db.ts';
 import { estimatePromptTokens } from '../../src/admission/estimate-tokens.ts';
 import { reservationNanos } from '../../src/accounting/price.ts';
 
-const REDIS_URL = 'redis://127.0.0.1:6379';
 const PARALLEL = 300;
 const FITS = 20;
 const MAX_TOKENS = 50;
@@ -85,16 +84,8 @@ test('memory store: 300 parallel requests on a budget that fits 20', async () =>
 });
 
 test('Redis store: 300 parallel requests on a budget that fits 20', async (t) => {
-  const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-  try {
-    await redis.connect();
-    await redis.ping();
-  } catch (err) {
-    redis.disconnect();
-    if (process.env.CI === 'true') throw new Error(`Redis is required in CI at ${REDIS_URL}: ${String(err)}`);
-    t.skip(`Redis is not reachable at ${REDIS_URL}; skipped locally (it fails when CI=true)`);
-    return;
-  }
+  const redis = await redisOrSkip(t);
+  if (redis === null) return;
   const prefix = `mgtest:${randomUUID()}:`;
   const fx = await startFixture({ extraModels: BURST_MODEL, extraConfig: `redis: ${REDIS_URL}`, env: { MODELGATE_REDIS_PREFIX: prefix } });
   try {
@@ -102,8 +93,7 @@ test('Redis store: 300 parallel requests on a budget that fits 20', async (t) =>
     assert.ok((await redis.keys(`${prefix}*`)).length > 0, 'the gateway kept its counters in Redis under the prefix');
   } finally {
     await fx.close();
-    const keys = await redis.keys(`${prefix}*`);
-    if (keys.length > 0) await redis.del(...keys);
+    await dropPrefix(redis, prefix);
     redis.disconnect();
   }
 });

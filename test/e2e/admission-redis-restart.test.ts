@@ -3,22 +3,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
+import { redisOrSkip, dropPrefix, REDIS_URL } from '../helpers/redis.ts';
 import { startFixture, call } from './fixture.ts';
 
-const REDIS_URL = 'redis://127.0.0.1:6379';
 
 test('Redis store: SIGKILL with two streams in flight, restart, both concurrency slots are free again', async (t) => {
-  const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-  try {
-    await redis.connect();
-    await redis.ping();
-  } catch (err) {
-    redis.disconnect();
-    if (process.env.CI === 'true') throw new Error(`Redis is required in CI at ${REDIS_URL}: ${String(err)}`);
-    t.skip(`Redis is not reachable at ${REDIS_URL}; skipped locally (it fails when CI=true)`);
-    return;
-  }
+  const redis = await redisOrSkip(t);
+  if (redis === null) return;
   const prefix = `mgtest:${randomUUID()}:`;
   const fx = await startFixture({ extraConfig: `redis: ${REDIS_URL}\ninstance_id: restart-test`, env: { MODELGATE_REDIS_PREFIX: prefix } });
   try {
@@ -45,8 +36,7 @@ test('Redis store: SIGKILL with two streams in flight, restart, both concurrency
     assert.match(fx.gw.logs(), /freed reservations left by this instance/);
   } finally {
     await fx.close();
-    const keys = await redis.keys(`${prefix}*`);
-    if (keys.length > 0) await redis.del(...keys);
+    await dropPrefix(redis, prefix);
     redis.disconnect();
   }
 });
