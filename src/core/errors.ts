@@ -42,10 +42,12 @@ export class GatewayError extends Error {
   readonly headers: Record<string, string>;
   /** The upstream's own error type, kept when it is re-shaped into the same dialect. */
   readonly upstreamType: string | null;
+  /** The upstream's own OpenAI `code` (e.g. context_length_exceeded), shown instead of ours when set. */
+  readonly upstreamCode: string | null;
 
   constructor(
     code: ErrorCode,
-    opts: { message?: string; param?: string | null; status?: number; headers?: Record<string, string>; upstreamType?: string | null; cause?: unknown } = {},
+    opts: { message?: string; param?: string | null; status?: number; headers?: Record<string, string>; upstreamType?: string | null; upstreamCode?: string | null; cause?: unknown } = {},
   ) {
     super(opts.message ?? ERROR_CODES[code].message, { cause: opts.cause });
     this.code = code;
@@ -53,5 +55,6 @@ export class GatewayError extends Error {
     this.param = opts.param ?? null;
     this.headers = opts.headers ?? {};
     this.upstreamType = opts.upstreamType ?? null;
+    this.upstreamCode = opts.upstreamCode ?? null;
   }
 }

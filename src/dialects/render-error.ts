@@ -30,7 +30,7 @@ export function renderError(dialect: Dialect, err: GatewayError, requestId: stri
     });
   }
   return JSON.stringify({
-    error: { message: err.message, type: err.upstreamType ?? openaiErrorType(err.status), param: err.param, code: err.code },
+    error: { message: err.message, type: err.upstreamType ?? openaiErrorType(err.status), param: err.param, code: err.upstreamCode ?? err.code },
   });
 }
 

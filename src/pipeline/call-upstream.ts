@@ -12,14 +12,3 @@ export async function readAll(body: AsyncIterable<Uint8Array>): Promise<string> 
   for await (const c of body) chunks.push(Buffer.isBuffer(c) ? c : Buffer.from(c));
   return Buffer.concat(chunks).toString('utf8');
 }
-
-/** Drains and discards a body we will not use, so the pooled connection is reusable. */
-export async function discard(body: AsyncIterable<Uint8Array>): Promise<void> {
-  try {
-    for await (const _ of body) {
-      // nothing: only draining
-    }
-  } catch {
-    // the connection is dropped by undici on error; nothing to reuse
-  }
-}

@@ -5,7 +5,6 @@ import type { Dialect } from '../core/dialect.ts';
 import { GatewayError } from '../core/errors.ts';
 import { validateChatRequest } from '../dialects/openai-chat/validate.ts';
 import { validateMessagesRequest } from '../dialects/anthropic-messages/validate.ts';
-import { isObject } from '../dialects/request-facts.ts';
 import { readBody, parseJsonBody } from '../http/body.ts';
 import { estimatePromptTokens } from '../admission/estimate-tokens.ts';
 import { sendError } from '../http/respond.ts';
@@ -197,4 +196,3 @@ function drained(res: ServerResponse): Promise<void> {
   });
 }
 
-export { isObject };

@@ -1,50 +1,33 @@
 // An upstream's non-2xx answer → the GatewayError the caller sees (DESIGN.md statuses), keeping the
 // upstream's own text (masked) so the caller can fix a bad request.
 import type { Dialect } from '../core/dialect.ts';
-import { GatewayError } from '../core/errors.ts';
-import { isObject } from '../dialects/request-facts.ts';
+import { GatewayError, type ErrorCode } from '../core/errors.ts';
+import { upstreamErrorToDialect } from '../translate/upstream-error.ts';
 import type { SecretMasker } from '../observability/mask-secrets.ts';
 
-export interface UpstreamErrorInfo {
-  message: string;
-  type: string | null;
-  param: string | null;
+/** The catalogue code for the status the caller gets (the body's `type` and text come from upstream). */
+function codeFor(status: number): ErrorCode {
+  if (status === 413) return 'body_too_large';
+  if (status === 429) return 'upstream_rate_limited';
+  if (status === 504) return 'upstream_timeout';
+  if (status >= 400 && status < 500) return 'invalid_request';
+  return 'upstream_error';
 }
 
-export function readUpstreamError(text: string): UpstreamErrorInfo {
-  try {
-    const v: unknown = JSON.parse(text);
-    if (isObject(v) && isObject(v.error)) {
-      const e = v.error;
-      return {
-        message: typeof e.message === 'string' ? e.message : JSON.stringify(e),
-        type: typeof e.type === 'string' ? e.type : null,
-        param: typeof e.param === 'string' ? e.param : null,
-      };
-    }
-    if (isObject(v) && typeof v.message === 'string') return { message: v.message, type: null, param: null };
-  } catch {
-    // not JSON: the raw text is the message
-  }
-  return { message: text.trim().slice(0, 2000) || '(empty body)', type: null, param: null };
-}
-
-/** A non-retryable upstream answer, shaped for the caller. */
+/**
+ * A non-retryable upstream answer, shaped for the caller by the one mapping the translators use too
+ * (translate/upstream-error.ts: statuses per DESIGN.md, upstream text kept), then masked again with the
+ * configured provider keys, which only the gateway knows.
+ */
 export function upstreamFailure(opts: { status: number; text: string; upstreamDialect: Dialect; clientDialect: Dialect; masker: SecretMasker }): GatewayError {
-  const info = readUpstreamError(opts.text);
-  const message = opts.masker.mask(info.message);
-  const sameDialect = opts.upstreamDialect === opts.clientDialect;
-  if (opts.status === 401 || opts.status === 403) {
-    return new GatewayError('upstream_error', { message: `The upstream provider rejected the gateway's credentials (${opts.status}): ${message}` });
-  }
-  if (opts.status === 413) return new GatewayError('body_too_large', { message: `Upstream: ${message}` });
-  if (opts.status >= 400 && opts.status < 500 && opts.status !== 404) {
-    return new GatewayError('invalid_request', {
-      message,
-      param: info.param,
-      status: 400,
-      upstreamType: sameDialect ? info.type : null,
-    });
-  }
-  return new GatewayError('upstream_error', { message: `Upstream error ${opts.status}: ${message}` });
+  const shaped = upstreamErrorToDialect({ upstreamKind: opts.upstreamDialect, clientDialect: opts.clientDialect, status: opts.status, bodyText: opts.text });
+  const credentials = opts.status === 401 || opts.status === 403;
+  return new GatewayError(codeFor(shaped.status), {
+    message: opts.masker.mask(shaped.message),
+    status: shaped.status,
+    param: shaped.param,
+    upstreamType: shaped.type,
+    // The upstream's code describes the gateway's own key on a credentials failure: never the caller's.
+    upstreamCode: credentials ? null : shaped.code,
+  });
 }

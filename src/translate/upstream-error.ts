@@ -40,6 +40,9 @@ export function clientStatusFor(upstreamStatus: number): number {
   if (upstreamStatus === 401 || upstreamStatus === 403) return 502;
   if (upstreamStatus === 408 || upstreamStatus === 504) return 504;
   if (upstreamStatus === 422) return 400;
+  // The caller's model exists in the gateway's catalog: an upstream 404 is the operator's configuration
+  // (a wrong upstream model name or base URL), not something the caller can fix.
+  if (upstreamStatus === 404) return 502;
   if (upstreamStatus >= 500) return 502;
   if (upstreamStatus >= 400) return upstreamStatus;
   return 502;

@@ -100,6 +100,16 @@ test('400 malformed JSON and bad chat fields, 413 over the body limit — never 
   assert.equal((await call(fx, { path: '/v1/chat/completions', body: chat() })).status, 200, 'still serving');
 });
 
+test('the upstream’s own OpenAI error code reaches the caller; an upstream 404 is a 502 (operator configuration)', async () => {
+  fx.up.enqueue({ kind: 'status', status: 400, body: { error: { message: 'This model’s maximum context length is 8192 tokens', type: 'invalid_request_error', param: 'messages', code: 'context_length_exceeded' } } });
+  const e = openaiError(await call(fx, { path: '/v1/chat/completions', body: chat() }), 400) as { message: string; code: string; param?: string };
+  assert.equal(e.code, 'context_length_exceeded');
+  assert.equal(e.param, 'messages');
+  fx.up.enqueue({ kind: 'status', status: 404, body: { error: { message: 'The model `upstream-gpt` does not exist', type: 'invalid_request_error', param: null, code: 'model_not_found' } } });
+  const nf = openaiError(await call(fx, { path: '/v1/chat/completions', body: chat() }), 502);
+  assert.match(nf.message, /does not exist/);
+});
+
 test('upstream 400 text reaches the caller (secrets masked); upstream 401 becomes 502, not the caller’s 401', async () => {
   fx.up.enqueue({ kind: 'status', status: 400, body: { error: { message: `max_tokens is too large; your key ${UPSTREAM_SECRET} was used`, type: 'invalid_request_error', param: 'max_tokens', code: null } } });
   const e = openaiError(await call(fx, { path: '/v1/chat/completions', body: chat() }), 400);
@@ -167,3 +177,4 @@ async function waitForUsage(f: Fixture): Promise<string> {
   }
   throw new Error('no usage rows');
 }
+

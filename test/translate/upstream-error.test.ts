@@ -14,7 +14,8 @@ test('table: status and type per client dialect, upstream text preserved', () =>
     { kind: 'anthropic', client: 'openai', status: 429, body: ANT_BODY('rate_limit_error', 'Slow down'), want: { status: 429, type: 'rate_limit_error', message: 'Slow down', code: 'rate_limit_error', param: null } },
     { kind: 'openai', client: 'anthropic', status: 400, body: OAI_BODY('invalid_request_error', "This model's maximum context length is 8192", 'context_length_exceeded', 'messages'), want: { status: 400, type: 'invalid_request_error', message: "This model's maximum context length is 8192", code: null, param: null } },
     { kind: 'openai', client: 'anthropic', status: 503, body: OAI_BODY('service_unavailable_error', 'Slow Down', 'slow_down'), want: { status: 502, type: 'overloaded_error', message: 'Slow Down', code: null, param: null } },
-    { kind: 'openai', client: 'anthropic', status: 404, body: OAI_BODY('invalid_request_error', 'The model `x` does not exist', 'model_not_found'), want: { status: 404, type: 'not_found_error', message: 'The model `x` does not exist', code: null, param: null } },
+    // The caller's model is in the gateway's listing, so an upstream 404 is the operator's configuration: 502.
+    { kind: 'openai', client: 'anthropic', status: 404, body: OAI_BODY('invalid_request_error', 'The model `x` does not exist', 'model_not_found'), want: { status: 502, type: 'api_error', message: 'The model `x` does not exist', code: null, param: null } },
     { kind: 'openai', client: 'anthropic', status: 504, body: 'gateway timeout', want: { status: 504, type: 'timeout_error', message: 'gateway timeout', code: null, param: null } },
     { kind: 'openai', client: 'openai', status: 400, body: OAI_BODY('invalid_request_error', 'bad', 'invalid_value', 'temperature'), want: { status: 400, type: 'invalid_request_error', message: 'bad', code: 'invalid_value', param: 'temperature' } },
   ];
