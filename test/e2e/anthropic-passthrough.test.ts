@@ -77,3 +77,9 @@ test('built-in mock model answers both dialects with usage, streamed and not', a
   assert.equal(cut.stop_reason, 'max_tokens');
   assert.equal(cut.usage.output_tokens, 3);
 });
+
+test('the Anthropic SDK lists the same models from GET /v1/models', async () => {
+  const ids: string[] = [];
+  for await (const m of client.models.list()) ids.push(m.id);
+  assert.deepEqual(ids.sort(), ['claude-mock', 'claude-up', 'gpt-mock', 'gpt-up']);
+});

@@ -1,0 +1,48 @@
+// A clean stop (SIGTERM) finishes the stream in flight and flushes every usage row: nothing is lost,
+// even with a long flush interval (docs/budgets.md, "Durability").
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startMockUpstream } from '../helpers/mock-upstream.ts';
+import { startGateway, configYaml } from '../helpers/gateway-process.ts';
+import { keySpent, usageRows } from '../admission/usage-db.ts';
+
+test('SIGTERM: the stream in flight ends normally and every served request has its usage row', async () => {
+  const up = await startMockUpstream({ chunkCount: 10, chunkDelayMs: 30 });
+  const gw = await startGateway({
+    configYaml: configYaml({
+      providers: `  - { name: up, kind: openai, base_url: "${up.url}/v1", api_key: "sk-upstream-stop-0123456789" }`,
+      models: `  - { name: gpt-up, price: { input: 1, output: 2 }, deployments: [ { provider: up, model: upstream-gpt } ] }`,
+      // A flush interval far longer than the test: only the shutdown flush can write these rows.
+    }).replace('usage_flush_ms: 20', 'usage_flush_ms: 60000'),
+  });
+  try {
+    const { key, id } = await gw.createKey({ name: 'stop', flags: ['--budget-usd', '5'] });
+    const post = (stream: boolean): Promise<Response> =>
+      fetch(`${gw.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'gpt-up', stream, messages: [{ role: 'user', content: 'Hello' }] }),
+      });
+    for (let i = 0; i < 5; i++) assert.equal((await (await post(false)).text()).length > 0, true);
+    const streaming = await post(true);
+    assert.equal(streaming.status, 200);
+    const reader = streaming.body!.getReader();
+    await reader.read();
+    await gw.stop();
+    let text = '';
+    for (;;) {
+      const r = await reader.read();
+      if (r.done) break;
+      text += new TextDecoder().decode(r.value);
+    }
+    assert.ok(text.trimEnd().endsWith('data: [DONE]'), 'the stream in flight was finished, not cut');
+    const rows = usageRows(gw.dbPath, id);
+    assert.equal(rows.length, 6, 'five plain requests and the stream');
+    assert.ok(rows.every((r) => r.status === 200));
+    const total = rows.reduce((a, r) => a + r.cost_nanos, 0);
+    assert.equal(keySpent(gw.dbPath, id).nanos, total);
+  } finally {
+    await gw.cleanup();
+    await up.close();
+  }
+});
