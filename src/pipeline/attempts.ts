@@ -5,6 +5,7 @@ import type { DeploymentConfig, ModelConfig } from '../core/config-types.ts';
 import { GatewayError } from '../core/errors.ts';
 import type { Usage } from '../core/usage.ts';
 import type { UpstreamResponse } from '../providers/upstream-types.ts';
+import type { ResponseClientLink } from './client-link.ts';
 import { AttemptWatch } from '../routing/attempt-watch.ts';
 import { classifyError, classifyStatus } from '../routing/classify.ts';
 import { maskApiKey } from '../routing/key-rotation.ts';
@@ -38,7 +39,7 @@ export interface ObtainAnswerOptions {
   model: ModelConfig;
   input: Omit<ExchangeInput, 'deployment'>;
   forwardHeaders: Record<string, string>;
-  signal: AbortSignal;
+  client: ResponseClientLink;
 }
 
 type AttemptResult =
@@ -50,14 +51,14 @@ type AttemptResult =
 const MAX_UPSTREAM_TEXT = 300;
 
 export async function obtainAnswer(opts: ObtainAnswerOptions): Promise<Answer> {
-  const { gw, state, model, signal } = opts;
+  const { gw, state, model, client } = opts;
   const plan = new AttemptPlan({ model, breaker: gw.breaker, keys: gw.keyRotation, startedAt: state.startedAt });
   let lastText = '';
   for (;;) {
     const step = plan.next();
     if (step.done) throw finalFailure({ plan, lastText, gw });
-    if (step.delayMs > 0) await sleep(step.delayMs, undefined, { signal }).catch(() => undefined);
-    if (signal.aborted) throw clientGone(plan);
+    if (step.delayMs > 0) await sleep(step.delayMs, undefined, { signal: client.signal }).catch(() => undefined);
+    if (client.aborted) throw clientGone(plan);
     let exchange: Exchange;
     try {
       exchange = exchangeFor({ ...opts.input, deployment: step.deployment });
@@ -91,7 +92,7 @@ export async function obtainAnswer(opts: ObtainAnswerOptions): Promise<Answer> {
 async function attempt(a: { opts: ObtainAnswerOptions; step: AttemptStep; exchange: Exchange; deadline: number }): Promise<AttemptResult> {
   const { opts, step, exchange } = a;
   const { timeouts } = opts.model;
-  const watch = new AttemptWatch({ clientSignal: opts.signal, firstByteMs: timeouts.firstByteMs, idleMs: timeouts.idleMs, deadline: a.deadline });
+  const watch = new AttemptWatch({ client: opts.client, firstByteMs: timeouts.firstByteMs, idleMs: timeouts.idleMs, deadline: a.deadline });
   const stopped = (err: unknown): AttemptResult => {
     watch.abandon();
     if (watch.reason === 'client') return { kind: 'client' };

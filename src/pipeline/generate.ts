@@ -14,6 +14,7 @@ import { obtainAnswer, type Answer } from './attempts.ts';
 import { readAll } from './call-upstream.ts';
 import type { Gateway } from './gateway.ts';
 import { RequestState } from './request-state.ts';
+import { ResponseClientLink } from './client-link.ts';
 import { priceRequest, recordRequest } from './record.ts';
 import type { Ticket } from './admit.ts';
 
@@ -30,19 +31,16 @@ interface Flight {
 export async function handleGeneration(gw: Gateway, req: IncomingMessage, res: ServerResponse, opts: { dialect: Dialect; requestId: string; endpoint: string }): Promise<void> {
   const state = new RequestState(opts);
   const flight: Flight = { state, ticket: null, admissionRan: false };
-  const abort = new AbortController();
   // A client that leaves stops the upstream at once: no orphaned upstream streams.
-  res.once('close', () => {
-    if (!res.writableFinished) abort.abort();
-  });
+  const client = new ResponseClientLink(res);
   gw.metrics.inFlight++;
   try {
-    await serve(gw, req, res, flight, abort.signal);
+    await serve(gw, req, res, flight, client);
   } catch (err) {
     const gerr = toGatewayError(err, gw);
     state.status = state.status || gerr.status;
     state.errorCode = gerr.code;
-    if (abort.signal.aborted) {
+    if (client.aborted) {
       // The client left: nobody to answer, and the row says so the same way before and after the first byte.
       state.status = 499;
       state.errorCode = 'client_disconnected';
@@ -77,7 +75,7 @@ function toGatewayError(err: unknown, gw: Gateway): GatewayError {
   return new GatewayError('internal_error');
 }
 
-async function serve(gw: Gateway, req: IncomingMessage, res: ServerResponse, flight: Flight, signal: AbortSignal): Promise<void> {
+async function serve(gw: Gateway, req: IncomingMessage, res: ServerResponse, flight: Flight, client: ResponseClientLink): Promise<void> {
   const { state } = flight;
   const key = authenticate(req.headers, gw.keys, state.startedWall);
   state.key = key;
@@ -102,7 +100,7 @@ async function serve(gw: Gateway, req: IncomingMessage, res: ServerResponse, fli
     model,
     input: { dialect: state.dialect, text, parsed, facts, promptEstimate, defaultMaxTokens: gw.config.defaultMaxTokens },
     forwardHeaders: forwardHeaders(req),
-    signal,
+    client,
   });
   state.deployment = answer.deployment.id;
   if (facts.stream) await relayStream(res, flight, answer);

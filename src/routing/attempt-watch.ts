@@ -4,9 +4,20 @@
 /** Why the attempt was stopped from our side; null while it runs. */
 export type WatchReason = 'first-byte' | 'idle' | 'total' | 'client' | 'done';
 
+/**
+ * The client's side of one request: whether it left, and one callback slot for the attempt in progress.
+ * Cheaper than an AbortSignal per request (EventTarget listeners are costly on the hot path).
+ */
+export interface ClientLink {
+  readonly aborted: boolean;
+  onGone(callback: () => void): void;
+  /** Clears the callback if it is still this one. */
+  offGone(callback: () => void): void;
+}
+
 export interface AttemptWatchOptions {
-  /** The client's signal: when it aborts, the upstream call is aborted at once. */
-  clientSignal: AbortSignal;
+  /** When the client leaves, the upstream call is aborted at once. */
+  client: ClientLink;
   firstByteMs: number;
   idleMs: number;
   /** Monotonic ms (`performance.now()`) at which the whole request must be over. */
@@ -27,12 +38,12 @@ export class AttemptWatch {
 
   constructor(options: AttemptWatchOptions) {
     this.#options = options;
-    if (options.clientSignal.aborted) {
+    if (options.client.aborted) {
       this.#reason = 'client';
       this.#controller.abort();
       return;
     }
-    options.clientSignal.addEventListener('abort', this.#onClientAbort, { once: true });
+    options.client.onGone(this.#onClientAbort);
     this.#arm('first-byte', options.firstByteMs);
   }
 
@@ -74,7 +85,7 @@ export class AttemptWatch {
   /** The attempt is over (body fully read, or relayed to the end): stop the clocks, keep the socket. */
   dispose(): void {
     clearTimeout(this.#timer);
-    this.#options.clientSignal.removeEventListener('abort', this.#onClientAbort);
+    this.#options.client.offGone(this.#onClientAbort);
   }
 
   #arm(phase: 'first-byte' | 'idle', ms: number): void {
