@@ -39,6 +39,10 @@ export async function serveCommand(config: GatewayConfig): Promise<void> {
   });
   // Durable totals go into the admission store before the first request; later keys and later
   // periods are loaded by the admission stage itself when it first sees them.
+  await admission.store.ready?.().catch((err: unknown) => {
+    const where = (config.redisUrl ?? '').replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:****@');
+    throw new Error(`cannot reach the admission store at ${where}: ${(err as Error).message}`);
+  });
   const allKeys = await store.listKeys();
   // A shared store outlives this process: free whatever this instance reserved before a crash.
   const reclaimed = (await admission.store.reclaimOwn?.(allKeys.map((k) => k.id))) ?? 0;

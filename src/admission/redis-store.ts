@@ -55,6 +55,7 @@ export class RedisAdmissionStore implements AdmissionStore {
   readonly #ownsClient: boolean;
   readonly #prefix: string;
   readonly #ttlMs: number;
+  #wasReady = false;
   /** 8 hex characters + '-': the first 9 of the 36-character id part of every reservation id. */
   readonly #tag: string;
 
@@ -63,7 +64,11 @@ export class RedisAdmissionStore implements AdmissionStore {
       throw new Error('RedisAdmissionStore needs a client or a url');
     }
     this.#ownsClient = options.client === undefined;
-    this.#redis = options.client ?? new Redis(options.url ?? '', { lazyConnect: false });
+    // No offline queue: while Redis is unreachable a command fails at once (the request gets a 503)
+    // instead of waiting in a queue for a reconnection that may never come.
+    this.#redis = options.client ?? new Redis(options.url ?? '', { lazyConnect: false, enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 2_000 });
+    // Connection errors surface as failed commands (the caller gets a 503); the event itself is only noise.
+    if (options.client === undefined) this.#redis.on('error', () => undefined);
     this.#prefix = options.prefix ?? 'mg:';
     this.#ttlMs = options.reservationTtlMs ?? DEFAULT_RESERVATION_TTL_MS;
     this.#tag = `${createHash('sha256').update(options.instanceId ?? randomUUID()).digest('hex').slice(0, 8)}-`;
@@ -108,6 +113,7 @@ export class RedisAdmissionStore implements AdmissionStore {
   }
 
   async snapshot(keyId: string, now: number, periodStart?: number): Promise<AdmissionSnapshot> {
+    if (!this.#wasReady) await this.ready(2_000);
     const f = await this.#redis.hmget(
       this.#keysOf(keyId)[0],
       'spentN', 'resN', 'spentT', 'resT', 'rpm', 'tpm', 'inflight', 'win', 'period',
@@ -130,6 +136,26 @@ export class RedisAdmissionStore implements AdmissionStore {
       int(req.spentTokens),
       req.mode ?? 'max',
     ]);
+  }
+
+  /** Resolves once connected; rejects after `timeoutMs` (the gateway then refuses to start). */
+  async ready(timeoutMs = 5_000): Promise<void> {
+    if (this.#redis.status === 'ready') {
+      this.#wasReady = true;
+      return;
+    }
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.#redis.off('ready', onReady);
+        reject(new Error(`Redis is not reachable after ${timeoutMs} ms`));
+      }, timeoutMs);
+      const onReady = (): void => {
+        clearTimeout(timer);
+        this.#wasReady = true;
+        resolve();
+      };
+      this.#redis.once('ready', onReady);
+    });
   }
 
   async reclaimOwn(keyIds: string[]): Promise<number> {
@@ -156,6 +182,9 @@ export class RedisAdmissionStore implements AdmissionStore {
 
   /** EVALSHA, loading the script once when the server does not know it (fresh server, SCRIPT FLUSH). */
   async #run(s: Script, keys: string[], args: string[]): Promise<unknown> {
+    // Only the very first connection is waited for (a store used right after it was made); once it has
+    // been up, a dropped connection fails commands at once rather than holding requests.
+    if (!this.#wasReady) await this.ready(2_000);
     try {
       return await this.#redis.evalsha(s.sha, keys.length, ...keys, ...args);
     } catch (err) {

@@ -112,6 +112,8 @@ export interface AdmissionStore {
    * outlives its replicas; the in-process store starts empty anyway). Returns how many were freed.
    */
   reclaimOwn?(keyIds: string[]): Promise<number>;
+  /** Resolves once a shared store is reachable; the gateway does not start without it. */
+  ready?(timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
 }
 

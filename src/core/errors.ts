@@ -28,6 +28,7 @@ export const ERROR_CODES = {
   internal_error: { status: 500, message: 'The gateway failed to handle the request.' },
   upstream_error: { status: 502, message: 'The upstream provider failed.' },
   no_deployment_available: { status: 503, message: 'No healthy deployment is available for this model.' },
+  admission_unavailable: { status: 503, message: 'The gateway cannot check this key\'s limits right now (its admission store is unreachable); retry shortly.' },
   upstream_timeout: { status: 504, message: 'The upstream provider timed out.' },
 } as const satisfies Record<string, { status: number; message: string }>;
 

@@ -112,9 +112,15 @@ export class Admission {
       quick = roomy(entry, sized(promptTokens));
       if (!quick) promptTokens = estimatePromptTokens(body, { model: target });
     }
-    const tryAdmit = (prompt: number): Promise<AdmitResult> => {
+    const tryAdmit = async (prompt: number): Promise<AdmitResult> => {
       const size = sized(prompt);
-      return this.store.admit({ keyId: key.id, limits: entry.limits, periodStart: entry.period, reserveNanos: size.nanos, reserveTokens: size.tokens, now });
+      try {
+        return await this.store.admit({ keyId: key.id, limits: entry.limits, periodStart: entry.period, reserveNanos: size.nanos, reserveTokens: size.tokens, now });
+      } catch (err) {
+        // Fail closed: a key with limits is never served unchecked (docs/budgets.md, "Store outage").
+        this.#onError(err, 'admit');
+        throw new GatewayError('admission_unavailable', { headers: { 'retry-after': '1' } });
+      }
     };
     let result = await tryAdmit(promptTokens);
     if (!result.ok && quick && result.reason !== 'rpm' && result.reason !== 'concurrency') {
