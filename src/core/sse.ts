@@ -13,6 +13,7 @@ export interface SseEvent {
 
 export class SseDecoder {
   #utf8 = new TextDecoder('utf-8');
+  #decoderBusy = false;
   #pending = '';
   #event: string | undefined = undefined;
   #data: string[] = [];
@@ -20,8 +21,18 @@ export class SseDecoder {
 
   /** Feeds bytes or text; returns every event completed by this chunk, in order. */
   push(chunk: Uint8Array | string): SseEvent[] {
-    const text = typeof chunk === 'string' ? chunk : this.#utf8.decode(chunk, { stream: true });
-    return this.#consume(text);
+    return this.#consume(typeof chunk === 'string' ? chunk : this.#decode(chunk));
+  }
+
+  // A chunk ending on an ASCII byte ends on a character boundary, and Buffer's decoder is over twice as
+  // fast as TextDecoder; otherwise the streaming TextDecoder keeps the partial character for next time.
+  #decode(chunk: Uint8Array): string {
+    const last = chunk.length === 0 ? 0 : chunk[chunk.length - 1];
+    if (!this.#decoderBusy && last < 0x80) {
+      return Buffer.isBuffer(chunk) ? chunk.toString('utf8') : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength).toString('utf8');
+    }
+    this.#decoderBusy = last >= 0x80;
+    return this.#utf8.decode(chunk, { stream: true });
   }
 
   /** Flushes the decoder at end of input. An event not ended by a blank line is dropped, as the SDKs do. */
@@ -40,6 +51,15 @@ export class SseDecoder {
     // A CRLF split across two chunks: the LF that opens this chunk belongs to the CR that ended the last.
     if (this.#lastWasCR && buf.charCodeAt(0) === 10) start = 1;
     this.#lastWasCR = false;
+    if (buf.indexOf('\r', start) === -1) {
+      // LF only (nearly every server): jump from line end to line end natively.
+      for (let nl = buf.indexOf('\n', start); nl !== -1; nl = buf.indexOf('\n', start)) {
+        this.#line(buf.slice(start, nl), out);
+        start = nl + 1;
+      }
+      this.#pending = start < buf.length ? buf.slice(start) : '';
+      return out;
+    }
     for (let i = start; i < buf.length; i++) {
       const c = buf.charCodeAt(i);
       if (c !== 10 && c !== 13) continue;
