@@ -1,8 +1,10 @@
 // Incremental Server-Sent Events decoder and encoder, shared by the usage tap, the translators and the tests.
 // Framing follows what both official SDKs accept (shared/specs/STREAMING.md §0): events end at a blank
 // line; LF, CR and CRLF all end a line; `:` lines are comments; only `event:` and `data:` matter.
-// Bytes are decoded with a streaming TextDecoder so a multi-byte character split across two TCP chunks
+// Bytes are decoded by Utf8Chunks, so a multi-byte character split across two TCP chunks
 // is never mangled.
+
+import { Utf8Chunks } from './utf8-chunks.ts';
 
 export interface SseEvent {
   /** The `event:` field, or undefined when the event had none (OpenAI chat chunks never have one). */
@@ -12,8 +14,7 @@ export interface SseEvent {
 }
 
 export class SseDecoder {
-  #utf8 = new TextDecoder('utf-8');
-  #decoderBusy = false;
+  #utf8 = new Utf8Chunks();
   #pending = '';
   #event: string | undefined = undefined;
   #data: string[] = [];
@@ -21,23 +22,12 @@ export class SseDecoder {
 
   /** Feeds bytes or text; returns every event completed by this chunk, in order. */
   push(chunk: Uint8Array | string): SseEvent[] {
-    return this.#consume(typeof chunk === 'string' ? chunk : this.#decode(chunk));
-  }
-
-  // A chunk ending on an ASCII byte ends on a character boundary, and Buffer's decoder is over twice as
-  // fast as TextDecoder; otherwise the streaming TextDecoder keeps the partial character for next time.
-  #decode(chunk: Uint8Array): string {
-    const last = chunk.length === 0 ? 0 : chunk[chunk.length - 1];
-    if (!this.#decoderBusy && last < 0x80) {
-      return Buffer.isBuffer(chunk) ? chunk.toString('utf8') : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength).toString('utf8');
-    }
-    this.#decoderBusy = last >= 0x80;
-    return this.#utf8.decode(chunk, { stream: true });
+    return this.#consume(typeof chunk === 'string' ? chunk : this.#utf8.decode(chunk));
   }
 
   /** Flushes the decoder at end of input. An event not ended by a blank line is dropped, as the SDKs do. */
   end(): SseEvent[] {
-    const out = this.#consume(this.#utf8.decode());
+    const out = this.#consume(this.#utf8.end());
     this.#pending = '';
     this.#event = undefined;
     this.#data = [];

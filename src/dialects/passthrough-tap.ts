@@ -5,6 +5,7 @@
 // a leading `"` (V8's search is several times slower for patterns starting with a common character).
 import type { Dialect } from '../core/dialect.ts';
 import { emptyUsage, type Usage } from '../core/usage.ts';
+import { Utf8Chunks } from '../core/utf8-chunks.ts';
 import { readAnthropicUsage, readOpenAIUsage } from './usage-readers.ts';
 import { isObject } from './request-facts.ts';
 
@@ -23,9 +24,7 @@ export class PassthroughStreamTap {
   /** OpenAI: chunks seen (each carries "model"); Anthropic: content_block_delta events seen. */
   #events = 0;
   #stripUsageChunk: boolean;
-  #utf8 = new TextDecoder('utf-8');
-  /** The TextDecoder holds the start of a multi-byte character from the previous chunk. */
-  #decoderBusy = false;
+  #utf8 = new Utf8Chunks();
   #carry = '';
 
   constructor(opts: { dialect: Dialect; clientModel: string; upstreamModel: string; stripUsageChunk: boolean }) {
@@ -45,7 +44,7 @@ export class PassthroughStreamTap {
 
   /** Text to forward for this chunk of upstream bytes (possibly ''). Only whole lines are forwarded. */
   push(chunk: Uint8Array): string {
-    const text = this.#carry + this.#decode(chunk);
+    const text = this.#carry + this.#utf8.decode(chunk);
     const lastNl = text.lastIndexOf('\n');
     if (lastNl === -1) {
       this.#carry = text;
@@ -61,20 +60,9 @@ export class PassthroughStreamTap {
 
   /** Whatever is left at end of input. */
   end(): string {
-    const rest = this.#carry + this.#utf8.decode();
+    const rest = this.#carry + this.#utf8.end();
     this.#carry = '';
     return rest ? this.#block(rest) : '';
-  }
-
-  // A chunk that ends on an ASCII byte ends on a character boundary: Buffer's decoder is over twice as
-  // fast as TextDecoder. Otherwise the streaming TextDecoder keeps the partial character for next time.
-  #decode(chunk: Uint8Array): string {
-    const last = chunk.length === 0 ? 0 : chunk[chunk.length - 1];
-    if (!this.#decoderBusy && last < 0x80) {
-      return Buffer.isBuffer(chunk) ? chunk.toString('utf8') : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength).toString('utf8');
-    }
-    this.#decoderBusy = last >= 0x80;
-    return this.#utf8.decode(chunk, { stream: true });
   }
 
   #block(block: string): string {
