@@ -6,9 +6,3 @@ import type { UpstreamCall, UpstreamResponse } from '../providers/upstream-types
 export function callUpstream(call: UpstreamCall, connectTimeoutMs: number): Promise<UpstreamResponse> {
   return call.deployment.provider.kind === 'mock' ? callMockProvider(call) : callHttpProvider(call, connectTimeoutMs);
 }
-
-export async function readAll(body: AsyncIterable<Uint8Array>): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const c of body) chunks.push(Buffer.isBuffer(c) ? c : Buffer.from(c));
-  return Buffer.concat(chunks).toString('utf8');
-}

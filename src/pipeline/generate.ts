@@ -11,7 +11,6 @@ import { sendError } from '../http/respond.ts';
 import { authenticate, checkAnthropicVersion } from './authenticate.ts';
 import { resolveModel } from './resolve-model.ts';
 import { obtainAnswer, type Answer } from './attempts.ts';
-import { readAll } from './call-upstream.ts';
 import type { Gateway } from './gateway.ts';
 import { RequestState } from './request-state.ts';
 import { ResponseClientLink } from './client-link.ts';
@@ -119,7 +118,8 @@ function forwardHeaders(req: IncomingMessage): Record<string, string> {
 async function relayJson(res: ServerResponse, flight: Flight, answer: Answer): Promise<void> {
   const { state } = flight;
   // Routing read and converted the whole body before committing, so a bad 200 could still fail over.
-  const { body, usage } = answer.json ?? answer.exchange.json(await readAll(answer.body));
+  if (answer.json === null) throw new GatewayError('internal_error', { message: 'A non-streamed answer arrived without its body.' });
+  const { body, usage } = answer.json;
   state.usage = usage;
   state.status = 200;
   state.markFirstByte();

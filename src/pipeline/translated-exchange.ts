@@ -29,9 +29,20 @@ function parseUpstream<T>(text: string): T {
   }
 }
 
-function untranslatable(err: unknown): never {
-  if (err instanceof TranslationError) throw new GatewayError('invalid_request', { message: err.message, param: err.param });
-  throw err;
+/**
+ * Runs a request translator: a field with no faithful equivalent becomes a 400 naming it, and whatever
+ * the translator adjusted is reported to the caller in `x-modelgate-adjusted`.
+ */
+function translateRequest<R extends { adjustments: string[] }>(translate: () => R, headers: Record<string, string>): R {
+  let result: R;
+  try {
+    result = translate();
+  } catch (err) {
+    if (err instanceof TranslationError) throw new GatewayError('invalid_request', { message: err.message, param: err.param });
+    throw err;
+  }
+  if (result.adjustments.length) headers['x-modelgate-adjusted'] = headerSafe(result.adjustments.join('; '));
+  return result;
 }
 
 /** OpenAI chat client → Anthropic-style upstream. */
@@ -45,14 +56,12 @@ export class ChatToAnthropicExchange implements Exchange {
 
   constructor(opts: { parsed: Record<string, unknown>; facts: RequestFacts; upstreamModel: string; defaultMaxTokens: number }) {
     this.#facts = opts.facts;
-    try {
-      const r = chatRequestToMessages(opts.parsed as ChatRequest, { upstreamModel: opts.upstreamModel, defaultMaxTokens: opts.defaultMaxTokens });
-      this.#body = JSON.stringify(r.body);
-      this.#jsonMode = r.jsonMode;
-      if (r.adjustments.length) this.responseHeaders['x-modelgate-adjusted'] = headerSafe(r.adjustments.join('; '));
-    } catch (err) {
-      untranslatable(err);
-    }
+    const r = translateRequest(
+      () => chatRequestToMessages(opts.parsed as ChatRequest, { upstreamModel: opts.upstreamModel, defaultMaxTokens: opts.defaultMaxTokens }),
+      this.responseHeaders,
+    );
+    this.#body = JSON.stringify(r.body);
+    this.#jsonMode = r.jsonMode;
   }
 
   upstreamBody(): string {
@@ -85,13 +94,8 @@ export class MessagesToOpenAIExchange implements Exchange {
     this.#promptEstimate = opts.promptEstimate;
     const stops = opts.parsed.stop_sequences;
     this.#stopSequences = Array.isArray(stops) ? (stops as string[]) : undefined;
-    try {
-      const r = messagesRequestToChat(opts.parsed as MessagesRequest, { upstreamModel: opts.upstreamModel });
-      this.#body = JSON.stringify(r.body);
-      if (r.adjustments.length) this.responseHeaders['x-modelgate-adjusted'] = headerSafe(r.adjustments.join('; '));
-    } catch (err) {
-      untranslatable(err);
-    }
+    const r = translateRequest(() => messagesRequestToChat(opts.parsed as MessagesRequest, { upstreamModel: opts.upstreamModel }), this.responseHeaders);
+    this.#body = JSON.stringify(r.body);
   }
 
   upstreamBody(): string {
