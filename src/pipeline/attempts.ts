@@ -5,6 +5,7 @@ import type { DeploymentConfig, ModelConfig } from '../core/config-types.ts';
 import { GatewayError } from '../core/errors.ts';
 import type { Usage } from '../core/usage.ts';
 import type { UpstreamResponse } from '../providers/upstream-types.ts';
+import type { UpstreamBody } from '../providers/upstream-body.ts';
 import type { ResponseClientLink } from './client-link.ts';
 import { AttemptWatch } from '../routing/attempt-watch.ts';
 import { classifyError, classifyStatus } from '../routing/classify.ts';
@@ -23,8 +24,8 @@ import type { RequestState } from './request-state.ts';
 export interface Answer {
   exchange: Exchange;
   deployment: DeploymentConfig;
-  /** Streamed: the upstream body from its first chunk on; each chunk restarts the idle clock. */
-  body: AsyncIterable<Uint8Array>;
+  /** Streamed: the upstream body, its first chunk in; the relay pipes it (each chunk restarts the idle clock). */
+  body: UpstreamBody;
   /** Non-streamed: the caller's body and usage, built before anything reached the client. */
   json: { body: string; usage: Usage } | null;
   /** The attempt's clocks; the relay disposes of them (or abandons the upstream on failure). */
@@ -109,7 +110,7 @@ async function attempt(a: { opts: ObtainAnswerOptions; step: AttemptStep; exchan
         body: exchange.upstreamBody(),
         forwardHeaders: opts.forwardHeaders,
         apiKey: step.apiKey,
-        signal: watch.signal,
+        stop: watch,
         // Our own clocks decide; undici's are a backstop a little later, for the socket's sake.
         firstByteTimeoutMs: timeouts.firstByteMs + 1_000,
         idleTimeoutMs: timeouts.idleMs + 1_000,
@@ -121,22 +122,22 @@ async function attempt(a: { opts: ObtainAnswerOptions; step: AttemptStep; exchan
   }
   try {
     if (response.status < 200 || response.status >= 300) {
-      const text = await readRest(response.body[Symbol.asyncIterator](), watch);
+      const text = await response.body.text();
       watch.dispose();
       return { kind: 'failed', outcome: classifyStatus(response.status, response.headers), detail: `status ${response.status}`, text, status: response.status };
     }
     if (opts.input.facts.stream) {
-      const iterator = response.body[Symbol.asyncIterator]();
-      const first = await iterator.next();
-      if (first.done === true) {
+      if (!(await response.body.started())) {
         watch.abandon();
         return { kind: 'failed', outcome: { kind: 'retryable', malformed: true }, detail: 'empty 2xx stream' };
       }
       watch.chunk();
-      const answer: Answer = { exchange, deployment: step.deployment, body: relayBody(first.value, iterator, watch), json: null, watch, streamFailed: () => opts.gw.breaker.onFailure(step.deployment.id) };
+      const answer: Answer = { exchange, deployment: step.deployment, body: response.body, json: null, watch, streamFailed: () => opts.gw.breaker.onFailure(step.deployment.id) };
       return { kind: 'answer', answer };
     }
-    const text = await readWhole(response.body, watch);
+    // The first-byte/deadline clock stays armed until the whole body is in; undici's body timeout
+    // (idle + 1 s) is the backstop between chunks.
+    const text = await response.body.text();
     watch.dispose();
     let json: { body: string; usage: Usage };
     try {
@@ -145,53 +146,11 @@ async function attempt(a: { opts: ObtainAnswerOptions; step: AttemptStep; exchan
       if (!(err instanceof GatewayError)) throw err;
       return { kind: 'failed', outcome: { kind: 'retryable', malformed: true }, detail: err.message };
     }
-    const answer: Answer = { exchange, deployment: step.deployment, body: emptyBody(), json, watch, streamFailed: () => undefined };
+    const answer: Answer = { exchange, deployment: step.deployment, body: response.body, json, watch, streamFailed: () => undefined };
     return { kind: 'answer', answer };
   } catch (err) {
     return stopped(err);
   }
-}
-
-/**
- * A whole non-streamed body. undici's own consumer is much cheaper than iterating; its body timeout
- * (idle + 1 s) and our first-byte/deadline clock, which stays armed until the body is complete, bound it.
- */
-function readWhole(body: AsyncIterable<Uint8Array>, watch: AttemptWatch): Promise<string> {
-  const consumable = body as AsyncIterable<Uint8Array> & { text?: () => Promise<string> };
-  return typeof consumable.text === 'function' ? consumable.text() : readRest(body[Symbol.asyncIterator](), watch);
-}
-
-async function readRest(iterator: AsyncIterator<Uint8Array>, watch: AttemptWatch): Promise<string> {
-  const chunks: Buffer[] = [];
-  for (;;) {
-    const r = await iterator.next();
-    if (r.done === true) break;
-    watch.chunk();
-    chunks.push(Buffer.isBuffer(r.value) ? r.value : Buffer.from(r.value));
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-/** The committed stream: the chunk already read, then the rest, each one feeding the idle clock. */
-async function* relayBody(first: Uint8Array, iterator: AsyncIterator<Uint8Array>, watch: AttemptWatch): AsyncGenerator<Uint8Array> {
-  let complete = false;
-  try {
-    yield first;
-    for (;;) {
-      const r = await iterator.next();
-      if (r.done === true) break;
-      watch.chunk();
-      yield r.value;
-    }
-    complete = true;
-  } finally {
-    // The relay stopped early (client gone, write failed): let go of the upstream body at once.
-    if (!complete) await iterator.return?.().catch(() => undefined);
-  }
-}
-
-async function* emptyBody(): AsyncGenerator<Uint8Array> {
-  // A non-streamed answer is already read into `json`.
 }
 
 function describe(err: unknown): string {

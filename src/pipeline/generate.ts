@@ -140,13 +140,18 @@ async function relayStream(res: ServerResponse, flight: Flight, answer: Answer):
   state.status = 200;
   res.writeHead(200, { ...SSE_HEADERS, 'x-request-id': state.requestId, 'request-id': state.requestId, ...answer.exchange.responseHeaders, ...flight.ticket?.headers });
   // Headers go out with the first body bytes, so time to first byte is the first write below.
+  // Chunks arrive synchronously from the upstream's parser; a full client socket pauses the upstream.
+  const resume = (): void => answer.body.resume();
+  res.on('drain', resume);
   try {
-    for await (const chunk of answer.body) {
+    const { watch } = answer;
+    await answer.body.pipe((chunk) => {
+      watch.chunk();
       const out = relay.push(chunk);
-      if (out.length === 0) continue;
+      if (out.length === 0) return true;
       state.markFirstByte();
-      if (!res.write(out)) await drained(res);
-    }
+      return res.write(out);
+    });
     const tail = relay.end();
     if (!relay.finished) throw new GatewayError('upstream_error', { message: 'The upstream stream ended before it was complete.' });
     state.markFirstByte();
@@ -167,6 +172,7 @@ async function relayStream(res: ServerResponse, flight: Flight, answer: Answer):
     res.end(relay.errorEvent(gerr, state.requestId));
     return;
   } finally {
+    res.off('drain', resume);
     answer.watch.dispose();
   }
   state.usage = relay.usage();
@@ -181,16 +187,3 @@ function streamFailure(err: unknown, stoppedBy: string | null): GatewayError {
   if (typeof code === 'string' && code.includes('TIMEOUT')) return new GatewayError('upstream_timeout', { message: 'The upstream stream stalled and timed out.' });
   return new GatewayError('upstream_error', { message: 'The upstream stream failed before it was complete.' });
 }
-
-function drained(res: ServerResponse): Promise<void> {
-  return new Promise((resolve) => {
-    const done = (): void => {
-      res.off('drain', done);
-      res.off('close', done);
-      resolve();
-    };
-    res.once('drain', done);
-    res.once('close', done);
-  });
-}
-

@@ -1,8 +1,9 @@
 // Thin client for OpenAI-compatible and Anthropic-style upstreams: endpoint path, auth headers and an
 // undici Pool per origin. Everything about retries and timeouts above the socket lives in routing/.
-import { Pool } from 'undici';
+import { Pool, type Dispatcher } from 'undici';
 import type { ProviderConfig } from '../core/config-types.ts';
-import type { UpstreamCall, UpstreamResponse } from './upstream-types.ts';
+import type { StopLink, UpstreamCall, UpstreamResponse } from './upstream-types.ts';
+import { ChunkFeed } from './upstream-body.ts';
 
 const pools = new Map<string, Pool>();
 
@@ -60,23 +61,92 @@ export function upstreamHeaders(p: ProviderConfig, call: UpstreamCall): Record<s
   return headers;
 }
 
-export async function callHttpProvider(call: UpstreamCall, connectTimeoutMs: number): Promise<UpstreamResponse> {
+export function callHttpProvider(call: UpstreamCall, connectTimeoutMs: number): Promise<UpstreamResponse> {
   const p = call.deployment.provider;
   const t = targetFor(p);
   if (t.poolTimeout !== connectTimeoutMs || t.pool === null) {
     t.pool = poolFor(t.origin, connectTimeoutMs);
     t.poolTimeout = connectTimeoutMs;
   }
-  const res = await t.pool.request({
-    method: 'POST',
-    path: t.path,
-    headers: upstreamHeaders(p, call),
-    body: call.body,
-    signal: call.signal,
-    headersTimeout: call.firstByteTimeoutMs,
-    bodyTimeout: call.idleTimeoutMs,
+  const pool = t.pool;
+  if (call.stop.stopError !== null) return Promise.reject(call.stop.stopError);
+  return new Promise((resolve, reject) => {
+    const handler = new UpstreamHandler(call.stop, resolve, reject);
+    pool.dispatch(
+      {
+        method: 'POST',
+        path: t.path,
+        headers: upstreamHeaders(p, call),
+        body: call.body,
+        headersTimeout: call.firstByteTimeoutMs,
+        bodyTimeout: call.idleTimeoutMs,
+      },
+      handler,
+    );
   });
-  return { status: res.statusCode, headers: res.headers, body: res.body };
+}
+
+/**
+ * undici's dispatch handler for one attempt: resolves with status and headers, then pushes body chunks
+ * into a ChunkFeed. Pool.request would add an AbortSignal listener, a Readable body and a promise per
+ * chunk on top of this; streamed events pay for that on every chunk.
+ */
+class UpstreamHandler implements Dispatcher.DispatchHandler {
+  readonly #feed = new ChunkFeed();
+  #resolve: ((res: UpstreamResponse) => void) | null;
+  #reject: ((err: Error) => void) | null;
+  #controller: Dispatcher.DispatchController | null = null;
+  /** Stopped while connecting: undici takes the abort only once it hands over its controller. */
+  #pendingAbort: Error | null = null;
+  #done = false;
+
+  constructor(stop: StopLink, resolve: (res: UpstreamResponse) => void, reject: (err: Error) => void) {
+    this.#resolve = resolve;
+    this.#reject = reject;
+    stop.onStop((reason) => this.#abort(reason));
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.#controller = controller;
+    const feed = this.#feed;
+    feed.source = {
+      pause: () => controller.pause(),
+      resume: () => controller.resume(),
+      abort: (reason) => this.#abort(reason),
+    };
+    if (this.#pendingAbort !== null) controller.abort(this.#pendingAbort);
+  }
+
+  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: Record<string, string | string[] | undefined>): void {
+    const resolve = this.#resolve;
+    this.#resolve = null;
+    this.#reject = null;
+    resolve?.({ status: statusCode, headers, body: this.#feed });
+  }
+
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (!this.#feed.push(chunk)) controller.pause();
+  }
+
+  onResponseEnd(): void {
+    this.#done = true;
+    this.#feed.end();
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, err: Error): void {
+    this.#done = true;
+    const reject = this.#reject;
+    this.#resolve = null;
+    this.#reject = null;
+    if (reject !== null) reject(err);
+    else this.#feed.fail(err);
+  }
+
+  #abort(reason: Error): void {
+    if (this.#done) return;
+    if (this.#controller === null) this.#pendingAbort = reason;
+    else this.#controller.abort(reason);
+  }
 }
 
 export async function closeProviderPools(): Promise<void> {

@@ -1,6 +1,20 @@
 // The one shape every provider call returns, whether it crossed the network or came from the mock.
 import type { Dialect } from '../core/dialect.ts';
 import type { DeploymentConfig } from '../core/config-types.ts';
+import type { UpstreamBody } from './upstream-body.ts';
+
+/**
+ * How an attempt is stopped from our side (a clock fired, the client left, the attempt was given up).
+ * A callback slot rather than an AbortSignal: EventTarget listeners are costly on the hot path.
+ */
+export interface StopLink {
+  /** The reason once stopped; null while the attempt runs. */
+  readonly stopError: Error | null;
+  /** Called once with the reason when the attempt is stopped (at once if it already is). */
+  onStop(callback: (reason: Error) => void): void;
+  /** A real AbortSignal for APIs that need one (the mock's timers); made on first use. */
+  readonly signal: AbortSignal;
+}
 
 export interface UpstreamCall {
   deployment: DeploymentConfig;
@@ -11,7 +25,7 @@ export interface UpstreamCall {
   forwardHeaders: Record<string, string>;
   /** The provider key routing handed out for this attempt (KeyRotation); null for keyless providers. */
   apiKey: string | null;
-  signal: AbortSignal;
+  stop: StopLink;
   firstByteTimeoutMs: number;
   idleTimeoutMs: number;
 }
@@ -19,5 +33,5 @@ export interface UpstreamCall {
 export interface UpstreamResponse {
   status: number;
   headers: Record<string, string | string[] | undefined>;
-  body: AsyncIterable<Uint8Array>;
+  body: UpstreamBody;
 }

@@ -1,5 +1,6 @@
 // The clocks of one upstream attempt: first byte, idle gap between body chunks, the request's deadline,
-// and the client leaving. Whichever fires first aborts the attempt's signal and says why.
+// and the client leaving. Whichever fires first stops the attempt (its provider aborts the request) and says why.
+import type { StopLink } from '../providers/upstream-types.ts';
 
 /** Why the attempt was stopped from our side; null while it runs. */
 export type WatchReason = 'first-byte' | 'idle' | 'total' | 'client' | 'done';
@@ -24,8 +25,10 @@ export interface AttemptWatchOptions {
   deadline: number;
 }
 
-export class AttemptWatch {
-  readonly #controller = new AbortController();
+export class AttemptWatch implements StopLink {
+  #controller: AbortController | null = null;
+  #onStopped: ((reason: Error) => void) | null = null;
+  #stopError: Error | null = null;
   readonly #options: AttemptWatchOptions;
   readonly #onClientAbort = (): void => this.#stop('client');
   // One timer per attempt, never recreated per chunk: it fires as the first-byte or idle clock, or as
@@ -40,16 +43,30 @@ export class AttemptWatch {
     this.#options = options;
     if (options.client.aborted) {
       this.#reason = 'client';
-      this.#controller.abort();
+      this.#stopError = new AttemptStopped('client');
       return;
     }
     options.client.onGone(this.#onClientAbort);
     this.#arm('first-byte', options.firstByteMs);
   }
 
-  /** Aborted when any clock fires, the client leaves, or the attempt is given up. */
+  /** Aborted when any clock fires, the client leaves, or the attempt is given up; made on first use. */
   get signal(): AbortSignal {
+    if (this.#controller === null) {
+      this.#controller = new AbortController();
+      if (this.#stopError !== null) this.#controller.abort(this.#stopError);
+    }
     return this.#controller.signal;
+  }
+
+  get stopError(): Error | null {
+    return this.#stopError;
+  }
+
+  /** One callback slot: the provider's way to abort its request when any clock fires. */
+  onStop(callback: (reason: Error) => void): void {
+    if (this.#stopError !== null) callback(this.#stopError);
+    else this.#onStopped = callback;
   }
 
   get reason(): WatchReason | null {
@@ -99,7 +116,12 @@ export class AttemptWatch {
     if (this.#reason !== null) return;
     this.#reason = reason;
     this.dispose();
-    this.#controller.abort(new AttemptStopped(reason));
+    const err = new AttemptStopped(reason);
+    this.#stopError = err;
+    const callback = this.#onStopped;
+    this.#onStopped = null;
+    callback?.(err);
+    this.#controller?.abort(err);
   }
 }
 

@@ -3,14 +3,15 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import { isObject } from '../../dialects/request-facts.ts';
-import type { UpstreamCall, UpstreamResponse } from '../upstream-types.ts';
+import type { StopLink, UpstreamCall, UpstreamResponse } from '../upstream-types.ts';
+import { ChunkFeed } from '../upstream-body.ts';
 import { anthropicMockEvents, anthropicMockJson } from './mock-anthropic.ts';
 import { openaiMockEvents, openaiMockJson } from './mock-openai.ts';
 import { planMockReply } from './mock-reply.ts';
 
 export async function callMockProvider(call: UpstreamCall): Promise<UpstreamResponse> {
   const { mock } = call.deployment.provider;
-  if (mock.latencyMs > 0) await delay(mock.latencyMs, undefined, { signal: call.signal });
+  if (mock.latencyMs > 0) await delay(mock.latencyMs, undefined, { signal: call.stop.signal });
   const body: unknown = JSON.parse(call.body);
   if (!isObject(body)) throw new Error('mock provider: body is not an object');
   const model = typeof body.model === 'string' ? body.model : call.deployment.model;
@@ -22,7 +23,7 @@ export async function callMockProvider(call: UpstreamCall): Promise<UpstreamResp
       call.dialect === 'anthropic'
         ? anthropicMockJson(plan, { id: `msg_${suffix}`, model })
         : openaiMockJson(plan, { id: `chatcmpl-${suffix}`, model, created: Math.floor(Date.now() / 1000) });
-    return { status: 200, headers: { 'content-type': 'application/json' }, body: once(Buffer.from(json)) };
+    return { status: 200, headers: { 'content-type': 'application/json' }, body: feedOf(once(Buffer.from(json)), call.stop) };
   }
   const events =
     call.dialect === 'anthropic'
@@ -33,7 +34,7 @@ export async function callMockProvider(call: UpstreamCall): Promise<UpstreamResp
           created: Math.floor(Date.now() / 1000),
           includeUsage: isObject(body.stream_options) && body.stream_options.include_usage === true,
         });
-  return { status: 200, headers: { 'content-type': 'text/event-stream' }, body: paced(events, mock.chunkDelayMs, call.signal) };
+  return { status: 200, headers: { 'content-type': 'text/event-stream' }, body: feedOf(paced(events, mock.chunkDelayMs, call.stop.signal), call.stop) };
 }
 
 async function* once(buf: Buffer): AsyncGenerator<Uint8Array> {
@@ -50,4 +51,38 @@ async function* paced(events: string[], delayMs: number, signal: AbortSignal): A
     yield Buffer.from(e);
     await delay(delayMs, undefined, { signal });
   }
+}
+
+/** Feeds an in-process body into the same push feed the network providers use; stops with the attempt. */
+function feedOf(chunks: AsyncIterable<Uint8Array>, stop: StopLink): ChunkFeed {
+  const feed = new ChunkFeed();
+  let waiting: (() => void) | null = null;
+  let paused = false;
+  feed.source = {
+    pause: () => {
+      paused = true;
+    },
+    resume: () => {
+      paused = false;
+      waiting?.();
+    },
+    abort: () => undefined,
+  };
+  stop.onStop((reason) => {
+    feed.fail(reason);
+    waiting?.();
+  });
+  void (async () => {
+    try {
+      for await (const chunk of chunks) {
+        if (stop.stopError !== null) return;
+        if (!feed.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk))) paused = true;
+        while (paused && stop.stopError === null) await new Promise<void>((r) => (waiting = r));
+      }
+      feed.end();
+    } catch (err) {
+      feed.fail(err instanceof Error ? err : new Error(String(err)));
+    }
+  })();
+  return feed;
 }

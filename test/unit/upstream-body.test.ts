@@ -1,0 +1,97 @@
+// The push feed between a provider and the relay: ordering, backpressure, failure in every state.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { ChunkFeed } from '../../src/providers/upstream-body.ts';
+
+function recordingSource(): { calls: string[]; source: { pause(): void; resume(): void; abort(reason: Error): void } } {
+  const calls: string[] = [];
+  return { calls, source: { pause: () => calls.push('pause'), resume: () => calls.push('resume'), abort: (r) => calls.push(`abort:${r.message}`) } };
+}
+
+test('text() joins every chunk, before or after the end', async () => {
+  const early = new ChunkFeed();
+  const pending = early.text();
+  early.push(Buffer.from('{"a":'));
+  early.push(Buffer.from('"é"}'));
+  early.end();
+  assert.equal(await pending, '{"a":"é"}');
+
+  const late = new ChunkFeed();
+  late.push(Buffer.from([0xc3]));
+  late.push(Buffer.from([0xa9]));
+  late.end();
+  assert.equal(await late.text(), 'é', 'a character split across chunks is decoded whole');
+});
+
+test('started() waits for the first chunk without consuming it; pipe() then delivers it and the rest in order', async () => {
+  const feed = new ChunkFeed();
+  const started = feed.started();
+  feed.push(Buffer.from('one '));
+  assert.equal(await started, true);
+  feed.push(Buffer.from('two '));
+  const seen: string[] = [];
+  const piped = feed.pipe((c) => {
+    seen.push(c.toString());
+    return true;
+  });
+  feed.push(Buffer.from('three'));
+  feed.end();
+  await piped;
+  assert.deepEqual(seen, ['one ', 'two ', 'three']);
+});
+
+test('started() is false for a body that ends empty', async () => {
+  const feed = new ChunkFeed();
+  const started = feed.started();
+  feed.end();
+  assert.equal(await started, false);
+});
+
+test('a sink that returns false pauses the source; resume() passes through', async () => {
+  const feed = new ChunkFeed();
+  const { calls, source } = recordingSource();
+  feed.source = source;
+  feed.push(Buffer.from('a'));
+  const piped = feed.pipe(() => false);
+  assert.deepEqual(calls, ['pause'], 'a full sink on the queued chunk pauses at once');
+  assert.equal(feed.push(Buffer.from('b')), false, 'a live chunk into a full sink asks the producer to pause');
+  feed.resume();
+  assert.deepEqual(calls, ['pause', 'resume']);
+  feed.end();
+  await piped;
+});
+
+test('a sink that throws fails the pipe and aborts the source', async () => {
+  const feed = new ChunkFeed();
+  const { calls, source } = recordingSource();
+  feed.source = source;
+  const piped = feed.pipe(() => {
+    throw new Error('bad chunk');
+  });
+  assert.equal(feed.push(Buffer.from('x')), false);
+  await assert.rejects(piped, /bad chunk/);
+  assert.deepEqual(calls, ['abort:bad chunk']);
+  assert.equal(feed.push(Buffer.from('y')), false, 'nothing is taken after a failure');
+});
+
+test('a failure reaches whichever read is waiting, and later reads', async () => {
+  const waitingText = new ChunkFeed();
+  const t = waitingText.text();
+  waitingText.fail(new Error('socket reset'));
+  await assert.rejects(t, /socket reset/);
+  await assert.rejects(waitingText.started(), /socket reset/);
+
+  const piping = new ChunkFeed();
+  piping.push(Buffer.from('a'));
+  const p = piping.pipe(() => true);
+  piping.fail(new Error('idle timeout'));
+  await assert.rejects(p, /idle timeout/);
+});
+
+test('a second reader is refused rather than splitting the body', async () => {
+  const feed = new ChunkFeed();
+  const first = feed.pipe(() => true);
+  await assert.rejects(feed.pipe(() => true), /already being read/);
+  feed.end();
+  await first;
+});
