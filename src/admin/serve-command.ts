@@ -19,9 +19,7 @@ import type { Gateway } from '../pipeline/gateway.ts';
 import { createRouting } from '../routing/create-routing.ts';
 import { Admission } from '../pipeline/admit.ts';
 import { MemoryAdmissionStore } from '../admission/memory-store.ts';
-import { RedisAdmissionStore } from '../admission/redis-store.ts';
 import type { AdmissionStore } from '../admission/store.ts';
-import { estimatePromptTokens } from '../admission/estimate-tokens.ts';
 
 export async function serveCommand(config: GatewayConfig): Promise<void> {
   const log = createLogger();
@@ -32,7 +30,7 @@ export async function serveCommand(config: GatewayConfig): Promise<void> {
   const usage = new UsageWriter({ store, flushMs: config.usageFlushMs, onError: (err, rows) => log.error({ err: String(err), rows }, 'usage write failed') });
   const masker = new SecretMasker(config.providers.flatMap((p) => p.apiKeys));
   const admission = new Admission({
-    store: admissionStore(config),
+    store: await admissionStore(config),
     keySpend: (keyId, period) => store.keySpend(keyId, period),
     defaultMaxTokens: config.defaultMaxTokens,
     onError: (err, what) => log.error({ err: masker.mask(String(err)), what }, 'admission store failed'),
@@ -48,8 +46,6 @@ export async function serveCommand(config: GatewayConfig): Promise<void> {
   const reclaimed = (await admission.store.reclaimOwn?.(allKeys.map((k) => k.id))) ?? 0;
   if (reclaimed > 0) log.warn({ reclaimed }, 'freed reservations left by this instance before it stopped');
   await admission.seed(allKeys, Date.now());
-  // The first tokenization builds the BPE tables (tens of ms); do it now, not on a caller's request.
-  estimatePromptTokens({ model: 'gpt-4o', messages: [{ role: 'user', content: 'warm up the tokenizer' }] });
   const metrics = new Metrics();
   const gw: Gateway = { config, catalog: new Catalog(config), keys, store, usage, metrics, log, masker, admission, ...createRouting({ log, metrics, breaker: config.breaker }) };
   const server = createGatewayServer(gw);
@@ -86,8 +82,10 @@ export async function serveCommand(config: GatewayConfig): Promise<void> {
  * Memory for one node; Redis (shared by replicas) when `redis:` is set. MODELGATE_REDIS_PREFIX
  * namespaces the Redis keys, so gateways that must not share budgets can share one Redis.
  */
-function admissionStore(config: GatewayConfig): AdmissionStore {
+async function admissionStore(config: GatewayConfig): Promise<AdmissionStore> {
   if (config.redisUrl === null) return new MemoryAdmissionStore();
+  // Loaded only when configured: the Redis client is ~20 MB of memory a single node never needs.
+  const { RedisAdmissionStore } = await import('../admission/redis-store.ts');
   return new RedisAdmissionStore({
     url: config.redisUrl,
     prefix: process.env.MODELGATE_REDIS_PREFIX || config.redisPrefix || undefined,

@@ -18,18 +18,10 @@
 //   the tokenized part, never below chars/4 (so English, ~4.5 chars/token, is slightly overestimated).
 // - Models whose name does not look like an OpenAI one (Claude, Llama, …) get NON_OPENAI_MARGIN on
 //   top: their tokenizers produce more tokens than o200k for the same text.
-import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
+import { countTokens } from './tokenizer.ts';
 
 export const TOKENIZER_CHAR_CAP = 8192;
-/** The first, cheap pass of admission tokenizes this much and extrapolates (src/pipeline/admit.ts). */
-export const QUICK_CHAR_CAP = 1024;
 export const CHUNK_CHARS = 256;
-/**
- * In admission's quick pass, text this short is not tokenized: its UTF-8 byte count is used instead, a strict upper bound for a
- * byte-level BPE (every token covers at least one byte). It overestimates a short prompt by a few dozen
- * tokens at most — nothing next to max_tokens — and saves the tokenizer on the most common requests.
- */
-export const SMALL_TEXT_CHARS = 256;
 /** How far back from a chunk's end a space is looked for. */
 const SPACE_LOOKBACK = 64;
 export const MEDIA_TOKENS = 1600;
@@ -62,8 +54,12 @@ export interface EstimateOptions {
   model?: string;
   /** Characters tokenized at most (default TOKENIZER_CHAR_CAP); the rest is extrapolated. */
   charCap?: number;
-  /** Admission's quick pass: text up to SMALL_TEXT_CHARS counts as its UTF-8 bytes (an upper bound). */
-  smallTextBound?: boolean;
+  /**
+   * Admission's quick pass: every text counts as its UTF-8 byte count instead of being tokenized. That
+   * is a strict upper bound for a byte-level BPE (every token covers at least one byte), costs no
+   * tokenizer, and is used only while the key is far from every limit (src/pipeline/admit.ts).
+   */
+  byteBound?: boolean;
 }
 
 export function estimatePromptTokens(body: unknown, options: EstimateOptions = {}): number {
@@ -81,7 +77,7 @@ export function estimatePromptTokens(body: unknown, options: EstimateOptions = {
     if (body[key] !== undefined) found.pieces.push(JSON.stringify(body[key]));
   }
   const base =
-    countText(found.pieces, { cap: options.charCap ?? TOKENIZER_CHAR_CAP, smallTextBound: options.smallTextBound === true }) +
+    countText(found.pieces, { cap: options.charCap ?? TOKENIZER_CHAR_CAP, byteBound: options.byteBound === true }) +
     found.media * MEDIA_TOKENS +
     found.messages * MESSAGE_OVERHEAD_TOKENS +
     REPLY_PRIMING_TOKENS;
@@ -122,15 +118,11 @@ function collect(value: unknown, found: Collected): void {
   }
 }
 
-function countText(pieces: string[], opts: { cap: number; smallTextBound: boolean }): number {
-  if (opts.smallTextBound) {
-    let chars = 0;
-    for (const piece of pieces) chars += piece.length;
-    if (chars <= SMALL_TEXT_CHARS) {
-      let bytes = 0;
-      for (const piece of pieces) bytes += Buffer.byteLength(piece);
-      return bytes;
-    }
+function countText(pieces: string[], opts: { cap: number; byteBound: boolean }): number {
+  if (opts.byteBound) {
+    let bytes = 0;
+    for (const piece of pieces) bytes += Buffer.byteLength(piece);
+    return bytes;
   }
   let budget = opts.cap;
   let tokens = 0;

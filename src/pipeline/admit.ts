@@ -6,7 +6,7 @@ import type { Usage } from '../core/usage.ts';
 import { GatewayError, type ErrorCode } from '../core/errors.ts';
 import { reservationNanos, usdToNanos } from '../accounting/price.ts';
 import { nextPeriodStart, periodStart } from '../accounting/period.ts';
-import { estimatePromptTokens, requestedMaxTokens, reservationTokens, QUICK_CHAR_CAP } from '../admission/estimate-tokens.ts';
+import { estimatePromptTokens, requestedMaxTokens, reservationTokens } from '../admission/estimate-tokens.ts';
 import { rateLimitHeaders } from '../admission/rate-headers.ts';
 import { refusalError } from '../admission/refusal.ts';
 import type { AdmissionLimits, AdmissionSnapshot, AdmissionStore, AdmitResult } from '../admission/store.ts';
@@ -94,10 +94,9 @@ export class Admission {
     const entry = this.#entry(key, now);
     if (!entry.limited) return { ticket: null, promptTokens: 0 };
     if (entry.seededPeriod !== entry.period) await this.#ready(entry);
-    // Only money and token limits need the prompt size. Far from every limit, a quick estimate is
-    // enough (a tokenized prefix, short prompts counted as bytes: both err on the high side); near a
-    // limit, or when the quick size is refused, the full tokenizer estimate decides, so the real
-    // tokenizer has the last word at the margin.
+    // Only money and token limits need the prompt size. Far from every limit, a quick upper bound is
+    // enough (the prompt's UTF-8 bytes: no tokenizer); near a limit, or when the quick size is refused,
+    // the full tokenizer estimate decides, so the real tokenizer has the last word at the margin.
     const needsTokens = entry.budgeted || entry.limits.tpm !== null;
     const target = model.deployments[0]?.model ?? model.name;
     const maxTokens = requestedMaxTokens(body, this.#defaultMaxTokens);
@@ -108,7 +107,7 @@ export class Admission {
     let promptTokens = 0;
     let quick = false;
     if (needsTokens) {
-      promptTokens = estimatePromptTokens(body, { model: target, charCap: QUICK_CHAR_CAP, smallTextBound: true });
+      promptTokens = estimatePromptTokens(body, { model: target, byteBound: true });
       quick = roomy(entry, sized(promptTokens));
       if (!quick) promptTokens = estimatePromptTokens(body, { model: target });
     }

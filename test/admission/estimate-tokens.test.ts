@@ -1,6 +1,7 @@
 // Tests for the prompt-token estimate: exact on plain text, flat media, capped tokenizer work.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import {
   MEDIA_TOKENS,
@@ -108,15 +109,26 @@ test('requestedMaxTokens prefers max_completion_tokens, multiplies by n, falls b
   assert.equal(reservationTokens({ promptTokens: 120, maxTokens: 4096 }), 4216);
 });
 
-test('admission quick pass: a prefix is tokenized and a short prompt counts as its bytes, never below the exact count', async () => {
-  const { estimatePromptTokens, QUICK_CHAR_CAP } = await import('../../src/admission/estimate-tokens.ts');
+test('admission quick pass: every text counts as its UTF-8 bytes, never below the exact count, without the tokenizer', async () => {
   const short = { model: 'gpt-4o', messages: [{ role: 'user', content: 'Hello there, how are you today?' }] };
   const exact = estimatePromptTokens(short);
-  const quick = estimatePromptTokens(short, { charCap: QUICK_CHAR_CAP, smallTextBound: true });
+  const quick = estimatePromptTokens(short, { byteBound: true });
   assert.ok(quick >= exact, `${quick} >= ${exact}`);
-  assert.ok(quick - exact < 40);
-  const long = { model: 'gpt-4o', messages: [{ role: 'user', content: 'lorem ipsum dolor sit amet, '.repeat(2000) }] };
-  const full = estimatePromptTokens(long);
-  const prefix = estimatePromptTokens(long, { charCap: QUICK_CHAR_CAP, smallTextBound: true });
-  assert.ok(Math.abs(prefix - full) / full < 0.1, `prefix estimate ${prefix} within 10% of ${full}`);
+  assert.equal(quick - FRAME, Buffer.byteLength('Hello there, how are you today?'));
+  const cjk = { model: 'gpt-4o', messages: [{ role: 'user', content: '東京の天気はどうですか。'.repeat(300) }] };
+  assert.ok(estimatePromptTokens(cjk, { byteBound: true }) >= estimatePromptTokens(cjk, { charCap: 1_000_000 }), 'a bound for multi-byte text too');
+});
+
+test('the tokenizer is loaded on first use only', () => {
+  const child = spawnSync(process.execPath, ['--input-type=module', '-e', `
+    const t = await import(${JSON.stringify(new URL('../../src/admission/tokenizer.ts', import.meta.url).href)});
+    const e = await import(${JSON.stringify(new URL('../../src/admission/estimate-tokens.ts', import.meta.url).href)});
+    const before = t.tokenizerLoaded();
+    e.estimatePromptTokens({ messages: [{ role: 'user', content: 'hi there' }] }, { byteBound: true });
+    const afterQuick = t.tokenizerLoaded();
+    e.estimatePromptTokens({ messages: [{ role: 'user', content: 'hi there' }] });
+    console.log(JSON.stringify([before, afterQuick, t.tokenizerLoaded()]));
+  `], { encoding: 'utf8' });
+  assert.equal(child.status, 0, child.stderr);
+  assert.deepEqual(JSON.parse(child.stdout), [false, false, true]);
 });
