@@ -26,6 +26,7 @@ export interface Ticket {
 /** What admit hands back: the ticket (null for a key without limits) and the prompt estimate. */
 export interface Admitted {
   ticket: Ticket | null;
+  /** The tokenizer's prompt estimate when admission made one; 0 when it only used the byte bound or none. */
   promptTokens: number;
 }
 
@@ -108,6 +109,9 @@ export class Admission {
     let quick = false;
     if (needsTokens) {
       promptTokens = estimatePromptTokens(body, { model: target, byteBound: true });
+      // The key's first request here: ask the store where the key stands (once), so a burst of first
+      // requests near a limit is not refused on the bound's oversized reservations.
+      if (entry.last === null) entry.last = await this.store.snapshot(key.id, now, entry.period).catch(() => null);
       quick = roomy(entry, sized(promptTokens));
       if (!quick) promptTokens = estimatePromptTokens(body, { model: target });
     }
@@ -124,6 +128,7 @@ export class Admission {
     let result = await tryAdmit(promptTokens);
     if (!result.ok && quick && result.reason !== 'rpm' && result.reason !== 'concurrency') {
       const full = estimatePromptTokens(body, { model: target });
+      quick = false;
       if (full !== promptTokens) {
         promptTokens = full;
         result = await tryAdmit(full);
@@ -136,7 +141,7 @@ export class Admission {
       throw new GatewayError(refusal.code satisfies ErrorCode, { message: refusal.message, status: refusal.status, headers });
     }
     const headers = hasRateLimits(entry.limits) ? rateLimitHeaders({ limits: entry.limits, snapshot: result.snapshot }) : NO_HEADERS;
-    return { ticket: { reservationId: result.reservationId, keyId: key.id, periodStart: entry.period, headers }, promptTokens };
+    return { ticket: { reservationId: result.reservationId, keyId: key.id, periodStart: entry.period, headers }, promptTokens: quick ? 0 : promptTokens };
   }
 
   /**

@@ -47,7 +47,21 @@ function targetFor(p: ProviderConfig): Target {
   return t;
 }
 
+/** OpenAI-style headers depend only on the provider and its key: built once per key, not per request. */
+const openaiHeaders = new WeakMap<ProviderConfig, Map<string | null, Record<string, string>>>();
+
 export function upstreamHeaders(p: ProviderConfig, call: UpstreamCall): Record<string, string> {
+  if (p.kind !== 'anthropic') {
+    let byKey = openaiHeaders.get(p);
+    if (byKey === undefined) openaiHeaders.set(p, (byKey = new Map()));
+    let cached = byKey.get(call.apiKey);
+    if (cached === undefined) byKey.set(call.apiKey, (cached = Object.freeze(buildHeaders(p, call))));
+    return cached;
+  }
+  return buildHeaders(p, call);
+}
+
+function buildHeaders(p: ProviderConfig, call: UpstreamCall): Record<string, string> {
   const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...p.headers };
   const key = call.apiKey;
   if (p.kind === 'anthropic') {

@@ -147,7 +147,7 @@ export class AttemptPlan {
 
     const candidates = this.#model.deployments.filter((d) => this.#breaker.allows(d.id) && this.#keys.usable(d.provider));
     if (candidates.length === 0) return this.#end('none-available');
-    const fresh = candidates.filter((d) => !this.#failed.has(d.id));
+    const fresh = this.#failed.size === 0 ? candidates : candidates.filter((d) => !this.#failed.has(d.id));
     let deployment: DeploymentConfig;
     let startAt = now;
     if (fresh.length > 0) {
@@ -220,6 +220,7 @@ export class AttemptPlan {
 
   /** Lowest priority tier, then weighted random inside it. */
   #pickWeighted(deployments: readonly DeploymentConfig[]): DeploymentConfig {
+    if (deployments.length === 1) return deployments[0];
     let tier = Infinity;
     for (const d of deployments) if (d.priority < tier) tier = d.priority;
     const inTier = deployments.filter((d) => d.priority === tier);

@@ -1,0 +1,55 @@
+// The admission stage's two-tier estimate: a byte bound far from limits, the tokenizer near them.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Admission } from '../../src/pipeline/admit.ts';
+import { MemoryAdmissionStore } from '../../src/admission/memory-store.ts';
+import { estimatePromptTokens } from '../../src/admission/estimate-tokens.ts';
+import type { KeyRecord } from '../../src/core/key-record.ts';
+import type { ModelConfig } from '../../src/core/config-types.ts';
+
+const MODEL: ModelConfig = {
+  name: 'gpt-4o', family: 'openai', price: null, maxRetries: 0,
+  deployments: [],
+  timeouts: { connectMs: 1000, firstByteMs: 1000, idleMs: 1000, totalMs: 1000 },
+};
+const TEXT = 'The quick brown fox jumps over the lazy dog. '.repeat(40);
+const BODY = { model: 'gpt-4o', max_tokens: 10, messages: [{ role: 'user', content: TEXT }] };
+
+function key(over: Partial<KeyRecord>): KeyRecord {
+  return {
+    id: 'key_1', name: 'k', hash: 'h', masked: 'sk-…', models: null, expiresAt: null, disabled: false, budgetUsd: null,
+    tokenBudget: null, budgetPeriod: null, rpm: null, tpm: null, maxConcurrency: null, createdAt: 0, ...over,
+  };
+}
+
+function admission(): Admission {
+  return new Admission({ store: new MemoryAdmissionStore(), keySpend: async () => ({ nanos: 0, tokens: 0 }), defaultMaxTokens: 100, onError: () => undefined });
+}
+
+test('far from every limit the reservation is the byte bound and no token estimate is handed on', async () => {
+  const a = admission();
+  const k = key({ tokenBudget: 100_000_000 });
+  for (let i = 0; i < 3; i++) {
+    const admitted = await a.admit({ key: k, model: MODEL, body: BODY, now: 1_000 });
+    assert.ok(admitted.ticket !== null);
+    assert.equal(admitted.promptTokens, 0, 'a byte bound is not a token count for message_start or a bill');
+  }
+  const view = await a.view(k, 1_000);
+  const bound = estimatePromptTokens(BODY, { byteBound: true }) + 10;
+  assert.equal(view.snapshot.reservedTokens, 3 * bound);
+});
+
+test('near a limit the tokenizer decides: a request the byte bound would refuse is admitted', async () => {
+  const a = admission();
+  const exact = estimatePromptTokens(BODY);
+  const bound = estimatePromptTokens(BODY, { byteBound: true });
+  assert.ok(bound > 3 * exact, 'English text is several bytes per token');
+  // Room for the exact size but not for the bound: the full estimate admits it.
+  const k = key({ tokenBudget: exact + 10 + 5 });
+  const first = await a.admit({ key: k, model: MODEL, body: BODY, now: 1_000 });
+  assert.equal(first.promptTokens, exact);
+  await a.finish(first.ticket!, { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 }, 0);
+  // The same again once the store has reported on the key.
+  const second = await a.admit({ key: k, model: MODEL, body: BODY, now: 1_000 });
+  assert.equal(second.promptTokens, exact);
+});
