@@ -12,7 +12,7 @@ import { startModelgate } from './lib/modelgate-target.ts';
 import { Child, NODE } from './lib/processes.ts';
 import { ticksPerSecond } from './lib/proc-stats.ts';
 import { headline, renderResults } from './lib/report.ts';
-import type { LoadCell, RunResults, TtfbRep } from './lib/report.ts';
+import type { HoldResult, LoadCell, RunResults, TtfbRep } from './lib/report.ts';
 import { CHUNKS, FULL, LOAD_SCENARIOS, QUICK } from './lib/scenarios.ts';
 import type { LoadScenario, Timing } from './lib/scenarios.ts';
 import { directTarget, startBareProxy, startMock, startNginx, startPortkey } from './lib/targets.ts';
@@ -35,15 +35,20 @@ function rotate<T>(items: readonly T[], by: number): T[] {
   return items.map((_, i) => items[(i + by) % items.length]);
 }
 
-async function startTargets(mock: { child: Child; port: number }, workDir: string, skipped: string[]): Promise<Target[]> {
-  const targets: Target[] = [directTarget(mock)];
-  const starters: Array<[TargetName, () => Promise<Started>]> = [
+type Starter = () => Promise<Started>;
+
+function starters(mock: { child: Child; port: number }, workDir: string): Array<[TargetName, Starter]> {
+  return [
     ['modelgate', () => startModelgate({ mockPort: mock.port, workDir })],
     ['bare-proxy', () => startBareProxy(mock.port)],
     ['nginx', () => startNginx({ mockPort: mock.port, workDir })],
     ['portkey', () => startPortkey({ mockPort: mock.port, install: !quick })],
   ];
-  for (const [name, start] of starters) {
+}
+
+async function startTargets(mock: { child: Child; port: number }, workDir: string, skipped: string[]): Promise<Target[]> {
+  const targets: Target[] = [directTarget(mock)];
+  for (const [name, start] of starters(mock, workDir)) {
     if (wanted !== undefined && !wanted.has(name)) continue;
     try {
       const started = await start();
@@ -55,6 +60,44 @@ async function startTargets(mock: { child: Child; port: number }, workDir: strin
     log(`target ${name}: ${targets.some((t) => t.name === name) ? 'up' : skipped[skipped.length - 1]}`);
   }
   return targets;
+}
+
+/**
+ * The 1,000-stream hold twice per target: in the process that just served every load scenario (its
+ * heap has grown to that load), and in a freshly started one (what holding the streams itself costs).
+ */
+async function runHolds(options: { targets: Target[]; mock: { child: Child; port: number }; mockUrl: string; workDir: string; skipped: string[] }): Promise<HoldResult[]> {
+  const out: HoldResult[] = [];
+  const hold = (target: Target, phase: HoldResult['phase']): Promise<HoldResult> =>
+    runHold({ target, phase, streams: timing.holdStreams, probeCount: timing.probeCount, mockUrl: options.mockUrl, readyTimeoutMs: timing.holdReadyMs });
+  for (const target of options.targets.filter((t) => timing.holdTargets.includes(t.name))) {
+    try {
+      out.push(await hold(target, 'after load'));
+      log(`hold ${target.name} (after load): done`);
+    } catch (error) {
+      options.skipped.push(`hold on ${target.name} (after load): ${(error as Error).message}`);
+    }
+  }
+  const byName = new Map(starters(options.mock, join(options.workDir, 'fresh')));
+  mkdirSync(join(options.workDir, 'fresh'), { recursive: true });
+  for (const name of timing.holdTargets) {
+    const start = byName.get(name);
+    if (start === undefined || !options.targets.some((t) => t.name === name)) continue;
+    const started = await start().catch((error: Error) => ({ ok: false as const, reason: error.message }));
+    if (!started.ok) {
+      options.skipped.push(`hold on ${name} (fresh process): ${started.reason}`);
+      continue;
+    }
+    try {
+      out.push(await hold(started.target, 'fresh process'));
+      log(`hold ${name} (fresh process): done`);
+    } catch (error) {
+      options.skipped.push(`hold on ${name} (fresh process): ${(error as Error).message}`);
+    } finally {
+      await started.target.child.stop();
+    }
+  }
+  return out;
 }
 
 /** Targets that serve the scenario and answer its probe correctly; the others are reported as skipped. */
@@ -132,14 +175,7 @@ async function main(): Promise<void> {
       results.load.push(...(await runLoadScenario({ scenario, targets, generator, skipped })));
     }
     results.ttfb = await runTtfb(targets, skipped);
-    for (const target of targets.filter((t) => timing.holdTargets.includes(t.name))) {
-      try {
-        results.hold.push(await runHold({ target, streams: timing.holdStreams, probeCount: timing.probeCount, mockUrl, readyTimeoutMs: timing.holdReadyMs }));
-        log(`hold ${target.name}: done`);
-      } catch (error) {
-        skipped.push(`hold on ${target.name}: ${(error as Error).message}`);
-      }
-    }
+    results.hold = await runHolds({ targets, mock, mockUrl, workDir, skipped });
   } finally {
     for (const target of targets.slice(1).reverse()) await target.child.stop();
     await mock.child.stop();

@@ -13,7 +13,7 @@ import type { Target } from './targets.ts';
 const WORKER = join(new URL('..', import.meta.url).pathname, 'hold-worker.ts');
 const MB = 1024 * 1024;
 
-export async function runHold(options: { target: Target; streams: number; probeCount: number; mockUrl: string; readyTimeoutMs: number }): Promise<HoldResult> {
+export async function runHold(options: { target: Target; phase: HoldResult['phase']; streams: number; probeCount: number; mockUrl: string; readyTimeoutMs: number }): Promise<HoldResult> {
   const { target } = options;
   await probe({ url: `${options.mockUrl}/hold/arm`, method: 'POST', headers: {}, body: '' });
   const cheap: LoadRequest = { url: `${target.baseUrl}/healthz`, method: 'GET', headers: {}, body: '' };
@@ -28,6 +28,7 @@ export async function runHold(options: { target: Target; streams: number; probeC
     const done = await worker.jsonLine<{ done: number; failed: number }>('done', 30_000);
     return {
       target: target.name,
+      phase: options.phase,
       streams: options.streams,
       ready: ready.ready,
       failed: done.failed,

@@ -22,6 +22,8 @@ export interface TtfbRep {
 
 export interface HoldResult {
   target: TargetName;
+  /** In the process that served the load scenarios first, or in a freshly started one. */
+  phase: 'after load' | 'fresh process';
   streams: number;
   ready: number;
   failed: number;
@@ -129,12 +131,12 @@ function holdTable(results: RunResults): string[] {
   const out = [
     '### Open streams held at once (RSS, and event-loop delay seen from outside as the latency of a cheap request)',
     '',
-    '| target | streams open / asked | RSS idle MB | RSS holding MB | cheap request p50/p99 ms idle | during hold | streams completed |',
-    '|---|---:|---:|---:|---:|---:|---:|',
+    '| target | process | streams open / asked | RSS idle MB | RSS holding MB | cheap request p50/p99 ms idle | during hold | streams completed |',
+    '|---|---|---:|---:|---:|---:|---:|---:|',
   ];
   for (const h of results.hold) {
     out.push(
-      `| ${h.target} | ${h.ready}/${h.streams} | ${fmt(h.rssIdleMb, 1)} | ${fmt(h.rssHoldMb, 1)} | ${ms(h.probeIdleP50Us)} / ${ms(h.probeIdleP99Us)} | ${ms(h.probeHoldP50Us)} / ${ms(h.probeHoldP99Us)} | ${h.completed} |`,
+      `| ${h.target} | ${h.phase} | ${h.ready}/${h.streams} | ${fmt(h.rssIdleMb, 1)} | ${fmt(h.rssHoldMb, 1)} | ${ms(h.probeIdleP50Us)} / ${ms(h.probeIdleP99Us)} | ${ms(h.probeHoldP50Us)} / ${ms(h.probeHoldP99Us)} | ${h.completed} |`,
     );
   }
   out.push('');
@@ -165,7 +167,8 @@ export function headline(results: RunResults): string[] {
   const directC1 = cell(results, 'chat-c1', 'direct');
   const mgTtfb = ttfbSummary(results, 'modelgate');
   const directTtfb = ttfbSummary(results, 'direct');
-  const hold = results.hold.find((h) => h.target === 'modelgate');
+  const hold = results.hold.find((h) => h.target === 'modelgate' && h.phase === 'fresh process') ?? results.hold.find((h) => h.target === 'modelgate');
+  const holdAfterLoad = results.hold.find((h) => h.target === 'modelgate' && h.phase === 'after load');
   const perEvent = (s: Summary | undefined): number | undefined => (s === undefined ? undefined : s.cpu / STREAM_EVENTS);
   const addedP50 = mgC1 && directC1 ? mgC1.p50 - directC1.p50 : undefined;
   const addedP99 = mgC1 && directC1 ? mgC1.p99 - directC1.p99 : undefined;
@@ -190,7 +193,8 @@ export function headline(results: RunResults): string[] {
     `| added latency p50 at 1 connection ≤ 150 µs | ${fmt(addedP50 ?? Number.NaN)} µs | ${check(defined(addedP50, (v) => v <= 150))} |`,
     `| added latency p99 at 1 connection ≤ 1 ms | ${fmt(addedP99 ?? Number.NaN)} µs | ${check(defined(addedP99, (v) => v <= 1000))} |`,
     `| added time to first streamed byte ≤ 0.5 ms | ${fmt(addedTtfb ?? Number.NaN)} µs | ${check(defined(addedTtfb, (v) => v <= 500))} |`,
-    `| RSS ≤ 200 MB holding ${hold?.streams ?? 1000} streams | ${fmt(hold?.rssHoldMb ?? Number.NaN, 1)} MB | ${holdStatus(hold)} |`,
+    `| RSS ≤ 200 MB holding ${hold?.streams ?? 1000} streams (${hold?.phase ?? 'fresh process'}) | ${fmt(hold?.rssHoldMb ?? Number.NaN, 1)} MB | ${holdStatus(hold)} |`,
+    `| the same, in the process that served every load scenario first | ${fmt(holdAfterLoad?.rssHoldMb ?? Number.NaN, 1)} MB | ${holdStatus(holdAfterLoad)} |`,
     '',
   ];
 }

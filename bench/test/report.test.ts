@@ -55,6 +55,16 @@ describe('headline', () => {
     assert.match(text, /Portkey \| — × \| not measured \|/);
   });
 
+  it('judges the RSS target on a fresh process and shows the after-load reading beside it', () => {
+    const r = results({ modelgate: 80, 'bare-proxy': 70 });
+    const hold = { target: 'modelgate' as const, streams: 1000, ready: 1000, failed: 0, completed: 1000, rssIdleMb: 100, probeIdleP50Us: 100, probeIdleP99Us: 200, probeHoldP50Us: 100, probeHoldP99Us: 300 };
+    r.hold = [{ ...hold, phase: 'after load', rssHoldMb: 310 }, { ...hold, phase: 'fresh process', rssHoldMb: 180 }];
+    const text = headline(r).join('\n');
+    assert.match(text, /holding 1000 streams \(fresh process\) \| 180\.0 MB \| met \|/);
+    assert.match(text, /served every load scenario first \| 310\.0 MB \| \*\*missed\*\* \|/);
+    assert.match(renderResults(r), /\| modelgate \| after load \| 1000\/1000 \|/);
+  });
+
   it('renders a table row per target', () => {
     const text = renderResults(results({ modelgate: 80, 'bare-proxy': 70 }));
     assert.match(text, /\| modelgate \| 1,000 \| 1\.00 \| 2\.00 \| 80\.0 \| 1\.14 \| 0\/3000 \|/);
