@@ -2,15 +2,29 @@
 import type { IncomingMessage } from 'node:http';
 import { GatewayError } from '../core/errors.ts';
 
-export function readBody(req: IncomingMessage, limitBytes: number): Promise<Buffer> {
+export async function readBody(req: IncomingMessage, limitBytes: number): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > limitBytes) {
     req.resume();
-    return Promise.reject(tooLarge(limitBytes));
+    throw tooLarge(limitBytes);
   }
+  // The handler runs from the parser's 'request' callback, before the parser has pushed the body that
+  // came in the same packet; one microtask later it has. When every byte the content-length promises
+  // is then in the stream's buffer, one read() takes it: no flowing mode, 'data' or 'end' events, which
+  // cost tens of µs of latency per request.
+  if (declared > 0) {
+    await undefined;
+    if (req.readableLength === declared && !req.readableDidRead) {
+      const whole = req.read() as Buffer | null;
+      if (whole !== null && whole.length === declared) return whole;
+      if (whole !== null) return streamRest(req, limitBytes, [whole], whole.length);
+    }
+  }
+  return streamRest(req, limitBytes, [], 0);
+}
+
+function streamRest(req: IncomingMessage, limitBytes: number, chunks: Buffer[], size: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
     const onData = (c: Buffer): void => {
       size += c.length;
       if (size > limitBytes) {
