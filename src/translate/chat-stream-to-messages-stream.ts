@@ -40,6 +40,8 @@ export class ChatStreamToMessagesStream {
   readonly #model: string;
   readonly #inputEstimate: number;
   readonly #stopSequences: string[];
+  /** Characters of text to keep for matching a stop sequence at the end (the longest one's length). */
+  readonly #tailKeep: number;
   readonly #tools = new Map<number, ToolState>();
   readonly #pending: ToolState[] = [];
   #open: Open | null = null;
@@ -58,6 +60,7 @@ export class ChatStreamToMessagesStream {
     this.#model = opts.model;
     this.#inputEstimate = Math.max(1, Math.round(opts.inputTokens));
     this.#stopSequences = opts.stopSequences ?? [];
+    this.#tailKeep = Math.max(0, ...this.#stopSequences.map((s) => s.length));
   }
 
   /** The upstream's usage once its usage chunk arrived; until then the estimate sent to the client. */
@@ -190,13 +193,14 @@ export class ChatStreamToMessagesStream {
 
   #delta(delta: JsonObject): string {
     if (this.#open === null) return '';
-    return this.#event('content_block_delta', { index: this.#open.index, delta });
+    // The event of every streamed token: written out directly rather than spread into a new object.
+    return `event: content_block_delta\ndata: {"type":"content_block_delta","index":${this.#open.index},"delta":${JSON.stringify(delta)}}\n\n`;
   }
 
   #noteText(text: string): void {
     this.#outputChars += text.length;
-    const keep = Math.max(0, ...this.#stopSequences.map((s) => s.length));
-    this.#textTail = keep === 0 ? '' : (this.#textTail + text).slice(-keep);
+    const keep = this.#tailKeep;
+    if (keep > 0) this.#textTail = (this.#textTail + text).slice(-keep);
   }
 
   #start(): string {
