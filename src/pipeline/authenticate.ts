@@ -4,7 +4,8 @@ import { GatewayError } from '../core/errors.ts';
 import type { KeyRecord } from '../core/key-record.ts';
 import type { KeyCache } from '../auth/key-cache.ts';
 
-export function authenticate(headers: IncomingHttpHeaders, keys: KeyCache, now: number): KeyRecord {
+/** `connection` (the request's socket) lets a keep-alive client skip re-hashing the same key. */
+export function authenticate(headers: IncomingHttpHeaders, keys: KeyCache, now: number, connection?: object): KeyRecord {
   const auth = headers.authorization;
   if (auth === undefined || auth === '') {
     if (headers['x-api-key'] !== undefined) throw new GatewayError('x_api_key_not_accepted');
@@ -15,7 +16,7 @@ export function authenticate(headers: IncomingHttpHeaders, keys: KeyCache, now: 
     throw new GatewayError('missing_api_key', { message: 'The Authorization header must be `Bearer <key>`.' });
   }
   const presented = auth.slice(7).trim();
-  const key = presented ? keys.lookup(presented) : null;
+  const key = presented ? keys.lookup(presented, connection) : null;
   if (!key) throw new GatewayError('invalid_api_key');
   if (key.disabled) throw new GatewayError('key_disabled');
   if (key.expiresAt !== null && key.expiresAt <= now) throw new GatewayError('key_expired');

@@ -76,7 +76,7 @@ function toGatewayError(err: unknown, gw: Gateway): GatewayError {
 
 async function serve(gw: Gateway, req: IncomingMessage, res: ServerResponse, flight: Flight, client: ResponseClientLink): Promise<void> {
   const { state } = flight;
-  const key = authenticate(req.headers, gw.keys, state.startedWall);
+  const key = authenticate(req.headers, gw.keys, state.startedWall, req.socket);
   state.key = key;
   if (state.dialect === 'anthropic') checkAnthropicVersion(req.headers);
   const { text, value } = parseJsonBody(await readBody(req, gw.config.bodyLimitBytes));

@@ -1,0 +1,58 @@
+// The in-memory key view: digest lookup, the per-connection shortcut, and key changes reaching both.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { KeyCache } from '../../src/auth/key-cache.ts';
+import { hashKey } from '../../src/auth/key-material.ts';
+import type { KeyRecord } from '../../src/core/key-record.ts';
+import type { Store } from '../../src/store/store.ts';
+
+const A = 'sk-' + 'a'.repeat(48);
+const B = 'sk-' + 'b'.repeat(48);
+
+function record(key: string, over: Partial<KeyRecord> = {}): KeyRecord {
+  return {
+    id: `id-${key.at(-1)}`, name: key.at(-1) ?? '', hash: hashKey(key), masked: 'sk-…', models: null, expiresAt: null, disabled: false,
+    budgetUsd: null, tokenBudget: null, budgetPeriod: null, rpm: null, tpm: null, maxConcurrency: null, createdAt: 0, ...over,
+  };
+}
+
+function fakeStore(keys: { list: KeyRecord[]; version: number }): Store {
+  return { keysVersion: async () => keys.version, listKeys: async () => keys.list } as unknown as Store;
+}
+
+test('keys are found by digest, with or without a connection', async () => {
+  const cache = new KeyCache({ store: fakeStore({ list: [record(A)], version: 1 }), onError: () => undefined });
+  await cache.refresh();
+  assert.equal(cache.lookup(A)?.id, 'id-a');
+  assert.equal(cache.lookup(B), null);
+  const conn = {};
+  assert.equal(cache.lookup(A, conn)?.id, 'id-a');
+  assert.equal(cache.lookup(A, conn)?.id, 'id-a', 'the second request on the connection is served from the shortcut');
+});
+
+test('a connection that switches keys gets the new key judged, not the old one', async () => {
+  const cache = new KeyCache({ store: fakeStore({ list: [record(A), record(B)], version: 1 }), onError: () => undefined });
+  await cache.refresh();
+  const conn = {};
+  assert.equal(cache.lookup(A, conn)?.id, 'id-a');
+  assert.equal(cache.lookup(B, conn)?.id, 'id-b');
+  assert.equal(cache.lookup('sk-' + 'a'.repeat(47) + 'x', conn), null, 'a key differing in the last character is refused');
+  assert.equal(cache.lookup('sk-short', conn), null);
+  assert.equal(cache.lookup(B, conn)?.id, 'id-b');
+});
+
+test('a key change reaches connections that had authenticated before it', async () => {
+  const keys = { list: [record(A)], version: 1 };
+  const cache = new KeyCache({ store: fakeStore(keys), onError: () => undefined });
+  await cache.refresh();
+  const conn = {};
+  assert.equal(cache.lookup(A, conn)?.disabled, false);
+  keys.list = [record(A, { disabled: true })];
+  keys.version = 2;
+  await cache.refresh();
+  assert.equal(cache.lookup(A, conn)?.disabled, true, 'the disabled record, not the remembered one');
+  keys.list = [];
+  keys.version = 3;
+  await cache.refresh();
+  assert.equal(cache.lookup(A, conn), null, 'a deleted key is gone for the connection too');
+});
