@@ -106,7 +106,11 @@ async function serve(gw: Gateway, req: IncomingMessage, res: ServerResponse, fli
   else await relayJson(res, flight, answer);
 }
 
+const NO_FORWARDED: Record<string, string> = Object.freeze({}) as Record<string, string>;
+
 function forwardHeaders(req: IncomingMessage): Record<string, string> {
+  // OpenAI-style callers send neither header: no object per request for them.
+  if (req.headers['anthropic-version'] === undefined && req.headers['anthropic-beta'] === undefined) return NO_FORWARDED;
   const out: Record<string, string> = {};
   const v = req.headers['anthropic-version'];
   if (typeof v === 'string') out['anthropic-version'] = v;

@@ -3,7 +3,7 @@
 import { Pool, type Dispatcher } from 'undici';
 import type { ProviderConfig } from '../core/config-types.ts';
 import type { StopLink, UpstreamCall, UpstreamResponse } from './upstream-types.ts';
-import { ChunkFeed } from './upstream-body.ts';
+import { ChunkFeed, type FeedSource } from './upstream-body.ts';
 
 const pools = new Map<string, Pool>();
 
@@ -105,7 +105,7 @@ export function callHttpProvider(call: UpstreamCall, connectTimeoutMs: number): 
  * into a ChunkFeed. Pool.request would add an AbortSignal listener, a Readable body and a promise per
  * chunk on top of this; streamed events pay for that on every chunk.
  */
-class UpstreamHandler implements Dispatcher.DispatchHandler {
+class UpstreamHandler implements Dispatcher.DispatchHandler, FeedSource {
   readonly #feed = new ChunkFeed();
   #resolve: ((res: UpstreamResponse) => void) | null;
   #reject: ((err: Error) => void) | null;
@@ -122,12 +122,7 @@ class UpstreamHandler implements Dispatcher.DispatchHandler {
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
     this.#controller = controller;
-    const feed = this.#feed;
-    feed.source = {
-      pause: () => controller.pause(),
-      resume: () => controller.resume(),
-      abort: (reason) => this.#abort(reason),
-    };
+    this.#feed.source = this;
     if (this.#pendingAbort !== null) controller.abort(this.#pendingAbort);
   }
 
@@ -154,6 +149,19 @@ class UpstreamHandler implements Dispatcher.DispatchHandler {
     this.#reject = null;
     if (reject !== null) reject(err);
     else this.#feed.fail(err);
+  }
+
+  // FeedSource: the feed pauses and resumes the socket with the client's backpressure.
+  pause(): void {
+    this.#controller?.pause();
+  }
+
+  resume(): void {
+    this.#controller?.resume();
+  }
+
+  abort(reason: Error): void {
+    this.#abort(reason);
   }
 
   #abort(reason: Error): void {

@@ -111,7 +111,7 @@ export class AttemptPlan {
     this.#keys = options.keys;
     this.#now = options.now ?? (() => performance.now());
     this.#random = options.random ?? Math.random;
-    this.#policy = { ...DEFAULT_RETRY_POLICY, ...options.policy };
+    this.#policy = options.policy === undefined ? DEFAULT_RETRY_POLICY : { ...DEFAULT_RETRY_POLICY, ...options.policy };
     this.#deadline = (options.startedAt ?? this.#now()) + options.model.timeouts.totalMs;
   }
 
