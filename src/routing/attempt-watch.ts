@@ -1,7 +1,6 @@
 // The clocks of one upstream attempt: first byte, idle gap between body chunks, the request's deadline,
 // and the client leaving. Whichever fires first stops the attempt (its provider aborts the request) and says why.
 import type { StopLink } from '../providers/upstream-types.ts';
-import { register, unregister, type Sweepable } from './clock-sweep.ts';
 
 /** Why the attempt was stopped from our side; null while it runs. */
 export type WatchReason = 'first-byte' | 'idle' | 'total' | 'client' | 'done';
@@ -26,15 +25,16 @@ export interface AttemptWatchOptions {
   deadline: number;
 }
 
-export class AttemptWatch implements StopLink, Sweepable {
+export class AttemptWatch implements StopLink {
   #controller: AbortController | null = null;
   #onStopped: ((reason: Error) => void) | null = null;
   #stopError: Error | null = null;
   readonly #options: AttemptWatchOptions;
   readonly #onClientAbort = (): void => this.#stop('client');
-  // One due time per attempt, checked by the shared sweep (clock-sweep.ts): the first-byte or idle
-  // clock, or the request's deadline when that comes sooner. A chunk only moves the due time.
-  #dueAt = Infinity;
+  // One timer per attempt, never recreated per chunk: it fires as the first-byte or idle clock, or as
+  // the request's deadline when that comes sooner (undici's habit: refresh timers, don't remake them).
+  readonly #onTimer = (): void => this.#stop(this.#firesAs);
+  #timer: NodeJS.Timeout | undefined;
   #firesAs: 'first-byte' | 'idle' | 'total' = 'first-byte';
   #reason: WatchReason | null = null;
   #sawChunk = false;
@@ -48,7 +48,6 @@ export class AttemptWatch implements StopLink, Sweepable {
     }
     options.client.onGone(this.#onClientAbort);
     this.#arm('first-byte', options.firstByteMs);
-    register(this);
   }
 
   /** Aborted when any clock fires, the client leaves, or the attempt is given up; made on first use. */
@@ -82,13 +81,13 @@ export class AttemptWatch implements StopLink, Sweepable {
   /** A body chunk arrived: the first-byte clock is over, the idle clock restarts. */
   chunk(): void {
     if (this.#reason !== null) return;
+    if (this.#sawChunk && this.#firesAs === 'idle' && performance.now() + this.#options.idleMs < this.#options.deadline) {
+      // Called for every streamed event: push the same timer out again.
+      this.#timer?.refresh();
+      return;
+    }
     this.#sawChunk = true;
     this.#arm('idle', this.#options.idleMs);
-  }
-
-  /** Called by the sweep: stops the attempt once its current clock is due. */
-  check(now: number): void {
-    if (now >= this.#dueAt) this.#stop(this.#firesAs);
   }
 
   get sawChunk(): boolean {
@@ -102,15 +101,15 @@ export class AttemptWatch implements StopLink, Sweepable {
 
   /** The attempt is over (body fully read, or relayed to the end): stop the clocks, keep the socket. */
   dispose(): void {
-    unregister(this);
+    clearTimeout(this.#timer);
     this.#options.client.offGone(this.#onClientAbort);
   }
 
   #arm(phase: 'first-byte' | 'idle', ms: number): void {
-    const due = performance.now() + ms;
-    const deadline = this.#options.deadline;
-    this.#firesAs = deadline <= due ? 'total' : phase;
-    this.#dueAt = Math.min(due, deadline);
+    const left = Math.max(0, this.#options.deadline - performance.now());
+    this.#firesAs = left <= ms ? 'total' : phase;
+    clearTimeout(this.#timer);
+    this.#timer = setTimeout(this.#onTimer, Math.min(ms, left));
   }
 
   #stop(reason: WatchReason): void {
