@@ -1,0 +1,73 @@
+// The attempt clocks: never early, fired soon after their time, moved by chunks.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { AttemptWatch } from '../../src/routing/attempt-watch.ts';
+import type { ClientLink } from '../../src/routing/attempt-watch.ts';
+
+function client(): ClientLink & { leave(): void } {
+  let callback: (() => void) | null = null;
+  return {
+    aborted: false,
+    onGone: (cb) => void (callback = cb),
+    offGone: (cb) => void (callback === cb && (callback = null)),
+    leave() {
+      (this as { aborted: boolean }).aborted = true;
+      callback?.();
+    },
+  };
+}
+
+function stopped(watch: AttemptWatch): Promise<{ reason: Error; at: number }> {
+  return new Promise((resolve) => watch.onStop((reason) => resolve({ reason, at: performance.now() })));
+}
+
+// Room for a busy CI machine; never early.
+const SLACK = 250;
+
+test('the first-byte clock fires after its time, not before', async () => {
+  const start = performance.now();
+  const watch = new AttemptWatch({ client: client(), firstByteMs: 120, idleMs: 10_000, deadline: start + 10_000 });
+  const { reason, at } = await stopped(watch);
+  assert.equal(watch.reason, 'first-byte');
+  assert.ok(watch.timedOut);
+  assert.match(reason.message, /first-byte/);
+  assert.ok(at - start >= 120 && at - start < 120 + SLACK, `fired after ${Math.round(at - start)} ms`);
+});
+
+test('chunks keep the idle clock from firing; silence then fires it', async () => {
+  const start = performance.now();
+  const watch = new AttemptWatch({ client: client(), firstByteMs: 10_000, idleMs: 300, deadline: start + 10_000 });
+  const done = stopped(watch);
+  for (let i = 0; i < 4; i++) {
+    watch.chunk();
+    await sleep(50);
+  }
+  assert.equal(watch.reason, null, 'not stopped while chunks come every 50 ms');
+  const lastChunk = performance.now() - 50;
+  const { at } = await done;
+  assert.equal(watch.reason, 'idle');
+  assert.ok(at - lastChunk >= 300 && at - lastChunk < 300 + SLACK, `idle fired ${Math.round(at - lastChunk)} ms after the last chunk`);
+});
+
+test('the request deadline wins when it comes before the phase clock', async () => {
+  const start = performance.now();
+  const watch = new AttemptWatch({ client: client(), firstByteMs: 10_000, idleMs: 10_000, deadline: start + 100 });
+  await stopped(watch);
+  assert.equal(watch.reason, 'total');
+});
+
+test('a client that leaves stops the attempt at once; a disposed watch never fires', async () => {
+  const c = client();
+  const watch = new AttemptWatch({ client: c, firstByteMs: 10_000, idleMs: 10_000, deadline: performance.now() + 10_000 });
+  const done = stopped(watch);
+  c.leave();
+  await done;
+  assert.equal(watch.reason, 'client');
+  assert.equal(watch.timedOut, false);
+
+  const quiet = new AttemptWatch({ client: client(), firstByteMs: 60, idleMs: 60, deadline: performance.now() + 10_000 });
+  quiet.dispose();
+  await sleep(60 + SLACK);
+  assert.equal(quiet.reason, null);
+});
