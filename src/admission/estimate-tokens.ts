@@ -47,6 +47,8 @@ interface Collected {
   pieces: string[];
   media: number;
   messages: number;
+  /** False in the quick pass: only media and messages are counted, the text is bounded by size. */
+  textNeeded: boolean;
 }
 
 export interface EstimateOptions {
@@ -55,16 +57,18 @@ export interface EstimateOptions {
   /** Characters tokenized at most (default TOKENIZER_CHAR_CAP); the rest is extrapolated. */
   charCap?: number;
   /**
-   * Admission's quick pass: every text counts as its UTF-8 byte count instead of being tokenized. That
-   * is a strict upper bound for a byte-level BPE (every token covers at least one byte), costs no
-   * tokenizer, and is used only while the key is far from every limit (src/pipeline/admit.ts).
+   * Admission's quick pass: the request's size in bytes stands for all of its text. A byte-level BPE
+   * never makes more tokens than a text has UTF-8 bytes, and the JSON body holds every prompt string
+   * (escaping only adds bytes), so this is an upper bound that costs no tokenizer and no scan of the
+   * text; only media parts are counted on top. Used while the key is far from every limit.
    */
-  byteBound?: boolean;
+  boundBytes?: number;
 }
 
 export function estimatePromptTokens(body: unknown, options: EstimateOptions = {}): number {
   if (!isRecord(body)) return REPLY_PRIMING_TOKENS;
-  const found: Collected = { pieces: [], media: 0, messages: 0 };
+  const bound = options.boundBytes;
+  const found: Collected = { pieces: [], media: 0, messages: 0, textNeeded: bound === undefined };
   if (body.system !== undefined) {
     found.messages += 1;
     collect(body.system, found);
@@ -73,14 +77,13 @@ export function estimatePromptTokens(body: unknown, options: EstimateOptions = {
     found.messages += body.messages.length;
     collect(body.messages, found);
   }
-  for (const key of ['tools', 'functions', 'response_format', 'tool_choice'] as const) {
-    if (body[key] !== undefined) found.pieces.push(JSON.stringify(body[key]));
+  if (found.textNeeded) {
+    for (const key of ['tools', 'functions', 'response_format', 'tool_choice'] as const) {
+      if (body[key] !== undefined) found.pieces.push(JSON.stringify(body[key]));
+    }
   }
-  const base =
-    countText(found.pieces, { cap: options.charCap ?? TOKENIZER_CHAR_CAP, byteBound: options.byteBound === true }) +
-    found.media * MEDIA_TOKENS +
-    found.messages * MESSAGE_OVERHEAD_TOKENS +
-    REPLY_PRIMING_TOKENS;
+  const text = bound ?? countText(found.pieces, options.charCap ?? TOKENIZER_CHAR_CAP);
+  const base = text + found.media * MEDIA_TOKENS + found.messages * MESSAGE_OVERHEAD_TOKENS + REPLY_PRIMING_TOKENS;
   const model = options.model ?? (typeof body.model === 'string' ? body.model : '');
   return OPENAI_MODEL.test(model) ? base : Math.ceil(base * NON_OPENAI_MARGIN);
 }
@@ -99,7 +102,7 @@ export function reservationTokens(sizes: { promptTokens: number; maxTokens: numb
 
 function collect(value: unknown, found: Collected): void {
   if (typeof value === 'string') {
-    if (value !== '') found.pieces.push(value);
+    if (value !== '' && found.textNeeded) found.pieces.push(value);
     return;
   }
   if (Array.isArray(value)) {
@@ -113,18 +116,15 @@ function collect(value: unknown, found: Collected): void {
   }
   for (const [key, inner] of Object.entries(value)) {
     if (SKIPPED_KEYS.has(key)) continue;
-    if (JSON_KEYS.has(key) && isRecord(inner)) found.pieces.push(JSON.stringify(inner));
+    if (JSON_KEYS.has(key) && isRecord(inner)) {
+      if (found.textNeeded) found.pieces.push(JSON.stringify(inner));
+    }
     else collect(inner, found);
   }
 }
 
-function countText(pieces: string[], opts: { cap: number; byteBound: boolean }): number {
-  if (opts.byteBound) {
-    let bytes = 0;
-    for (const piece of pieces) bytes += Buffer.byteLength(piece);
-    return bytes;
-  }
-  let budget = opts.cap;
+function countText(pieces: string[], cap: number): number {
+  let budget = cap;
   let tokens = 0;
   let tokenizedChars = 0;
   let restChars = 0;

@@ -53,6 +53,26 @@ export function patchModel(text: string, model: string): string {
 }
 
 /**
+ * `patchModel` on the client's raw bytes: the bytes around the model value are the client's own, so a
+ * large body is not encoded to UTF-8 a second time on its way upstream. `text` is `raw` decoded. Falls
+ * back to encoding the patched text when the value is not where the text says (invalid UTF-8 before it).
+ */
+export function patchModelBytes(raw: Buffer, text: string, model: string): Buffer {
+  const span = findTopLevelModel(text);
+  if (!span) return raw;
+  const encoded = JSON.stringify(model);
+  const old = text.slice(span[0], span[1]);
+  if (old === encoded) return raw;
+  // All-ASCII bodies (the usual case) have byte offsets equal to character offsets.
+  const start = raw.length === text.length ? span[0] : Buffer.byteLength(text.slice(0, span[0]));
+  const oldBytes = Buffer.from(old);
+  if (start + oldBytes.length > raw.length || !raw.subarray(start, start + oldBytes.length).equals(oldBytes)) {
+    return Buffer.from(text.slice(0, span[0]) + encoded + text.slice(span[1]));
+  }
+  return Buffer.concat([raw.subarray(0, start), Buffer.from(encoded), raw.subarray(start + oldBytes.length)]);
+}
+
+/**
  * Replaces the first `"model":"…"` value in one SSE data payload or response body. A literal
  * `"model":"` can only be a key there: inside JSON string values the quotes would be escaped.
  */

@@ -90,13 +90,13 @@ export class Admission {
   }
 
   /** Reserves the request's worst case; throws the refusal as a GatewayError in the caller's dialect. */
-  async admit(opts: { key: KeyRecord; model: ModelConfig; body: Record<string, unknown>; now: number }): Promise<Admitted> {
+  async admit(opts: { key: KeyRecord; model: ModelConfig; body: Record<string, unknown>; bodyBytes: number; now: number }): Promise<Admitted> {
     const { key, model, body, now } = opts;
     const entry = this.#entry(key, now);
     if (!entry.limited) return { ticket: null, promptTokens: 0 };
     if (entry.seededPeriod !== entry.period) await this.#ready(entry);
     // Only money and token limits need the prompt size. Far from every limit, a quick upper bound is
-    // enough (the prompt's UTF-8 bytes: no tokenizer); near a limit, or when the quick size is refused,
+    // enough (the request's size in bytes: no tokenizer, no scan of the text); near a limit, or when the quick size is refused,
     // the full tokenizer estimate decides, so the real tokenizer has the last word at the margin.
     const needsTokens = entry.budgeted || entry.limits.tpm !== null;
     const target = model.deployments[0]?.model ?? model.name;
@@ -108,7 +108,7 @@ export class Admission {
     let promptTokens = 0;
     let quick = false;
     if (needsTokens) {
-      promptTokens = estimatePromptTokens(body, { model: target, byteBound: true });
+      promptTokens = estimatePromptTokens(body, { model: target, boundBytes: opts.bodyBytes });
       // The key's first request here: ask the store where the key stands (once), so a burst of first
       // requests near a limit is not refused on the bound's oversized reservations.
       if (entry.last === null) entry.last = await this.store.snapshot(key.id, now, entry.period).catch(() => null);

@@ -9,6 +9,8 @@ import { ChatToAnthropicExchange, MessagesToOpenAIExchange } from './translated-
 
 export interface ExchangeInput {
   dialect: Dialect;
+  /** The client's body as received, and decoded. */
+  raw: Buffer;
   text: string;
   parsed: Record<string, unknown>;
   facts: RequestFacts;
@@ -25,6 +27,7 @@ export function exchangeFor(input: ExchangeInput): Exchange {
   if (upstream === input.dialect) {
     return new PassthroughExchange({
       dialect: input.dialect,
+      raw: input.raw,
       text: input.text,
       parsed: input.parsed,
       facts: input.facts,

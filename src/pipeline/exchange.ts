@@ -22,7 +22,8 @@ export interface Exchange {
   readonly upstreamDialect: Dialect;
   /** Headers to add to the client response (e.g. which parameters translation adjusted). */
   readonly responseHeaders: Record<string, string>;
-  upstreamBody(): string;
+  /** The request body for the upstream: the client's bytes (pass-through) or a rebuilt JSON text. */
+  upstreamBody(): string | Buffer;
   /** A whole (non-streamed) 2xx upstream body → the caller's body and the usage to bill. */
   json(upstreamText: string): { body: string; usage: Usage };
   stream(): StreamRelay;

@@ -79,14 +79,15 @@ async function serve(gw: Gateway, req: IncomingMessage, res: ServerResponse, fli
   const key = authenticate(req.headers, gw.keys, state.startedWall, req.socket);
   state.key = key;
   if (state.dialect === 'anthropic') checkAnthropicVersion(req.headers);
-  const { text, value } = parseJsonBody(await readBody(req, gw.config.bodyLimitBytes));
+  const raw = await readBody(req, gw.config.bodyLimitBytes);
+  const { text, value } = parseJsonBody(raw);
   const facts = state.dialect === 'openai' ? validateChatRequest(value) : validateMessagesRequest(value);
   state.model = facts.model;
   state.stream = facts.stream;
   const model = resolveModel(gw.catalog, key, facts.model, state.dialect);
   const parsed = value as Record<string, unknown>;
   flight.admissionRan = true;
-  const admitted = await gw.admission.admit({ key, model, body: parsed, now: Date.now() });
+  const admitted = await gw.admission.admit({ key, model, body: parsed, bodyBytes: raw.length, now: Date.now() });
   flight.ticket = admitted.ticket;
   // The tokenizer runs only when something needs the prompt size: admission did already, or a
   // translated Anthropic stream's message_start, or the bill of a stream cut before its usage arrived.
@@ -97,7 +98,7 @@ async function serve(gw: Gateway, req: IncomingMessage, res: ServerResponse, fli
     gw,
     state,
     model,
-    input: { dialect: state.dialect, text, parsed, facts, promptEstimate, defaultMaxTokens: gw.config.defaultMaxTokens },
+    input: { dialect: state.dialect, raw, text, parsed, facts, promptEstimate, defaultMaxTokens: gw.config.defaultMaxTokens },
     forwardHeaders: forwardHeaders(req),
     client,
   });

@@ -3,24 +3,28 @@
 import type { Dialect } from '../core/dialect.ts';
 import { GatewayError } from '../core/errors.ts';
 import { emptyUsage, type Usage } from '../core/usage.ts';
-import { patchFirstModel, patchModel } from '../dialects/json-model-patch.ts';
+import { patchFirstModel, patchModelBytes } from '../dialects/json-model-patch.ts';
 import { PassthroughStreamTap } from '../dialects/passthrough-tap.ts';
 import { renderStreamError } from '../dialects/render-error.ts';
 import { isObject, type RequestFacts } from '../dialects/request-facts.ts';
 import type { Exchange, StreamRelay } from './exchange.ts';
 import { extractUsage } from './extract-usage.ts';
 
+const INCLUDE_USAGE_HEAD = Buffer.from('{"stream_options":{"include_usage":true},');
+
 export class PassthroughExchange implements Exchange {
   readonly upstreamDialect: Dialect;
   readonly responseHeaders: Record<string, string> = {};
+  #raw: Buffer;
   #text: string;
   #parsed: Record<string, unknown>;
   #facts: RequestFacts;
   #upstreamModel: string;
   #promptEstimate: () => number;
 
-  constructor(opts: { dialect: Dialect; text: string; parsed: Record<string, unknown>; facts: RequestFacts; upstreamModel: string; promptEstimate: () => number }) {
+  constructor(opts: { dialect: Dialect; raw: Buffer; text: string; parsed: Record<string, unknown>; facts: RequestFacts; upstreamModel: string; promptEstimate: () => number }) {
     this.upstreamDialect = opts.dialect;
+    this.#raw = opts.raw;
     this.#text = opts.text;
     this.#parsed = opts.parsed;
     this.#facts = opts.facts;
@@ -28,16 +32,16 @@ export class PassthroughExchange implements Exchange {
     this.#promptEstimate = opts.promptEstimate;
   }
 
-  upstreamBody(): string {
-    let body = patchModel(this.#text, this.#upstreamModel);
+  upstreamBody(): string | Buffer {
+    const body = patchModelBytes(this.#raw, this.#text, this.#upstreamModel);
     // DESIGN.md: always ask OpenAI-style upstreams for stream usage; the tap strips it again if unasked.
     if (this.upstreamDialect === 'openai' && this.#facts.stream && !this.#facts.includeUsage) {
       if (this.#parsed.stream_options === undefined) {
-        body = `{"stream_options":{"include_usage":true},${body.slice(body.indexOf('{') + 1)}`;
-      } else {
-        const so = isObject(this.#parsed.stream_options) ? this.#parsed.stream_options : {};
-        body = JSON.stringify({ ...this.#parsed, model: this.#upstreamModel, stream_options: { ...so, include_usage: true } });
+        // The body is a JSON object (validated), so its first '{' opens it.
+        return Buffer.concat([INCLUDE_USAGE_HEAD, body.subarray(body.indexOf(0x7b) + 1)]);
       }
+      const so = isObject(this.#parsed.stream_options) ? this.#parsed.stream_options : {};
+      return JSON.stringify({ ...this.#parsed, model: this.#upstreamModel, stream_options: { ...so, include_usage: true } });
     }
     return body;
   }

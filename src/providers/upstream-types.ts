@@ -20,7 +20,7 @@ export interface UpstreamCall {
   deployment: DeploymentConfig;
   /** The dialect the body is written in: the provider's own (mock accepts either). */
   dialect: Dialect;
-  body: string;
+  body: string | Buffer;
   /** Client headers that are forwarded (anthropic-version, anthropic-beta). */
   forwardHeaders: Record<string, string>;
   /** The provider key routing handed out for this attempt (KeyRotation); null for keyless providers. */

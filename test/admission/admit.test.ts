@@ -14,6 +14,7 @@ const MODEL: ModelConfig = {
 };
 const TEXT = 'The quick brown fox jumps over the lazy dog. '.repeat(40);
 const BODY = { model: 'gpt-4o', max_tokens: 10, messages: [{ role: 'user', content: TEXT }] };
+const BYTES = Buffer.byteLength(JSON.stringify(BODY));
 
 function key(over: Partial<KeyRecord>): KeyRecord {
   return {
@@ -30,26 +31,26 @@ test('far from every limit the reservation is the byte bound and no token estima
   const a = admission();
   const k = key({ tokenBudget: 100_000_000 });
   for (let i = 0; i < 3; i++) {
-    const admitted = await a.admit({ key: k, model: MODEL, body: BODY, now: 1_000 });
+    const admitted = await a.admit({ key: k, model: MODEL, body: BODY, bodyBytes: BYTES, now: 1_000 });
     assert.ok(admitted.ticket !== null);
     assert.equal(admitted.promptTokens, 0, 'a byte bound is not a token count for message_start or a bill');
   }
   const view = await a.view(k, 1_000);
-  const bound = estimatePromptTokens(BODY, { byteBound: true }) + 10;
+  const bound = estimatePromptTokens(BODY, { boundBytes: BYTES }) + 10;
   assert.equal(view.snapshot.reservedTokens, 3 * bound);
 });
 
 test('near a limit the tokenizer decides: a request the byte bound would refuse is admitted', async () => {
   const a = admission();
   const exact = estimatePromptTokens(BODY);
-  const bound = estimatePromptTokens(BODY, { byteBound: true });
+  const bound = estimatePromptTokens(BODY, { boundBytes: BYTES });
   assert.ok(bound > 3 * exact, 'English text is several bytes per token');
   // Room for the exact size but not for the bound: the full estimate admits it.
   const k = key({ tokenBudget: exact + 10 + 5 });
-  const first = await a.admit({ key: k, model: MODEL, body: BODY, now: 1_000 });
+  const first = await a.admit({ key: k, model: MODEL, body: BODY, bodyBytes: BYTES, now: 1_000 });
   assert.equal(first.promptTokens, exact);
   await a.finish(first.ticket!, { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 }, 0);
   // The same again once the store has reported on the key.
-  const second = await a.admit({ key: k, model: MODEL, body: BODY, now: 1_000 });
+  const second = await a.admit({ key: k, model: MODEL, body: BODY, bodyBytes: BYTES, now: 1_000 });
   assert.equal(second.promptTokens, exact);
 });

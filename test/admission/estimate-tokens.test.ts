@@ -109,14 +109,17 @@ test('requestedMaxTokens prefers max_completion_tokens, multiplies by n, falls b
   assert.equal(reservationTokens({ promptTokens: 120, maxTokens: 4096 }), 4216);
 });
 
-test('admission quick pass: every text counts as its UTF-8 bytes, never below the exact count, without the tokenizer', async () => {
+test('admission quick pass: the request size bounds the text, media still count, no tokenizer', () => {
   const short = { model: 'gpt-4o', messages: [{ role: 'user', content: 'Hello there, how are you today?' }] };
-  const exact = estimatePromptTokens(short);
-  const quick = estimatePromptTokens(short, { byteBound: true });
-  assert.ok(quick >= exact, `${quick} >= ${exact}`);
-  assert.equal(quick - FRAME, Buffer.byteLength('Hello there, how are you today?'));
+  const bytes = Buffer.byteLength(JSON.stringify(short));
+  const quick = estimatePromptTokens(short, { boundBytes: bytes });
+  assert.equal(quick, bytes + FRAME);
+  assert.ok(quick >= estimatePromptTokens(short));
   const cjk = { model: 'gpt-4o', messages: [{ role: 'user', content: '東京の天気はどうですか。'.repeat(300) }] };
-  assert.ok(estimatePromptTokens(cjk, { byteBound: true }) >= estimatePromptTokens(cjk, { charCap: 1_000_000 }), 'a bound for multi-byte text too');
+  assert.ok(estimatePromptTokens(cjk, { boundBytes: Buffer.byteLength(JSON.stringify(cjk)) }) >= estimatePromptTokens(cjk, { charCap: 1_000_000 }), 'a bound for multi-byte text too');
+  const image = { model: 'gpt-4o', messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://x/y.png' } }] }] };
+  const imageBytes = Buffer.byteLength(JSON.stringify(image));
+  assert.equal(estimatePromptTokens(image, { boundBytes: imageBytes }), imageBytes + MEDIA_TOKENS + FRAME, 'a short image URL still counts as an image');
 });
 
 test('the tokenizer is loaded on first use only', () => {
@@ -124,7 +127,7 @@ test('the tokenizer is loaded on first use only', () => {
     const t = await import(${JSON.stringify(new URL('../../src/admission/tokenizer.ts', import.meta.url).href)});
     const e = await import(${JSON.stringify(new URL('../../src/admission/estimate-tokens.ts', import.meta.url).href)});
     const before = t.tokenizerLoaded();
-    e.estimatePromptTokens({ messages: [{ role: 'user', content: 'hi there' }] }, { byteBound: true });
+    e.estimatePromptTokens({ messages: [{ role: 'user', content: 'hi there' }] }, { boundBytes: 60 });
     const afterQuick = t.tokenizerLoaded();
     e.estimatePromptTokens({ messages: [{ role: 'user', content: 'hi there' }] });
     console.log(JSON.stringify([before, afterQuick, t.tokenizerLoaded()]));

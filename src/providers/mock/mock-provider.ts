@@ -12,7 +12,7 @@ import { planMockReply } from './mock-reply.ts';
 export async function callMockProvider(call: UpstreamCall): Promise<UpstreamResponse> {
   const { mock } = call.deployment.provider;
   if (mock.latencyMs > 0) await delay(mock.latencyMs, undefined, { signal: call.stop.signal });
-  const body: unknown = JSON.parse(call.body);
+  const body: unknown = JSON.parse(typeof call.body === 'string' ? call.body : call.body.toString('utf8'));
   if (!isObject(body)) throw new Error('mock provider: body is not an object');
   const model = typeof body.model === 'string' ? body.model : call.deployment.model;
   const suffix = randomBytes(12).toString('hex');
