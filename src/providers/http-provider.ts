@@ -117,7 +117,7 @@ class UpstreamHandler implements Dispatcher.DispatchHandler, FeedSource {
   constructor(stop: StopLink, resolve: (res: UpstreamResponse) => void, reject: (err: Error) => void) {
     this.#resolve = resolve;
     this.#reject = reject;
-    stop.onStop((reason) => this.#abort(reason));
+    stop.onStop((reason) => this.abort(reason));
   }
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
@@ -160,11 +160,8 @@ class UpstreamHandler implements Dispatcher.DispatchHandler, FeedSource {
     this.#controller?.resume();
   }
 
+  /** Stops the request (a clock fired, the client left, the relay failed); nothing once it is over. */
   abort(reason: Error): void {
-    this.#abort(reason);
-  }
-
-  #abort(reason: Error): void {
     if (this.#done) return;
     if (this.#controller === null) this.#pendingAbort = reason;
     else this.#controller.abort(reason);
