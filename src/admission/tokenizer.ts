@@ -14,7 +14,7 @@ export function countTokens(text: string, options?: { disallowedSpecial?: Set<st
   return counter(text, options);
 }
 
-/** Whether the tables are in memory (for /metrics and tests). */
+/** Whether the tables are in memory (tests check that the quick pass never loads them). */
 export function tokenizerLoaded(): boolean {
   return counter !== null;
 }

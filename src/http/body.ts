@@ -15,9 +15,9 @@ export async function readBody(req: IncomingMessage, limitBytes: number): Promis
   if (declared > 0) {
     await undefined;
     if (req.readableLength === declared && !req.readableDidRead) {
+      // read() with no size returns the whole buffer, which holds exactly the declared bytes.
       const whole = req.read() as Buffer | null;
-      if (whole !== null && whole.length === declared) return whole;
-      if (whole !== null) return streamRest(req, limitBytes, [whole], whole.length);
+      if (whole !== null) return whole;
     }
   }
   return streamRest(req, limitBytes, [], 0);

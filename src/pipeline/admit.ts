@@ -96,8 +96,8 @@ export class Admission {
     if (!entry.limited) return { ticket: null, promptTokens: 0 };
     if (entry.seededPeriod !== entry.period) await this.#ready(entry);
     // Only money and token limits need the prompt size. Far from every limit, a quick upper bound is
-    // enough (the request's size in bytes: no tokenizer, no scan of the text); near a limit, or when the quick size is refused,
-    // the full tokenizer estimate decides, so the real tokenizer has the last word at the margin.
+    // enough (the request's size in bytes: no tokenizer, no scan of the text); near a limit, or when
+    // the quick size is refused, the full tokenizer estimate decides, so it has the last word at the margin.
     const needsTokens = entry.budgeted || entry.limits.tpm !== null;
     const target = model.deployments[0]?.model ?? model.name;
     const maxTokens = requestedMaxTokens(body, this.#defaultMaxTokens);

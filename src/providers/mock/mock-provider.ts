@@ -34,14 +34,14 @@ export async function callMockProvider(call: UpstreamCall): Promise<UpstreamResp
           created: Math.floor(Date.now() / 1000),
           includeUsage: isObject(body.stream_options) && body.stream_options.include_usage === true,
         });
-  return { status: 200, headers: { 'content-type': 'text/event-stream' }, body: feedOf(paced(events, mock.chunkDelayMs, call.stop.signal), call.stop) };
+  return { status: 200, headers: { 'content-type': 'text/event-stream' }, body: feedOf(paced(events, mock.chunkDelayMs, call.stop), call.stop) };
 }
 
 async function* once(buf: Buffer): AsyncGenerator<Uint8Array> {
   yield buf;
 }
 
-async function* paced(events: string[], delayMs: number, signal: AbortSignal): AsyncGenerator<Uint8Array> {
+async function* paced(events: string[], delayMs: number, stop: StopLink): AsyncGenerator<Uint8Array> {
   if (delayMs === 0) {
     // Unpaced: one write, the cheapest the benchmarks can measure the gateway against.
     yield Buffer.from(events.join(''));
@@ -49,7 +49,8 @@ async function* paced(events: string[], delayMs: number, signal: AbortSignal): A
   }
   for (const e of events) {
     yield Buffer.from(e);
-    await delay(delayMs, undefined, { signal });
+    // The attempt's AbortSignal is made only for paced replies that need one.
+    await delay(delayMs, undefined, { signal: stop.signal });
   }
 }
 
