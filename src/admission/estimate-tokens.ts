@@ -114,8 +114,10 @@ function collect(value: unknown, found: Collected): void {
     found.media += 1;
     return;
   }
-  for (const [key, inner] of Object.entries(value)) {
+  // for-in over a parsed JSON object (own, enumerable keys only): no entries array per object.
+  for (const key in value) {
     if (SKIPPED_KEYS.has(key)) continue;
+    const inner = value[key];
     if (JSON_KEYS.has(key) && isRecord(inner)) {
       if (found.textNeeded) found.pieces.push(JSON.stringify(inner));
     }

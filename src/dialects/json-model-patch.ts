@@ -63,13 +63,25 @@ export function patchModelBytes(raw: Buffer, text: string, model: string): Buffe
   const encoded = JSON.stringify(model);
   const old = text.slice(span[0], span[1]);
   if (old === encoded) return raw;
-  // All-ASCII bodies (the usual case) have byte offsets equal to character offsets.
-  const start = raw.length === text.length ? span[0] : Buffer.byteLength(text.slice(0, span[0]));
+  // Every byte decodes to at most one UTF-16 unit, so equal lengths mean one unit per byte (ASCII, or
+  // a lone invalid byte as U+FFFD): offsets line up and the bytes around the value are copied as they are.
+  if (raw.length === text.length) return splice(raw, span[0], span[1], encoded);
+  const start = Buffer.byteLength(text.slice(0, span[0]));
   const oldBytes = Buffer.from(old);
   if (start + oldBytes.length > raw.length || !raw.subarray(start, start + oldBytes.length).equals(oldBytes)) {
     return Buffer.from(text.slice(0, span[0]) + encoded + text.slice(span[1]));
   }
   return Buffer.concat([raw.subarray(0, start), Buffer.from(encoded), raw.subarray(start + oldBytes.length)]);
+}
+
+/** `raw` with bytes [start, end) replaced by `value` encoded as UTF-8, in one allocation. */
+function splice(raw: Buffer, start: number, end: number, value: string): Buffer {
+  const size = Buffer.byteLength(value);
+  const out = Buffer.allocUnsafe(start + size + raw.length - end);
+  raw.copy(out, 0, 0, start);
+  out.write(value, start);
+  raw.copy(out, start + size, end);
+  return out;
 }
 
 /**

@@ -17,7 +17,8 @@ interface Series {
 }
 
 export class Metrics {
-  #series = new Map<string, Series>();
+  /** endpoint → model → status: three lookups of existing strings, no key string built per request. */
+  #series = new Map<string, Map<string, Map<number, Series>>>();
   #upstreamErrors = new Map<string, number>();
   #breakerTransitions = new Map<string, number>();
   #breakerSnapshot: (() => BreakerStatus[]) | null = null;
@@ -34,20 +35,32 @@ export class Metrics {
   }
 
   observe(opts: { endpoint: string; model: string; status: number; latencyMs: number; inputTokens: number; outputTokens: number }): void {
-    const id = `${opts.endpoint}\u0000${opts.model}\u0000${opts.status}`;
-    let s = this.#series.get(id);
-    if (!s) {
+    let byModel = this.#series.get(opts.endpoint);
+    if (byModel === undefined) this.#series.set(opts.endpoint, (byModel = new Map()));
+    let byStatus = byModel.get(opts.model);
+    if (byStatus === undefined) byModel.set(opts.model, (byStatus = new Map()));
+    let s = byStatus.get(opts.status);
+    if (s === undefined) {
       s = {
         labels: `endpoint="${esc(opts.endpoint)}",model="${esc(opts.model)}",status="${opts.status}"`,
         requests: 0, tokensIn: 0, tokensOut: 0, buckets: new Array<number>(BUCKETS_MS.length).fill(0), sumMs: 0,
       };
-      this.#series.set(id, s);
+      byStatus.set(opts.status, s);
     }
     s.requests++;
     s.tokensIn += opts.inputTokens;
     s.tokensOut += opts.outputTokens;
     s.sumMs += opts.latencyMs;
-    for (let i = 0; i < BUCKETS_MS.length; i++) if (opts.latencyMs <= BUCKETS_MS[i]) s.buckets[i]++;
+    // Buckets hold counts per bucket here; render() makes them cumulative, as Prometheus wants.
+    let i = 0;
+    while (i < BUCKETS_MS.length && opts.latencyMs > BUCKETS_MS[i]) i++;
+    if (i < BUCKETS_MS.length) s.buckets[i]++;
+  }
+
+  #allSeries(): Series[] {
+    const out: Series[] = [];
+    for (const byModel of this.#series.values()) for (const byStatus of byModel.values()) for (const s of byStatus.values()) out.push(s);
+    return out;
   }
 
   upstreamError(deployment: string, kind: string): void {
@@ -60,15 +73,17 @@ export class Metrics {
       '# HELP modelgate_requests_total Requests answered, by endpoint, model and status.',
       '# TYPE modelgate_requests_total counter',
     ];
-    for (const s of this.#series.values()) lines.push(`modelgate_requests_total{${s.labels}} ${s.requests}`);
+    const series = this.#allSeries();
+    for (const s of series) lines.push(`modelgate_requests_total{${s.labels}} ${s.requests}`);
     lines.push('# HELP modelgate_tokens_total Tokens billed, by direction.', '# TYPE modelgate_tokens_total counter');
-    for (const s of this.#series.values()) {
+    for (const s of series) {
       lines.push(`modelgate_tokens_total{${s.labels},direction="input"} ${s.tokensIn}`);
       lines.push(`modelgate_tokens_total{${s.labels},direction="output"} ${s.tokensOut}`);
     }
     lines.push('# HELP modelgate_request_duration_ms Request latency in milliseconds.', '# TYPE modelgate_request_duration_ms histogram');
-    for (const s of this.#series.values()) {
-      BUCKETS_MS.forEach((b, i) => lines.push(`modelgate_request_duration_ms_bucket{${s.labels},le="${b}"} ${s.buckets[i]}`));
+    for (const s of series) {
+      let cumulative = 0;
+      BUCKETS_MS.forEach((b, i) => lines.push(`modelgate_request_duration_ms_bucket{${s.labels},le="${b}"} ${(cumulative += s.buckets[i])}`));
       lines.push(`modelgate_request_duration_ms_bucket{${s.labels},le="+Inf"} ${s.requests}`);
       lines.push(`modelgate_request_duration_ms_sum{${s.labels}} ${s.sumMs}`);
       lines.push(`modelgate_request_duration_ms_count{${s.labels}} ${s.requests}`);

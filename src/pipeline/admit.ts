@@ -101,10 +101,6 @@ export class Admission {
     const needsTokens = entry.budgeted || entry.limits.tpm !== null;
     const target = model.deployments[0]?.model ?? model.name;
     const maxTokens = requestedMaxTokens(body, this.#defaultMaxTokens);
-    const sized = (prompt: number): { nanos: number; tokens: number } => {
-      const sizes = { promptTokens: prompt, maxTokens };
-      return { nanos: reservationNanos(sizes, model.price), tokens: reservationTokens(sizes) };
-    };
     let promptTokens = 0;
     let quick = false;
     if (needsTokens) {
@@ -112,26 +108,22 @@ export class Admission {
       // The key's first request here: ask the store where the key stands (once), so a burst of first
       // requests near a limit is not refused on the bound's oversized reservations.
       if (entry.last === null) entry.last = await this.store.snapshot(key.id, now, entry.period).catch(() => null);
-      quick = roomy(entry, sized(promptTokens));
-      if (!quick) promptTokens = estimatePromptTokens(body, { model: target });
     }
-    const tryAdmit = async (prompt: number): Promise<AdmitResult> => {
-      const size = sized(prompt);
-      try {
-        return await this.store.admit({ keyId: key.id, limits: entry.limits, periodStart: entry.period, reserveNanos: size.nanos, reserveTokens: size.tokens, now });
-      } catch (err) {
-        // Fail closed: a key with limits is never served unchecked (docs/budgets.md, "Store outage").
-        this.#onError(err, 'admit');
-        throw new GatewayError('admission_unavailable', { headers: { 'retry-after': '1' } });
+    let size = reservationOf(model, promptTokens, maxTokens);
+    if (needsTokens) {
+      quick = roomy(entry, size);
+      if (!quick) {
+        promptTokens = estimatePromptTokens(body, { model: target });
+        size = reservationOf(model, promptTokens, maxTokens);
       }
-    };
-    let result = await tryAdmit(promptTokens);
+    }
+    let result = await this.#tryAdmit(entry, now, size);
     if (!result.ok && quick && result.reason !== 'rpm' && result.reason !== 'concurrency') {
       const full = estimatePromptTokens(body, { model: target });
       quick = false;
       if (full !== promptTokens) {
         promptTokens = full;
-        result = await tryAdmit(full);
+        result = await this.#tryAdmit(entry, now, reservationOf(model, full, maxTokens));
       }
     }
     entry.last = result.snapshot;
@@ -142,6 +134,16 @@ export class Admission {
     }
     const headers = hasRateLimits(entry.limits) ? rateLimitHeaders({ limits: entry.limits, snapshot: result.snapshot }) : NO_HEADERS;
     return { ticket: { reservationId: result.reservationId, keyId: key.id, periodStart: entry.period, headers }, promptTokens: quick ? 0 : promptTokens };
+  }
+
+  async #tryAdmit(entry: KeyEntry, now: number, size: { nanos: number; tokens: number }): Promise<AdmitResult> {
+    try {
+      return await this.store.admit({ keyId: entry.record.id, limits: entry.limits, periodStart: entry.period, reserveNanos: size.nanos, reserveTokens: size.tokens, now });
+    } catch (err) {
+      // Fail closed: a key with limits is never served unchecked (docs/budgets.md, "Store outage").
+      this.#onError(err, 'admit');
+      throw new GatewayError('admission_unavailable', { headers: { 'retry-after': '1' } });
+    }
   }
 
   /**
@@ -237,6 +239,12 @@ function newEntry(key: KeyRecord, now: number, previous: KeyEntry | undefined): 
     seeding: null,
     last: null,
   };
+}
+
+/** What a request reserves for a prompt of `promptTokens` and its worst-case output. */
+function reservationOf(model: ModelConfig, promptTokens: number, maxTokens: number): { nanos: number; tokens: number } {
+  const sizes = { promptTokens, maxTokens };
+  return { nanos: reservationNanos(sizes, model.price), tokens: reservationTokens(sizes) };
 }
 
 function hasRateLimits(limits: AdmissionLimits): boolean {

@@ -5,7 +5,7 @@ import type { DeploymentConfig, ModelConfig } from '../core/config-types.ts';
 import { GatewayError } from '../core/errors.ts';
 import type { Usage } from '../core/usage.ts';
 import type { UpstreamResponse } from '../providers/upstream-types.ts';
-import type { UpstreamBody } from '../providers/upstream-body.ts';
+import { UpstreamBodyTooLarge, type UpstreamBody } from '../providers/upstream-body.ts';
 import type { ResponseClientLink } from './client-link.ts';
 import { AttemptWatch } from '../routing/attempt-watch.ts';
 import { classifyError, classifyStatus } from '../routing/classify.ts';
@@ -38,7 +38,7 @@ export interface ObtainAnswerOptions {
   gw: Gateway;
   state: RequestState;
   model: ModelConfig;
-  input: Omit<ExchangeInput, 'deployment'>;
+  input: ExchangeInput;
   forwardHeaders: Record<string, string>;
   client: ResponseClientLink;
 }
@@ -62,7 +62,7 @@ export async function obtainAnswer(opts: ObtainAnswerOptions): Promise<Answer> {
     if (client.aborted) throw clientGone(plan);
     let exchange: Exchange;
     try {
-      exchange = exchangeFor({ ...opts.input, deployment: step.deployment });
+      exchange = exchangeFor(opts.input, step.deployment);
     } catch (err) {
       // A route this build cannot translate is the operator's config, not the deployment's health.
       plan.cancel();
@@ -94,13 +94,6 @@ async function attempt(a: { opts: ObtainAnswerOptions; step: AttemptStep; exchan
   const { opts, step, exchange } = a;
   const { timeouts } = opts.model;
   const watch = new AttemptWatch({ client: opts.client, firstByteMs: timeouts.firstByteMs, idleMs: timeouts.idleMs, deadline: a.deadline });
-  const stopped = (err: unknown): AttemptResult => {
-    watch.abandon();
-    if (watch.reason === 'client') return { kind: 'client' };
-    if (watch.timedOut) return { kind: 'failed', outcome: { kind: 'retryable', timeout: true }, detail: `${watch.reason} timeout` };
-    const outcome = classifyError(err);
-    return { kind: 'failed', outcome, detail: opts.gw.masker.mask(describe(err)) };
-  };
   let response: UpstreamResponse;
   try {
     response = await callUpstream(
@@ -118,7 +111,7 @@ async function attempt(a: { opts: ObtainAnswerOptions; step: AttemptStep; exchan
       timeouts.connectMs,
     );
   } catch (err) {
-    return stopped(err);
+    return stopped(watch, err, opts.gw);
   }
   try {
     if (response.status < 200 || response.status >= 300) {
@@ -149,8 +142,19 @@ async function attempt(a: { opts: ObtainAnswerOptions; step: AttemptStep; exchan
     const answer: Answer = { exchange, deployment: step.deployment, body: response.body, json, watch, streamFailed: () => undefined };
     return { kind: 'answer', answer };
   } catch (err) {
-    return stopped(err);
+    return stopped(watch, err, opts.gw);
   }
+}
+
+/** An attempt that threw: the client left, a clock fired, or the upstream call failed. */
+function stopped(watch: AttemptWatch, err: unknown, gw: Gateway): AttemptResult {
+  watch.abandon();
+  if (watch.reason === 'client') return { kind: 'client' };
+  if (watch.timedOut) return { kind: 'failed', outcome: { kind: 'retryable', timeout: true }, detail: `${watch.reason} timeout` };
+  // A runaway body is the deployment's fault, and another deployment may answer sanely.
+  if (err instanceof UpstreamBodyTooLarge) return { kind: 'failed', outcome: { kind: 'retryable', malformed: true }, detail: err.message };
+  const outcome = classifyError(err);
+  return { kind: 'failed', outcome, detail: gw.masker.mask(describe(err)) };
 }
 
 function describe(err: unknown): string {

@@ -10,7 +10,8 @@ export class ResponseClientLink implements ClientLink {
   #controller: AbortController | null = null;
 
   constructor(res: ServerResponse) {
-    res.once('close', () => {
+    // 'close' is emitted once per response: `on` spares the once-wrapper per request.
+    res.on('close', () => {
       // 'close' after the response finished is the normal end, not a client leaving.
       if (!res.writableFinished) this.#gone();
     });

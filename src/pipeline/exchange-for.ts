@@ -14,14 +14,13 @@ export interface ExchangeInput {
   text: string;
   parsed: Record<string, unknown>;
   facts: RequestFacts;
-  deployment: DeploymentConfig;
   /** Prompt tokens estimated before the call (memoised; the tokenizer runs on first use). */
   promptEstimate: () => number;
   defaultMaxTokens: number;
 }
 
-export function exchangeFor(input: ExchangeInput): Exchange {
-  const kind = input.deployment.provider.kind;
+export function exchangeFor(input: ExchangeInput, deployment: DeploymentConfig): Exchange {
+  const kind = deployment.provider.kind;
   // The mock speaks both dialects, so it is always same-dialect.
   const upstream: Dialect = kind === 'mock' ? input.dialect : kind;
   if (upstream === input.dialect) {
@@ -31,15 +30,15 @@ export function exchangeFor(input: ExchangeInput): Exchange {
       text: input.text,
       parsed: input.parsed,
       facts: input.facts,
-      upstreamModel: input.deployment.model,
+      upstreamModel: deployment.model,
       promptEstimate: input.promptEstimate,
     });
   }
   if (input.dialect === 'openai' && upstream === 'anthropic') {
-    return new ChatToAnthropicExchange({ parsed: input.parsed, facts: input.facts, upstreamModel: input.deployment.model, defaultMaxTokens: input.defaultMaxTokens });
+    return new ChatToAnthropicExchange({ parsed: input.parsed, facts: input.facts, upstreamModel: deployment.model, defaultMaxTokens: input.defaultMaxTokens });
   }
   if (input.dialect === 'anthropic' && upstream === 'openai') {
-    return new MessagesToOpenAIExchange({ parsed: input.parsed, facts: input.facts, upstreamModel: input.deployment.model, promptEstimate: input.promptEstimate });
+    return new MessagesToOpenAIExchange({ parsed: input.parsed, facts: input.facts, upstreamModel: deployment.model, promptEstimate: input.promptEstimate });
   }
   throw new GatewayError('internal_error', { message: `No translation from ${input.dialect} to ${upstream}.` });
 }

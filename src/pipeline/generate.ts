@@ -104,7 +104,7 @@ async function serve(gw: Gateway, req: IncomingMessage, res: ServerResponse, fli
   });
   state.deployment = answer.deployment.id;
   if (facts.stream) await relayStream(res, flight, answer);
-  else await relayJson(res, flight, answer);
+  else relayJson(res, flight, answer);
 }
 
 const NO_FORWARDED: Record<string, string> = Object.freeze({}) as Record<string, string>;
@@ -120,7 +120,7 @@ function forwardHeaders(req: IncomingMessage): Record<string, string> {
   return out;
 }
 
-async function relayJson(res: ServerResponse, flight: Flight, answer: Answer): Promise<void> {
+function relayJson(res: ServerResponse, flight: Flight, answer: Answer): void {
   const { state } = flight;
   // Routing read and converted the whole body before committing, so a bad 200 could still fail over.
   if (answer.json === null) throw new GatewayError('internal_error', { message: 'A non-streamed answer arrived without its body.' });

@@ -7,7 +7,7 @@
 export type ChunkSink = (chunk: Buffer) => boolean;
 
 export interface UpstreamBody {
-  /** The whole body as UTF-8 text (non-streamed answers and error bodies). */
+  /** The whole body as UTF-8 text (non-streamed answers and error bodies); rejects with UpstreamBodyTooLarge past the limit. */
   text(): Promise<string>;
   /** Resolves true once the first chunk is in, false if the body ended without one. Reads nothing. */
   started(): Promise<boolean>;
@@ -30,6 +30,22 @@ export interface FeedSource {
 
 const NO_SOURCE: FeedSource = { pause() {}, resume() {}, abort() {} };
 
+/**
+ * The most an upstream body may hold when the gateway buffers it whole (a non-streamed answer, an
+ * error body). Far above any real completion; it only stops a broken or hostile upstream from growing
+ * the process without bound. Streamed bodies are relayed chunk by chunk and never buffered.
+ */
+export const BUFFERED_BODY_LIMIT_BYTES = 64 * 1024 * 1024;
+
+/** A buffered upstream body went past its limit; the upstream request was stopped. */
+export class UpstreamBodyTooLarge extends Error {
+  override name = 'UpstreamBodyTooLarge';
+
+  constructor(limitBytes: number) {
+    super(`The upstream's answer exceeded ${limitBytes >= 1048576 ? `${limitBytes / 1048576} MB` : `${limitBytes} bytes`}.`);
+  }
+}
+
 interface Waiter {
   mode: 'text' | 'start' | 'pipe';
   resolve: (value: never) => void;
@@ -44,6 +60,11 @@ export class ChunkFeed implements UpstreamBody {
   #sink: ChunkSink | null = null;
   #waiter: Waiter | null = null;
   #source: FeedSource = NO_SOURCE;
+  readonly #limitBytes: number;
+
+  constructor(limitBytes: number = BUFFERED_BODY_LIMIT_BYTES) {
+    this.#limitBytes = limitBytes;
+  }
 
   /** Set once the producer can be paused or aborted (undici hands its controller over late). */
   set source(source: FeedSource) {
@@ -59,6 +80,14 @@ export class ChunkFeed implements UpstreamBody {
     if (sink !== null) return this.#deliver(sink, chunk);
     this.#queue.push(chunk);
     this.#size += chunk.length;
+    if (this.#size > this.#limitBytes) {
+      const err = new UpstreamBodyTooLarge(this.#limitBytes);
+      this.#queue = [];
+      this.#size = 0;
+      this.fail(err);
+      this.#source.abort(err);
+      return false;
+    }
     if (this.#waiter?.mode === 'start') this.#settle(true);
     return true;
   }

@@ -91,6 +91,10 @@ interface Pending {
   startedAt: number;
 }
 
+function monotonicNow(): number {
+  return performance.now();
+}
+
 export class AttemptPlan {
   readonly #model: ModelConfig;
   readonly #breaker: CircuitBreaker;
@@ -109,7 +113,7 @@ export class AttemptPlan {
     this.#model = options.model;
     this.#breaker = options.breaker;
     this.#keys = options.keys;
-    this.#now = options.now ?? (() => performance.now());
+    this.#now = options.now ?? monotonicNow;
     this.#random = options.random ?? Math.random;
     this.#policy = options.policy === undefined ? DEFAULT_RETRY_POLICY : { ...DEFAULT_RETRY_POLICY, ...options.policy };
     this.#deadline = (options.startedAt ?? this.#now()) + options.model.timeouts.totalMs;
@@ -145,7 +149,7 @@ export class AttemptPlan {
     const latestStart = this.#deadline - this.#policy.minAttemptMs;
     if (now > latestStart) return this.#end('deadline');
 
-    const candidates = this.#model.deployments.filter((d) => this.#breaker.allows(d.id) && this.#keys.usable(d.provider));
+    const candidates = this.#candidates();
     if (candidates.length === 0) return this.#end('none-available');
     const fresh = this.#failed.size === 0 ? candidates : candidates.filter((d) => !this.#failed.has(d.id));
     let deployment: DeploymentConfig;
@@ -162,6 +166,15 @@ export class AttemptPlan {
     const apiKey = this.#keys.next(deployment.provider);
     this.#pending = { deployment, apiKey, startedAt: startAt };
     return { deployment, apiKey, delayMs: startAt - now, attempt: this.#attempts.length + 1 };
+  }
+
+  /** Deployments the breaker and the key rotation allow now; the model's own list when all are (no copy). */
+  #candidates(): readonly DeploymentConfig[] {
+    const all = this.#model.deployments;
+    let allowed = 0;
+    for (const d of all) if (this.#breaker.allows(d.id) && this.#keys.usable(d.provider)) allowed++;
+    if (allowed === all.length) return all;
+    return all.filter((d) => this.#breaker.allows(d.id) && this.#keys.usable(d.provider));
   }
 
   /** The outcome of the attempt `next()` handed out. */

@@ -226,3 +226,35 @@ test('client leaves while the upstream hangs before headers → upstream aborted
   await upstreamAborted(0, TIMEOUTS.firstByteMs - 100);
   assert.deepEqual(fx.tried(), ['A']);
 });
+
+test('a non-streamed answer past the 64 MB buffer limit is stopped, not buffered, and fails over', async () => {
+  const route = ROUTES[0];
+  const mb = Buffer.alloc(1024 * 1024, 0x61);
+  let written = 0;
+  fx.faults({
+    A: [
+      {
+        kind: 'custom',
+        handle: async ({ res }) => {
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.write('{"id":"big","pad":"');
+          // 80 MB if nobody stops it; the gateway must hang up at 64 MB.
+          for (let i = 0; i < 80 && !res.destroyed; i++) {
+            written += mb.length;
+            if (!res.write(mb)) await new Promise((resolve) => {
+              res.once('drain', resolve);
+              res.once('close', resolve);
+            });
+          }
+          if (!res.destroyed) res.end('"}');
+        },
+      },
+    ],
+  });
+  const res = await fx.send(route);
+  assert.equal(res.status, 200, await res.clone().text());
+  OK_JSON(route, await res.json());
+  assert.deepEqual(fx.tried(), ['A', 'B']);
+  await upstreamAborted(0);
+  assert.ok(written < 80 * mb.length, `the upstream was cut off (${written} bytes written)`);
+});

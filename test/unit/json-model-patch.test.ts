@@ -45,4 +45,8 @@ test('patchModelBytes forwards invalid UTF-8 elsewhere untouched, and falls back
   const before = Buffer.concat([Buffer.from('{"x":"'), Buffer.from([0xe2, 0x82]), Buffer.from('","model":"a"}')]);
   const out = patchModelBytes(before, before.toString('utf8'), 'B');
   assert.match(out.toString('utf8'), /"model":"B"\}$/);
+  // Lone invalid bytes decode one-for-one, so offsets still line up and the bytes pass untouched.
+  const lone = Buffer.concat([Buffer.from('{"x":"'), Buffer.from([0xff]), Buffer.from('","model":"a","y":1}')]);
+  const spliced = patchModelBytes(lone, lone.toString('utf8'), 'modèle-東');
+  assert.deepEqual(spliced, Buffer.concat([Buffer.from('{"x":"'), Buffer.from([0xff]), Buffer.from('","model":"modèle-東","y":1}')]));
 });

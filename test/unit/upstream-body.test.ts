@@ -1,7 +1,7 @@
 // The push feed between a provider and the relay: ordering, backpressure, failure in every state.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ChunkFeed } from '../../src/providers/upstream-body.ts';
+import { ChunkFeed, UpstreamBodyTooLarge, BUFFERED_BODY_LIMIT_BYTES } from '../../src/providers/upstream-body.ts';
 
 function recordingSource(): { calls: string[]; source: { pause(): void; resume(): void; abort(reason: Error): void } } {
   const calls: string[] = [];
@@ -94,4 +94,33 @@ test('a second reader is refused rather than splitting the body', async () => {
   await assert.rejects(feed.pipe(() => true), /already being read/);
   feed.end();
   await first;
+});
+
+test('a buffered body past its limit fails the reader and stops the upstream; a piped one is never capped', async () => {
+  const feed = new ChunkFeed(10);
+  const { calls, source } = recordingSource();
+  feed.source = source;
+  const pending = feed.text();
+  assert.equal(feed.push(Buffer.from('12345')), true);
+  assert.equal(feed.push(Buffer.from('678901')), false, 'the producer is told to stop');
+  await assert.rejects(pending, (err: unknown) => err instanceof UpstreamBodyTooLarge && /10 bytes/.test(err.message));
+  assert.deepEqual(calls, ['abort:The upstream\'s answer exceeded 10 bytes.']);
+  assert.equal(feed.push(Buffer.from('more')), false, 'nothing is taken after the failure');
+
+  // Queued before anyone reads: the limit applies from the first chunk on.
+  const early = new ChunkFeed(4);
+  early.push(Buffer.from('12345'));
+  await assert.rejects(early.text(), UpstreamBodyTooLarge);
+
+  const piped = new ChunkFeed(4);
+  let seen = 0;
+  const done = piped.pipe((c) => {
+    seen += c.length;
+    return true;
+  });
+  for (let i = 0; i < 5; i++) piped.push(Buffer.from('12345'));
+  piped.end();
+  await done;
+  assert.equal(seen, 25);
+  assert.equal(BUFFERED_BODY_LIMIT_BYTES, 64 * 1024 * 1024, 'the default the docs state');
 });
