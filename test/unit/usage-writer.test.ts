@@ -1,0 +1,95 @@
+// The usage writer: batches off the request path, in slices that leave the event loop free between them.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { UsageWriter } from '../../src/accounting/usage-writer.ts';
+import type { Store, UsageRow } from '../../src/store/store.ts';
+
+function row(i: number): UsageRow {
+  return {
+    ts: 1_700_000_000_000 + i, requestId: `req_${i}`, keyId: 'k1', endpoint: '/v1/chat/completions', model: 'm', deployment: 'm#0',
+    status: 200, inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0, costNanos: 10, latencyMs: 1, ttfbMs: 1,
+    streamed: false, attempts: 1, periodStart: 0, errorCode: null,
+  };
+}
+
+/** A store that records each writeUsage call; `fail` picks calls (by index) that throw. */
+function recordingStore(events: string[], fail: (call: number) => boolean = () => false): { store: Store; batches: UsageRow[][]; nextWrite: () => Promise<void> } {
+  const batches: UsageRow[][] = [];
+  let active = 0;
+  let wake: (() => void) | null = null;
+  const store = {
+    async writeUsage(rows: UsageRow[]): Promise<void> {
+      assert.equal(active, 0, 'writes never overlap');
+      active++;
+      const call = batches.length;
+      batches.push(rows);
+      events.push(`write ${rows.length}`);
+      wake?.();
+      wake = null;
+      await Promise.resolve();
+      active--;
+      if (fail(call)) throw new Error(`disk full on call ${call}`);
+    },
+  } as unknown as Store;
+  return { store, batches, nextWrite: () => new Promise<void>((resolve) => (wake = resolve)) };
+}
+
+test('a large batch is written in order, in slices, with the event loop served between slices', async () => {
+  const events: string[] = [];
+  const { store, batches } = recordingStore(events);
+  const writer = new UsageWriter({ store, flushMs: 60_000, sliceRows: 4, onError: () => assert.fail('no error expected') });
+  for (let i = 0; i < 10; i++) writer.add(row(i));
+  assert.equal(writer.pending(), 10);
+  const flushed = writer.flush();
+  // An I/O callback queued now must run before the write is over, not after it.
+  setImmediate(() => events.push('io'));
+  await flushed;
+  assert.deepEqual(batches.map((b) => b.length), [4, 4, 2]);
+  assert.deepEqual(batches.flat().map((r) => r.requestId), Array.from({ length: 10 }, (_, i) => `req_${i}`));
+  assert.ok(events.indexOf('io') > 0 && events.indexOf('io') < events.length - 1, `io ran between slices: ${events.join(', ')}`);
+  assert.equal(writer.pending(), 0);
+  await writer.close();
+});
+
+test('a failing slice is reported with its row count and the remaining slices are still written', async () => {
+  const errors: Array<[string, number]> = [];
+  const { store, batches } = recordingStore([], (call) => call === 1);
+  const writer = new UsageWriter({ store, flushMs: 60_000, sliceRows: 3, onError: (err, rows) => errors.push([(err as Error).message, rows]) });
+  for (let i = 0; i < 8; i++) writer.add(row(i));
+  await writer.flush();
+  assert.deepEqual(batches.map((b) => b.length), [3, 3, 2]);
+  assert.deepEqual(errors, [['disk full on call 1', 3]]);
+});
+
+test('flushes queued meanwhile wait for the write in progress; close() writes what is pending', async () => {
+  const events: string[] = [];
+  const { store, batches } = recordingStore(events);
+  const writer = new UsageWriter({ store, flushMs: 60_000, sliceRows: 2, onError: () => assert.fail('no error expected') });
+  for (let i = 0; i < 5; i++) writer.add(row(i));
+  const first = writer.flush();
+  for (let i = 5; i < 7; i++) writer.add(row(i));
+  const second = writer.flush();
+  writer.add(row(7));
+  await Promise.all([first, second]);
+  assert.deepEqual(batches.flat().map((r) => r.requestId), Array.from({ length: 7 }, (_, i) => `req_${i}`));
+  assert.equal(writer.pending(), 1, 'the row added after the last flush waits for its timer');
+  await writer.close();
+  assert.equal(batches.flat().length, 8);
+  assert.equal(writer.pending(), 0);
+});
+
+test('rows are written by the flush timer, and at once when flushMs is 0', async () => {
+  const { store, batches, nextWrite } = recordingStore([]);
+  const timed = new UsageWriter({ store, flushMs: 5, onError: () => assert.fail('no error expected') });
+  const written = nextWrite();
+  timed.add(row(1));
+  assert.equal(batches.length, 0, 'nothing is written on the request path');
+  await written;
+  assert.equal(batches[0][0].requestId, 'req_1');
+
+  const direct = recordingStore([]);
+  const immediate = new UsageWriter({ store: direct.store, flushMs: 0, onError: () => assert.fail('no error expected') });
+  immediate.add(row(2));
+  await immediate.close();
+  assert.deepEqual(direct.batches.map((b) => b.map((r) => r.requestId)), [['req_2']]);
+});
