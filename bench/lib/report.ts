@@ -155,46 +155,93 @@ function holdStatus(hold: HoldResult | undefined): string {
   return check(hold.rssHoldMb <= 200);
 }
 
+/** A measure per repetition: every target ran once in each alternation round, so index i pairs them. */
+function perRep(results: RunResults, scenarioId: string, target: TargetName, read: (r: Rep) => number): number[] {
+  return results.load.find((c) => c.scenario.id === scenarioId && c.target === target)?.reps.map(read) ?? [];
+}
+
+function paired(a: readonly number[], b: readonly number[], combine: (x: number, y: number) => number): number[] {
+  const n = Math.min(a.length, b.length);
+  return Array.from({ length: n }, (_, i) => combine(a[i], b[i]));
+}
+
+const byRatio = (x: number, y: number): number => (y === 0 ? Number.NaN : x / y);
+const byDifference = (x: number, y: number): number => x - y;
+
+/**
+ * A target judged on its per-repetition values: the median decides, and the status says how many
+ * repetitions agree, because on shared cores one run can land on either side of a threshold.
+ */
+export function judge(values: readonly number[], ok: (v: number) => boolean): { median: number; min: number; max: number; status: string } {
+  const finite = values.filter((v) => Number.isFinite(v));
+  const mid = median(finite);
+  if (finite.length === 0) return { median: Number.NaN, min: Number.NaN, max: Number.NaN, status: check(undefined) };
+  const passes = finite.filter(ok).length;
+  const base = check(ok(mid));
+  const status = passes === finite.length || passes === 0 ? base : `${base} (met in ${passes} of ${finite.length} repetitions)`;
+  return { median: mid, min: Math.min(...finite), max: Math.max(...finite), status };
+}
+
+function shown(j: { median: number; min: number; max: number }, digits: number, unit: string): string {
+  if (!Number.isFinite(j.median)) return `—${unit}`;
+  const range = j.min === j.max ? '' : ` (${fmt(j.min, digits)}–${fmt(j.max, digits)})`;
+  return `${fmt(j.median, digits)}${unit}${range}`;
+}
+
+function value(v: number | undefined, digits: number, unit: string): string {
+  return v === undefined || !Number.isFinite(v) ? '—' : `${fmt(v, digits)}${unit}`;
+}
+
 /** The headline ratios and the issue's targets, as markdown lines (also copied into BENCHMARKS.md). */
 export function headline(results: RunResults): string[] {
+  const cpu = (r: Rep): number => r.cpuUsPerReq;
+  const event = (r: Rep): number => r.cpuUsPerReq / STREAM_EVENTS;
   const mg = cell(results, 'chat-c50', 'modelgate');
   const bare = cell(results, 'chat-c50', 'bare-proxy');
   const nginx = cell(results, 'chat-c50', 'nginx');
   const portkey = cell(results, 'chat-c50', 'portkey');
-  const streamMg = cell(results, 'stream-c50', 'modelgate');
-  const translated = cell(results, 'translated-c50', 'modelgate');
-  const mgC1 = cell(results, 'chat-c1', 'modelgate');
-  const directC1 = cell(results, 'chat-c1', 'direct');
-  const mgTtfb = ttfbSummary(results, 'modelgate');
-  const directTtfb = ttfbSummary(results, 'direct');
   const hold = results.hold.find((h) => h.target === 'modelgate' && h.phase === 'fresh process') ?? results.hold.find((h) => h.target === 'modelgate');
   const holdAfterLoad = results.hold.find((h) => h.target === 'modelgate' && h.phase === 'after load');
-  const perEvent = (s: Summary | undefined): number | undefined => (s === undefined ? undefined : s.cpu / STREAM_EVENTS);
-  const addedP50 = mgC1 && directC1 ? mgC1.p50 - directC1.p50 : undefined;
-  const addedP99 = mgC1 && directC1 ? mgC1.p99 - directC1.p99 : undefined;
-  const addedTtfb = mgTtfb && directTtfb ? mgTtfb.p50 - directTtfb.p50 : undefined;
-  const mgBare = ratio(mg?.cpu, bare?.cpu);
-  const pkMg = ratio(portkey?.cpu, mg?.cpu);
-  const defined = <T>(value: T | undefined, test: (v: T) => boolean): boolean | undefined =>
-    value === undefined || (typeof value === 'number' && !Number.isFinite(value)) ? undefined : test(value);
+  const bareHold = results.hold.find((h) => h.target === 'bare-proxy' && h.phase === (hold?.phase ?? 'fresh process'));
+  const bareHoldAfterLoad = results.hold.find((h) => h.target === 'bare-proxy' && h.phase === 'after load');
+
+  const mgBare = judge(paired(perRep(results, 'chat-c50', 'modelgate', cpu), perRep(results, 'chat-c50', 'bare-proxy', cpu), byRatio), (v) => v <= 1.25);
+  const pkMg = judge(paired(perRep(results, 'chat-c50', 'portkey', cpu), perRep(results, 'chat-c50', 'modelgate', cpu), byRatio), (v) => v >= 7);
+  const stream = judge(perRep(results, 'stream-c50', 'modelgate', event), (v) => v <= 9);
+  const bareStream = median(perRep(results, 'stream-c50', 'bare-proxy', event));
+  const translated = judge(perRep(results, 'translated-c50', 'modelgate', event), (v) => v <= 12);
+  const added = (target: TargetName, read: (r: Rep) => number): number[] =>
+    paired(perRep(results, 'chat-c1', target, read), perRep(results, 'chat-c1', 'direct', read), byDifference);
+  const p50 = (r: Rep): number => r.p50Us;
+  const p99 = (r: Rep): number => r.p99Us;
+  const addedP50 = judge(added('modelgate', p50), (v) => v <= 150);
+  const addedP99 = judge(added('modelgate', p99), (v) => v <= 1000);
+  const ttfbAdded = (target: TargetName): number[] =>
+    paired((results.ttfb.get(target) ?? []).map((r) => r.ttfbP50Us), (results.ttfb.get('direct') ?? []).map((r) => r.ttfbP50Us), byDifference);
+  const addedTtfb = judge(ttfbAdded('modelgate'), (v) => v <= 500);
   return [
-    '| measure (non-streaming chat, 50 connections, CPU per request) | ratio |',
+    '| measure (non-streaming chat, 50 connections, CPU per request) | ratio of medians |',
     '|---|---:|',
-    `| modelgate / bare-proxy | ${fmt(mgBare, 2)} |`,
+    `| modelgate / bare-proxy | ${fmt(ratio(mg?.cpu, bare?.cpu), 2)} |`,
     `| modelgate / nginx | ${fmt(ratio(mg?.cpu, nginx?.cpu), 2)} |`,
-    `| Portkey / modelgate | ${fmt(pkMg, 2)} |`,
+    `| Portkey / modelgate | ${fmt(ratio(portkey?.cpu, mg?.cpu), 2)} |`,
     '',
-    '| target from issue 6 | measured | status |',
-    '|---|---:|---|',
-    `| non-streaming CPU ≤ 1.25 × bare proxy | ${fmt(mgBare, 2)} × | ${check(defined(mgBare, (v) => v <= 1.25))} |`,
-    `| non-streaming CPU ≥ 7 × less than Portkey | ${fmt(pkMg, 2)} × | ${check(defined(pkMg, (v) => v >= 7))} |`,
-    `| streaming pass-through ≤ 9 µs CPU/event | ${fmt(perEvent(streamMg) ?? Number.NaN, 1)} µs | ${check(defined(perEvent(streamMg), (v) => v <= 9))} |`,
-    `| translated streaming ≤ 12 µs CPU/event | ${fmt(perEvent(translated) ?? Number.NaN, 1)} µs | ${check(defined(perEvent(translated), (v) => v <= 12))} |`,
-    `| added latency p50 at 1 connection ≤ 150 µs | ${fmt(addedP50 ?? Number.NaN)} µs | ${check(defined(addedP50, (v) => v <= 150))} |`,
-    `| added latency p99 at 1 connection ≤ 1 ms | ${fmt(addedP99 ?? Number.NaN)} µs | ${check(defined(addedP99, (v) => v <= 1000))} |`,
-    `| added time to first streamed byte ≤ 0.5 ms | ${fmt(addedTtfb ?? Number.NaN)} µs | ${check(defined(addedTtfb, (v) => v <= 500))} |`,
-    `| RSS ≤ 200 MB holding ${hold?.streams ?? 1000} streams (${hold?.phase ?? 'fresh process'}) | ${fmt(hold?.rssHoldMb ?? Number.NaN, 1)} MB | ${holdStatus(hold)} |`,
-    `| the same, in the process that served every load scenario first | ${fmt(holdAfterLoad?.rssHoldMb ?? Number.NaN, 1)} MB | ${holdStatus(holdAfterLoad)} |`,
+    'Each target is judged on the median of its per-repetition values (ratios pair the two targets of the',
+    'same alternation round); the range across repetitions is in brackets, and the bare proxy of the same',
+    'run is beside it, since the issue\'s absolute figures were set on a machine where the bare proxy took',
+    '64–73 µs per request and 8.5 µs per event.',
+    '',
+    '| target from issue 6 | modelgate | bare proxy, same run | status |',
+    '|---|---:|---:|---|',
+    `| non-streaming CPU ≤ 1.25 × bare proxy | ${shown(mgBare, 2, ' ×')} | ${value(bare?.cpu, 1, ' µs/req')} | ${mgBare.status} |`,
+    `| non-streaming CPU ≥ 7 × less than Portkey | ${shown(pkMg, 2, ' ×')} | ${value(ratio(portkey?.cpu, bare?.cpu), 2, ' ×')} | ${pkMg.status} |`,
+    `| streaming pass-through ≤ 9 µs CPU/event | ${shown(stream, 1, ' µs')} | ${value(bareStream, 1, ' µs')} | ${stream.status} |`,
+    `| translated streaming ≤ 12 µs CPU/event | ${shown(translated, 1, ' µs')} | — | ${translated.status} |`,
+    `| added latency p50 at 1 connection ≤ 150 µs | ${shown(addedP50, 0, ' µs')} | ${value(median(added('bare-proxy', p50)), 0, ' µs')} | ${addedP50.status} |`,
+    `| added latency p99 at 1 connection ≤ 1 ms | ${shown(addedP99, 0, ' µs')} | ${value(median(added('bare-proxy', p99)), 0, ' µs')} | ${addedP99.status} |`,
+    `| added time to first streamed byte ≤ 0.5 ms | ${shown(addedTtfb, 0, ' µs')} | ${value(median(ttfbAdded('bare-proxy')), 0, ' µs')} | ${addedTtfb.status} |`,
+    `| RSS ≤ 200 MB holding ${hold?.streams ?? 1000} streams (${hold?.phase ?? 'fresh process'}) | ${value(hold?.rssHoldMb, 1, ' MB')} | ${value(bareHold?.rssHoldMb, 1, ' MB')} | ${holdStatus(hold)} |`,
+    `| the same, in the process that served every load scenario first | ${value(holdAfterLoad?.rssHoldMb, 1, ' MB')} | ${value(bareHoldAfterLoad?.rssHoldMb, 1, ' MB')} | ${holdStatus(holdAfterLoad)} |`,
     '',
   ];
 }

@@ -50,5 +50,5 @@ export const LOAD_SCENARIOS: LoadScenario[] = [
   { id: 'big-c50', title: 'Non-streaming chat with a 50 KB prompt, 50 connections', kind: 'chat-50kb', connections: 50, eventsPerResponse: undefined, only: undefined, quick: true },
 ];
 
-export const FULL: Timing = { reps: 5, durationS: 5, warmupMs: 2000, ttfbCount: 1000, holdStreams: 1000, probeCount: 300, ttfbMaxMs: 20_000, holdReadyMs: 15_000, holdTargets: ['modelgate', 'bare-proxy'] };
+export const FULL: Timing = { reps: 9, durationS: 3, warmupMs: 2000, ttfbCount: 1000, holdStreams: 1000, probeCount: 300, ttfbMaxMs: 20_000, holdReadyMs: 15_000, holdTargets: ['modelgate', 'bare-proxy'] };
 export const QUICK: Timing = { reps: 1, durationS: 1, warmupMs: 300, ttfbCount: 200, holdStreams: 1000, probeCount: 100, ttfbMaxMs: 1000, holdReadyMs: 6000, holdTargets: ['modelgate'] };

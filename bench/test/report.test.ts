@@ -45,14 +45,47 @@ describe('headline', () => {
     assert.match(text, /\| modelgate \/ bare-proxy \| 1\.14 \|/);
     assert.match(text, /\| modelgate \/ nginx \| 4\.00 \|/);
     assert.match(text, /\| Portkey \/ modelgate \| 10\.00 \|/);
-    assert.match(text, /≤ 1\.25 × bare proxy \| 1\.14 × \| met \|/);
-    assert.match(text, /7 × less than Portkey \| 10\.00 × \| met \|/);
+    assert.match(text, /≤ 1\.25 × bare proxy \| 1\.14 × \| 70\.0 µs\/req \| met \|/);
+    assert.match(text, /7 × less than Portkey \| 10\.00 × \| 11\.43 × \| met \|/);
+  });
+
+  it('judges on the median of paired repetitions and says when repetitions disagree', () => {
+    const r = results({ modelgate: 80, 'bare-proxy': 70 });
+    const scenario = r.load[0].scenario;
+    // Per repetition: 1.10, 1.40, 1.20 → median 1.20, met, but not in every repetition.
+    r.load = [
+      { scenario, target: 'modelgate', reps: [rep(77), rep(98), rep(84)] },
+      { scenario, target: 'bare-proxy', reps: [rep(70), rep(70), rep(70)] },
+    ];
+    const text = headline(r).join('\n');
+    assert.match(text, /≤ 1\.25 × bare proxy \| 1\.20 × \(1\.10–1\.40\) \| 70\.0 µs\/req \| met \(met in 2 of 3 repetitions\) \|/);
+    r.load[0].reps = [rep(91), rep(98), rep(84)];
+    assert.match(headline(r).join('\n'), /\| 1\.30 × \(1\.20–1\.40\) \| 70\.0 µs\/req \| \*\*missed\*\* \(met in 1 of 3 repetitions\) \|/);
+  });
+
+  it('reports added latency per repetition against direct, with the bare proxy beside it', () => {
+    const chatC1 = LOAD_SCENARIOS.find((s) => s.id === 'chat-c1');
+    assert.ok(chatC1);
+    const r = results({});
+    r.load = [
+      { scenario: chatC1, target: 'direct', reps: [rep(50, 100), rep(50, 120)] },
+      { scenario: chatC1, target: 'modelgate', reps: [rep(150, 240), rep(150, 280)] },
+      { scenario: chatC1, target: 'bare-proxy', reps: [rep(120, 230), rep(120, 250)] },
+    ];
+    r.ttfb = new Map([
+      ['direct', [{ ttfbP50Us: 200, ttfbP99Us: 900, totalP50Us: 800, totalP99Us: 1500, errors: 0 }]],
+      ['modelgate', [{ ttfbP50Us: 650, ttfbP99Us: 2000, totalP50Us: 1200, totalP99Us: 2500, errors: 0 }]],
+      ['bare-proxy', [{ ttfbP50Us: 600, ttfbP99Us: 1900, totalP50Us: 1100, totalP99Us: 2400, errors: 0 }]],
+    ]);
+    const text = headline(r).join('\n');
+    assert.match(text, /p50 at 1 connection ≤ 150 µs \| 150 µs \(140–160\) \| 130 µs \| met \(met in 1 of 2 repetitions\) \|/);
+    assert.match(text, /first streamed byte ≤ 0\.5 ms \| 450 µs \| 400 µs \| met \|/);
   });
 
   it('marks a missed target and an unmeasured one', () => {
     const text = headline(results({ modelgate: 200, 'bare-proxy': 70 })).join('\n');
-    assert.match(text, /≤ 1\.25 × bare proxy \| 2\.86 × \| \*\*missed\*\* \|/);
-    assert.match(text, /Portkey \| — × \| not measured \|/);
+    assert.match(text, /≤ 1\.25 × bare proxy \| 2\.86 × \| 70\.0 µs\/req \| \*\*missed\*\* \|/);
+    assert.match(text, /Portkey \| — × \| — \| not measured \|/);
   });
 
   it('judges the RSS target on a fresh process and shows the after-load reading beside it', () => {
@@ -60,8 +93,8 @@ describe('headline', () => {
     const hold = { target: 'modelgate' as const, streams: 1000, ready: 1000, failed: 0, completed: 1000, rssIdleMb: 100, probeIdleP50Us: 100, probeIdleP99Us: 200, probeHoldP50Us: 100, probeHoldP99Us: 300 };
     r.hold = [{ ...hold, phase: 'after load', rssHoldMb: 310 }, { ...hold, phase: 'fresh process', rssHoldMb: 180 }];
     const text = headline(r).join('\n');
-    assert.match(text, /holding 1000 streams \(fresh process\) \| 180\.0 MB \| met \|/);
-    assert.match(text, /served every load scenario first \| 310\.0 MB \| \*\*missed\*\* \|/);
+    assert.match(text, /holding 1000 streams \(fresh process\) \| 180\.0 MB \| — \| met \|/);
+    assert.match(text, /served every load scenario first \| 310\.0 MB \| — \| \*\*missed\*\* \|/);
     assert.match(renderResults(r), /\| modelgate \| after load \| 1000\/1000 \|/);
   });
 
