@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { SseDecoder } from '../../src/core/sse.ts';
 import { ChatStreamToMessagesStream } from '../../src/translate/index.ts';
+import { plainContentDelta } from '../../src/translate/chat-stream-to-messages-stream.ts';
 import type { ChatStreamToMessagesOptions } from '../../src/translate/index.ts';
 import { parseSseText } from '../helpers/schemas.ts';
 import { rebuildAnthropic } from './anthropic-stream-check.ts';
@@ -135,4 +136,49 @@ test('an upstream error chunk mid-stream becomes an Anthropic error event with t
   assert.equal(m.error?.type, 'api_error');
   assert.equal(m.error?.message, 'The server had an error while processing your request.');
   assert.equal(parseSseText(text).at(-1)?.event, 'error');
+});
+
+const chunk = (choice: string, extra = ''): string => `{"id":"c1","object":"chat.completion.chunk","created":1,"model":"m"${extra},"choices":[${choice}]}`;
+
+test('the plain-text chunk fast path takes only a lone choice-0 content delta without escapes', () => {
+  const table: Array<[string, string | null]> = [
+    [chunk('{"index":0,"delta":{"content":"Hello"},"logprobs":null,"finish_reason":null}'), '"Hello"'],
+    [chunk('{"index":0,"delta":{"content":"héllo 東京"},"finish_reason":null}', ',"usage":null'), '"héllo 東京"'],
+    [chunk('{"delta":{"content":""},"index":0}'), '""'],
+    [chunk('{"index":0,"delta":{"content":"say \\"hi\\""},"finish_reason":null}'), null],
+    [chunk('{"index":0,"delta":{"content":"a\\nb"},"finish_reason":null}'), null],
+    [chunk('{"index":0,"delta":{"content":"tab\there"},"finish_reason":null}'), null],
+    [chunk('{"index":0,"delta":{"role":"assistant","content":"x"},"finish_reason":null}'), null],
+    [chunk('{"index":0,"delta":{"content":"x","reasoning_content":null},"finish_reason":null}'), null],
+    [chunk('{"index":0,"delta":{"content":"x"},"finish_reason":"stop"}'), null],
+    [chunk('{"index":0,"delta":{"content":"x"},"finish_reason":null}', ',"usage":{"prompt_tokens":1}'), null],
+    [chunk('{"index":1,"delta":{"content":"x"},"finish_reason":null}'), null],
+    [chunk('{"index":10,"delta":{"content":"x"},"finish_reason":null}'), null],
+    [chunk('{"index":0,"delta":{"content":"x"},"finish_reason":null},{"index":1,"delta":{"content":"y"},"finish_reason":null}'), null],
+    [chunk('{"index":0,"delta":{"content":"x"},"finish_reason":null}', ',"error":null'), null],
+    [chunk('{"index":0,"delta":{"content": "x"},"finish_reason":null}'), null],
+    [chunk('{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{}"}}]}}'), null],
+  ];
+  for (const [raw, want] of table) assert.equal(plainContentDelta(raw), want, raw);
+});
+
+test('a stream of plain chunks translates exactly as the general path translates the same chunks', () => {
+  // The same stream twice: compact chunks take the fast path, the spaced ones ("delta": {…}) the parser.
+  const texts = ['Hel', 'lo, ', 'wörld', '', '東京', '!'];
+  const compact = texts.map((t) => chunk(`{"index":0,"delta":{"content":${JSON.stringify(t)}},"logprobs":null,"finish_reason":null}`));
+  const spaced = compact.map((c) => c.replace('"delta":{', '"delta": {'));
+  const sse = (chunks: string[]): string =>
+    [chunk('{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}'), ...chunks, chunk('{"index":0,"delta":{},"finish_reason":"stop"}'), chunk('', ',"usage":{"prompt_tokens":9,"completion_tokens":6,"total_tokens":15}')]
+      .map((d) => `data: ${d}\n\n`)
+      .join('') + 'data: [DONE]\n\n';
+  assert.ok(compact.every((c) => plainContentDelta(c) !== null) && spaced.every((c) => plainContentDelta(c) === null));
+  const fast = new ChatStreamToMessagesStream({ ...BASE, stopSequences: ['ld!'] });
+  const general = new ChatStreamToMessagesStream({ ...BASE, stopSequences: ['ld!'] });
+  const id = /msg_[A-Za-z0-9]+/g;
+  const a = feed(fast, [sse(compact)]).replace(id, 'msg_X');
+  const b = feed(general, [sse(spaced)]).replace(id, 'msg_X');
+  assert.equal(a, b);
+  assert.deepEqual(fast.usage, general.usage);
+  const m = rebuildAnthropic(parseSseText(a));
+  assert.equal(m.blocks[0].text, 'Hello, wörld東京!');
 });
