@@ -45,6 +45,8 @@ export class MessagesStreamToChatStream {
   #usage: Usage = emptyUsage();
   #finished = false;
   #failed = false;
+  /** The content chunk's JSON around its text, made on the first plain text delta. */
+  #contentAround: [string, string] | null = null;
 
   constructor(opts: MessagesStreamToChatOptions) {
     this.#model = opts.model;
@@ -70,6 +72,13 @@ export class MessagesStreamToChatStream {
 
   push(ev: SseEvent): string {
     if (this.#finished || ev.data.length === 0) return '';
+    const plain = plainTextDelta(ev.data);
+    if (plain !== null) {
+      // The common token event, read without parsing it; the chunk is what #chunk({ content }) writes.
+      if (!this.#blocks.has(plain.index) || plain.quoted.length === 2) return '';
+      const [before, after] = (this.#contentAround ??= this.#around());
+      return encodeSse(undefined, before + plain.quoted + after);
+    }
     const data = tryParseJson(ev.data);
     if (!isObject(data)) return this.#fail({ type: 'api_error', message: 'upstream sent a malformed stream event' });
     switch (str(data.type) ?? ev.event) {
@@ -192,7 +201,18 @@ export class MessagesStreamToChatStream {
     return encodeSse(undefined, JSON.stringify(body)) + encodeSse(undefined, '[DONE]');
   }
 
+  /** #chunk({ content }) as text on either side of the content's JSON string. */
+  #around(): [string, string] {
+    const json = JSON.stringify(this.#chunkObject({ content: CONTENT_MARK }, null));
+    const at = json.indexOf(CONTENT_MARK_JSON);
+    return [json.slice(0, at), json.slice(at + CONTENT_MARK_JSON.length)];
+  }
+
   #chunk(delta: ChatDelta, finish: FinishReason | null = null): string {
+    return encodeSse(undefined, JSON.stringify(this.#chunkObject(delta, finish)));
+  }
+
+  #chunkObject(delta: ChatDelta, finish: FinishReason | null): JsonObject {
     const chunk: JsonObject = {
       id: this.#id,
       object: 'chat.completion.chunk',
@@ -201,6 +221,34 @@ export class MessagesStreamToChatStream {
       choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
     };
     if (this.#includeUsage) chunk.usage = null;
-    return encodeSse(undefined, JSON.stringify(chunk));
+    return chunk;
   }
+}
+
+const CONTENT_MARK = '\u0000modelgate-content\u0000';
+const CONTENT_MARK_JSON = JSON.stringify(CONTENT_MARK);
+const TEXT_DELTA_HEAD = '{"type":"content_block_delta","index":';
+const TEXT_DELTA_MID = ',"delta":{"type":"text_delta","text":"';
+
+/**
+ * An Anthropic text_delta event exactly as the API writes it — `{"type":"content_block_delta","index":N,
+ * "delta":{"type":"text_delta","text":"…"}}` with no escapes in the text — as its block index and the
+ * text's JSON string (quotes included); null for anything else, which then takes the general path.
+ */
+export function plainTextDelta(data: string): { index: number; quoted: string } | null {
+  if (!data.startsWith(TEXT_DELTA_HEAD)) return null;
+  let i = TEXT_DELTA_HEAD.length;
+  let index = 0;
+  const first = i;
+  for (let c = data.charCodeAt(i); c >= 48 && c <= 57 && i - first < 9; c = data.charCodeAt(++i)) index = index * 10 + (c - 48);
+  if (i === first || !data.startsWith(TEXT_DELTA_MID, i)) return null;
+  const open = i + TEXT_DELTA_MID.length - 1;
+  // The text runs to the closing '"}}' at the very end, without escapes or raw control characters.
+  const close = data.length - 3;
+  if (close <= open || data.charCodeAt(close) !== 34 || data.charCodeAt(close + 1) !== 125 || data.charCodeAt(close + 2) !== 125) return null;
+  for (let k = open + 1; k < close; k++) {
+    const c = data.charCodeAt(k);
+    if (c === 92 || c === 34 || c < 32) return null;
+  }
+  return { index, quoted: data.slice(open, close + 1) };
 }

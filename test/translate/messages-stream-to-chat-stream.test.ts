@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { SseDecoder } from '../../src/core/sse.ts';
 import { MessagesStreamToChatStream } from '../../src/translate/index.ts';
+import { plainTextDelta } from '../../src/translate/messages-stream-to-chat-stream.ts';
 import type { MessagesStreamToChatOptions } from '../../src/translate/index.ts';
 import { parseSseText, validateChatCompletionChunk, validateOpenAIError } from '../helpers/schemas.ts';
 import { assertGolden, readFixture } from './golden.ts';
@@ -170,4 +171,54 @@ test('input_json_delta fragments whose bytes are split inside multibyte characte
   }
   assert.deepEqual(JSON.parse(args), { city: 'Zürich', note: '雪 ❄' });
   assert.equal(text.includes('\uFFFD'), false, 'no replacement characters');
+});
+
+test('the plain text_delta fast path takes only the exact API shape without escapes', () => {
+  const ev = (index: string, text: string, tail = '}}'): string => `{"type":"content_block_delta","index":${index},"delta":{"type":"text_delta","text":${text}${tail}`;
+  const table: Array<[string, { index: number; quoted: string } | null]> = [
+    [ev('0', '"Hello"'), { index: 0, quoted: '"Hello"' }],
+    [ev('12', '"héllo 東京"'), { index: 12, quoted: '"héllo 東京"' }],
+    [ev('1', '""'), { index: 1, quoted: '""' }],
+    [ev('0', '"say \\"hi\\""'), null],
+    [ev('0', '"a\\nb"'), null],
+    [ev('0', '"tab\there"'), null],
+    [ev('0', '"x"', '},"extra":1}'), null],
+    [ev('x', '"x"'), null],
+    [ev('', '"x"'), null],
+    ['{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"x"}}', null],
+    ['{"type": "content_block_delta","index":0,"delta":{"type":"text_delta","text":"x"}}', null],
+  ];
+  for (const [data, want] of table) assert.deepEqual(plainTextDelta(data), want, data);
+});
+
+test('plain text deltas translate exactly as the general path translates the same events', () => {
+  const texts = ['Hel', 'lo, ', 'wörld', '', '東京', '!'];
+  const compact = texts.map((t) => `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":${JSON.stringify(t)}}}`);
+  const spaced = compact.map((d) => d.replace('"text":', '"text": '));
+  const sse = (deltas: string[]): string =>
+    [
+      ['message_start', '{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"m","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":9,"output_tokens":1}}}'],
+      ['content_block_start', '{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}'],
+      ...deltas.map((d) => ['content_block_delta', d]),
+      ['content_block_delta', '{"type":"content_block_delta","index":7,"delta":{"type":"text_delta","text":"no such block"}}'],
+      ['content_block_stop', '{"type":"content_block_stop","index":0}'],
+      ['message_delta', '{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":6}}'],
+      ['message_stop', '{"type":"message_stop"}'],
+    ]
+      .map(([event, data]) => `event: ${event}\ndata: ${data}\n\n`)
+      .join('');
+  assert.ok(compact.every((d) => plainTextDelta(d) !== null) && spaced.every((d) => plainTextDelta(d) === null));
+  for (const includeUsage of [false, true]) {
+    const outputs = [compact, spaced].map((deltas) => {
+      const t = new MessagesStreamToChatStream({ ...BASE, includeUsage });
+      const decoder = new SseDecoder();
+      let text = '';
+      for (const e of decoder.push(sse(deltas))) text += t.push(e);
+      for (const e of decoder.end()) text += t.push(e);
+      return (text + t.end()).replace(/chatcmpl-[A-Za-z0-9]+/g, 'chatcmpl-X');
+    });
+    assert.equal(outputs[0], outputs[1]);
+    const content = chunks(outputs[0]).map((c) => (c.choices as Array<{ delta: { content?: string } }>)[0]?.delta.content ?? '').join('');
+    assert.equal(content, 'Hello, wörld東京!');
+  }
 });
