@@ -60,7 +60,7 @@ export class UsageWriter {
     for (let at = 0; at < rows.length; at += this.#sliceRows) {
       // Requests that arrived meanwhile are served before the next slice.
       if (at > 0) await yieldToIo();
-      const slice = at === 0 && rows.length <= this.#sliceRows ? rows : rows.slice(at, at + this.#sliceRows);
+      const slice = rows.length <= this.#sliceRows ? rows : rows.slice(at, at + this.#sliceRows);
       try {
         await this.#store.writeUsage(slice);
       } catch (err) {

@@ -103,14 +103,13 @@ export class Admission {
     const maxTokens = requestedMaxTokens(body, this.#defaultMaxTokens);
     let promptTokens = 0;
     let quick = false;
+    let size = reservationOf(model, 0, maxTokens);
     if (needsTokens) {
       promptTokens = estimatePromptTokens(body, { model: target, boundBytes: opts.bodyBytes });
       // The key's first request here: ask the store where the key stands (once), so a burst of first
       // requests near a limit is not refused on the bound's oversized reservations.
       if (entry.last === null) entry.last = await this.store.snapshot(key.id, now, entry.period).catch(() => null);
-    }
-    let size = reservationOf(model, promptTokens, maxTokens);
-    if (needsTokens) {
+      size = reservationOf(model, promptTokens, maxTokens);
       quick = roomy(entry, size);
       if (!quick) {
         promptTokens = estimatePromptTokens(body, { model: target });
