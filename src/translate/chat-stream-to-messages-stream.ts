@@ -7,7 +7,7 @@ import type { SseEvent } from '../core/sse.ts';
 import { encodeSse } from '../core/sse.ts';
 import type { Usage } from '../core/usage.ts';
 import { newMessageId, toAnthropicToolId } from './ids.ts';
-import { isObject, num, str, tryParseJson, type JsonObject } from './narrow.ts';
+import { isObject, isVerbatimJsonText, num, str, tryParseJson, type JsonObject } from './narrow.ts';
 import { stopReasonFor } from './stop-reasons.ts';
 import { upstreamErrorToDialect } from './upstream-error.ts';
 import { deltaUsageToAnthropic, usageFromOpenAi, usageToAnthropic } from './usage-map.ts';
@@ -200,15 +200,18 @@ export class ChatStreamToMessagesStream {
   }
 
   #delta(delta: JsonObject): string {
-    if (this.#open === null) return '';
-    // The event of every streamed token: written out directly rather than spread into a new object.
-    return `event: content_block_delta\ndata: {"type":"content_block_delta","index":${this.#open.index},"delta":${JSON.stringify(delta)}}\n\n`;
+    return this.#deltaEvent(JSON.stringify(delta));
   }
 
   /** A text_delta event for text already encoded as a JSON string (quotes included). */
   #textDelta(quoted: string): string {
+    return this.#deltaEvent(`{"type":"text_delta","text":${quoted}}`);
+  }
+
+  #deltaEvent(deltaJson: string): string {
     if (this.#open === null) return '';
-    return `event: content_block_delta\ndata: {"type":"content_block_delta","index":${this.#open.index},"delta":{"type":"text_delta","text":${quoted}}}\n\n`;
+    // The event of every streamed token: written out directly rather than spread into a new object.
+    return `event: content_block_delta\ndata: {"type":"content_block_delta","index":${this.#open.index},"delta":${deltaJson}}\n\n`;
   }
 
   #noteText(text: string): void {
@@ -296,10 +299,7 @@ export function plainContentDelta(raw: string): string | null {
   if (close === -1 || raw.charCodeAt(close + 1) !== 125 /* } */) return null;
   // No escapes and no raw control characters (which JSON.parse would refuse): the slice is then
   // exactly what JSON.stringify writes for the text.
-  for (let i = open + 1; i < close; i++) {
-    const c = raw.charCodeAt(i);
-    if (c === 92 || c < 32) return null;
-  }
+  if (!isVerbatimJsonText(raw, open + 1, close)) return null;
   for (const key of NOT_PLAIN) if (raw.includes(key)) return null;
   // One choice, and it is choice 0: a single "index" key, valued 0, and no second "delta".
   const index = raw.indexOf('index":');

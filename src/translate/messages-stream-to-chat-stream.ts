@@ -7,7 +7,7 @@ import type { Usage } from '../core/usage.ts';
 import { emptyUsage } from '../core/usage.ts';
 import type { ChatDelta, FinishReason } from './wire-openai.ts';
 import { newChatCompletionId } from './ids.ts';
-import { isObject, str, tryParseJson, type JsonObject } from './narrow.ts';
+import { isObject, isVerbatimJsonText, str, tryParseJson, type JsonObject } from './narrow.ts';
 import { finishReasonFor } from './stop-reasons.ts';
 import type { JsonMode } from './structured-output.ts';
 import { ANTHROPIC_ERROR_STATUS, upstreamErrorToDialect } from './upstream-error.ts';
@@ -246,9 +246,6 @@ export function plainTextDelta(data: string): { index: number; quoted: string } 
   // The text runs to the closing '"}}' at the very end, without escapes or raw control characters.
   const close = data.length - 3;
   if (close <= open || data.charCodeAt(close) !== 34 || data.charCodeAt(close + 1) !== 125 || data.charCodeAt(close + 2) !== 125) return null;
-  for (let k = open + 1; k < close; k++) {
-    const c = data.charCodeAt(k);
-    if (c === 92 || c === 34 || c < 32) return null;
-  }
+  if (!isVerbatimJsonText(data, open + 1, close)) return null;
   return { index, quoted: data.slice(open, close + 1) };
 }
