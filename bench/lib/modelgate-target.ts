@@ -3,7 +3,8 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
-import { Child, NODE, freePort, waitForHttp } from './processes.ts';
+import { Child, NODE, freePort, launch, waitForHttp } from './processes.ts';
+import type { Launcher } from './processes.ts';
 import type { Started, Target } from './targets.ts';
 import { buildRequest } from './requests.ts';
 import type { RequestKind } from './requests.ts';
@@ -57,7 +58,7 @@ async function createKey(configPath: string): Promise<{ key: string; admission: 
   return { error: `modelgate keys create failed: ${lastError}` };
 }
 
-export async function startModelgate(options: { mockPort: number; workDir: string }): Promise<Started> {
+export async function startModelgate(options: { mockPort: number; workDir: string; launcher?: Launcher }): Promise<Started> {
   if (!existsSync(MAIN)) return { ok: false, reason: 'src/main.ts does not exist yet' };
   const port = await freePort();
   const configPath = join(options.workDir, 'modelgate.yaml');
@@ -66,13 +67,12 @@ export async function startModelgate(options: { mockPort: number; workDir: strin
   if ('error' in created) return { ok: false, reason: created.error };
   const child = new Child({
     name: 'modelgate',
-    command: NODE,
-    args: [MAIN, 'serve', '--config', configPath, '--port', String(port), '--host', '127.0.0.1'],
+    ...launch(options.launcher, [MAIN, 'serve', '--config', configPath, '--port', String(port), '--host', '127.0.0.1']),
     cwd: ROOT,
   });
   const baseUrl = `http://127.0.0.1:${port}`;
   try {
-    await waitForHttp({ url: `${baseUrl}/healthz`, child, timeoutMs: 20_000, accept: (s) => s === 200 });
+    await waitForHttp({ url: `${baseUrl}/healthz`, child, timeoutMs: options.launcher === undefined ? 20_000 : 120_000, accept: (s) => s === 200 });
   } catch (error) {
     await child.stop();
     return { ok: false, reason: (error as Error).message };

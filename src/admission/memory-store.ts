@@ -52,7 +52,8 @@ export class MemoryAdmissionStore implements AdmissionStore {
     this.#ttlMs = options.reservationTtlMs ?? DEFAULT_RESERVATION_TTL_MS;
   }
 
-  async admit(req: AdmitRequest): Promise<AdmitResult> {
+  // admit, settle and release answer synchronously (see MaybePromise in store.ts).
+  admit(req: AdmitRequest): AdmitResult {
     checkAmount(req.reserveNanos);
     checkAmount(req.reserveTokens);
     checkAmount(req.periodStart);
@@ -88,13 +89,13 @@ export class MemoryAdmissionStore implements AdmissionStore {
     return { ok: true, reservationId, snapshot: view(state, req.now) };
   }
 
-  async settle(req: SettleRequest): Promise<SettleResult> {
+  settle(req: SettleRequest): SettleResult {
     checkAmount(req.nanos);
     checkAmount(req.tokens);
     return this.#finish(req.reservationId, { nanos: req.nanos, tokens: req.tokens });
   }
 
-  async release(reservationId: string): Promise<SettleResult> {
+  release(reservationId: string): SettleResult {
     return this.#finish(reservationId, null);
   }
 

@@ -9,7 +9,7 @@ import { nextPeriodStart, periodStart } from '../accounting/period.ts';
 import { estimatePromptTokens, requestedMaxTokens, reservationTokens } from '../admission/estimate-tokens.ts';
 import { rateLimitHeaders } from '../admission/rate-headers.ts';
 import { refusalError } from '../admission/refusal.ts';
-import type { AdmissionLimits, AdmissionSnapshot, AdmissionStore, AdmitResult } from '../admission/store.ts';
+import type { AdmissionLimits, AdmissionSnapshot, AdmissionStore, AdmitResult, MaybePromise, SettleResult } from '../admission/store.ts';
 import type { SpendTotals } from '../store/store.ts';
 
 const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
@@ -46,6 +46,29 @@ interface KeyEntry {
   seeding: Promise<void> | null;
   /** What the store said at this key's last admit: decides whether the quick estimate is safe. */
   last: AdmissionSnapshot | null;
+}
+
+export interface AdmitOptions {
+  key: KeyRecord;
+  model: ModelConfig;
+  body: Record<string, unknown>;
+  bodyBytes: number;
+  now: number;
+}
+
+/** How admit sized one request: the prompt estimate, and whether it was the quick byte bound. */
+interface Sizing {
+  target: string;
+  maxTokens: number;
+  promptTokens: number;
+  quick: boolean;
+}
+
+const UNLIMITED: Admitted = Object.freeze({ ticket: null, promptTokens: 0 });
+
+/** Money and token limits need the prompt's size; RPM and concurrency do not. */
+function needsTokens(entry: KeyEntry): boolean {
+  return entry.budgeted || entry.limits.tpm !== null;
 }
 
 /** The quick estimate is used only while every limit has this many times the request's size left. */
@@ -89,42 +112,63 @@ export class Admission {
     await Promise.all(keys.map((k) => this.#ready(this.#entry(k, now))));
   }
 
-  /** Reserves the request's worst case; throws the refusal as a GatewayError in the caller's dialect. */
-  async admit(opts: { key: KeyRecord; model: ModelConfig; body: Record<string, unknown>; bodyBytes: number; now: number }): Promise<Admitted> {
-    const { key, model, body, now } = opts;
-    const entry = this.#entry(key, now);
-    if (!entry.limited) return { ticket: null, promptTokens: 0 };
+  /**
+   * Reserves the request's worst case; throws (or rejects with) the refusal as a GatewayError in the
+   * caller's dialect. With the in-process store and a key already seen this period it answers
+   * synchronously: no promise or microtask on the request path for it.
+   */
+  admit(opts: AdmitOptions): MaybePromise<Admitted> {
+    const entry = this.#entry(opts.key, opts.now);
+    if (!entry.limited) return UNLIMITED;
+    if (entry.seededPeriod !== entry.period || (needsTokens(entry) && entry.last === null)) return this.#admitAfterLoading(entry, opts);
+    return this.#admitSeen(entry, opts);
+  }
+
+  /** A key's first request this period: its durable total and where it stands are loaded first (once). */
+  async #admitAfterLoading(entry: KeyEntry, opts: AdmitOptions): Promise<Admitted> {
     if (entry.seededPeriod !== entry.period) await this.#ready(entry);
+    // Asking the store where the key stands (once) keeps a burst of first requests near a limit from
+    // being refused on the byte bound's oversized reservations.
+    if (needsTokens(entry) && entry.last === null) entry.last = await Promise.resolve(this.store.snapshot(opts.key.id, opts.now, entry.period)).catch(() => null);
+    return this.#admitSeen(entry, opts);
+  }
+
+  #admitSeen(entry: KeyEntry, opts: AdmitOptions): MaybePromise<Admitted> {
+    const { model, body, now } = opts;
     // Only money and token limits need the prompt size. Far from every limit, a quick upper bound is
     // enough (the request's size in bytes: no tokenizer, no scan of the text); near a limit, or when
     // the quick size is refused, the full tokenizer estimate decides, so it has the last word at the margin.
-    const needsTokens = entry.budgeted || entry.limits.tpm !== null;
     const target = model.deployments[0]?.model ?? model.name;
     const maxTokens = requestedMaxTokens(body, this.#defaultMaxTokens);
-    let promptTokens = 0;
-    let quick = false;
+    const sizing: Sizing = { target, maxTokens, promptTokens: 0, quick: false };
     let size = reservationOf(model, 0, maxTokens);
-    if (needsTokens) {
-      promptTokens = estimatePromptTokens(body, { model: target, boundBytes: opts.bodyBytes });
-      // The key's first request here: ask the store where the key stands (once), so a burst of first
-      // requests near a limit is not refused on the bound's oversized reservations.
-      if (entry.last === null) entry.last = await this.store.snapshot(key.id, now, entry.period).catch(() => null);
-      size = reservationOf(model, promptTokens, maxTokens);
-      quick = roomy(entry, size);
-      if (!quick) {
-        promptTokens = estimatePromptTokens(body, { model: target });
-        size = reservationOf(model, promptTokens, maxTokens);
+    if (needsTokens(entry)) {
+      sizing.promptTokens = estimatePromptTokens(body, { model: target, boundBytes: opts.bodyBytes });
+      size = reservationOf(model, sizing.promptTokens, maxTokens);
+      sizing.quick = roomy(entry, size);
+      if (!sizing.quick) {
+        sizing.promptTokens = estimatePromptTokens(body, { model: target });
+        size = reservationOf(model, sizing.promptTokens, maxTokens);
       }
     }
-    let result = await this.#tryAdmit(entry, now, size);
-    if (!result.ok && quick && result.reason !== 'rpm' && result.reason !== 'concurrency') {
-      const full = estimatePromptTokens(body, { model: target });
-      quick = false;
-      if (full !== promptTokens) {
-        promptTokens = full;
-        result = await this.#tryAdmit(entry, now, reservationOf(model, full, maxTokens));
-      }
-    }
+    const result = this.#tryAdmit(entry, now, size);
+    if (result instanceof Promise) return result.then((r) => this.#afterFirstTry(entry, opts, sizing, r));
+    return this.#afterFirstTry(entry, opts, sizing, result);
+  }
+
+  /** A refusal of the quick (byte-bound) size is tried once more with the tokenizer's estimate. */
+  #afterFirstTry(entry: KeyEntry, opts: AdmitOptions, sizing: Sizing, result: AdmitResult): MaybePromise<Admitted> {
+    if (result.ok || !sizing.quick || result.reason === 'rpm' || result.reason === 'concurrency') return this.#conclude(entry, opts.key, sizing, result);
+    const full = estimatePromptTokens(opts.body, { model: sizing.target });
+    sizing.quick = false;
+    if (full === sizing.promptTokens) return this.#conclude(entry, opts.key, sizing, result);
+    sizing.promptTokens = full;
+    const again = this.#tryAdmit(entry, opts.now, reservationOf(opts.model, full, sizing.maxTokens));
+    if (again instanceof Promise) return again.then((r) => this.#conclude(entry, opts.key, sizing, r));
+    return this.#conclude(entry, opts.key, sizing, again);
+  }
+
+  #conclude(entry: KeyEntry, key: KeyRecord, sizing: Sizing, result: AdmitResult): Admitted {
     entry.last = result.snapshot;
     if (!result.ok) {
       const refusal = refusalError({ reason: result.reason, limits: entry.limits, snapshot: result.snapshot, retryAfterSec: result.retryAfterSec });
@@ -132,36 +176,47 @@ export class Admission {
       throw new GatewayError(refusal.code satisfies ErrorCode, { message: refusal.message, status: refusal.status, headers });
     }
     const headers = hasRateLimits(entry.limits) ? rateLimitHeaders({ limits: entry.limits, snapshot: result.snapshot }) : NO_HEADERS;
-    return { ticket: { reservationId: result.reservationId, keyId: key.id, periodStart: entry.period, headers }, promptTokens: quick ? 0 : promptTokens };
+    return { ticket: { reservationId: result.reservationId, keyId: key.id, periodStart: entry.period, headers }, promptTokens: sizing.quick ? 0 : sizing.promptTokens };
   }
 
-  async #tryAdmit(entry: KeyEntry, now: number, size: { nanos: number; tokens: number }): Promise<AdmitResult> {
+  #tryAdmit(entry: KeyEntry, now: number, size: { nanos: number; tokens: number }): MaybePromise<AdmitResult> {
+    const request = { keyId: entry.record.id, limits: entry.limits, periodStart: entry.period, reserveNanos: size.nanos, reserveTokens: size.tokens, now };
+    let result: MaybePromise<AdmitResult>;
     try {
-      return await this.store.admit({ keyId: entry.record.id, limits: entry.limits, periodStart: entry.period, reserveNanos: size.nanos, reserveTokens: size.tokens, now });
+      result = this.store.admit(request);
     } catch (err) {
-      // Fail closed: a key with limits is never served unchecked (docs/budgets.md, "Store outage").
-      this.#onError(err, 'admit');
-      throw new GatewayError('admission_unavailable', { headers: { 'retry-after': '1' } });
+      throw this.#unavailable(err);
     }
+    return result instanceof Promise ? result.catch((err: unknown) => Promise.reject(this.#unavailable(err))) : result;
+  }
+
+  /** Fail closed: a key with limits is never served unchecked (docs/budgets.md, "Store outage"). */
+  #unavailable(err: unknown): GatewayError {
+    this.#onError(err, 'admit');
+    return new GatewayError('admission_unavailable', { headers: { 'retry-after': '1' } });
   }
 
   /**
    * Settles to the real usage (success, cut or abandoned stream) or releases everything when nothing
-   * was produced (upstream failure before any byte). Returns the period the cost belongs to.
+   * was produced (upstream failure before any byte). Returns the period the cost belongs to; at once
+   * when the store answers at once.
    */
-  async finish(ticket: Ticket, usage: Usage, nanos: number): Promise<number> {
+  finish(ticket: Ticket, usage: Usage, nanos: number): MaybePromise<number> {
     const tokens = usage.inputTokens + usage.outputTokens + usage.cacheReadTokens + usage.cacheWriteTokens;
-    try {
-      const done = nanos === 0 && tokens === 0
-        ? await this.store.release(ticket.reservationId)
-        : await this.store.settle({ reservationId: ticket.reservationId, nanos, tokens });
-      // A reclaimed reservation (TTL) settles nothing; the usage row still bills the admit-time period.
-      return done.ok ? done.periodStart : ticket.periodStart;
-    } catch (err) {
-      // The store is unreachable (Redis down): the row is still written and the TTL frees the slot.
+    // A reclaimed reservation (TTL) settles nothing; the usage row still bills the admit-time period.
+    const periodOf = (done: SettleResult): number => (done.ok ? done.periodStart : ticket.periodStart);
+    // The store is unreachable (Redis down): the row is still written and the TTL frees the slot.
+    const failed = (err: unknown): number => {
       this.#onError(err, 'settle');
       return ticket.periodStart;
+    };
+    let done: MaybePromise<SettleResult>;
+    try {
+      done = nanos === 0 && tokens === 0 ? this.store.release(ticket.reservationId) : this.store.settle({ reservationId: ticket.reservationId, nanos, tokens });
+    } catch (err) {
+      return failed(err);
     }
+    return done instanceof Promise ? done.then(periodOf, failed) : periodOf(done);
   }
 
   /** Rate headers for a response that never reached admission (an error before it), from a snapshot. */

@@ -56,7 +56,8 @@ export async function handleGeneration(gw: Gateway, req: IncomingMessage, res: S
     // Settle before the row is queued: the row must carry the cost the store settled, and the period
     // the reservation belonged to.
     const cost = priceRequest(gw, state);
-    const period = flight.ticket === null ? null : await gw.admission.finish(flight.ticket, state.usage, cost);
+    let period = flight.ticket === null ? null : gw.admission.finish(flight.ticket, state.usage, cost);
+    if (period instanceof Promise) period = await period;
     recordRequest(gw, state, period);
   }
 }
@@ -87,7 +88,9 @@ async function serve(gw: Gateway, req: IncomingMessage, res: ServerResponse, fli
   const model = resolveModel(gw.catalog, key, facts.model, state.dialect);
   const parsed = value as Record<string, unknown>;
   flight.admissionRan = true;
-  const admitted = await gw.admission.admit({ key, model, body: parsed, bodyBytes: raw.length, now: Date.now() });
+  // The in-process store answers synchronously: await only a shared store's answer.
+  const admitting = gw.admission.admit({ key, model, body: parsed, bodyBytes: raw.length, now: Date.now() });
+  const admitted = admitting instanceof Promise ? await admitting : admitting;
   flight.ticket = admitted.ticket;
   // The tokenizer runs only when something needs the prompt size: admission did already, or a
   // translated Anthropic stream's message_start, or the bill of a stream cut before its usage arrived.

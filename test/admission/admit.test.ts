@@ -54,3 +54,52 @@ test('near a limit the tokenizer decides: a request the byte bound would refuse 
   const second = await a.admit({ key: k, model: MODEL, body: BODY, bodyBytes: BYTES, now: 1_000 });
   assert.equal(second.promptTokens, exact);
 });
+
+test('with the in-process store a seen key is admitted and settled synchronously; a refusal throws at once', async () => {
+  const a = admission();
+  const k = key({ budgetUsd: 100, rpm: 2 });
+  const priced: ModelConfig = { ...MODEL, price: { input: 1, output: 1, cacheRead: 0, cacheWrite: 0 } };
+  const request = { key: k, model: priced, body: BODY, bodyBytes: BYTES, now: 1_000 };
+  // The key's first request loads its durable total: that one may wait.
+  const first = await a.admit(request);
+  const second = a.admit(request);
+  assert.ok(!(second instanceof Promise), 'no promise once the key is loaded');
+  assert.ok(second.ticket !== null);
+  const period = a.finish(second.ticket, { inputTokens: 3, outputTokens: 4, cacheReadTokens: 0, cacheWriteTokens: 0 }, 7);
+  assert.equal(period, 0, 'a lifetime budget settles into period 0, at once');
+  await a.finish(first.ticket!, { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 }, 0);
+  assert.throws(() => a.admit(request), (err: Error & { status?: number }) => err.status === 429 && /2 requests per minute/.test(err.message));
+});
+
+test('a store that answers with promises gets the same decisions; its failures fail closed', async () => {
+  const inner = new MemoryAdmissionStore();
+  let broken = false;
+  const remote = {
+    admit: async (req: Parameters<MemoryAdmissionStore['admit']>[0]) => {
+      if (broken) throw new Error('connection refused');
+      return inner.admit(req);
+    },
+    settle: async (req: Parameters<MemoryAdmissionStore['settle']>[0]) => {
+      if (broken) throw new Error('connection refused');
+      return inner.settle(req);
+    },
+    release: async (id: string) => inner.release(id),
+    snapshot: (keyId: string, now: number, period?: number) => inner.snapshot(keyId, now, period),
+    seedSpent: (req: Parameters<MemoryAdmissionStore['seedSpent']>[0]) => inner.seedSpent(req),
+    close: () => inner.close(),
+  };
+  const errors: string[] = [];
+  const a = new Admission({ store: remote, keySpend: async () => ({ nanos: 0, tokens: 0 }), defaultMaxTokens: 100, onError: (_err, what) => errors.push(what) });
+  const k = key({ tokenBudget: 100_000_000 });
+  const request = { key: k, model: MODEL, body: BODY, bodyBytes: BYTES, now: 1_000 };
+  await a.admit(request);
+  const pending = a.admit(request);
+  assert.ok(pending instanceof Promise);
+  const admitted = await pending;
+  assert.ok(admitted.ticket !== null);
+  broken = true;
+  const settled = a.finish(admitted.ticket, { inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0 }, 0);
+  assert.equal(await settled, admitted.ticket.periodStart, 'an unreachable store still bills the admit-time period');
+  await assert.rejects(async () => a.admit(request), (err: Error & { code?: string }) => err.code === 'admission_unavailable');
+  assert.deepEqual(errors, ['settle', 'admit']);
+});

@@ -264,12 +264,12 @@ export function storeContract(name: string, open: OpenStores): void {
 
     test('fractional or negative amounts are refused with RangeError', async () => {
       await withStore(open, async (store, key) => {
-        await assert.rejects(store.admit(request(key, { reserveNanos: 1.5 })), RangeError);
-        await assert.rejects(store.admit(request(key, { reserveTokens: -1 })), RangeError);
+        await assert.rejects(async () => store.admit(request(key, { reserveNanos: 1.5 })), RangeError);
+        await assert.rejects(async () => store.admit(request(key, { reserveTokens: -1 })), RangeError);
         const r = await store.admit(request(key, {}));
         admitted(r);
-        await assert.rejects(store.settle({ reservationId: r.reservationId, nanos: 0.5, tokens: 1 }), RangeError);
-        await assert.rejects(store.seedSpent({ keyId: key, periodStart: 0, spentNanos: -3, spentTokens: 0 }), RangeError);
+        await assert.rejects(async () => store.settle({ reservationId: r.reservationId, nanos: 0.5, tokens: 1 }), RangeError);
+        await assert.rejects(async () => store.seedSpent({ keyId: key, periodStart: 0, spentNanos: -3, spentTokens: 0 }), RangeError);
         assert.equal((await store.settle({ reservationId: r.reservationId, nanos: 1, tokens: 1 })).ok, true);
       });
     });
