@@ -1,4 +1,4 @@
-// `npm run bench [-- --quick] [--targets a,b] [--load-generator autocannon]`: starts the mock upstream
+// `npm run bench [-- --quick] [--targets a,b] [--load-generator autocannon] [--node-flags=…]`: starts the mock upstream
 // and every available target, measures them side by side (issue 6), writes bench/results/<date>.md.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -24,10 +24,13 @@ const { values } = parseArgs({
     quick: { type: 'boolean', default: false },
     targets: { type: 'string' },
     'load-generator': { type: 'string' },
+    // Node/V8 flags for the gateway process only, e.g. --node-flags=--max-semi-space-size=16.
+    'node-flags': { type: 'string' },
   },
 });
 const quick = values.quick === true;
 const timing: Timing = quick ? QUICK : FULL;
+const nodeFlags = (values['node-flags'] ?? '').split(/\s+/).filter((f) => f !== '');
 const wanted = values.targets === undefined ? undefined : new Set(values.targets.split(','));
 const log = (line: string): void => void process.stderr.write(`${line}\n`);
 
@@ -39,7 +42,7 @@ type Starter = () => Promise<Started>;
 
 function starters(mock: { child: Child; port: number }, workDir: string): Array<[TargetName, Starter]> {
   return [
-    ['modelgate', () => startModelgate({ mockPort: mock.port, workDir })],
+    ['modelgate', () => startModelgate({ mockPort: mock.port, workDir, nodeFlags })],
     ['bare-proxy', () => startBareProxy(mock.port)],
     ['nginx', () => startNginx({ mockPort: mock.port, workDir })],
     ['portkey', () => startPortkey({ mockPort: mock.port, install: !quick })],

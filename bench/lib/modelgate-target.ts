@@ -3,8 +3,7 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
-import { Child, NODE, freePort, launch, waitForHttp } from './processes.ts';
-import type { Launcher } from './processes.ts';
+import { Child, NODE, freePort, waitForHttp } from './processes.ts';
 import type { Started, Target } from './targets.ts';
 import { buildRequest } from './requests.ts';
 import type { RequestKind } from './requests.ts';
@@ -58,7 +57,8 @@ async function createKey(configPath: string): Promise<{ key: string; admission: 
   return { error: `modelgate keys create failed: ${lastError}` };
 }
 
-export async function startModelgate(options: { mockPort: number; workDir: string; launcher?: Launcher }): Promise<Started> {
+/** `nodeFlags`: Node/V8 flags for the gateway process (`npm run bench -- --node-flags=…`), e.g. heap sizing. */
+export async function startModelgate(options: { mockPort: number; workDir: string; nodeFlags?: readonly string[] }): Promise<Started> {
   if (!existsSync(MAIN)) return { ok: false, reason: 'src/main.ts does not exist yet' };
   const port = await freePort();
   const configPath = join(options.workDir, 'modelgate.yaml');
@@ -67,12 +67,13 @@ export async function startModelgate(options: { mockPort: number; workDir: strin
   if ('error' in created) return { ok: false, reason: created.error };
   const child = new Child({
     name: 'modelgate',
-    ...launch(options.launcher, [MAIN, 'serve', '--config', configPath, '--port', String(port), '--host', '127.0.0.1']),
+    command: NODE,
+    args: [...(options.nodeFlags ?? []), MAIN, 'serve', '--config', configPath, '--port', String(port), '--host', '127.0.0.1'],
     cwd: ROOT,
   });
   const baseUrl = `http://127.0.0.1:${port}`;
   try {
-    await waitForHttp({ url: `${baseUrl}/healthz`, child, timeoutMs: options.launcher === undefined ? 20_000 : 120_000, accept: (s) => s === 200 });
+    await waitForHttp({ url: `${baseUrl}/healthz`, child, timeoutMs: 20_000, accept: (s) => s === 200 });
   } catch (error) {
     await child.stop();
     return { ok: false, reason: (error as Error).message };
@@ -90,7 +91,7 @@ export async function startModelgate(options: { mockPort: number; workDir: strin
     child,
     kinds: new Set<RequestKind>(['chat', 'chat-stream', 'chat-50kb', 'messages-stream', 'hold-stream']),
     request: (kind) => buildRequest(setup, kind),
-    notes: [`bench key ${masked}: ${created.admission}`],
+    notes: [`bench key ${masked}: ${created.admission}`, ...(options.nodeFlags?.length ? [`started with Node flags ${options.nodeFlags.join(' ')}`] : [])],
   };
   return { ok: true, target };
 }

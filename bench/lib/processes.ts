@@ -9,15 +9,6 @@ import { setTimeout as delay } from 'node:timers/promises';
 /** The pinned Node 24 that runs this harness; every Node child uses it too. */
 export const NODE = process.execPath;
 
-/** A command that runs Node under it (valgrind for instruction counts): its argv before Node's. */
-export type Launcher = readonly string[];
-
-/** The command and arguments that run a Node script, under the launcher when there is one. */
-export function launch(launcher: Launcher | undefined, nodeArgs: string[]): { command: string; args: string[] } {
-  if (launcher === undefined || launcher.length === 0) return { command: NODE, args: nodeArgs };
-  return { command: launcher[0], args: [...launcher.slice(1), NODE, ...nodeArgs] };
-}
-
 export interface SpawnOptions {
   name: string;
   command: string;

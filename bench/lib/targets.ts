@@ -5,8 +5,7 @@ import { join } from 'node:path';
 import { hasCommand } from './load.ts';
 import type { LoadRequest } from './load.ts';
 import { nginxConfig } from './nginx-config.ts';
-import { Child, NODE, freePort, launch, waitForHttp } from './processes.ts';
-import type { Launcher } from './processes.ts';
+import { Child, NODE, freePort, waitForHttp } from './processes.ts';
 import { buildRequest } from './requests.ts';
 import type { RequestKind, RequestSetup } from './requests.ts';
 
@@ -74,12 +73,13 @@ export function directTarget(mock: { child: Child; port: number }): Target {
   });
 }
 
-export async function startBareProxy(mockPort: number, launcher?: Launcher): Promise<Started> {
+export async function startBareProxy(mockPort: number): Promise<Started> {
   const child = new Child({
     name: 'bare-proxy',
-    ...launch(launcher, [join(BENCH, 'bare-proxy.ts'), '--port=0', `--upstream=http://127.0.0.1:${mockPort}`]),
+    command: NODE,
+    args: [join(BENCH, 'bare-proxy.ts'), '--port=0', `--upstream=http://127.0.0.1:${mockPort}`],
   });
-  const port = await child.portLine(launcher === undefined ? 10_000 : 120_000);
+  const port = await child.portLine(10_000);
   const setup = { baseUrl: `http://127.0.0.1:${port}`, models: PLAIN, headers: { authorization: 'Bearer x' }, holdPrefix: '/hold' };
   return { ok: true, target: makeTarget({ name: 'bare-proxy', child, setup }) };
 }
