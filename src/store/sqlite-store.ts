@@ -24,7 +24,21 @@ const MIGRATIONS: string[] = [
   `CREATE TABLE key_spend (
      key_id TEXT NOT NULL, period_start INTEGER NOT NULL, spent_nanos INTEGER NOT NULL, spent_tokens INTEGER NOT NULL,
      PRIMARY KEY (key_id, period_start))`,
+  // Reports select a time range (then maybe a key): (key_id, ts) could not serve that and made every
+  // report scan the whole table, while costing each usage row a text-keyed index insert (≈ 2,200
+  // instructions a row by callgrind, against ≈ 1,500 for an integer index on ts).
+  `DROP INDEX IF EXISTS usage_key_ts`,
+  `CREATE INDEX usage_ts ON usage (ts)`,
 ];
+
+/** The per-day report; exported for the test that checks it searches the ts index instead of scanning. */
+export const USAGE_SUMMARY_SQL = `SELECT strftime('%Y-%m-%d', u.ts / 1000, 'unixepoch') AS day, u.key_id AS keyId, k.name AS keyName, u.model AS model,
+     COUNT(*) AS requests, SUM(CASE WHEN u.status >= 400 THEN 1 ELSE 0 END) AS errors,
+     SUM(u.input_tokens + u.cache_read_tokens + u.cache_write_tokens) AS inputTokens,
+     SUM(u.output_tokens) AS outputTokens, SUM(u.cost_nanos) AS costNanos
+   FROM usage u LEFT JOIN keys k ON k.id = u.key_id
+   WHERE u.ts >= ? AND (? IS NULL OR u.key_id = ?)
+   GROUP BY day, u.key_id, u.model ORDER BY day, keyName, u.model`;
 
 const INSERT_USAGE_HEAD = `INSERT INTO usage (ts, request_id, key_id, endpoint, model, deployment, status, input_tokens,
   output_tokens, cache_read_tokens, cache_write_tokens, cost_nanos, latency_ms, ttfb_ms, streamed, attempts, period_start, error_code)`;
@@ -188,17 +202,7 @@ export class SqliteStore implements Store {
   }
 
   async usageSummary(opts: { sinceMs?: number; keyId?: string }): Promise<UsageSummaryRow[]> {
-    const rows = this.#db
-      .prepare(
-        `SELECT strftime('%Y-%m-%d', u.ts / 1000, 'unixepoch') AS day, u.key_id AS keyId, k.name AS keyName, u.model AS model,
-           COUNT(*) AS requests, SUM(CASE WHEN u.status >= 400 THEN 1 ELSE 0 END) AS errors,
-           SUM(u.input_tokens + u.cache_read_tokens + u.cache_write_tokens) AS inputTokens,
-           SUM(u.output_tokens) AS outputTokens, SUM(u.cost_nanos) AS costNanos
-         FROM usage u LEFT JOIN keys k ON k.id = u.key_id
-         WHERE u.ts >= ? AND (? IS NULL OR u.key_id = ?)
-         GROUP BY day, u.key_id, u.model ORDER BY day, keyName, u.model`,
-      )
-      .all(opts.sinceMs ?? 0, opts.keyId ?? null, opts.keyId ?? null);
+    const rows = this.#db.prepare(USAGE_SUMMARY_SQL).all(opts.sinceMs ?? 0, opts.keyId ?? null, opts.keyId ?? null);
     return rows as unknown as UsageSummaryRow[];
   }
 

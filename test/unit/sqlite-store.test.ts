@@ -1,0 +1,105 @@
+// The SQLite store's usage table: its index serves the reports' time range, and older databases migrate.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { SqliteStore, USAGE_SUMMARY_SQL } from '../../src/store/sqlite-store.ts';
+import type { UsageRow } from '../../src/store/store.ts';
+
+const DAY = 86_400_000;
+const T0 = Date.UTC(2026, 10, 1);
+
+function row(over: Partial<UsageRow>): UsageRow {
+  return {
+    ts: T0, requestId: 'req_1', keyId: 'key_a', endpoint: '/v1/chat/completions', model: 'gpt-4o', deployment: 'gpt-4o#0',
+    status: 200, inputTokens: 10, outputTokens: 5, cacheReadTokens: 0, cacheWriteTokens: 0, costNanos: 100, latencyMs: 3,
+    ttfbMs: 2, streamed: false, attempts: 1, periodStart: 0, errorCode: null, ...over,
+  };
+}
+
+function withDir(fn: (dir: string) => Promise<void>): () => Promise<void> {
+  return async () => {
+    const dir = mkdtempSync(join(os.tmpdir(), 'modelgate-store-'));
+    try {
+      await fn(dir);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  };
+}
+
+function usageIndexes(path: string): string[] {
+  const db = new DatabaseSync(path);
+  try {
+    return (db.prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'usage' ORDER BY name`).all() as Array<{ name: string }>).map((r) => r.name);
+  } finally {
+    db.close();
+  }
+}
+
+test('the report searches the ts index for its time range instead of scanning every row', withDir(async (dir) => {
+  const path = join(dir, 'm.db');
+  const store = new SqliteStore(path);
+  await store.close();
+  assert.deepEqual(usageIndexes(path), ['usage_ts']);
+  const db = new DatabaseSync(path);
+  try {
+    for (const key of [null, 'key_a']) {
+      const plan = (db.prepare(`EXPLAIN QUERY PLAN ${USAGE_SUMMARY_SQL}`).all(T0, key, key) as Array<{ detail: string }>).map((r) => r.detail);
+      assert.ok(plan.some((d) => /SEARCH u USING INDEX usage_ts \(ts>\?\)/.test(d)), plan.join('; '));
+    }
+  } finally {
+    db.close();
+  }
+}));
+
+test('the report counts only rows since the given time, for every key or for one', withDir(async (dir) => {
+  const store = new SqliteStore(join(dir, 'm.db'));
+  try {
+    await store.writeUsage([
+      row({ ts: T0 - 2 * DAY, requestId: 'old' }),
+      row({ ts: T0 + 1000, requestId: 'a1' }),
+      row({ ts: T0 + 2000, requestId: 'a2', status: 502, inputTokens: 0, outputTokens: 0, costNanos: 0 }),
+      row({ ts: T0 + 3000, requestId: 'b1', keyId: 'key_b', costNanos: 40 }),
+    ]);
+    const all = await store.usageSummary({ sinceMs: T0 });
+    assert.deepEqual(all.map((r) => [r.keyId, r.requests, r.errors, r.costNanos]), [['key_a', 2, 1, 100], ['key_b', 1, 0, 40]]);
+    const one = await store.usageSummary({ sinceMs: T0 - 3 * DAY, keyId: 'key_a' });
+    assert.deepEqual(one.map((r) => [r.day, r.requests]), [['2026-10-30', 1], ['2026-11-01', 2]]);
+  } finally {
+    await store.close();
+  }
+}));
+
+test('a database made before the ts index migrates: the key index goes, the rows stay', withDir(async (dir) => {
+  const path = join(dir, 'm.db');
+  // The schema as the first six migrations left it.
+  const old = new DatabaseSync(path);
+  old.exec(`CREATE TABLE schema_version (v INTEGER NOT NULL); INSERT INTO schema_version (v) VALUES (6);
+    CREATE TABLE usage (id INTEGER PRIMARY KEY, ts INTEGER NOT NULL, request_id TEXT NOT NULL, key_id TEXT NOT NULL,
+      endpoint TEXT NOT NULL, model TEXT NOT NULL, deployment TEXT, status INTEGER NOT NULL, input_tokens INTEGER NOT NULL,
+      output_tokens INTEGER NOT NULL, cache_read_tokens INTEGER NOT NULL, cache_write_tokens INTEGER NOT NULL,
+      cost_nanos INTEGER NOT NULL, latency_ms INTEGER NOT NULL, ttfb_ms INTEGER, streamed INTEGER NOT NULL,
+      attempts INTEGER NOT NULL, period_start INTEGER NOT NULL, error_code TEXT);
+    CREATE INDEX usage_key_ts ON usage (key_id, ts);
+    CREATE TABLE keys (id TEXT PRIMARY KEY, name TEXT NOT NULL, hash TEXT NOT NULL UNIQUE, masked TEXT NOT NULL,
+      models TEXT, expires_at INTEGER, disabled INTEGER NOT NULL DEFAULT 0, budget_usd REAL, token_budget INTEGER,
+      budget_period TEXT, rpm INTEGER, tpm INTEGER, max_concurrency INTEGER, created_at INTEGER NOT NULL);
+    CREATE TABLE meta (k TEXT PRIMARY KEY, v INTEGER NOT NULL); INSERT INTO meta (k, v) VALUES ('keys_version', 0);
+    CREATE TABLE key_spend (key_id TEXT NOT NULL, period_start INTEGER NOT NULL, spent_nanos INTEGER NOT NULL,
+      spent_tokens INTEGER NOT NULL, PRIMARY KEY (key_id, period_start));
+    INSERT INTO usage (ts, request_id, key_id, endpoint, model, status, input_tokens, output_tokens, cache_read_tokens,
+      cache_write_tokens, cost_nanos, latency_ms, streamed, attempts, period_start)
+      VALUES (${T0 + 5}, 'kept', 'key_a', '/v1/messages', 'claude', 200, 1, 2, 0, 0, 7, 1, 0, 1, 0);`);
+  old.close();
+  const store = new SqliteStore(path);
+  try {
+    const rows = await store.usageSummary({ sinceMs: T0 });
+    assert.deepEqual(rows.map((r) => [r.keyId, r.model, r.requests, r.costNanos]), [['key_a', 'claude', 1, 7]]);
+  } finally {
+    await store.close();
+  }
+  assert.deepEqual(usageIndexes(path), ['usage_ts']);
+}));
