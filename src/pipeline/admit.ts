@@ -129,7 +129,7 @@ export class Admission {
     if (entry.seededPeriod !== entry.period) await this.#ready(entry);
     // Asking the store where the key stands (once) keeps a burst of first requests near a limit from
     // being refused on the byte bound's oversized reservations.
-    if (needsTokens(entry) && entry.last === null) entry.last = await Promise.resolve(this.store.snapshot(opts.key.id, opts.now, entry.period)).catch(() => null);
+    if (needsTokens(entry) && entry.last === null) entry.last = await this.store.snapshot(opts.key.id, opts.now, entry.period).catch(() => null);
     return this.#admitSeen(entry, opts);
   }
 
@@ -203,20 +203,20 @@ export class Admission {
    */
   finish(ticket: Ticket, usage: Usage, nanos: number): MaybePromise<number> {
     const tokens = usage.inputTokens + usage.outputTokens + usage.cacheReadTokens + usage.cacheWriteTokens;
-    // A reclaimed reservation (TTL) settles nothing; the usage row still bills the admit-time period.
-    const periodOf = (done: SettleResult): number => (done.ok ? done.periodStart : ticket.periodStart);
-    // The store is unreachable (Redis down): the row is still written and the TTL frees the slot.
-    const failed = (err: unknown): number => {
-      this.#onError(err, 'settle');
-      return ticket.periodStart;
-    };
     let done: MaybePromise<SettleResult>;
     try {
       done = nanos === 0 && tokens === 0 ? this.store.release(ticket.reservationId) : this.store.settle({ reservationId: ticket.reservationId, nanos, tokens });
     } catch (err) {
-      return failed(err);
+      return this.#settleFailed(err, ticket);
     }
-    return done instanceof Promise ? done.then(periodOf, failed) : periodOf(done);
+    if (done instanceof Promise) return done.then((d) => periodOf(d, ticket), (err: unknown) => this.#settleFailed(err, ticket));
+    return periodOf(done, ticket);
+  }
+
+  /** The store is unreachable (Redis down): the row is still written and the TTL frees the slot. */
+  #settleFailed(err: unknown, ticket: Ticket): number {
+    this.#onError(err, 'settle');
+    return ticket.periodStart;
   }
 
   /** Rate headers for a response that never reached admission (an error before it), from a snapshot. */
@@ -299,6 +299,11 @@ function newEntry(key: KeyRecord, now: number, previous: KeyEntry | undefined): 
 function reservationOf(model: ModelConfig, promptTokens: number, maxTokens: number): { nanos: number; tokens: number } {
   const sizes = { promptTokens, maxTokens };
   return { nanos: reservationNanos(sizes, model.price), tokens: reservationTokens(sizes) };
+}
+
+/** A reclaimed reservation (TTL) settles nothing; the usage row still bills the admit-time period. */
+function periodOf(done: SettleResult, ticket: Ticket): number {
+  return done.ok ? done.periodStart : ticket.periodStart;
 }
 
 function hasRateLimits(limits: AdmissionLimits): boolean {
