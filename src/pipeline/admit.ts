@@ -187,7 +187,10 @@ export class Admission {
     } catch (err) {
       throw this.#unavailable(err);
     }
-    return result instanceof Promise ? result.catch((err: unknown) => Promise.reject(this.#unavailable(err))) : result;
+    if (!(result instanceof Promise)) return result;
+    return result.catch((err: unknown) => {
+      throw this.#unavailable(err);
+    });
   }
 
   /** Fail closed: a key with limits is never served unchecked (docs/budgets.md, "Store outage"). */
