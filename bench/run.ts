@@ -5,6 +5,7 @@ import os from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { runHold } from './lib/hold.ts';
+import { runPaired } from './lib/paired.ts';
 import { pickLoadGenerator } from './lib/load.ts';
 import type { LoadGenerator } from './lib/load.ts';
 import { measureLoad, probe, probeProblem, warmUp } from './lib/measure.ts';
@@ -148,6 +149,21 @@ async function runTtfb(targets: Target[], skipped: string[]): Promise<Map<Target
   return out;
 }
 
+/** Non-streaming chat with modelgate and the bare proxy under load at the same time (lib/paired.ts). */
+async function runPairedChat(targets: Target[], generator: LoadGenerator, skipped: string[]): Promise<RunResults['paired']> {
+  const modelgate = targets.find((t) => t.name === 'modelgate');
+  const bare = targets.find((t) => t.name === 'bare-proxy');
+  if (modelgate === undefined || bare === undefined) return null;
+  try {
+    const run = await runPaired({ modelgate, bare, kind: 'chat', generator, connections: 25, durationS: timing.durationS, reps: timing.reps, warmupMs: timing.warmupMs });
+    run.reps.forEach((r, i) => log(`paired rep ${i + 1}: modelgate ${r.modelgate.cpuUsPerReq.toFixed(1)}, bare-proxy ${r.bare.cpuUsPerReq.toFixed(1)} µs CPU/req`));
+    return run;
+  } catch (error) {
+    skipped.push(`paired run: ${(error as Error).message}`);
+    return null;
+  }
+}
+
 async function main(): Promise<void> {
   const started = Date.now();
   const date = new Date().toISOString().slice(0, 10);
@@ -171,12 +187,14 @@ async function main(): Promise<void> {
     load: [],
     ttfb: new Map(),
     hold: [],
+    paired: null,
   };
   try {
     for (const scenario of LOAD_SCENARIOS) {
       if (quick && !scenario.quick) continue;
       results.load.push(...(await runLoadScenario({ scenario, targets, generator, skipped })));
     }
+    results.paired = await runPairedChat(targets, generator, skipped);
     results.ttfb = await runTtfb(targets, skipped);
     results.hold = await runHolds({ targets, mock, mockUrl, workDir, skipped });
   } finally {

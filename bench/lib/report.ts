@@ -1,6 +1,7 @@
 // Renders a benchmark run as markdown: one table per scenario (medians over repetitions), the ratios
 // issue 6 asks for, and each target of the issue checked against the numbers.
 import type { Rep } from './measure.ts';
+import type { PairedRun } from './paired.ts';
 import type { LoadScenario } from './scenarios.ts';
 import { STREAM_EVENTS } from './scenarios.ts';
 import { median } from './stats.ts';
@@ -45,6 +46,8 @@ export interface RunResults {
   load: LoadCell[];
   ttfb: Map<TargetName, TtfbRep[]>;
   hold: HoldResult[];
+  /** modelgate and the bare proxy loaded at the same time (null when either target is missing). */
+  paired: PairedRun | null;
 }
 
 export interface Summary {
@@ -126,6 +129,23 @@ function ttfbTable(results: RunResults): string[] {
   return out;
 }
 
+function pairedTable(results: RunResults): string[] {
+  const run = results.paired;
+  if (run === null || run.reps.length === 0) return [];
+  const rows = run.reps.map((r, i) =>
+    `| ${i + 1} | ${fmt(r.modelgate.cpuUsPerReq, 1)} | ${fmt(r.bare.cpuUsPerReq, 1)} | ${fmt(byRatio(r.modelgate.cpuUsPerReq, r.bare.cpuUsPerReq), 2)} | ${fmt(r.modelgate.rps)} | ${fmt(r.bare.rps)} |`);
+  const mid = (read: (r: PairedRun['reps'][number]) => number): number => median(run.reps.map(read));
+  return [
+    `### Non-streaming chat, modelgate and the bare proxy loaded at the same time (${run.connections} connections each)`,
+    '',
+    '| repetition | modelgate CPU µs/req | bare-proxy CPU µs/req | ratio | modelgate req/s | bare-proxy req/s |',
+    '|---:|---:|---:|---:|---:|---:|',
+    ...rows,
+    `| median | ${fmt(mid((r) => r.modelgate.cpuUsPerReq), 1)} | ${fmt(mid((r) => r.bare.cpuUsPerReq), 1)} | ${fmt(mid((r) => byRatio(r.modelgate.cpuUsPerReq, r.bare.cpuUsPerReq)), 2)} | ${fmt(mid((r) => r.modelgate.rps))} | ${fmt(mid((r) => r.bare.rps))} |`,
+    '',
+  ];
+}
+
 function holdTable(results: RunResults): string[] {
   if (results.hold.length === 0) return [];
   const out = [
@@ -205,6 +225,9 @@ export function headline(results: RunResults): string[] {
   const bareHold = results.hold.find((h) => h.target === 'bare-proxy' && h.phase === (hold?.phase ?? 'fresh process'));
   const bareHoldAfterLoad = results.hold.find((h) => h.target === 'bare-proxy' && h.phase === 'after load');
 
+  const pairedRatios = (results.paired?.reps ?? []).map((r) => byRatio(r.modelgate.cpuUsPerReq, r.bare.cpuUsPerReq));
+  const mgBarePaired = judge(pairedRatios, (v) => v <= 1.25);
+  const pairedBare = median((results.paired?.reps ?? []).map((r) => r.bare.cpuUsPerReq));
   const mgBare = judge(paired(perRep(results, 'chat-c50', 'modelgate', cpu), perRep(results, 'chat-c50', 'bare-proxy', cpu), byRatio), (v) => v <= 1.25);
   const pkMg = judge(paired(perRep(results, 'chat-c50', 'portkey', cpu), perRep(results, 'chat-c50', 'modelgate', cpu), byRatio), (v) => v >= 7);
   const stream = judge(perRep(results, 'stream-c50', 'modelgate', event), (v) => v <= 9);
@@ -234,6 +257,7 @@ export function headline(results: RunResults): string[] {
     '| target from issue 6 | modelgate | bare proxy, same run | status |',
     '|---|---:|---:|---|',
     `| non-streaming CPU ≤ 1.25 × bare proxy | ${shown(mgBare, 2, ' ×')} | ${value(bare?.cpu, 1, ' µs/req')} | ${mgBare.status} |`,
+    `| the same, both loaded at once (${results.paired?.connections ?? 25} connections each, paired) | ${shown(mgBarePaired, 2, ' ×')} | ${value(pairedBare, 1, ' µs/req')} | ${mgBarePaired.status} |`,
     `| non-streaming CPU ≥ 7 × less than Portkey | ${shown(pkMg, 2, ' ×')} | ${value(ratio(portkey?.cpu, bare?.cpu), 2, ' ×')} | ${pkMg.status} |`,
     `| streaming pass-through ≤ 9 µs CPU/event | ${shown(stream, 1, ' µs')} | ${value(bareStream, 1, ' µs')} | ${stream.status} |`,
     `| translated streaming ≤ 12 µs CPU/event | ${shown(translated, 1, ' µs')} | — | ${translated.status} |`,
@@ -260,6 +284,7 @@ export function renderResults(results: RunResults): string {
     '## Scenarios (medians over repetitions)',
     '',
     ...loadTables(results),
+    ...pairedTable(results),
     ...ttfbTable(results),
     ...holdTable(results),
   ].join('\n');

@@ -26,6 +26,7 @@ function results(cpu: Partial<Record<TargetName, number>>): RunResults {
     load: Object.entries(cpu).map(([target, value]) => ({ scenario, target: target as TargetName, reps: [rep(value * 2), rep(value), rep(value)] })),
     ttfb: new Map(),
     hold: [],
+    paired: null,
   };
 }
 
@@ -61,6 +62,24 @@ describe('headline', () => {
     assert.match(text, /≤ 1\.25 × bare proxy \| 1\.20 × \(1\.10–1\.40\) \| 70\.0 µs\/req \| met \(met in 2 of 3 repetitions\) \|/);
     r.load[0].reps = [rep(91), rep(98), rep(84)];
     assert.match(headline(r).join('\n'), /\| 1\.30 × \(1\.20–1\.40\) \| 70\.0 µs\/req \| \*\*missed\*\* \(met in 1 of 3 repetitions\) \|/);
+  });
+
+  it('judges the same-time run on its per-repetition ratios and tables every repetition', () => {
+    const r = results({ modelgate: 80, 'bare-proxy': 70 });
+    // Ratios 1.20, 1.30, 1.10 → median 1.20, met in 2 of 3.
+    r.paired = { kind: 'chat', connections: 25, reps: [{ modelgate: rep(84), bare: rep(70) }, { modelgate: rep(91), bare: rep(70) }, { modelgate: rep(88), bare: rep(80) }] };
+    const text = headline(r).join('\n');
+    assert.match(text, /both loaded at once \(25 connections each, paired\) \| 1\.20 × \(1\.10–1\.30\) \| 70\.0 µs\/req \| met \(met in 2 of 3 repetitions\) \|/);
+    const page = renderResults(r);
+    assert.match(page, /### Non-streaming chat, modelgate and the bare proxy loaded at the same time \(25 connections each\)/);
+    assert.match(page, /\| 2 \| 91\.0 \| 70\.0 \| 1\.30 \|/);
+    assert.match(page, /\| median \| 88\.0 \| 70\.0 \| 1\.20 \|/);
+  });
+
+  it('leaves the same-time row unjudged when the run did not happen', () => {
+    const text = headline(results({ modelgate: 80, 'bare-proxy': 70 })).join('\n');
+    assert.match(text, /both loaded at once \(25 connections each, paired\) \| — × \| — \|/);
+    assert.doesNotMatch(renderResults(results({ modelgate: 80 })), /loaded at the same time/);
   });
 
   it('reports added latency per repetition against direct, with the bare proxy beside it', () => {
