@@ -13,7 +13,7 @@ import { startModelgate } from './lib/modelgate-target.ts';
 import { Child, NODE } from './lib/processes.ts';
 import { ticksPerSecond } from './lib/proc-stats.ts';
 import { headline, renderResults } from './lib/report.ts';
-import type { HoldResult, LoadCell, RunResults, TtfbRep } from './lib/report.ts';
+import type { HoldResult, LatencyRep, LoadCell, RunResults, TtfbRep } from './lib/report.ts';
 import { CHUNKS, FULL, LOAD_SCENARIOS, QUICK } from './lib/scenarios.ts';
 import type { LoadScenario, Timing } from './lib/scenarios.ts';
 import { directTarget, startBareProxy, startMock, startNginx, startPortkey } from './lib/targets.ts';
@@ -164,6 +164,26 @@ async function runPairedChat(targets: Target[], generator: LoadGenerator, skippe
   }
 }
 
+/** Non-streaming chat one request at a time over a raw socket (latency-worker.ts), alternated per repetition. */
+async function runLatency(targets: Target[], skipped: string[]): Promise<Map<TargetName, LatencyRep[]>> {
+  const scenario = LOAD_SCENARIOS.find((s) => s.id === 'chat-c1') as LoadScenario;
+  // Portkey takes milliseconds a request; the latency targets compare modelgate with direct.
+  const active = (await servingTargets({ ...scenario, id: 'latency' }, targets, skipped)).filter((t) => t.name !== 'portkey');
+  const out = new Map<TargetName, LatencyRep[]>(active.map((t) => [t.name, []]));
+  const worker = join(BENCH, 'latency-worker.ts');
+  for (let rep = 0; rep < timing.reps; rep += 1) {
+    for (const target of rotate(active, rep)) {
+      const args = { request: target.request('chat'), count: timing.latencyCount, warmup: 500 };
+      const child = new Child({ name: 'latency-worker', command: NODE, args: [worker, JSON.stringify(args)] });
+      await child.exit();
+      const result = await child.jsonLine<LatencyRep>('latency', 1000);
+      out.get(target.name)?.push(result);
+      log(`latency rep ${rep + 1} ${target.name}: p50 ${Math.round(result.p50Us)} µs, p99 ${Math.round(result.p99Us)} µs`);
+    }
+  }
+  return out;
+}
+
 async function main(): Promise<void> {
   const started = Date.now();
   const date = new Date().toISOString().slice(0, 10);
@@ -188,6 +208,7 @@ async function main(): Promise<void> {
     ttfb: new Map(),
     hold: [],
     paired: null,
+    latency: new Map(),
   };
   try {
     for (const scenario of LOAD_SCENARIOS) {
@@ -195,6 +216,7 @@ async function main(): Promise<void> {
       results.load.push(...(await runLoadScenario({ scenario, targets, generator, skipped })));
     }
     results.paired = await runPairedChat(targets, generator, skipped);
+    results.latency = await runLatency(targets, skipped);
     results.ttfb = await runTtfb(targets, skipped);
     results.hold = await runHolds({ targets, mock, mockUrl, workDir, skipped });
   } finally {

@@ -21,6 +21,15 @@ export interface TtfbRep {
   errors: number;
 }
 
+/** One repetition of the one-request-at-a-time latency client (bench/latency-worker.ts). */
+export interface LatencyRep {
+  p50Us: number;
+  p99Us: number;
+  p999Us: number;
+  count: number;
+  errors: number;
+}
+
 export interface HoldResult {
   target: TargetName;
   /** In the process that served the load scenarios first, or in a freshly started one. */
@@ -48,6 +57,8 @@ export interface RunResults {
   hold: HoldResult[];
   /** modelgate and the bare proxy loaded at the same time (null when either target is missing). */
   paired: PairedRun | null;
+  /** Non-streaming chat at 1 connection, one request at a time over a raw socket, per repetition. */
+  latency: Map<TargetName, LatencyRep[]>;
 }
 
 export interface Summary {
@@ -124,6 +135,24 @@ function ttfbTable(results: RunResults): string[] {
     if (s === undefined) continue;
     const added = target === 'direct' || direct === undefined ? '—' : ms(s.p50 - direct.p50);
     out.push(`| ${target} | ${ms(s.p50)} | ${ms(s.p99)} | ${added} | ${ms(s.totalP50)} | ${reps.reduce((n, r) => n + r.errors, 0)} |`);
+  }
+  out.push('');
+  return out;
+}
+
+function latencyTable(results: RunResults): string[] {
+  const direct = results.latency.get('direct');
+  if (direct === undefined || results.latency.size === 0) return [];
+  const mid = (reps: readonly LatencyRep[], read: (r: LatencyRep) => number): number => median(reps.map(read));
+  const out = [
+    '### Non-streaming chat, 1 connection, one request at a time (raw-socket client)',
+    '',
+    '| target | p50 ms | p99 ms | p99.9 ms | added p50 ms | added p99 ms | errors |',
+    '|---|---:|---:|---:|---:|---:|---:|',
+  ];
+  for (const [target, reps] of results.latency) {
+    const added = (read: (r: LatencyRep) => number): string => (target === 'direct' ? '—' : ms(median(paired(reps.map(read), direct.map(read), byDifference))));
+    out.push(`| ${target} | ${ms(mid(reps, (r) => r.p50Us))} | ${ms(mid(reps, (r) => r.p99Us))} | ${ms(mid(reps, (r) => r.p999Us))} | ${added((r) => r.p50Us)} | ${added((r) => r.p99Us)} | ${reps.reduce((n, r) => n + r.errors, 0)} |`);
   }
   out.push('');
   return out;
@@ -242,6 +271,10 @@ export function headline(results: RunResults): string[] {
   const ttfbAdded = (target: TargetName): number[] =>
     paired((results.ttfb.get(target) ?? []).map((r) => r.ttfbP50Us), (results.ttfb.get('direct') ?? []).map((r) => r.ttfbP50Us), byDifference);
   const addedTtfb = judge(ttfbAdded('modelgate'), (v) => v <= 500);
+  const rawAdded = (target: TargetName, read: (r: LatencyRep) => number): number[] =>
+    paired((results.latency.get(target) ?? []).map(read), (results.latency.get('direct') ?? []).map(read), byDifference);
+  const rawP50 = judge(rawAdded('modelgate', (r) => r.p50Us), (v) => v <= 150);
+  const rawP99 = judge(rawAdded('modelgate', (r) => r.p99Us), (v) => v <= 1000);
   return [
     '| measure (non-streaming chat, 50 connections, CPU per request) | ratio of medians |',
     '|---|---:|',
@@ -261,8 +294,10 @@ export function headline(results: RunResults): string[] {
     `| non-streaming CPU ≥ 7 × less than Portkey | ${shown(pkMg, 2, ' ×')} | ${value(ratio(portkey?.cpu, bare?.cpu), 2, ' ×')} | ${pkMg.status} |`,
     `| streaming pass-through ≤ 9 µs CPU/event | ${shown(stream, 1, ' µs')} | ${value(bareStream, 1, ' µs')} | ${stream.status} |`,
     `| translated streaming ≤ 12 µs CPU/event | ${shown(translated, 1, ' µs')} | — | ${translated.status} |`,
-    `| added latency p50 at 1 connection ≤ 150 µs | ${shown(addedP50, 0, ' µs')} | ${value(median(added('bare-proxy', p50)), 0, ' µs')} | ${addedP50.status} |`,
-    `| added latency p99 at 1 connection ≤ 1 ms | ${shown(addedP99, 0, ' µs')} | ${value(median(added('bare-proxy', p99)), 0, ' µs')} | ${addedP99.status} |`,
+    `| added latency p50 at 1 connection ≤ 150 µs (wrk) | ${shown(addedP50, 0, ' µs')} | ${value(median(added('bare-proxy', p50)), 0, ' µs')} | ${addedP50.status} |`,
+    `| added latency p99 at 1 connection ≤ 1 ms (wrk) | ${shown(addedP99, 0, ' µs')} | ${value(median(added('bare-proxy', p99)), 0, ' µs')} | ${addedP99.status} |`,
+    `| the same p50, one request at a time (raw-socket client) | ${shown(rawP50, 0, ' µs')} | ${value(median(rawAdded('bare-proxy', (r) => r.p50Us)), 0, ' µs')} | ${rawP50.status} |`,
+    `| the same p99, one request at a time (raw-socket client) | ${shown(rawP99, 0, ' µs')} | ${value(median(rawAdded('bare-proxy', (r) => r.p99Us)), 0, ' µs')} | ${rawP99.status} |`,
     `| added time to first streamed byte ≤ 0.5 ms | ${shown(addedTtfb, 0, ' µs')} | ${value(median(ttfbAdded('bare-proxy')), 0, ' µs')} | ${addedTtfb.status} |`,
     `| RSS ≤ 200 MB holding ${hold?.streams ?? 1000} streams (${hold?.phase ?? 'fresh process'}) | ${value(hold?.rssHoldMb, 1, ' MB')} | ${value(bareHold?.rssHoldMb, 1, ' MB')} | ${holdStatus(hold)} |`,
     `| the same, in the process that served every load scenario first | ${value(holdAfterLoad?.rssHoldMb, 1, ' MB')} | ${value(bareHoldAfterLoad?.rssHoldMb, 1, ' MB')} | ${holdStatus(holdAfterLoad)} |`,
@@ -285,6 +320,7 @@ export function renderResults(results: RunResults): string {
     '',
     ...loadTables(results),
     ...pairedTable(results),
+    ...latencyTable(results),
     ...ttfbTable(results),
     ...holdTable(results),
   ].join('\n');

@@ -22,6 +22,8 @@ export interface Timing {
   holdStreams: number;
   /** Cheap requests timed before and during the hold. */
   probeCount: number;
+  /** Requests per repetition of the one-at-a-time latency client. */
+  latencyCount: number;
   /** Upper bound on one target's TTFB run, ms (Portkey takes ~30 ms a stream). */
   ttfbMaxMs: number;
   /** How long the hold waits for every stream's first byte before measuring what did start. */
@@ -50,5 +52,5 @@ export const LOAD_SCENARIOS: LoadScenario[] = [
   { id: 'big-c50', title: 'Non-streaming chat with a 50 KB prompt, 50 connections', kind: 'chat-50kb', connections: 50, eventsPerResponse: undefined, only: undefined, quick: true },
 ];
 
-export const FULL: Timing = { reps: 9, durationS: 3, warmupMs: 2000, ttfbCount: 1000, holdStreams: 1000, probeCount: 300, ttfbMaxMs: 20_000, holdReadyMs: 15_000, holdTargets: ['modelgate', 'bare-proxy'] };
-export const QUICK: Timing = { reps: 1, durationS: 1, warmupMs: 300, ttfbCount: 200, holdStreams: 1000, probeCount: 100, ttfbMaxMs: 1000, holdReadyMs: 6000, holdTargets: ['modelgate'] };
+export const FULL: Timing = { reps: 9, durationS: 3, warmupMs: 2000, ttfbCount: 1000, latencyCount: 5000, holdStreams: 1000, probeCount: 300, ttfbMaxMs: 20_000, holdReadyMs: 15_000, holdTargets: ['modelgate', 'bare-proxy'] };
+export const QUICK: Timing = { reps: 1, durationS: 1, warmupMs: 300, ttfbCount: 200, latencyCount: 1000, holdStreams: 1000, probeCount: 100, ttfbMaxMs: 1000, holdReadyMs: 6000, holdTargets: ['modelgate'] };

@@ -27,6 +27,7 @@ function results(cpu: Partial<Record<TargetName, number>>): RunResults {
     ttfb: new Map(),
     hold: [],
     paired: null,
+    latency: new Map(),
   };
 }
 
@@ -97,8 +98,24 @@ describe('headline', () => {
       ['bare-proxy', [{ ttfbP50Us: 600, ttfbP99Us: 1900, totalP50Us: 1100, totalP99Us: 2400, errors: 0 }]],
     ]);
     const text = headline(r).join('\n');
-    assert.match(text, /p50 at 1 connection ≤ 150 µs \| 150 µs \(140–160\) \| 130 µs \| met \(met in 1 of 2 repetitions\) \|/);
+    assert.match(text, /p50 at 1 connection ≤ 150 µs \(wrk\) \| 150 µs \(140–160\) \| 130 µs \| met \(met in 1 of 2 repetitions\) \|/);
     assert.match(text, /first streamed byte ≤ 0\.5 ms \| 450 µs \| 400 µs \| met \|/);
+  });
+
+  it('judges the one-at-a-time latency per repetition against direct and tables its tail', () => {
+    const r = results({});
+    const lat = (p50Us: number, p99Us: number) => ({ p50Us, p99Us, p999Us: p99Us * 4, count: 5000, errors: 0 });
+    r.latency = new Map([
+      ['direct', [lat(40, 100), lat(50, 120)]],
+      ['modelgate', [lat(160, 420), lat(170, 1300)]],
+      ['bare-proxy', [lat(130, 300), lat(140, 330)]],
+    ]);
+    const text = headline(r).join('\n');
+    // Added p50: 120 and 120 → met; added p99: 320 and 1,180 → median 750, met in 1 of 2.
+    assert.match(text, /the same p50, one request at a time \(raw-socket client\) \| 120 µs \| 90 µs \| met \|/);
+    assert.match(text, /the same p99, one request at a time \(raw-socket client\) \| 750 µs \(320–1,180\) \| 205 µs \| met \(met in 1 of 2 repetitions\) \|/);
+    const page = renderResults(r);
+    assert.match(page, /\| modelgate \| 0\.17 \| 0\.86 \| 3\.44 \| 0\.12 \| 0\.75 \| 0 \|/);
   });
 
   it('marks a missed target and an unmeasured one', () => {
