@@ -131,22 +131,34 @@ async function runLoadScenario(options: { scenario: LoadScenario; targets: Targe
   return cells;
 }
 
-async function runTtfb(targets: Target[], skipped: string[]): Promise<Map<TargetName, TtfbRep[]>> {
-  const scenario = LOAD_SCENARIOS.find((s) => s.id === 'stream-c50') as LoadScenario;
-  const active = await servingTargets({ ...scenario, id: 'ttfb' }, targets, skipped);
-  const out = new Map<TargetName, TtfbRep[]>(active.map((t) => [t.name, []]));
-  const worker = join(BENCH, 'ttfb-worker.ts');
+/**
+ * One client process per target and repetition (a 1-connection measure must not share an event loop with
+ * the harness), targets alternated per repetition; `key` names the JSON line the worker prints.
+ */
+async function runWorkerReps<T>(options: { targets: Target[]; worker: string; key: string; args: (target: Target) => unknown; describe: (result: T) => string }): Promise<Map<TargetName, T[]>> {
+  const out = new Map<TargetName, T[]>(options.targets.map((t) => [t.name, []]));
+  const worker = join(BENCH, options.worker);
   for (let rep = 0; rep < timing.reps; rep += 1) {
-    for (const target of rotate(active, rep)) {
-      const args = { request: target.request('chat-stream'), count: timing.ttfbCount, warmup: 20, maxMs: timing.ttfbMaxMs };
-      const child = new Child({ name: 'ttfb-worker', command: NODE, args: [worker, JSON.stringify(args)] });
+    for (const target of rotate(options.targets, rep)) {
+      const child = new Child({ name: options.worker, command: NODE, args: [worker, JSON.stringify(options.args(target))] });
       await child.exit();
-      const result = await child.jsonLine<TtfbRep>('ttfb', 1000);
+      const result = await child.jsonLine<T>(options.key, 1000);
       out.get(target.name)?.push(result);
-      log(`ttfb rep ${rep + 1} ${target.name}: p50 ${(result.ttfbP50Us / 1000).toFixed(2)} ms`);
+      log(`${options.key} rep ${rep + 1} ${target.name}: ${options.describe(result)}`);
     }
   }
   return out;
+}
+
+async function runTtfb(targets: Target[], skipped: string[]): Promise<Map<TargetName, TtfbRep[]>> {
+  const scenario = LOAD_SCENARIOS.find((s) => s.id === 'stream-c50') as LoadScenario;
+  return runWorkerReps<TtfbRep>({
+    targets: await servingTargets({ ...scenario, id: 'ttfb' }, targets, skipped),
+    worker: 'ttfb-worker.ts',
+    key: 'ttfb',
+    args: (target) => ({ request: target.request('chat-stream'), count: timing.ttfbCount, warmup: 20, maxMs: timing.ttfbMaxMs }),
+    describe: (r) => `p50 ${(r.ttfbP50Us / 1000).toFixed(2)} ms`,
+  });
 }
 
 /** Non-streaming chat with modelgate and the bare proxy under load at the same time (lib/paired.ts). */
@@ -164,24 +176,18 @@ async function runPairedChat(targets: Target[], generator: LoadGenerator, skippe
   }
 }
 
-/** Non-streaming chat one request at a time over a raw socket (latency-worker.ts), alternated per repetition. */
+/** Non-streaming chat one request at a time over a raw socket (latency-worker.ts). */
 async function runLatency(targets: Target[], skipped: string[]): Promise<Map<TargetName, LatencyRep[]>> {
   const scenario = LOAD_SCENARIOS.find((s) => s.id === 'chat-c1') as LoadScenario;
   // Portkey takes milliseconds a request; the latency targets compare modelgate with direct.
   const active = (await servingTargets({ ...scenario, id: 'latency' }, targets, skipped)).filter((t) => t.name !== 'portkey');
-  const out = new Map<TargetName, LatencyRep[]>(active.map((t) => [t.name, []]));
-  const worker = join(BENCH, 'latency-worker.ts');
-  for (let rep = 0; rep < timing.reps; rep += 1) {
-    for (const target of rotate(active, rep)) {
-      const args = { request: target.request('chat'), count: timing.latencyCount, warmup: 500 };
-      const child = new Child({ name: 'latency-worker', command: NODE, args: [worker, JSON.stringify(args)] });
-      await child.exit();
-      const result = await child.jsonLine<LatencyRep>('latency', 1000);
-      out.get(target.name)?.push(result);
-      log(`latency rep ${rep + 1} ${target.name}: p50 ${Math.round(result.p50Us)} µs, p99 ${Math.round(result.p99Us)} µs`);
-    }
-  }
-  return out;
+  return runWorkerReps<LatencyRep>({
+    targets: active,
+    worker: 'latency-worker.ts',
+    key: 'latency',
+    args: (target) => ({ request: target.request('chat'), count: timing.latencyCount, warmup: 500 }),
+    describe: (r) => `p50 ${Math.round(r.p50Us)} µs, p99 ${Math.round(r.p99Us)} µs`,
+  });
 }
 
 async function main(): Promise<void> {
