@@ -153,17 +153,22 @@ async function relayStream(res: ServerResponse, flight: Flight, answer: Answer):
   res.on('drain', resume);
   try {
     const { watch } = answer;
-    await answer.body.pipe((chunk) => {
-      watch.chunk();
-      const out = relay.push(chunk);
-      if (out.length === 0) return true;
-      state.markFirstByte();
-      return res.write(out);
-    });
-    const tail = relay.end();
-    if (!relay.finished) throw new GatewayError('upstream_error', { message: 'The upstream stream ended before it was complete.' });
-    state.markFirstByte();
-    res.end(tail);
+    await answer.body.pipe(
+      (chunk) => {
+        watch.chunk();
+        const out = relay.push(chunk);
+        if (out.length === 0) return true;
+        state.markFirstByte();
+        return res.write(out);
+      },
+      // Synchronous with the last chunk: the stream's end goes out in the same write as its last event.
+      () => {
+        const tail = relay.end();
+        if (!relay.finished) throw new GatewayError('upstream_error', { message: 'The upstream stream ended before it was complete.' });
+        state.markFirstByte();
+        res.end(tail);
+      },
+    );
   } catch (err) {
     // Whatever broke, the upstream is let go of now: no orphaned upstream stream.
     answer.watch.abandon();

@@ -13,9 +13,12 @@ export interface UpstreamBody {
   started(): Promise<boolean>;
   /**
    * Hands every chunk, those already in first, to `sink` until the body ends (resolves) or fails
-   * (rejects). A sink that throws fails the pipe and stops the upstream.
+   * (rejects). A sink that throws fails the pipe and stops the upstream. `onEnd` runs synchronously
+   * when the body ends, in the same turn as the last chunk: the caller's last write then joins that
+   * turn's corked writes (one syscall where a continuation after the promise would make two). If it
+   * throws, the pipe rejects with its error.
    */
-  pipe(sink: ChunkSink): Promise<void>;
+  pipe(sink: ChunkSink, onEnd?: () => void): Promise<void>;
   /** Lets a paused upstream deliver again (the client's socket drained). */
   resume(): void;
 }
@@ -48,6 +51,7 @@ export class UpstreamBodyTooLarge extends Error {
 
 interface Waiter {
   mode: 'text' | 'start' | 'pipe';
+  onEnd?: () => void;
   resolve: (value: never) => void;
   reject: (err: Error) => void;
 }
@@ -99,7 +103,7 @@ export class ChunkFeed implements UpstreamBody {
     if (w === null) return;
     if (w.mode === 'text') this.#settle(this.#takeText());
     else if (w.mode === 'start') this.#settle(this.#queue.length > 0);
-    else this.#settle(undefined);
+    else this.#finishPipe(w.onEnd);
   }
 
   fail(err: Error): void {
@@ -126,7 +130,7 @@ export class ChunkFeed implements UpstreamBody {
     return this.#wait('start');
   }
 
-  pipe(sink: ChunkSink): Promise<void> {
+  pipe(sink: ChunkSink, onEnd?: () => void): Promise<void> {
     if (this.#sink !== null || this.#waiter !== null) return Promise.reject(new Error('upstream body is already being read'));
     const queued = this.#queue;
     this.#queue = [];
@@ -134,10 +138,17 @@ export class ChunkFeed implements UpstreamBody {
     let open = true;
     for (const chunk of queued) open = this.#deliver(sink, chunk) && open;
     if (this.#error !== null) return Promise.reject(this.#error);
-    if (this.#ended) return Promise.resolve();
+    if (this.#ended) {
+      try {
+        onEnd?.();
+      } catch (err) {
+        return Promise.reject(err);
+      }
+      return Promise.resolve();
+    }
     if (!open) this.#source.pause();
     this.#sink = sink;
-    return this.#wait('pipe');
+    return this.#wait('pipe', onEnd);
   }
 
   resume(): void {
@@ -155,10 +166,23 @@ export class ChunkFeed implements UpstreamBody {
     }
   }
 
-  #wait<T>(mode: Waiter['mode']): Promise<T> {
+  #wait<T>(mode: Waiter['mode'], onEnd?: () => void): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.#waiter = { mode, resolve: resolve as (value: never) => void, reject };
+      this.#waiter = { mode, onEnd, resolve: resolve as (value: never) => void, reject };
     });
+  }
+
+  #finishPipe(onEnd: (() => void) | undefined): void {
+    const w = this.#waiter;
+    try {
+      onEnd?.();
+    } catch (err) {
+      this.#waiter = null;
+      this.#sink = null;
+      w?.reject(err instanceof Error ? err : new Error(String(err)));
+      return;
+    }
+    this.#settle(undefined);
   }
 
   #settle(value: unknown): void {

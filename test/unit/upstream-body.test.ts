@@ -124,3 +124,61 @@ test('a buffered body past its limit fails the reader and stops the upstream; a 
   assert.equal(seen, 25);
   assert.equal(BUFFERED_BODY_LIMIT_BYTES, 64 * 1024 * 1024, 'the default the docs state');
 });
+
+test("pipe()'s onEnd runs inside end(), in the same turn as the last chunk, before the promise settles", async () => {
+  const feed = new ChunkFeed();
+  const order: string[] = [];
+  const piped = feed.pipe(
+    (c) => {
+      order.push(c.toString());
+      return true;
+    },
+    () => order.push('end'),
+  );
+  piped.then(() => order.push('settled'));
+  feed.push(Buffer.from('last'));
+  feed.end();
+  assert.deepEqual(order, ['last', 'end'], 'onEnd ran synchronously within end()');
+  await piped;
+  assert.deepEqual(order, ['last', 'end', 'settled']);
+});
+
+test('pipe() on a body that already ended delivers the queue, then runs onEnd before returning', async () => {
+  const feed = new ChunkFeed();
+  feed.push(Buffer.from('a'));
+  feed.end();
+  const order: string[] = [];
+  const piped = feed.pipe(
+    (c) => {
+      order.push(c.toString());
+      return true;
+    },
+    () => order.push('end'),
+  );
+  assert.deepEqual(order, ['a', 'end']);
+  await piped;
+});
+
+test('an onEnd that throws rejects the pipe with its error, whether the body ends before or during the pipe', async () => {
+  const live = new ChunkFeed();
+  const piped = live.pipe(
+    () => true,
+    () => {
+      throw new Error('incomplete stream');
+    },
+  );
+  live.end();
+  await assert.rejects(piped, /incomplete stream/);
+
+  const ended = new ChunkFeed();
+  ended.end();
+  await assert.rejects(
+    ended.pipe(
+      () => true,
+      () => {
+        throw new Error('too late');
+      },
+    ),
+    /too late/,
+  );
+});
