@@ -1,6 +1,7 @@
 // The clocks of one upstream attempt: first byte, idle gap between body chunks, the request's deadline,
 // and the client leaving. Whichever fires first stops the attempt (its provider aborts the request) and says why.
 import type { StopLink } from '../providers/upstream-types.ts';
+import { CoarseTimer, processClock, type CoarseClock } from './coarse-timer.ts';
 
 /** Why the attempt was stopped from our side; null while it runs. */
 export type WatchReason = 'first-byte' | 'idle' | 'total' | 'client' | 'done';
@@ -23,6 +24,8 @@ export interface AttemptWatchOptions {
   idleMs: number;
   /** Monotonic ms (`performance.now()`) at which the whole request must be over. */
   deadline: number;
+  /** The clock behind the timers; the process's own unless a test drives one. */
+  clock?: CoarseClock;
 }
 
 export class AttemptWatch implements StopLink {
@@ -33,21 +36,22 @@ export class AttemptWatch implements StopLink {
   readonly #onClientAbort = (): void => this.#stop('client');
   // One timer per attempt, never recreated per chunk: it fires as the first-byte or idle clock, or as
   // the request's deadline when that comes sooner (undici's habit: refresh timers, don't remake them).
-  readonly #onTimer = (): void => this.#stop(this.#firesAs);
-  #timer: NodeJS.Timeout | undefined;
-  #firesAs: 'first-byte' | 'idle' | 'total' = 'first-byte';
+  // Clocks over a second are coarse (coarse-timer.ts): a chunk costs a flag, not a timer refresh.
+  readonly #timer: CoarseTimer;
+  #phase: 'first-byte' | 'idle' = 'first-byte';
   #reason: WatchReason | null = null;
   #sawChunk = false;
 
   constructor(options: AttemptWatchOptions) {
     this.#options = options;
+    this.#timer = new CoarseTimer(options.clock ?? processClock, () => this.#stop(this.#timer.capped ? 'total' : this.#phase));
     if (options.client.aborted) {
       this.#reason = 'client';
       this.#stopError = new AttemptStopped('client');
       return;
     }
     options.client.onGone(this.#onClientAbort);
-    this.#arm('first-byte', options.firstByteMs);
+    this.#timer.start(options.firstByteMs, options.deadline);
   }
 
   /** Aborted when any clock fires, the client leaves, or the attempt is given up; made on first use. */
@@ -81,13 +85,14 @@ export class AttemptWatch implements StopLink {
   /** A body chunk arrived: the first-byte clock is over, the idle clock restarts. */
   chunk(): void {
     if (this.#reason !== null) return;
-    if (this.#sawChunk && this.#firesAs === 'idle' && performance.now() + this.#options.idleMs < this.#options.deadline) {
-      // Called for every streamed event: push the same timer out again.
-      this.#timer?.refresh();
+    if (this.#sawChunk) {
+      // Called for every streamed event: the same timer starts again.
+      this.#timer.restart();
       return;
     }
     this.#sawChunk = true;
-    this.#arm('idle', this.#options.idleMs);
+    this.#phase = 'idle';
+    this.#timer.start(this.#options.idleMs, this.#options.deadline);
   }
 
   get sawChunk(): boolean {
@@ -101,15 +106,8 @@ export class AttemptWatch implements StopLink {
 
   /** The attempt is over (body fully read, or relayed to the end): stop the clocks, keep the socket. */
   dispose(): void {
-    clearTimeout(this.#timer);
+    this.#timer.clear();
     this.#options.client.offGone(this.#onClientAbort);
-  }
-
-  #arm(phase: 'first-byte' | 'idle', ms: number): void {
-    const left = Math.max(0, this.#options.deadline - performance.now());
-    this.#firesAs = left <= ms ? 'total' : phase;
-    clearTimeout(this.#timer);
-    this.#timer = setTimeout(this.#onTimer, Math.min(ms, left));
   }
 
   #stop(reason: WatchReason): void {
