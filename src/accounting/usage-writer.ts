@@ -2,27 +2,18 @@
 // flushMs is 0). What a crash can lose is bounded by one flush interval; see README "Durability".
 import type { Store, UsageRow } from '../store/store.ts';
 
-/**
- * Rows per store call. A SQLite write holds the event loop for its whole batch (≈ 3 µs a row), so a
- * 200 ms batch at 10,000 requests/s would stall every request in flight for ~6 ms; slices of this size
- * stall it for well under a millisecond, with the loop free between them.
- */
-export const USAGE_SLICE_ROWS = 128;
-
 export class UsageWriter {
   #store: Store;
   #queue: UsageRow[] = [];
   #timer: NodeJS.Timeout | null = null;
   #flushMs: number;
-  #sliceRows: number;
   #writing: Promise<void> = Promise.resolve();
   #onError: (err: unknown, rows: number) => void;
 
-  constructor(opts: { store: Store; flushMs: number; onError: (err: unknown, rows: number) => void; sliceRows?: number }) {
+  constructor(opts: { store: Store; flushMs: number; onError: (err: unknown, rows: number) => void }) {
     this.#store = opts.store;
     this.#flushMs = opts.flushMs;
     this.#onError = opts.onError;
-    this.#sliceRows = opts.sliceRows ?? USAGE_SLICE_ROWS;
   }
 
   add(row: UsageRow): void {
@@ -46,7 +37,7 @@ export class UsageWriter {
     const rows = this.#queue;
     if (rows.length === 0) return this.#writing;
     this.#queue = [];
-    this.#writing = this.#writing.then(() => this.#writeSlices(rows));
+    this.#writing = this.#writing.then(() => this.#write(rows));
     return this.#writing;
   }
 
@@ -56,20 +47,12 @@ export class UsageWriter {
     await this.flush();
   }
 
-  async #writeSlices(rows: UsageRow[]): Promise<void> {
-    for (let at = 0; at < rows.length; at += this.#sliceRows) {
-      // Requests that arrived meanwhile are served before the next slice.
-      if (at > 0) await yieldToIo();
-      const slice = rows.length <= this.#sliceRows ? rows : rows.slice(at, at + this.#sliceRows);
-      try {
-        await this.#store.writeUsage(slice);
-      } catch (err) {
-        this.#onError(err, slice.length);
-      }
+  /** One store call per flush: the store keeps the event loop free while it writes (SqliteStore slices). */
+  async #write(rows: UsageRow[]): Promise<void> {
+    try {
+      await this.#store.writeUsage(rows);
+    } catch (err) {
+      this.#onError(err, rows.length);
     }
   }
-}
-
-function yieldToIo(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
 }

@@ -1,4 +1,5 @@
-// The SQLite store's usage table: its index serves the reports' time range, and older databases migrate.
+// The SQLite store's usage table: writes that leave the event loop free and commit once, an index that serves the
+// reports' time range, and older databases that migrate.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -102,4 +103,40 @@ test('a database made before the ts index migrates: the key index goes, the rows
     await store.close();
   }
   assert.deepEqual(usageIndexes(path), ['usage_ts']);
+}));
+
+test('a large usage write lets I/O run between slices and commits once: no other connection sees part of it', withDir(async (dir) => {
+  const path = join(dir, 'm.db');
+  const store = new SqliteStore(path, { sliceRows: 64 });
+  const reader = new DatabaseSync(path);
+  const count = (): number => (reader.prepare('SELECT COUNT(*) AS n FROM usage').get() as { n: number }).n;
+  try {
+    await store.writeUsage([row({ requestId: 'before' })]);
+    const rows = Array.from({ length: 300 }, (_, i) => row({ requestId: `r${i}`, costNanos: 1 }));
+    const seenMidway: number[] = [];
+    const written = store.writeUsage(rows);
+    // Runs only if the write yields to the event loop before it is over.
+    setImmediate(() => seenMidway.push(count()));
+    await written;
+    assert.deepEqual(seenMidway, [1], 'mid-write, another connection still sees only the earlier row');
+    assert.equal(count(), 301);
+    assert.equal((reader.prepare('SELECT spent_nanos AS n FROM key_spend').get() as { n: number }).n, 100 + 300);
+  } finally {
+    reader.close();
+    await store.close();
+  }
+}));
+
+test('a usage write that fails midway leaves none of its rows and no spend', withDir(async (dir) => {
+  const store = new SqliteStore(join(dir, 'm.db'), { sliceRows: 64 });
+  try {
+    const rows = Array.from({ length: 200 }, (_, i) => row({ requestId: `r${i}` }));
+    // NOT NULL violation in the third statement, after a yield.
+    (rows[150] as { requestId: string | null }).requestId = null;
+    await assert.rejects(store.writeUsage(rows), /NOT NULL/);
+    assert.deepEqual(await store.usageSummary({ sinceMs: 0 }), []);
+    assert.deepEqual(await store.keySpend('key_a', 0), { nanos: 0, tokens: 0 });
+  } finally {
+    await store.close();
+  }
 }));

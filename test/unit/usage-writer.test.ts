@@ -1,4 +1,4 @@
-// The usage writer: batches off the request path, in slices that leave the event loop free between them.
+// The usage writer: batches off the request path, one store call per flush, never two at once.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { UsageWriter } from '../../src/accounting/usage-writer.ts';
@@ -34,37 +34,34 @@ function recordingStore(events: string[], fail: (call: number) => boolean = () =
   return { store, batches, nextWrite: () => new Promise<void>((resolve) => (wake = resolve)) };
 }
 
-test('a large batch is written in order, in slices, with the event loop served between slices', async () => {
-  const events: string[] = [];
-  const { store, batches } = recordingStore(events);
-  const writer = new UsageWriter({ store, flushMs: 60_000, sliceRows: 4, onError: () => assert.fail('no error expected') });
+test('a flush is one store call with every queued row, in order', async () => {
+  const { store, batches } = recordingStore([]);
+  const writer = new UsageWriter({ store, flushMs: 60_000, onError: () => assert.fail('no error expected') });
   for (let i = 0; i < 10; i++) writer.add(row(i));
   assert.equal(writer.pending(), 10);
-  const flushed = writer.flush();
-  // An I/O callback queued now must run before the write is over, not after it.
-  setImmediate(() => events.push('io'));
-  await flushed;
-  assert.deepEqual(batches.map((b) => b.length), [4, 4, 2]);
+  await writer.flush();
+  assert.deepEqual(batches.map((b) => b.length), [10]);
   assert.deepEqual(batches.flat().map((r) => r.requestId), Array.from({ length: 10 }, (_, i) => `req_${i}`));
-  assert.ok(events.indexOf('io') > 0 && events.indexOf('io') < events.length - 1, `io ran between slices: ${events.join(', ')}`);
   assert.equal(writer.pending(), 0);
   await writer.close();
 });
 
-test('a failing slice is reported with its row count and the remaining slices are still written', async () => {
+test('a failing flush is reported with its row count and the next flush is still written', async () => {
   const errors: Array<[string, number]> = [];
-  const { store, batches } = recordingStore([], (call) => call === 1);
-  const writer = new UsageWriter({ store, flushMs: 60_000, sliceRows: 3, onError: (err, rows) => errors.push([(err as Error).message, rows]) });
+  const { store, batches } = recordingStore([], (call) => call === 0);
+  const writer = new UsageWriter({ store, flushMs: 60_000, onError: (err, rows) => errors.push([(err as Error).message, rows]) });
   for (let i = 0; i < 8; i++) writer.add(row(i));
   await writer.flush();
-  assert.deepEqual(batches.map((b) => b.length), [3, 3, 2]);
-  assert.deepEqual(errors, [['disk full on call 1', 3]]);
+  writer.add(row(8));
+  await writer.flush();
+  assert.deepEqual(batches.map((b) => b.length), [8, 1]);
+  assert.deepEqual(errors, [['disk full on call 0', 8]]);
 });
 
 test('flushes queued meanwhile wait for the write in progress; close() writes what is pending', async () => {
   const events: string[] = [];
   const { store, batches } = recordingStore(events);
-  const writer = new UsageWriter({ store, flushMs: 60_000, sliceRows: 2, onError: () => assert.fail('no error expected') });
+  const writer = new UsageWriter({ store, flushMs: 60_000, onError: () => assert.fail('no error expected') });
   for (let i = 0; i < 5; i++) writer.add(row(i));
   const first = writer.flush();
   for (let i = 5; i < 7; i++) writer.add(row(i));
