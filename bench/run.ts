@@ -1,5 +1,6 @@
 // `npm run bench [-- --quick] [--targets a,b] [--load-generator autocannon] [--node-flags=…]`: starts the mock upstream
 // and every available target, measures them side by side (issue 6), writes bench/results/<date>.md.
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
@@ -135,29 +136,45 @@ async function runLoadScenario(options: { scenario: LoadScenario; targets: Targe
  * One client process per target and repetition (a 1-connection measure must not share an event loop with
  * the harness), targets alternated per repetition; `key` names the JSON line the worker prints.
  */
-async function runWorkerReps<T>(options: { targets: Target[]; worker: string; key: string; args: (target: Target) => unknown; describe: (result: T) => string }): Promise<Map<TargetName, T[]>> {
+async function runWorkerReps<T>(options: { targets: Target[]; worker: string; key: string; args: (target: Target) => unknown; describe: (result: T) => string; realtime?: boolean }): Promise<Map<TargetName, T[]>> {
   const out = new Map<TargetName, T[]>(options.targets.map((t) => [t.name, []]));
   const worker = join(BENCH, options.worker);
+  const label = options.realtime === true ? `${options.key} (real-time)` : options.key;
   for (let rep = 0; rep < timing.reps; rep += 1) {
     for (const target of rotate(options.targets, rep)) {
-      const child = new Child({ name: options.worker, command: NODE, args: [worker, JSON.stringify(options.args(target))] });
+      const args = [worker, JSON.stringify(options.args(target))];
+      const child =
+        options.realtime === true
+          ? new Child({ name: options.worker, command: 'chrt', args: ['-f', String(REALTIME_PRIORITY), NODE, ...args] })
+          : new Child({ name: options.worker, command: NODE, args });
       await child.exit();
       const result = await child.jsonLine<T>(options.key, 1000);
       out.get(target.name)?.push(result);
-      log(`${options.key} rep ${rep + 1} ${target.name}: ${options.describe(result)}`);
+      log(`${label} rep ${rep + 1} ${target.name}: ${options.describe(result)}`);
     }
   }
   return out;
 }
 
-async function runTtfb(targets: Target[], skipped: string[]): Promise<Map<TargetName, TtfbRep[]>> {
+/**
+ * The timing client at a real-time priority never waits for a core: on two cores shared by client, mock
+ * and proxy, a stream keeps the other two busy and the client's wake-up would otherwise be timed too.
+ */
+const REALTIME_PRIORITY = 10;
+
+function canRunRealtime(): boolean {
+  return spawnSync('chrt', ['-f', String(REALTIME_PRIORITY), 'true'], { stdio: 'ignore' }).status === 0;
+}
+
+async function runTtfb(targets: Target[], skipped: string[], realtime: boolean): Promise<Map<TargetName, TtfbRep[]>> {
   const scenario = LOAD_SCENARIOS.find((s) => s.id === 'stream-c50') as LoadScenario;
   return runWorkerReps<TtfbRep>({
-    targets: await servingTargets({ ...scenario, id: 'ttfb' }, targets, skipped),
+    targets: await servingTargets({ ...scenario, id: realtime ? 'ttfb (real-time)' : 'ttfb' }, targets, skipped),
     worker: 'ttfb-worker.ts',
     key: 'ttfb',
     args: (target) => ({ request: target.request('chat-stream'), count: timing.ttfbCount, warmup: 20, maxMs: timing.ttfbMaxMs }),
     describe: (r) => `p50 ${(r.ttfbP50Us / 1000).toFixed(2)} ms`,
+    realtime,
   });
 }
 
@@ -212,6 +229,7 @@ async function main(): Promise<void> {
     skipped,
     load: [],
     ttfb: new Map(),
+    ttfbRealtime: new Map(),
     hold: [],
     paired: null,
     latency: new Map(),
@@ -223,7 +241,9 @@ async function main(): Promise<void> {
     }
     results.paired = await runPairedChat(targets, generator, skipped);
     results.latency = await runLatency(targets, skipped);
-    results.ttfb = await runTtfb(targets, skipped);
+    results.ttfb = await runTtfb(targets, skipped, false);
+    if (canRunRealtime()) results.ttfbRealtime = await runTtfb(targets, skipped, true);
+    else skipped.push('time to first byte with the timing client at real-time priority: `chrt -f` is not available or not permitted (needs root or CAP_SYS_NICE)');
     results.hold = await runHolds({ targets, mock, mockUrl, workDir, skipped });
   } finally {
     for (const target of targets.slice(1).reverse()) await target.child.stop();

@@ -25,6 +25,7 @@ function results(cpu: Partial<Record<TargetName, number>>): RunResults {
     skipped: [],
     load: Object.entries(cpu).map(([target, value]) => ({ scenario, target: target as TargetName, reps: [rep(value * 2), rep(value), rep(value)] })),
     ttfb: new Map(),
+    ttfbRealtime: new Map(),
     hold: [],
     paired: null,
     latency: new Map(),
@@ -100,6 +101,28 @@ describe('headline', () => {
     const text = headline(r).join('\n');
     assert.match(text, /p50 at 1 connection ≤ 150 µs \(wrk\) \| 150 µs \(140–160\) \| 130 µs \| met \(met in 1 of 2 repetitions\) \|/);
     assert.match(text, /first streamed byte ≤ 0\.5 ms \| 450 µs \| 400 µs \| met \|/);
+    assert.match(text, /timing client at real-time priority \| — µs \| — \| not measured \|/, 'no real-time run: said so, not judged');
+  });
+
+  it('judges time to first byte with the timing client at real-time priority on its own rows and table', () => {
+    const r = results({});
+    const t = (ttfbP50Us: number) => ({ ttfbP50Us, ttfbP99Us: ttfbP50Us * 3, totalP50Us: ttfbP50Us * 2, totalP99Us: ttfbP50Us * 4, errors: 0 });
+    r.ttfb = new Map([
+      ['direct', [t(130)]],
+      ['modelgate', [t(700)]],
+      ['bare-proxy', [t(450)]],
+    ]);
+    r.ttfbRealtime = new Map([
+      ['direct', [t(120), t(130)]],
+      ['modelgate', [t(350), t(380)]],
+      ['bare-proxy', [t(280), t(300)]],
+    ]);
+    const text = headline(r).join('\n');
+    assert.match(text, /first streamed byte ≤ 0\.5 ms \| 570 µs \| 320 µs \| \*\*missed\*\* \|/);
+    assert.match(text, /timing client at real-time priority \| 240 µs \(230–250\) \| 165 µs \| met \|/);
+    const page = renderResults(r);
+    assert.match(page, /### Time to first streamed byte, 1 connection, timing client at real-time priority/);
+    assert.match(page, /real-time priority[^]*\| modelgate \| 0\.37 \| 1\.10 \| 0\.24 \|/);
   });
 
   it('judges the one-at-a-time latency per repetition against direct and tables its tail', () => {
