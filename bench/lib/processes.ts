@@ -22,7 +22,10 @@ export class Child {
   readonly proc: ChildProcess;
   #stdout = '';
   #stderr = '';
+  /** Set once the process has exited and its stdout and stderr are drained (`close`, not `exit`). */
+  #closed = false;
   #exited: Promise<number | null>;
+  #drained: Promise<void>;
 
   constructor(options: SpawnOptions) {
     this.name = options.name;
@@ -40,6 +43,16 @@ export class Child {
     this.#exited = new Promise((resolve) => {
       this.proc.on('exit', (code) => resolve(code));
       this.proc.on('error', () => resolve(-1));
+    });
+    // 'exit' can come before the last stdout data: on a loaded machine a worker's summary line was
+    // then not in yet. 'close' waits for the pipes too (a grandchild may hold them: see exit()).
+    this.#drained = new Promise((resolve) => {
+      const closed = (): void => {
+        this.#closed = true;
+        resolve();
+      };
+      this.proc.on('close', closed);
+      this.proc.on('error', closed);
     });
   }
 
@@ -66,7 +79,7 @@ export class Child {
     while (Date.now() < deadline) {
       const match = /\{"port":(\d+)\}/.exec(this.#stdout);
       if (match !== null) return Number(match[1]);
-      if (!this.alive) break;
+      if (this.#closed) break;
       await delay(20);
     }
     throw new Error(`${this.name} printed no port line (${this.stderrTail || 'no stderr'})`);
@@ -79,14 +92,17 @@ export class Child {
       for (const line of this.#stdout.split('\n')) {
         if (line.startsWith('{') && line.includes(`"${key}"`)) return JSON.parse(line) as T;
       }
-      if (!this.alive) break;
+      if (this.#closed) break;
       await delay(20);
     }
-    throw new Error(`${this.name} printed no "${key}" line (${this.stderrTail || 'no stderr'})`);
+    throw new Error(`${this.name} printed no "${key}" line (${this.stderrTail || 'no stderr'}; stdout: ${this.#stdout.trim().slice(-400) || 'none'})`);
   }
 
+  /** The exit code, once the output is in (or a second after exit, if something else holds the pipes). */
   async exit(): Promise<number | null> {
-    return this.#exited;
+    const code = await this.#exited;
+    await Promise.race([this.#drained, delay(1000)]);
+    return code;
   }
 
   async stop(): Promise<void> {
