@@ -28,7 +28,7 @@ export class CoarseClock {
     this.#autoTick = options.autoTick ?? true;
   }
 
-  /** Coarse timers armed now (for tests and a metric's sake). */
+  /** Coarse timers armed now. */
   get size(): number {
     return this.#timers.length;
   }

@@ -125,16 +125,21 @@ test('a buffered body past its limit fails the reader and stops the upstream; a 
   assert.equal(BUFFERED_BODY_LIMIT_BYTES, 64 * 1024 * 1024, 'the default the docs state');
 });
 
-test("pipe()'s onEnd runs inside end(), in the same turn as the last chunk, before the promise settles", async () => {
-  const feed = new ChunkFeed();
-  const order: string[] = [];
-  const piped = feed.pipe(
+/** Pipes `feed`, writing each chunk's text and then 'end' (from onEnd) into `order`. */
+function pipeInto(feed: ChunkFeed, order: string[]): Promise<void> {
+  return feed.pipe(
     (c) => {
       order.push(c.toString());
       return true;
     },
     () => order.push('end'),
   );
+}
+
+test("pipe()'s onEnd runs inside end(), in the same turn as the last chunk, before the promise settles", async () => {
+  const feed = new ChunkFeed();
+  const order: string[] = [];
+  const piped = pipeInto(feed, order);
   piped.then(() => order.push('settled'));
   feed.push(Buffer.from('last'));
   feed.end();
@@ -148,13 +153,7 @@ test('pipe() on a body that already ended delivers the queue, then runs onEnd be
   feed.push(Buffer.from('a'));
   feed.end();
   const order: string[] = [];
-  const piped = feed.pipe(
-    (c) => {
-      order.push(c.toString());
-      return true;
-    },
-    () => order.push('end'),
-  );
+  const piped = pipeInto(feed, order);
   assert.deepEqual(order, ['a', 'end']);
   await piped;
 });
