@@ -1,5 +1,6 @@
 // `npm run bench [-- --quick] [--targets a,b] [--load-generator autocannon] [--node-flags=…]`: starts the mock upstream
-// and every available target, measures them side by side (issue 6), writes bench/results/<date>.md.
+// and every available target, measures them side by side (issue 6), writes bench/results/<date>.md
+// (a later full run the same day: <date>-2.md, …; lib/results-file.ts).
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -14,6 +15,7 @@ import { startModelgate } from './lib/modelgate-target.ts';
 import { Child, NODE } from './lib/processes.ts';
 import { ticksPerSecond } from './lib/proc-stats.ts';
 import { headline, renderResults } from './lib/report.ts';
+import { resultsFile } from './lib/results-file.ts';
 import type { HoldResult, LatencyRep, LoadCell, RunResults, TtfbRep } from './lib/report.ts';
 import { CHUNKS, FULL, LOAD_SCENARIOS, QUICK } from './lib/scenarios.ts';
 import type { LoadScenario, Timing } from './lib/scenarios.ts';
@@ -253,7 +255,7 @@ async function main(): Promise<void> {
   results.header.push(`run took ${Math.round((Date.now() - started) / 1000)} s`);
   const dir = join(BENCH, 'results');
   mkdirSync(dir, { recursive: true });
-  const file = join(dir, `${date}${quick ? '-quick' : ''}.md`);
+  const file = resultsFile({ dir, date, quick });
   writeFileSync(file, `${renderResults(results)}\n`);
   process.stdout.write(`${headline(results).join('\n')}\n${skipped.map((s) => `skipped: ${s}`).join('\n')}\nwritten ${file}\n`);
 }

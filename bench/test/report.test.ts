@@ -6,6 +6,7 @@ import { wrkScript } from '../lib/load.ts';
 import { nginxConfig } from '../lib/nginx-config.ts';
 import { headline, renderResults } from '../lib/report.ts';
 import type { RunResults } from '../lib/report.ts';
+import { resultsFile } from '../lib/results-file.ts';
 import { LOAD_SCENARIOS } from '../lib/scenarios.ts';
 import { median, percentile } from '../lib/stats.ts';
 import type { TargetName } from '../lib/targets.ts';
@@ -179,5 +180,17 @@ describe('generated configs', () => {
     assert.match(lua, /io\.open\("\/tmp\/b\.json", "rb"\)/);
     assert.match(lua, /wrk\.headers\["authorization"\] = "Bearer k\\"1"/);
     assert.match(lua, /latency:percentile\(99\)/);
+  });
+});
+
+describe('results file', () => {
+  const taken = (names: string[]) => (path: string) => names.some((n) => path.endsWith(`/${n}`));
+  it('names a full run by its date, and a later full run that day by a number, never replacing one', () => {
+    assert.equal(resultsFile({ dir: '/r', date: '2026-11-22', quick: false, exists: taken([]) }), '/r/2026-11-22.md');
+    assert.equal(resultsFile({ dir: '/r', date: '2026-11-22', quick: false, exists: taken(['2026-11-22.md']) }), '/r/2026-11-22-2.md');
+    assert.equal(resultsFile({ dir: '/r', date: '2026-11-22', quick: false, exists: taken(['2026-11-22.md', '2026-11-22-2.md']) }), '/r/2026-11-22-3.md');
+  });
+  it('overwrites the day’s quick run', () => {
+    assert.equal(resultsFile({ dir: '/r', date: '2026-11-22', quick: true, exists: taken(['2026-11-22-quick.md']) }), '/r/2026-11-22-quick.md');
   });
 });

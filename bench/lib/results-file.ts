@@ -1,0 +1,13 @@
+// Where a run's results go: bench/results/<date>.md for a full run, <date>-quick.md for a quick one.
+// A full run is evidence that BENCHMARKS.md cites, so a second full run on the same day gets its own
+// file (<date>-2.md, -3, …) instead of replacing it; a quick run is scratch and is overwritten.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+
+export function resultsFile(options: { dir: string; date: string; quick: boolean; exists?: (path: string) => boolean }): string {
+  if (options.quick) return join(options.dir, `${options.date}-quick.md`);
+  const exists = options.exists ?? existsSync;
+  let file = join(options.dir, `${options.date}.md`);
+  for (let n = 2; exists(file); n += 1) file = join(options.dir, `${options.date}-${n}.md`);
+  return file;
+}
