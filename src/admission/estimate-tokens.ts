@@ -18,6 +18,7 @@
 //   the tokenized part, never below chars/4 (so English, ~4.5 chars/token, is slightly overestimated).
 // - Models whose name does not look like an OpenAI one (Claude, Llama, …) get NON_OPENAI_MARGIN on
 //   top: their tokenizers produce more tokens than o200k for the same text.
+import { isObject } from '../core/json.ts';
 import { countTokens } from './tokenizer.ts';
 
 export const TOKENIZER_CHAR_CAP = 8192;
@@ -66,7 +67,7 @@ export interface EstimateOptions {
 }
 
 export function estimatePromptTokens(body: unknown, options: EstimateOptions = {}): number {
-  if (!isRecord(body)) return REPLY_PRIMING_TOKENS;
+  if (!isObject(body)) return REPLY_PRIMING_TOKENS;
   const bound = options.boundBytes;
   const found: Collected = { pieces: [], media: 0, messages: 0, textNeeded: bound === undefined };
   if (body.system !== undefined) {
@@ -90,7 +91,7 @@ export function estimatePromptTokens(body: unknown, options: EstimateOptions = {
 
 /** Worst-case output: `max_completion_tokens` or `max_tokens` (or the default), times `n` choices. */
 export function requestedMaxTokens(body: unknown, defaultMaxTokens: number): number {
-  if (!isRecord(body)) return defaultMaxTokens;
+  if (!isObject(body)) return defaultMaxTokens;
   const limit = positiveInt(body.max_completion_tokens) ?? positiveInt(body.max_tokens) ?? defaultMaxTokens;
   return limit * (positiveInt(body.n) ?? 1);
 }
@@ -109,7 +110,7 @@ function collect(value: unknown, found: Collected): void {
     for (const item of value) collect(item, found);
     return;
   }
-  if (!isRecord(value)) return;
+  if (!isObject(value)) return;
   if (typeof value.type === 'string' && MEDIA_TYPES.has(value.type)) {
     found.media += 1;
     return;
@@ -118,7 +119,7 @@ function collect(value: unknown, found: Collected): void {
   for (const key in value) {
     if (SKIPPED_KEYS.has(key)) continue;
     const inner = value[key];
-    if (JSON_KEYS.has(key) && isRecord(inner)) {
+    if (JSON_KEYS.has(key) && isObject(inner)) {
       if (found.textNeeded) found.pieces.push(JSON.stringify(inner));
     }
     else collect(inner, found);
@@ -171,8 +172,4 @@ function isHighSurrogate(code: number): boolean {
 
 function positiveInt(v: unknown): number | null {
   return typeof v === 'number' && Number.isInteger(v) && v > 0 ? v : null;
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }

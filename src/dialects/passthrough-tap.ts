@@ -7,7 +7,7 @@ import type { Dialect } from '../core/dialect.ts';
 import { emptyUsage, type Usage } from '../core/usage.ts';
 import { Utf8Chunks } from '../core/utf8-chunks.ts';
 import { readAnthropicUsage, readOpenAIUsage } from './usage-readers.ts';
-import { isObject } from './request-facts.ts';
+import { isObject } from '../core/json.ts';
 
 export class PassthroughStreamTap {
   readonly usage: Usage = emptyUsage();

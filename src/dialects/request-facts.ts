@@ -9,8 +9,3 @@ export interface RequestFacts {
   includeUsage: boolean;
 }
 
-export type JsonObject = Record<string, unknown>;
-
-export function isObject(v: unknown): v is JsonObject {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}

@@ -1,6 +1,6 @@
 // Reading token usage from either dialect's response bodies and stream events.
 import type { Usage } from '../core/usage.ts';
-import { isObject } from './request-facts.ts';
+import { isObject } from '../core/json.ts';
 
 function num(v: unknown): number {
   return typeof v === 'number' && Number.isFinite(v) ? v : 0;

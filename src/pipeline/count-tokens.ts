@@ -4,7 +4,7 @@ import type { IncomingMessage } from 'node:http';
 import { request } from 'undici';
 import { GatewayError } from '../core/errors.ts';
 import type { KeyRecord } from '../core/key-record.ts';
-import { isObject } from '../dialects/request-facts.ts';
+import { isObject } from '../core/json.ts';
 import { patchModel } from '../dialects/json-model-patch.ts';
 import { estimatePromptTokens } from '../admission/estimate-tokens.ts';
 import { resolveModel } from './resolve-model.ts';

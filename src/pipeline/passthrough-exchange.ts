@@ -6,7 +6,8 @@ import { emptyUsage, type Usage } from '../core/usage.ts';
 import { patchFirstModel, patchModelBytes } from '../dialects/json-model-patch.ts';
 import { PassthroughStreamTap } from '../dialects/passthrough-tap.ts';
 import { renderStreamError } from '../dialects/render-error.ts';
-import { isObject, type RequestFacts } from '../dialects/request-facts.ts';
+import { isObject } from '../core/json.ts';
+import type { RequestFacts } from '../dialects/request-facts.ts';
 import type { Exchange, StreamRelay } from './exchange.ts';
 import { extractUsage } from './extract-usage.ts';
 

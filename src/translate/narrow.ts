@@ -1,10 +1,6 @@
 // Narrowing helpers for JSON read off the wire, so translators never need `any`.
 
-export type JsonObject = Record<string, unknown>;
-
-export function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+export { isObject, type JsonObject } from '../core/json.ts';
 
 export function str(value: unknown): string | undefined {
   return typeof value === 'string' ? value : undefined;

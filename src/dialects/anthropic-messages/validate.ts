@@ -1,7 +1,8 @@
 // Validation of POST /v1/messages bodies (SPEC §2.3 and §8): required max_tokens, first role user,
 // strict alternation, no system role inside messages, temperature 0–1.
 import { GatewayError } from '../../core/errors.ts';
-import { isObject, type RequestFacts } from '../request-facts.ts';
+import { isObject } from '../../core/json.ts';
+import type { RequestFacts } from '../request-facts.ts';
 
 function bad(message: string, param: string): GatewayError {
   return new GatewayError('invalid_request', { message, param });

@@ -1,7 +1,8 @@
 // Validation of POST /v1/chat/completions bodies (SPEC §2.1): only what the gateway must rely on or
 // what every upstream rejects anyway; unknown fields pass through untouched.
 import { GatewayError } from '../../core/errors.ts';
-import { isObject, type RequestFacts } from '../request-facts.ts';
+import { isObject } from '../../core/json.ts';
+import type { RequestFacts } from '../request-facts.ts';
 
 const ROLES = new Set(['system', 'developer', 'user', 'assistant', 'tool', 'function']);
 

@@ -2,7 +2,7 @@
 // optional latency and chunk pacing (the benchmarks and the zero-setup first run use it).
 import { randomBytes } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
-import { isObject } from '../../dialects/request-facts.ts';
+import { isObject } from '../../core/json.ts';
 import type { StopLink, UpstreamCall, UpstreamResponse } from '../upstream-types.ts';
 import { ChunkFeed } from '../upstream-body.ts';
 import { anthropicMockEvents, anthropicMockJson } from './mock-anthropic.ts';

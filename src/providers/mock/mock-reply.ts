@@ -1,5 +1,5 @@
 // The deterministic content of a mock reply: same request, same words, same usage — in either dialect.
-import { isObject, type JsonObject } from '../../dialects/request-facts.ts';
+import { isObject, type JsonObject } from '../../core/json.ts';
 
 const WORDS = ['This', 'is', 'a', 'deterministic', 'reply', 'from', 'the', 'modelgate', 'mock', 'model', 'for', 'testing'];
 
