@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { runHold } from './lib/hold.ts';
 import { runPaired } from './lib/paired.ts';
+import { runStagePass } from './lib/stage-pass.ts';
 import { pickLoadGenerator } from './lib/load.ts';
 import type { LoadGenerator } from './lib/load.ts';
 import { measureLoad, probe, probeProblem, warmUp } from './lib/measure.ts';
@@ -209,6 +210,25 @@ async function runLatency(targets: Target[], skipped: string[]): Promise<Map<Tar
   });
 }
 
+/** Where modelgate's and the bare proxy's time goes for one stream at a time (lib/stage-pass.ts). */
+async function runStages(targets: Target[], mockPort: number, workDir: string, skipped: string[]): Promise<RunResults['stages']> {
+  if (!targets.some((t) => t.name === 'modelgate') || !targets.some((t) => t.name === 'bare-proxy')) return new Map();
+  try {
+    return await runStagePass({
+      mockPort,
+      workDir: join(workDir, 'stages'),
+      reps: timing.stageReps,
+      count: timing.stageCount,
+      warmupMs: timing.warmupMs,
+      realtimePriority: canRunRealtime() ? REALTIME_PRIORITY : undefined,
+      log,
+    });
+  } catch (error) {
+    skipped.push(`stage pass: ${(error as Error).message}`);
+    return new Map();
+  }
+}
+
 async function main(): Promise<void> {
   const started = Date.now();
   const date = new Date().toISOString().slice(0, 10);
@@ -235,6 +255,7 @@ async function main(): Promise<void> {
     hold: [],
     paired: null,
     latency: new Map(),
+    stages: new Map(),
   };
   try {
     for (const scenario of LOAD_SCENARIOS) {
@@ -246,6 +267,7 @@ async function main(): Promise<void> {
     results.ttfb = await runTtfb(targets, skipped, false);
     if (canRunRealtime()) results.ttfbRealtime = await runTtfb(targets, skipped, true);
     else skipped.push('time to first byte with the timing client at real-time priority: `chrt -f` is not available or not permitted (needs root or CAP_SYS_NICE)');
+    results.stages = await runStages(targets, mock.port, workDir, skipped);
     results.hold = await runHolds({ targets, mock, mockUrl, workDir, skipped });
   } finally {
     for (const target of targets.slice(1).reverse()) await target.child.stop();

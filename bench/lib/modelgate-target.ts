@@ -58,7 +58,7 @@ async function createKey(configPath: string): Promise<{ key: string; admission: 
 }
 
 /** `nodeFlags`: Node/V8 flags for the gateway process (`npm run bench -- --node-flags=…`), e.g. heap sizing. */
-export async function startModelgate(options: { mockPort: number; workDir: string; nodeFlags?: readonly string[] }): Promise<Started> {
+export async function startModelgate(options: { mockPort: number; workDir: string; nodeFlags?: readonly string[]; env?: NodeJS.ProcessEnv }): Promise<Started> {
   if (!existsSync(MAIN)) return { ok: false, reason: 'src/main.ts does not exist yet' };
   const port = await freePort();
   const configPath = join(options.workDir, 'modelgate.yaml');
@@ -70,6 +70,7 @@ export async function startModelgate(options: { mockPort: number; workDir: strin
     command: NODE,
     args: [...(options.nodeFlags ?? []), MAIN, 'serve', '--config', configPath, '--port', String(port), '--host', '127.0.0.1'],
     cwd: ROOT,
+    env: options.env,
   });
   const baseUrl = `http://127.0.0.1:${port}`;
   try {

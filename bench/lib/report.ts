@@ -4,6 +4,8 @@ import type { Rep } from './measure.ts';
 import type { PairedRun } from './paired.ts';
 import type { LoadScenario } from './scenarios.ts';
 import { STREAM_EVENTS } from './scenarios.ts';
+import { stageTable } from './stage-report.ts';
+import type { StageSummary } from './stages.ts';
 import { median } from './stats.ts';
 import type { TargetName } from './targets.ts';
 
@@ -61,6 +63,8 @@ export interface RunResults {
   paired: PairedRun | null;
   /** Non-streaming chat at 1 connection, one request at a time over a raw socket, per repetition. */
   latency: Map<TargetName, LatencyRep[]>;
+  /** The stage pass (lib/stage-pass.ts): where each Node proxy's time goes before its first write to the client. */
+  stages: Map<TargetName, StageSummary[]>;
 }
 
 export interface Summary {
@@ -327,6 +331,7 @@ export function renderResults(results: RunResults): string {
     ...latencyTable(results),
     ...ttfbTable(results.ttfb, 'Time to first streamed byte, 1 connection'),
     ...ttfbTable(results.ttfbRealtime, 'Time to first streamed byte, 1 connection, timing client at real-time priority (`chrt -f 10`)'),
+    ...stageTable(results.stages, 'Inside the proxy, one stream at a time (fresh processes with `bench/stage-timer.ts` preloaded)'),
     ...holdTable(results),
   ].join('\n');
 }

@@ -30,6 +30,9 @@ export interface Timing {
   holdReadyMs: number;
   /** Targets held open streams are measured on (bare-proxy is the reference). */
   holdTargets: TargetName[];
+  /** The stage pass: alternated repetitions and streams per repetition and target. */
+  stageReps: number;
+  stageCount: number;
 }
 
 export const CHUNKS = 50;
@@ -52,5 +55,5 @@ export const LOAD_SCENARIOS: LoadScenario[] = [
   { id: 'big-c50', title: 'Non-streaming chat with a 50 KB prompt, 50 connections', kind: 'chat-50kb', connections: 50, eventsPerResponse: undefined, only: undefined, quick: true },
 ];
 
-export const FULL: Timing = { reps: 9, durationS: 3, warmupMs: 2000, ttfbCount: 1000, latencyCount: 5000, holdStreams: 1000, probeCount: 300, ttfbMaxMs: 20_000, holdReadyMs: 15_000, holdTargets: ['modelgate', 'bare-proxy'] };
-export const QUICK: Timing = { reps: 1, durationS: 1, warmupMs: 300, ttfbCount: 200, latencyCount: 1000, holdStreams: 1000, probeCount: 100, ttfbMaxMs: 1000, holdReadyMs: 6000, holdTargets: ['modelgate'] };
+export const FULL: Timing = { reps: 9, durationS: 3, warmupMs: 2000, ttfbCount: 1000, latencyCount: 5000, holdStreams: 1000, probeCount: 300, ttfbMaxMs: 20_000, holdReadyMs: 15_000, holdTargets: ['modelgate', 'bare-proxy'], stageReps: 5, stageCount: 500 };
+export const QUICK: Timing = { reps: 1, durationS: 1, warmupMs: 300, ttfbCount: 200, latencyCount: 1000, holdStreams: 1000, probeCount: 100, ttfbMaxMs: 1000, holdReadyMs: 6000, holdTargets: ['modelgate'], stageReps: 1, stageCount: 100 };

@@ -73,11 +73,13 @@ export function directTarget(mock: { child: Child; port: number }): Target {
   });
 }
 
-export async function startBareProxy(mockPort: number): Promise<Started> {
+/** `nodeFlags` and `env` are for the stage pass, which preloads bench/stage-timer.ts. */
+export async function startBareProxy(mockPort: number, options: { nodeFlags?: readonly string[]; env?: NodeJS.ProcessEnv } = {}): Promise<Started> {
   const child = new Child({
     name: 'bare-proxy',
     command: NODE,
-    args: [join(BENCH, 'bare-proxy.ts'), '--port=0', `--upstream=http://127.0.0.1:${mockPort}`],
+    args: [...(options.nodeFlags ?? []), join(BENCH, 'bare-proxy.ts'), '--port=0', `--upstream=http://127.0.0.1:${mockPort}`],
+    env: options.env,
   });
   const port = await child.portLine(10_000);
   const setup = { baseUrl: `http://127.0.0.1:${port}`, models: PLAIN, headers: { authorization: 'Bearer x' }, holdPrefix: '/hold' };

@@ -30,6 +30,7 @@ function results(cpu: Partial<Record<TargetName, number>>): RunResults {
     hold: [],
     paired: null,
     latency: new Map(),
+    stages: new Map(),
   };
 }
 

@@ -1,0 +1,99 @@
+// The stage pass: modelgate and the bare proxy, freshly started with bench/stage-timer.ts preloaded,
+// serve one stream at a time (the time-to-first-byte client), and each reports where its time went
+// between the request and its first write to the client (lib/stages.ts). A separate pass, so the
+// preload's wrapper never touches the other scenarios' numbers.
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
+import { warmUp } from './measure.ts';
+import { startModelgate } from './modelgate-target.ts';
+import { Child, NODE } from './processes.ts';
+import type { StageSummary } from './stages.ts';
+import { startBareProxy } from './targets.ts';
+import type { Started, Target, TargetName } from './targets.ts';
+
+const BENCH = new URL('..', import.meta.url).pathname;
+const PRELOAD = ['--import', join(BENCH, 'stage-timer.ts')];
+
+export interface StagePassOptions {
+  mockPort: number;
+  workDir: string;
+  reps: number;
+  /** Streams per repetition and target. */
+  count: number;
+  warmupMs: number;
+  /** Runs the client under `chrt -f <priority>` when given. */
+  realtimePriority?: number;
+  log: (line: string) => void;
+}
+
+interface Timed {
+  target: Target;
+  out: string;
+  seq: number;
+}
+
+/** Asks the recorder for its summary (SIGUSR2) and waits until the file holds that dump. */
+async function dump(timed: Timed): Promise<StageSummary> {
+  timed.seq += 1;
+  timed.target.child.proc.kill('SIGUSR2');
+  for (let waited = 0; waited < 5000; waited += 20) {
+    await delay(20);
+    if (!existsSync(timed.out)) continue;
+    try {
+      const summary = JSON.parse(readFileSync(timed.out, 'utf8')) as StageSummary;
+      if (summary.seq === timed.seq) return summary;
+    } catch {
+      // Caught mid-write: read again.
+    }
+  }
+  throw new Error(`${timed.target.name}: the stage timer wrote no summary ${timed.seq} within 5 s`);
+}
+
+async function start(name: TargetName, options: StagePassOptions): Promise<Timed> {
+  const dir = join(options.workDir, `stages-${name}`);
+  mkdirSync(dir, { recursive: true });
+  const out = join(dir, 'summary.json');
+  const env = { ...process.env, STAGE_TIMER_OUT: out };
+  const started: Started =
+    name === 'modelgate'
+      ? await startModelgate({ mockPort: options.mockPort, workDir: dir, nodeFlags: PRELOAD, env })
+      : await startBareProxy(options.mockPort, { nodeFlags: PRELOAD, env });
+  if (!started.ok) throw new Error(`${name}: ${started.reason}`);
+  return { target: started.target, out, seq: 0 };
+}
+
+async function oneRep(timed: Timed, options: StagePassOptions): Promise<StageSummary> {
+  const worker = join(BENCH, 'ttfb-worker.ts');
+  const args = [worker, JSON.stringify({ request: timed.target.request('chat-stream'), count: options.count, warmup: 0 })];
+  const child =
+    options.realtimePriority === undefined
+      ? new Child({ name: 'ttfb-worker', command: NODE, args })
+      : new Child({ name: 'ttfb-worker', command: 'chrt', args: ['-f', String(options.realtimePriority), NODE, ...args] });
+  await child.exit();
+  return dump(timed);
+}
+
+export async function runStagePass(options: StagePassOptions): Promise<Map<TargetName, StageSummary[]>> {
+  const timed: Timed[] = [];
+  const results = new Map<TargetName, StageSummary[]>();
+  try {
+    for (const name of ['modelgate', 'bare-proxy'] as const) timed.push(await start(name, options));
+    for (const t of timed) {
+      await warmUp(t.target.request('chat-stream'), options.warmupMs);
+      await dump(t); // drops the warm-up's (concurrent) requests
+      results.set(t.target.name, []);
+    }
+    for (let rep = 0; rep < options.reps; rep += 1) {
+      for (const t of rep % 2 === 0 ? timed : [...timed].reverse()) {
+        const summary = await oneRep(t, options);
+        results.get(t.target.name)?.push(summary);
+        const first = summary.stages[0];
+        options.log(`stages rep ${rep + 1} ${t.target.name}: ${summary.requests} streams, ${first.name} p50 ${Math.round(first.p50Us)} µs`);
+      }
+    }
+  } finally {
+    for (const t of timed) await t.target.child.stop();
+  }
+  return results;
+}
