@@ -13,7 +13,7 @@ import { pickLoadGenerator } from './lib/load.ts';
 import type { LoadGenerator } from './lib/load.ts';
 import { measureLoad, probe, probeProblem, warmUp } from './lib/measure.ts';
 import { startModelgate } from './lib/modelgate-target.ts';
-import { Child, NODE } from './lib/processes.ts';
+import { Child, nodeWorker } from './lib/processes.ts';
 import { ticksPerSecond } from './lib/proc-stats.ts';
 import { headline, renderResults } from './lib/report.ts';
 import { resultsFile } from './lib/results-file.ts';
@@ -146,10 +146,7 @@ async function runWorkerReps<T>(options: { targets: Target[]; worker: string; ke
   for (let rep = 0; rep < timing.reps; rep += 1) {
     for (const target of rotate(options.targets, rep)) {
       const args = [worker, JSON.stringify(options.args(target))];
-      const child =
-        options.realtime === true
-          ? new Child({ name: options.worker, command: 'chrt', args: ['-f', String(REALTIME_PRIORITY), NODE, ...args] })
-          : new Child({ name: options.worker, command: NODE, args });
+      const child = nodeWorker({ name: options.worker, args, realtimePriority: options.realtime === true ? REALTIME_PRIORITY : undefined });
       await child.exit();
       const result = await child.jsonLine<T>(options.key, 1000);
       out.get(target.name)?.push(result);

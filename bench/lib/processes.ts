@@ -114,6 +114,16 @@ export class Child {
   }
 }
 
+/**
+ * A Node script of the harness (a timing client) in its own process; under `chrt -f <priority>` when a
+ * priority is given, so the client never waits for a core and its own wake-up is not timed.
+ */
+export function nodeWorker(options: { name: string; args: string[]; realtimePriority?: number }): Child {
+  return options.realtimePriority === undefined
+    ? new Child({ name: options.name, command: NODE, args: options.args })
+    : new Child({ name: options.name, command: 'chrt', args: ['-f', String(options.realtimePriority), NODE, ...options.args] });
+}
+
 /** A port free right now on 127.0.0.1, for servers that cannot be told to pick their own. */
 export async function freePort(): Promise<number> {
   const server = net.createServer();

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { warmUp } from './measure.ts';
 import { startModelgate } from './modelgate-target.ts';
-import { Child, NODE } from './processes.ts';
+import { nodeWorker } from './processes.ts';
 import type { StageSummary } from './stages.ts';
 import { startBareProxy } from './targets.ts';
 import type { Started, Target, TargetName } from './targets.ts';
@@ -33,21 +33,30 @@ interface Timed {
   seq: number;
 }
 
-/** Asks the recorder for its summary (SIGUSR2) and waits until the file holds that dump. */
-async function dump(timed: Timed): Promise<StageSummary> {
-  timed.seq += 1;
-  timed.target.child.proc.kill('SIGUSR2');
-  for (let waited = 0; waited < 5000; waited += 20) {
+/** Waits until the recorder's file holds dump number `seq` (it writes on SIGUSR2) and returns it. */
+export async function readStageSummary(out: string, seq: number, timeoutMs = 5000): Promise<StageSummary> {
+  for (let waited = 0; waited < timeoutMs; waited += 20) {
     await delay(20);
-    if (!existsSync(timed.out)) continue;
+    if (!existsSync(out)) continue;
     try {
-      const summary = JSON.parse(readFileSync(timed.out, 'utf8')) as StageSummary;
-      if (summary.seq === timed.seq) return summary;
+      const summary = JSON.parse(readFileSync(out, 'utf8')) as StageSummary;
+      if (summary.seq === seq) return summary;
     } catch {
       // Caught mid-write: read again.
     }
   }
-  throw new Error(`${timed.target.name}: the stage timer wrote no summary ${timed.seq} within 5 s`);
+  throw new Error(`the stage timer wrote no summary ${seq} to ${out} within ${timeoutMs} ms`);
+}
+
+/** Asks the recorder for its summary (SIGUSR2) and waits for that dump. */
+async function dump(timed: Timed): Promise<StageSummary> {
+  timed.seq += 1;
+  timed.target.child.proc.kill('SIGUSR2');
+  try {
+    return await readStageSummary(timed.out, timed.seq);
+  } catch (error) {
+    throw new Error(`${timed.target.name}: ${(error as Error).message}`);
+  }
 }
 
 async function start(name: TargetName, options: StagePassOptions): Promise<Timed> {
@@ -66,10 +75,7 @@ async function start(name: TargetName, options: StagePassOptions): Promise<Timed
 async function oneRep(timed: Timed, options: StagePassOptions): Promise<StageSummary> {
   const worker = join(BENCH, 'ttfb-worker.ts');
   const args = [worker, JSON.stringify({ request: timed.target.request('chat-stream'), count: options.count, warmup: 0 })];
-  const child =
-    options.realtimePriority === undefined
-      ? new Child({ name: 'ttfb-worker', command: NODE, args })
-      : new Child({ name: 'ttfb-worker', command: 'chrt', args: ['-f', String(options.realtimePriority), NODE, ...args] });
+  const child = nodeWorker({ name: 'ttfb-worker', args, realtimePriority: options.realtimePriority });
   await child.exit();
   return dump(timed);
 }

@@ -1,14 +1,14 @@
 // The stage pass: durations from recorded moments (literal sequences), the table, and the recorder
 // preloaded into a real bare proxy in front of the mock (so a renamed diagnostics channel is caught).
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as delay } from 'node:timers/promises';
 import { after, describe, it } from 'node:test';
 import { probe } from '../lib/measure.ts';
 import { Child, NODE } from '../lib/processes.ts';
+import { readStageSummary } from '../lib/stage-pass.ts';
 import { stageTable } from '../lib/stage-report.ts';
 import { CLIENT_WRITE, REQUEST_START, STAGE_NAMES, UPSTREAM_HEADERS, UPSTREAM_WRITTEN, stageDurations, summarizeStages } from '../lib/stages.ts';
 import type { StageSummary } from '../lib/stages.ts';
@@ -76,16 +76,7 @@ describe('stage timer preloaded into the bare proxy', () => {
     const request = { url: `http://127.0.0.1:${port}/v1/chat/completions`, method: 'POST' as const, headers: { 'content-type': 'application/json' }, body: '{"model":"m","stream":true}' };
     for (let i = 0; i < 5; i += 1) assert.equal((await probe(request)).status, 200);
     proxy.proc.kill('SIGUSR2');
-    let summary: StageSummary | undefined;
-    for (let waited = 0; summary === undefined && waited < 5000; waited += 20) {
-      await delay(20);
-      try {
-        summary = JSON.parse(readFileSync(out, 'utf8')) as StageSummary;
-      } catch {
-        // not written yet
-      }
-    }
-    assert.ok(summary, 'no summary written');
+    const summary = await readStageSummary(out, 1);
     assert.equal(summary.requests, 5);
     for (const stage of summary.stages) assert.ok(stage.p50Us >= 0 && stage.p50Us < 1_000_000, `${stage.name}: ${stage.p50Us}`);
   });
