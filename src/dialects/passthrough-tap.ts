@@ -1,11 +1,16 @@
 // The same-dialect stream path: forwards upstream SSE text, rewriting the model name, reading usage from
 // the few events that carry it, and (OpenAI) dropping the usage chunk the gateway asked for on the
 // caller's behalf. This runs for every streamed token (issue 6 budget: ≤ 9 µs CPU per event), so it
-// works per chunk with a handful of native searches and never re-encodes an event. Search anchors avoid
-// a leading `"` (V8's search is several times slower for patterns starting with a common character).
+// works per chunk with a handful of native string searches over the chunk read as latin1: one character
+// per byte, so nothing is validated or transcoded and string offsets are byte offsets. What goes out is
+// the upstream's own chunk when nothing in it changes, else a latin1 string the socket writes back as the
+// same bytes. (As UTF-8 text every event cost a decode, then a UTF-8 length and an encode in the socket
+// write; as a new Buffer, 2,000 instructions an event to build it: callgrind, BENCHMARKS.md.) Every
+// pattern searched is ASCII, and UTF-8 never puts an ASCII byte inside a multi-byte character, so a match
+// is never inside one. Search anchors avoid a leading `"` (V8's search is several times slower for
+// patterns starting with a common character).
 import type { Dialect } from '../core/dialect.ts';
 import { emptyUsage, type Usage } from '../core/usage.ts';
-import { Utf8Chunks } from '../core/utf8-chunks.ts';
 import { readAnthropicUsage, readOpenAIUsage } from './usage-readers.ts';
 import { isObject } from '../core/json.ts';
 
@@ -24,12 +29,12 @@ export class PassthroughStreamTap {
   /** OpenAI: chunks seen (each carries "model"); Anthropic: content_block_delta events seen. */
   #events = 0;
   #stripUsageChunk: boolean;
-  #utf8 = new Utf8Chunks();
+  /** The start of a line whose end has not arrived yet (latin1, like every string here). */
   #carry = '';
 
   constructor(opts: { dialect: Dialect; clientModel: string; upstreamModel: string; stripUsageChunk: boolean }) {
     this.#dialect = opts.dialect;
-    this.#clientModelJson = JSON.stringify(opts.clientModel);
+    this.#clientModelJson = latin1(JSON.stringify(opts.clientModel));
     this.#rewrite = opts.clientModel !== opts.upstreamModel;
     this.#stripUsageChunk = opts.stripUsageChunk;
   }
@@ -42,9 +47,15 @@ export class PassthroughStreamTap {
     return this.#events;
   }
 
-  /** Text to forward for this chunk of upstream bytes (possibly ''). Only whole lines are forwarded. */
-  push(chunk: Uint8Array): string {
-    const text = this.#carry + this.#utf8.decode(chunk);
+  /**
+   * What to forward for this chunk of upstream bytes (possibly nothing): the chunk itself when it is whole
+   * lines left as they are, else a latin1 string (write it with that encoding). Only whole lines are
+   * forwarded, so no pattern is split between chunks.
+   */
+  push(chunk: Uint8Array): Uint8Array | string {
+    const bytes = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    const read = bytes.toString('latin1');
+    const text = this.#carry === '' ? read : this.#carry + read;
     const lastNl = text.lastIndexOf('\n');
     if (lastNl === -1) {
       this.#carry = text;
@@ -52,15 +63,17 @@ export class PassthroughStreamTap {
     }
     if (lastNl === text.length - 1) {
       this.#carry = '';
-      return this.#block(text);
+      const out = this.#block(text);
+      // Unchanged and nothing carried in: the upstream's own bytes, which the socket takes as they are.
+      return out === read ? bytes : out;
     }
     this.#carry = text.slice(lastNl + 1);
     return this.#block(text.slice(0, lastNl + 1));
   }
 
-  /** Whatever is left at end of input. */
+  /** Whatever is left at end of input (latin1). */
   end(): string {
-    const rest = this.#carry + this.#utf8.end();
+    const rest = this.#carry;
     this.#carry = '';
     return rest ? this.#block(rest) : '';
   }
@@ -179,11 +192,17 @@ function count(text: string, needle: string): number {
   return n;
 }
 
+/** UTF-8 text as the latin1 string of its bytes (how the tap reads the stream). */
+function latin1(text: string): string {
+  return Buffer.from(text, 'utf8').toString('latin1');
+}
+
 function parseData(line: string): Record<string, unknown> | null {
   const colon = line.indexOf('data:');
   if (colon === -1) return null;
   try {
-    const v: unknown = JSON.parse(line.slice(colon + 5));
+    // The one place the tap needs characters: the usage line, once or twice a stream.
+    const v: unknown = JSON.parse(Buffer.from(line.slice(colon + 5), 'latin1').toString('utf8'));
     return isObject(v) ? v : null;
   } catch {
     return null;

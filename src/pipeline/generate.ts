@@ -159,14 +159,14 @@ async function relayStream(res: ServerResponse, flight: Flight, answer: Answer):
         const out = relay.push(chunk);
         if (out.length === 0) return true;
         state.markFirstByte();
-        return res.write(out);
+        return res.write(out, relay.encoding);
       },
       // Synchronous with the last chunk: the stream's end goes out in the same write as its last event.
       () => {
         const tail = relay.end();
         if (!relay.finished) throw new GatewayError('upstream_error', { message: 'The upstream stream ended before it was complete.' });
         state.markFirstByte();
-        res.end(tail);
+        res.end(tail, relay.encoding);
       },
     );
   } catch (err) {

@@ -79,6 +79,7 @@ function looksLikeJsonObject(text: string): boolean {
 }
 
 class PassthroughRelay implements StreamRelay {
+  readonly encoding = 'latin1';
   #tap: PassthroughStreamTap;
   #dialect: Dialect;
   #promptEstimate: () => number;
@@ -93,7 +94,7 @@ class PassthroughRelay implements StreamRelay {
     return this.#tap.finished;
   }
 
-  push(chunk: Uint8Array): string {
+  push(chunk: Uint8Array): Uint8Array | string {
     return this.#tap.push(chunk);
   }
 

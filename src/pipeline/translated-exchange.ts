@@ -124,6 +124,8 @@ class TranslatedRelay implements StreamRelay {
     this.#dialect = opts.clientDialect;
   }
 
+  readonly encoding = 'utf8';
+
   get finished(): boolean {
     return this.#t.finished;
   }

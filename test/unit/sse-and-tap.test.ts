@@ -4,6 +4,12 @@ import assert from 'node:assert/strict';
 import { SseDecoder } from '../../src/core/sse.ts';
 import { PassthroughStreamTap } from '../../src/dialects/passthrough-tap.ts';
 
+/** Everything the tap forwards for these pieces of upstream bytes, as text. */
+function through(tap: PassthroughStreamTap, ...pieces: Uint8Array[]): string {
+  const bytes = (out: Uint8Array | string): Uint8Array => (typeof out === 'string' ? Buffer.from(out, 'latin1') : out);
+  return Buffer.concat([...pieces.map((p) => bytes(tap.push(p))), bytes(tap.end())]).toString('utf8');
+}
+
 test('decoder handles every line ending, comments, multi-line data and bytes split anywhere', () => {
   const text = 'event: a\r\ndata: {"x":"é"}\r\n\r\n: comment\n\ndata: 1\ndata: 2\n\nevent: b\rdata: z\r\r';
   const bytes = Buffer.from(text);
@@ -24,9 +30,9 @@ const openaiStream = [
 
 test('OpenAI tap: model rewritten, usage read, usage chunk stripped when the client did not ask', () => {
   const bytes = Buffer.from(openaiStream);
-  for (const cut of [1, 50, 173, bytes.length - 3]) {
+  for (let cut = 0; cut <= bytes.length; cut++) {
     const tap = new PassthroughStreamTap({ dialect: 'openai', clientModel: 'mine', upstreamModel: 'up', stripUsageChunk: true });
-    const out = tap.push(bytes.subarray(0, cut)) + tap.push(bytes.subarray(cut)) + tap.end();
+    const out = through(tap, bytes.subarray(0, cut), bytes.subarray(cut));
     assert.ok(!out.includes('"model":"up"'));
     assert.ok(!out.includes('"usage":{'), 'usage chunk stripped');
     assert.ok(out.endsWith('data: [DONE]\n\n'));
@@ -35,7 +41,7 @@ test('OpenAI tap: model rewritten, usage read, usage chunk stripped when the cli
     assert.ok(tap.finished);
   }
   const keep = new PassthroughStreamTap({ dialect: 'openai', clientModel: 'up', upstreamModel: 'up', stripUsageChunk: false });
-  assert.equal(keep.push(Buffer.from(openaiStream)) + keep.end(), openaiStream, 'unchanged bytes when nothing is to change');
+  assert.equal(through(keep, Buffer.from(openaiStream)), openaiStream, 'unchanged bytes when nothing is to change');
 });
 
 test('Anthropic tap: usage from message_start and the cumulative message_delta; cut stream counts deltas', () => {
@@ -49,7 +55,7 @@ test('Anthropic tap: usage from message_start and the cumulative message_delta; 
     'event: message_stop\ndata: {"type":"message_stop"}\n\n',
   ];
   const tap = new PassthroughStreamTap({ dialect: 'anthropic', clientModel: 'mine', upstreamModel: 'up', stripUsageChunk: false });
-  const out = tap.push(Buffer.from(s.join(''))) + tap.end();
+  const out = through(tap, Buffer.from(s.join('')));
   assert.ok(out.includes('"model":"mine"'));
   assert.deepEqual(tap.usage, { inputTokens: 25, outputTokens: 15, cacheReadTokens: 5, cacheWriteTokens: 0 });
   assert.ok(tap.finished);
@@ -64,8 +70,52 @@ test('OpenAI tap: keys that merely end in "model" are left alone; a multibyte ch
   const tap = new PassthroughStreamTap({ dialect: 'openai', clientModel: 'mine', upstreamModel: 'up', stripUsageChunk: false });
   const bytes = Buffer.from(ev + ev);
   const split = bytes.indexOf(Buffer.from('é')) + 1;
-  const out = tap.push(bytes.subarray(0, split)) + tap.push(bytes.subarray(split)) + tap.end();
+  const out = through(tap, bytes.subarray(0, split), bytes.subarray(split));
   assert.equal(out, (ev + ev).replaceAll('"model":"up"', '"model":"mine"'));
   assert.ok(out.includes('"submodel":"up"'));
   assert.equal(tap.deltaEvents, 2, 'two chunks delivered');
+});
+
+const anthropicStream = [
+  'event: message_start\ndata: {"type":"message_start","message":{"id":"m","type":"message","role":"assistant","model":"up","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":25,"output_tokens":1}}}\n\n',
+  'event: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}\n\n',
+  'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Grüße"}}\n\n',
+  'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":" 👋"}}\n\n',
+  'event: content_block_stop\ndata: {"type":"content_block_stop","index":0}\n\n',
+  'event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":3}}\n\n',
+  'event: message_stop\ndata: {"type":"message_stop"}\n\n',
+].join('');
+
+test('Anthropic tap: the same bytes out, model renamed, whatever byte the stream is cut at', () => {
+  const bytes = Buffer.from(anthropicStream);
+  const expected = anthropicStream.replace('"model":"up"', '"model":"mine"');
+  for (let cut = 0; cut <= bytes.length; cut++) {
+    const tap = new PassthroughStreamTap({ dialect: 'anthropic', clientModel: 'mine', upstreamModel: 'up', stripUsageChunk: false });
+    assert.equal(through(tap, bytes.subarray(0, cut), bytes.subarray(cut)), expected, `cut at ${cut}`);
+    assert.deepEqual(tap.usage, { inputTokens: 25, outputTokens: 3, cacheReadTokens: 0, cacheWriteTokens: 0 });
+    assert.equal(tap.deltaEvents, 2);
+    assert.ok(tap.finished);
+  }
+});
+
+test('OpenAI tap: CRLF-framed usage chunk stripped; a last line without its newline still goes out', () => {
+  const crlf = openaiStream.replaceAll('\n', '\r\n');
+  const tap = new PassthroughStreamTap({ dialect: 'openai', clientModel: 'up', upstreamModel: 'up', stripUsageChunk: true });
+  const out = through(tap, Buffer.from(crlf));
+  assert.ok(!out.includes('"usage":{'));
+  assert.ok(out.endsWith('data: [DONE]\r\n\r\n'));
+  assert.equal(out.split('\r\n\r\n').length - 1, 4);
+  const open = new PassthroughStreamTap({ dialect: 'openai', clientModel: 'up', upstreamModel: 'up', stripUsageChunk: false });
+  assert.equal(through(open, Buffer.from('data: [DONE]')), 'data: [DONE]');
+  assert.ok(open.finished);
+});
+
+test('tap: takes plain Uint8Array views, and forwards whole-line chunks it need not change without copying them', () => {
+  const backing = new Uint8Array(Buffer.from(`xx${openaiStream}xx`));
+  const view = backing.subarray(2, backing.length - 2);
+  const tap = new PassthroughStreamTap({ dialect: 'openai', clientModel: 'mine', upstreamModel: 'up', stripUsageChunk: false });
+  assert.equal(through(tap, view), openaiStream.replaceAll('"model":"up"', '"model":"mine"'));
+  const keep = new PassthroughStreamTap({ dialect: 'openai', clientModel: 'up', upstreamModel: 'up', stripUsageChunk: false });
+  const chunk = Buffer.from(openaiStream.slice(0, openaiStream.indexOf('\n\n') + 2));
+  assert.equal(keep.push(chunk), chunk, 'the upstream chunk itself');
 });
