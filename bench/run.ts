@@ -9,6 +9,8 @@ import { parseArgs } from 'node:util';
 import { runHold } from './lib/hold.ts';
 import { runPaired } from './lib/paired.ts';
 import { runStagePass } from './lib/stage-pass.ts';
+import { callgrindMissing } from './lib/callgrind.ts';
+import { runInstructionPass } from './lib/instruction-pass.ts';
 import { pickLoadGenerator } from './lib/load.ts';
 import type { LoadGenerator } from './lib/load.ts';
 import { measureLoad, probe, probeProblem, warmUp } from './lib/measure.ts';
@@ -226,6 +228,26 @@ async function runStages(targets: Target[], mockPort: number, workDir: string, s
   }
 }
 
+/** Instructions per request under callgrind, modelgate beside the bare proxy (lib/instruction-pass.ts). */
+async function runInstructions(targets: Target[], workDir: string, skipped: string[]): Promise<RunResults['instructions']> {
+  if (!targets.some((t) => t.name === 'modelgate') || !targets.some((t) => t.name === 'bare-proxy')) return [];
+  if (timing.instructions === null) {
+    skipped.push('instruction pass: full runs only (valgrind runs each proxy ~50 × slower)');
+    return [];
+  }
+  const missing = callgrindMissing();
+  if (missing !== null) {
+    skipped.push(`instruction pass: ${missing}`);
+    return [];
+  }
+  try {
+    return await runInstructionPass({ workDir: join(workDir, 'instructions'), ...timing.instructions, log });
+  } catch (error) {
+    skipped.push(`instruction pass: ${(error as Error).message}`);
+    return [];
+  }
+}
+
 async function main(): Promise<void> {
   const started = Date.now();
   const date = new Date().toISOString().slice(0, 10);
@@ -253,6 +275,8 @@ async function main(): Promise<void> {
     paired: null,
     latency: new Map(),
     stages: new Map(),
+    instructions: [],
+    instructionPlan: timing.instructions,
   };
   try {
     for (const scenario of LOAD_SCENARIOS) {
@@ -265,6 +289,7 @@ async function main(): Promise<void> {
     if (canRunRealtime()) results.ttfbRealtime = await runTtfb(targets, skipped, true);
     else skipped.push('time to first byte with the timing client at real-time priority: `chrt -f` is not available or not permitted (needs root or CAP_SYS_NICE)');
     results.stages = await runStages(targets, mock.port, workDir, skipped);
+    results.instructions = await runInstructions(targets, workDir, skipped);
     results.hold = await runHolds({ targets, mock, mockUrl, workDir, skipped });
   } finally {
     for (const target of targets.slice(1).reverse()) await target.child.stop();

@@ -3,7 +3,7 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
-import { Child, NODE, freePort, waitForHttp } from './processes.ts';
+import { Child, NODE, freePort, nodeLaunch, waitForHttp } from './processes.ts';
 import type { Started, Target } from './targets.ts';
 import { buildRequest } from './requests.ts';
 import type { RequestKind } from './requests.ts';
@@ -57,24 +57,22 @@ async function createKey(configPath: string): Promise<{ key: string; admission: 
   return { error: `modelgate keys create failed: ${lastError}` };
 }
 
-/** `nodeFlags`: Node/V8 flags for the gateway process (`npm run bench -- --node-flags=…`), e.g. heap sizing. */
-export async function startModelgate(options: { mockPort: number; workDir: string; nodeFlags?: readonly string[]; env?: NodeJS.ProcessEnv }): Promise<Started> {
+/**
+ * `nodeFlags`: Node/V8 flags for the gateway process (`npm run bench -- --node-flags=…`), e.g. heap sizing.
+ * `wrapper`: a command that runs the gateway's Node (the instruction pass's valgrind), which starts slower.
+ */
+export async function startModelgate(options: { mockPort: number; workDir: string; nodeFlags?: readonly string[]; env?: NodeJS.ProcessEnv; wrapper?: readonly string[]; readyTimeoutMs?: number }): Promise<Started> {
   if (!existsSync(MAIN)) return { ok: false, reason: 'src/main.ts does not exist yet' };
   const port = await freePort();
   const configPath = join(options.workDir, 'modelgate.yaml');
   writeFileSync(configPath, modelgateConfig({ mockPort: options.mockPort, port, dir: options.workDir }));
   const created = await createKey(configPath);
   if ('error' in created) return { ok: false, reason: created.error };
-  const child = new Child({
-    name: 'modelgate',
-    command: NODE,
-    args: [...(options.nodeFlags ?? []), MAIN, 'serve', '--config', configPath, '--port', String(port), '--host', '127.0.0.1'],
-    cwd: ROOT,
-    env: options.env,
-  });
+  const launch = nodeLaunch([...(options.nodeFlags ?? []), MAIN, 'serve', '--config', configPath, '--port', String(port), '--host', '127.0.0.1'], options.wrapper);
+  const child = new Child({ name: 'modelgate', ...launch, cwd: ROOT, env: options.env });
   const baseUrl = `http://127.0.0.1:${port}`;
   try {
-    await waitForHttp({ url: `${baseUrl}/healthz`, child, timeoutMs: 20_000, accept: (s) => s === 200 });
+    await waitForHttp({ url: `${baseUrl}/healthz`, child, timeoutMs: options.readyTimeoutMs ?? 20_000, accept: (s) => s === 200 });
   } catch (error) {
     await child.stop();
     return { ok: false, reason: (error as Error).message };

@@ -124,6 +124,12 @@ export function nodeWorker(options: { name: string; args: string[]; realtimePrio
     : new Child({ name: options.name, command: 'chrt', args: ['-f', String(options.realtimePriority), NODE, ...options.args] });
 }
 
+/** Node with `args`, or under a wrapper command (e.g. valgrind) that then runs Node with them. */
+export function nodeLaunch(args: readonly string[], wrapper?: readonly string[]): { command: string; args: string[] } {
+  if (wrapper === undefined || wrapper.length === 0) return { command: NODE, args: [...args] };
+  return { command: wrapper[0], args: [...wrapper.slice(1), NODE, ...args] };
+}
+
 /** A port free right now on 127.0.0.1, for servers that cannot be told to pick their own. */
 export async function freePort(): Promise<number> {
   const server = net.createServer();

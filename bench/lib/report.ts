@@ -4,6 +4,9 @@ import type { Rep } from './measure.ts';
 import type { PairedRun } from './paired.ts';
 import type { LoadScenario } from './scenarios.ts';
 import { STREAM_EVENTS } from './scenarios.ts';
+import type { InstructionPlan } from './scenarios.ts';
+import type { InstructionCell } from './instruction-pass.ts';
+import { chatInstructionRatio, instructionTable, perRequest } from './instruction-report.ts';
 import { stageTable } from './stage-report.ts';
 import type { StageSummary } from './stages.ts';
 import { median } from './stats.ts';
@@ -65,6 +68,10 @@ export interface RunResults {
   latency: Map<TargetName, LatencyRep[]>;
   /** The stage pass (lib/stage-pass.ts): where each Node proxy's time goes before its first write to the client. */
   stages: Map<TargetName, StageSummary[]>;
+  /** The instruction pass (lib/instruction-pass.ts): instructions per request under callgrind. */
+  instructions: InstructionCell[];
+  /** How the instruction pass counted (null when it did not run). */
+  instructionPlan: InstructionPlan | null;
 }
 
 export interface Summary {
@@ -282,6 +289,7 @@ export function headline(results: RunResults): string[] {
     paired((results.latency.get(target) ?? []).map(read), (results.latency.get('direct') ?? []).map(read), byDifference);
   const rawP50 = judge(rawAdded('modelgate', (r) => r.p50Us), (v) => v <= 150);
   const rawP99 = judge(rawAdded('modelgate', (r) => r.p99Us), (v) => v <= 1000);
+  const instructionRatio = chatInstructionRatio(results.instructions);
   return [
     '| measure (non-streaming chat, 50 connections, CPU per request) | ratio of medians |',
     '|---|---:|',
@@ -298,6 +306,7 @@ export function headline(results: RunResults): string[] {
     '|---|---:|---:|---|',
     `| non-streaming CPU ≤ 1.25 × bare proxy | ${shown(mgBare, 2, ' ×')} | ${value(bare?.cpu, 1, ' µs/req')} | ${mgBare.status} |`,
     `| the same, both loaded at once (${results.paired?.connections ?? 25} connections each, paired) | ${shown(mgBarePaired, 2, ' ×')} | ${value(pairedBare, 1, ' µs/req')} | ${mgBarePaired.status} |`,
+    `| the same in instructions (callgrind, one request at a time) | ${value(instructionRatio, 2, ' ×')} | ${value(perRequest(results.instructions, 'bare-proxy', 'chat'), 0, ' instr/req')} | ${check(Number.isFinite(instructionRatio) ? instructionRatio <= 1.25 : undefined)} |`,
     `| non-streaming CPU ≥ 7 × less than Portkey | ${shown(pkMg, 2, ' ×')} | ${value(ratio(portkey?.cpu, bare?.cpu), 2, ' ×')} | ${pkMg.status} |`,
     `| streaming pass-through ≤ 9 µs CPU/event | ${shown(stream, 1, ' µs')} | ${value(bareStream, 1, ' µs')} | ${stream.status} |`,
     `| translated streaming ≤ 12 µs CPU/event | ${shown(translated, 1, ' µs')} | — | ${translated.status} |`,
@@ -332,6 +341,7 @@ export function renderResults(results: RunResults): string {
     ...ttfbTable(results.ttfb, 'Time to first streamed byte, 1 connection'),
     ...ttfbTable(results.ttfbRealtime, 'Time to first streamed byte, 1 connection, timing client at real-time priority (`chrt -f 10`)'),
     ...stageTable(results.stages, 'Inside the proxy, one stream at a time (fresh processes with `bench/stage-timer.ts` preloaded)'),
+    ...instructionTable(results.instructions, results.instructionPlan),
     ...holdTable(results),
   ].join('\n');
 }

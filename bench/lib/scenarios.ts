@@ -14,6 +14,13 @@ export interface LoadScenario {
   quick: boolean;
 }
 
+/** The instruction pass: requests before counting and requests counted, per kind; events' spacing. */
+export interface InstructionPlan {
+  chat: { warmup: number; count: number };
+  streams: { warmup: number; count: number };
+  pacingMs: number;
+}
+
 export interface Timing {
   reps: number;
   durationS: number;
@@ -33,6 +40,8 @@ export interface Timing {
   /** The stage pass: alternated repetitions and streams per repetition and target. */
   stageReps: number;
   stageCount: number;
+  /** The instruction pass (lib/instruction-pass.ts); null: not run. */
+  instructions: InstructionPlan | null;
 }
 
 export const CHUNKS = 50;
@@ -55,5 +64,33 @@ export const LOAD_SCENARIOS: LoadScenario[] = [
   { id: 'big-c50', title: 'Non-streaming chat with a 50 KB prompt, 50 connections', kind: 'chat-50kb', connections: 50, eventsPerResponse: undefined, only: undefined, quick: true },
 ];
 
-export const FULL: Timing = { reps: 9, durationS: 3, warmupMs: 2000, ttfbCount: 1000, latencyCount: 5000, holdStreams: 1000, probeCount: 300, ttfbMaxMs: 20_000, holdReadyMs: 15_000, holdTargets: ['modelgate', 'bare-proxy'], stageReps: 5, stageCount: 500 };
-export const QUICK: Timing = { reps: 1, durationS: 1, warmupMs: 300, ttfbCount: 200, latencyCount: 1000, holdStreams: 1000, probeCount: 100, ttfbMaxMs: 1000, holdReadyMs: 6000, holdTargets: ['modelgate'], stageReps: 1, stageCount: 100 };
+export const FULL: Timing = {
+  reps: 9,
+  durationS: 3,
+  warmupMs: 2000,
+  ttfbCount: 1000,
+  latencyCount: 5000,
+  holdStreams: 1000,
+  probeCount: 300,
+  ttfbMaxMs: 20_000,
+  holdReadyMs: 15_000,
+  holdTargets: ['modelgate', 'bare-proxy'],
+  stageReps: 5,
+  stageCount: 500,
+  instructions: { chat: { warmup: 2000, count: 2000 }, streams: { warmup: 200, count: 200 }, pacingMs: 3 },
+};
+export const QUICK: Timing = {
+  reps: 1,
+  durationS: 1,
+  warmupMs: 300,
+  ttfbCount: 200,
+  latencyCount: 1000,
+  holdStreams: 1000,
+  probeCount: 100,
+  ttfbMaxMs: 1000,
+  holdReadyMs: 6000,
+  holdTargets: ['modelgate'],
+  stageReps: 1,
+  stageCount: 100,
+  instructions: null,
+};

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { hasCommand } from './load.ts';
 import type { LoadRequest } from './load.ts';
 import { nginxConfig } from './nginx-config.ts';
-import { Child, NODE, freePort, waitForHttp } from './processes.ts';
+import { Child, NODE, freePort, nodeLaunch, waitForHttp } from './processes.ts';
 import { buildRequest } from './requests.ts';
 import type { RequestKind, RequestSetup } from './requests.ts';
 
@@ -73,15 +73,14 @@ export function directTarget(mock: { child: Child; port: number }): Target {
   });
 }
 
-/** `nodeFlags` and `env` are for the stage pass, which preloads bench/stage-timer.ts. */
-export async function startBareProxy(mockPort: number, options: { nodeFlags?: readonly string[]; env?: NodeJS.ProcessEnv } = {}): Promise<Started> {
-  const child = new Child({
-    name: 'bare-proxy',
-    command: NODE,
-    args: [...(options.nodeFlags ?? []), join(BENCH, 'bare-proxy.ts'), '--port=0', `--upstream=http://127.0.0.1:${mockPort}`],
-    env: options.env,
-  });
-  const port = await child.portLine(10_000);
+/**
+ * `nodeFlags` and `env` are for the stage pass, which preloads bench/stage-timer.ts; `wrapper` for the
+ * instruction pass, which runs the proxy under valgrind (and so waits longer for it to start).
+ */
+export async function startBareProxy(mockPort: number, options: { nodeFlags?: readonly string[]; env?: NodeJS.ProcessEnv; wrapper?: readonly string[]; readyTimeoutMs?: number } = {}): Promise<Started> {
+  const launch = nodeLaunch([...(options.nodeFlags ?? []), join(BENCH, 'bare-proxy.ts'), '--port=0', `--upstream=http://127.0.0.1:${mockPort}`], options.wrapper);
+  const child = new Child({ name: 'bare-proxy', ...launch, env: options.env });
+  const port = await child.portLine(options.readyTimeoutMs ?? 10_000);
   const setup = { baseUrl: `http://127.0.0.1:${port}`, models: PLAIN, headers: { authorization: 'Bearer x' }, holdPrefix: '/hold' };
   return { ok: true, target: makeTarget({ name: 'bare-proxy', child, setup }) };
 }

@@ -31,6 +31,8 @@ function results(cpu: Partial<Record<TargetName, number>>): RunResults {
     paired: null,
     latency: new Map(),
     stages: new Map(),
+    instructions: [],
+    instructionPlan: null,
   };
 }
 
