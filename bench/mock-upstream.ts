@@ -156,6 +156,18 @@ export function createMockUpstream(options: MockOptions): { server: http.Server;
       res.writeHead(200, JSON_HEADERS).end('{"holding":true}');
       return true;
     }
+    // The instruction pass warms a proxy up on fast streams, then counts streams whose events come apart.
+    if (req.method === 'POST' && path === '/pacing') {
+      const to = new URL(req.url ?? '/', 'http://mock').searchParams.get('to') ?? '';
+      try {
+        options.pacing = parsePacing(to);
+      } catch (error) {
+        res.writeHead(400, JSON_HEADERS).end(JSON.stringify({ error: (error as Error).message }));
+        return true;
+      }
+      res.writeHead(200, JSON_HEADERS).end(JSON.stringify({ pacing: options.pacing }));
+      return true;
+    }
     if (req.method === 'POST' && path === '/release') {
       res.writeHead(200, JSON_HEADERS).end(JSON.stringify({ released: pump.release() }));
       return true;

@@ -2,12 +2,14 @@
 // request at a time from the harness; after a warm-up, the instructions each executes for a fixed number
 // of requests are counted (lib/callgrind.ts). The repeatable view of "CPU per request": what the proxy
 // does, not how busy the neighbours were. Valgrind runs a process ~50 × slower, so this is its own pass
-// with its own processes and its own mock upstream, and its timings mean nothing. That mock sends a
-// stream's events milliseconds apart, so each reaches the slowed proxy as its own read, as a model's
-// tokens do: with the main mock's one-event-per-turn pacing, how many events a read held depended on how
-// far behind the proxy was, and so did the count.
+// with its own processes and its own mock upstream, and its timings mean nothing. Streams warm up at
+// the main mock's one-event-per-turn pacing (fast), then the counted ones come with their events
+// milliseconds apart, so each reaches the slowed proxy as its own read, as a model's tokens do: counted
+// at one-event-per-turn, how many events a read held depended on how far behind the proxy was, and so
+// did the count.
 import { join } from 'node:path';
 import { mkdirSync } from 'node:fs';
+import { probe } from './measure.ts';
 import { CallgrindCounter, callgrindWrapper } from './callgrind.ts';
 import { startModelgate } from './modelgate-target.ts';
 import type { RequestKind } from './requests.ts';
@@ -32,8 +34,8 @@ export interface InstructionCell {
 
 /**
  * `chat` and `streams`: requests served before counting starts (V8 has compiled the hot paths by then)
- * and requests counted; a stream takes `CHUNKS` × `pacingMs`, which is well above what one event takes
- * the proxy under callgrind (~1 ms).
+ * and requests counted; a counted stream takes `CHUNKS` × `pacingMs`, which is well above what one event
+ * takes the proxy under callgrind (~1 ms).
  */
 export interface InstructionPassOptions extends InstructionPlan {
   workDir: string;
@@ -55,6 +57,11 @@ async function start(name: CountedTarget, options: InstructionPassOptions, mockP
   return started.target;
 }
 
+async function setPacing(mockPort: number, to: string): Promise<void> {
+  const res = await probe({ url: `http://127.0.0.1:${mockPort}/pacing?to=${to}`, method: 'POST', headers: {}, body: '' });
+  if (res.status !== 200) throw new Error(`the mock refused pacing ${to}: ${res.body}`);
+}
+
 /** One scenario on one target, in a process of its own (see CallgrindCounter). */
 async function countOne(name: CountedTarget, kind: RequestKind, options: InstructionPassOptions, mockPort: number): Promise<InstructionCell | null> {
   const outFile = join(options.workDir, `callgrind-${name}-${kind}.out`);
@@ -64,9 +71,11 @@ async function countOne(name: CountedTarget, kind: RequestKind, options: Instruc
     const plan = kind === 'chat' ? options.chat : options.streams;
     const request = target.request(kind);
     let errors = (await runSequential({ request, count: plan.warmup, warmup: 0 })).errors;
+    if (kind !== 'chat') await setPacing(mockPort, String(options.pacingMs));
     const instructions = await new CallgrindCounter(target.child.pid, outFile).count(async () => {
       errors += (await runSequential({ request, count: plan.count, warmup: 0 })).errors;
     });
+    await setPacing(mockPort, 'tick');
     options.log(`instructions ${name} ${kind}: ${Math.round(instructions / plan.count).toLocaleString('en-US')} per request${errors > 0 ? `, ${errors} errors` : ''}`);
     return { target: name, kind, requests: plan.count, instructions, errors };
   } finally {
@@ -76,7 +85,7 @@ async function countOne(name: CountedTarget, kind: RequestKind, options: Instruc
 
 export async function runInstructionPass(options: InstructionPassOptions): Promise<InstructionCell[]> {
   mkdirSync(options.workDir, { recursive: true });
-  const mock = await startMock({ chunks: CHUNKS, chunkSize: 6, pacing: String(options.pacingMs), latencyMs: 0 });
+  const mock = await startMock({ chunks: CHUNKS, chunkSize: 6, pacing: 'tick', latencyMs: 0 });
   const cells: InstructionCell[] = [];
   try {
     for (const kind of COUNTED_KINDS) {

@@ -53,7 +53,7 @@ export function instructionTable(cells: readonly InstructionCell[], plan: Instru
     ...rows,
     ...eventRows,
     '',
-    `Counted: ${n(plan.chat.count)} non-streamed requests after ${n(plan.chat.warmup)} warm-up ones, and ${n(plan.streams.count)} streams of each kind after ${n(plan.streams.warmup)}, from a mock sending a stream's events ${plan.pacingMs} ms apart (each its own read); every thread of the process, V8's compiler and GC threads too; ${errors} errors. Two runs of the pass differ by a few per cent, where CPU time moves ±15 %.`,
+    `Counted: ${n(plan.chat.count)} non-streamed requests after ${n(plan.chat.warmup)} warm-up ones, and ${n(plan.streams.count)} streams of each kind after ${n(plan.streams.warmup)} unpaced ones, from a mock sending a counted stream's events ${plan.pacingMs} ms apart (each its own read); every thread of the process, V8's compiler and GC threads too; ${errors} errors. Two runs of the pass differ by a few per cent, where CPU time moves ±15 %.`,
     '',
   ];
 }

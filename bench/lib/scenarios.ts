@@ -77,7 +77,7 @@ export const FULL: Timing = {
   holdTargets: ['modelgate', 'bare-proxy'],
   stageReps: 5,
   stageCount: 500,
-  instructions: { chat: { warmup: 2000, count: 2000 }, streams: { warmup: 200, count: 200 }, pacingMs: 3 },
+  instructions: { chat: { warmup: 2000, count: 2000 }, streams: { warmup: 1000, count: 200 }, pacingMs: 3 },
 };
 export const QUICK: Timing = {
   reps: 1,

@@ -44,7 +44,7 @@ describe('instruction pass, on literal input', () => {
     // (1,500,000 − 500,000) / 52 and (920,000 − 400,000) / 52
     assert.match(text, /\| Streaming chat \(52 events\), per event beyond a non-streamed answer \| 19,231 \| 10,000 \| 1\.92 × \|/);
     assert.match(text, /translated from an OpenAI-style upstream \(52 events\) \| 2,000,000 \| — \| — × \|/);
-    assert.match(text, /500 non-streamed requests after 1,500 warm-up ones, and 100 streams of each kind after 200, from a mock sending a stream's events 3 ms apart/);
+    assert.match(text, /500 non-streamed requests after 1,500 warm-up ones, and 100 streams of each kind after 200 unpaced ones, from a mock sending a counted stream's events 3 ms apart/);
     assert.deepEqual(instructionTable([], PLAN), []);
     assert.deepEqual(instructionTable(cells, null), []);
   });

@@ -84,6 +84,31 @@ describe('mock upstream', () => {
     assert.equal((await post('/v1/chat/completion', {})).status, 404);
   });
 
+  it('switches pacing at run time: events milliseconds apart arrive as separate reads', async () => {
+    const reads = (): Promise<number> =>
+      new Promise((resolve, reject) => {
+        const req = http.request(`${base}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' } }, (res) => {
+          let n = 0;
+          res.on('data', () => (n += 1));
+          res.on('end', () => resolve(n));
+        });
+        req.on('error', reject);
+        req.end(JSON.stringify({ model: 'x', messages: [], stream: true }));
+      });
+    const set = (to: string): Promise<{ status: number; body: string }> => probe({ url: `${base}/pacing?to=${to}`, method: 'POST', headers: {}, body: '' });
+    try {
+      assert.deepEqual(await set('none'), { status: 200, body: '{"pacing":"none"}' });
+      const whole = await reads();
+      assert.equal((await set('15')).body, '{"pacing":15}');
+      const paced = await reads();
+      // 5 content events 15 ms apart after the head: even a busy client reads them in several goes.
+      assert.ok(paced >= 3 && paced > whole, `paced stream in ${paced} reads, unpaced in ${whole}`);
+      assert.equal((await set('fast')).status, 400);
+    } finally {
+      await set('tick');
+    }
+  });
+
   it('parses pacing', () => {
     assert.equal(parsePacing('tick'), 'tick');
     assert.equal(parsePacing('5'), 5);
