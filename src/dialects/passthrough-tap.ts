@@ -1,4 +1,4 @@
-// The same-dialect stream path: forwards upstream SSE text, rewriting the model name, reading usage from
+// The same-dialect stream path: forwards upstream SSE bytes, rewriting the model name, reading usage from
 // the few events that carry it, and (OpenAI) dropping the usage chunk the gateway asked for on the
 // caller's behalf. This runs for every streamed token (issue 6 budget: ≤ 9 µs CPU per event), so it
 // works per chunk with a handful of native string searches over the chunk read as latin1: one character

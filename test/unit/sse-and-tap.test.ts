@@ -119,3 +119,11 @@ test('tap: takes plain Uint8Array views, and forwards whole-line chunks it need 
   const chunk = Buffer.from(openaiStream.slice(0, openaiStream.indexOf('\n\n') + 2));
   assert.equal(keep.push(chunk), chunk, 'the upstream chunk itself');
 });
+
+test('tap: a client model name beyond ASCII goes out as its UTF-8 bytes, as does the upstream text around it', () => {
+  const tap = new PassthroughStreamTap({ dialect: 'openai', clientModel: 'modèle-ü', upstreamModel: 'up', stripUsageChunk: true });
+  const out = through(tap, Buffer.from(openaiStream));
+  assert.ok(out.includes('"model":"modèle-ü"'));
+  assert.ok(out.includes('"content":"Hé"'));
+  assert.deepEqual(tap.usage, { inputTokens: 4, outputTokens: 2, cacheReadTokens: 3, cacheWriteTokens: 0 });
+});
