@@ -1,4 +1,4 @@
-// `npm run bench [-- --quick] [--targets a,b] [--load-generator autocannon] [--node-flags=…]`: starts the mock upstream
+// `npm run bench [-- --quick | --instructions] [--targets a,b] [--load-generator autocannon] [--node-flags=…]`: starts the mock upstream
 // and every available target, measures them side by side (issue 6), writes bench/results/<date>.md
 // (a later full run the same day: <date>-2.md, …; lib/results-file.ts).
 import { spawnSync } from 'node:child_process';
@@ -18,6 +18,7 @@ import { startModelgate } from './lib/modelgate-target.ts';
 import { Child, nodeWorker } from './lib/processes.ts';
 import { ticksPerSecond } from './lib/proc-stats.ts';
 import { headline, renderResults } from './lib/report.ts';
+import { instructionTable } from './lib/instruction-report.ts';
 import { resultsFile } from './lib/results-file.ts';
 import type { HoldResult, LatencyRep, LoadCell, RunResults, TtfbRep } from './lib/report.ts';
 import { CHUNKS, FULL, LOAD_SCENARIOS, QUICK } from './lib/scenarios.ts';
@@ -29,6 +30,8 @@ const BENCH = new URL('.', import.meta.url).pathname;
 const { values } = parseArgs({
   options: {
     quick: { type: 'boolean', default: false },
+    // Only the instruction pass (≈ 6 minutes): counts to compare before and after a change.
+    instructions: { type: 'boolean', default: false },
     targets: { type: 'string' },
     'load-generator': { type: 'string' },
     // Node/V8 flags for the gateway process only, e.g. --node-flags=--max-semi-space-size=16.
@@ -36,6 +39,12 @@ const { values } = parseArgs({
   },
 });
 const quick = values.quick === true;
+const instructionsOnly = values.instructions === true;
+if (quick && instructionsOnly) {
+  process.stderr.write('--quick and --instructions do not combine: the instruction pass has one plan (≈ 6 minutes)\n');
+  process.exit(2);
+}
+const mode: RunResults['mode'] = quick ? 'quick' : instructionsOnly ? 'instructions' : 'full';
 const timing: Timing = quick ? QUICK : FULL;
 const nodeFlags = (values['node-flags'] ?? '').split(/\s+/).filter((f) => f !== '');
 const wanted = values.targets === undefined ? undefined : new Set(values.targets.split(','));
@@ -229,10 +238,9 @@ async function runStages(targets: Target[], mockPort: number, workDir: string, s
 }
 
 /** Instructions per request under callgrind, modelgate beside the bare proxy (lib/instruction-pass.ts). */
-async function runInstructions(targets: Target[], workDir: string, skipped: string[]): Promise<RunResults['instructions']> {
-  if (!targets.some((t) => t.name === 'modelgate') || !targets.some((t) => t.name === 'bare-proxy')) return [];
+async function runInstructions(workDir: string, skipped: string[]): Promise<RunResults['instructions']> {
   if (timing.instructions === null) {
-    skipped.push('instruction pass: full runs only (valgrind runs each proxy ~50 × slower)');
+    skipped.push('instruction pass: full runs only (valgrind runs each proxy ~50 × slower; `--instructions` runs it alone)');
     return [];
   }
   const missing = callgrindMissing();
@@ -248,25 +256,16 @@ async function runInstructions(targets: Target[], workDir: string, skipped: stri
   }
 }
 
-async function main(): Promise<void> {
-  const started = Date.now();
-  const date = new Date().toISOString().slice(0, 10);
-  const workDir = mkdtempSync(join(os.tmpdir(), 'modelgate-bench-'));
-  const skipped: string[] = [];
-  const generator = pickLoadGenerator(workDir, values['load-generator']);
-  const mock = await startMock({ chunks: CHUNKS, chunkSize: 6, pacing: 'tick', latencyMs: 0 });
-  const mockUrl = `http://127.0.0.1:${mock.port}`;
-  const targets = await startTargets(mock, workDir, skipped);
-  const results: RunResults = {
+function machineLine(): string {
+  return `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'unknown CPU'}, ${os.type()} ${os.release()}, Node ${process.version} for every Node process, CLK_TCK ${ticksPerSecond()}`;
+}
+
+function emptyResults(date: string, header: string[], skipped: string[]): RunResults {
+  return {
     date,
-    mode: quick ? 'quick' : 'full',
-    header: [
-      `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'unknown CPU'}, ${os.type()} ${os.release()}, Node ${process.version} for every Node process, CLK_TCK ${ticksPerSecond()}`,
-      `load: ${generator.name} (1 thread) in its own process${generator.name === 'autocannon' ? '; latency resolution 1 ms' : ''}; ${timing.reps} repetition(s) of ${timing.durationS} s per target, alternated; warm-up ${timing.warmupMs} ms per target and scenario`,
-      `mock upstream: standalone node:http process, ${CHUNKS} content chunks of 6 characters per stream, one chunk per event-loop turn (pacing tick), no added latency`,
-      'CPU = utime+stime of the target’s process tree from /proc/<pid>/stat, before and after each run, divided by responses; CPU/event divides by 52 (role chunk + 50 content chunks + finish chunk)',
-    ],
-    notes: targets.flatMap((t) => t.notes.map((n) => `${t.name}: ${n}`)),
+    mode,
+    header,
+    notes: [],
     skipped,
     load: [],
     ttfb: new Map(),
@@ -278,6 +277,52 @@ async function main(): Promise<void> {
     instructions: [],
     instructionPlan: timing.instructions,
   };
+}
+
+function writeResults(results: RunResults, started: number): string {
+  results.header.push(`run took ${Math.round((Date.now() - started) / 1000)} s`);
+  const dir = join(BENCH, 'results');
+  mkdirSync(dir, { recursive: true });
+  const file = resultsFile({ dir, date: results.date, mode: results.mode });
+  writeFileSync(file, `${renderResults(results)}\n`);
+  return file;
+}
+
+/** `--instructions`: the instruction pass alone, for comparing two builds of the gateway. */
+async function instructionsMain(): Promise<void> {
+  const started = Date.now();
+  const workDir = mkdtempSync(join(os.tmpdir(), 'modelgate-bench-'));
+  const results = emptyResults(new Date().toISOString().slice(0, 10), [machineLine(), 'the instruction pass only (`npm run bench -- --instructions`)'], []);
+  try {
+    results.instructions = await runInstructions(workDir, results.skipped);
+  } finally {
+    rmSync(workDir, { recursive: true, force: true });
+  }
+  const file = writeResults(results, started);
+  process.stdout.write(`${instructionTable(results.instructions, results.instructionPlan).join('\n')}\n${results.skipped.map((s) => `skipped: ${s}`).join('\n')}\nwritten ${file}\n`);
+  if (results.instructions.length === 0) process.exitCode = 1;
+}
+
+async function main(): Promise<void> {
+  const started = Date.now();
+  const date = new Date().toISOString().slice(0, 10);
+  const workDir = mkdtempSync(join(os.tmpdir(), 'modelgate-bench-'));
+  const skipped: string[] = [];
+  const generator = pickLoadGenerator(workDir, values['load-generator']);
+  const mock = await startMock({ chunks: CHUNKS, chunkSize: 6, pacing: 'tick', latencyMs: 0 });
+  const mockUrl = `http://127.0.0.1:${mock.port}`;
+  const targets = await startTargets(mock, workDir, skipped);
+  const results = emptyResults(
+    date,
+    [
+      machineLine(),
+      `load: ${generator.name} (1 thread) in its own process${generator.name === 'autocannon' ? '; latency resolution 1 ms' : ''}; ${timing.reps} repetition(s) of ${timing.durationS} s per target, alternated; warm-up ${timing.warmupMs} ms per target and scenario`,
+      `mock upstream: standalone node:http process, ${CHUNKS} content chunks of 6 characters per stream, one chunk per event-loop turn (pacing tick), no added latency`,
+      'CPU = utime+stime of the target’s process tree from /proc/<pid>/stat, before and after each run, divided by responses; CPU/event divides by 52 (role chunk + 50 content chunks + finish chunk)',
+    ],
+    skipped,
+  );
+  results.notes = targets.flatMap((t) => t.notes.map((n) => `${t.name}: ${n}`));
   try {
     for (const scenario of LOAD_SCENARIOS) {
       if (quick && !scenario.quick) continue;
@@ -289,19 +334,15 @@ async function main(): Promise<void> {
     if (canRunRealtime()) results.ttfbRealtime = await runTtfb(targets, skipped, true);
     else skipped.push('time to first byte with the timing client at real-time priority: `chrt -f` is not available or not permitted (needs root or CAP_SYS_NICE)');
     results.stages = await runStages(targets, mock.port, workDir, skipped);
-    results.instructions = await runInstructions(targets, workDir, skipped);
+    if (targets.some((t) => t.name === 'modelgate') && targets.some((t) => t.name === 'bare-proxy')) results.instructions = await runInstructions(workDir, skipped);
     results.hold = await runHolds({ targets, mock, mockUrl, workDir, skipped });
   } finally {
     for (const target of targets.slice(1).reverse()) await target.child.stop();
     await mock.child.stop();
     rmSync(workDir, { recursive: true, force: true });
   }
-  results.header.push(`run took ${Math.round((Date.now() - started) / 1000)} s`);
-  const dir = join(BENCH, 'results');
-  mkdirSync(dir, { recursive: true });
-  const file = resultsFile({ dir, date, quick });
-  writeFileSync(file, `${renderResults(results)}\n`);
+  const file = writeResults(results, started);
   process.stdout.write(`${headline(results).join('\n')}\n${skipped.map((s) => `skipped: ${s}`).join('\n')}\nwritten ${file}\n`);
 }
 
-await main();
+await (instructionsOnly ? instructionsMain() : main());

@@ -53,7 +53,7 @@ export interface HoldResult {
 
 export interface RunResults {
   date: string;
-  mode: 'full' | 'quick';
+  mode: 'full' | 'quick' | 'instructions';
   header: string[];
   notes: string[];
   skipped: string[];

@@ -189,11 +189,12 @@ describe('generated configs', () => {
 describe('results file', () => {
   const taken = (names: string[]) => (path: string) => names.some((n) => path.endsWith(`/${n}`));
   it('names a full run by its date, and a later full run that day by a number, never replacing one', () => {
-    assert.equal(resultsFile({ dir: '/r', date: '2026-11-22', quick: false, exists: taken([]) }), '/r/2026-11-22.md');
-    assert.equal(resultsFile({ dir: '/r', date: '2026-11-22', quick: false, exists: taken(['2026-11-22.md']) }), '/r/2026-11-22-2.md');
-    assert.equal(resultsFile({ dir: '/r', date: '2026-11-22', quick: false, exists: taken(['2026-11-22.md', '2026-11-22-2.md']) }), '/r/2026-11-22-3.md');
+    assert.equal(resultsFile({ dir: '/r', date: '2026-11-22', mode: 'full', exists: taken([]) }), '/r/2026-11-22.md');
+    assert.equal(resultsFile({ dir: '/r', date: '2026-11-22', mode: 'full', exists: taken(['2026-11-22.md']) }), '/r/2026-11-22-2.md');
+    assert.equal(resultsFile({ dir: '/r', date: '2026-11-22', mode: 'full', exists: taken(['2026-11-22.md', '2026-11-22-2.md']) }), '/r/2026-11-22-3.md');
   });
-  it('overwrites the day’s quick run', () => {
-    assert.equal(resultsFile({ dir: '/r', date: '2026-11-22', quick: true, exists: taken(['2026-11-22-quick.md']) }), '/r/2026-11-22-quick.md');
+  it('overwrites the day’s quick run and its instruction-pass-only run', () => {
+    assert.equal(resultsFile({ dir: '/r', date: '2026-11-22', mode: 'quick', exists: taken(['2026-11-22-quick.md']) }), '/r/2026-11-22-quick.md');
+    assert.equal(resultsFile({ dir: '/r', date: '2026-11-22', mode: 'instructions', exists: taken(['2026-11-22-instructions.md']) }), '/r/2026-11-22-instructions.md');
   });
 });
