@@ -72,10 +72,15 @@ async function countOne(name: CountedTarget, kind: RequestKind, options: Instruc
     const request = target.request(kind);
     let errors = (await runSequential({ request, count: plan.warmup, warmup: 0 })).errors;
     if (kind !== 'chat') await setPacing(mockPort, String(options.pacingMs));
-    const instructions = await new CallgrindCounter(target.child.pid, outFile).count(async () => {
-      errors += (await runSequential({ request, count: plan.count, warmup: 0 })).errors;
-    });
-    await setPacing(mockPort, 'tick');
+    let instructions: number;
+    try {
+      instructions = await new CallgrindCounter(target.child.pid, outFile).count(async () => {
+        errors += (await runSequential({ request, count: plan.count, warmup: 0 })).errors;
+      });
+    } finally {
+      // The next scenario warms up unpaced, whatever happened here.
+      await setPacing(mockPort, 'tick');
+    }
     options.log(`instructions ${name} ${kind}: ${Math.round(instructions / plan.count).toLocaleString('en-US')} per request${errors > 0 ? `, ${errors} errors` : ''}`);
     return { target: name, kind, requests: plan.count, instructions, errors };
   } finally {
