@@ -17,7 +17,7 @@ import { measureLoad, probe, probeProblem, warmUp } from './lib/measure.ts';
 import { startModelgate } from './lib/modelgate-target.ts';
 import { Child, nodeWorker } from './lib/processes.ts';
 import { ticksPerSecond } from './lib/proc-stats.ts';
-import { headline, renderResults } from './lib/report.ts';
+import { emptyRunResults, headline, renderResults } from './lib/report.ts';
 import { instructionTable } from './lib/instruction-report.ts';
 import { resultsFile } from './lib/results-file.ts';
 import type { HoldResult, LatencyRep, LoadCell, RunResults, TtfbRep } from './lib/report.ts';
@@ -260,25 +260,6 @@ function machineLine(): string {
   return `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'unknown CPU'}, ${os.type()} ${os.release()}, Node ${process.version} for every Node process, CLK_TCK ${ticksPerSecond()}`;
 }
 
-function emptyResults(date: string, header: string[], skipped: string[]): RunResults {
-  return {
-    date,
-    mode,
-    header,
-    notes: [],
-    skipped,
-    load: [],
-    ttfb: new Map(),
-    ttfbRealtime: new Map(),
-    hold: [],
-    paired: null,
-    latency: new Map(),
-    stages: new Map(),
-    instructions: [],
-    instructionPlan: timing.instructions,
-  };
-}
-
 function writeResults(results: RunResults, started: number): string {
   results.header.push(`run took ${Math.round((Date.now() - started) / 1000)} s`);
   const dir = join(BENCH, 'results');
@@ -292,7 +273,8 @@ function writeResults(results: RunResults, started: number): string {
 async function instructionsMain(): Promise<void> {
   const started = Date.now();
   const workDir = mkdtempSync(join(os.tmpdir(), 'modelgate-bench-'));
-  const results = emptyResults(new Date().toISOString().slice(0, 10), [machineLine(), 'the instruction pass only (`npm run bench -- --instructions`)'], []);
+  const header = [machineLine(), 'the instruction pass only (`npm run bench -- --instructions`)'];
+  const results = emptyRunResults({ date: new Date().toISOString().slice(0, 10), mode, header, skipped: [], instructionPlan: timing.instructions });
   try {
     results.instructions = await runInstructions(workDir, results.skipped);
   } finally {
@@ -312,16 +294,13 @@ async function main(): Promise<void> {
   const mock = await startMock({ chunks: CHUNKS, chunkSize: 6, pacing: 'tick', latencyMs: 0 });
   const mockUrl = `http://127.0.0.1:${mock.port}`;
   const targets = await startTargets(mock, workDir, skipped);
-  const results = emptyResults(
-    date,
-    [
-      machineLine(),
-      `load: ${generator.name} (1 thread) in its own process${generator.name === 'autocannon' ? '; latency resolution 1 ms' : ''}; ${timing.reps} repetition(s) of ${timing.durationS} s per target, alternated; warm-up ${timing.warmupMs} ms per target and scenario`,
-      `mock upstream: standalone node:http process, ${CHUNKS} content chunks of 6 characters per stream, one chunk per event-loop turn (pacing tick), no added latency`,
-      'CPU = utime+stime of the target’s process tree from /proc/<pid>/stat, before and after each run, divided by responses; CPU/event divides by 52 (role chunk + 50 content chunks + finish chunk)',
-    ],
-    skipped,
-  );
+  const header = [
+    machineLine(),
+    `load: ${generator.name} (1 thread) in its own process${generator.name === 'autocannon' ? '; latency resolution 1 ms' : ''}; ${timing.reps} repetition(s) of ${timing.durationS} s per target, alternated; warm-up ${timing.warmupMs} ms per target and scenario`,
+    `mock upstream: standalone node:http process, ${CHUNKS} content chunks of 6 characters per stream, one chunk per event-loop turn (pacing tick), no added latency`,
+    'CPU = utime+stime of the target’s process tree from /proc/<pid>/stat, before and after each run, divided by responses; CPU/event divides by 52 (role chunk + 50 content chunks + finish chunk)',
+  ];
+  const results = emptyRunResults({ date, mode, header, skipped, instructionPlan: timing.instructions });
   results.notes = targets.flatMap((t) => t.notes.map((n) => `${t.name}: ${n}`));
   try {
     for (const scenario of LOAD_SCENARIOS) {

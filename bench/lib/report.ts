@@ -74,6 +74,22 @@ export interface RunResults {
   instructionPlan: InstructionPlan | null;
 }
 
+/** A run with nothing measured yet; the passes fill it in. */
+export function emptyRunResults(options: Pick<RunResults, 'date' | 'mode' | 'header' | 'skipped' | 'instructionPlan'>): RunResults {
+  return {
+    ...options,
+    notes: [],
+    load: [],
+    ttfb: new Map(),
+    ttfbRealtime: new Map(),
+    hold: [],
+    paired: null,
+    latency: new Map(),
+    stages: new Map(),
+    instructions: [],
+  };
+}
+
 export interface Summary {
   cpu: number;
   rps: number;

@@ -10,7 +10,7 @@ import { CallgrindCounter, callgrindMissing, callgrindWrapper, dumpSummary } fro
 import type { InstructionCell } from '../lib/instruction-pass.ts';
 import { chatInstructionRatio, instructionTable } from '../lib/instruction-report.ts';
 import { Child, nodeLaunch } from '../lib/processes.ts';
-import { headline, renderResults } from '../lib/report.ts';
+import { emptyRunResults, headline, renderResults } from '../lib/report.ts';
 import type { RunResults } from '../lib/report.ts';
 
 const cells: InstructionCell[] = [
@@ -24,10 +24,7 @@ const cells: InstructionCell[] = [
 const PLAN = { chat: { warmup: 1500, count: 500 }, streams: { warmup: 200, count: 100 }, pacingMs: 3 };
 
 function run(instructions: InstructionCell[]): RunResults {
-  return {
-    date: '2026-01-01', mode: 'full', header: [], notes: [], skipped: [], load: [], ttfb: new Map(), ttfbRealtime: new Map(),
-    hold: [], paired: null, latency: new Map(), stages: new Map(), instructions, instructionPlan: PLAN,
-  };
+  return { ...emptyRunResults({ date: '2026-01-01', mode: 'full', header: [], skipped: [], instructionPlan: PLAN }), instructions };
 }
 
 describe('instruction pass, on literal input', () => {

@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import type { Rep } from '../lib/measure.ts';
 import { wrkScript } from '../lib/load.ts';
 import { nginxConfig } from '../lib/nginx-config.ts';
-import { headline, renderResults } from '../lib/report.ts';
+import { emptyRunResults, headline, renderResults } from '../lib/report.ts';
 import type { RunResults } from '../lib/report.ts';
 import { resultsFile } from '../lib/results-file.ts';
 import { LOAD_SCENARIOS } from '../lib/scenarios.ts';
@@ -19,20 +19,8 @@ function results(cpu: Partial<Record<TargetName, number>>): RunResults {
   const scenario = LOAD_SCENARIOS.find((s) => s.id === 'chat-c50');
   assert.ok(scenario);
   return {
-    date: '2026-01-01',
-    mode: 'quick',
-    header: [],
-    notes: [],
-    skipped: [],
+    ...emptyRunResults({ date: '2026-01-01', mode: 'quick', header: [], skipped: [], instructionPlan: null }),
     load: Object.entries(cpu).map(([target, value]) => ({ scenario, target: target as TargetName, reps: [rep(value * 2), rep(value), rep(value)] })),
-    ttfb: new Map(),
-    ttfbRealtime: new Map(),
-    hold: [],
-    paired: null,
-    latency: new Map(),
-    stages: new Map(),
-    instructions: [],
-    instructionPlan: null,
   };
 }
 
