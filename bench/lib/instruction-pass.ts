@@ -63,11 +63,10 @@ async function setPacing(mockPort: number, to: string): Promise<void> {
 }
 
 /** One scenario on one target, in a process of its own (see CallgrindCounter). */
-async function countOne(name: CountedTarget, kind: RequestKind, options: InstructionPassOptions, mockPort: number): Promise<InstructionCell | null> {
+async function countOne(name: CountedTarget, kind: RequestKind, options: InstructionPassOptions, mockPort: number): Promise<InstructionCell> {
   const outFile = join(options.workDir, `callgrind-${name}-${kind}.out`);
   const target = await start(name, options, mockPort, outFile);
   try {
-    if (!target.kinds.has(kind)) return null;
     const plan = kind === 'chat' ? options.chat : options.streams;
     const request = target.request(kind);
     let errors = (await runSequential({ request, count: plan.warmup, warmup: 0 })).errors;
@@ -96,8 +95,7 @@ export async function runInstructionPass(options: InstructionPassOptions): Promi
     for (const kind of COUNTED_KINDS) {
       for (const name of ['modelgate', 'bare-proxy'] as const) {
         if (name === 'bare-proxy' && kind === 'messages-stream') continue; // translation is modelgate's alone
-        const cell = await countOne(name, kind, options, mock.port);
-        if (cell !== null) cells.push(cell);
+        cells.push(await countOne(name, kind, options, mock.port));
       }
     }
   } finally {
