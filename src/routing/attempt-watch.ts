@@ -95,6 +95,21 @@ export class AttemptWatch implements StopLink {
     this.#timer.start(this.#options.idleMs, this.#options.deadline);
   }
 
+  /**
+   * The gateway paused the upstream because the client is not reading: the upstream's silence meanwhile
+   * is ours, not a stall, so only the request's deadline runs until `release()`.
+   */
+  hold(): void {
+    if (this.#reason !== null || !this.#sawChunk) return;
+    this.#timer.start(Infinity, this.#options.deadline);
+  }
+
+  /** The client read again and the upstream was resumed: the idle clock starts from now. */
+  release(): void {
+    if (this.#reason !== null || !this.#sawChunk) return;
+    this.#timer.start(this.#options.idleMs, this.#options.deadline);
+  }
+
   get sawChunk(): boolean {
     return this.#sawChunk;
   }

@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AttemptWatch } from '../../src/routing/attempt-watch.ts';
+import { CoarseClock } from '../../src/routing/coarse-timer.ts';
 import type { ClientLink } from '../../src/routing/attempt-watch.ts';
 
 function client(): ClientLink & { leave(): void } {
@@ -73,4 +74,30 @@ test('a client that leaves stops the attempt at once; a disposed watch never fir
   quiet.dispose();
   await sleep(60 + SLACK);
   assert.equal(quiet.reason, null);
+});
+
+test('held for a client that is not reading, the idle clock waits; released, it runs again; the deadline never waits', () => {
+  let now = 0;
+  const clock = new CoarseClock({ now: () => now, autoTick: false });
+  const watch = new AttemptWatch({ client: client(), firstByteMs: 5_000, idleMs: 5_000, deadline: 60_000, clock });
+  watch.chunk();
+  watch.hold();
+  now = 30_000;
+  clock.tick();
+  assert.equal(watch.reason, null, 'no idle stop while the gateway itself holds the upstream');
+  watch.release();
+  now = 34_000;
+  clock.tick();
+  assert.equal(watch.reason, null, 'the idle clock counts from the release');
+  now = 35_001;
+  clock.tick();
+  assert.equal(watch.reason, 'idle');
+
+  now = 0;
+  const held = new AttemptWatch({ client: client(), firstByteMs: 5_000, idleMs: 5_000, deadline: 20_000, clock });
+  held.chunk();
+  held.hold();
+  now = 20_001;
+  clock.tick();
+  assert.equal(held.reason, 'total', 'the deadline still ends a held attempt');
 });
