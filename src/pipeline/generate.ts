@@ -14,6 +14,7 @@ import { obtainAnswer, type Answer } from './attempts.ts';
 import type { Gateway } from './gateway.ts';
 import { RequestState } from './request-state.ts';
 import { ResponseClientLink } from './client-link.ts';
+import { StreamWriter } from '../http/stream-writer.ts';
 import { priceRequest, recordRequest } from './record.ts';
 import type { Ticket } from './admit.ts';
 
@@ -148,25 +149,30 @@ async function relayStream(res: ServerResponse, flight: Flight, answer: Answer):
   state.status = 200;
   res.writeHead(200, { ...SSE_HEADERS, 'x-request-id': state.requestId, 'request-id': state.requestId, ...answer.exchange.responseHeaders, ...flight.ticket?.headers });
   // Headers go out with the first body bytes, so time to first byte is the first write below.
-  // Chunks arrive synchronously from the upstream's parser; a full client socket pauses the upstream.
-  const resume = (): void => answer.body.resume();
-  res.on('drain', resume);
+  // Chunks arrive synchronously from the upstream's parser; a full client socket pauses the upstream,
+  // and while it is paused for the client its silence does not count as idle.
+  const { watch } = answer;
+  const writer = new StreamWriter(res, () => {
+    watch.release();
+    answer.body.resume();
+  });
   try {
-    const { watch } = answer;
     await answer.body.pipe(
       (chunk) => {
         watch.chunk();
         const out = relay.push(chunk);
         if (out.length === 0) return true;
         state.markFirstByte();
-        return res.write(out, relay.encoding);
+        if (writer.write(out, relay.encoding)) return true;
+        watch.hold();
+        return false;
       },
-      // Synchronous with the last chunk: the stream's end goes out in the same write as its last event.
+      // Synchronous with the last chunk: the stream's end goes out in the same turn as its last event.
       () => {
         const tail = relay.end();
         if (!relay.finished) throw new GatewayError('upstream_error', { message: 'The upstream stream ended before it was complete.' });
         state.markFirstByte();
-        res.end(tail, relay.encoding);
+        writer.end(tail, relay.encoding);
       },
     );
   } catch (err) {
@@ -185,7 +191,7 @@ async function relayStream(res: ServerResponse, flight: Flight, answer: Answer):
     res.end(relay.errorEvent(gerr, state.requestId));
     return;
   } finally {
-    res.off('drain', resume);
+    writer.dispose();
     answer.watch.dispose();
   }
   state.usage = relay.usage();

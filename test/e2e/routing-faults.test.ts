@@ -189,6 +189,61 @@ test('a slow trickle within the idle timeout is relayed whole', async () => {
   assert.deepEqual(fx.tried(), ['A']);
 });
 
+test('a client that stops reading for longer than the idle timeout holds the upstream paused, and the stream then arrives whole', async () => {
+  const route = ROUTES[0];
+  const content = 'x'.repeat(16 * 1024);
+  const event = (i: number): string =>
+    `data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"up-A","choices":[{"index":0,"delta":{"content":"${i} ${content}"},"finish_reason":null}]}\n\n`;
+  let sent = 0;
+  let waiting = false;
+  let released = false;
+  fx.faults({
+    A: [
+      {
+        kind: 'custom',
+        handle: async ({ res }) => {
+          res.writeHead(200, { 'content-type': 'text/event-stream' });
+          // As fast as the gateway takes them, until the test lets the stream end.
+          while (!released && !res.destroyed) {
+            if (res.write(event(sent++))) continue;
+            waiting = true;
+            await new Promise((resolve) => {
+              res.once('drain', resolve);
+              res.once('close', resolve);
+            });
+            waiting = false;
+          }
+          if (res.destroyed) return;
+          res.write('data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"up-A","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\n');
+          res.write('data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"up-A","choices":[],"usage":{"prompt_tokens":3,"completion_tokens":5,"total_tokens":8}}\n\n');
+          res.end('data: [DONE]\n\n');
+        },
+      },
+    ],
+  });
+  const res = await fx.send(route, { stream: true });
+  assert.equal(res.status, 200);
+  const reader = res.body!.getReader();
+  await fx.ups[0].waitFor(() => waiting && sent >= 64, 'the upstream to be waiting with a megabyte sent', { timeoutMs: 10_000 });
+  // The client's pause, not a clock under test: three idle timeouts without reading a byte. Every
+  // buffer on the way fills within it, and the gateway must not take the silence it caused for a stall.
+  await new Promise((resolve) => setTimeout(resolve, 3 * TIMEOUTS.idleMs));
+  assert.ok(waiting, 'the upstream is still paused by the gateway, not cut off');
+  released = true;
+  const decoder = new TextDecoder();
+  let text = '';
+  for (let r = await reader.read(); !r.done; r = await reader.read()) text += decoder.decode(r.value, { stream: true });
+  const events = parseSseText(text);
+  assert.equal(events.at(-1)?.data, '[DONE]', 'the stream ended normally, not with an idle-timeout error');
+  const chunks = events.slice(0, -1).map((e) => JSON.parse(e.data) as { model: string; choices: Array<{ delta: { content?: string } }> });
+  assert.equal(chunks.length, sent + 1, 'every event and the finish chunk; the usage chunk the client did not ask for is gone');
+  chunks.slice(0, sent).forEach((c, i) => assert.equal(c.choices[0].delta.content, `${i} ${content}`));
+  assert.ok(chunks.every((c) => c.model === route.model));
+  const row = await fx.usageRow(res.headers.get('x-request-id')!);
+  assert.equal(row.status, 200);
+  assert.equal(row.output_tokens, 5);
+});
+
 test('every deployment hangs → 504 once the whole-request deadline is near, within bounds', async () => {
   const route = ROUTES[0];
   fx.faults({ A: [{ kind: 'hang-before-headers' }], B: [{ kind: 'hang-before-headers' }], C: [{ kind: 'hang-before-headers' }] });
