@@ -14,7 +14,6 @@ import { obtainAnswer, type Answer } from './attempts.ts';
 import type { Gateway } from './gateway.ts';
 import { RequestState } from './request-state.ts';
 import { ResponseClientLink } from './client-link.ts';
-import { StreamWriter } from '../http/stream-writer.ts';
 import { priceRequest, recordRequest } from './record.ts';
 import type { Ticket } from './admit.ts';
 
@@ -152,10 +151,11 @@ async function relayStream(res: ServerResponse, flight: Flight, answer: Answer):
   // Chunks arrive synchronously from the upstream's parser; a full client socket pauses the upstream,
   // and while it is paused for the client its silence does not count as idle.
   const { watch } = answer;
-  const writer = new StreamWriter(res, () => {
+  const resume = (): void => {
     watch.release();
     answer.body.resume();
-  });
+  };
+  res.on('drain', resume);
   try {
     await answer.body.pipe(
       (chunk) => {
@@ -163,16 +163,16 @@ async function relayStream(res: ServerResponse, flight: Flight, answer: Answer):
         const out = relay.push(chunk);
         if (out.length === 0) return true;
         state.markFirstByte();
-        if (writer.write(out, relay.encoding)) return true;
+        if (res.write(out, relay.encoding)) return true;
         watch.hold();
         return false;
       },
-      // Synchronous with the last chunk: the stream's end goes out in the same turn as its last event.
+      // Synchronous with the last chunk: the stream's end goes out in the same write as its last event.
       () => {
         const tail = relay.end();
         if (!relay.finished) throw new GatewayError('upstream_error', { message: 'The upstream stream ended before it was complete.' });
         state.markFirstByte();
-        writer.end(tail, relay.encoding);
+        res.end(tail, relay.encoding);
       },
     );
   } catch (err) {
@@ -191,7 +191,7 @@ async function relayStream(res: ServerResponse, flight: Flight, answer: Answer):
     res.end(relay.errorEvent(gerr, state.requestId));
     return;
   } finally {
-    writer.dispose();
+    res.off('drain', resume);
     answer.watch.dispose();
   }
   state.usage = relay.usage();
