@@ -3,9 +3,10 @@
 // caller's behalf. This runs for every streamed token (issue 6 budget: ≤ 9 µs CPU per event), so it
 // works per chunk with a handful of native string searches over the chunk read as latin1: one character
 // per byte, so nothing is validated or transcoded and string offsets are byte offsets. What goes out is
-// the upstream's own chunk when nothing in it changes, else a latin1 string the socket writes back as the
-// same bytes. (As UTF-8 text every event cost a decode, then a UTF-8 length and an encode in the socket
-// write; as a new Buffer, 2,000 instructions an event to build it: callgrind, BENCHMARKS.md.) Every
+// a latin1 string the socket writes back as the same bytes, which the stream writer frames as a chunk
+// in the same string (src/http/stream-writer.ts). (As UTF-8 text every event cost a decode, then a
+// UTF-8 length and an encode in the socket write; as a new Buffer, 2,000 instructions an event to build
+// it; the upstream's own chunk, when unchanged, needs its framing written apart: callgrind, BENCHMARKS.md.) Every
 // pattern searched is ASCII, and UTF-8 never puts an ASCII byte inside a multi-byte character, so a match
 // is never inside one. Search anchors avoid a leading `"` (V8's search is several times slower for
 // patterns starting with a common character).
@@ -48,11 +49,11 @@ export class PassthroughStreamTap {
   }
 
   /**
-   * What to forward for this chunk of upstream bytes (possibly nothing): the chunk itself when it is whole
-   * lines left as they are, else a latin1 string (write it with that encoding). Only whole lines are
-   * forwarded, so no pattern is split between chunks.
+   * What to forward for this chunk of upstream bytes, as a latin1 string (write it with that encoding;
+   * empty when nothing is to be sent yet). Only whole lines are forwarded, so no pattern is split
+   * between chunks.
    */
-  push(chunk: Uint8Array): Uint8Array | string {
+  push(chunk: Uint8Array): string {
     const bytes = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
     const read = bytes.toString('latin1');
     const text = this.#carry === '' ? read : this.#carry + read;
@@ -63,9 +64,7 @@ export class PassthroughStreamTap {
     }
     if (lastNl === text.length - 1) {
       this.#carry = '';
-      const out = this.#block(text);
-      // Unchanged and nothing carried in: the upstream's own bytes, which the socket takes as they are.
-      return out === read ? bytes : out;
+      return this.#block(text);
     }
     this.#carry = text.slice(lastNl + 1);
     return this.#block(text.slice(0, lastNl + 1));

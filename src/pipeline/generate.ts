@@ -14,6 +14,7 @@ import { obtainAnswer, type Answer } from './attempts.ts';
 import type { Gateway } from './gateway.ts';
 import { RequestState } from './request-state.ts';
 import { ResponseClientLink } from './client-link.ts';
+import { StreamWriter } from '../http/stream-writer.ts';
 import { priceRequest, recordRequest } from './record.ts';
 import type { Ticket } from './admit.ts';
 
@@ -151,11 +152,10 @@ async function relayStream(res: ServerResponse, flight: Flight, answer: Answer):
   // Chunks arrive synchronously from the upstream's parser; a full client socket pauses the upstream,
   // and while it is paused for the client its silence does not count as idle.
   const { watch } = answer;
-  const resume = (): void => {
+  const writer = new StreamWriter(res, () => {
     watch.release();
     answer.body.resume();
-  };
-  res.on('drain', resume);
+  });
   try {
     await answer.body.pipe(
       (chunk) => {
@@ -163,7 +163,7 @@ async function relayStream(res: ServerResponse, flight: Flight, answer: Answer):
         const out = relay.push(chunk);
         if (out.length === 0) return true;
         state.markFirstByte();
-        if (res.write(out, relay.encoding)) return true;
+        if (writer.write(out, relay.encoding)) return true;
         watch.hold();
         return false;
       },
@@ -172,7 +172,7 @@ async function relayStream(res: ServerResponse, flight: Flight, answer: Answer):
         const tail = relay.end();
         if (!relay.finished) throw new GatewayError('upstream_error', { message: 'The upstream stream ended before it was complete.' });
         state.markFirstByte();
-        res.end(tail, relay.encoding);
+        writer.end(tail, relay.encoding);
       },
     );
   } catch (err) {
@@ -188,10 +188,10 @@ async function relayStream(res: ServerResponse, flight: Flight, answer: Answer):
     const gerr = streamFailure(err, answer.watch.reason);
     state.errorCode = gerr.code;
     state.status = gerr.status;
-    res.end(relay.errorEvent(gerr, state.requestId));
+    writer.end(relay.errorEvent(gerr, state.requestId), 'utf8');
     return;
   } finally {
-    res.off('drain', resume);
+    writer.dispose();
     answer.watch.dispose();
   }
   state.usage = relay.usage();

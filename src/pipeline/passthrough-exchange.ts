@@ -94,7 +94,7 @@ class PassthroughRelay implements StreamRelay {
     return this.#tap.finished;
   }
 
-  push(chunk: Uint8Array): Uint8Array | string {
+  push(chunk: Uint8Array): string {
     return this.#tap.push(chunk);
   }
 

@@ -41,6 +41,9 @@ export class AttemptWatch implements StopLink {
   #phase: 'first-byte' | 'idle' = 'first-byte';
   #reason: WatchReason | null = null;
   #sawChunk = false;
+  /** Between hold() and release(): the gateway, not the upstream, keeps the body from coming. */
+  #holding = false;
+  #disposed = false;
 
   constructor(options: AttemptWatchOptions) {
     this.#options = options;
@@ -100,13 +103,16 @@ export class AttemptWatch implements StopLink {
    * is ours, not a stall, so only the request's deadline runs until `release()`.
    */
   hold(): void {
-    if (this.#reason !== null || !this.#sawChunk) return;
+    if (this.#reason !== null || !this.#sawChunk || this.#disposed) return;
+    this.#holding = true;
     this.#timer.start(Infinity, this.#options.deadline);
   }
 
   /** The client read again and the upstream was resumed: the idle clock starts from now. */
   release(): void {
-    if (this.#reason !== null || !this.#sawChunk) return;
+    if (!this.#holding) return;
+    this.#holding = false;
+    if (this.#reason !== null || this.#disposed) return;
     this.#timer.start(this.#options.idleMs, this.#options.deadline);
   }
 
@@ -121,6 +127,8 @@ export class AttemptWatch implements StopLink {
 
   /** The attempt is over (body fully read, or relayed to the end): stop the clocks, keep the socket. */
   dispose(): void {
+    this.#disposed = true;
+    this.#holding = false;
     this.#timer.clear();
     this.#options.client.offGone(this.#onClientAbort);
   }

@@ -100,4 +100,19 @@ test('held for a client that is not reading, the idle clock waits; released, it 
   now = 20_001;
   clock.tick();
   assert.equal(held.reason, 'total', 'the deadline still ends a held attempt');
+
+  now = 0;
+  const done = new AttemptWatch({ client: client(), firstByteMs: 5_000, idleMs: 5_000, deadline: 60_000, clock });
+  done.chunk();
+  done.hold();
+  done.dispose();
+  done.release();
+  assert.equal(clock.size, 0, 'a release after the attempt is over arms nothing');
+  done.release();
+  const free = new AttemptWatch({ client: client(), firstByteMs: 5_000, idleMs: 5_000, deadline: 60_000, clock });
+  free.chunk();
+  free.release();
+  now = 5_001;
+  clock.tick();
+  assert.equal(free.reason, 'idle', 'a release without a hold leaves the idle clock as it was');
 });

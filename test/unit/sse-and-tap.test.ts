@@ -4,9 +4,9 @@ import assert from 'node:assert/strict';
 import { SseDecoder } from '../../src/core/sse.ts';
 import { PassthroughStreamTap } from '../../src/dialects/passthrough-tap.ts';
 
-/** Everything the tap forwards for these pieces of upstream bytes, as text. */
+/** Everything the tap forwards for these pieces of upstream bytes (latin1 strings), as text. */
 function through(tap: PassthroughStreamTap, ...pieces: Uint8Array[]): string {
-  const bytes = (out: Uint8Array | string): Uint8Array => (typeof out === 'string' ? Buffer.from(out, 'latin1') : out);
+  const bytes = (out: string): Uint8Array => Buffer.from(out, 'latin1');
   return Buffer.concat([...pieces.map((p) => bytes(tap.push(p))), bytes(tap.end())]).toString('utf8');
 }
 
@@ -110,14 +110,14 @@ test('OpenAI tap: CRLF-framed usage chunk stripped; a last line without its newl
   assert.ok(open.finished);
 });
 
-test('tap: takes plain Uint8Array views, and forwards whole-line chunks it need not change without copying them', () => {
+test('tap: takes plain Uint8Array views, and forwards whole-line chunks it need not change as their own bytes', () => {
   const backing = new Uint8Array(Buffer.from(`xx${openaiStream}xx`));
   const view = backing.subarray(2, backing.length - 2);
   const tap = new PassthroughStreamTap({ dialect: 'openai', clientModel: 'mine', upstreamModel: 'up', stripUsageChunk: false });
   assert.equal(through(tap, view), openaiStream.replaceAll('"model":"up"', '"model":"mine"'));
   const keep = new PassthroughStreamTap({ dialect: 'openai', clientModel: 'up', upstreamModel: 'up', stripUsageChunk: false });
   const chunk = Buffer.from(openaiStream.slice(0, openaiStream.indexOf('\n\n') + 2));
-  assert.equal(keep.push(chunk), chunk, 'the upstream chunk itself');
+  assert.equal(keep.push(chunk), chunk.toString('latin1'), 'the upstream chunk, byte for byte');
 });
 
 test('tap: a client model name beyond ASCII goes out as its UTF-8 bytes, as does the upstream text around it', () => {
