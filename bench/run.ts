@@ -21,7 +21,7 @@ import { emptyRunResults, headline, renderResults } from './lib/report.ts';
 import { instructionTable } from './lib/instruction-report.ts';
 import { resultsFile } from './lib/results-file.ts';
 import type { HoldResult, LatencyRep, LoadCell, RunResults, TtfbRep } from './lib/report.ts';
-import { CHUNKS, FULL, LOAD_SCENARIOS, QUICK } from './lib/scenarios.ts';
+import { CHUNKS, FULL, LOAD_SCENARIOS, PACED_MS, QUICK } from './lib/scenarios.ts';
 import type { LoadScenario, Timing } from './lib/scenarios.ts';
 import { directTarget, startBareProxy, startMock, startNginx, startPortkey } from './lib/targets.ts';
 import type { Started, Target, TargetName } from './lib/targets.ts';
@@ -131,7 +131,24 @@ async function servingTargets(scenario: LoadScenario, targets: Target[], skipped
   return out;
 }
 
-async function runLoadScenario(options: { scenario: LoadScenario; targets: Target[]; generator: LoadGenerator; skipped: string[] }): Promise<LoadCell[]> {
+async function setPacing(mockUrl: string, to: string): Promise<void> {
+  const answer = await probe({ url: `${mockUrl}/pacing?to=${to}`, method: 'POST', headers: {}, body: '' });
+  if (answer.status !== 200) throw new Error(`the mock refused pacing ${to}: ${answer.body}`);
+}
+
+async function runLoadScenario(options: { scenario: LoadScenario; targets: Target[]; generator: LoadGenerator; skipped: string[]; mockUrl: string }): Promise<LoadCell[]> {
+  const { scenario } = options;
+  if (scenario.pacingMs === undefined) return runLoadReps(options);
+  await setPacing(options.mockUrl, String(scenario.pacingMs));
+  try {
+    return await runLoadReps(options);
+  } finally {
+    // Every other scenario streams one event per turn, whatever happened here.
+    await setPacing(options.mockUrl, 'tick');
+  }
+}
+
+async function runLoadReps(options: { scenario: LoadScenario; targets: Target[]; generator: LoadGenerator; skipped: string[] }): Promise<LoadCell[]> {
   const { scenario, generator } = options;
   const active = await servingTargets(scenario, options.targets, options.skipped);
   for (const target of active) await warmUp(target.request(scenario.kind), timing.warmupMs);
@@ -297,7 +314,7 @@ async function main(): Promise<void> {
   const header = [
     machineLine(),
     `load: ${generator.name} (1 thread) in its own process${generator.name === 'autocannon' ? '; latency resolution 1 ms' : ''}; ${timing.reps} repetition(s) of ${timing.durationS} s per target, alternated; warm-up ${timing.warmupMs} ms per target and scenario`,
-    `mock upstream: standalone node:http process, ${CHUNKS} content chunks of 6 characters per stream, one chunk per event-loop turn (pacing tick), no added latency`,
+    `mock upstream: standalone node:http process, ${CHUNKS} content chunks of 6 characters per stream, one chunk per event-loop turn (pacing tick; the paced scenario ${PACED_MS} ms apart), no added latency`,
     'CPU = utime+stime of the target’s process tree from /proc/<pid>/stat, before and after each run, divided by responses; CPU/event divides by 52 (role chunk + 50 content chunks + finish chunk)',
   ];
   const results = emptyRunResults({ date, mode, header, skipped, instructionPlan: timing.instructions });
@@ -305,7 +322,7 @@ async function main(): Promise<void> {
   try {
     for (const scenario of LOAD_SCENARIOS) {
       if (quick && !scenario.quick) continue;
-      results.load.push(...(await runLoadScenario({ scenario, targets, generator, skipped })));
+      results.load.push(...(await runLoadScenario({ scenario, targets, generator, skipped, mockUrl })));
     }
     results.paired = await runPairedChat(targets, generator, skipped);
     results.latency = await runLatency(targets, skipped);

@@ -12,6 +12,12 @@ export interface LoadScenario {
   /** Targets measured; undefined = every target that serves the kind. */
   only: TargetName[] | undefined;
   quick: boolean;
+  /**
+   * The mock's spacing of a stream's events for this scenario, ms; undefined: one event per event-loop
+   * turn (the throughput view: under load several events share a read). Spaced events each wake the
+   * proxy and come in a read of their own, as a model's tokens do.
+   */
+  pacingMs?: number;
 }
 
 /** The instruction pass: requests before counting and requests counted, per kind; events' spacing. */
@@ -46,12 +52,24 @@ export interface Timing {
 
 export const CHUNKS = 50;
 export const STREAM_EVENTS = CHUNKS + 2;
+/** Event spacing of the paced streaming scenario, ms. */
+export const PACED_MS = 3;
 
 export const LOAD_SCENARIOS: LoadScenario[] = [
   { id: 'chat-c1', title: 'Non-streaming chat, 1 connection', kind: 'chat', connections: 1, eventsPerResponse: undefined, only: undefined, quick: true },
   { id: 'chat-c50', title: 'Non-streaming chat, 50 connections', kind: 'chat', connections: 50, eventsPerResponse: undefined, only: undefined, quick: true },
   { id: 'stream-c1', title: `Streaming chat (${CHUNKS} chunks), 1 connection`, kind: 'chat-stream', connections: 1, eventsPerResponse: STREAM_EVENTS, only: undefined, quick: false },
   { id: 'stream-c50', title: `Streaming chat (${CHUNKS} chunks), 50 connections`, kind: 'chat-stream', connections: 50, eventsPerResponse: STREAM_EVENTS, only: undefined, quick: true },
+  {
+    id: 'stream-paced-c20',
+    title: `Streaming chat (${CHUNKS} chunks), events ${PACED_MS} ms apart, 20 connections`,
+    kind: 'chat-stream',
+    connections: 20,
+    eventsPerResponse: STREAM_EVENTS,
+    only: undefined,
+    quick: false,
+    pacingMs: PACED_MS,
+  },
   {
     id: 'translated-c50',
     title: `Streaming /v1/messages translated from an OpenAI-style upstream (${CHUNKS} chunks), 50 connections`,

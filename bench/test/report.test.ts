@@ -70,6 +70,19 @@ describe('headline', () => {
     assert.match(page, /\| median \| 88\.0 \| 70\.0 \| 1\.20 \|/);
   });
 
+  it('shows the paced streaming row beside the bare proxy, as a ratio with no target, or as not measured', () => {
+    const r = results({ modelgate: 80, 'bare-proxy': 70 });
+    assert.match(headline(r).join('\n'), /events 3 ms apart .* \| — \| — \| not measured \|/);
+    const paced = LOAD_SCENARIOS.find((s) => s.id === 'stream-paced-c20');
+    assert.ok(paced?.pacingMs === 3 && paced.eventsPerResponse === 52);
+    // CPU per event = CPU per request / 52: modelgate 52, 57.2, 62.4 against the bare proxy's 52 each.
+    r.load.push(
+      { scenario: paced, target: 'modelgate', reps: [rep(52 * 52), rep(52 * 57.2), rep(52 * 62.4)] },
+      { scenario: paced, target: 'bare-proxy', reps: [rep(52 * 52), rep(52 * 52), rep(52 * 52)] },
+    );
+    assert.match(headline(r).join('\n'), /events 3 ms apart .* \| 57\.2 µs \| 52\.0 µs \| 1\.10 × \(1\.00–1\.20\) the bare proxy \(no target\) \|/);
+  });
+
   it('leaves the same-time row unjudged when the run did not happen', () => {
     const text = headline(results({ modelgate: 80, 'bare-proxy': 70 })).join('\n');
     assert.match(text, /both loaded at once \(25 connections each, paired\) \| — × \| — \|/);
