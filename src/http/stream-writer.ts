@@ -19,7 +19,7 @@ let flushScheduled = false;
 
 function flushHeld(): void {
   flushScheduled = false;
-  // A flush writes synchronously and schedules nothing here: the list cannot grow meanwhile.
+  // A flush writes synchronously and adds no writer here: the list cannot grow meanwhile.
   for (let i = 0; i < held.length; i++) held[i].flush();
   held.length = 0;
 }
@@ -86,8 +86,17 @@ export class StreamWriter {
     this.#held = '';
     this.#heldBytes = 0;
     const socket = this.#socket!;
-    if (socket.destroyed) return;
-    if (!socket.write(text, this.#encoding)) this.#awaitDrain(socket);
+    if (socket.destroyed || socket.writableEnded) return;
+    let ok: boolean;
+    try {
+      ok = socket.write(text, this.#encoding);
+    } catch (err) {
+      // Nothing the socket throws may escape into the end-of-turn flush (and take the process down):
+      // this response is cut, every other one goes on.
+      socket.destroy(err instanceof Error ? err : new Error(String(err)));
+      return;
+    }
+    if (!ok) this.#awaitDrain(socket);
     else if (this.#awaitingDrain && !socket.writableNeedDrain) {
       // write() said "wait" for what it held, but the socket took it all at once (a write that completes
       // synchronously raises no 'drain'): the caller is told as if it had drained.

@@ -274,6 +274,38 @@ test('a write that said "wait" is always followed by onDrain, even when the sock
   }
 });
 
+test('a socket that throws at the end-of-turn flush cuts that response only; the process goes on', async () => {
+  let closed = false;
+  const srv = await serve(async (req, res) => {
+    if (req.url === '/ok') {
+      res.end('ok');
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    const writer = new StreamWriter(res, () => {});
+    writer.write('data: first\n\n', 'latin1');
+    const socket = res.socket!;
+    socket.on('close', () => (closed = true));
+    socket.write = (() => {
+      throw new Error('broken socket');
+    }) as typeof socket.write;
+    writer.write('data: lost\n\n', 'latin1');
+    await new Promise((resolve) => setImmediate(resolve));
+    writer.dispose();
+  });
+  try {
+    const got = (await raw(srv.port, 'POST / HTTP/1.1\r\nhost: x\r\ncontent-length: 0\r\n\r\n')).toString('latin1');
+    assert.match(got, /data: first/);
+    assert.doesNotMatch(got, /data: lost/);
+    assert.ok(closed, 'the connection was closed');
+    // The server still answers.
+    const again = await raw(srv.port, 'GET /ok HTTP/1.0\r\n\r\n');
+    assert.match(again.toString('latin1'), /^HTTP\/1\.1 200 OK[^]*\r\n\r\nok$/);
+  } finally {
+    await srv.close();
+  }
+});
+
 test('keep-alive: the next request on the connection is answered after a directly written stream', async () => {
   const srv = await serve((req, res) => {
     if (req.url === '/plain') {
