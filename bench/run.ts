@@ -13,7 +13,7 @@ import { callgrindMissing } from './lib/callgrind.ts';
 import { runInstructionPass } from './lib/instruction-pass.ts';
 import { pickLoadGenerator } from './lib/load.ts';
 import type { LoadGenerator } from './lib/load.ts';
-import { measureLoad, probe, probeProblem, warmUp } from './lib/measure.ts';
+import { measureLoad, probe, probeProblem, setMockPacing, warmUp } from './lib/measure.ts';
 import { startModelgate } from './lib/modelgate-target.ts';
 import { Child, nodeWorker } from './lib/processes.ts';
 import { ticksPerSecond } from './lib/proc-stats.ts';
@@ -131,20 +131,15 @@ async function servingTargets(scenario: LoadScenario, targets: Target[], skipped
   return out;
 }
 
-async function setPacing(mockUrl: string, to: string): Promise<void> {
-  const answer = await probe({ url: `${mockUrl}/pacing?to=${to}`, method: 'POST', headers: {}, body: '' });
-  if (answer.status !== 200) throw new Error(`the mock refused pacing ${to}: ${answer.body}`);
-}
-
 async function runLoadScenario(options: { scenario: LoadScenario; targets: Target[]; generator: LoadGenerator; skipped: string[]; mockUrl: string }): Promise<LoadCell[]> {
   const { scenario } = options;
   if (scenario.pacingMs === undefined) return runLoadReps(options);
-  await setPacing(options.mockUrl, String(scenario.pacingMs));
+  await setMockPacing(options.mockUrl, String(scenario.pacingMs));
   try {
     return await runLoadReps(options);
   } finally {
     // Every other scenario streams one event per turn, whatever happened here.
-    await setPacing(options.mockUrl, 'tick');
+    await setMockPacing(options.mockUrl, 'tick');
   }
 }
 

@@ -9,7 +9,7 @@
 // did the count.
 import { join } from 'node:path';
 import { mkdirSync } from 'node:fs';
-import { probe } from './measure.ts';
+import { setMockPacing } from './measure.ts';
 import { CallgrindCounter, callgrindWrapper } from './callgrind.ts';
 import { startModelgate } from './modelgate-target.ts';
 import type { RequestKind } from './requests.ts';
@@ -57,11 +57,6 @@ async function start(name: CountedTarget, options: InstructionPassOptions, mockP
   return started.target;
 }
 
-async function setPacing(mockPort: number, to: string): Promise<void> {
-  const res = await probe({ url: `http://127.0.0.1:${mockPort}/pacing?to=${to}`, method: 'POST', headers: {}, body: '' });
-  if (res.status !== 200) throw new Error(`the mock refused pacing ${to}: ${res.body}`);
-}
-
 /** One scenario on one target, in a process of its own (see CallgrindCounter). */
 async function countOne(name: CountedTarget, kind: RequestKind, options: InstructionPassOptions, mockPort: number): Promise<InstructionCell> {
   const outFile = join(options.workDir, `callgrind-${name}-${kind}.out`);
@@ -70,7 +65,7 @@ async function countOne(name: CountedTarget, kind: RequestKind, options: Instruc
     const plan = kind === 'chat' ? options.chat : options.streams;
     const request = target.request(kind);
     let errors = (await runSequential({ request, count: plan.warmup, warmup: 0 })).errors;
-    if (kind !== 'chat') await setPacing(mockPort, String(options.pacingMs));
+    if (kind !== 'chat') await setMockPacing(`http://127.0.0.1:${mockPort}`, String(options.pacingMs));
     let instructions: number;
     try {
       instructions = await new CallgrindCounter(target.child.pid, outFile).count(async () => {
@@ -78,7 +73,7 @@ async function countOne(name: CountedTarget, kind: RequestKind, options: Instruc
       });
     } finally {
       // The next scenario warms up unpaced, whatever happened here.
-      await setPacing(mockPort, 'tick');
+      await setMockPacing(`http://127.0.0.1:${mockPort}`, 'tick');
     }
     options.log(`instructions ${name} ${kind}: ${Math.round(instructions / plan.count).toLocaleString('en-US')} per request${errors > 0 ? `, ${errors} errors` : ''}`);
     return { target: name, kind, requests: plan.count, instructions, errors };

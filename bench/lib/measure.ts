@@ -36,6 +36,12 @@ export function probe(request: LoadRequest): Promise<ProbeResult> {
   });
 }
 
+/** Switches the mock upstream's spacing of stream events at run time (`ms`, or 'tick': one a turn). */
+export async function setMockPacing(mockUrl: string, to: string): Promise<void> {
+  const answer = await probe({ url: `${mockUrl}/pacing?to=${to}`, method: 'POST', headers: {}, body: '' });
+  if (answer.status !== 200) throw new Error(`the mock refused pacing ${to}: ${answer.body}`);
+}
+
 /** Why a probe answer does not look like a served request, or undefined when it does. */
 export function probeProblem(result: ProbeResult, streaming: boolean): string | undefined {
   if (result.status !== 200) return `status ${result.status}: ${result.body.slice(0, 200)}`;

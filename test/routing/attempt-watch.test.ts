@@ -79,8 +79,13 @@ test('a client that leaves stops the attempt at once; a disposed watch never fir
 test('held for a client that is not reading, the idle clock waits; released, it runs again; the deadline never waits', () => {
   let now = 0;
   const clock = new CoarseClock({ now: () => now, autoTick: false });
-  const watch = new AttemptWatch({ client: client(), firstByteMs: 5_000, idleMs: 5_000, deadline: 60_000, clock });
-  watch.chunk();
+  /** A watch on the driven clock whose stream has begun (idle clock 5 s). */
+  const streaming = (deadline: number): AttemptWatch => {
+    const w = new AttemptWatch({ client: client(), firstByteMs: 5_000, idleMs: 5_000, deadline, clock });
+    w.chunk();
+    return w;
+  };
+  const watch = streaming(60_000);
   watch.hold();
   now = 30_000;
   clock.tick();
@@ -94,23 +99,19 @@ test('held for a client that is not reading, the idle clock waits; released, it 
   assert.equal(watch.reason, 'idle');
 
   now = 0;
-  const held = new AttemptWatch({ client: client(), firstByteMs: 5_000, idleMs: 5_000, deadline: 20_000, clock });
-  held.chunk();
+  const held = streaming(20_000);
   held.hold();
   now = 20_001;
   clock.tick();
   assert.equal(held.reason, 'total', 'the deadline still ends a held attempt');
 
   now = 0;
-  const done = new AttemptWatch({ client: client(), firstByteMs: 5_000, idleMs: 5_000, deadline: 60_000, clock });
-  done.chunk();
+  const done = streaming(60_000);
   done.hold();
   done.dispose();
   done.release();
   assert.equal(clock.size, 0, 'a release after the attempt is over arms nothing');
-  done.release();
-  const free = new AttemptWatch({ client: client(), firstByteMs: 5_000, idleMs: 5_000, deadline: 60_000, clock });
-  free.chunk();
+  const free = streaming(60_000);
   free.release();
   now = 5_001;
   clock.tick();
