@@ -2,12 +2,11 @@
 // Lookups on the request path are a hash map read; the store is polled for a version number only.
 import type { KeyRecord } from '../core/key-record.ts';
 import type { Store } from '../store/store.ts';
-import { timingSafeEqual } from 'node:crypto';
-import { hashKey, sameHash } from './key-material.ts';
+import { hashKey, sameHash, sameString } from './key-material.ts';
 
 /** The key a keep-alive connection last authenticated with, and the record it matched then. */
 interface ConnectionAuth {
-  presented: Buffer;
+  presented: string;
   record: KeyRecord;
   version: number;
 }
@@ -60,18 +59,15 @@ export class KeyCache {
 
   /** The record for a presented key, or null. The map lookup is by digest; the final check is constant-time. */
   lookup(presented: string, connection?: object): KeyRecord | null {
-    const bytes = connection === undefined ? null : Buffer.from(presented, 'latin1');
-    if (bytes !== null) {
-      const seen = this.#byConnection.get(connection as object);
+    if (connection !== undefined) {
+      const seen = this.#byConnection.get(connection);
       // A key change anywhere (version) sends every connection back through the digest lookup.
-      if (seen !== undefined && seen.version === this.#version && seen.presented.length === bytes.length && timingSafeEqual(seen.presented, bytes)) {
-        return seen.record;
-      }
+      if (seen !== undefined && seen.version === this.#version && sameString(seen.presented, presented)) return seen.record;
     }
     const digest = hashKey(presented);
     const rec = this.#byHash.get(digest);
     if (!rec || !sameHash(rec.hash, digest)) return null;
-    if (bytes !== null) this.#byConnection.set(connection as object, { presented: bytes, record: rec, version: this.#version });
+    if (connection !== undefined) this.#byConnection.set(connection, { presented, record: rec, version: this.#version });
     return rec;
   }
 

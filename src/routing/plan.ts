@@ -103,7 +103,8 @@ export class AttemptPlan {
   readonly #random: () => number;
   readonly #policy: RetryPolicy;
   readonly #deadline: number;
-  readonly #failed = new Map<string, Failed>();
+  // Made on the first failure: most requests succeed at once and never need it.
+  #failed: Map<string, Failed> | null = null;
   readonly #attempts: AttemptRecord[] = [];
   #pending: Pending | null = null;
   #ended: PlanEndReason | null = null;
@@ -151,7 +152,7 @@ export class AttemptPlan {
 
     const candidates = this.#candidates();
     if (candidates.length === 0) return this.#end('none-available');
-    const fresh = this.#failed.size === 0 ? candidates : candidates.filter((d) => !this.#failed.has(d.id));
+    const fresh = this.#failed === null ? candidates : candidates.filter((d) => !this.#failed?.has(d.id));
     let deployment: DeploymentConfig;
     let startAt = now;
     if (fresh.length > 0) {
@@ -200,15 +201,15 @@ export class AttemptPlan {
         return;
       case 'retryable': {
         this.#breaker.onFailure(deploymentId);
-        const failures = (this.#failed.get(deploymentId)?.failures ?? 0) + 1;
-        this.#failed.set(deploymentId, { failures, failedAt: now, retryAfterMs: outcome.retryAfterMs ?? 0, keyRefused: false });
+        const failures = (this.#failed?.get(deploymentId)?.failures ?? 0) + 1;
+        (this.#failed ??= new Map()).set(deploymentId, { failures, failedAt: now, retryAfterMs: outcome.retryAfterMs ?? 0, keyRefused: false });
         return;
       }
       case 'credentials': {
         const keysLeft = pending.apiKey === null ? 0 : this.#keys.reject(pending.deployment.provider, pending.apiKey);
         if (keysLeft === 0) this.#breaker.onCredentialsRejected(deploymentId);
-        const failures = this.#failed.get(deploymentId)?.failures ?? 0;
-        this.#failed.set(deploymentId, { failures, failedAt: now, retryAfterMs: 0, keyRefused: keysLeft > 0 });
+        const failures = this.#failed?.get(deploymentId)?.failures ?? 0;
+        (this.#failed ??= new Map()).set(deploymentId, { failures, failedAt: now, retryAfterMs: 0, keyRefused: keysLeft > 0 });
         return;
       }
     }
@@ -252,7 +253,7 @@ export class AttemptPlan {
   #pickRetry(at: { candidates: readonly DeploymentConfig[]; now: number; latestStart: number }): RetryPick | undefined {
     let best: RetryPick | undefined;
     for (const deployment of at.candidates) {
-      const readyAt = this.#readyAt(this.#failed.get(deployment.id), at);
+      const readyAt = this.#readyAt(this.#failed?.get(deployment.id), at);
       if (readyAt === undefined) continue;
       if (best === undefined || readyAt < best.readyAt || (readyAt === best.readyAt && deployment.priority < best.deployment.priority)) {
         best = { deployment, readyAt };

@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { KeyCache } from '../../src/auth/key-cache.ts';
-import { hashKey } from '../../src/auth/key-material.ts';
+import { hashKey, sameString } from '../../src/auth/key-material.ts';
 import type { KeyRecord } from '../../src/core/key-record.ts';
 import type { Store } from '../../src/store/store.ts';
 
@@ -55,4 +55,14 @@ test('a key change reaches connections that had authenticated before it', async 
   keys.version = 3;
   await cache.refresh();
   assert.equal(cache.lookup(A, conn), null, 'a deleted key is gone for the connection too');
+});
+
+test('sameString: equal only for the same characters at every position', () => {
+  assert.equal(sameString(A, 'sk-' + 'a'.repeat(48)), true);
+  assert.equal(sameString(A, 'sk-' + 'a'.repeat(47) + 'b'), false, 'the last character');
+  assert.equal(sameString(A, 'Sk-' + 'a'.repeat(48)), false, 'the first character');
+  assert.equal(sameString(A, A.slice(0, -1)), false, 'a prefix');
+  assert.equal(sameString('', ''), true);
+  // Header values are latin1 text: a character is never folded onto another one.
+  assert.equal(sameString('sk-\u0161', 'sk-a'), false);
 });
