@@ -7,6 +7,7 @@ import { Child, NODE, freePort, nodeLaunch, waitForHttp } from './processes.ts';
 import type { Started, Target } from './targets.ts';
 import { buildRequest } from './requests.ts';
 import type { RequestKind } from './requests.ts';
+import { SHIPPED_NODE_FLAGS } from '../../src/runtime/node-flags.ts';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
 const MAIN = join(ROOT, 'src/main.ts');
@@ -58,7 +59,8 @@ async function createKey(configPath: string): Promise<{ key: string; admission: 
 }
 
 /**
- * `nodeFlags`: Node/V8 flags for the gateway process (`npm run bench -- --node-flags=…`), e.g. heap sizing.
+ * The gateway runs as it ships: with SHIPPED_NODE_FLAGS (what `npm start` and the `modelgate` command
+ * pass), then `nodeFlags` (`npm run bench -- --node-flags=…`), whose V8 flags win over the shipped ones.
  * `wrapper`: a command that runs the gateway's Node (the instruction pass's valgrind), which starts slower.
  */
 export async function startModelgate(options: { mockPort: number; workDir: string; nodeFlags?: readonly string[]; env?: NodeJS.ProcessEnv; wrapper?: readonly string[]; readyTimeoutMs?: number }): Promise<Started> {
@@ -68,7 +70,8 @@ export async function startModelgate(options: { mockPort: number; workDir: strin
   writeFileSync(configPath, modelgateConfig({ mockPort: options.mockPort, port, dir: options.workDir }));
   const created = await createKey(configPath);
   if ('error' in created) return { ok: false, reason: created.error };
-  const launch = nodeLaunch([...(options.nodeFlags ?? []), MAIN, 'serve', '--config', configPath, '--port', String(port), '--host', '127.0.0.1'], options.wrapper);
+  const flags = [...SHIPPED_NODE_FLAGS, ...(options.nodeFlags ?? [])];
+  const launch = nodeLaunch([...flags, MAIN, 'serve', '--config', configPath, '--port', String(port), '--host', '127.0.0.1'], options.wrapper);
   const child = new Child({ name: 'modelgate', ...launch, cwd: ROOT, env: options.env });
   const baseUrl = `http://127.0.0.1:${port}`;
   try {
@@ -90,7 +93,7 @@ export async function startModelgate(options: { mockPort: number; workDir: strin
     child,
     kinds: new Set<RequestKind>(['chat', 'chat-stream', 'chat-50kb', 'messages-stream', 'hold-stream']),
     request: (kind) => buildRequest(setup, kind),
-    notes: [`bench key ${masked}: ${created.admission}`, ...(options.nodeFlags?.length ? [`started with Node flags ${options.nodeFlags.join(' ')}`] : [])],
+    notes: [`bench key ${masked}: ${created.admission}`, `started with Node flags ${flags.join(' ')}${options.nodeFlags?.length ? '' : ' (as shipped: npm start, the modelgate command)'}`],
   };
   return { ok: true, target };
 }

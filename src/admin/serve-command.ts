@@ -20,6 +20,7 @@ import { createRouting } from '../routing/create-routing.ts';
 import { Admission } from '../pipeline/admit.ts';
 import { MemoryAdmissionStore } from '../admission/memory-store.ts';
 import type { AdmissionStore } from '../admission/store.ts';
+import { youngGenerationNote } from '../runtime/node-flags.ts';
 
 export async function serveCommand(config: GatewayConfig): Promise<void> {
   const log = createLogger();
@@ -56,6 +57,8 @@ export async function serveCommand(config: GatewayConfig): Promise<void> {
   const addr = server.address();
   const port = typeof addr === 'object' && addr ? addr.port : config.listen.port;
   log.info({ host: config.listen.host, port, config: config.source, database: config.database, models: config.models.length, keys: keys.size() }, `modelgate listening on http://${config.listen.host}:${port}`);
+  const heapNote = youngGenerationNote({ execArgv: process.execArgv, nodeOptions: process.env.NODE_OPTIONS, constrainedMemory: process.constrainedMemory() });
+  if (heapNote !== null) log[heapNote.level](heapNote.message);
 
   let stopping = false;
   const stop = async (signal: string): Promise<void> => {
