@@ -1,4 +1,4 @@
-// `npm run bench [-- --quick | --instructions] [--targets a,b] [--load-generator autocannon] [--node-flags=…]`: starts the mock upstream
+// `npm run bench [-- --quick | --instructions | --container] [--targets a,b] [--load-generator autocannon] [--node-flags=…]`: starts the mock upstream
 // and every available target, measures them side by side (issue 6), writes bench/results/<date>.md
 // (a later full run the same day: <date>-2.md, …; lib/results-file.ts).
 import { spawnSync } from 'node:child_process';
@@ -8,6 +8,8 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { runHold } from './lib/hold.ts';
 import { runPaired } from './lib/paired.ts';
+import { runContainerPass } from './lib/container-pass.ts';
+import { containerTable } from './lib/container-report.ts';
 import { runStagePass } from './lib/stage-pass.ts';
 import { callgrindMissing } from './lib/callgrind.ts';
 import { runInstructionPass } from './lib/instruction-pass.ts';
@@ -32,19 +34,22 @@ const { values } = parseArgs({
     quick: { type: 'boolean', default: false },
     // Only the instruction pass (≈ 6 minutes): counts to compare before and after a change.
     instructions: { type: 'boolean', default: false },
+    // Only the container pass (≈ 2 minutes, needs root): the shipped heap flag inside a 512 MB memory cgroup.
+    container: { type: 'boolean', default: false },
     targets: { type: 'string' },
     'load-generator': { type: 'string' },
-    // Node/V8 flags for the gateway process only, e.g. --node-flags=--max-semi-space-size=16.
+    // Node/V8 flags for the gateway process, after the shipped ones, e.g. --node-flags=--max-semi-space-size=0 (V8's own young generation).
     'node-flags': { type: 'string' },
   },
 });
 const quick = values.quick === true;
 const instructionsOnly = values.instructions === true;
-if (quick && instructionsOnly) {
-  process.stderr.write('--quick and --instructions do not combine: the instruction pass has one plan (≈ 6 minutes)\n');
+const containerOnly = values.container === true;
+if ([quick, instructionsOnly, containerOnly].filter(Boolean).length > 1) {
+  process.stderr.write('--quick, --instructions and --container do not combine: each is a run of its own\n');
   process.exit(2);
 }
-const mode: RunResults['mode'] = quick ? 'quick' : instructionsOnly ? 'instructions' : 'full';
+const mode: RunResults['mode'] = quick ? 'quick' : instructionsOnly ? 'instructions' : containerOnly ? 'container' : 'full';
 const timing: Timing = quick ? QUICK : FULL;
 const nodeFlags = (values['node-flags'] ?? '').split(/\s+/).filter((f) => f !== '');
 const wanted = values.targets === undefined ? undefined : new Set(values.targets.split(','));
@@ -230,6 +235,20 @@ async function runLatency(targets: Target[], skipped: string[]): Promise<Map<Tar
   });
 }
 
+/** modelgate in a 512 MB memory cgroup, V8's own young generation against the shipped flag (lib/container-pass.ts). */
+async function runContainer(options: { mockPort: number; workDir: string; generator: LoadGenerator; skipped: string[] }): Promise<RunResults['container']> {
+  if (quick) {
+    options.skipped.push('container pass: full runs only (`--container` runs it alone)');
+    return null;
+  }
+  try {
+    return await runContainerPass({ mockPort: options.mockPort, workDir: join(options.workDir, 'container'), generator: options.generator, reps: timing.reps, durationS: timing.durationS, warmupMs: timing.warmupMs, log });
+  } catch (error) {
+    options.skipped.push(`container pass: ${(error as Error).message}`);
+    return null;
+  }
+}
+
 /** Where modelgate's and the bare proxy's time goes for one stream at a time (lib/stage-pass.ts). */
 async function runStages(targets: Target[], mockPort: number, workDir: string, skipped: string[]): Promise<RunResults['stages']> {
   if (!targets.some((t) => t.name === 'modelgate') || !targets.some((t) => t.name === 'bare-proxy')) return new Map();
@@ -297,6 +316,26 @@ async function instructionsMain(): Promise<void> {
   if (results.instructions.length === 0) process.exitCode = 1;
 }
 
+/** `--container`: the container pass alone. */
+async function containerMain(): Promise<void> {
+  const started = Date.now();
+  const workDir = mkdtempSync(join(os.tmpdir(), 'modelgate-bench-'));
+  const skipped: string[] = [];
+  const generator = pickLoadGenerator(workDir, values['load-generator']);
+  const header = [machineLine(), `the container pass only (\`npm run bench -- --container\`): ${timing.reps} alternated repetition(s) of ${timing.durationS} s per gateway, load by ${generator.name}`];
+  const results = emptyRunResults({ date: new Date().toISOString().slice(0, 10), mode, header, skipped, instructionPlan: null });
+  const mock = await startMock({ chunks: CHUNKS, chunkSize: 6, pacing: 'tick', latencyMs: 0 });
+  try {
+    results.container = await runContainer({ mockPort: mock.port, workDir, generator, skipped });
+  } finally {
+    await mock.child.stop();
+    rmSync(workDir, { recursive: true, force: true });
+  }
+  const file = writeResults(results, started);
+  process.stdout.write(`${containerTable(results.container).join('\n')}\n${skipped.map((s) => `skipped: ${s}`).join('\n')}\nwritten ${file}\n`);
+  if (results.container === null) process.exitCode = 1;
+}
+
 async function main(): Promise<void> {
   const started = Date.now();
   const date = new Date().toISOString().slice(0, 10);
@@ -320,6 +359,7 @@ async function main(): Promise<void> {
       results.load.push(...(await runLoadScenario({ scenario, targets, generator, skipped, mockUrl })));
     }
     results.paired = await runPairedChat(targets, generator, skipped);
+    if (targets.some((t) => t.name === 'modelgate')) results.container = await runContainer({ mockPort: mock.port, workDir, generator, skipped });
     results.latency = await runLatency(targets, skipped);
     results.ttfb = await runTtfb(targets, skipped, false);
     if (canRunRealtime()) results.ttfbRealtime = await runTtfb(targets, skipped, true);
@@ -336,4 +376,4 @@ async function main(): Promise<void> {
   process.stdout.write(`${headline(results).join('\n')}\n${skipped.map((s) => `skipped: ${s}`).join('\n')}\nwritten ${file}\n`);
 }
 
-await (instructionsOnly ? instructionsMain() : main());
+await (instructionsOnly ? instructionsMain() : containerOnly ? containerMain() : main());

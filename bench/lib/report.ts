@@ -2,6 +2,8 @@
 // issue 6 asks for, and each target of the issue checked against the numbers.
 import type { Rep } from './measure.ts';
 import type { PairedRun } from './paired.ts';
+import type { ContainerRun } from './container-pass.ts';
+import { containerTable } from './container-report.ts';
 import type { LoadScenario } from './scenarios.ts';
 import { PACED_MS, STREAM_EVENTS } from './scenarios.ts';
 import type { InstructionPlan } from './scenarios.ts';
@@ -53,7 +55,7 @@ export interface HoldResult {
 
 export interface RunResults {
   date: string;
-  mode: 'full' | 'quick' | 'instructions';
+  mode: 'full' | 'quick' | 'instructions' | 'container';
   header: string[];
   notes: string[];
   skipped: string[];
@@ -64,6 +66,8 @@ export interface RunResults {
   hold: HoldResult[];
   /** modelgate and the bare proxy loaded at the same time (null when either target is missing). */
   paired: PairedRun | null;
+  /** modelgate in a memory-limited cgroup, V8's own young generation against the shipped flag (lib/container-pass.ts). */
+  container: ContainerRun | null;
   /** Non-streaming chat at 1 connection, one request at a time over a raw socket, per repetition. */
   latency: Map<TargetName, LatencyRep[]>;
   /** The stage pass (lib/stage-pass.ts): where each Node proxy's time goes before its first write to the client. */
@@ -84,6 +88,7 @@ export function emptyRunResults(options: Pick<RunResults, 'date' | 'mode' | 'hea
     ttfbRealtime: new Map(),
     hold: [],
     paired: null,
+    container: null,
     latency: new Map(),
     stages: new Map(),
     instructions: [],
@@ -357,6 +362,7 @@ export function renderResults(results: RunResults): string {
     '',
     ...loadTables(results),
     ...pairedTable(results),
+    ...containerTable(results.container),
     ...latencyTable(results),
     ...ttfbTable(results.ttfb, 'Time to first streamed byte, 1 connection'),
     ...ttfbTable(results.ttfbRealtime, 'Time to first streamed byte, 1 connection, timing client at real-time priority (`chrt -f 10`)'),

@@ -197,5 +197,6 @@ describe('results file', () => {
   it('overwrites the day’s quick run and its instruction-pass-only run', () => {
     assert.equal(resultsFile({ dir: '/r', date: '2026-11-22', mode: 'quick', exists: taken(['2026-11-22-quick.md']) }), '/r/2026-11-22-quick.md');
     assert.equal(resultsFile({ dir: '/r', date: '2026-11-22', mode: 'instructions', exists: taken(['2026-11-22-instructions.md']) }), '/r/2026-11-22-instructions.md');
+    assert.equal(resultsFile({ dir: '/r', date: '2026-11-22', mode: 'container', exists: taken(['2026-11-22-container.md']) }), '/r/2026-11-22-container.md');
   });
 });
