@@ -16,11 +16,17 @@ function scratch(): string {
   return mkdtempSync(join(tmpdir(), 'cgroup-test-'));
 }
 
+/** A scratch directory laid out like a cgroup v1 mount with its memory hierarchy. */
+function v1Root(): string {
+  const root = scratch();
+  mkdirSync(join(root, 'memory'));
+  writeFileSync(join(root, 'memory', 'memory.limit_in_bytes'), '9223372036854771712');
+  return root;
+}
+
 describe('createMemoryCgroup', () => {
   it('cgroup v1: a group under the memory hierarchy with its limit, and a wrapper that joins it', () => {
-    const root = scratch();
-    mkdirSync(join(root, 'memory'));
-    writeFileSync(join(root, 'memory', 'memory.limit_in_bytes'), '9223372036854771712');
+    const root = v1Root();
     const group = createMemoryCgroup({ name: 'g1', limitBytes: MB512, scriptDir: root, root, readProcCgroup: () => '4:memory:/g1\n1:cpu:/\n' });
     assert.ok(!('error' in group));
     assert.equal(group.dir, join(root, 'memory', 'g1'));
@@ -52,9 +58,7 @@ describe('createMemoryCgroup', () => {
   });
 
   it('holds() is false for a process in another group or one that is gone', () => {
-    const root = scratch();
-    mkdirSync(join(root, 'memory'));
-    writeFileSync(join(root, 'memory', 'memory.limit_in_bytes'), '0');
+    const root = v1Root();
     const other = createMemoryCgroup({ name: 'g3', limitBytes: MB512, scriptDir: root, root, readProcCgroup: () => '4:memory:/elsewhere/g3x\n' });
     assert.ok(!('error' in other));
     assert.equal(other.holds(1), false);
