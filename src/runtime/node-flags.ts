@@ -2,7 +2,7 @@
 //
 // V8 sizes its young generation from the memory it sees: semi-spaces of 64 MB on a machine or container
 // with 4 GB or more, 16 MB at 1 GB, and 1 MB at 512 MB. Measured on the gateway (BENCHMARKS.md, ninth
-// round): in a 512 MB memory cgroup, V8's own choice cost 1.34 × the CPU a non-streamed request and
+// round): in a 512 MB memory cgroup, V8's own choice cost 1.24 – 1.34 × the CPU a non-streamed request and
 // 1.14 × a streamed event (scavenges every few dozen requests); on a large machine its 64 MB semi-spaces
 // held 55 – 105 MB more RSS after load than 16 MB, for no CPU difference alternated runs could show.
 // 16 MB is what `npm start` and the `modelgate` command set; a direct `node src/main.ts` launch should
