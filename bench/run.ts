@@ -1,8 +1,8 @@
-// `npm run bench [-- --quick | --instructions | --container] [--targets a,b] [--load-generator autocannon] [--node-flags=…]`: starts the mock upstream
+// `npm run bench [-- --quick | --instructions | --container | --tokenizer] [--targets a,b] [--load-generator autocannon] [--node-flags=…]`: starts the mock upstream
 // and every available target, measures them side by side (issue 6), writes bench/results/<date>.md
 // (a later full run the same day: <date>-2.md, …; lib/results-file.ts).
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -10,6 +10,8 @@ import { runHold } from './lib/hold.ts';
 import { runPaired } from './lib/paired.ts';
 import { runContainerPass } from './lib/container-pass.ts';
 import { containerTable } from './lib/container-report.ts';
+import { runTokenizerPass } from './lib/tokenizer-pass.ts';
+import { tokenizerTable } from './lib/tokenizer-report.ts';
 import { runStagePass } from './lib/stage-pass.ts';
 import { callgrindMissing } from './lib/callgrind.ts';
 import { runInstructionPass } from './lib/instruction-pass.ts';
@@ -36,6 +38,8 @@ const { values } = parseArgs({
     instructions: { type: 'boolean', default: false },
     // Only the container pass (≈ 2 minutes, needs root): the shipped heap flag inside a 512 MB memory cgroup.
     container: { type: 'boolean', default: false },
+    // Only the tokenizer pass (seconds): modelgate's o200k tokenizer beside gpt-tokenizer, fresh processes.
+    tokenizer: { type: 'boolean', default: false },
     targets: { type: 'string' },
     'load-generator': { type: 'string' },
     // Node/V8 flags for the gateway process, after the shipped ones, e.g. --node-flags=--max-semi-space-size=0 (V8's own young generation).
@@ -45,11 +49,12 @@ const { values } = parseArgs({
 const quick = values.quick === true;
 const instructionsOnly = values.instructions === true;
 const containerOnly = values.container === true;
-if ([quick, instructionsOnly, containerOnly].filter(Boolean).length > 1) {
-  process.stderr.write('--quick, --instructions and --container do not combine: each is a run of its own\n');
+const tokenizerOnly = values.tokenizer === true;
+if ([quick, instructionsOnly, containerOnly, tokenizerOnly].filter(Boolean).length > 1) {
+  process.stderr.write('--quick, --instructions, --container and --tokenizer do not combine: each is a run of its own\n');
   process.exit(2);
 }
-const mode: RunResults['mode'] = quick ? 'quick' : instructionsOnly ? 'instructions' : containerOnly ? 'container' : 'full';
+const mode: RunResults['mode'] = quick ? 'quick' : instructionsOnly ? 'instructions' : containerOnly ? 'container' : tokenizerOnly ? 'tokenizer' : 'full';
 const timing: Timing = quick ? QUICK : FULL;
 const nodeFlags = (values['node-flags'] ?? '').split(/\s+/).filter((f) => f !== '');
 const wanted = values.targets === undefined ? undefined : new Set(values.targets.split(','));
@@ -336,6 +341,27 @@ async function containerMain(): Promise<void> {
   if (results.container === null) process.exitCode = 1;
 }
 
+/** The tokenizer pass (lib/tokenizer-pass.ts): seconds, no targets needed. */
+async function runTokenizer(skipped: string[]): Promise<RunResults['tokenizer']> {
+  try {
+    return await runTokenizerPass({ reps: timing.reps, readText: (path) => readFileSync(path, 'utf8'), log });
+  } catch (error) {
+    skipped.push(`tokenizer pass: ${(error as Error).message}`);
+    return null;
+  }
+}
+
+/** `--tokenizer`: the tokenizer pass alone. */
+async function tokenizerMain(): Promise<void> {
+  const started = Date.now();
+  const header = [machineLine(), `the tokenizer pass only (\`npm run bench -- --tokenizer\`): ${timing.reps} fresh process(es) per tokenizer, alternated`];
+  const results = emptyRunResults({ date: new Date().toISOString().slice(0, 10), mode, header, skipped: [], instructionPlan: null });
+  results.tokenizer = await runTokenizer(results.skipped);
+  const file = writeResults(results, started);
+  process.stdout.write(`${tokenizerTable(results.tokenizer).join('\n')}\n${results.skipped.map((s) => `skipped: ${s}`).join('\n')}\nwritten ${file}\n`);
+  if (results.tokenizer === null) process.exitCode = 1;
+}
+
 async function main(): Promise<void> {
   const started = Date.now();
   const date = new Date().toISOString().slice(0, 10);
@@ -367,6 +393,8 @@ async function main(): Promise<void> {
     results.stages = await runStages(targets, mock.port, workDir, skipped);
     if (targets.some((t) => t.name === 'modelgate') && targets.some((t) => t.name === 'bare-proxy')) results.instructions = await runInstructions(workDir, skipped);
     results.hold = await runHolds({ targets, mock, mockUrl, workDir, skipped });
+    if (quick) skipped.push('tokenizer pass: full runs only (`--tokenizer` runs it alone)');
+    else results.tokenizer = await runTokenizer(skipped);
   } finally {
     for (const target of targets.slice(1).reverse()) await target.child.stop();
     await mock.child.stop();
@@ -376,4 +404,4 @@ async function main(): Promise<void> {
   process.stdout.write(`${headline(results).join('\n')}\n${skipped.map((s) => `skipped: ${s}`).join('\n')}\nwritten ${file}\n`);
 }
 
-await (instructionsOnly ? instructionsMain() : containerOnly ? containerMain() : main());
+await (instructionsOnly ? instructionsMain() : containerOnly ? containerMain() : tokenizerOnly ? tokenizerMain() : main());

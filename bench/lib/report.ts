@@ -4,6 +4,8 @@ import type { Rep } from './measure.ts';
 import type { PairedRun } from './paired.ts';
 import type { ContainerRun } from './container-pass.ts';
 import { containerTable } from './container-report.ts';
+import type { TokenizerRun } from './tokenizer-pass.ts';
+import { tokenizerTable } from './tokenizer-report.ts';
 import type { LoadScenario } from './scenarios.ts';
 import { PACED_MS, STREAM_EVENTS } from './scenarios.ts';
 import type { InstructionPlan } from './scenarios.ts';
@@ -55,7 +57,7 @@ export interface HoldResult {
 
 export interface RunResults {
   date: string;
-  mode: 'full' | 'quick' | 'instructions' | 'container';
+  mode: 'full' | 'quick' | 'instructions' | 'container' | 'tokenizer';
   header: string[];
   notes: string[];
   skipped: string[];
@@ -68,6 +70,8 @@ export interface RunResults {
   paired: PairedRun | null;
   /** modelgate in a memory-limited cgroup, V8's own young generation against the shipped flag (lib/container-pass.ts). */
   container: ContainerRun | null;
+  /** The o200k tokenizer beside gpt-tokenizer, fresh processes (lib/tokenizer-pass.ts). */
+  tokenizer: TokenizerRun | null;
   /** Non-streaming chat at 1 connection, one request at a time over a raw socket, per repetition. */
   latency: Map<TargetName, LatencyRep[]>;
   /** The stage pass (lib/stage-pass.ts): where each Node proxy's time goes before its first write to the client. */
@@ -89,6 +93,7 @@ export function emptyRunResults(options: Pick<RunResults, 'date' | 'mode' | 'hea
     hold: [],
     paired: null,
     container: null,
+    tokenizer: null,
     latency: new Map(),
     stages: new Map(),
     instructions: [],
@@ -369,5 +374,6 @@ export function renderResults(results: RunResults): string {
     ...stageTable(results.stages, 'Inside the proxy, one stream at a time (fresh processes with `bench/stage-timer.ts` preloaded)'),
     ...instructionTable(results.instructions, results.instructionPlan),
     ...holdTable(results),
+    ...tokenizerTable(results.tokenizer),
   ].join('\n');
 }

@@ -5,7 +5,7 @@
 //
 // How the estimate is made:
 // - Text: every string in `system`, `messages` and the tool definitions, tokenized with o200k_base
-//   (gpt-tokenizer) — exact for gpt-4o and newer OpenAI models, the general fallback for the rest.
+//   (./tokenizer.ts) — exact for gpt-4o and newer OpenAI models, the general fallback for the rest.
 // - Structure: tool definitions, tool_use inputs and JSON schemas are counted as their JSON text
 //   (keys matter); each message adds MESSAGE_OVERHEAD_TOKENS and the reply priming adds
 //   REPLY_PRIMING_TOKENS (OpenAI's documented chat framing: about 3–4 per message, 3 per reply).
@@ -42,7 +42,6 @@ const SKIPPED_KEYS: ReadonlySet<string> = new Set([
 ]);
 /** Keys whose object values are sent as JSON text. */
 const JSON_KEYS: ReadonlySet<string> = new Set(['input', 'parameters', 'input_schema', 'schema', 'arguments']);
-const NO_SPECIAL_TOKENS = { disallowedSpecial: new Set<string>() };
 
 interface Collected {
   pieces: string[];
@@ -160,7 +159,7 @@ function countChunked(text: string, end: number): number {
       if (space > stop - SPACE_LOOKBACK && space > start) stop = space;
       else if (isHighSurrogate(text.charCodeAt(stop - 1))) stop += 1;
     }
-    tokens += countTokens(text.slice(start, stop), NO_SPECIAL_TOKENS);
+    tokens += countTokens(text.slice(start, stop));
     start = stop;
   }
   return tokens;
