@@ -305,42 +305,6 @@ function writeResults(results: RunResults, started: number): string {
   return file;
 }
 
-/** `--instructions`: the instruction pass alone, for comparing two builds of the gateway. */
-async function instructionsMain(): Promise<void> {
-  const started = Date.now();
-  const workDir = mkdtempSync(join(os.tmpdir(), 'modelgate-bench-'));
-  const header = [machineLine(), 'the instruction pass only (`npm run bench -- --instructions`)'];
-  const results = emptyRunResults({ date: new Date().toISOString().slice(0, 10), mode, header, skipped: [], instructionPlan: timing.instructions });
-  try {
-    results.instructions = await runInstructions(workDir, results.skipped);
-  } finally {
-    rmSync(workDir, { recursive: true, force: true });
-  }
-  const file = writeResults(results, started);
-  process.stdout.write(`${instructionTable(results.instructions, results.instructionPlan).join('\n')}\n${results.skipped.map((s) => `skipped: ${s}`).join('\n')}\nwritten ${file}\n`);
-  if (results.instructions.length === 0) process.exitCode = 1;
-}
-
-/** `--container`: the container pass alone. */
-async function containerMain(): Promise<void> {
-  const started = Date.now();
-  const workDir = mkdtempSync(join(os.tmpdir(), 'modelgate-bench-'));
-  const skipped: string[] = [];
-  const generator = pickLoadGenerator(workDir, values['load-generator']);
-  const header = [machineLine(), `the container pass only (\`npm run bench -- --container\`): ${timing.reps} alternated repetition(s) of ${timing.durationS} s per gateway, load by ${generator.name}`];
-  const results = emptyRunResults({ date: new Date().toISOString().slice(0, 10), mode, header, skipped, instructionPlan: null });
-  const mock = await startMock({ chunks: CHUNKS, chunkSize: 6, pacing: 'tick', latencyMs: 0 });
-  try {
-    results.container = await runContainer({ mockPort: mock.port, workDir, generator, skipped });
-  } finally {
-    await mock.child.stop();
-    rmSync(workDir, { recursive: true, force: true });
-  }
-  const file = writeResults(results, started);
-  process.stdout.write(`${containerTable(results.container).join('\n')}\n${skipped.map((s) => `skipped: ${s}`).join('\n')}\nwritten ${file}\n`);
-  if (results.container === null) process.exitCode = 1;
-}
-
 /** The tokenizer pass (lib/tokenizer-pass.ts): seconds, no targets needed. */
 async function runTokenizer(skipped: string[]): Promise<RunResults['tokenizer']> {
   try {
@@ -351,16 +315,69 @@ async function runTokenizer(skipped: string[]): Promise<RunResults['tokenizer']>
   }
 }
 
-/** `--tokenizer`: the tokenizer pass alone. */
-async function tokenizerMain(): Promise<void> {
+/**
+ * A run of one pass alone (`--instructions`, `--container`, `--tokenizer`): its own header line, the pass
+ * in a scratch directory, the results file, its table on stdout, and exit code 1 when it measured nothing.
+ */
+async function singlePass(options: {
+  describe: string;
+  pass: (results: RunResults, workDir: string) => Promise<void>;
+  table: (results: RunResults) => string[];
+  measured: (results: RunResults) => boolean;
+}): Promise<void> {
   const started = Date.now();
-  const header = [machineLine(), `the tokenizer pass only (\`npm run bench -- --tokenizer\`): ${timing.reps} fresh process(es) per tokenizer, alternated`];
-  const results = emptyRunResults({ date: new Date().toISOString().slice(0, 10), mode, header, skipped: [], instructionPlan: null });
-  results.tokenizer = await runTokenizer(results.skipped);
+  const workDir = mkdtempSync(join(os.tmpdir(), 'modelgate-bench-'));
+  const header = [machineLine(), options.describe];
+  const results = emptyRunResults({ date: new Date().toISOString().slice(0, 10), mode, header, skipped: [], instructionPlan: mode === 'instructions' ? timing.instructions : null });
+  try {
+    await options.pass(results, workDir);
+  } finally {
+    rmSync(workDir, { recursive: true, force: true });
+  }
   const file = writeResults(results, started);
-  process.stdout.write(`${tokenizerTable(results.tokenizer).join('\n')}\n${results.skipped.map((s) => `skipped: ${s}`).join('\n')}\nwritten ${file}\n`);
-  if (results.tokenizer === null) process.exitCode = 1;
+  process.stdout.write(`${options.table(results).join('\n')}\n${results.skipped.map((s) => `skipped: ${s}`).join('\n')}\nwritten ${file}\n`);
+  if (!options.measured(results)) process.exitCode = 1;
 }
+
+/** `--instructions`: the instruction pass alone, for comparing two builds of the gateway. */
+const instructionsMain = (): Promise<void> =>
+  singlePass({
+    describe: 'the instruction pass only (`npm run bench -- --instructions`)',
+    pass: async (results, workDir) => {
+      results.instructions = await runInstructions(workDir, results.skipped);
+    },
+    table: (results) => instructionTable(results.instructions, results.instructionPlan),
+    measured: (results) => results.instructions.length > 0,
+  });
+
+/** `--container`: the container pass alone. */
+const containerMain = (): Promise<void> =>
+  singlePass({
+    describe: `the container pass only (\`npm run bench -- --container\`): ${timing.reps} alternated repetition(s) of ${timing.durationS} s per gateway`,
+    pass: async (results, workDir) => {
+      const generator = pickLoadGenerator(workDir, values['load-generator']);
+      results.header.push(`load by ${generator.name}`);
+      const mock = await startMock({ chunks: CHUNKS, chunkSize: 6, pacing: 'tick', latencyMs: 0 });
+      try {
+        results.container = await runContainer({ mockPort: mock.port, workDir, generator, skipped: results.skipped });
+      } finally {
+        await mock.child.stop();
+      }
+    },
+    table: (results) => containerTable(results.container),
+    measured: (results) => results.container !== null,
+  });
+
+/** `--tokenizer`: the tokenizer pass alone. */
+const tokenizerMain = (): Promise<void> =>
+  singlePass({
+    describe: `the tokenizer pass only (\`npm run bench -- --tokenizer\`): ${timing.reps} fresh process(es) per tokenizer, alternated`,
+    pass: async (results) => {
+      results.tokenizer = await runTokenizer(results.skipped);
+    },
+    table: (results) => tokenizerTable(results.tokenizer),
+    measured: (results) => results.tokenizer !== null,
+  });
 
 async function main(): Promise<void> {
   const started = Date.now();
