@@ -9,6 +9,7 @@ import { O200K_TOKEN_SPLIT_REGEX } from 'gpt-tokenizer/encodingParams/constants'
 import { O200K_SPLIT, O200K_TABLE_FILE, countTokens } from '../../src/admission/tokenizer.ts';
 import { NO_RANK, decodeVocabulary, encodeVocabulary, rankOf, vocabularyTokens } from '../../src/admission/o200k-table.ts';
 import { packageRanks } from '../../scripts/o200k-tokens.ts';
+import { seededRandom } from '../helpers/seeded-random.ts';
 
 const PLAIN = { disallowedSpecial: new Set<string>() };
 const reference = (text: string): number => referenceCount(text, PLAIN);
@@ -19,18 +20,6 @@ function expectSameCounts(texts: readonly string[]): void {
     const theirs = reference(text);
     if (ours !== theirs) assert.fail(`count ${ours}, reference ${theirs} for ${JSON.stringify(text.slice(0, 200))}`);
   }
-}
-
-/** Deterministic (mulberry32), so a failure names a string that fails every run. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const ALPHABETS: readonly string[] = [
@@ -106,14 +95,14 @@ test('literal cases count as the reference does', () => {
 });
 
 test('a seeded corpus of mixed scripts, emoji and broken surrogates counts as the reference does', () => {
-  const next = random(20261122);
+  const next = seededRandom(20261122);
   const texts: string[] = [];
   for (let i = 0; i < 4000; i += 1) texts.push(randomText(next, 1 + Math.floor(next() * 200)));
   expectSameCounts(texts);
 });
 
 test('vocabulary tokens run together (every merge path) count as the reference does', () => {
-  const next = random(7);
+  const next = seededRandom(7);
   const decoder = new TextDecoder();
   const tokens = vocabularyTokens(decodeVocabulary(readFileSync(O200K_TABLE_FILE)));
   const texts: string[] = [];
@@ -127,7 +116,7 @@ test('vocabulary tokens run together (every merge path) count as the reference d
 });
 
 test('long runs without spaces (the quadratic merge) and whole files count as the reference does', () => {
-  const next = random(99);
+  const next = seededRandom(99);
   const long = [
     'a'.repeat(3000),
     '的'.repeat(1500),

@@ -1,4 +1,4 @@
-// Test doubles for routing: a hand-turned clock, a seeded random source, and config builders.
+// Test doubles for routing: a hand-turned clock and config builders (the seeded random source is test/helpers/seeded-random.ts).
 import type { DeploymentConfig, ModelConfig, ProviderConfig } from '../../src/core/config-types.ts';
 
 export interface FakeClock {
@@ -9,18 +9,6 @@ export interface FakeClock {
 export function fakeClock(start = 1_000_000): FakeClock {
   let t = start;
   return { now: () => t, advance: (ms) => { t += ms; } };
-}
-
-/** mulberry32: small, fast, and the same sequence for the same seed. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 export function provider(name: string, apiKeys: string[] = []): ProviderConfig {

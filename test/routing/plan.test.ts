@@ -7,7 +7,8 @@ import { AttemptPlan } from '../../src/routing/plan.ts';
 import type { AttemptPlanOptions } from '../../src/routing/plan.ts';
 import type { AttemptOutcome, PlanEndReason } from '../../src/routing/outcome.ts';
 import type { DeploymentConfig, ModelConfig } from '../../src/core/config-types.ts';
-import { fakeClock, model, provider, seededRandom } from './fixtures.ts';
+import { fakeClock, model, provider } from './fixtures.ts';
+import { seededRandom } from '../helpers/seeded-random.ts';
 import type { FakeClock } from './fixtures.ts';
 
 interface Rig {
