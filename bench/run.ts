@@ -2,7 +2,7 @@
 // and every available target, measures them side by side (issue 6), writes bench/results/<date>.md
 // (a later full run the same day: <date>-2.md, …; lib/results-file.ts).
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -308,7 +308,7 @@ function writeResults(results: RunResults, started: number): string {
 /** The tokenizer pass (lib/tokenizer-pass.ts): seconds, no targets needed. */
 async function runTokenizer(skipped: string[]): Promise<RunResults['tokenizer']> {
   try {
-    return await runTokenizerPass({ reps: timing.reps, readText: (path) => readFileSync(path, 'utf8'), log });
+    return await runTokenizerPass({ reps: timing.reps, log });
   } catch (error) {
     skipped.push(`tokenizer pass: ${(error as Error).message}`);
     return null;

@@ -1,7 +1,7 @@
 // The tokenizer pass: modelgate's o200k tokenizer beside gpt-tokenizer (the library it replaced, same
 // vocabulary), each in fresh processes alternated, so the first-use stall and the memory a gateway keeps
 // once a prompt has been counted are measured, not remembered. Both must count the corpus alike.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Child, NODE } from './processes.ts';
@@ -33,18 +33,18 @@ const IMPLS: ReadonlyArray<TokenizerRep['impl']> = ['modelgate', 'gpt-tokenizer'
  * The corpus: the project's own README and docs (English prose, code, tables) and a seeded mix of
  * scripts and emoji, so both Latin and multi-byte text take part. Fixed for a commit.
  */
-export function tokenizerCorpus(readText: (path: URL) => string): string {
-  const docs = ['README.md', 'docs/budgets.md', 'docs/translation.md'].map((f) => readText(new URL(f, ROOT))).join('\n\n');
+export function tokenizerCorpus(): string {
+  const docs = ['README.md', 'docs/budgets.md', 'docs/translation.md'].map((f) => readFileSync(new URL(f, ROOT), 'utf8')).join('\n\n');
   const scripts = ['你好，世界！这是一个测试。', 'Привет, мир! Это тест.', 'مرحبا بالعالم', 'こんにちは世界', '안녕하세요 세계', '🙂 👩‍👩‍👧 👍🏽'];
   let mixed = '';
   for (let i = 0; mixed.length < 20_000; i += 1) mixed += `${scripts[(i * 7) % scripts.length]} ${i} `;
   return `${docs}\n\n${mixed}`;
 }
 
-export async function runTokenizerPass(options: { reps: number; readText: (path: URL) => string; log?: (line: string) => void }): Promise<TokenizerRun> {
+export async function runTokenizerPass(options: { reps: number; log?: (line: string) => void }): Promise<TokenizerRun> {
   const dir = mkdtempSync(join(tmpdir(), 'modelgate-tokenizer-'));
   const corpusFile = join(dir, 'corpus.txt');
-  const corpus = tokenizerCorpus(options.readText);
+  const corpus = tokenizerCorpus();
   writeFileSync(corpusFile, corpus);
   const reps: TokenizerRep[] = [];
   try {

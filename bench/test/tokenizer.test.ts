@@ -1,12 +1,9 @@
 // The tokenizer pass: one real run of each implementation in fresh processes, and the table.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { runTokenizerPass, tokenizerCorpus } from '../lib/tokenizer-pass.ts';
 import type { TokenizerRep, TokenizerRun } from '../lib/tokenizer-pass.ts';
 import { tokenizerTable } from '../lib/tokenizer-report.ts';
-
-const readText = (path: URL): string => readFileSync(path, 'utf8');
 
 function rep(impl: TokenizerRep['impl'], tokens: number): TokenizerRep {
   return { impl, firstUseMs: impl === 'modelgate' ? 50 : 300, rssMb: impl === 'modelgate' ? 11 : 66, heapMb: 0.1, chars: 52_000, tokens, countMs: 10 };
@@ -14,9 +11,9 @@ function rep(impl: TokenizerRep['impl'], tokens: number): TokenizerRep {
 
 describe('tokenizer pass', () => {
   it('runs both tokenizers in fresh processes, alternated, and they count the corpus alike', async () => {
-    const run = await runTokenizerPass({ reps: 2, readText });
+    const run = await runTokenizerPass({ reps: 2 });
     assert.deepEqual(run.reps.map((r) => r.impl), ['modelgate', 'gpt-tokenizer', 'gpt-tokenizer', 'modelgate']);
-    const corpus = tokenizerCorpus(readText);
+    const corpus = tokenizerCorpus();
     for (const r of run.reps) {
       assert.equal(r.chars, corpus.length);
       assert.ok(r.tokens > corpus.length / 8 && r.tokens < corpus.length, `${r.tokens} tokens for ${corpus.length} characters`);
