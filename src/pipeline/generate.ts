@@ -2,6 +2,7 @@
 // routing/attempts → relay → accounting. Each stage is a named function in its own file.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Dialect } from '../core/dialect.ts';
+import { billableUsage } from '../core/usage.ts';
 import { GatewayError } from '../core/errors.ts';
 import { validateChatRequest } from '../dialects/openai-chat/validate.ts';
 import { validateMessagesRequest } from '../dialects/anthropic-messages/validate.ts';
@@ -55,7 +56,8 @@ export async function handleGeneration(gw: Gateway, req: IncomingMessage, res: S
   } finally {
     gw.metrics.inFlight--;
     // Settle before the row is queued: the row must carry the cost the store settled, and the period
-    // the reservation belonged to.
+    // the reservation belonged to. The upstream's counts are clamped first: they are its word, not ours.
+    state.usage = billableUsage(state.usage);
     const cost = priceRequest(gw, state);
     let period = flight.ticket === null ? null : gw.admission.finish(flight.ticket, state.usage, cost);
     if (period instanceof Promise) period = await period;

@@ -2,6 +2,7 @@
 // translate/, and the answer (whole or streamed) is rebuilt for the caller's dialect.
 import type { Dialect } from '../core/dialect.ts';
 import { GatewayError } from '../core/errors.ts';
+import { isObject } from '../core/json.ts';
 import { emptyUsage, type Usage } from '../core/usage.ts';
 import { SseDecoder, type SseEvent } from '../core/sse.ts';
 import { renderStreamError } from '../dialects/render-error.ts';
@@ -22,11 +23,14 @@ interface StreamTranslator {
 }
 
 function parseUpstream<T>(text: string): T {
+  let value: unknown;
   try {
-    return JSON.parse(text) as T;
+    value = JSON.parse(text);
   } catch {
     throw new GatewayError('upstream_error', { message: 'The upstream answered 200 with a body that is not JSON.' });
   }
+  if (!isObject(value)) throw new GatewayError('upstream_error', { message: 'The upstream answered 200 with JSON that is not an object.' });
+  return value as T;
 }
 
 /**

@@ -2,7 +2,7 @@
 // system items hoisted in order, consecutive same-role turns merged, tool results as tool_result blocks in a
 // user turn (placed first), a leading assistant turn given a user turn before it, empty turns dropped.
 import type { ContentBlock, MessageParam, TextBlock, ToolResultBlock } from './wire-anthropic.ts';
-import type { ChatContentPart, ChatMessage } from './wire-openai.ts';
+import type { ChatMessage } from './wire-openai.ts';
 import { imageUrlToSource } from './images.ts';
 import { toAnthropicToolId } from './ids.ts';
 import { isObject, str, tryParseJson } from './narrow.ts';
@@ -25,12 +25,15 @@ function textPartsOf(content: ChatMessage['content'], param: string): string[] {
   if (content === undefined || content === null) return [];
   if (typeof content === 'string') return [content];
   if (!Array.isArray(content)) throw new TranslationError(param, 'content must be a string or an array of parts');
-  return content.map((part, i) => {
+  return content.map((part: unknown, i) => {
+    if (!isObject(part)) throw new TranslationError(`${param}[${i}]`, 'each content part must be an object');
     if (part.type === 'text' || part.type === 'refusal') {
-      const text = str(part.type === 'text' ? part.text : (part as Record<string, unknown>).refusal);
+      const field = part.type;
+      const text = str(part[field]);
       if (text !== undefined) return text;
+      throw new TranslationError(`${param}[${i}].${field}`, `${field} must be a string`);
     }
-    throw new TranslationError(`${param}[${i}].type`, `only text parts are allowed here, got ${part.type}`);
+    throw new TranslationError(`${param}[${i}].type`, `only text parts are allowed here, got ${String(part.type)}`);
   });
 }
 
@@ -39,10 +42,12 @@ function userBlocks(content: ChatMessage['content'], param: string): ContentBloc
   if (typeof content === 'string') return content.length > 0 ? [{ type: 'text', text: content }] : [];
   if (!Array.isArray(content)) throw new TranslationError(param, 'content must be a string or an array of parts');
   const out: ContentBlock[] = [];
-  content.forEach((part: ChatContentPart, i) => {
+  content.forEach((part: unknown, i) => {
     const at = `${param}[${i}]`;
+    if (!isObject(part)) throw new TranslationError(at, 'each content part must be an object');
     if (part.type === 'text') {
-      const text = str(part.text) ?? '';
+      const text = str(part.text);
+      if (text === undefined) throw new TranslationError(`${at}.text`, 'text must be a string');
       if (text.length > 0) out.push({ type: 'text', text });
     } else if (part.type === 'image_url') {
       const url = isObject(part.image_url) ? str(part.image_url.url) : undefined;
@@ -52,7 +57,7 @@ function userBlocks(content: ChatMessage['content'], param: string): ContentBloc
       const data = (part.file.file_data as string).slice('data:application/pdf;base64,'.length);
       out.push({ type: 'document', source: { type: 'base64', media_type: 'application/pdf', data } });
     } else {
-      throw new TranslationError(`${at}.type`, `content part type ${part.type} cannot be sent to this model`);
+      throw new TranslationError(`${at}.type`, `content part type ${String(part.type)} cannot be sent to this model`);
     }
   });
   return out;
@@ -69,17 +74,26 @@ function assistantBlocks(msg: ChatMessage, param: string): ContentBlock[] {
   for (const text of textPartsOf(msg.content, `${param}.content`)) {
     if (text.length > 0) out.push({ type: 'text', text });
   }
-  (msg.tool_calls ?? []).forEach((call, i) => {
+  const calls: unknown = msg.tool_calls;
+  if (calls === undefined || calls === null) return out;
+  if (!Array.isArray(calls)) throw new TranslationError(`${param}.tool_calls`, 'tool_calls must be an array');
+  calls.forEach((call: unknown, i) => {
     const at = `${param}.tool_calls[${i}]`;
+    if (!isObject(call)) throw new TranslationError(at, 'each tool call must be an object');
     if (call.type !== undefined && call.type !== 'function') {
       throw new TranslationError(`${at}.type`, `tool call type ${String(call.type)} cannot be sent to this model`);
     }
-    const args = call.function?.arguments ?? '';
+    const fn = call.function;
+    if (!isObject(fn)) throw new TranslationError(`${at}.function`, 'tool call function must be an object');
+    const name = str(fn.name);
+    if (name === undefined) throw new TranslationError(`${at}.function.name`, 'tool call function name must be a string');
+    const args = fn.arguments ?? '';
+    if (typeof args !== 'string') throw new TranslationError(`${at}.function.arguments`, 'tool call arguments must be a string of JSON');
     const input = args.trim().length === 0 ? {} : tryParseJson(args);
     if (!isObject(input)) {
       throw new TranslationError(`${at}.function.arguments`, 'tool call arguments must be a JSON object');
     }
-    out.push({ type: 'tool_use', id: toAnthropicToolId(call.id), name: call.function.name, input });
+    out.push({ type: 'tool_use', id: toAnthropicToolId(str(call.id)), name, input });
   });
   return out;
 }

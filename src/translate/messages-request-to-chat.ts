@@ -1,8 +1,8 @@
 // Direction 2, request: an Anthropic messages body → an OpenAI chat-completions body for an OpenAI-compatible
 // upstream. Callers' alternation has already been validated (400 before translation), so turns map one to
 // one, except that a user turn's tool_result blocks become `role:"tool"` messages ahead of its other content.
-import type { ContentBlock, MessageParam, MessagesRequest, TextBlock } from './wire-anthropic.ts';
-import type { ChatContentPart, ChatFunctionTool, ChatMessage, ChatRequest, ChatToolCall, ChatToolChoice } from './wire-openai.ts';
+import type { ContentBlock, EffortLevel, MessageParam, MessagesRequest, TextBlock, ThinkingConfig } from './wire-anthropic.ts';
+import type { ChatContentPart, ChatFunctionTool, ChatMessage, ChatRequest, ChatToolCall, ChatToolChoice, ReasoningEffort } from './wire-openai.ts';
 import { sourceToImageUrl } from './images.ts';
 import { isObject, num, str } from './narrow.ts';
 import { effortForThinking } from './reasoning.ts';
@@ -23,23 +23,21 @@ export interface MessagesToChatRequestResult {
 /** Messages fields with no chat equivalent; dropped with no error, and named in adjustments. */
 const DROPPED_FIELDS = ['top_k', 'service_tier', 'container', 'inference_geo', 'cache_control', 'mcp_servers', 'context_management'] as const;
 
-function textOfBlocks(blocks: readonly ContentBlock[]): string {
-  return blocks.map((b) => (b.type === 'text' ? (b as TextBlock).text : '')).join('');
-}
-
 function systemOf(system: MessagesRequest['system']): string | undefined {
   if (system === undefined || system === null) return undefined;
   if (typeof system === 'string') return system.length > 0 ? system : undefined;
   if (!Array.isArray(system)) throw new TranslationError('system', 'system must be a string or an array of text blocks');
-  const text = system.map((b, i) => {
+  const text = system.map((b: unknown, i) => {
     if (!isObject(b) || b.type !== 'text') throw new TranslationError(`system[${i}].type`, 'system blocks must be text');
-    return b.text;
+    const t = str(b.text);
+    if (t === undefined) throw new TranslationError(`system[${i}].text`, 'text must be a string');
+    return t;
   });
   return text.length > 0 ? text.join('\n\n') : undefined;
 }
 
 function userPart(block: ContentBlock, param: string): ChatContentPart {
-  if (block.type === 'text') return { type: 'text', text: (block as TextBlock).text };
+  if (block.type === 'text') return { type: 'text', text: textOf(block, param) };
   if (block.type === 'image' && isObject(block.source)) {
     const src = block.source;
     if (src.type === 'base64' && typeof src.media_type === 'string' && typeof src.data === 'string') {
@@ -56,7 +54,23 @@ function userPart(block: ContentBlock, param: string): ChatContentPart {
       return { type: 'file', file };
     }
   }
-  throw new TranslationError(`${param}.type`, `content block ${block.type} cannot be sent to this model`);
+  throw new TranslationError(`${param}.type`, `content block ${String(block.type)} cannot be sent to this model`);
+}
+
+/** A text block's text; anything else is a 400 here rather than a bad request upstream. */
+function textOf(block: ContentBlock, param: string): string {
+  const text = str((block as TextBlock).text);
+  if (text === undefined) throw new TranslationError(`${param}.text`, 'text must be a string');
+  return text;
+}
+
+/** The content blocks of a turn, each checked to be an object. */
+function blocksOf(content: unknown, param: string): ContentBlock[] {
+  if (!Array.isArray(content)) throw new TranslationError(param, 'content must be a string or an array of content blocks');
+  content.forEach((block: unknown, i) => {
+    if (!isObject(block)) throw new TranslationError(`${param}[${i}]`, 'each content block must be an object');
+  });
+  return content as ContentBlock[];
 }
 
 function toolResultText(content: unknown, param: string, images: ChatContentPart[]): string {
@@ -68,7 +82,7 @@ function toolResultText(content: unknown, param: string, images: ChatContentPart
     if (!isObject(b)) return;
     // Chat tool messages hold text only, so images ride in a user message right after the tool results.
     if (b.type === 'image') images.push(userPart(b as ContentBlock, `${param}[${i}]`));
-    else if (b.type === 'text') text += str(b.text) ?? '';
+    else if (b.type === 'text') text += textOf(b as ContentBlock, `${param}[${i}]`);
     else throw new TranslationError(`${param}[${i}].type`, `tool_result block ${String(b.type)} cannot be sent to this model`);
   });
   return text;
@@ -79,9 +93,9 @@ function userMessages(msg: MessageParam, param: string, adjustments: string[]): 
   const tools: ChatMessage[] = [];
   const parts: ChatContentPart[] = [];
   const images: ChatContentPart[] = [];
-  msg.content.forEach((block, i) => {
+  blocksOf(msg.content, `${param}.content`).forEach((block, i) => {
     const at = `${param}.content[${i}]`;
-    if (block.type === 'tool_result' && isObject(block)) {
+    if (block.type === 'tool_result') {
       const text = toolResultText(block.content, `${at}.content`, images);
       // Chat has no error flag on tool messages; the marker keeps the meaning visible to the model.
       const content = block.is_error === true ? `[tool error] ${text}` : text;
@@ -100,17 +114,22 @@ function userMessages(msg: MessageParam, param: string, adjustments: string[]): 
 
 function assistantMessage(msg: MessageParam, param: string): ChatMessage {
   if (typeof msg.content === 'string') return { role: 'assistant', content: msg.content };
+  const blocks = blocksOf(msg.content, `${param}.content`);
   const toolCalls: ChatToolCall[] = [];
-  msg.content.forEach((block, i) => {
-    if (block.type === 'tool_use' && isObject(block)) {
+  let text = '';
+  blocks.forEach((block, i) => {
+    const at = `${param}.content[${i}]`;
+    if (block.type === 'tool_use') {
+      const name = str(block.name);
+      if (name === undefined) throw new TranslationError(`${at}.name`, 'tool_use name must be a string');
       const input = isObject(block.input) ? block.input : {};
-      toolCalls.push({ id: str(block.id) ?? '', type: 'function', function: { name: str(block.name) ?? '', arguments: JSON.stringify(input) } });
-    } else if (block.type !== 'text' && block.type !== 'thinking' && block.type !== 'redacted_thinking') {
-      throw new TranslationError(`${param}.content[${i}].type`, `content block ${block.type} cannot be sent to this model`);
+      toolCalls.push({ id: str(block.id) ?? '', type: 'function', function: { name, arguments: JSON.stringify(input) } });
+    } else if (block.type === 'text') text += textOf(block, at);
+    // Thinking blocks are signed by Anthropic for Anthropic; an OpenAI-compatible upstream cannot use them.
+    else if (block.type !== 'thinking' && block.type !== 'redacted_thinking') {
+      throw new TranslationError(`${at}.type`, `content block ${String(block.type)} cannot be sent to this model`);
     }
   });
-  // Thinking blocks are signed by Anthropic for Anthropic; an OpenAI-compatible upstream cannot use them.
-  const text = textOfBlocks(msg.content);
   const out: ChatMessage = { role: 'assistant', content: text.length === 0 && toolCalls.length > 0 ? null : text };
   if (toolCalls.length > 0) out.tool_calls = toolCalls;
   return out;
@@ -146,6 +165,24 @@ function toolChoiceOf(choice: unknown, out: ChatRequest): void {
   out.tool_choice = mapped;
 }
 
+const EFFORT_LEVELS: ReadonlySet<unknown> = new Set<EffortLevel>(['low', 'medium', 'high', 'xhigh', 'max']);
+const THINKING_TYPES: ReadonlySet<unknown> = new Set(['enabled', 'disabled', 'adaptive']);
+
+/** reasoning_effort for the request's thinking and effort settings, which are checked here: they become a field upstream. */
+function reasoningOf(thinking: unknown, effort: unknown): ReasoningEffort | undefined {
+  if (effort !== undefined && effort !== null && !EFFORT_LEVELS.has(effort)) {
+    throw new TranslationError('output_config.effort', 'effort must be one of low, medium, high, xhigh, max');
+  }
+  if (thinking === undefined || thinking === null) return effortForThinking(undefined, effort as EffortLevel | null | undefined);
+  if (!isObject(thinking) || !THINKING_TYPES.has(thinking.type)) {
+    throw new TranslationError('thinking.type', 'thinking.type must be enabled, disabled or adaptive');
+  }
+  if (thinking.type === 'enabled' && num(thinking.budget_tokens) === undefined) {
+    throw new TranslationError('thinking.budget_tokens', 'thinking.budget_tokens must be a number');
+  }
+  return effortForThinking(thinking as unknown as ThinkingConfig, effort as EffortLevel | null | undefined);
+}
+
 export function messagesRequestToChat(body: MessagesRequest, opts: MessagesToChatRequestOptions): MessagesToChatRequestResult {
   if (!isObject(body) || !Array.isArray(body.messages)) throw new TranslationError('messages', 'messages must be an array');
   const adjustments: string[] = [];
@@ -177,9 +214,11 @@ export function messagesRequestToChat(body: MessagesRequest, opts: MessagesToCha
     out.tools = tools;
     toolChoiceOf(body.tool_choice, out);
   }
-  const effort = effortForThinking(body.thinking, body.output_config?.effort);
+  const config: unknown = body.output_config;
+  if (config !== undefined && config !== null && !isObject(config)) throw new TranslationError('output_config', 'output_config must be an object');
+  const effort = reasoningOf(body.thinking, isObject(config) ? config.effort : undefined);
   if (effort !== undefined) out.reasoning_effort = effort;
-  const format = body.output_config?.format;
+  const format = isObject(config) ? config.format : undefined;
   if (isObject(format) && isObject(format.schema)) {
     out.response_format = { type: 'json_schema', json_schema: { name: 'output', schema: format.schema } };
   }

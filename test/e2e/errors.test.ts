@@ -6,7 +6,12 @@ import { validateAnthropicError, validateOpenAIError } from '../helpers/schemas.
 
 let fx: Fixture;
 before(async () => {
-  fx = await startFixture({ extraConfig: 'body_limit_mb: 0.01' });
+  fx = await startFixture({
+    extraConfig: 'body_limit_mb: 0.01',
+    // One attempt each, so an upstream's bad 200 is the answer rather than a retry's reason.
+    extraModels: `  - { name: claude-once, max_retries: 0, deployments: [ { provider: upa, model: claude-upstream-1 } ] }
+  - { name: claude-via-openai, max_retries: 0, deployments: [ { provider: up, model: anthropic/claude-x } ] }`,
+  });
 });
 after(async () => fx.close());
 
@@ -98,6 +103,52 @@ test('400 malformed JSON and bad chat fields, 413 over the body limit — never 
   assert.deepEqual(Object.keys(tooBig.json as object), ['type', 'error', 'request_id']);
   assert.equal((tooBig.json as { error: { type: string } }).error.type, 'request_too_large');
   assert.equal((await call(fx, { path: '/v1/chat/completions', body: chat() })).status, 200, 'still serving');
+});
+
+test('translated routes: parts of the wrong shape are 400s naming the field; an upstream’s JSON that is no object a 502', async () => {
+  const upstreamCalls = fx.up.requests.length;
+  // chat completions → Anthropic-style upstream, then messages → OpenAI-style upstream.
+  const badChat = { model: 'claude-once', messages: [{ role: 'user', content: [null] }] };
+  const e = openaiError(await call(fx, { path: '/v1/chat/completions', body: badChat }), 400, 'invalid_request') as { param?: string };
+  assert.equal(e.param, 'messages[0].content[0]');
+  const badCall = { model: 'claude-once', messages: [{ role: 'user', content: 'hi' }, { role: 'assistant', tool_calls: [{ id: 'c', function: { name: 'f', arguments: { a: 1 } } }] }] };
+  openaiError(await call(fx, { path: '/v1/chat/completions', body: badCall }), 400, 'invalid_request');
+  const a = anthropicError(await call(fx, { path: '/v1/messages', body: msgs({ model: 'claude-via-openai', messages: [{ role: 'user', content: [{ type: 'text', text: 5 }] }] }), headers: AV }), 400, 'invalid_request_error');
+  assert.match(a.message, /text must be a string/);
+  anthropicError(await call(fx, { path: '/v1/messages', body: msgs({ model: 'claude-via-openai', thinking: { type: 'enabled', budget_tokens: 'lots' } }), headers: AV }), 400, 'invalid_request_error');
+  assert.equal(fx.up.requests.length, upstreamCalls, 'none of them reached the upstream');
+  // Valid JSON that is not an object, with status 200: the reply translators never see it.
+  fx.up.enqueue({ kind: 'non-json-200', body: 'null', contentType: 'application/json' });
+  openaiError(await call(fx, { path: '/v1/chat/completions', body: { model: 'claude-once', messages: [{ role: 'user', content: 'hi' }] } }), 502, 'upstream_error');
+  fx.up.enqueue({ kind: 'non-json-200', body: '[1, 2]', contentType: 'application/json' });
+  anthropicError(await call(fx, { path: '/v1/messages', body: msgs({ model: 'claude-via-openai' }), headers: AV }), 502, 'api_error');
+  assert.equal((await call(fx, { path: '/v1/chat/completions', body: chat() })).status, 200, 'still serving');
+});
+
+test('an upstream’s negative or absurd usage bills nothing for it: token counts are clamped before cost and budget', async () => {
+  const { key } = await fx.gw.createKey({ name: 'odd-usage', flags: ['--budget-usd', '1', '--models', 'gpt-up'] });
+  const reply = (usage: Record<string, unknown>) => ({
+    id: 'chatcmpl-odd', object: 'chat.completion', created: 1, model: 'upstream-gpt',
+    choices: [{ index: 0, message: { role: 'assistant', content: 'hi', refusal: null }, logprobs: null, finish_reason: 'stop' }],
+    usage,
+  });
+  fx.up.enqueue({ kind: 'status', status: 200, body: reply({ prompt_tokens: 10, completion_tokens: -1_000_000_000, total_tokens: 0 }) });
+  assert.equal((await call(fx, { path: '/v1/chat/completions', body: chat(), auth: key })).status, 200);
+  fx.up.enqueue({ kind: 'status', status: 200, body: reply({ prompt_tokens: 1e300, completion_tokens: 0.4, total_tokens: 1e300 }) });
+  assert.equal((await call(fx, { path: '/v1/chat/completions', body: chat(), auth: key })).status, 200);
+  let row: { requests: number; inputTokens: number; outputTokens: number; costUsd: number } | undefined;
+  for (let i = 0; i < 100 && (row === undefined || row.requests < 2); i++) {
+    const rows = JSON.parse(await fx.gw.cli(['usage', '--json'])) as ({ keyName: string } & NonNullable<typeof row>)[];
+    row = rows.find((r) => r.keyName === 'odd-usage');
+  }
+  assert.ok(row !== undefined && row.requests === 2, JSON.stringify(row));
+  // 10 input tokens, then the 1e9 cap; no output tokens (-1e9 and 0.4 both bill as 0).
+  assert.equal(row.inputTokens, 1_000_000_010);
+  assert.equal(row.outputTokens, 0);
+  assert.ok(Number.isFinite(row.costUsd) && row.costUsd > 0, `a finite, positive cost: ${row.costUsd}`);
+  // The budget was charged, not credited: the key is now over its 1 USD and refused.
+  const over = await call(fx, { path: '/v1/chat/completions', body: chat(), auth: key });
+  openaiError(over, 403);
 });
 
 test('the upstream’s own OpenAI error code reaches the caller; an upstream 404 is a 502 (operator configuration)', async () => {
