@@ -18,7 +18,7 @@
 //   the tokenized part, never below chars/4 (so English, ~4.5 chars/token, is slightly overestimated).
 // - Models whose name does not look like an OpenAI one (Claude, Llama, …) get NON_OPENAI_MARGIN on
 //   top: their tokenizers produce more tokens than o200k for the same text.
-import { isObject } from '../core/json.ts';
+import { isObject, nestedDeeperThan } from '../core/json.ts';
 import { countTokens } from './tokenizer.ts';
 
 export const TOKENIZER_CHAR_CAP = 8192;
@@ -40,6 +40,11 @@ const MEDIA_TYPES: ReadonlySet<string> = new Set([
 const SKIPPED_KEYS: ReadonlySet<string> = new Set([
   'type', 'role', 'id', 'tool_use_id', 'tool_call_id', 'cache_control', 'signature', 'media_type', 'detail',
 ]);
+/**
+ * Content deeper than this is not walked: no prompt nests so far, and a body of nothing but brackets
+ * would otherwise overflow the stack (the text is still inside the quick pass's byte bound).
+ */
+const MAX_WALK_DEPTH = 64;
 /** Keys whose object values are sent as JSON text. */
 const JSON_KEYS: ReadonlySet<string> = new Set(['input', 'parameters', 'input_schema', 'schema', 'arguments']);
 
@@ -79,7 +84,7 @@ export function estimatePromptTokens(body: unknown, options: EstimateOptions = {
   }
   if (found.textNeeded) {
     for (const key of ['tools', 'functions', 'response_format', 'tool_choice'] as const) {
-      if (body[key] !== undefined) found.pieces.push(JSON.stringify(body[key]));
+      if (body[key] !== undefined) found.pieces.push(jsonText(body[key]));
     }
   }
   const text = bound ?? countText(found.pieces, options.charCap ?? TOKENIZER_CHAR_CAP);
@@ -100,13 +105,14 @@ export function reservationTokens(sizes: { promptTokens: number; maxTokens: numb
   return sizes.promptTokens + sizes.maxTokens;
 }
 
-function collect(value: unknown, found: Collected): void {
+function collect(value: unknown, found: Collected, depth = 0): void {
   if (typeof value === 'string') {
     if (value !== '' && found.textNeeded) found.pieces.push(value);
     return;
   }
+  if (depth > MAX_WALK_DEPTH) return;
   if (Array.isArray(value)) {
-    for (const item of value) collect(item, found);
+    for (const item of value) collect(item, found, depth + 1);
     return;
   }
   if (!isObject(value)) return;
@@ -119,10 +125,16 @@ function collect(value: unknown, found: Collected): void {
     if (SKIPPED_KEYS.has(key)) continue;
     const inner = value[key];
     if (JSON_KEYS.has(key) && isObject(inner)) {
-      if (found.textNeeded) found.pieces.push(JSON.stringify(inner));
+      if (found.textNeeded) found.pieces.push(jsonText(inner));
     }
-    else collect(inner, found);
+    else collect(inner, found, depth + 1);
   }
+}
+
+/** JSON text of a schema or tool input; one nested too deep to serialise counts as nothing. */
+function jsonText(value: unknown): string {
+  if (nestedDeeperThan(value, MAX_WALK_DEPTH)) return '';
+  return JSON.stringify(value) ?? '';
 }
 
 function countText(pieces: string[], cap: number): number {

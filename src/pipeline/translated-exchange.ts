@@ -2,7 +2,7 @@
 // translate/, and the answer (whole or streamed) is rebuilt for the caller's dialect.
 import type { Dialect } from '../core/dialect.ts';
 import { GatewayError } from '../core/errors.ts';
-import { isObject } from '../core/json.ts';
+import { isObject, nestedDeeperThan } from '../core/json.ts';
 import { emptyUsage, type Usage } from '../core/usage.ts';
 import { SseDecoder, type SseEvent } from '../core/sse.ts';
 import { renderStreamError } from '../dialects/render-error.ts';
@@ -34,10 +34,36 @@ function parseUpstream<T>(text: string): T {
 }
 
 /**
+ * Runs a reply translator. The reply translators take any JSON object, but what they copy (a tool's
+ * input) is serialised again, which an upstream's thousands of nested brackets would overflow: such a
+ * reply is the upstream's fault, a failed attempt like any malformed 2xx, not the gateway's 500.
+ */
+function translateReply<R>(translate: () => R): R {
+  try {
+    return translate();
+  } catch (err) {
+    if (err instanceof GatewayError) throw err;
+    // The cause is named so that a translator bug, should one hide here, is not taken for the upstream's.
+    const cause = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+    throw new GatewayError('upstream_error', { message: `The upstream answered 200 with a body that could not be translated (${cause}).` });
+  }
+}
+
+/**
+ * Deeper than this a request is refused before translation: the translators walk it and the upstream
+ * body is serialised again, which a few thousand levels of brackets would overflow. Tool schemas, the
+ * deepest part of a real request, stay far below it.
+ */
+export const MAX_TRANSLATED_DEPTH = 128;
+
+/**
  * Runs a request translator: a field with no faithful equivalent becomes a 400 naming it, and whatever
  * the translator adjusted is reported to the caller in `x-modelgate-adjusted`.
  */
-function translateRequest<R extends { adjustments: string[] }>(translate: () => R, headers: Record<string, string>): R {
+function translateRequest<R extends { adjustments: string[] }>(body: unknown, translate: () => R, headers: Record<string, string>): R {
+  if (nestedDeeperThan(body, MAX_TRANSLATED_DEPTH)) {
+    throw new GatewayError('invalid_request', { message: `The request nests objects and arrays more than ${MAX_TRANSLATED_DEPTH} levels deep.` });
+  }
   let result: R;
   try {
     result = translate();
@@ -61,6 +87,7 @@ export class ChatToAnthropicExchange implements Exchange {
   constructor(opts: { parsed: Record<string, unknown>; facts: RequestFacts; upstreamModel: string; defaultMaxTokens: number }) {
     this.#facts = opts.facts;
     const r = translateRequest(
+      opts.parsed,
       () => chatRequestToMessages(opts.parsed as ChatRequest, { upstreamModel: opts.upstreamModel, defaultMaxTokens: opts.defaultMaxTokens }),
       this.responseHeaders,
     );
@@ -74,8 +101,10 @@ export class ChatToAnthropicExchange implements Exchange {
 
   json(upstreamText: string): { body: string; usage: Usage } {
     const msg = parseUpstream<Message>(upstreamText);
-    const chat = messagesResponseToChat(msg, { model: this.#facts.model, created: this.#created, jsonMode: this.#jsonMode ?? undefined });
-    return { body: JSON.stringify(chat), usage: usageFromAnthropic(msg.usage, emptyUsage()) };
+    return translateReply(() => {
+      const chat = messagesResponseToChat(msg, { model: this.#facts.model, created: this.#created, jsonMode: this.#jsonMode ?? undefined });
+      return { body: JSON.stringify(chat), usage: usageFromAnthropic(msg.usage, emptyUsage()) };
+    });
   }
 
   stream(): StreamRelay {
@@ -98,7 +127,7 @@ export class MessagesToOpenAIExchange implements Exchange {
     this.#promptEstimate = opts.promptEstimate;
     const stops = opts.parsed.stop_sequences;
     this.#stopSequences = Array.isArray(stops) ? (stops as string[]) : undefined;
-    const r = translateRequest(() => messagesRequestToChat(opts.parsed as MessagesRequest, { upstreamModel: opts.upstreamModel }), this.responseHeaders);
+    const r = translateRequest(opts.parsed, () => messagesRequestToChat(opts.parsed as MessagesRequest, { upstreamModel: opts.upstreamModel }), this.responseHeaders);
     this.#body = JSON.stringify(r.body);
   }
 
@@ -108,8 +137,10 @@ export class MessagesToOpenAIExchange implements Exchange {
 
   json(upstreamText: string): { body: string; usage: Usage } {
     const resp = parseUpstream<ChatCompletion>(upstreamText);
-    const msg = chatResponseToMessages(resp, { model: this.#facts.model, stopSequences: this.#stopSequences });
-    return { body: JSON.stringify(msg), usage: usageFromOpenAi(resp.usage) ?? emptyUsage() };
+    return translateReply(() => {
+      const msg = chatResponseToMessages(resp, { model: this.#facts.model, stopSequences: this.#stopSequences });
+      return { body: JSON.stringify(msg), usage: usageFromOpenAi(resp.usage) ?? emptyUsage() };
+    });
   }
 
   stream(): StreamRelay {

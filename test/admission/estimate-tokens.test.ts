@@ -122,6 +122,15 @@ test('admission quick pass: the request size bounds the text, media still count,
   assert.equal(estimatePromptTokens(image, { boundBytes: imageBytes }), imageBytes + MEDIA_TOKENS + FRAME, 'a short image URL still counts as an image');
 });
 
+test('bodies nested 100,000 levels deep are estimated without overflowing the stack; text above the depth still counts', () => {
+  const deep = JSON.parse(`${'['.repeat(100_000)}"buried"${']'.repeat(100_000)}`) as unknown;
+  const deepObject = JSON.parse(`${'{"a":'.repeat(100_000)}1${'}'.repeat(100_000)}`) as unknown;
+  const plain = { model: 'gpt-4o', messages: [{ role: 'user', content: 'Hello there' }] };
+  const withDeep = { model: 'gpt-4o', messages: [{ role: 'user', content: 'Hello there', x: deep }], tools: [{ parameters: deepObject }], tool_choice: deepObject };
+  assert.equal(estimatePromptTokens(withDeep), estimatePromptTokens(plain), 'the deep parts count as nothing; the message text as before');
+  assert.equal(estimatePromptTokens(withDeep, { boundBytes: 500_000 }), 500_000 + FRAME, 'the quick pass bounds by size, deep or not');
+});
+
 test('the tokenizer is loaded on first use only', () => {
   const child = spawnSync(process.execPath, ['--input-type=module', '-e', `
     const t = await import(${JSON.stringify(new URL('../../src/admission/tokenizer.ts', import.meta.url).href)});

@@ -4,18 +4,19 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import OpenAI from 'openai';
 import Anthropic from '@anthropic-ai/sdk';
-import { startFixture, type Fixture } from './fixture.ts';
+import { startFixture, call, type Fixture } from './fixture.ts';
 import { validateChatCompletion, validateChatCompletionChunk, validateMessage, validateMessageStreamEvent } from '../helpers/schemas.ts';
 
 let fx: Fixture;
 let oai: OpenAI;
 let ant: Anthropic;
+let key: string;
 before(async () => {
   fx = await startFixture({
     extraModels: `  - { name: gpt-via-anthropic, deployments: [ { provider: upa, model: claude-upstream-2 } ] }
   - { name: claude-via-openai, deployments: [ { provider: up, model: openrouter-claude } ] }`,
   });
-  const { key } = await fx.gw.createKey({ name: 'translation' });
+  ({ key } = await fx.gw.createKey({ name: 'translation' }));
   oai = new OpenAI({ baseURL: `${fx.gw.url}/v1`, apiKey: key, maxRetries: 0 });
   ant = new Anthropic({ baseURL: fx.gw.url, authToken: key, apiKey: null, maxRetries: 0 });
 });
@@ -151,6 +152,25 @@ test('count_tokens: forwarded (exact) to an Anthropic-style upstream, estimated 
   assert.ok(est.input_tokens > 0);
   assert.equal(fx.up.requests.length, before, 'no upstream call for an estimate');
   await assert.rejects(ant.messages.countTokens({ ...body, model: 'gpt-up' }), (e: { status?: number }) => e.status === 400);
+});
+
+test('a body nested 100,000 brackets deep: 400 on translated routes, an estimate from count_tokens, never a 500', async () => {
+  // Where a translator copies the value (a tool's schema, a tool_use input), the upstream body could not
+  // be serialised again; the estimate walks every message.
+  const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
+  const before = fx.up.requests.length;
+  const tools = `[{"type":"function","function":{"name":"f","parameters":{"type":"object","x":${deep}}}}]`;
+  const chat = await call(fx, { path: '/v1/chat/completions', body: `{"model":"gpt-via-anthropic","messages":[{"role":"user","content":"hi"}],"tools":${tools}}`, auth: key });
+  assert.equal(chat.status, 400, chat.text.slice(0, 300));
+  assert.match(chat.text, /more than 128 levels deep/);
+  const headers = { 'anthropic-version': '2023-06-01' };
+  const turns = `[{"role":"user","content":"hi"},{"role":"assistant","content":[{"type":"tool_use","id":"t","name":"f","input":{"x":${deep}}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":"ok"}]}]`;
+  const translated = await call(fx, { path: '/v1/messages', body: `{"model":"claude-via-openai","max_tokens":16,"messages":${turns}}`, headers, auth: key });
+  assert.equal(translated.status, 400, translated.text.slice(0, 300));
+  assert.equal(fx.up.requests.length, before, 'neither reached the upstream');
+  const counted = await call(fx, { path: '/v1/messages/count_tokens', body: `{"model":"claude-via-openai","messages":${turns}}`, headers, auth: key });
+  assert.equal(counted.status, 200, counted.text.slice(0, 300));
+  assert.ok((counted.json as { input_tokens: number }).input_tokens > 0);
 });
 
 test('chat completions → Anthropic upstream: streamed tool calls after text keep index 0, via the SDK stream helper', async () => {

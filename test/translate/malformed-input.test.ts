@@ -8,6 +8,8 @@ import { validateChatRequest } from '../../src/dialects/openai-chat/validate.ts'
 import { validateMessagesRequest } from '../../src/dialects/anthropic-messages/validate.ts';
 import { estimatePromptTokens, requestedMaxTokens } from '../../src/admission/estimate-tokens.ts';
 import { GatewayError } from '../../src/core/errors.ts';
+import { nestedDeeperThan } from '../../src/core/json.ts';
+import { ChatToAnthropicExchange, MAX_TRANSLATED_DEPTH } from '../../src/pipeline/translated-exchange.ts';
 import { SseDecoder, type SseEvent } from '../../src/core/sse.ts';
 import {
   chatRequestToMessages, messagesRequestToChat, messagesResponseToChat, chatResponseToMessages,
@@ -230,4 +232,30 @@ test('seeded mutations of upstream stream events: both stream translators end th
     run('anthropic stream', pick(anthropic), () => new MessagesStreamToChatStream({ model: 'm', created: 1, includeUsage: true, jsonMode: { toolName: 'json_response', wrapKey: null } }));
     run('openai stream', pick(openai), () => new ChatStreamToMessagesStream({ model: 'm', inputTokens: 5, stopSequences: ['x'] }));
   }
+});
+
+// ---- nesting ----------------------------------------------------------------------------------------
+
+test('nesting: a depth check that stops at its limit; the translated exchanges refuse deep requests and deep replies cleanly', () => {
+  const nest = (levels: number): unknown => JSON.parse(`${'['.repeat(levels)}${']'.repeat(levels)}`);
+  assert.equal(nestedDeeperThan(nest(3), 3), false);
+  assert.equal(nestedDeeperThan(nest(4), 3), true);
+  assert.equal(nestedDeeperThan({ a: { b: [1] } }, 3), false);
+  assert.equal(nestedDeeperThan({ a: { b: [[1]] } }, 3), true);
+  assert.equal(nestedDeeperThan('x', 0), false);
+  assert.equal(nestedDeeperThan(nest(200_000), 10), true, 'a walk that stops at the limit does not overflow');
+
+  const facts = { model: 'm', stream: false, maxTokens: null, includeUsage: false };
+  const make = (parsed: Record<string, unknown>) => new ChatToAnthropicExchange({ parsed, facts, upstreamModel: 'claude-x', defaultMaxTokens: 64 });
+  const tools = (schemaExtra: unknown) => [{ type: 'function', function: { name: 'f', parameters: { type: 'object', x: schemaExtra } } }];
+  assert.ok(make({ model: 'm', messages: [{ role: 'user', content: 'hi' }], tools: tools(nest(MAX_TRANSLATED_DEPTH - 10)) }).upstreamBody().length > 0);
+  assert.throws(
+    () => make({ model: 'm', messages: [{ role: 'user', content: 'hi' }], tools: tools(nest(100_000)) }),
+    (err: unknown) => err instanceof GatewayError && err.status === 400 && /levels deep/.test(err.message),
+  );
+  // An upstream reply whose tool input cannot be serialised again is the upstream's failure (a retryable
+  // malformed 2xx), not a 500.
+  const exchange = make({ model: 'm', messages: [{ role: 'user', content: 'hi' }] });
+  const reply = `{"type":"message","role":"assistant","content":[{"type":"tool_use","id":"t","name":"f","input":{"x":${'['.repeat(100_000)}${']'.repeat(100_000)}}}],"stop_reason":"tool_use","usage":{"input_tokens":1,"output_tokens":1}}`;
+  assert.throws(() => exchange.json(reply), (err: unknown) => err instanceof GatewayError && err.code === 'upstream_error' && /could not be translated \(RangeError/.test(err.message));
 });
