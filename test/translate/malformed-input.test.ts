@@ -174,29 +174,24 @@ function assertNoCrash(label: string, doc: unknown, step: () => unknown): void {
 
 const ROUNDS = 3000;
 
-test('seeded mutations of chat requests: validation, estimates and translation answer 400 or go through', () => {
-  for (let i = 0; i < ROUNDS; i++) {
-    const body = mutate(CHAT_SEED);
-    assertNoCrash('chat request', body, () => {
-      validateChatRequest(body);
-      estimatePromptTokens(body);
-      requestedMaxTokens(body, 1024);
-      chatRequestToMessages(body as unknown as ChatRequest, TO_ANTHROPIC);
-    });
-  }
-});
+const REQUEST_ROUTES = [
+  { dialect: 'chat', seed: CHAT_SEED, validate: validateChatRequest, translate: (b: unknown) => chatRequestToMessages(b as ChatRequest, TO_ANTHROPIC) },
+  { dialect: 'messages', seed: MESSAGES_SEED, validate: validateMessagesRequest, translate: (b: unknown) => messagesRequestToChat(b as MessagesRequest, TO_OPENAI) },
+];
 
-test('seeded mutations of messages requests: validation, estimates and translation answer 400 or go through', () => {
-  for (let i = 0; i < ROUNDS; i++) {
-    const body = mutate(MESSAGES_SEED);
-    assertNoCrash('messages request', body, () => {
-      validateMessagesRequest(body);
-      estimatePromptTokens(body);
-      requestedMaxTokens(body, 1024);
-      messagesRequestToChat(body as unknown as MessagesRequest, TO_OPENAI);
-    });
-  }
-});
+for (const route of REQUEST_ROUTES) {
+  test(`seeded mutations of ${route.dialect} requests: validation, estimates and translation answer 400 or go through`, () => {
+    for (let i = 0; i < ROUNDS; i++) {
+      const body = mutate(route.seed);
+      assertNoCrash(`${route.dialect} request`, body, () => {
+        route.validate(body);
+        estimatePromptTokens(body);
+        requestedMaxTokens(body, 1024);
+        route.translate(body);
+      });
+    }
+  });
+}
 
 test('seeded mutations of upstream replies: both reply translators take any JSON object', () => {
   for (let i = 0; i < ROUNDS; i++) {
