@@ -7,6 +7,13 @@ export interface RefusalInput {
   limits: AdmissionLimits;
   snapshot: AdmissionSnapshot;
   retryAfterSec?: number;
+  /** Tokens the refused request reserves (prompt estimate + max_tokens), when known. */
+  requestTokens?: number;
+}
+
+/** A request that reserves more tokens than the key's whole minute allows: no wait lets it in. */
+export function neverFitsTpm(input: Pick<RefusalInput, 'reason' | 'limits' | 'requestTokens'>): boolean {
+  return input.reason === 'tpm' && input.limits.tpm !== null && input.requestTokens !== undefined && input.requestTokens > input.limits.tpm;
 }
 
 export interface RefusalError {
@@ -52,6 +59,14 @@ export function refusalError(input: RefusalInput): RefusalError {
       return { status, code, message: `rate limit reached: ${limits.rpm ?? 0} requests per minute${retry}` };
     case 'tpm': {
       const tpm = limits.tpm ?? 0;
+      // OpenAI answers such a request 429 "Request too large" as well; what helps is named, not a wait.
+      if (neverFitsTpm(input)) {
+        return {
+          status,
+          code,
+          message: `request too large for this key's rate limit: it reserves ${input.requestTokens} tokens (prompt + max_tokens) and the limit is ${tpm} tokens per minute; lower max_tokens or shorten the prompt`,
+        };
+      }
       const left = Math.max(0, tpm - snapshot.tpmUsed);
       return {
         status,

@@ -8,7 +8,7 @@ import { reservationNanos, usdToNanos } from '../accounting/price.ts';
 import { nextPeriodStart, periodStart } from '../accounting/period.ts';
 import { estimatePromptTokens, requestedMaxTokens, reservationTokens } from '../admission/estimate-tokens.ts';
 import { rateLimitHeaders } from '../admission/rate-headers.ts';
-import { refusalError } from '../admission/refusal.ts';
+import { neverFitsTpm, refusalError } from '../admission/refusal.ts';
 import type { AdmissionLimits, AdmissionSnapshot, AdmissionStore, AdmitResult, MaybePromise, SettleResult } from '../admission/store.ts';
 import type { SpendTotals } from '../store/store.ts';
 
@@ -171,8 +171,11 @@ export class Admission {
   #conclude(entry: KeyEntry, key: KeyRecord, sizing: Sizing, result: AdmitResult): Admitted {
     entry.last = result.snapshot;
     if (!result.ok) {
-      const refusal = refusalError({ reason: result.reason, limits: entry.limits, snapshot: result.snapshot, retryAfterSec: result.retryAfterSec });
-      const headers = rateLimitHeaders({ limits: entry.limits, snapshot: result.snapshot, retryAfterSec: result.retryAfterSec });
+      const requestTokens = reservationTokens(sizing);
+      // A request larger than the whole minute's tokens gets no retry-after: waiting cannot let it in.
+      const retryAfterSec = neverFitsTpm({ reason: result.reason, limits: entry.limits, requestTokens }) ? undefined : result.retryAfterSec;
+      const refusal = refusalError({ reason: result.reason, limits: entry.limits, snapshot: result.snapshot, retryAfterSec, requestTokens });
+      const headers = rateLimitHeaders({ limits: entry.limits, snapshot: result.snapshot, retryAfterSec });
       throw new GatewayError(refusal.code satisfies ErrorCode, { message: refusal.message, status: refusal.status, headers });
     }
     const headers = hasRateLimits(entry.limits) ? rateLimitHeaders({ limits: entry.limits, snapshot: result.snapshot }) : NO_HEADERS;

@@ -1,7 +1,7 @@
 // Tests for refusal → status, code and message: 403 "quota restricted" for budgets, 429 for limits.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { REFUSAL_CODES, refusalError } from '../../src/admission/refusal.ts';
+import { REFUSAL_CODES, neverFitsTpm, refusalError } from '../../src/admission/refusal.ts';
 import type { AdmissionLimits, AdmissionSnapshot, RefusalReason } from '../../src/admission/store.ts';
 
 const LIMITS: AdmissionLimits = { rpm: 60, tpm: 10_000, maxConcurrency: 4, budgetNanos: 5_000_000_000, tokenBudget: 100_000 };
@@ -39,6 +39,17 @@ test('rate and concurrency refusals are 429 and mention the retry', () => {
   const conc = refusalError({ reason: 'concurrency', limits: LIMITS, snapshot: SNAPSHOT, retryAfterSec: 1 });
   assert.deepEqual([conc.status, conc.code], [429, 'concurrency_limit']);
   assert.match(conc.message, /4 requests in flight; retry after 1s$/);
+});
+
+test('a request larger than the whole tokens-per-minute limit is told so, not told to wait', () => {
+  const huge = refusalError({ reason: 'tpm', limits: LIMITS, snapshot: SNAPSHOT, requestTokens: 12_000 });
+  assert.deepEqual([huge.status, huge.code], [429, 'rate_limit_tokens']);
+  assert.match(huge.message, /it reserves 12000 tokens .* the limit is 10000 tokens per minute; lower max_tokens/);
+  assert.equal(neverFitsTpm({ reason: 'tpm', limits: LIMITS, requestTokens: 12_000 }), true);
+  assert.equal(neverFitsTpm({ reason: 'tpm', limits: LIMITS, requestTokens: 10_000 }), false, 'a request of the whole minute fits an empty one');
+  assert.equal(neverFitsTpm({ reason: 'rpm', limits: LIMITS, requestTokens: 12_000 }), false);
+  const fits = refusalError({ reason: 'tpm', limits: LIMITS, snapshot: SNAPSHOT, retryAfterSec: 30, requestTokens: 2_000 });
+  assert.match(fits.message, /10000 tokens per minute, 1000 left this minute .*; retry after 30s$/);
 });
 
 test('every reason maps to a distinct code whose status matches the catalogue', () => {
