@@ -30,7 +30,10 @@ export function reservationNanos(
 ): number {
   if (price === null) return 0;
   const promptRate = Math.max(price.input, price.cacheRead, price.cacheWrite);
-  return Math.ceil(tokens.promptTokens * promptRate * 1000 + tokens.maxTokens * price.output * 1000);
+  const nanos = Math.ceil(tokens.promptTokens * promptRate * 1000 + tokens.maxTokens * price.output * 1000);
+  // Past 2^53 nano-USD (≈ 9 million USD) the amount is no longer an exact integer; no budget is that
+  // large, so the cap keeps such a request a budget refusal rather than an amount the stores reject.
+  return Math.min(nanos, Number.MAX_SAFE_INTEGER);
 }
 
 export function usdToNanos(usd: number): number {

@@ -20,6 +20,7 @@
 //   top: their tokenizers produce more tokens than o200k for the same text.
 import { isObject, nestedDeeperThan } from '../core/json.ts';
 import { countTokens } from './tokenizer.ts';
+import { MAX_TOKENS_PER_KIND } from '../core/usage.ts';
 
 export const TOKENIZER_CHAR_CAP = 8192;
 export const CHUNK_CHARS = 256;
@@ -97,7 +98,9 @@ export function estimatePromptTokens(body: unknown, options: EstimateOptions = {
 export function requestedMaxTokens(body: unknown, defaultMaxTokens: number): number {
   if (!isObject(body)) return defaultMaxTokens;
   const limit = positiveInt(body.max_completion_tokens) ?? positiveInt(body.max_tokens) ?? defaultMaxTokens;
-  return limit * (positiveInt(body.n) ?? 1);
+  // A client may ask for max_tokens 1e308 (the upstream refuses it); no request bills more output
+  // than MAX_TOKENS_PER_KIND, so the worst case stops there and stays an integer the stores can hold.
+  return Math.min(limit * (positiveInt(body.n) ?? 1), MAX_TOKENS_PER_KIND);
 }
 
 /** Tokens a request may consume at most: what TPM and the token budget reserve. */

@@ -3,6 +3,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
+import { reservationNanos } from '../../src/accounting/price.ts';
+import { MAX_TOKENS_PER_KIND } from '../../src/core/usage.ts';
 import {
   MEDIA_TOKENS,
   MESSAGE_OVERHEAD_TOKENS,
@@ -107,6 +109,16 @@ test('requestedMaxTokens prefers max_completion_tokens, multiplies by n, falls b
   assert.equal(requestedMaxTokens({}, 4096), 4096);
   assert.equal(requestedMaxTokens({ max_tokens: -5 }, 4096), 4096);
   assert.equal(reservationTokens({ promptTokens: 120, maxTokens: 4096 }), 4216);
+});
+
+test('a max_tokens of 1e308 reserves at most MAX_TOKENS_PER_KIND, and its price stays an exact integer', () => {
+  assert.equal(requestedMaxTokens({ max_tokens: 1e308 }, 64), MAX_TOKENS_PER_KIND);
+  assert.equal(requestedMaxTokens({ max_tokens: 1e6, n: 1e300 }, 64), MAX_TOKENS_PER_KIND);
+  assert.equal(requestedMaxTokens({ max_tokens: 500, n: 2 }, 64), 1000);
+  const price = { input: 5000, output: 20000, cacheRead: 0, cacheWrite: 0 };
+  const nanos = reservationNanos({ promptTokens: 10, maxTokens: MAX_TOKENS_PER_KIND }, price);
+  assert.equal(nanos, Number.MAX_SAFE_INTEGER, 'a worst case past 2^53 nano-USD is capped there');
+  assert.ok(Number.isSafeInteger(reservationNanos({ promptTokens: 10, maxTokens: 1000 }, price)));
 });
 
 test('admission quick pass: the request size bounds the text, media still count, no tokenizer', () => {

@@ -16,7 +16,7 @@ import {
   MessagesStreamToChatStream, ChatStreamToMessagesStream, TranslationError,
   type ChatRequest, type MessagesRequest,
 } from '../../src/translate/index.ts';
-import { seededRandom } from '../helpers/seeded-random.ts';
+import { ANTHROPIC_REPLY_SEED, CHAT_REQUEST_SEED, MESSAGES_REQUEST_SEED, OPENAI_REPLY_SEED, createMutator } from '../helpers/mutate-json.ts';
 import { GOLDEN_DIR } from './golden.ts';
 
 const TO_ANTHROPIC = { upstreamModel: 'claude-x', defaultMaxTokens: 1024 };
@@ -77,83 +77,7 @@ test('messages → chat: blocks, texts, tool names, thinking and effort of the w
 
 // ---- seeded mutations -----------------------------------------------------------------------------
 
-const rand = seededRandom(20261122);
-const pick = <T>(a: readonly T[]): T => a[Math.floor(rand() * a.length)]!;
-/** Values that are each the wrong type or the wrong shape somewhere in these documents. */
-const ODD_VALUES: readonly unknown[] = [
-  null, true, false, 0, -1, 1.5, 1e308, '', 'x', 'user', 'assistant', 'system', 'tool', 'text', 'image_url', 'image',
-  'tool_use', 'tool_result', 'function', 'auto', 'none', 'required', 'any', 'json_schema', 'json_object', 'enabled',
-  'adaptive', 'max', [], {}, [null], [{}], ['x'], { type: 5 }, { type: 'text' }, { type: 'text', text: 5 },
-  { type: 'image_url' }, { type: 'image_url', image_url: 5 }, { type: 'image_url', image_url: { url: 5 } },
-  { type: 'image', source: null }, { type: 'tool_use' }, { type: 'tool_result', content: 5 }, { type: 'function', function: null },
-  { name: 5 }, '{"a":', 'data:image/png;base64,AAAA', 'data:', '__proto__',
-];
-
-const CHAT_SEED = {
-  model: 'm', max_tokens: 100, temperature: 0.5, top_p: 1, stop: ['x'], n: 1, user: 'u', seed: 1,
-  stream: true, stream_options: { include_usage: true }, reasoning_effort: 'low', parallel_tool_calls: false,
-  response_format: { type: 'json_schema', json_schema: { name: 'out', schema: { type: 'object', properties: { a: { type: 'string' } } }, strict: true } },
-  tools: [{ type: 'function', function: { name: 'get', description: 'd', parameters: { type: 'object', properties: { city: { type: 'string' } } } } }],
-  tool_choice: { type: 'function', function: { name: 'get' } },
-  messages: [
-    { role: 'system', content: 'S' },
-    { role: 'developer', content: [{ type: 'text', text: 'D' }] },
-    { role: 'user', content: [{ type: 'text', text: 'hi' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA', detail: 'low' } }, { type: 'image_url', image_url: { url: 'https://example.com/y.png' } }] },
-    { role: 'assistant', content: 'ok', reasoning_content: 'r', reasoning_signature: 's', tool_calls: [{ id: 'c1', type: 'function', function: { name: 'get', arguments: '{"city":"P"}' } }] },
-    { role: 'tool', tool_call_id: 'c1', content: [{ type: 'text', text: '18' }] },
-    { role: 'user', content: 'more' },
-    { role: 'assistant', content: [{ type: 'refusal', refusal: 'no' }] },
-  ],
-};
-const MESSAGES_SEED = {
-  model: 'm', max_tokens: 4096, temperature: 0.5, top_p: 1, top_k: 5, stop_sequences: ['x'], stream: true,
-  metadata: { user_id: 'u' }, thinking: { type: 'enabled', budget_tokens: 2048 },
-  system: [{ type: 'text', text: 'S', cache_control: { type: 'ephemeral' } }],
-  tools: [{ name: 'get', description: 'd', input_schema: { type: 'object', properties: { city: { type: 'string' } } } }],
-  tool_choice: { type: 'tool', name: 'get', disable_parallel_tool_use: true },
-  output_config: { effort: 'high', format: { type: 'json_schema', schema: { type: 'object' } } },
-  messages: [
-    { role: 'user', content: [{ type: 'text', text: 'hi' }, { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AAAA' } }, { type: 'image', source: { type: 'url', url: 'https://example.com/y.png' } }, { type: 'document', source: { type: 'text', media_type: 'text/plain', data: 'doc' } }] },
-    { role: 'assistant', content: [{ type: 'thinking', thinking: 't', signature: 's' }, { type: 'redacted_thinking', data: 'r' }, { type: 'text', text: 'ok' }, { type: 'tool_use', id: 't1', name: 'get', input: { city: 'P' } }] },
-    { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: [{ type: 'text', text: '18' }, { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AAAA' } }], is_error: true }, { type: 'text', text: 'more' }] },
-    { role: 'assistant', content: 'prefill' },
-  ],
-};
-const ANTHROPIC_REPLY = {
-  id: 'msg_1', type: 'message', role: 'assistant', model: 'm', stop_reason: 'tool_use', stop_sequence: null,
-  content: [{ type: 'thinking', thinking: 't', signature: 's' }, { type: 'text', text: 'hi' }, { type: 'tool_use', id: 't1', name: 'get', input: { a: 1 } }, { type: 'tool_use', id: 't2', name: 'json_response', input: { b: 2 } }],
-  usage: { input_tokens: 10, output_tokens: 5, cache_read_input_tokens: 1, cache_creation_input_tokens: 2 },
-};
-const OPENAI_REPLY = {
-  id: 'c', object: 'chat.completion', created: 1, model: 'm',
-  choices: [{ index: 0, finish_reason: 'tool_calls', message: { role: 'assistant', content: 'hi', refusal: null, reasoning_content: 'r', tool_calls: [{ id: 'c1', type: 'function', function: { name: 'get', arguments: '{"a":1}' } }] } }],
-  usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15, prompt_tokens_details: { cached_tokens: 2 }, completion_tokens_details: { reasoning_tokens: 1 } },
-};
-
-type Path = (string | number)[];
-
-function pathsOf(value: unknown, at: Path = [], out: Path[] = []): Path[] {
-  if (at.length > 0) out.push(at);
-  if (Array.isArray(value)) value.forEach((v, i) => pathsOf(v, [...at, i], out));
-  else if (value !== null && typeof value === 'object') for (const [k, v] of Object.entries(value)) pathsOf(v, [...at, k], out);
-  return out;
-}
-
-/** The document with one to three values replaced by odd ones (or keys deleted), as parsed JSON. */
-function mutate(seed: unknown): Record<string, unknown> {
-  const doc = structuredClone(seed) as Record<string, unknown>;
-  for (let n = 1 + Math.floor(rand() * 3); n > 0; n--) {
-    const paths = pathsOf(doc);
-    if (paths.length === 0) break;
-    const path = pick(paths);
-    let parent = doc as Record<string | number, unknown>;
-    for (const step of path.slice(0, -1)) parent = parent[step] as Record<string | number, unknown>;
-    const last = path.at(-1)!;
-    if (rand() < 0.15 && !Array.isArray(parent)) delete parent[last];
-    else parent[last] = structuredClone(pick(ODD_VALUES));
-  }
-  return JSON.parse(JSON.stringify(doc)) as Record<string, unknown>;
-}
+const { rand, pick, mutate } = createMutator(20261122);
 
 /** Runs `step`; a 4xx of the gateway's or a TranslationError is an answer, anything else is returned. */
 function crashOf(step: () => unknown): unknown {
@@ -175,8 +99,8 @@ function assertNoCrash(label: string, doc: unknown, step: () => unknown): void {
 const ROUNDS = 3000;
 
 const REQUEST_ROUTES = [
-  { dialect: 'chat', seed: CHAT_SEED, validate: validateChatRequest, translate: (b: unknown) => chatRequestToMessages(b as ChatRequest, TO_ANTHROPIC) },
-  { dialect: 'messages', seed: MESSAGES_SEED, validate: validateMessagesRequest, translate: (b: unknown) => messagesRequestToChat(b as MessagesRequest, TO_OPENAI) },
+  { dialect: 'chat', seed: CHAT_REQUEST_SEED, validate: validateChatRequest, translate: (b: unknown) => chatRequestToMessages(b as ChatRequest, TO_ANTHROPIC) },
+  { dialect: 'messages', seed: MESSAGES_REQUEST_SEED, validate: validateMessagesRequest, translate: (b: unknown) => messagesRequestToChat(b as MessagesRequest, TO_OPENAI) },
 ];
 
 for (const route of REQUEST_ROUTES) {
@@ -195,9 +119,9 @@ for (const route of REQUEST_ROUTES) {
 
 test('seeded mutations of upstream replies: both reply translators take any JSON object', () => {
   for (let i = 0; i < ROUNDS; i++) {
-    const a = mutate(ANTHROPIC_REPLY);
+    const a = mutate(ANTHROPIC_REPLY_SEED);
     assertNoCrash('anthropic reply', a, () => messagesResponseToChat(a as never, { model: 'm', created: 1, jsonMode: { toolName: 'json_response', wrapKey: null } }));
-    const o = mutate(OPENAI_REPLY);
+    const o = mutate(OPENAI_REPLY_SEED);
     assertNoCrash('openai reply', o, () => chatResponseToMessages(o as never, { model: 'm', stopSequences: ['x'] }));
   }
 });
