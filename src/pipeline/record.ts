@@ -15,7 +15,7 @@ export function recordRequest(gw: Gateway, state: RequestState, settledPeriod: n
   const u = state.usage;
   priceRequest(gw, state);
   const latencyMs = state.elapsedMs();
-  gw.metrics.observe({ endpoint: state.endpoint, model: state.model || '(none)', status: state.status, latencyMs, inputTokens: u.inputTokens + u.cacheReadTokens + u.cacheWriteTokens, outputTokens: u.outputTokens });
+  gw.metrics.observe({ endpoint: state.endpoint, model: modelLabel(gw, state.model), status: state.status, latencyMs, inputTokens: u.inputTokens + u.cacheReadTokens + u.cacheWriteTokens, outputTokens: u.outputTokens });
   if (!state.key) return;
   gw.usage.add({
     ts: state.startedWall,
@@ -37,4 +37,14 @@ export function recordRequest(gw: Gateway, state: RequestState, settledPeriod: n
     periodStart: settledPeriod ?? periodStart(state.key.budgetPeriod, state.startedWall),
     errorCode: state.errorCode,
   });
+}
+
+/**
+ * The metrics label for the model a request named: a configured model's name, or one placeholder. The
+ * name is the caller's text until the catalog has found it, and a label per unknown name would let any
+ * key grow the metrics without bound (and the scrape with it) by asking for made-up models.
+ */
+function modelLabel(gw: Gateway, model: string): string {
+  if (model === '') return '(none)';
+  return gw.catalog.get(model) === undefined ? '(unknown)' : model;
 }

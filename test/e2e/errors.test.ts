@@ -64,6 +64,12 @@ test('404 for inexact paths, 405 for a known path with the wrong method', async 
 test('404 unknown model, 403 model not allowed, 400 non-Claude model on /v1/messages', async () => {
   const nf = openaiError(await call(fx, { path: '/v1/chat/completions', body: chat('gpt-nope') }), 404, 'model_not_found');
   assert.match(nf.message, /gpt-nope/);
+  // Made-up model names share one metrics label, so no caller can grow the metrics without bound.
+  for (let i = 0; i < 5; i++) await call(fx, { path: '/v1/chat/completions', body: chat(`made-up-${i}`) });
+  const metrics = await (await fetch(`${fx.gw.url}/metrics`)).text();
+  assert.ok(!metrics.includes('made-up-') && !metrics.includes('gpt-nope'), 'no label per unknown model name');
+  const unknown = /modelgate_requests_total\{endpoint="\/v1\/chat\/completions",model="\(unknown\)",status="404"\} (\d+)/.exec(metrics);
+  assert.ok(unknown !== null && Number(unknown[1]) >= 6, metrics);
   anthropicError(await call(fx, { path: '/v1/messages', body: msgs({ model: 'claude-nope' }), headers: AV }), 404, 'not_found_error');
   openaiError(await call(fx, { path: '/v1/chat/completions', body: chat('secret-model') }), 403, 'model_not_allowed');
   const wrong = anthropicError(await call(fx, { path: '/v1/messages', body: msgs({ model: 'gpt-up' }), headers: AV }), 400, 'invalid_request_error');
