@@ -134,6 +134,7 @@ function build(raw: RawConfig, source: string): GatewayConfig {
     listen: { host: raw.listen?.host ?? DEFAULTS.host, port: raw.listen?.port ?? DEFAULTS.port },
     database: raw.database ?? DEFAULTS.database,
     bodyLimitBytes: Math.round((raw.body_limit_mb ?? DEFAULTS.bodyLimitMb) * 1024 * 1024),
+    clientRequestTimeoutMs: raw.client_request_timeout_ms ?? DEFAULTS.clientRequestTimeoutMs,
     quotaPerUsd: raw.quota_per_usd ?? DEFAULTS.quotaPerUsd,
     usageFlushMs: raw.usage_flush_ms ?? DEFAULTS.usageFlushMs,
     defaultMaxTokens: raw.default_max_tokens ?? DEFAULTS.defaultMaxTokens,

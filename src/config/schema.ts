@@ -62,6 +62,7 @@ export const configSchema = z.strictObject({
     .strictObject({ failures: positiveInt.optional(), min_calls: positiveInt.optional(), cooldown_ms: positiveInt.optional() })
     .optional(),
   body_limit_mb: z.number().positive().optional(),
+  client_request_timeout_ms: positiveInt.optional(),
   quota_per_usd: z.number().positive().optional(),
   usage_flush_ms: nonNegInt.optional(),
   default_max_tokens: positiveInt.optional(),
@@ -78,6 +79,7 @@ export const DEFAULTS = {
   port: 8080,
   database: './data/modelgate.db',
   bodyLimitMb: 10,
+  clientRequestTimeoutMs: 300_000,
   quotaPerUsd: 500_000,
   usageFlushMs: 200,
   defaultMaxTokens: 4096,

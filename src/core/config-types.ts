@@ -63,6 +63,8 @@ export interface GatewayConfig {
   listen: { host: string; port: number };
   database: string;
   bodyLimitBytes: number;
+  /** Time a client has to send its whole request, headers and body; then 408 and the connection closes. */
+  clientRequestTimeoutMs: number;
   /** Quota units per USD in /api/usage/token (new-api's 500,000 by default). */
   quotaPerUsd: number;
   /** How often queued usage rows are written; 0 = write-through. */

@@ -12,8 +12,24 @@ import { sendError, sendJson } from './respond.ts';
 import { newRequestId } from './request-id.ts';
 import { dialectForPath, findRoute, pathOf, type Route } from './routes.ts';
 
+const rawResponse = (status: string): string => `HTTP/1.1 ${status}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`;
+const CLIENT_ERROR_RESPONSES: Readonly<Record<string, string>> = {
+  ERR_HTTP_REQUEST_TIMEOUT: rawResponse('408 Request Timeout'),
+  HPE_HEADER_OVERFLOW: rawResponse('431 Request Header Fields Too Large'),
+  default: rawResponse('400 Bad Request'),
+};
+
 export function createGatewayServer(gw: Gateway): Server {
-  const server = createServer({ keepAliveTimeout: 65_000, requestTimeout: 0 }, function modelgateRequest(req, res) {
+  // A client that stalls before its request is whole (slowloris) holds a socket and a buffer; it gets a
+  // 408 after the request timeout. The response is not under that clock: a stream may run for hours.
+  // Node checks its connections every connectionsCheckingInterval, so that follows a short timeout.
+  const requestTimeout = gw.config.clientRequestTimeoutMs;
+  const server = createServer({
+    keepAliveTimeout: 65_000,
+    requestTimeout,
+    headersTimeout: Math.min(60_000, requestTimeout),
+    connectionsCheckingInterval: Math.min(30_000, Math.max(100, Math.floor(requestTimeout / 4))),
+  }, function modelgateRequest(req, res) {
     const requestId = newRequestId();
     const path = pathOf(req.url);
     const route = findRoute(path);
@@ -42,10 +58,16 @@ export function createGatewayServer(gw: Gateway): Server {
       else res.destroy();
     });
   });
-  // Malformed HTTP never crashes the process; the socket is answered 400 and closed.
-  server.on('clientError', (err, socket) => {
-    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
-    else socket.destroy(err);
+  // Malformed HTTP never crashes the process; the socket is answered and closed: 408 for a request that
+  // did not arrive in time, 431 for headers over Node's limit, else 400. Not while a response is under
+  // way on the socket: raw bytes in the middle of it would corrupt what the client already has.
+  server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
+    const inFlight = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+    if (!socket.writable || inFlight?.headersSent === true) {
+      socket.destroy(err);
+      return;
+    }
+    socket.end(CLIENT_ERROR_RESPONSES[err.code ?? ''] ?? CLIENT_ERROR_RESPONSES.default);
   });
   return server;
 }
