@@ -13,6 +13,10 @@ export interface Fixture {
 
 export const UPSTREAM_SECRET = 'sk-upstream-secret-0123456789abcdefXYZ';
 
+/** `extraModels` for cross-dialect routes: an OpenAI-named model on the Anthropic-style upstream, and back. */
+export const CROSS_DIALECT_MODELS = `  - { name: gpt-via-anthropic, deployments: [ { provider: upa, model: claude-upstream-2 } ] }
+  - { name: claude-via-openai, deployments: [ { provider: up, model: openrouter-claude } ] }`;
+
 export async function startFixture(opts: { extraModels?: string; extraConfig?: string; env?: Record<string, string> } = {}): Promise<Fixture> {
   const up = await startMockUpstream();
   const gw = await startGateway({

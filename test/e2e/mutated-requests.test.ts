@@ -4,16 +4,13 @@
 // ends in an error event. Seeded, so a failing case fails every run.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startFixture, call, type Fixture } from './fixture.ts';
+import { startFixture, call, CROSS_DIALECT_MODELS, type Fixture } from './fixture.ts';
 import { CHAT_REQUEST_SEED, MESSAGES_REQUEST_SEED, createMutator } from '../helpers/mutate-json.ts';
 
 let fx: Fixture;
 let key: string;
 before(async () => {
-  fx = await startFixture({
-    extraModels: `  - { name: gpt-via-anthropic, deployments: [ { provider: upa, model: claude-upstream-2 } ] }
-  - { name: claude-via-openai, deployments: [ { provider: up, model: openrouter-claude } ] }`,
-  });
+  fx = await startFixture({ extraModels: CROSS_DIALECT_MODELS });
   ({ key } = await fx.gw.createKey({ name: 'mutations', flags: ['--budget-usd', '1000', '--tpm', '100000000'] }));
 });
 after(async () => fx.close());

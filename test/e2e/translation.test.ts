@@ -4,7 +4,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import OpenAI from 'openai';
 import Anthropic from '@anthropic-ai/sdk';
-import { startFixture, call, type Fixture } from './fixture.ts';
+import { startFixture, call, CROSS_DIALECT_MODELS, type Fixture } from './fixture.ts';
 import { validateChatCompletion, validateChatCompletionChunk, validateMessage, validateMessageStreamEvent } from '../helpers/schemas.ts';
 
 let fx: Fixture;
@@ -12,10 +12,7 @@ let oai: OpenAI;
 let ant: Anthropic;
 let key: string;
 before(async () => {
-  fx = await startFixture({
-    extraModels: `  - { name: gpt-via-anthropic, deployments: [ { provider: upa, model: claude-upstream-2 } ] }
-  - { name: claude-via-openai, deployments: [ { provider: up, model: openrouter-claude } ] }`,
-  });
+  fx = await startFixture({ extraModels: CROSS_DIALECT_MODELS });
   ({ key } = await fx.gw.createKey({ name: 'translation' }));
   oai = new OpenAI({ baseURL: `${fx.gw.url}/v1`, apiKey: key, maxRetries: 0 });
   ant = new Anthropic({ baseURL: fx.gw.url, authToken: key, apiKey: null, maxRetries: 0 });
