@@ -105,7 +105,7 @@ describe('headline', () => {
     ]);
     const text = headline(r).join('\n');
     assert.match(text, /p50 at 1 connection ≤ 150 µs \(wrk\) \| 150 µs \(140–160\) \| 130 µs \| met \(met in 1 of 2 repetitions\) \|/);
-    assert.match(text, /first streamed byte ≤ 0\.5 ms \| 450 µs \| 400 µs \| met \|/);
+    assert.match(text, /first streamed byte ≤ 0\.5 ms \| 450 µs \| 400 µs \| met \(one repetition: an indication only\) \|/);
     assert.match(text, /timing client at real-time priority \| — µs \| — \| not measured \|/, 'no real-time run: said so, not judged');
   });
 
@@ -123,7 +123,7 @@ describe('headline', () => {
       ['bare-proxy', [t(280), t(300)]],
     ]);
     const text = headline(r).join('\n');
-    assert.match(text, /first streamed byte ≤ 0\.5 ms \| 570 µs \| 320 µs \| \*\*missed\*\* \|/);
+    assert.match(text, /first streamed byte ≤ 0\.5 ms \| 570 µs \| 320 µs \| \*\*missed\*\* \(one repetition: an indication only\) \|/);
     assert.match(text, /timing client at real-time priority \| 240 µs \(230–250\) \| 165 µs \| met \|/);
     const page = renderResults(r);
     assert.match(page, /### Time to first streamed byte, 1 connection, timing client at real-time priority/);
@@ -144,6 +144,22 @@ describe('headline', () => {
     assert.match(text, /the same p99, one request at a time \(raw-socket client\) \| 750 µs \(320–1,180\) \| 205 µs \| met \(met in 1 of 2 repetitions\) \|/);
     const page = renderResults(r);
     assert.match(page, /\| modelgate \| 0\.17 \| 0\.86 \| 3\.44 \| 0\.12 \| 0\.75 \| 0 \|/);
+  });
+
+  it('calls a status from one repetition an indication, and a quick run says a full run decides', () => {
+    const one = results({});
+    const chatC50 = LOAD_SCENARIOS.find((s) => s.id === 'chat-c50');
+    assert.ok(chatC50);
+    one.load = [
+      { scenario: chatC50, target: 'modelgate', reps: [rep(200)] },
+      { scenario: chatC50, target: 'bare-proxy', reps: [rep(100)] },
+    ];
+    const quick = headline(one).join('\n');
+    assert.match(quick, /≤ 1\.25 × bare proxy \| 2\.00 × \| 100\.0 µs\/req \| \*\*missed\*\* \(one repetition: an indication only\) \|/);
+    assert.match(quick, /Quick mode: one repetition[^]*a full run \(`npm run bench`\) decides/);
+    const full = headline({ ...results({ modelgate: 200, 'bare-proxy': 70 }), mode: 'full' }).join('\n');
+    assert.match(full, /≤ 1\.25 × bare proxy \| 2\.86 × \| 70\.0 µs\/req \| \*\*missed\*\* \|/);
+    assert.doesNotMatch(full, /Quick mode|an indication only/);
   });
 
   it('marks a missed target and an unmeasured one', () => {
