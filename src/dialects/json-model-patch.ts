@@ -1,29 +1,60 @@
 // Pass-through keeps the client's bytes: only the value of the top-level "model" key is replaced,
 // found by a scan of the (already validated) JSON text, so unknown fields and formatting survive.
 
-/** Span [start, end) of the top-level `"model"` string value including its quotes, or null. */
+/**
+ * Span [start, end) of the top-level `"model"` string value including its quotes, or null when there is
+ * not exactly one top-level model key (spelled plainly or with escapes, `"mod\u0065l"`). JSON.parse keeps
+ * the last of repeated keys, so routing and billing read a model a patch of the first would leave beside
+ * it for the upstream (whose parser may keep either): such a body is re-serialised, not patched.
+ */
 export function findTopLevelModel(text: string): [number, number] | null {
   let depth = 0;
+  let found: [number, number] | null = null;
   const n = text.length;
   for (let i = 0; i < n; i++) {
+    // Past the first model key only a second one matters, and it needs the text `"model"` or an escaped
+    // letter of it: without either (native searches), the rest need not be walked.
+    if (found !== null && i === found[1] && !mayHoldModelKey(text, i)) return found;
     const c = text.charCodeAt(i);
     if (c === 34 /* " */) {
       const end = skipString(text, i);
       if (depth === 1) {
         let j = end;
         while (j < n && isWs(text.charCodeAt(j))) j++;
-        if (text.charCodeAt(j) === 58 /* : */ && end - i === 7 && text.startsWith('"model"', i)) {
+        if (text.charCodeAt(j) === 58 /* : */ && isModelKey(text, i, end)) {
+          if (found !== null) return null;
           j++;
           while (j < n && isWs(text.charCodeAt(j))) j++;
-          if (text.charCodeAt(j) === 34) return [j, skipString(text, j)];
-          return null;
+          if (text.charCodeAt(j) !== 34) return null;
+          found = [j, skipString(text, j)];
+          i = found[1] - 1;
+          continue;
         }
       }
       i = end - 1;
     } else if (c === 123 /* { */ || c === 91 /* [ */) depth++;
     else if (c === 125 /* } */ || c === 93 /* ] */) depth--;
   }
-  return null;
+  return found;
+}
+
+/** Whether text from `from` on holds `"model"` or a \\u escape of one of its letters (m o l: 006x, d: 0064, e: 0065). */
+function mayHoldModelKey(text: string, from: number): boolean {
+  return text.indexOf('"model"', from) !== -1 || text.indexOf('\\u006', from) !== -1 || text.indexOf('\\u0064', from) !== -1 || text.indexOf('\\u0065', from) !== -1;
+}
+
+/** Whether the key string text[start, end) (quotes included) names `model`, escaped or not. */
+function isModelKey(text: string, start: number, end: number): boolean {
+  if (end - start === 7) return text.startsWith('"model"', start);
+  // An escaped `model` is longer than the plain one and holds a backslash.
+  if (end - start < 8) return false;
+  const slash = text.indexOf('\\', start);
+  if (slash === -1 || slash >= end) return false;
+  try {
+    return JSON.parse(text.slice(start, end)) === 'model';
+  } catch {
+    return false;
+  }
 }
 
 /** Index just past the closing quote of the string starting at `start`. */
@@ -43,10 +74,13 @@ function isWs(c: number): boolean {
   return c === 32 || c === 9 || c === 10 || c === 13;
 }
 
-/** The body with its top-level model replaced (unchanged when it already names `model`). */
-export function patchModel(text: string, model: string): string {
+/**
+ * The body with its top-level model replaced (unchanged when it already names `model`); null when the
+ * model is not one plain key (findTopLevelModel): the caller serialises the parsed body instead.
+ */
+export function patchModel(text: string, model: string): string | null {
   const span = findTopLevelModel(text);
-  if (!span) return text;
+  if (!span) return null;
   const encoded = JSON.stringify(model);
   if (text.slice(span[0], span[1]) === encoded) return text;
   return text.slice(0, span[0]) + encoded + text.slice(span[1]);
@@ -56,10 +90,11 @@ export function patchModel(text: string, model: string): string {
  * `patchModel` on the client's raw bytes: the bytes around the model value are the client's own, so a
  * large body is not encoded to UTF-8 a second time on its way upstream. `text` is `raw` decoded. Falls
  * back to encoding the patched text when the value is not where the text says (invalid UTF-8 before it).
+ * Null, as patchModel, when the model is not one plain key.
  */
-export function patchModelBytes(raw: Buffer, text: string, model: string): Buffer {
+export function patchModelBytes(raw: Buffer, text: string, model: string): Buffer | null {
   const span = findTopLevelModel(text);
-  if (!span) return raw;
+  if (!span) return null;
   const encoded = JSON.stringify(model);
   const old = text.slice(span[0], span[1]);
   if (old === encoded) return raw;

@@ -32,7 +32,7 @@ export async function countTokens(gw: Gateway, opts: { key: KeyRecord; text: str
     const res = await request(`${p.baseUrl}/v1/messages/count_tokens`, {
       method: 'POST',
       headers,
-      body: patchModel(opts.text, deployment.model),
+      body: patchModel(opts.text, deployment.model) ?? JSON.stringify({ ...value, model: deployment.model }),
       headersTimeout: model.timeouts.firstByteMs,
       bodyTimeout: model.timeouts.idleMs,
     }).catch((err: unknown) => {

@@ -36,15 +36,15 @@ export class PassthroughExchange implements Exchange {
   upstreamBody(): string | Buffer {
     const body = patchModelBytes(this.#raw, this.#text, this.#upstreamModel);
     // DESIGN.md: always ask OpenAI-style upstreams for stream usage; the tap strips it again if unasked.
-    if (this.upstreamDialect === 'openai' && this.#facts.stream && !this.#facts.includeUsage) {
-      if (this.#parsed.stream_options === undefined) {
-        // The body is a JSON object (validated), so its first '{' opens it.
-        return Buffer.concat([INCLUDE_USAGE_HEAD, body.subarray(body.indexOf(0x7b) + 1)]);
-      }
-      const so = isObject(this.#parsed.stream_options) ? this.#parsed.stream_options : {};
-      return JSON.stringify({ ...this.#parsed, model: this.#upstreamModel, stream_options: { ...so, include_usage: true } });
-    }
-    return body;
+    const askUsage = this.upstreamDialect === 'openai' && this.#facts.stream && !this.#facts.includeUsage;
+    if (body !== null && !askUsage) return body;
+    // The body is a JSON object (validated), so its first '{' opens it.
+    if (body !== null && this.#parsed.stream_options === undefined) return Buffer.concat([INCLUDE_USAGE_HEAD, body.subarray(body.indexOf(0x7b) + 1)]);
+    // Re-serialised when the model key is repeated or escaped (the upstream must read the model that was
+    // routed and billed, whichever of repeated keys its parser keeps), or stream_options must change.
+    const out: Record<string, unknown> = { ...this.#parsed, model: this.#upstreamModel };
+    if (askUsage) out.stream_options = { ...(isObject(this.#parsed.stream_options) ? this.#parsed.stream_options : {}), include_usage: true };
+    return JSON.stringify(out);
   }
 
   json(upstreamText: string): { body: string; usage: Usage } {

@@ -83,3 +83,17 @@ test('the Anthropic SDK lists the same models from GET /v1/models', async () => 
   for await (const m of client.models.list()) ids.push(m.id);
   assert.deepEqual(ids.sort(), ['claude-mock', 'claude-up', 'gpt-mock', 'gpt-up']);
 });
+
+test('a repeated model key: the upstream gets only the model routed and billed, for messages and count_tokens', async () => {
+  const body = '{"model":"claude-opus-real","model":"claude-up","max_tokens":50,"messages":[{"role":"user","content":"hi"}]}';
+  const headers = { 'anthropic-version': '2023-06-01' };
+  for (const path of ['/v1/messages', '/v1/messages/count_tokens']) {
+    const r = await call(fx, { path, body, headers });
+    assert.equal(r.status, 200, `${path}: ${r.text}`);
+    const seen = fx.up.requests.at(-1)!;
+    assert.equal(seen.path, path);
+    const text = seen.body.toString('utf8');
+    assert.equal(text.match(/"model"/g)?.length, 1, `one model key: ${text}`);
+    assert.equal((JSON.parse(text) as { model: string }).model, 'claude-upstream-1');
+  }
+});

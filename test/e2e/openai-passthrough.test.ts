@@ -95,3 +95,31 @@ test('models listing: exactly the models the key may use, valid for the OpenAI s
   const page = await client.models.list();
   assert.deepEqual(page.data.map((m) => m.id).sort(), ids);
 });
+
+test('a repeated model key: the upstream gets only the model that was routed and billed, streamed or not', async () => {
+  // JSON.parse keeps the last of repeated keys; patching only the first left the caller's own string for
+  // an upstream that keeps the last, as most parsers do.
+  const messages = '"messages":[{"role":"user","content":"hi"}]';
+  const bodies = [
+    `{"model":"gpt-up","model":"gpt-up",${messages}}`,
+    `{"model":"upstream-gpt","model":"gpt-up",${messages}}`,
+    `{"model":"gpt-4o-real","mod\\u0065l":"gpt-up",${messages}}`,
+    `{"model":"gpt-4o-real","model":"gpt-up",${messages},"stream":true}`,
+  ];
+  for (const body of bodies) {
+    const r = await call(fx, { path: '/v1/chat/completions', body });
+    assert.equal(r.status, 200, body);
+    const seen = fx.up.requests.at(-1)!.body.toString('utf8');
+    assert.equal(seen.match(/"model"|\\u00/g)?.length, 1, `one model key, spelled plainly: ${seen}`);
+    const sent = JSON.parse(seen) as { model: string; stream_options?: { include_usage?: boolean } };
+    assert.equal(sent.model, 'upstream-gpt');
+    if (body.includes('"stream":true')) {
+      assert.equal(sent.stream_options?.include_usage, true, 'a re-serialised stream still asks for usage');
+      assert.match(r.text, /data: \[DONE\]/);
+    }
+  }
+  // A sole model key spelled with escapes is the model: patched where it stands, the rest byte for byte.
+  const escaped = `{"mod\\u0065l":"gpt-up",${messages},"x_custom":[1, 2]}`;
+  assert.equal((await call(fx, { path: '/v1/chat/completions', body: escaped })).status, 200);
+  assert.equal(fx.up.requests.at(-1)!.body.toString('utf8'), escaped.replace('"gpt-up"', '"upstream-gpt"'));
+});
