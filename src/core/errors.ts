@@ -20,6 +20,11 @@ export const ERROR_CODES = {
   model_not_found: { status: 404, message: 'The model does not exist.' },
   method_not_allowed: { status: 405, message: 'Method not allowed.' },
   body_too_large: { status: 413, message: 'The request body is too large.' },
+  // Node has answered these itself (408, 400) and closed the socket: they appear in usage rows only.
+  request_timeout: { status: 408, message: 'The request did not arrive whole within the client request timeout.' },
+  malformed_http: { status: 400, message: 'The request is not valid HTTP.' },
+  // nginx's 499: only ever in usage rows and logs, since nobody is left to read it.
+  client_disconnected: { status: 499, message: 'The client closed the connection before it was answered.' },
   rate_limited: { status: 429, message: 'Rate limit reached.' },
   rate_limit_requests: { status: 429, message: 'Requests-per-minute limit of this key reached.' },
   rate_limit_tokens: { status: 429, message: 'Tokens-per-minute limit of this key reached.' },

@@ -23,8 +23,22 @@ export async function readBody(req: IncomingMessage, limitBytes: number): Promis
   return streamRest(req, limitBytes, [], 0);
 }
 
+// Sockets whose request Node itself refused (server.ts's clientError: a timeout answered 408, malformed
+// HTTP answered 400), by the error's code: the request then fails as a plain 'aborted' reset, which
+// alone would read as the client leaving.
+const answeredByNode = new WeakMap<object, string>();
+
+export function markAnsweredByNode(socket: object, code: string): void {
+  answeredByNode.set(socket, code);
+}
+
 function streamRest(req: IncomingMessage, limitBytes: number, chunks: Buffer[], size: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
+    // Destroyed already (the client left during the microtask above): no 'end' or 'error' will come.
+    if (req.destroyed) {
+      reject(bodyFailed(req, req.errored));
+      return;
+    }
     const onData = (c: Buffer): void => {
       size += c.length;
       if (size > limitBytes) {
@@ -37,8 +51,22 @@ function streamRest(req: IncomingMessage, limitBytes: number, chunks: Buffer[], 
     };
     req.on('data', onData);
     req.once('end', () => resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size)));
-    req.once('error', reject);
+    req.once('error', (err: Error) => reject(bodyFailed(req, err)));
   });
+}
+
+/**
+ * The request stream failed: the client left (Node's 'aborted' reset), was too slow (Node has answered
+ * 408) or sent malformed HTTP (Node has answered 400). Each is the client's doing, not a gateway error.
+ */
+function bodyFailed(req: IncomingMessage, err: Error | null): GatewayError {
+  const code = answeredByNode.get(req.socket) ?? (err as NodeJS.ErrnoException | null)?.code;
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return new GatewayError('request_timeout', { cause: err });
+  // HPE_INVALID_EOF_STATE: the connection ended mid-request, which is the client leaving.
+  if (typeof code === 'string' && code.startsWith('HPE_') && code !== 'HPE_INVALID_EOF_STATE') {
+    return new GatewayError('malformed_http', { message: `The request body is not valid HTTP (${code}).`, cause: err });
+  }
+  return new GatewayError('client_disconnected', { message: 'The client closed the connection before its request body was complete.', cause: err });
 }
 
 function tooLarge(limitBytes: number): GatewayError {

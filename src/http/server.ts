@@ -7,7 +7,7 @@ import { listModelsBody } from '../pipeline/list-models.ts';
 import { usageTokenBody } from '../pipeline/usage-token.ts';
 import { countTokens } from '../pipeline/count-tokens.ts';
 import type { Gateway } from '../pipeline/gateway.ts';
-import { readBody, parseJsonBody } from './body.ts';
+import { markAnsweredByNode, readBody, parseJsonBody } from './body.ts';
 import { sendError, sendJson } from './respond.ts';
 import { newRequestId } from './request-id.ts';
 import { dialectForPath, findRoute, pathOf, type Route } from './routes.ts';
@@ -67,6 +67,7 @@ export function createGatewayServer(gw: Gateway): Server {
       socket.destroy(err);
       return;
     }
+    if (err.code !== undefined) markAnsweredByNode(socket, err.code);
     socket.end(CLIENT_ERROR_RESPONSES[err.code ?? ''] ?? CLIENT_ERROR_RESPONSES.default);
   });
   return server;
@@ -107,6 +108,8 @@ async function simpleAuthed(gw: Gateway, req: IncomingMessage, res: ServerRespon
     return sendJson(res, { status: 200, body: counted.body, requestId, headers: { 'x-modelgate-token-count': counted.source } });
   } catch (err) {
     if (!(err instanceof GatewayError)) throw err;
+    // Nobody to answer, or Node has answered already.
+    if (err.code === 'client_disconnected' || err.code === 'request_timeout' || err.code === 'malformed_http') return;
     req.resume();
     sendError(res, { dialect: route.dialect, error: err, requestId });
   }

@@ -38,14 +38,23 @@ export async function handleGeneration(gw: Gateway, req: IncomingMessage, res: S
   try {
     await serve(gw, req, res, flight, client);
   } catch (err) {
+    if (err instanceof GatewayError && (err.code === 'request_timeout' || err.code === 'malformed_http')) {
+      // Node has answered the client already (408, 400) and closed the connection.
+      state.status = err.status;
+      state.errorCode = err.code;
+      return;
+    }
+    if (client.aborted || (err instanceof GatewayError && err.code === 'client_disconnected')) {
+      // The client left: nobody to answer, nothing for the operator to fix, and the row says so the same
+      // way before and after the first byte.
+      state.status = 499;
+      state.errorCode = 'client_disconnected';
+      return;
+    }
     const gerr = toGatewayError(err, gw);
     state.status = state.status || gerr.status;
     state.errorCode = gerr.code;
-    if (client.aborted) {
-      // The client left: nobody to answer, and the row says so the same way before and after the first byte.
-      state.status = 499;
-      state.errorCode = 'client_disconnected';
-    } else if (!res.headersSent) {
+    if (!res.headersSent) {
       state.status = gerr.status;
       const headers = await rateHeaders(gw, flight);
       sendError(res, { dialect: opts.dialect, error: gerr, requestId: opts.requestId, headers });

@@ -5,10 +5,12 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { once } from 'node:events';
-import { startGateway, configYaml, type GatewayProcess } from '../helpers/gateway-process.ts';
+import { startGateway, configYaml, waitUntil, type GatewayProcess } from '../helpers/gateway-process.ts';
+import { usageRows } from '../admission/usage-db.ts';
 
 let gw: GatewayProcess;
 let key: string;
+let keyId: string;
 before(async () => {
   gw = await startGateway({
     configYaml: configYaml({
@@ -17,7 +19,7 @@ before(async () => {
       extra: 'client_request_timeout_ms: 1000',
     }),
   });
-  ({ key } = await gw.createKey({ name: 'timeouts' }));
+  ({ key, id: keyId } = await gw.createKey({ name: 'timeouts' }));
 });
 after(async () => gw.cleanup());
 
@@ -39,7 +41,40 @@ test('a request body that stops arriving is answered 408 and the connection clos
   const received = await rawExchange(`POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${key}\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{"model":`);
   assert.match(received, /^HTTP\/1\.1 408 /);
   assert.ok(Date.now() - started < 10_000, 'closed within a few checking intervals of the timeout');
+  // Its usage row says 408 as well, and no gateway error is logged for it.
+  await waitUntil(() => usageRows(gw.dbPath, keyId).some((r) => r.status === 408), 'the 408 request row');
+  assert.equal(usageRows(gw.dbPath, keyId).find((r) => r.status === 408)?.error_code, 'request_timeout');
+  assert.doesNotMatch(gw.logs(), /unexpected error|request failed/);
   // The gateway is still serving.
+  const ok = await fetch(`${gw.url}/v1/models`, { headers: { authorization: `Bearer ${key}` } });
+  assert.equal(ok.status, 200);
+});
+
+test('a client that leaves mid-body is a 499 row, one that breaks its chunking a 400 row, never a logged gateway error', async () => {
+  const head = (path: string, framing: string): string =>
+    `POST ${path} HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${key}\r\ncontent-type: application/json\r\nanthropic-version: 2023-06-01\r\n${framing}\r\n`;
+  const rowsBefore = usageRows(gw.dbPath, keyId).length;
+  const logsBefore = gw.logs().length;
+  for (const path of ['/v1/chat/completions', '/v1/messages', '/v1/messages/count_tokens']) {
+    // Half a body, then the client goes away.
+    const socket = connect(Number(new URL(gw.url).port), '127.0.0.1');
+    await once(socket, 'connect');
+    socket.on('error', () => {});
+    socket.write(`${head(path, 'content-length: 200\r\n')}{"model":"gpt-slow","messages":[`);
+    // The gateway has the headers once it answers the same request on another socket: no timing guess.
+    await fetch(`${gw.url}/healthz`);
+    socket.destroy();
+    await once(socket, 'close');
+    // A chunk whose size is not hex: Node answers 400 itself.
+    assert.match(await rawExchange(`${head(path, 'transfer-encoding: chunked\r\n')}zz\r\n{}\r\n0\r\n\r\n`), /^HTTP\/1\.1 400 /);
+  }
+  // The two generation routes write a row for each; count_tokens writes none.
+  await waitUntil(() => usageRows(gw.dbPath, keyId).length >= rowsBefore + 4, 'a usage row for each generation request');
+  // (The 408 test's request, whose body never came, may be written in the same batch.)
+  const rows = usageRows(gw.dbPath, keyId).slice(rowsBefore).filter((r) => r.status !== 408);
+  assert.deepEqual(rows.map((r) => `${r.status} ${r.error_code}`).sort(), ['400 malformed_http', '400 malformed_http', '499 client_disconnected', '499 client_disconnected']);
+  const logs = gw.logs().slice(logsBefore);
+  assert.doesNotMatch(logs, /unexpected error|handler failed|request failed|"level":50/, logs);
   const ok = await fetch(`${gw.url}/v1/models`, { headers: { authorization: `Bearer ${key}` } });
   assert.equal(ok.status, 200);
 });
