@@ -21,8 +21,19 @@ const ROUTES = new Map<string, Route>([
 
 export function pathOf(url: string | undefined): string {
   if (!url) return '/';
+  // RFC 9112 §3.2.2: a server must accept the absolute form (`POST http://host/v1/...`), which clients
+  // configured with the gateway as a forward proxy send.
+  if (url.charCodeAt(0) !== 47 /* / */) url = absolutePath(url);
   const q = url.indexOf('?');
   return q === -1 ? url : url.slice(0, q);
+}
+
+/** The path of an absolute-form target; other targets (`*`, authority form) are returned as they are. */
+function absolutePath(url: string): string {
+  const m = /^https?:\/\/[^/?#]*/i.exec(url);
+  if (m === null) return url;
+  const rest = url.slice(m[0].length);
+  return rest === '' || rest.charCodeAt(0) === 63 /* ? */ ? `/${rest}` : rest;
 }
 
 export function findRoute(path: string): Route | undefined {

@@ -61,6 +61,36 @@ test('404 for inexact paths, 405 for a known path with the wrong method', async 
   assert.equal((await call(fx, { path: '/v1/chat/completions?x=1', body: chat() })).status, 200);
 });
 
+test('an absolute-form target (a client using the gateway as its proxy) is routed by its path', async () => {
+  const target = (path: string): string => `http://127.0.0.1:${new URL(fx.gw.url).port}${path}`;
+  const ok = await rawCall(target('/v1/chat/completions'), JSON.stringify(chat()));
+  assert.match(ok.head, /^HTTP\/1\.1 200 /, ok.head);
+  assert.equal((JSON.parse(ok.body) as { model: string }).model, 'gpt-up');
+  const missing = await rawCall(target('/v1/messages/nope'), JSON.stringify(msgs()));
+  assert.match(missing.head, /^HTTP\/1\.1 404 /);
+  validateAnthropicError(JSON.parse(missing.body));
+});
+
+/** One request over a fresh connection with the request-target exactly as given; the answer's head and body. */
+async function rawCall(requestTarget: string, body: string): Promise<{ head: string; body: string }> {
+  const { connect } = await import('node:net');
+  const socket = connect(Number(new URL(fx.gw.url).port), '127.0.0.1');
+  let received = '';
+  socket.setEncoding('utf8');
+  socket.on('data', (chunk: string) => (received += chunk));
+  const closed = new Promise<void>((resolve, reject) => {
+    socket.on('close', () => resolve());
+    socket.on('error', reject);
+  });
+  socket.write(
+    `POST ${requestTarget} HTTP/1.1\r\nhost: gw\r\nauthorization: Bearer ${fx.key}\r\ncontent-type: application/json\r\n` +
+      `anthropic-version: 2023-06-01\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+  );
+  await closed;
+  const split = received.indexOf('\r\n\r\n');
+  return { head: received.slice(0, split), body: received.slice(split + 4) };
+}
+
 test('404 unknown model, 403 model not allowed, 400 non-Claude model on /v1/messages', async () => {
   const nf = openaiError(await call(fx, { path: '/v1/chat/completions', body: chat('gpt-nope') }), 404, 'model_not_found');
   assert.match(nf.message, /gpt-nope/);

@@ -1,0 +1,21 @@
+// Exact routing: the path of every request-target form a client may send.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { dialectForPath, pathOf } from '../../src/http/routes.ts';
+
+test('pathOf takes the path of origin-form and absolute-form targets and drops the query', () => {
+  const cases: Array<[string | undefined, string]> = [
+    ['/v1/chat/completions', '/v1/chat/completions'],
+    ['/v1/messages?beta=true', '/v1/messages'],
+    ['http://127.0.0.1:8080/v1/chat/completions', '/v1/chat/completions'],
+    ['HTTPS://gw.example/v1/messages?beta=true', '/v1/messages'],
+    ['http://gw.example', '/'],
+    ['http://gw.example?x=1', '/'],
+    ['*', '*'],
+    ['gw.example:443', 'gw.example:443'],
+    ['', '/'],
+    [undefined, '/'],
+  ];
+  for (const [url, want] of cases) assert.equal(pathOf(url), want, String(url));
+  assert.equal(dialectForPath(pathOf('http://h/v1/messages/nope')), 'anthropic');
+});
