@@ -20,6 +20,7 @@ export const ERROR_CODES = {
   model_not_found: { status: 404, message: 'The model does not exist.' },
   method_not_allowed: { status: 405, message: 'Method not allowed.' },
   body_too_large: { status: 413, message: 'The request body is too large.' },
+  unsupported_media_type: { status: 415, message: 'The request body is in an encoding the gateway does not read.' },
   // Node has answered these itself (408, 400) and closed the socket: they appear in usage rows only.
   request_timeout: { status: 408, message: 'The request did not arrive whole within the client request timeout.' },
   malformed_http: { status: 400, message: 'The request is not valid HTTP.' },

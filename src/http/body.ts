@@ -1,8 +1,16 @@
 // Reads a request body up to the configured limit; a larger body is refused before it is buffered.
 import type { IncomingMessage } from 'node:http';
 import { GatewayError } from '../core/errors.ts';
+import { decodeBody } from './content-encoding.ts';
 
-export async function readBody(req: IncomingMessage, limitBytes: number): Promise<Buffer> {
+/** The request's body, decoded when it came compressed; both sizes are held to `limitBytes`. */
+export function readBody(req: IncomingMessage, limitBytes: number): Promise<Buffer> {
+  const encoding = req.headers['content-encoding'];
+  const raw = readRawBody(req, limitBytes);
+  return encoding === undefined ? raw : raw.then((body) => decodeBody(body, encoding, limitBytes));
+}
+
+async function readRawBody(req: IncomingMessage, limitBytes: number): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > limitBytes) {
     req.resume();
