@@ -7,7 +7,16 @@ import { decodeBody } from './content-encoding.ts';
 export function readBody(req: IncomingMessage, limitBytes: number): Promise<Buffer> {
   const encoding = req.headers['content-encoding'];
   const raw = readRawBody(req, limitBytes);
-  return encoding === undefined ? raw : raw.then((body) => decodeBody(body, encoding, limitBytes));
+  return encoding === undefined ? raw : raw.then((body) => decodeBody(body, encoding, limitBytes)).then(withoutBom);
+}
+
+/**
+ * The body without a UTF-8 byte order mark: RFC 8259 lets a parser ignore one, and files saved by
+ * Windows editors (`curl --data-binary @request.json`) start with it. Dropped from the bytes, not only
+ * the text, so the upstream does not get it either.
+ */
+function withoutBom(body: Buffer): Buffer {
+  return body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf ? body.subarray(3) : body;
 }
 
 async function readRawBody(req: IncomingMessage, limitBytes: number): Promise<Buffer> {
@@ -25,7 +34,7 @@ async function readRawBody(req: IncomingMessage, limitBytes: number): Promise<Bu
     if (req.readableLength === declared && !req.readableDidRead) {
       // read() with no size returns the whole buffer, which holds exactly the declared bytes.
       const whole = req.read() as Buffer | null;
-      if (whole !== null) return whole;
+      if (whole !== null) return withoutBom(whole);
     }
   }
   return streamRest(req, limitBytes, [], 0);
@@ -58,7 +67,7 @@ function streamRest(req: IncomingMessage, limitBytes: number, chunks: Buffer[], 
       chunks.push(c);
     };
     req.on('data', onData);
-    req.once('end', () => resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size)));
+    req.once('end', () => resolve(withoutBom(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size))));
     req.once('error', (err: Error) => reject(bodyFailed(req, err)));
   });
 }

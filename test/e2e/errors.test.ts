@@ -72,7 +72,7 @@ test('an absolute-form target (a client using the gateway as its proxy) is route
   validateAnthropicError(JSON.parse(missing.body));
 });
 
-test('compressed request bodies: gzip, deflate, br and zstd are read, others 415, corrupt 400, bombs 413', async () => {
+test('compressed request bodies: gzip, deflate, br and zstd are read, others 415, corrupt 400, bombs 413; a BOM is dropped', async () => {
   const zlib = await import('node:zlib');
   const post = (path: string, body: Buffer, encoding: string): Promise<Response> =>
     fetch(fx.gw.url + path, { method: 'POST', headers: { authorization: `Bearer ${fx.key}`, 'content-type': 'application/json', 'content-encoding': encoding, ...AV }, body });
@@ -86,6 +86,9 @@ test('compressed request bodies: gzip, deflate, br and zstd are read, others 415
     ['zstd', zlib.zstdCompressSync],
     ['gzip, br', (b) => zlib.brotliCompressSync(zlib.gzipSync(b))],
     ['identity', (b) => b],
+    // A byte order mark (a file saved by a Windows editor) is dropped, compressed or not.
+    ['identity', (b) => Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), b])],
+    ['gzip', (b) => zlib.gzipSync(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), b]))],
   ];
   for (const [encoding, encode] of encoders) {
     const r = await post('/v1/chat/completions', encode(chatJson), encoding);

@@ -77,3 +77,15 @@ test('a body over the limit is refused, declared or not', async () => {
     assert.match(await raw(port, [chunked]), /^error The request body exceeds/);
   });
 });
+
+test('a UTF-8 byte order mark before the JSON is dropped from the bytes, whole or in pieces', async () => {
+  await withServer(1024, async (port) => {
+    const body = '\ufeff{"a":1}';
+    const bytes = Buffer.byteLength(body);
+    assert.equal(await raw(port, [head(bytes) + body]), 'ok 7 {"a":1}');
+    assert.equal(await raw(port, [head(bytes), body.slice(0, 1), body.slice(1)]), 'ok 7 {"a":1}');
+    // Only at the start: a mark inside a string is the caller's content.
+    const inside = '{"a":"\ufeff"}';
+    assert.equal(await raw(port, [head(Buffer.byteLength(inside)) + inside]), `ok ${Buffer.byteLength(inside)} ${inside}`);
+  });
+});
