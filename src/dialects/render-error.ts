@@ -1,6 +1,7 @@
 // Renders a GatewayError as the error body of the caller's dialect (DESIGN.md "Error bodies").
 import type { Dialect } from '../core/dialect.ts';
 import type { GatewayError } from '../core/errors.ts';
+import { maskKeyLike } from '../observability/mask-secrets.ts';
 
 const OPENAI_TYPES: Record<number, string> = {
   400: 'invalid_request_error', 401: 'invalid_request_error', 403: 'permission_error', 404: 'invalid_request_error',
@@ -22,15 +23,17 @@ export function anthropicErrorType(status: number): string {
 }
 
 export function renderError(dialect: Dialect, err: GatewayError, requestId: string): string {
+  // Messages echo what callers sent (a path, a model name); a key pasted there is not sent back whole.
+  const message = maskKeyLike(err.message);
   if (dialect === 'anthropic') {
     return JSON.stringify({
       type: 'error',
-      error: { type: err.upstreamType ?? anthropicErrorType(err.status), message: err.message },
+      error: { type: err.upstreamType ?? anthropicErrorType(err.status), message },
       request_id: requestId,
     });
   }
   return JSON.stringify({
-    error: { message: err.message, type: err.upstreamType ?? openaiErrorType(err.status), param: err.param, code: err.upstreamCode ?? err.code },
+    error: { message, type: err.upstreamType ?? openaiErrorType(err.status), param: err.param, code: err.upstreamCode ?? err.code },
   });
 }
 

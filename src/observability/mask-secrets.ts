@@ -3,6 +3,11 @@ import { maskKey } from '../auth/key-material.ts';
 
 const KEYLIKE = /\b(sk-(?:ant-)?[A-Za-z0-9_-]{12,}|[A-Za-z0-9_-]{0,8}(?:key|token)[-_][A-Za-z0-9_-]{16,})/gi;
 
+/** Masks key-shaped substrings (the gateway's own `sk-…` keys among them) with no list of secrets. */
+export function maskKeyLike(text: string): string {
+  return text.replace(KEYLIKE, (m) => maskKey(m));
+}
+
 export class SecretMasker {
   #exact: string[];
 
@@ -14,6 +19,6 @@ export class SecretMasker {
   mask(text: string): string {
     let out = text;
     for (const s of this.#exact) if (out.includes(s)) out = out.split(s).join(maskKey(s));
-    return out.replace(KEYLIKE, (m) => maskKey(m));
+    return maskKeyLike(out);
   }
 }

@@ -62,6 +62,21 @@ test('404 for inexact paths, 405 for a known path with the wrong method', async 
   assert.equal((await call(fx, { path: '/v1/chat/completions?x=1', body: chat() })).status, 200);
 });
 
+test('a key pasted into a path or a model name is not sent back whole in the error', async () => {
+  const masked = `${fx.key.slice(0, 4)}…${fx.key.slice(-4)}`;
+  const answers = [
+    await call(fx, { path: `/v1/${fx.key}` }),
+    await call(fx, { path: `/v1/messages/${fx.key}`, body: msgs() }),
+    await call(fx, { path: '/v1/chat/completions', body: chat(fx.key) }),
+    await call(fx, { path: '/v1/messages', body: msgs({ model: `claude-${fx.key}` }), headers: AV }),
+  ];
+  for (const r of answers) {
+    assert.ok(r.status === 404 || r.status === 403, `${r.status} ${r.text}`);
+    assert.ok(!r.text.includes(fx.key), 'the key is not echoed whole');
+    assert.ok(r.text.includes(masked), `masked to first 4 + last 4: ${r.text}`);
+  }
+});
+
 test('an absolute-form target (a client using the gateway as its proxy) is routed by its path', async () => {
   const target = (path: string): string => `http://127.0.0.1:${new URL(fx.gw.url).port}${path}`;
   const ok = await rawCall(target('/v1/chat/completions'), JSON.stringify(chat()));
