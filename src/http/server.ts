@@ -42,13 +42,15 @@ export function createGatewayServer(gw: Gateway): Server {
       });
       return;
     }
-    if (req.method !== route.method) {
+    // HEAD is GET without the body (RFC 9110 §9.3.2; load balancers probe /healthz with it): node:http
+    // drops the body of a response to HEAD by itself.
+    if (req.method !== route.method && !(req.method === 'HEAD' && route.method === 'GET')) {
       req.resume();
       sendError(res, {
         dialect: route.dialect,
         error: new GatewayError('method_not_allowed', { message: `${req.method} is not allowed on ${path}; use ${route.method}.` }),
         requestId,
-        headers: { allow: route.method },
+        headers: { allow: route.method === 'GET' ? 'GET, HEAD' : route.method },
       });
       return;
     }

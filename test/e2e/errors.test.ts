@@ -58,6 +58,17 @@ test('404 for inexact paths, 405 for a known path with the wrong method', async 
   const r = await call(fx, { path: '/v1/chat/completions', method: 'GET' });
   assert.equal(r.status, 405);
   assert.equal(r.headers.get('allow'), 'POST');
+  assert.equal((await call(fx, { path: '/v1/chat/completions', method: 'HEAD' })).status, 405);
+  // HEAD is GET without a body: health probes use it.
+  for (const path of ['/healthz', '/v1/models']) {
+    const head = await call(fx, { path, method: 'HEAD' });
+    assert.equal(head.status, 200, path);
+    assert.equal(head.text, '');
+    assert.ok(Number(head.headers.get('content-length')) > 0, path);
+  }
+  const put = await call(fx, { path: '/v1/models', method: 'PUT' });
+  assert.equal(put.status, 405);
+  assert.equal(put.headers.get('allow'), 'GET, HEAD');
   // A query string is allowed (real clients send ?beta=true).
   assert.equal((await call(fx, { path: '/v1/chat/completions?x=1', body: chat() })).status, 200);
 });
