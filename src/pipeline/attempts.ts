@@ -119,6 +119,11 @@ async function attempt(a: { opts: ObtainAnswerOptions; step: AttemptStep; exchan
       watch.dispose();
       return { kind: 'failed', outcome: classifyStatus(response.status, response.headers), detail: `status ${response.status}`, text, status: response.status };
     }
+    const unusable = unusableAnswer(response.headers, opts.input.facts.stream);
+    if (unusable !== null) {
+      watch.abandon();
+      return { kind: 'failed', outcome: { kind: 'retryable', malformed: true }, detail: unusable };
+    }
     if (opts.input.facts.stream) {
       if (!(await response.body.started())) {
         watch.abandon();
@@ -144,6 +149,27 @@ async function attempt(a: { opts: ObtainAnswerOptions; step: AttemptStep; exchan
   } catch (err) {
     return stopped(watch, err, opts.gw);
   }
+}
+
+/**
+ * Why a 2xx cannot be relayed, or null: a body encoded although identity was asked for (it would reach
+ * the client as compressed bytes and hide its usage), or a streamed request answered with a whole JSON
+ * body or a page (an upstream or proxy that ignores `stream`). Both are the deployment's fault, and
+ * another may answer properly.
+ */
+function unusableAnswer(headers: Record<string, string | string[] | undefined>, stream: boolean): string | null {
+  const encoding = headerValue(headers['content-encoding']);
+  if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity' && encoding.trim() !== '') {
+    return `the upstream answered with content-encoding ${encoding}, which was not asked for`;
+  }
+  if (!stream) return null;
+  const type = headerValue(headers['content-type'])?.toLowerCase() ?? '';
+  if (type.startsWith('application/json') || type.startsWith('text/html')) return `the upstream answered a streamed request with ${type.split(';')[0]}, not an event stream`;
+  return null;
+}
+
+function headerValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
 }
 
 /** An attempt that threw: the client left, a clock fired, or the upstream call failed. */

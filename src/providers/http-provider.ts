@@ -62,7 +62,8 @@ export function upstreamHeaders(p: ProviderConfig, call: UpstreamCall): Record<s
 }
 
 function buildHeaders(p: ProviderConfig, call: UpstreamCall): Record<string, string> {
-  const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...p.headers };
+  // identity: the answer is tapped for usage and relayed as it comes; undici does not decompress.
+  const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'accept-encoding': 'identity', ...p.headers };
   const key = call.apiKey;
   if (p.kind === 'anthropic') {
     headers['anthropic-version'] = call.forwardHeaders['anthropic-version'] ?? '2023-06-01';
@@ -127,6 +128,8 @@ class UpstreamHandler implements Dispatcher.DispatchHandler, FeedSource {
   }
 
   onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: Record<string, string | string[] | undefined>): void {
+    // 1xx (103 Early Hints from a CDN in front of the upstream) are informational: the answer follows.
+    if (statusCode < 200) return;
     const resolve = this.#resolve;
     this.#resolve = null;
     this.#reject = null;

@@ -30,6 +30,14 @@ const CONNECTION_CODES: ReadonlySet<string> = new Set([
   'UND_ERR_CLOSED',
 ]);
 
+/** An answer undici could not read: a broken upstream (another deployment may answer), not our bug. */
+const MALFORMED_CODES: ReadonlySet<string> = new Set([
+  'UND_ERR_HEADERS_OVERFLOW',
+  'UND_ERR_RES_CONTENT_LENGTH_MISMATCH',
+  'UND_ERR_RES_EXCEEDED_MAX_SIZE',
+  'UND_ERR_INFO',
+]);
+
 /** Causes are walked this deep: undici wraps socket errors once or twice. */
 const MAX_CAUSE_DEPTH = 5;
 
@@ -92,8 +100,10 @@ export function classifyError(err: unknown): AttemptOutcome {
     if (errorName(current) === 'TimeoutError' || (code !== undefined && TIMEOUT_CODES.has(code))) {
       return { kind: 'retryable', timeout: true };
     }
-    // HPE_*: llhttp could not parse the upstream's answer — a broken upstream, not our bug.
+    // HPE_*: llhttp could not parse the upstream's answer — a broken upstream, not our bug. undici's
+    // HTTPParserError carries no code for some of them (a bad chunk size), hence the name too.
     if (code !== undefined && (CONNECTION_CODES.has(code) || code.startsWith('HPE_'))) return { kind: 'retryable' };
+    if (errorName(current) === 'HTTPParserError' || (code !== undefined && MALFORMED_CODES.has(code))) return { kind: 'retryable', malformed: true };
     current = (current as { cause?: unknown }).cause;
   }
   return { kind: 'fatal', status: 500 };

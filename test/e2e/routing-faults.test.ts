@@ -4,6 +4,7 @@ import { test, before, after, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { startRoutingFixture, ROUTES, SECRET, TIMEOUTS, type RoutingFixture, type Route } from '../routing/e2e-fixture.ts';
 import { parseSseText, validateAnthropicError, validateOpenAIError, validateChatCompletion, validateMessage } from '../helpers/schemas.ts';
+import type { Fault } from '../helpers/mock-upstream-types.ts';
 
 let fx: RoutingFixture;
 before(async () => {
@@ -70,6 +71,40 @@ for (const route of ROUTES) {
     assert.equal(res.status, 200, await res.clone().text());
     OK_JSON(route, await res.json());
     assert.deepEqual(fx.tried(), ['A', 'B', 'C']);
+  });
+
+  test(`${route.label}: a 103 Early Hints before the answer is skipped, streamed or not`, async () => {
+    for (const stream of [false, true]) {
+      fx.faults({ A: [{ kind: 'early-hints' }] });
+      const res = await fx.send(route, { stream });
+      const text = await res.text();
+      assert.equal(res.status, 200, text);
+      if (stream) assert.ok(!text.includes('"error"'), text);
+      else OK_JSON(route, JSON.parse(text));
+      assert.deepEqual(fx.tried(), ['A']);
+      const row = await fx.usageRow(res.headers.get('x-request-id')!);
+      assert.equal(row.status, 200);
+      assert.ok(row.output_tokens > 0);
+    }
+  });
+
+  test(`${route.label}: an answer compressed unasked, or a whole JSON body for a stream, fails over`, async () => {
+    const cases: Array<{ stream: boolean; faults: Fault[] }> = [
+      { stream: false, faults: [{ kind: 'encoded', encoding: 'gzip' }] },
+      { stream: true, faults: [{ kind: 'encoded', encoding: 'br' }] },
+      { stream: true, faults: [{ kind: 'ignore-stream' }] },
+    ];
+    for (const { stream, faults } of cases) {
+      fx.faults({ A: faults });
+      const res = await fx.send(route, { stream });
+      const text = await res.text();
+      assert.equal(res.status, 200, text);
+      assert.ok(!text.includes('"error"'), `${JSON.stringify(faults)}: ${text.slice(0, 300)}`);
+      if (stream) assert.match(res.headers.get('content-type') ?? '', /^text\/event-stream/);
+      assert.deepEqual(fx.tried(), ['A', 'B'], JSON.stringify(faults));
+    }
+    // The upstream is asked for identity, so a compliant one never compresses.
+    assert.equal(fx.ups[0].requests.at(-1)?.headers['accept-encoding'], 'identity');
   });
 
   test(`${route.label}: hang before headers → first-byte timeout → next deployment; upstream socket closed`, async () => {

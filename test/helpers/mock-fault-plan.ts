@@ -16,7 +16,7 @@ export type FaultPlan =
   | { action: 'write'; prepared: PreparedResponse; damage: Damage; trickle?: { intervalMs: number; bytes: number } };
 
 export function planFault(options: {
-  fault: Exclude<Fault, { kind: 'custom' }> | undefined;
+  fault: Exclude<Fault, { kind: 'custom' | 'early-hints' | 'ignore-stream' | 'encoded' }> | undefined;
   prepared: PreparedResponse;
   dialect: MockDialect;
   /** Dialect headers (request id) without a content type. */

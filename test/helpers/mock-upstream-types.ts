@@ -76,6 +76,12 @@ export type Fault =
   | { kind: 'non-json-200'; body?: string; contentType?: string }
   /** The normal response, written `chunkBytes` (default 8) bytes at a time every `intervalMs`. */
   | { kind: 'trickle'; intervalMs: number; chunkBytes?: number }
+  /** A 103 Early Hints (as a CDN in front of the upstream sends), then the normal answer. */
+  | { kind: 'early-hints' }
+  /** A streamed request answered with the non-streamed JSON body, as an upstream ignoring `stream` does. */
+  | { kind: 'ignore-stream' }
+  /** The normal answer compressed with `content-encoding`, although the request did not ask for it. */
+  | { kind: 'encoded'; encoding: 'gzip' | 'br' }
   /** Full control; the request body has already been read. */
   | { kind: 'custom'; handle: (ctx: CustomFaultContext) => void | Promise<void> };
 

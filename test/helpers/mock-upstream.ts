@@ -12,6 +12,7 @@
 // Pooled (keep-alive) clients keep sockets open after a response, so to prove the gateway abandoned an
 // upstream call, wait on the request's `outcome`, not on `waitForSocketsClosed()`.
 
+import { brotliCompressSync, gzipSync } from 'node:zlib';
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
@@ -198,8 +199,17 @@ class MockUpstreamServer implements MockUpstream {
       return;
     }
     if (!(await pause(this.#options.latencyMs ?? 0, closeSignal(res)))) return;
-    const prepared = this.#prepare({ recorded, dialect, sequence });
-    await this.#respond({ res, prepared, fault, dialect, sequence });
+    if (fault?.kind === 'early-hints') res.writeEarlyHints({ link: '</hint.css>; rel=preload' });
+    const asked = fault?.kind === 'ignore-stream' && typeof recorded.json === 'object' && recorded.json !== null ? { ...recorded, json: { ...recorded.json, stream: false } } : recorded;
+    const prepared = this.#prepare({ recorded: asked, dialect, sequence });
+    if (fault?.kind === 'encoded') {
+      const body = prepared.pieces.join('');
+      res.writeHead(prepared.status, { ...prepared.headers, 'content-encoding': fault.encoding });
+      res.end(fault.encoding === 'gzip' ? gzipSync(body) : brotliCompressSync(body));
+      return;
+    }
+    const damage = fault?.kind === 'early-hints' || fault?.kind === 'ignore-stream' ? undefined : fault;
+    await this.#respond({ res, prepared, fault: damage, dialect, sequence });
   }
 
   #baseHeaders(dialect: MockDialect, sequence: number): HeaderMap {
@@ -239,7 +249,7 @@ class MockUpstreamServer implements MockUpstream {
   async #respond(options: {
     res: ServerResponse;
     prepared: PreparedResponse;
-    fault: Exclude<Fault, { kind: 'custom' }> | undefined;
+    fault: Exclude<Fault, { kind: 'custom' | 'early-hints' | 'ignore-stream' | 'encoded' }> | undefined;
     dialect: MockDialect;
     sequence: number;
   }): Promise<void> {

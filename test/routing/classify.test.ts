@@ -63,6 +63,10 @@ test('classifyError: connection errors and timeouts retry, unknown errors do not
     [new DOMException('signal timed out', 'TimeoutError'), { kind: 'retryable', timeout: true }],
     [new TypeError('fetch failed', { cause: coded('ECONNRESET') }), { kind: 'retryable' }],
     [new Error('outer', { cause: new Error('middle', { cause: coded('ETIMEDOUT') }) }), { kind: 'retryable', timeout: true }],
+    // Answers undici could not read are the upstream's fault: another deployment may answer.
+    [coded('UND_ERR_HEADERS_OVERFLOW'), { kind: 'retryable', malformed: true }],
+    [coded('UND_ERR_RES_CONTENT_LENGTH_MISMATCH'), { kind: 'retryable', malformed: true }],
+    [Object.assign(new Error('Response does not match the HTTP/1.1 protocol (Invalid character in chunk size)'), { name: 'HTTPParserError' }), { kind: 'retryable', malformed: true }],
     [new TypeError('x is undefined'), { kind: 'fatal', status: 500 }],
     ['a string', { kind: 'fatal', status: 500 }],
     [null, { kind: 'fatal', status: 500 }],
