@@ -77,7 +77,20 @@ interface ParsedError {
   param: string | undefined;
 }
 
+/** Upstream text kept in an error: enough to act on, never a whole page (an upstream's 5 MB message). */
+const MAX_MESSAGE = 2000;
+const MAX_FIELD = 200;
+
+function capped(text: string | undefined, max: number): string | undefined {
+  return text === undefined || text.length <= max ? text : `${text.slice(0, max)}…`;
+}
+
 function parseErrorBody(bodyText: string): ParsedError {
+  const parsed = readErrorBody(bodyText);
+  return { message: capped(parsed.message, MAX_MESSAGE), type: capped(parsed.type, MAX_FIELD), code: capped(parsed.code, MAX_FIELD), param: capped(parsed.param, MAX_FIELD) };
+}
+
+function readErrorBody(bodyText: string): ParsedError {
   const body = tryParseJson(bodyText);
   if (isObject(body)) {
     const err = body.error;
@@ -89,7 +102,7 @@ function parseErrorBody(bodyText: string): ParsedError {
     if (str(body.message) !== undefined) return { message: str(body.message), type: str(body.type), code: undefined, param: undefined };
   }
   const text = bodyText.trim();
-  return { message: text.length > 0 ? text.slice(0, 2000) : undefined, type: undefined, code: undefined, param: undefined };
+  return { message: text.length > 0 ? text : undefined, type: undefined, code: undefined, param: undefined };
 }
 
 export function upstreamErrorToDialect(opts: UpstreamErrorOptions): DialectError {

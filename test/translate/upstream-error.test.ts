@@ -51,3 +51,15 @@ test('maskSecrets keeps first 4 and last 4 characters', () => {
   assert.equal(maskSecrets('key sk-ant-api03-ABCDEFGHIJKLMNOP-wxyz here'), 'key sk-a…wxyz here');
   assert.equal(maskSecrets('Authorization: Bearer abcdefghijklmnopqrstuvwxyz'), 'Authorization: Bearer abcd…wxyz');
 });
+
+test('an upstream error of megabytes is kept to its first 2,000 characters, its other fields to 200', () => {
+  const huge = 'x'.repeat(5_000_000);
+  for (const bodyText of [OAI_BODY('invalid_request_error', `bad ${huge}`, `c${huge}`), `bad ${huge}`]) {
+    const got = upstreamErrorToDialect({ upstreamKind: 'openai', clientDialect: 'openai', status: 400, bodyText });
+    assert.equal(got.message.length, 2001);
+    assert.ok(got.message.startsWith('bad x') && got.message.endsWith('…'));
+    assert.ok((got.code ?? '').length <= 201);
+  }
+  const short = upstreamErrorToDialect({ upstreamKind: 'openai', clientDialect: 'openai', status: 400, bodyText: OAI_BODY('invalid_request_error', 'max_tokens is too large', 'bad') });
+  assert.equal(short.message, 'max_tokens is too large');
+});
