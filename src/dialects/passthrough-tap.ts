@@ -32,6 +32,9 @@ export class PassthroughStreamTap {
   #stripUsageChunk: boolean;
   /** The start of a line whose end has not arrived yet (latin1, like every string here). */
   #carry = '';
+  /** The last two blocks read (references, no copies): where end() looks for an answer that finished without [DONE]. */
+  #previous = '';
+  #last = '';
 
   constructor(opts: { dialect: Dialect; clientModel: string; upstreamModel: string; stripUsageChunk: boolean }) {
     this.#dialect = opts.dialect;
@@ -70,14 +73,35 @@ export class PassthroughStreamTap {
     return this.#block(text.slice(0, lastNl + 1));
   }
 
+  /**
+   * Whether the last bytes read were the upstream's own error event (OpenAI `data: {"error":…}`,
+   * Anthropic `event: error`): a stream that then stops already ends in a well-formed error.
+   */
+  endsWithError(): boolean {
+    const tail = (this.#previous + this.#last).replace(/[\r\n]+$/, '');
+    const event = tail.slice(Math.max(tail.lastIndexOf('\n\n'), tail.lastIndexOf('\r\n\r\n')) + 1).trimStart();
+    return this.#dialect === 'openai' ? /^data: ?\{"error"/.test(event) : /^event: ?error\r?\n/.test(event);
+  }
+
   /** Whatever is left at end of input (latin1). */
   end(): string {
     const rest = this.#carry;
     this.#carry = '';
-    return rest ? this.#block(rest) : '';
+    const out = rest ? this.#block(rest) : '';
+    if (this.finished || this.#dialect !== 'openai' || !this.sawUsage) return out;
+    // An OpenAI-style upstream that closes after its finish_reason and usage chunks without `[DONE]`
+    // (some servers do) has answered in full: the caller gets the terminator, not an error after a
+    // complete answer, as a translated stream already does.
+    const tail = this.#previous + this.#last;
+    if (!tail.includes('finish_reason":"')) return out;
+    this.finished = true;
+    const blank = tail.endsWith('\n\n') || tail.endsWith('\r\n\r\n') ? '' : tail.endsWith('\n') ? '\n' : '\n\n';
+    return `${out}${blank}data: [DONE]\n\n`;
   }
 
   #block(block: string): string {
+    this.#previous = this.#last;
+    this.#last = block;
     return this.#dialect === 'openai' ? this.#openai(block) : this.#anthropic(block);
   }
 

@@ -17,6 +17,11 @@ export interface StreamRelay {
   readonly encoding: 'utf8' | 'latin1';
   /** True once the upstream stream reached its normal end. */
   readonly finished: boolean;
+  /**
+   * True when the relay ended the stream with an error event of its own (a translated upstream's error
+   * event, or its stream stopping early): the caller got a well-formed end, but the request failed.
+   */
+  readonly failed: boolean;
   /** What to bill: the upstream's own figures, or the documented count of what was delivered. */
   usage(): Usage;
   /** A well-formed in-stream error in the caller's dialect (the stream then ends). */

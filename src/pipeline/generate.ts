@@ -206,6 +206,12 @@ async function relayStream(res: ServerResponse, flight: Flight, answer: Answer):
     answer.watch.dispose();
   }
   state.usage = relay.usage();
+  if (relay.failed) {
+    // The relay ended the stream with its own error event: the row and the deployment's health say so.
+    answer.streamFailed();
+    state.status = 502;
+    state.errorCode = 'upstream_error';
+  }
 }
 
 /** After the first byte the status line is gone: the failure becomes an in-stream error event. */

@@ -94,6 +94,10 @@ class PassthroughRelay implements StreamRelay {
     return this.#tap.finished;
   }
 
+  // A pass-through stream that stops early fails in relayStream; an upstream's own error event is its
+  // bytes, forwarded as they are.
+  readonly failed = false;
+
   push(chunk: Uint8Array): string {
     return this.#tap.push(chunk);
   }
@@ -112,6 +116,7 @@ class PassthroughRelay implements StreamRelay {
   }
 
   errorEvent(err: GatewayError, requestId: string): string {
-    return renderStreamError(this.#dialect, err, requestId);
+    // The upstream's own error event, just forwarded, already ends the stream well-formed: one is enough.
+    return this.#tap.endsWithError() ? '' : renderStreamError(this.#dialect, err, requestId);
   }
 }

@@ -20,6 +20,7 @@ interface StreamTranslator {
   end(): string;
   readonly usage: Usage;
   readonly finished: boolean;
+  readonly failed: boolean;
 }
 
 function parseUpstream<T>(text: string): T {
@@ -163,6 +164,10 @@ class TranslatedRelay implements StreamRelay {
 
   get finished(): boolean {
     return this.#t.finished;
+  }
+
+  get failed(): boolean {
+    return this.#t.failed;
   }
 
   push(chunk: Uint8Array): string {

@@ -174,6 +174,22 @@ for (const route of ROUTES) {
     assert.ok(row.input_tokens > 0 && row.output_tokens > 0, JSON.stringify(row));
   });
 
+  test(`${route.label}: the upstream's own error event mid-stream → one error event for the caller, a 502 row`, async () => {
+    fx.faults({ A: [{ kind: 'stream-error', afterEvents: 2 }] });
+    const res = await fx.send(route, { stream: true });
+    assert.equal(res.status, 200);
+    const text = await res.text();
+    const events = parseSseText(text).filter((e) => e.data !== '[DONE]');
+    const errors = events.filter((e) => (route.client === 'anthropic' ? e.event === 'error' : (JSON.parse(e.data) as { error?: unknown }).error !== undefined));
+    assert.equal(errors.length, 1, `one error event: ${text}`);
+    assert.equal(events.at(-1), errors[0], 'and it is the last');
+    validateError(route, JSON.parse(errors[0].data));
+    const row = await fx.usageRow(res.headers.get('x-request-id')!);
+    // Translated streams end with the translator's own error event; they read 200 before.
+    assert.equal(row.status, 502);
+    assert.equal(row.error_code, 'upstream_error');
+  });
+
   test(`${route.label}: idle timeout mid-stream → in-stream timeout error within bounds`, async () => {
     fx.faults({ A: [{ kind: 'hang-after-headers', afterEvents: 3 }] });
     const started = performance.now();

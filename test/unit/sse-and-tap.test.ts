@@ -44,6 +44,28 @@ test('OpenAI tap: model rewritten, usage read, usage chunk stripped when the cli
   assert.equal(through(keep, Buffer.from(openaiStream)), openaiStream, 'unchanged bytes when nothing is to change');
 });
 
+test('OpenAI tap: a stream complete but for [DONE] (finish_reason and usage came) ends with the terminator', () => {
+  const noDone = openaiStream.replace('data: [DONE]\n\n', '');
+  const bytes = Buffer.from(noDone);
+  for (let cut = 0; cut <= bytes.length; cut++) {
+    const tap = new PassthroughStreamTap({ dialect: 'openai', clientModel: 'mine', upstreamModel: 'up', stripUsageChunk: false });
+    const out = through(tap, bytes.subarray(0, cut), bytes.subarray(cut));
+    assert.ok(tap.finished, `cut at ${cut}`);
+    assert.ok(out.endsWith('"cached_tokens":3}}}\n\ndata: [DONE]\n\n'), out.slice(-80));
+    assert.equal(tap.usage.outputTokens, 2);
+  }
+  // The last event without its blank line still gets one before the terminator.
+  const unterminated = new PassthroughStreamTap({ dialect: 'openai', clientModel: 'up', upstreamModel: 'up', stripUsageChunk: false });
+  assert.ok(through(unterminated, Buffer.from(noDone.slice(0, -2))).endsWith('}}}\n\ndata: [DONE]\n\n'));
+  // Cut before its usage (or before its finish_reason): not complete, so the relay reports the cut.
+  for (const end of [noDone.lastIndexOf('data: '), noDone.indexOf('"finish_reason":"stop"')]) {
+    const cutTap = new PassthroughStreamTap({ dialect: 'openai', clientModel: 'up', upstreamModel: 'up', stripUsageChunk: false });
+    const out = through(cutTap, Buffer.from(noDone.slice(0, end)));
+    assert.equal(cutTap.finished, false);
+    assert.ok(!out.includes('[DONE]'));
+  }
+});
+
 test('Anthropic tap: usage from message_start and the cumulative message_delta; cut stream counts deltas', () => {
   const s = [
     'event: message_start\ndata: {"type":"message_start","message":{"id":"m","type":"message","role":"assistant","model":"up","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":25,"output_tokens":1,"cache_read_input_tokens":5}}}\n\n',
