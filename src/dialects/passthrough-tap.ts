@@ -14,6 +14,10 @@ import type { Dialect } from '../core/dialect.ts';
 import { emptyUsage, type Usage } from '../core/usage.ts';
 import { readAnthropicUsage, readOpenAIUsage } from './usage-readers.ts';
 import { isObject } from '../core/json.ts';
+import { GatewayError } from '../core/errors.ts';
+
+/** A line this long without its end is a broken upstream, not an event to hold in memory (as the 64 MB cap on whole bodies). */
+const MAX_LINE = 64 * 1048576;
 
 export class PassthroughStreamTap {
   readonly usage: Usage = emptyUsage();
@@ -60,8 +64,12 @@ export class PassthroughStreamTap {
     const bytes = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
     const read = bytes.toString('latin1');
     const text = this.#carry === '' ? read : this.#carry + read;
-    const lastNl = text.lastIndexOf('\n');
+    // SSE lines may also end in a lone CR: looked for only when a chunk holds no LF, so LF and CRLF
+    // streams pay nothing for it.
+    let lastNl = text.lastIndexOf('\n');
+    if (lastNl === -1) lastNl = text.lastIndexOf('\r');
     if (lastNl === -1) {
+      if (text.length > MAX_LINE) throw new GatewayError('upstream_error', { message: `The upstream stream sent more than ${MAX_LINE / 1048576} MB without a line end.` });
       this.#carry = text;
       return '';
     }
@@ -113,18 +121,19 @@ export class PassthroughStreamTap {
   }
 
   #openaiUsage(block: string, usageAt: number): string {
-    const start = block.lastIndexOf('\n', usageAt) + 1;
-    let end = block.indexOf('\n', usageAt);
-    if (end === -1) end = block.length;
+    const [start, end] = lineAround(block, usageAt);
     const parsed = parseData(block.slice(start, end));
     if (!parsed || !readOpenAIUsage(parsed.usage, this.usage)) return block;
     this.sawUsage = true;
     if (!this.#stripUsageChunk || !Array.isArray(parsed.choices) || parsed.choices.length > 0) return block;
     // Drop the usage event and the blank line that ends it (it is not counted as an event either).
     this.#events--;
-    let after = end + 1;
-    if (block.charCodeAt(after) === 13) after++;
-    if (block.charCodeAt(after) === 10) after++;
+    // The line's own end, then the blank line after it: LF, CRLF or a lone CR each.
+    let after = end;
+    for (let i = 0; i < 2; i++) {
+      if (block.charCodeAt(after) === 13) after++;
+      if (block.charCodeAt(after) === 10) after++;
+    }
     return block.slice(0, start) + block.slice(after);
   }
 
@@ -176,9 +185,7 @@ export class PassthroughStreamTap {
     const marker = `type":"${type}"`;
     const at = block.indexOf(marker);
     if (at === -1) return block;
-    const start = block.lastIndexOf('\n', at) + 1;
-    let end = block.indexOf('\n', at);
-    if (end === -1) end = block.length;
+    const [start, end] = lineAround(block, at);
     const line = block.slice(start, end);
     const parsed = parseData(line);
     if (!parsed) return block;
@@ -188,6 +195,15 @@ export class PassthroughStreamTap {
     if (this.#modelKey === null && !this.#learnModelKey(line)) return block;
     return block.slice(0, start) + line.replaceAll(this.#modelKey!, this.#clientModelKey) + block.slice(end);
   }
+}
+
+/** [start, end) of the line holding index `at`; lines end in LF, CRLF or a lone CR (the SSE rule). */
+function lineAround(block: string, at: number): [number, number] {
+  const start = Math.max(block.lastIndexOf('\n', at), block.lastIndexOf('\r', at)) + 1;
+  let end = block.indexOf('\n', at);
+  const cr = block.indexOf('\r', at);
+  if (cr !== -1 && (end === -1 || cr < end)) end = cr;
+  return [start, end === -1 ? block.length : end];
 }
 
 /** The literal `model":"value"` text (with whatever spaces the upstream used, no leading quote), or null. */

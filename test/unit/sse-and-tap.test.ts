@@ -149,3 +149,27 @@ test('tap: a client model name beyond ASCII goes out as its UTF-8 bytes, as does
   assert.ok(out.includes('"content":"Hé"'));
   assert.deepEqual(tap.usage, { inputTokens: 4, outputTokens: 2, cacheReadTokens: 3, cacheWriteTokens: 0 });
 });
+
+test('OpenAI tap: CRLF and lone-CR streams are forwarded as they come, usage read and its chunk stripped', () => {
+  for (const [name, eol] of [['CRLF', '\r\n'], ['CR', '\r']] as const) {
+    const stream = openaiStream.replaceAll('\n', eol);
+    const tap = new PassthroughStreamTap({ dialect: 'openai', clientModel: 'mine', upstreamModel: 'up', stripUsageChunk: true });
+    const events = stream.split(eol + eol).filter((e) => e !== '');
+    // One event per read: each is forwarded when it arrives, not held until a LF that never comes.
+    const outs = events.map((e) => Buffer.from(tap.push(Buffer.from(e + eol + eol)), 'latin1').toString('utf8'));
+    outs.push(Buffer.from(tap.end(), 'latin1').toString('utf8'));
+    assert.ok(outs[1].includes('"model":"mine"') && outs[1].includes('Hé'), `${name}: the second event goes out when it arrives`);
+    assert.equal(outs[3], '', `${name}: the usage chunk and its blank line are dropped`);
+    assert.ok(outs.join('').endsWith(`data: [DONE]${eol}${eol}`), name);
+    assert.deepEqual(tap.usage, { inputTokens: 4, outputTokens: 2, cacheReadTokens: 3, cacheWriteTokens: 0 }, name);
+    assert.ok(tap.finished, name);
+  }
+});
+
+test('OpenAI tap: a line that never ends is a failed upstream once past 64 MB, not memory held for ever', () => {
+  const tap = new PassthroughStreamTap({ dialect: 'openai', clientModel: 'up', upstreamModel: 'up', stripUsageChunk: false });
+  const mb = Buffer.alloc(1048576, 0x61);
+  assert.throws(() => {
+    for (let i = 0; i < 70; i++) tap.push(mb);
+  }, /more than 64 MB without a line end/);
+});
