@@ -72,6 +72,11 @@ function streamRest(req: IncomingMessage, limitBytes: number, chunks: Buffer[], 
   });
 }
 
+/** Body failures with no answer to send: the client is gone, or Node has answered it (408, 400) itself. */
+export function answeredOrGone(err: GatewayError): boolean {
+  return err.code === 'client_disconnected' || err.code === 'request_timeout' || err.code === 'malformed_http';
+}
+
 /**
  * The request stream failed: the client left (Node's 'aborted' reset), was too slow (Node has answered
  * 408) or sent malformed HTTP (Node has answered 400). Each is the client's doing, not a gateway error.

@@ -7,7 +7,7 @@ import { listModelsBody } from '../pipeline/list-models.ts';
 import { usageTokenBody } from '../pipeline/usage-token.ts';
 import { countTokens } from '../pipeline/count-tokens.ts';
 import type { Gateway } from '../pipeline/gateway.ts';
-import { markAnsweredByNode, readBody, parseJsonBody } from './body.ts';
+import { answeredOrGone, markAnsweredByNode, readBody, parseJsonBody } from './body.ts';
 import { sendError, sendJson } from './respond.ts';
 import { newRequestId } from './request-id.ts';
 import { dialectForPath, findRoute, pathOf, type Route } from './routes.ts';
@@ -110,8 +110,7 @@ async function simpleAuthed(gw: Gateway, req: IncomingMessage, res: ServerRespon
     return sendJson(res, { status: 200, body: counted.body, requestId, headers: { 'x-modelgate-token-count': counted.source } });
   } catch (err) {
     if (!(err instanceof GatewayError)) throw err;
-    // Nobody to answer, or Node has answered already.
-    if (err.code === 'client_disconnected' || err.code === 'request_timeout' || err.code === 'malformed_http') return;
+    if (answeredOrGone(err)) return;
     req.resume();
     sendError(res, { dialect: route.dialect, error: err, requestId });
   }

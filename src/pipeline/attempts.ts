@@ -8,7 +8,7 @@ import type { UpstreamResponse } from '../providers/upstream-types.ts';
 import { UpstreamBodyTooLarge, type UpstreamBody } from '../providers/upstream-body.ts';
 import type { ResponseClientLink } from './client-link.ts';
 import { AttemptWatch } from '../routing/attempt-watch.ts';
-import { classifyError, classifyStatus } from '../routing/classify.ts';
+import { classifyError, classifyStatus, header, type UpstreamHeaders } from '../routing/classify.ts';
 import { maskApiKey } from '../routing/key-rotation.ts';
 import type { AttemptOutcome } from '../routing/outcome.ts';
 import { AttemptPlan, type AttemptStep } from '../routing/plan.ts';
@@ -157,19 +157,15 @@ async function attempt(a: { opts: ObtainAnswerOptions; step: AttemptStep; exchan
  * body or a page (an upstream or proxy that ignores `stream`). Both are the deployment's fault, and
  * another may answer properly.
  */
-function unusableAnswer(headers: Record<string, string | string[] | undefined>, stream: boolean): string | null {
-  const encoding = headerValue(headers['content-encoding']);
+function unusableAnswer(headers: UpstreamHeaders, stream: boolean): string | null {
+  const encoding = header(headers, 'content-encoding');
   if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity' && encoding.trim() !== '') {
     return `the upstream answered with content-encoding ${encoding}, which was not asked for`;
   }
   if (!stream) return null;
-  const type = headerValue(headers['content-type'])?.toLowerCase() ?? '';
+  const type = header(headers, 'content-type')?.toLowerCase() ?? '';
   if (type.startsWith('application/json') || type.startsWith('text/html')) return `the upstream answered a streamed request with ${type.split(';')[0]}, not an event stream`;
   return null;
-}
-
-function headerValue(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value[0] : value;
 }
 
 /** An attempt that threw: the client left, a clock fired, or the upstream call failed. */

@@ -6,7 +6,7 @@ import { billableUsage } from '../core/usage.ts';
 import { GatewayError } from '../core/errors.ts';
 import { validateChatRequest } from '../dialects/openai-chat/validate.ts';
 import { validateMessagesRequest } from '../dialects/anthropic-messages/validate.ts';
-import { readBody, parseJsonBody } from '../http/body.ts';
+import { answeredOrGone, readBody, parseJsonBody } from '../http/body.ts';
 import { estimatePromptTokens } from '../admission/estimate-tokens.ts';
 import { sendError } from '../http/respond.ts';
 import { authenticate, checkAnthropicVersion } from './authenticate.ts';
@@ -38,13 +38,13 @@ export async function handleGeneration(gw: Gateway, req: IncomingMessage, res: S
   try {
     await serve(gw, req, res, flight, client);
   } catch (err) {
-    if (err instanceof GatewayError && (err.code === 'request_timeout' || err.code === 'malformed_http')) {
-      // Node has answered the client already (408, 400) and closed the connection.
+    if (err instanceof GatewayError && answeredOrGone(err)) {
+      // The body never came whole: the client left (499), or Node has answered it (408, 400).
       state.status = err.status;
       state.errorCode = err.code;
       return;
     }
-    if (client.aborted || (err instanceof GatewayError && err.code === 'client_disconnected')) {
+    if (client.aborted) {
       // The client left: nobody to answer, nothing for the operator to fix, and the row says so the same
       // way before and after the first byte.
       state.status = 499;

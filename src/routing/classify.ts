@@ -41,7 +41,8 @@ const MALFORMED_CODES: ReadonlySet<string> = new Set([
 /** Causes are walked this deep: undici wraps socket errors once or twice. */
 const MAX_CAUSE_DEPTH = 5;
 
-function header(headers: UpstreamHeaders, name: string): string | undefined {
+/** A response header's (first) value. */
+export function header(headers: UpstreamHeaders, name: string): string | undefined {
   const value = headers[name];
   return Array.isArray(value) ? value[0] : value;
 }
