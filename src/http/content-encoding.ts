@@ -19,7 +19,7 @@ const deflate: Decode = (buf, options) => inflate(buf, options).catch((err: unkn
 
 const DECODERS: Readonly<Record<string, Decode>> = { gzip: gunzip, 'x-gzip': gunzip, deflate, br: brotli, zstd };
 
-export const SUPPORTED_ENCODINGS = 'gzip, deflate, br, zstd';
+const SUPPORTED_ENCODINGS = 'gzip, deflate, br, zstd';
 
 /** `raw` decoded as `header` says (codings applied in order, so undone last to first), within `limitBytes`. */
 export async function decodeBody(raw: Buffer, header: string, limitBytes: number): Promise<Buffer> {
