@@ -23,19 +23,53 @@ const SUPPORTED_ENCODINGS = 'gzip, deflate, br, zstd';
 
 /** `raw` decoded as `header` says (codings applied in order, so undone last to first), within `limitBytes`. */
 export async function decodeBody(raw: Buffer, header: string, limitBytes: number): Promise<Buffer> {
+  try {
+    return await decodeCodings(raw, header, limitBytes);
+  } catch (err) {
+    if (!(err instanceof CodingError)) throw err;
+    if (err.reason === 'unknown') {
+      throw new GatewayError('unsupported_media_type', { message: `Content-Encoding ${JSON.stringify(err.coding)} is not supported; send the body uncompressed or as ${SUPPORTED_ENCODINGS}.` });
+    }
+    if (err.reason === 'too-large') throw new GatewayError('body_too_large', { message: `The request body exceeds the limit of ${Math.round(limitBytes / 1048576)} MB once decoded (${err.coding}).` });
+    throw new GatewayError('invalid_request', { message: `The request body is not valid ${err.coding} data, as its Content-Encoding says.` });
+  }
+}
+
+/**
+ * An upstream's compressed error body as text, or null when it cannot be decoded. Upstreams are asked
+ * for identity, but a proxy in front of one may compress its error pages anyway, and the caller should
+ * read the upstream's reason rather than binary noise.
+ */
+export async function decodeText(raw: Buffer, header: string, limitBytes: number): Promise<string | null> {
+  try {
+    return (await decodeCodings(raw, header, limitBytes)).toString('utf8');
+  } catch (err) {
+    if (err instanceof CodingError) return null;
+    throw err;
+  }
+}
+
+class CodingError extends Error {
+  readonly coding: string;
+  readonly reason: 'unknown' | 'too-large' | 'corrupt';
+  constructor(coding: string, reason: CodingError['reason']) {
+    super(`${reason} content coding ${coding}`);
+    this.coding = coding;
+    this.reason = reason;
+  }
+}
+
+async function decodeCodings(raw: Buffer, header: string, limitBytes: number): Promise<Buffer> {
   const codings = header.split(',').map((c) => c.trim().toLowerCase()).filter((c) => c !== '' && c !== 'identity');
   let body = raw;
   for (let i = codings.length - 1; i >= 0; i--) {
     const coding = codings[i];
     const decode = Object.hasOwn(DECODERS, coding) ? DECODERS[coding] : undefined;
-    if (decode === undefined) {
-      throw new GatewayError('unsupported_media_type', { message: `Content-Encoding ${JSON.stringify(coding)} is not supported; send the body uncompressed or as ${SUPPORTED_ENCODINGS}.` });
-    }
+    if (decode === undefined) throw new CodingError(coding, 'unknown');
     try {
       body = await decode(body, { maxOutputLength: limitBytes });
     } catch (err) {
-      if (isTooLarge(err)) throw new GatewayError('body_too_large', { message: `The request body exceeds the limit of ${Math.round(limitBytes / 1048576)} MB once decoded (${coding}).` });
-      throw new GatewayError('invalid_request', { message: `The request body is not valid ${coding} data, as its Content-Encoding says.` });
+      throw new CodingError(coding, isTooLarge(err) ? 'too-large' : 'corrupt');
     }
   }
   return body;

@@ -16,6 +16,7 @@ import type { Exchange } from './exchange.ts';
 import type { ExchangeInput } from './exchange-for.ts';
 import { exchangeFor } from './exchange-for.ts';
 import { callUpstream } from './call-upstream.ts';
+import { decodeText } from '../http/content-encoding.ts';
 import { upstreamFailure } from './upstream-error.ts';
 import type { Gateway } from './gateway.ts';
 import type { RequestState } from './request-state.ts';
@@ -115,7 +116,7 @@ async function attempt(a: { opts: ObtainAnswerOptions; step: AttemptStep; exchan
   }
   try {
     if (response.status < 200 || response.status >= 300) {
-      const text = await response.body.text();
+      const text = await errorText(response);
       watch.dispose();
       return { kind: 'failed', outcome: classifyStatus(response.status, response.headers), detail: `status ${response.status}`, text, status: response.status };
     }
@@ -166,6 +167,17 @@ function unusableAnswer(headers: UpstreamHeaders, stream: boolean): string | nul
   const type = header(headers, 'content-type')?.toLowerCase() ?? '';
   if (type.startsWith('application/json') || type.startsWith('text/html')) return `the upstream answered a streamed request with ${type.split(';')[0]}, not an event stream`;
   return null;
+}
+
+/** Error bodies past this once decoded are not worth reading: the caller sees 2,000 characters of it. */
+const ERROR_TEXT_LIMIT_BYTES = 1024 * 1024;
+
+/** A non-2xx body as text, decoded if a proxy compressed it although identity was asked for. */
+async function errorText(response: UpstreamResponse): Promise<string> {
+  const encoding = header(response.headers, 'content-encoding')?.trim();
+  if (encoding === undefined || encoding === '' || encoding.toLowerCase() === 'identity') return response.body.text();
+  const decoded = await decodeText(await response.body.bytes(), encoding, ERROR_TEXT_LIMIT_BYTES);
+  return decoded ?? `The upstream's error body was sent with content-encoding ${encoding} and could not be decoded.`;
 }
 
 /** An attempt that threw: the client left, a clock fired, or the upstream call failed. */

@@ -25,7 +25,7 @@ export async function countTokens(gw: Gateway, opts: { key: KeyRecord; text: str
   const deployment = [...model.deployments].sort((a, b) => a.priority - b.priority)[0];
   const p = deployment.provider;
   if (p.kind === 'anthropic') {
-    const headers: Record<string, string> = { 'content-type': 'application/json', 'anthropic-version': '2023-06-01' };
+    const headers: Record<string, string> = { 'content-type': 'application/json', 'anthropic-version': '2023-06-01', 'accept-encoding': 'identity' };
     const beta = opts.req.headers['anthropic-beta'];
     if (typeof beta === 'string') headers['anthropic-beta'] = beta;
     if (p.apiKeys[0]) headers['x-api-key'] = p.apiKeys[0];

@@ -9,6 +9,8 @@ export type ChunkSink = (chunk: Buffer) => boolean;
 export interface UpstreamBody {
   /** The whole body as UTF-8 text (non-streamed answers and error bodies); rejects with UpstreamBodyTooLarge past the limit. */
   text(): Promise<string>;
+  /** The whole body as bytes (an error body to decode); the same limit as `text`. */
+  bytes(): Promise<Buffer>;
   /** Resolves true once the first chunk is in, false if the body ended without one. Reads nothing. */
   started(): Promise<boolean>;
   /**
@@ -50,7 +52,7 @@ export class UpstreamBodyTooLarge extends Error {
 }
 
 interface Waiter {
-  mode: 'text' | 'start' | 'pipe';
+  mode: 'text' | 'bytes' | 'start' | 'pipe';
   onEnd?: () => void;
   resolve: (value: never) => void;
   reject: (err: Error) => void;
@@ -102,6 +104,7 @@ export class ChunkFeed implements UpstreamBody {
     const w = this.#waiter;
     if (w === null) return;
     if (w.mode === 'text') this.#settle(this.#takeText());
+    else if (w.mode === 'bytes') this.#settle(this.#takeBytes());
     else if (w.mode === 'start') this.#settle(this.#queue.length > 0);
     else this.#finishPipe(w.onEnd);
   }
@@ -121,6 +124,12 @@ export class ChunkFeed implements UpstreamBody {
     if (this.#error !== null) return Promise.reject(this.#error);
     if (this.#ended) return Promise.resolve(this.#takeText());
     return this.#wait('text');
+  }
+
+  bytes(): Promise<Buffer> {
+    if (this.#error !== null) return Promise.reject(this.#error);
+    if (this.#ended) return Promise.resolve(this.#takeBytes());
+    return this.#wait('bytes');
   }
 
   started(): Promise<boolean> {
@@ -198,5 +207,12 @@ export class ChunkFeed implements UpstreamBody {
     const text = q.length === 1 ? q[0].toString('utf8') : Buffer.concat(q, this.#size).toString('utf8');
     this.#size = 0;
     return text;
+  }
+
+  #takeBytes(): Buffer {
+    const bytes = Buffer.concat(this.#queue, this.#size);
+    this.#queue = [];
+    this.#size = 0;
+    return bytes;
   }
 }

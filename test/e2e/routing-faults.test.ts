@@ -2,6 +2,7 @@
 // real gateway: status and body the client sees, deployments tried in order, time, sockets, usage row.
 import { test, before, after, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
+import { gzipSync } from 'node:zlib';
 import { startRoutingFixture, ROUTES, SECRET, TIMEOUTS, type RoutingFixture, type Route } from '../routing/e2e-fixture.ts';
 import { parseSseText, validateAnthropicError, validateOpenAIError, validateChatCompletion, validateMessage } from '../helpers/schemas.ts';
 import type { Fault } from '../helpers/mock-upstream-types.ts';
@@ -155,11 +156,21 @@ for (const route of ROUTES) {
     const upstreamError = route.model.includes('-ant') || route.model === 'claude-r-ant'
       ? { type: 'error', error: { type: 'invalid_request_error', message: 'max_tokens: too large for this model' } }
       : { error: { message: 'max_tokens: too large for this model', type: 'invalid_request_error', param: 'max_tokens', code: null } };
-    fx.faults({ A: [{ kind: 'status', status: 400, body: upstreamError }] });
-    const res = await fx.send(route);
-    const message = await expectError(route, res, 400);
-    assert.match(message, /too large for this model/);
-    assert.deepEqual(fx.tried(), ['A']);
+    // The second form: a proxy in front of the upstream gzips its error although identity was asked for.
+    const gzipped: Fault = {
+      kind: 'custom',
+      handle: ({ res }) => {
+        res.writeHead(400, { 'content-type': 'application/json', 'content-encoding': 'gzip' });
+        res.end(gzipSync(JSON.stringify(upstreamError)));
+      },
+    };
+    for (const fault of [{ kind: 'status', status: 400, body: upstreamError } satisfies Fault, gzipped]) {
+      fx.faults({ A: [fault] });
+      const res = await fx.send(route);
+      const message = await expectError(route, res, 400);
+      assert.match(message, /too large for this model/, fault.kind);
+      assert.deepEqual(fx.tried(), ['A']);
+    }
   });
 
   test(`${route.label}: stream cut after some events → in-stream error event, ended stream, usage so far settled`, async () => {

@@ -23,6 +23,25 @@ test('text() joins every chunk, before or after the end', async () => {
   assert.equal(await late.text(), 'é', 'a character split across chunks is decoded whole');
 });
 
+test('bytes() joins every chunk as bytes, before or after the end, and fails like text() past the limit', async () => {
+  const early = new ChunkFeed();
+  const pending = early.bytes();
+  early.push(Buffer.from([0x1f, 0x8b]));
+  early.push(Buffer.from([0x08, 0xff]));
+  early.end();
+  assert.deepEqual(await pending, Buffer.from([0x1f, 0x8b, 0x08, 0xff]));
+
+  const late = new ChunkFeed();
+  late.push(Buffer.from([0xc3]));
+  late.end();
+  assert.deepEqual(await late.bytes(), Buffer.from([0xc3]), 'bytes that are not UTF-8 are kept as sent');
+
+  const big = new ChunkFeed(4);
+  const failing = big.bytes();
+  big.push(Buffer.from('12345'));
+  await assert.rejects(failing, { name: 'UpstreamBodyTooLarge' });
+});
+
 test('started() waits for the first chunk without consuming it; pipe() then delivers it and the rest in order', async () => {
   const feed = new ChunkFeed();
   const started = feed.started();
