@@ -2,7 +2,9 @@
 // Blocks get indexes 0,1,2… in the order they start and never overlap. Tool calls stream live while they come
 // one after another; when an upstream interleaves several calls, a call that starts while the open one's
 // arguments are not yet a complete JSON value is buffered and emitted whole once the open one completes, so
-// nothing is dropped or duplicated. One instance per request.
+// nothing is dropped or duplicated. Text or reasoning that arrives while a call is still incomplete is held
+// the same way and follows the call (an Anthropic block, once stopped, cannot take more input), and a call
+// whose name comes after its first fragment starts once the name is known. One instance per request.
 import type { SseEvent } from '../core/sse.ts';
 import { encodeSse } from '../core/sse.ts';
 import type { Usage } from '../core/usage.ts';
@@ -44,6 +46,8 @@ export class ChatStreamToMessagesStream {
   readonly #tailKeep: number;
   readonly #tools = new Map<number, ToolState>();
   readonly #pending: ToolState[] = [];
+  /** Text and reasoning held while a tool call is incomplete, in arrival order. */
+  #held: Array<{ kind: 'text' | 'thinking'; text: string }> = [];
   #open: Open | null = null;
   #nextIndex = 0;
   #started = false;
@@ -92,6 +96,7 @@ export class ChatStreamToMessagesStream {
       const text = quoted.slice(1, -1);
       if (text.length === 0) return this.#start();
       this.#noteText(text);
+      if (this.#open?.kind !== 'text' && this.#mustHold()) return this.#start() + this.#hold('text', text);
       return this.#start() + this.#ensure('text') + this.#textDelta(quoted);
     }
     const data = tryParseJson(raw);
@@ -104,24 +109,25 @@ export class ChatStreamToMessagesStream {
     if (!isObject(choice)) return out;
     const delta = isObject(choice.delta) ? choice.delta : {};
     const reasoning = str(delta.reasoning_content) ?? str(delta.reasoning) ?? '';
-    if (reasoning.length > 0) out += this.#ensure('thinking') + this.#delta({ type: 'thinking_delta', thinking: reasoning });
+    if (reasoning.length > 0) out += this.#content('thinking', reasoning);
     const refusal = str(delta.refusal) ?? '';
     if (refusal.length > 0) this.#finish ??= 'content_filter';
     for (const text of [str(delta.content) ?? '', refusal]) {
       if (text.length === 0) continue;
       this.#noteText(text);
-      out += this.#ensure('text') + this.#delta({ type: 'text_delta', text });
+      out += this.#content('text', text);
     }
     if (Array.isArray(delta.tool_calls)) {
       delta.tool_calls.forEach((frag: unknown, i) => {
         if (isObject(frag)) out += this.#toolFragment(frag, i);
       });
+      out += this.#drain();
     }
     const finish = str(choice.finish_reason);
     if (finish !== undefined) {
       if (this.#finish !== 'content_filter') this.#finish = finish;
       this.#matched = choice.stop_reason ?? null;
-      out += this.#closeOpen() + this.#flushPending();
+      out += this.#closeOpen() + this.#flushPending() + this.#closeOpen();
     }
     return out;
   }
@@ -142,8 +148,8 @@ export class ChatStreamToMessagesStream {
     if (tool === undefined) {
       tool = { id: toAnthropicToolId(str(frag.id)), name: str(fn.name) ?? '', args: '', blockIndex: null, closed: false };
       this.#tools.set(key, tool);
-      const open = this.#open;
-      if (this.#pending.length > 0 || (open?.kind === 'tool' && !isCompleteJson(open.tool.args))) this.#pending.push(tool);
+      // A call without its name yet waits: content_block_start carries the name and cannot be amended.
+      if (this.#pending.length > 0 || tool.name.length === 0 || this.#openToolIncomplete()) this.#pending.push(tool);
       else out += this.#closeOpen() + this.#startTool(tool);
     } else if (tool.name.length === 0 && str(fn.name) !== undefined) {
       tool.name = str(fn.name) ?? '';
@@ -156,9 +162,46 @@ export class ChatStreamToMessagesStream {
         if (this.#open?.kind === 'tool' && this.#open.tool === tool) out += this.#delta({ type: 'input_json_delta', partial_json: args });
       }
     }
-    // The open call is complete: the next buffered call can now stream.
-    while (this.#open?.kind === 'tool' && this.#pending.length > 0 && isCompleteJson(this.#open.tool.args)) {
+    return out;
+  }
+
+  /** After a chunk's tool fragments: start buffered calls whose turn has come, then held text. */
+  #drain(): string {
+    let out = '';
+    while (this.#pending.length > 0 && this.#pending[0].name.length > 0 && !this.#openToolIncomplete()) {
       out += this.#closeOpen() + this.#startTool(this.#pending.shift() as ToolState);
+    }
+    if (this.#held.length > 0 && !this.#mustHold()) out += this.#releaseHeld();
+    return out;
+  }
+
+  #openToolIncomplete(): boolean {
+    const open = this.#open;
+    return open?.kind === 'tool' && !isCompleteJson(open.tool.args);
+  }
+
+  /** Text now would stop a tool call that may still get arguments, or jump ahead of held text or calls. */
+  #mustHold(): boolean {
+    return this.#held.length > 0 || this.#pending.length > 0 || this.#openToolIncomplete();
+  }
+
+  /** Text or reasoning: streamed into its block, or held until the calls before it are complete. */
+  #content(kind: 'text' | 'thinking', text: string): string {
+    if (this.#open?.kind !== kind && this.#mustHold()) return this.#hold(kind, text);
+    return this.#ensure(kind) + this.#delta(kind === 'text' ? { type: 'text_delta', text } : { type: 'thinking_delta', thinking: text });
+  }
+
+  #hold(kind: 'text' | 'thinking', text: string): string {
+    const last = this.#held.at(-1);
+    if (last?.kind === kind) last.text += text;
+    else this.#held.push({ kind, text });
+    return '';
+  }
+
+  #releaseHeld(): string {
+    let out = '';
+    for (const { kind, text } of this.#held.splice(0)) {
+      out += this.#ensure(kind) + this.#delta(kind === 'text' ? { type: 'text_delta', text } : { type: 'thinking_delta', thinking: text });
     }
     return out;
   }
@@ -193,10 +236,11 @@ export class ChatStreamToMessagesStream {
     return this.#event('content_block_stop', { index: open.index });
   }
 
+  /** The stream is finishing: buffered calls go out as they are, then held text. */
   #flushPending(): string {
     let out = '';
-    for (const tool of this.#pending.splice(0)) out += this.#startTool(tool) + this.#closeOpen();
-    return out;
+    for (const tool of this.#pending.splice(0)) out += this.#closeOpen() + this.#startTool(tool) + this.#closeOpen();
+    return out + this.#releaseHeld();
   }
 
   #delta(delta: JsonObject): string {
@@ -241,7 +285,7 @@ export class ChatStreamToMessagesStream {
   }
 
   #complete(): string {
-    let out = this.#closeOpen() + this.#flushPending();
+    let out = this.#closeOpen() + this.#flushPending() + this.#closeOpen();
     const stop = stopReasonFor({ finish: this.#finish, text: this.#textTail, stopSequences: this.#stopSequences, matched: this.#matched });
     if (stop.stopReason === 'end_turn' && this.#tools.size > 0) stop.stopReason = 'tool_use';
     out += this.#event('message_delta', {

@@ -182,3 +182,88 @@ test('a stream of plain chunks translates exactly as the general path translates
   const m = rebuildAnthropic(parseSseText(a));
   assert.equal(m.blocks[0].text, 'Hello, wörld東京!');
 });
+
+/** One upstream chunk for choice 0 with this delta (and finish reason). */
+function sseChunk(delta: Record<string, unknown>, finish: string | null = null): string {
+  return `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+}
+const toolFrag = (index: number, fn: Record<string, unknown>, id?: string): Record<string, unknown> => ({
+  tool_calls: [{ index, ...(id === undefined ? {} : { id, type: 'function' }), function: fn }],
+});
+
+test('text or reasoning arriving while a tool call is incomplete is held until the call completes; no argument is lost', () => {
+  const cases: Array<{ label: string; chunks: string[]; blocks: Array<[string, string]> }> = [
+    {
+      label: 'text between argument fragments',
+      chunks: [
+        sseChunk(toolFrag(0, { name: 'get_weather', arguments: '{"city":' }, 'call_a')),
+        sseChunk({ content: ' ' }),
+        sseChunk(toolFrag(0, { arguments: '"Oslo"}' })),
+        sseChunk({ content: 'Done.' }),
+        sseChunk({}, 'tool_calls'),
+      ],
+      blocks: [
+        ['tool_use', '{"city":"Oslo"}'],
+        ['text', ' Done.'],
+      ],
+    },
+    {
+      label: 'reasoning between the fragments of a buffered parallel call',
+      chunks: [
+        sseChunk(toolFrag(0, { name: 'a', arguments: '{"x":' }, 'call_a')),
+        sseChunk(toolFrag(1, { name: 'b', arguments: '{"y":' }, 'call_b')),
+        sseChunk({ reasoning_content: 'hmm' }),
+        sseChunk(toolFrag(0, { arguments: '1}' })),
+        sseChunk(toolFrag(1, { arguments: '2}' })),
+        sseChunk({}, 'tool_calls'),
+      ],
+      blocks: [
+        ['tool_use', '{"x":1}'],
+        ['tool_use', '{"y":2}'],
+        ['thinking', 'hmm'],
+      ],
+    },
+    {
+      label: 'a call that never completes: held text follows it at the finish',
+      chunks: [sseChunk(toolFrag(0, { name: 'a', arguments: '{"x":' }, 'call_a')), sseChunk({ content: 'tail' }), sseChunk({}, 'tool_calls')],
+      blocks: [
+        ['tool_use', '{"x":'],
+        ['text', 'tail'],
+      ],
+    },
+  ];
+  for (const { label, chunks, blocks } of cases) {
+    const t = new ChatStreamToMessagesStream(BASE);
+    const m = rebuildAnthropic(parseSseText(feed(t, [...chunks, 'data: [DONE]\n\n'])));
+    assert.deepEqual(
+      m.blocks.map((b) => [b.type, b.type === 'tool_use' ? (b.json ?? '') : (b.text ?? b.thinking ?? '')]),
+      blocks,
+      label,
+    );
+    assert.equal(t.lateFragments, 0, label);
+    assert.equal(m.stopReason, 'tool_use', label);
+    assert.equal(m.stopped, true, label);
+  }
+});
+
+test('a tool call whose name arrives after its first fragment starts once the name is known', () => {
+  const t = new ChatStreamToMessagesStream(BASE);
+  const text = feed(t, [
+    sseChunk({ content: 'Checking.' }),
+    sseChunk(toolFrag(0, { arguments: '' }, 'call_a')),
+    sseChunk({ content: ' More.' }),
+    sseChunk(toolFrag(0, { name: 'get_weather', arguments: '{"city":"Oslo"}' })),
+    sseChunk({}, 'tool_calls'),
+    'data: [DONE]\n\n',
+  ]);
+  const m = rebuildAnthropic(parseSseText(text));
+  assert.deepEqual(
+    m.blocks.map((b) => [b.type, b.name ?? b.text, b.json]),
+    // Text while the call waits for its name goes on in the open text block: nothing is lost or reordered
+    // after the call, and the client keeps receiving text.
+    [
+      ['text', 'Checking. More.', undefined],
+      ['tool_use', 'get_weather', '{"city":"Oslo"}'],
+    ],
+  );
+});
