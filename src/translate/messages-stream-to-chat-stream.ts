@@ -1,6 +1,8 @@
 // Direction 1, stream: Anthropic message stream events from the upstream → OpenAI chat.completion.chunk SSE.
 // Tool calls are numbered by their own counter (0,1,2… in order of appearance), never by the Anthropic block
-// index, so text before tools does not offset them. One instance per request.
+// index, so text before tools does not offset them. In JSON mode the reply is the forced tool's input, as in
+// the whole reply (messages-response-to-chat.ts): text is held until the stream shows whether that tool is
+// called, and a wrapped non-object value is unwrapped as it streams. One instance per request.
 import type { SseEvent } from '../core/sse.ts';
 import { encodeSse } from '../core/sse.ts';
 import type { Usage } from '../core/usage.ts';
@@ -9,7 +11,7 @@ import type { ChatDelta, FinishReason } from './wire-openai.ts';
 import { newChatCompletionId } from './ids.ts';
 import { isObject, isVerbatimJsonText, str, tryParseJson, type JsonObject } from './narrow.ts';
 import { finishReasonFor } from './stop-reasons.ts';
-import type { JsonMode } from './structured-output.ts';
+import { jsonTextOfToolInput, StreamedJsonUnwrap, type JsonMode } from './structured-output.ts';
 import { ANTHROPIC_ERROR_STATUS, upstreamErrorToDialect } from './upstream-error.ts';
 import { usageFromAnthropic, usageToOpenAi } from './usage-map.ts';
 
@@ -30,7 +32,14 @@ interface OpenBlock {
   kind: BlockKind;
   /** Position in the chat tool_calls array, for kind `tool`. */
   toolIndex: number;
+  /** Kind `tool`: some arguments were sent (an empty input still owes the client `{}`). */
+  args: boolean;
+  /** Kind `json` with a wrapped value. */
+  unwrap: StreamedJsonUnwrap | null;
+  stopped: boolean;
 }
+
+const blockOf = (kind: BlockKind, toolIndex = -1): OpenBlock => ({ kind, toolIndex, args: false, unwrap: null, stopped: false });
 
 export class MessagesStreamToChatStream {
   readonly #id = newChatCompletionId();
@@ -47,6 +56,9 @@ export class MessagesStreamToChatStream {
   #failed = false;
   /** The content chunk's JSON around its text, made on the first plain text delta. */
   #contentAround: [string, string] | null = null;
+  /** JSON mode: text seen before the forced tool, sent at the end only if the tool never came. */
+  #heldText = '';
+  #jsonSeen = false;
 
   constructor(opts: MessagesStreamToChatOptions) {
     this.#model = opts.model;
@@ -72,7 +84,7 @@ export class MessagesStreamToChatStream {
 
   push(ev: SseEvent): string {
     if (this.#finished || ev.data.length === 0) return '';
-    const plain = plainTextDelta(ev.data);
+    const plain = this.#jsonMode === null ? plainTextDelta(ev.data) : null;
     if (plain !== null) {
       // The common token event, read without parsing it; the chunk is what #chunk({ content }) writes.
       if (!this.#blocks.has(plain.index) || plain.quoted.length === 2) return '';
@@ -93,12 +105,16 @@ export class MessagesStreamToChatStream {
         if (isObject(data.delta) && str(data.delta.stop_reason) !== undefined) this.#stopReason = str(data.delta.stop_reason) ?? null;
         this.#usage = usageFromAnthropic(data.usage, this.#usage);
         return '';
+      case 'content_block_stop': {
+        const stopped = typeof data.index === 'number' ? this.#blocks.get(data.index) : undefined;
+        return stopped === undefined ? '' : this.#stopBlock(stopped);
+      }
       case 'message_stop':
         return this.#roleChunk() + this.#finish();
       case 'error':
         return this.#fail(isObject(data.error) ? data.error : {});
       default:
-        // content_block_stop, ping and event types newer than this code carry nothing for the client.
+        // ping and event types newer than this code carry nothing for the client.
         return '';
     }
   }
@@ -114,27 +130,33 @@ export class MessagesStreamToChatStream {
     const block = isObject(data.content_block) ? data.content_block : {};
     let out = this.#roleChunk();
     if (block.type === 'text') {
-      this.#blocks.set(index, { kind: 'text', toolIndex: -1 });
-      const text = str(block.text) ?? '';
-      if (text.length > 0) out += this.#chunk({ content: text });
+      this.#blocks.set(index, blockOf('text'));
+      out += this.#text(str(block.text) ?? '');
     } else if (block.type === 'thinking') {
-      this.#blocks.set(index, { kind: 'thinking', toolIndex: -1 });
+      this.#blocks.set(index, blockOf('thinking'));
     } else if (block.type === 'tool_use') {
       const name = str(block.name) ?? '';
-      if (this.#jsonMode !== null && name === this.#jsonMode.toolName) {
-        this.#blocks.set(index, { kind: 'json', toolIndex: -1 });
-        return out;
-      }
-      const toolIndex = this.#nextToolIndex++;
-      this.#blocks.set(index, { kind: 'tool', toolIndex });
       const input = isObject(block.input) ? block.input : {};
+      const whole = Object.keys(input).length > 0;
+      const mode = this.#jsonMode;
+      if (mode !== null && name === mode.toolName) {
+        // The JSON reply replaces any text around it, as in the whole reply.
+        this.#jsonSeen = true;
+        this.#heldText = '';
+        const json = blockOf('json');
+        if (mode.wrapKey !== null && !whole) json.unwrap = new StreamedJsonUnwrap(mode.wrapKey);
+        this.#blocks.set(index, json);
+        return whole ? out + this.#chunk({ content: jsonTextOfToolInput(input, mode) }) : out;
+      }
+      const tool = blockOf('tool', this.#nextToolIndex++);
+      this.#blocks.set(index, tool);
       // Real upstreams start with `{}` and stream the input; a proxy that sends it whole here is honoured.
-      const args = Object.keys(input).length > 0 ? JSON.stringify(input) : '';
+      tool.args = whole;
       out += this.#chunk({
-        tool_calls: [{ index: toolIndex, id: str(block.id) ?? '', type: 'function', function: { name, arguments: args } }],
+        tool_calls: [{ index: tool.toolIndex, id: str(block.id) ?? '', type: 'function', function: { name, arguments: whole ? JSON.stringify(input) : '' } }],
       });
     } else {
-      this.#blocks.set(index, { kind: 'other', toolIndex: -1 });
+      this.#blocks.set(index, blockOf('other'));
     }
     return out;
   }
@@ -144,16 +166,15 @@ export class MessagesStreamToChatStream {
     const delta = isObject(data.delta) ? data.delta : {};
     if (block === undefined) return '';
     switch (delta.type) {
-      case 'text_delta': {
-        const text = str(delta.text) ?? '';
-        return text.length > 0 ? this.#chunk({ content: text }) : '';
-      }
+      case 'text_delta':
+        return this.#text(str(delta.text) ?? '');
       case 'input_json_delta': {
         const part = str(delta.partial_json) ?? '';
-        if (part.length === 0) return '';
-        if (block.kind === 'json') return this.#chunk({ content: part });
-        if (block.kind === 'tool') return this.#chunk({ tool_calls: [{ index: block.toolIndex, function: { arguments: part } }] });
-        return '';
+        if (part.length === 0 || block.stopped) return '';
+        if (block.kind === 'json') return this.#content(block.unwrap === null ? part : block.unwrap.push(part));
+        if (block.kind !== 'tool') return '';
+        block.args = true;
+        return this.#chunk({ tool_calls: [{ index: block.toolIndex, function: { arguments: part } }] });
       }
       case 'thinking_delta': {
         const text = str(delta.thinking) ?? '';
@@ -168,6 +189,26 @@ export class MessagesStreamToChatStream {
     }
   }
 
+  #text(text: string): string {
+    if (text.length === 0) return '';
+    if (this.#jsonMode === null) return this.#chunk({ content: text });
+    if (!this.#jsonSeen) this.#heldText += text;
+    return '';
+  }
+
+  #content(text: string): string {
+    return text.length === 0 ? '' : this.#chunk({ content: text });
+  }
+
+  /** A block's end: an argument-less call gets its `{}`, an unwrapped JSON value its last part. */
+  #stopBlock(block: OpenBlock): string {
+    if (block.stopped) return '';
+    block.stopped = true;
+    if (block.kind === 'tool' && !block.args) return this.#chunk({ tool_calls: [{ index: block.toolIndex, function: { arguments: '{}' } }] });
+    if (block.kind === 'json' && block.unwrap !== null) return this.#content(block.unwrap.end());
+    return '';
+  }
+
   #roleChunk(): string {
     if (this.#started) return '';
     this.#started = true;
@@ -175,10 +216,14 @@ export class MessagesStreamToChatStream {
   }
 
   #finish(): string {
+    let out = '';
+    for (const block of this.#blocks.values()) out += this.#stopBlock(block);
+    if (!this.#jsonSeen) out += this.#content(this.#heldText);
+    this.#heldText = '';
     let finish: FinishReason = finishReasonFor(this.#stopReason);
     // The forced JSON tool is not a tool call to the client: its input was the content.
     if (finish === 'tool_calls' && this.#nextToolIndex === 0) finish = 'stop';
-    let out = this.#chunk({}, finish);
+    out += this.#chunk({}, finish);
     if (this.#includeUsage) {
       const usageChunk = { id: this.#id, object: 'chat.completion.chunk', created: this.#created, model: this.#model, choices: [], usage: usageToOpenAi(this.#usage) };
       out += encodeSse(undefined, JSON.stringify(usageChunk));

@@ -35,7 +35,7 @@ export interface JsonFormat {
 
 function objectFormat(schema: Record<string, unknown>, description: string): JsonFormat {
   if (schema.type === 'object' || schema.type === undefined) return { schema, description, wrapKey: null };
-  return { schema: { type: 'object', properties: { value: schema }, required: ['value'] }, description, wrapKey: 'value' };
+  return { schema: { type: 'object', properties: { value: schema }, required: ['value'], additionalProperties: false }, description, wrapKey: 'value' };
 }
 
 /** The schema the client asked for, or null for text / no response_format. */
@@ -62,4 +62,72 @@ export function jsonToolName(tools: readonly AnthropicTool[]): string {
   let name = JSON_TOOL_BASE_NAME;
   for (let i = 2; tools.some((t) => t.name === name); i++) name = `${JSON_TOOL_BASE_NAME}_${i}`;
   return name;
+}
+
+/**
+ * The forced tool's streamed input with the wrapper taken off as it streams: `{"value": [1, 2]}` arrives
+ * in fragments and `[1, 2]` leaves, so streamed and whole replies carry the same JSON. The opening
+ * `{"value":` is held until it is whole; trailing whitespace and braces are held until more text shows
+ * they belong to the value, and at the end the wrapper's closing brace is dropped. Input that does not
+ * start like the wrapper is kept whole and unwrapped (or passed as is) at the end.
+ */
+export class StreamedJsonUnwrap {
+  readonly #key: string;
+  readonly #opening: RegExp;
+  readonly #compactOpening: string;
+  #head = '';
+  #state: 'opening' | 'value' | 'whole' = 'opening';
+  #tail = '';
+
+  constructor(key: string) {
+    this.#key = key;
+    this.#opening = new RegExp(`^\\s*\\{\\s*${JSON.stringify(key).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*:\\s*`);
+    this.#compactOpening = `{${JSON.stringify(key)}:`;
+  }
+
+  /** A fragment of the tool input in; the part of the value that is certain so far out. */
+  push(part: string): string {
+    if (this.#state === 'value') return this.#value(part);
+    this.#head += part;
+    if (this.#state === 'whole') return '';
+    const m = this.#opening.exec(this.#head);
+    if (m !== null) {
+      if (m[0].length === this.#head.length) return '';
+      this.#state = 'value';
+      const rest = this.#head.slice(m[0].length);
+      this.#head = '';
+      return this.#value(rest);
+    }
+    // Not (yet) the opening: keep waiting while it could still become it.
+    if (!this.#compactOpening.startsWith(this.#head.replace(/\s+/g, ''))) this.#state = 'whole';
+    return '';
+  }
+
+  /** The block ended: what is left of the value. */
+  end(): string {
+    if (this.#state === 'value') {
+      const tail = this.#tail;
+      this.#tail = '';
+      const close = tail.lastIndexOf('}');
+      return (close === -1 ? tail : tail.slice(0, close)).trimEnd();
+    }
+    const text = this.#head;
+    this.#head = '';
+    if (text.trim() === '') return '';
+    try {
+      const parsed: unknown = JSON.parse(text);
+      if (isObject(parsed) && Object.hasOwn(parsed, this.#key)) return JSON.stringify(parsed[this.#key]);
+    } catch {
+      // Not JSON: the client gets the model's text as it was.
+    }
+    return text;
+  }
+
+  #value(part: string): string {
+    const text = this.#tail + part;
+    let cut = text.length;
+    for (let c = text.charCodeAt(cut - 1); cut > 0 && (c === 125 /* } */ || c === 32 || c === 10 || c === 13 || c === 9); c = text.charCodeAt(--cut - 1));
+    this.#tail = text.slice(cut);
+    return text.slice(0, cut);
+  }
 }

@@ -26,7 +26,7 @@ function chunks(text: string): Array<Record<string, unknown>> {
   return events.slice(0, -1).map((ev) => JSON.parse(ev.data) as Record<string, unknown>);
 }
 
-test('text then two tools: tool indexes 0 and 1 (not offset by the text block), parameterless tool has "" args', () => {
+test('text then two tools: tool indexes 0 and 1 (not offset by the text block), a parameterless tool gets "{}" when its block ends, as in a whole reply', () => {
   const { text, t } = run('text-then-two-tools.sse', { includeUsage: true });
   assertGolden('anthropic-upstream/text-then-two-tools.chat.sse', text);
   const list = chunks(text);
@@ -48,7 +48,7 @@ test('text then two tools: tool indexes 0 and 1 (not offset by the text block), 
   assert.equal(content, 'Let me check.');
   assert.deepEqual([...calls.keys()], [0, 1]);
   assert.deepEqual(calls.get(0), { id: 'toolu_01A', name: 'get_weather', args: '{"city": "Paris"}' });
-  assert.deepEqual(calls.get(1), { id: 'toolu_01B', name: 'get_time', args: '' });
+  assert.deepEqual(calls.get(1), { id: 'toolu_01B', name: 'get_time', args: '{}' });
   const finish = list.at(-2) as { choices: Array<{ finish_reason: string }> };
   assert.equal(finish.choices[0].finish_reason, 'tool_calls');
   const usage = list.at(-1) as { choices: unknown[]; usage: Record<string, unknown> };
@@ -221,4 +221,67 @@ test('plain text deltas translate exactly as the general path translates the sam
     const content = chunks(outputs[0]).map((c) => (c.choices as Array<{ delta: { content?: string } }>)[0]?.delta.content ?? '').join('');
     assert.equal(content, 'Hello, wörld東京!');
   }
+});
+
+/** An Anthropic stream from literal events: text blocks and tool_use blocks with their input fragments. */
+function anthropicStream(blocks: Array<{ text: string } | { tool: string; fragments: string[] }>, stopReason: string): string {
+  const ev = (type: string, body: Record<string, unknown>): string => `event: ${type}\ndata: ${JSON.stringify({ type, ...body })}\n\n`;
+  let out = ev('message_start', { message: { id: 'msg_1', type: 'message', role: 'assistant', model: 'm', content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 5, output_tokens: 1 } } });
+  blocks.forEach((b, index) => {
+    if ('text' in b) {
+      out += ev('content_block_start', { index, content_block: { type: 'text', text: '' } });
+      out += ev('content_block_delta', { index, delta: { type: 'text_delta', text: b.text } });
+    } else {
+      out += ev('content_block_start', { index, content_block: { type: 'tool_use', id: `toolu_${index}`, name: b.tool, input: {} } });
+      for (const partial_json of b.fragments) out += ev('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json } });
+    }
+    out += ev('content_block_stop', { index });
+  });
+  out += ev('message_delta', { delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: 9 } });
+  return out + ev('message_stop', {});
+}
+
+function streamed(sse: string, jsonMode: MessagesStreamToChatOptions['jsonMode']): { content: string; calls: Array<[string, string]>; finish: string } {
+  const t = new MessagesStreamToChatStream({ ...BASE, includeUsage: false, jsonMode });
+  let text = '';
+  for (const ev of new SseDecoder().push(sse)) text += t.push(ev);
+  text += t.end();
+  let content = '';
+  const calls: Array<[string, string]> = [];
+  let finish = '';
+  for (const c of chunks(text)) {
+    validateChatCompletionChunk(c);
+    const choice = (c.choices as Array<{ delta: { content?: string; tool_calls?: Array<{ index: number; function: { name?: string; arguments?: string } }> }; finish_reason: string | null }>)[0];
+    content += choice.delta.content ?? '';
+    for (const tc of choice.delta.tool_calls ?? []) {
+      calls[tc.index] ??= ['', ''];
+      calls[tc.index][0] += tc.function.name ?? '';
+      calls[tc.index][1] += tc.function.arguments ?? '';
+    }
+    finish = choice.finish_reason ?? finish;
+  }
+  return { content, calls, finish };
+}
+
+test('JSON mode with a non-object schema: the wrapper comes off as the value streams, whatever the fragment bounds', () => {
+  const wrapped = '{ "value" : [1, {"a": {"b": "}"}}, 3]  }';
+  const bounds = [[wrapped], wrapped.split(''), ['{"val', 'ue": [1, {"a": {"b": "}"}}, 3]', '  }']];
+  for (const fragments of bounds) {
+    const out = streamed(anthropicStream([{ tool: 'json_response', fragments }], 'tool_use'), { toolName: 'json_response', wrapKey: 'value' });
+    assert.deepEqual(JSON.parse(out.content), [1, { a: { b: '}' } }, 3], out.content);
+    assert.equal(out.finish, 'stop');
+  }
+});
+
+test('JSON mode: text around the JSON tool is dropped, as in the whole reply; without the tool the text is the reply', () => {
+  const mode = { toolName: 'json_response', wrapKey: null };
+  const withTool = streamed(anthropicStream([{ text: 'Here is the JSON:' }, { tool: 'json_response', fragments: ['{"a": 1}'] }], 'tool_use'), mode);
+  assert.deepEqual(JSON.parse(withTool.content), { a: 1 });
+  const textOnly = streamed(anthropicStream([{ text: 'I cannot answer in JSON.' }], 'end_turn'), mode);
+  assert.equal(textOnly.content, 'I cannot answer in JSON.');
+  // The client's own tool next to JSON mode is still a tool call, with "{}" when it takes no input.
+  const ownTool = streamed(anthropicStream([{ text: 'Checking.' }, { tool: 'get_time', fragments: [''] }], 'tool_use'), mode);
+  assert.deepEqual(ownTool.calls, [['get_time', '{}']]);
+  assert.equal(ownTool.content, 'Checking.');
+  assert.equal(ownTool.finish, 'tool_calls');
 });

@@ -67,7 +67,7 @@ test('openai chat.completions.stream().finalChatCompletion() reads a translated 
   assert.equal(choice.message.content, 'Let me check.');
   assert.deepEqual(
     choice.message.tool_calls?.map((c) => (c.type === 'function' ? [c.id, c.function.name, c.function.arguments] : [])),
-    [['toolu_01A', 'get_weather', '{"city": "Paris"}'], ['toolu_01B', 'get_time', '']],
+    [['toolu_01A', 'get_weather', '{"city": "Paris"}'], ['toolu_01B', 'get_time', '{}']],
   );
   assert.equal(choice.finish_reason, 'tool_calls');
   assert.equal(done.usage?.prompt_tokens, 132);
