@@ -112,7 +112,14 @@ export function chatRequestToMessages(body: ChatRequest, opts: ChatToMessagesOpt
   const out: MessagesRequest = { model: opts.upstreamModel, messages: history.messages, max_tokens: maxTokens };
   if (history.system !== undefined) out.system = history.system;
 
-  const thinking = thinkingOf(body.reasoning_effort, maxTokens, adjustments);
+  const tools = toolsOf(body);
+  let toolChoice = toolChoiceOf(body, tools.length > 0);
+  // Anthropic refuses thinking with a forced tool call; the client's choice of tool is the contract, the
+  // effort a preference, so the effort yields.
+  const forced = toolChoice?.type === 'any' || toolChoice?.type === 'tool';
+  const wanted = thinkingOf(body.reasoning_effort, maxTokens, forced ? [] : adjustments);
+  if (forced && wanted !== undefined) adjustments.push('reasoning_effort ignored: thinking cannot be combined with a forced tool_choice');
+  const thinking = forced ? undefined : wanted;
   if (thinking !== undefined) out.thinking = thinking;
 
   const temperature = num(body.temperature);
@@ -139,8 +146,6 @@ export function chatRequestToMessages(body: ChatRequest, opts: ChatToMessagesOpt
   const user = str(body.user);
   if (user !== undefined) out.metadata = { user_id: user };
 
-  const tools = toolsOf(body);
-  let toolChoice = toolChoiceOf(body, tools.length > 0);
   let jsonMode: JsonMode | null = null;
   const format = jsonFormatOf(body);
   if (format !== null) {
