@@ -206,7 +206,7 @@ function addMissingResults(turn: Turn, ids: Set<string>, adjustments: string[]):
 function textOfResult(content: ToolResultBlock['content']): string {
   if (content === undefined) return '';
   if (typeof content === 'string') return content;
-  return content.map((b) => (b.type === 'text' ? (b as TextBlock).text : '')).join('');
+  return content.flatMap((b) => (b.type === 'text' ? [(b as TextBlock).text] : [])).join('\n');
 }
 
 /** A final assistant turn is a prefill, and Anthropic rejects a prefill that ends in whitespace. */

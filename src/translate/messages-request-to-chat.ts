@@ -77,15 +77,16 @@ function toolResultText(content: unknown, param: string, images: ChatContentPart
   if (content === undefined || content === null) return '';
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) throw new TranslationError(param, 'tool_result content must be a string or blocks');
-  let text = '';
+  const texts: string[] = [];
   content.forEach((b: unknown, i) => {
     if (!isObject(b)) return;
     // Chat tool messages hold text only, so images ride in a user message right after the tool results.
     if (b.type === 'image') images.push(userPart(b as ContentBlock, `${param}[${i}]`));
-    else if (b.type === 'text') text += textOf(b as ContentBlock, `${param}[${i}]`);
+    else if (b.type === 'text') texts.push(textOf(b as ContentBlock, `${param}[${i}]`));
     else throw new TranslationError(`${param}[${i}].type`, `tool_result block ${String(b.type)} cannot be sent to this model`);
   });
-  return text;
+  // Separate blocks are separate pieces of the result (rows, files): a line between them, as for user text.
+  return texts.join('\n');
 }
 
 function userMessages(msg: MessageParam, param: string, adjustments: string[]): ChatMessage[] {

@@ -39,7 +39,7 @@ test('tool round trip: tool_use → tool_calls (ids kept, input → arguments), 
         role: 'user',
         content: [
           { type: 'tool_result', tool_use_id: 'toolu_1', content: '18C' },
-          { type: 'tool_result', tool_use_id: 'toolu_2', content: [{ type: 'text', text: 'noon' }], is_error: true },
+          { type: 'tool_result', tool_use_id: 'toolu_2', content: [{ type: 'text', text: 'noon' }, { type: 'text', text: 'UTC+1' }], is_error: true },
           { type: 'text', text: 'Thanks' },
         ],
       },
@@ -56,7 +56,8 @@ test('tool round trip: tool_use → tool_calls (ids kept, input → arguments), 
       ],
     },
     { role: 'tool', tool_call_id: 'toolu_1', content: '18C' },
-    { role: 'tool', tool_call_id: 'toolu_2', content: '[tool error] noon' },
+    // Separate result blocks stay apart, one per line.
+    { role: 'tool', tool_call_id: 'toolu_2', content: '[tool error] noon\nUTC+1' },
     { role: 'user', content: 'Thanks' },
   ]);
 });
