@@ -2,7 +2,7 @@
 import { readFileSync, existsSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
-import type { GatewayConfig, ModelConfig, ProviderConfig, Timeouts } from '../core/config-types.ts';
+import type { DeploymentConfig, GatewayConfig, ModelConfig, ProviderConfig, Timeouts } from '../core/config-types.ts';
 import { BUILTIN_CONFIG_YAML } from './builtin.ts';
 import { configSchema, DEFAULTS, type RawConfig } from './schema.ts';
 
@@ -123,7 +123,10 @@ function build(raw: RawConfig, source: string): GatewayConfig {
       deployments: m.deployments.map((d, j) => {
         const provider = providers.get(d.provider);
         if (!provider) fail(`models[${i}].deployments[${j}].provider`, `unknown provider "${d.provider}" (known: ${[...providers.keys()].join(', ')})`);
-        return { id: `${m.name}#${j}`, provider: provider!, model: d.model, priority: d.priority ?? 0, weight: d.weight ?? 1 };
+        const deployment: DeploymentConfig = { id: `${m.name}#${j}`, provider: provider!, model: d.model, priority: d.priority ?? 0, weight: d.weight ?? 1 };
+        if (d.max_tokens_field !== undefined) deployment.maxTokensField = d.max_tokens_field;
+        if (d.structured_output !== undefined) deployment.structuredOutput = d.structured_output;
+        return deployment;
       }),
       timeouts: timeouts(m.timeouts, defaultTimeouts),
       maxRetries: m.max_retries ?? raw.max_retries ?? DEFAULTS.maxRetries,

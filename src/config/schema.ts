@@ -39,6 +39,8 @@ export const deploymentSchema = z.strictObject({
   model: z.string().min(1),
   priority: nonNegInt.optional(),
   weight: z.number().positive().optional(),
+  max_tokens_field: z.enum(['max_tokens', 'max_completion_tokens']).optional(),
+  structured_output: z.enum(['tool', 'native']).optional(),
 });
 
 export const modelSchema = z.strictObject({

@@ -45,6 +45,10 @@ export interface DeploymentConfig {
   model: string;
   priority: number;
   weight: number;
+  /** Translated Anthropic requests to an OpenAI-style upstream: the field that carries max_tokens (o-series models want `max_completion_tokens`). Default `max_tokens`. */
+  maxTokensField?: 'max_tokens' | 'max_completion_tokens';
+  /** Translated chat requests with response_format to an Anthropic-style upstream: forced tool (default) or native `output_config.format`. */
+  structuredOutput?: 'tool' | 'native';
 }
 
 export interface ModelConfig {

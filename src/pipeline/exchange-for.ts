@@ -35,10 +35,10 @@ export function exchangeFor(input: ExchangeInput, deployment: DeploymentConfig):
     });
   }
   if (input.dialect === 'openai' && upstream === 'anthropic') {
-    return new ChatToAnthropicExchange({ parsed: input.parsed, facts: input.facts, upstreamModel: deployment.model, defaultMaxTokens: input.defaultMaxTokens });
+    return new ChatToAnthropicExchange({ parsed: input.parsed, facts: input.facts, upstreamModel: deployment.model, defaultMaxTokens: input.defaultMaxTokens, structuredOutput: deployment.structuredOutput });
   }
   if (input.dialect === 'anthropic' && upstream === 'openai') {
-    return new MessagesToOpenAIExchange({ parsed: input.parsed, facts: input.facts, upstreamModel: deployment.model, promptEstimate: input.promptEstimate });
+    return new MessagesToOpenAIExchange({ parsed: input.parsed, facts: input.facts, upstreamModel: deployment.model, promptEstimate: input.promptEstimate, maxTokensField: deployment.maxTokensField });
   }
   throw new GatewayError('internal_error', { message: `No translation from ${input.dialect} to ${upstream}.` });
 }

@@ -85,11 +85,11 @@ export class ChatToAnthropicExchange implements Exchange {
   #facts: RequestFacts;
   #created = Math.floor(Date.now() / 1000);
 
-  constructor(opts: { parsed: Record<string, unknown>; facts: RequestFacts; upstreamModel: string; defaultMaxTokens: number }) {
+  constructor(opts: { parsed: Record<string, unknown>; facts: RequestFacts; upstreamModel: string; defaultMaxTokens: number; structuredOutput?: 'tool' | 'native' }) {
     this.#facts = opts.facts;
     const r = translateRequest(
       opts.parsed,
-      () => chatRequestToMessages(opts.parsed as ChatRequest, { upstreamModel: opts.upstreamModel, defaultMaxTokens: opts.defaultMaxTokens }),
+      () => chatRequestToMessages(opts.parsed as ChatRequest, { upstreamModel: opts.upstreamModel, defaultMaxTokens: opts.defaultMaxTokens, structuredOutput: opts.structuredOutput }),
       this.responseHeaders,
     );
     this.#body = JSON.stringify(r.body);
@@ -123,12 +123,12 @@ export class MessagesToOpenAIExchange implements Exchange {
   #stopSequences: string[] | undefined;
   #promptEstimate: () => number;
 
-  constructor(opts: { parsed: Record<string, unknown>; facts: RequestFacts; upstreamModel: string; promptEstimate: () => number }) {
+  constructor(opts: { parsed: Record<string, unknown>; facts: RequestFacts; upstreamModel: string; promptEstimate: () => number; maxTokensField?: 'max_tokens' | 'max_completion_tokens' }) {
     this.#facts = opts.facts;
     this.#promptEstimate = opts.promptEstimate;
     const stops = opts.parsed.stop_sequences;
     this.#stopSequences = Array.isArray(stops) ? (stops as string[]) : undefined;
-    const r = translateRequest(opts.parsed, () => messagesRequestToChat(opts.parsed as MessagesRequest, { upstreamModel: opts.upstreamModel }), this.responseHeaders);
+    const r = translateRequest(opts.parsed, () => messagesRequestToChat(opts.parsed as MessagesRequest, { upstreamModel: opts.upstreamModel, maxTokensField: opts.maxTokensField }), this.responseHeaders);
     this.#body = JSON.stringify(r.body);
   }
 

@@ -174,7 +174,8 @@ test('reasoning_effort → thinking budget; temperature dropped; budget fits max
 
 test('a forced tool_choice wins over reasoning_effort: Anthropic refuses thinking with forced tool use', () => {
   const tools = [{ type: 'function', function: { name: 'get_time' } }];
-  for (const tool_choice of ['required', { type: 'function', function: { name: 'get_time' } }]) {
+  const choices: ChatRequest['tool_choice'][] = ['required', { type: 'function', function: { name: 'get_time' } }];
+  for (const tool_choice of choices) {
     const r = tr({ reasoning_effort: 'medium', max_tokens: 20000, temperature: 0.5, tools, tool_choice });
     assert.equal(r.body.thinking, undefined, JSON.stringify(tool_choice));
     assert.ok(['any', 'tool'].includes(r.body.tool_choice?.type ?? ''));
@@ -184,7 +185,7 @@ test('a forced tool_choice wins over reasoning_effort: Anthropic refuses thinkin
   // auto leaves the model free: thinking stays on.
   assert.deepEqual(tr({ reasoning_effort: 'medium', max_tokens: 20000, tools, tool_choice: 'auto' }).body.thinking, { type: 'enabled', budget_tokens: 8192 });
   // An unsupported effort is still the caller's 400, forced or not.
-  assert.throws(() => tr({ reasoning_effort: 'extreme', tools, tool_choice: 'required' }), { name: 'TranslationError' });
+  assert.throws(() => tr({ reasoning_effort: 'extreme' as ChatRequest['reasoning_effort'], tools, tool_choice: 'required' }), { name: 'TranslationError' });
 });
 
 test('thinking round trip: reasoning_content + reasoning_signature on an assistant turn become a thinking block', () => {

@@ -17,6 +17,23 @@ test('defaults, family from the name, env substitution', () => {
   assert.equal(c.models[1].deployments[0].id, 'b#0');
 });
 
+test('per-deployment translation options: the max_tokens field and the structured-output form', async () => {
+  const text = base.replace('model: m2, priority: 2, weight: 3', 'model: o3, max_tokens_field: max_completion_tokens, structured_output: native');
+  const c = parseConfigText(text, { source: 'x.yaml', env: { K: 'k' } });
+  const d = c.models[1].deployments[0];
+  assert.equal(d.maxTokensField, 'max_completion_tokens');
+  assert.equal(d.structuredOutput, 'native');
+  assert.equal(c.models[0].deployments[0].maxTokensField, undefined, 'unset: the translator default (max_tokens, forced tool)');
+  assert.throws(() => parseConfigText(base.replace('weight: 3', 'weight: 3, max_tokens_field: max_output_tokens'), { source: 'x.yaml', env: { K: 'k' } }), /deployments\[0\]\.max_tokens_field/);
+  // The option reaches the upstream body of a translated request.
+  const { exchangeFor } = await import('../../src/pipeline/exchange-for.ts');
+  const parsed = { model: 'claude-x', max_tokens: 300, messages: [{ role: 'user', content: 'Hi' }] };
+  const input = { dialect: 'anthropic' as const, raw: Buffer.from(JSON.stringify(parsed)), text: JSON.stringify(parsed), parsed, facts: { model: 'claude-x', stream: false, includeUsage: false }, promptEstimate: () => 1, defaultMaxTokens: 4096 };
+  const body = JSON.parse(exchangeFor(input as never, d).upstreamBody()) as Record<string, unknown>;
+  assert.equal(body.max_completion_tokens, 300);
+  assert.equal(body.max_tokens, undefined);
+});
+
 test('errors name the file, the key path and the problem', () => {
   const cases: [string, RegExp][] = [
     [base.replace('kind: openai', 'kind: azure'), /x\.yaml[\s\S]*providers\[0\]\.kind/],
