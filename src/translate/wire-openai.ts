@@ -1,6 +1,12 @@
 // Wire types of the OpenAI chat-completions dialect as the translators read and write them.
 // Loose on purpose: fields the gateway does not translate stay `unknown` so nothing fails to parse.
 
+/**
+ * Gateway extension (LiteLLM's name): an Anthropic reply's thinking and redacted_thinking blocks, each
+ * with its own signature, so a client that echoes them back keeps every block valid.
+ */
+export type ChatThinkingBlock = { type: 'thinking'; thinking: string; signature: string } | { type: 'redacted_thinking'; data: string };
+
 export type ChatRole = 'system' | 'developer' | 'user' | 'assistant' | 'tool' | 'function';
 
 export interface ChatTextPart {
@@ -45,6 +51,7 @@ export interface ChatMessage {
   reasoning_signature?: string | null;
   /** OpenRouter-style reasoning text, read on replies from OpenAI-compatible upstreams. */
   reasoning?: string | null;
+  thinking_blocks?: ChatThinkingBlock[] | null;
 }
 
 export interface ChatFunctionTool {
@@ -110,6 +117,7 @@ export interface ChatResponseMessage {
   reasoning_content?: string | null;
   reasoning_signature?: string | null;
   reasoning?: string | null;
+  thinking_blocks?: ChatThinkingBlock[];
 }
 
 export interface ChatChoice {
@@ -146,6 +154,7 @@ export interface ChatDelta {
   reasoning_content?: string | null;
   reasoning_signature?: string | null;
   reasoning?: string | null;
+  thinking_blocks?: ChatThinkingBlock[];
 }
 
 export interface ChatChunkChoice {

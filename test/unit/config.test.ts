@@ -29,7 +29,7 @@ test('per-deployment translation options: the max_tokens field and the structure
   const { exchangeFor } = await import('../../src/pipeline/exchange-for.ts');
   const parsed = { model: 'claude-x', max_tokens: 300, messages: [{ role: 'user', content: 'Hi' }] };
   const input = { dialect: 'anthropic' as const, raw: Buffer.from(JSON.stringify(parsed)), text: JSON.stringify(parsed), parsed, facts: { model: 'claude-x', stream: false, includeUsage: false }, promptEstimate: () => 1, defaultMaxTokens: 4096 };
-  const body = JSON.parse(exchangeFor(input as never, d).upstreamBody()) as Record<string, unknown>;
+  const body = JSON.parse(exchangeFor(input as never, d).upstreamBody().toString()) as Record<string, unknown>;
   assert.equal(body.max_completion_tokens, 300);
   assert.equal(body.max_tokens, undefined);
 });
