@@ -64,11 +64,12 @@ function userBlocks(content: ChatMessage['content'], param: string): ContentBloc
 }
 
 function assistantBlocks(msg: ChatMessage, param: string): ContentBlock[] {
-  const out: ContentBlock[] = [];
+  const out: ContentBlock[] = thinkingBlocksOf(msg.thinking_blocks, `${param}.thinking_blocks`);
   const signature = str(msg.reasoning_signature);
   const reasoning = str(msg.reasoning_content);
-  // A thinking block is only accepted back with its signature; without one the text is dropped.
-  if (signature !== undefined && signature.length > 0 && reasoning !== undefined) {
+  // A thinking block is only accepted back with its signature; without one the text is dropped. The
+  // whole blocks, when the client kept them, are the exact record and win.
+  if (out.length === 0 && signature !== undefined && signature.length > 0 && reasoning !== undefined) {
     out.push({ type: 'thinking', thinking: reasoning, signature });
   }
   for (const text of textPartsOf(msg.content, `${param}.content`)) {
@@ -96,6 +97,19 @@ function assistantBlocks(msg: ChatMessage, param: string): ContentBlock[] {
     out.push({ type: 'tool_use', id: toAnthropicToolId(str(call.id)), name, input });
   });
   return out;
+}
+
+/** `thinking_blocks` as this gateway wrote them on a reply, back to Anthropic blocks, unchanged. */
+function thinkingBlocksOf(blocks: unknown, param: string): ContentBlock[] {
+  if (blocks === undefined || blocks === null) return [];
+  if (!Array.isArray(blocks)) throw new TranslationError(param, 'thinking_blocks must be an array');
+  return blocks.map((b: unknown, i): ContentBlock => {
+    if (isObject(b) && b.type === 'thinking' && typeof b.thinking === 'string' && typeof b.signature === 'string' && b.signature.length > 0) {
+      return { type: 'thinking', thinking: b.thinking, signature: b.signature };
+    }
+    if (isObject(b) && b.type === 'redacted_thinking' && typeof b.data === 'string') return { type: 'redacted_thinking', data: b.data };
+    throw new TranslationError(`${param}[${i}]`, 'each thinking block must be {type:"thinking", thinking, signature} or {type:"redacted_thinking", data}');
+  });
 }
 
 function toolResult(msg: ChatMessage, param: string): ToolResultBlock {

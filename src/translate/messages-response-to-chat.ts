@@ -1,8 +1,9 @@
 // Direction 1, reply: an Anthropic Message from the upstream → an OpenAI chat.completion for the client.
 // Thinking text goes to message.reasoning_content and its signature to message.reasoning_signature, so a
-// client that echoes the assistant message back keeps the thinking block valid; redacted_thinking is dropped.
+// client that echoes the assistant message back keeps the thinking block valid; every thinking and
+// redacted_thinking block, each with its own signature, is also listed in message.thinking_blocks.
 import type { Message } from './wire-anthropic.ts';
-import type { ChatCompletion, ChatResponseMessage, ChatToolCall, FinishReason } from './wire-openai.ts';
+import type { ChatCompletion, ChatResponseMessage, ChatThinkingBlock, ChatToolCall, FinishReason } from './wire-openai.ts';
 import { emptyUsage } from '../core/usage.ts';
 import { newChatCompletionId } from './ids.ts';
 import { isObject, str } from './narrow.ts';
@@ -25,12 +26,16 @@ export function messagesResponseToChat(msg: Message, opts: MessagesToChatOptions
   let signature = '';
   let jsonText: string | undefined;
   const toolCalls: ChatToolCall[] = [];
+  const thinkingBlocks: ChatThinkingBlock[] = [];
   for (const block of Array.isArray(msg.content) ? msg.content : []) {
     if (!isObject(block)) continue;
     if (block.type === 'text') text += str(block.text) ?? '';
     else if (block.type === 'thinking') {
       reasoning += str(block.thinking) ?? '';
       signature = str(block.signature) ?? signature;
+      thinkingBlocks.push({ type: 'thinking', thinking: str(block.thinking) ?? '', signature: str(block.signature) ?? '' });
+    } else if (block.type === 'redacted_thinking') {
+      thinkingBlocks.push({ type: 'redacted_thinking', data: str(block.data) ?? '' });
     } else if (block.type === 'tool_use') {
       const input = isObject(block.input) ? block.input : {};
       const name = str(block.name) ?? '';
@@ -57,6 +62,7 @@ export function messagesResponseToChat(msg: Message, opts: MessagesToChatOptions
     message.reasoning_content = reasoning;
     if (signature.length > 0) message.reasoning_signature = signature;
   }
+  if (thinkingBlocks.length > 0) message.thinking_blocks = thinkingBlocks;
   return {
     id: newChatCompletionId(),
     object: 'chat.completion',

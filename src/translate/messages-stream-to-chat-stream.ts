@@ -7,7 +7,7 @@ import type { SseEvent } from '../core/sse.ts';
 import { encodeSse } from '../core/sse.ts';
 import type { Usage } from '../core/usage.ts';
 import { emptyUsage } from '../core/usage.ts';
-import type { ChatDelta, FinishReason } from './wire-openai.ts';
+import type { ChatDelta, ChatThinkingBlock, FinishReason } from './wire-openai.ts';
 import { newChatCompletionId } from './ids.ts';
 import { isObject, isVerbatimJsonText, str, tryParseJson, type JsonObject } from './narrow.ts';
 import { finishReasonFor } from './stop-reasons.ts';
@@ -36,10 +36,14 @@ interface OpenBlock {
   args: boolean;
   /** Kind `json` with a wrapped value. */
   unwrap: StreamedJsonUnwrap | null;
+  /** Kind `thinking`: the block as it accumulates, listed in `thinking_blocks`. */
+  thinking: ThinkingRecord | null;
   stopped: boolean;
 }
 
-const blockOf = (kind: BlockKind, toolIndex = -1): OpenBlock => ({ kind, toolIndex, args: false, unwrap: null, stopped: false });
+type ThinkingRecord = Extract<ChatThinkingBlock, { type: 'thinking' }>;
+
+const blockOf = (kind: BlockKind, toolIndex = -1): OpenBlock => ({ kind, toolIndex, args: false, unwrap: null, thinking: null, stopped: false });
 
 export class MessagesStreamToChatStream {
   readonly #id = newChatCompletionId();
@@ -59,6 +63,8 @@ export class MessagesStreamToChatStream {
   /** JSON mode: text seen before the forced tool, sent at the end only if the tool never came. */
   #heldText = '';
   #jsonSeen = false;
+  /** Every thinking and redacted_thinking block whole, for one `thinking_blocks` delta before the finish. */
+  readonly #thinkingBlocks: ChatThinkingBlock[] = [];
 
   constructor(opts: MessagesStreamToChatOptions) {
     this.#model = opts.model;
@@ -133,7 +139,13 @@ export class MessagesStreamToChatStream {
       this.#blocks.set(index, blockOf('text'));
       out += this.#text(str(block.text) ?? '');
     } else if (block.type === 'thinking') {
-      this.#blocks.set(index, blockOf('thinking'));
+      const thinking = blockOf('thinking');
+      thinking.thinking = { type: 'thinking', thinking: str(block.thinking) ?? '', signature: str(block.signature) ?? '' };
+      this.#thinkingBlocks.push(thinking.thinking);
+      this.#blocks.set(index, thinking);
+    } else if (block.type === 'redacted_thinking') {
+      this.#blocks.set(index, blockOf('other'));
+      this.#thinkingBlocks.push({ type: 'redacted_thinking', data: str(block.data) ?? '' });
     } else if (block.type === 'tool_use') {
       const name = str(block.name) ?? '';
       const input = isObject(block.input) ? block.input : {};
@@ -178,10 +190,12 @@ export class MessagesStreamToChatStream {
       }
       case 'thinking_delta': {
         const text = str(delta.thinking) ?? '';
+        if (block.thinking !== null) block.thinking.thinking += text;
         return text.length > 0 ? this.#chunk({ reasoning_content: text }) : '';
       }
       case 'signature_delta': {
         const sig = str(delta.signature) ?? '';
+        if (block.thinking !== null) block.thinking.signature += sig;
         return sig.length > 0 ? this.#chunk({ reasoning_signature: sig }) : '';
       }
       default:
@@ -220,6 +234,9 @@ export class MessagesStreamToChatStream {
     for (const block of this.#blocks.values()) out += this.#stopBlock(block);
     if (!this.#jsonSeen) out += this.#content(this.#heldText);
     this.#heldText = '';
+    // Whole blocks once, so a client that merges deltas by assignment (the OpenAI SDK) and one that
+    // appends both end with the same list.
+    if (this.#thinkingBlocks.length > 0) out += this.#chunk({ thinking_blocks: this.#thinkingBlocks });
     let finish: FinishReason = finishReasonFor(this.#stopReason);
     // The forced JSON tool is not a tool call to the client: its input was the content.
     if (finish === 'tool_calls' && this.#nextToolIndex === 0) finish = 'stop';

@@ -199,6 +199,24 @@ test('thinking round trip: reasoning_content + reasoning_signature on an assista
   assert.deepEqual(r.body.messages[1].content, [{ type: 'thinking', thinking: 'hmm', signature: 'sig' }, { type: 'text', text: 'A' }]);
 });
 
+test('thinking round trip: thinking_blocks, when the client kept them, come back exactly and win over reasoning_content', () => {
+  const thinking_blocks: ChatRequest['messages'][number]['thinking_blocks'] = [
+    { type: 'thinking', thinking: 'hmm', signature: 'sigA' },
+    { type: 'redacted_thinking', data: 'xx' },
+    { type: 'thinking', thinking: 'then', signature: 'sigB' },
+  ];
+  const r = tr({
+    messages: [
+      { role: 'user', content: 'Q' },
+      { role: 'assistant', content: 'A', reasoning_content: 'hmmthen', reasoning_signature: 'sigB', thinking_blocks },
+      { role: 'user', content: 'Q2' },
+    ],
+  });
+  assert.deepEqual(r.body.messages[1].content, [...(thinking_blocks ?? []), { type: 'text', text: 'A' }]);
+  const bad = { role: 'assistant' as const, content: 'A', thinking_blocks: [{ type: 'thinking', thinking: 'x' }] };
+  assert.throws(() => tr({ messages: [{ role: 'user', content: 'Q' }, bad as never, { role: 'user', content: 'Q2' }] }), (e: unknown) => (e as { param?: string }).param === 'messages[1].thinking_blocks[0]');
+});
+
 test('stream and user pass through; model is the upstream model', () => {
   const r = tr({ stream: true, stream_options: { include_usage: true }, user: 'u-1' });
   assert.equal(r.body.stream, true);

@@ -67,14 +67,22 @@ test('Message → chat in JSON mode: the forced tool input is the content, finis
   assert.equal(wrapped.choices[0].message.content, '["a","b"]');
 });
 
-test('Message → chat: thinking kept as reasoning_content + reasoning_signature, redacted thinking dropped', () => {
-  const out = messagesResponseToChat(
-    message([{ type: 'thinking', thinking: 'hmm', signature: 'sig' }, { type: 'redacted_thinking', data: 'xx' }, { type: 'text', text: '4' }], 'end_turn'),
-    { model: 'm', created: 1 },
-  );
-  assert.equal(out.choices[0].message.content, '4');
-  assert.equal(out.choices[0].message.reasoning_content, 'hmm');
-  assert.equal(out.choices[0].message.reasoning_signature, 'sig');
+test('Message → chat: thinking as reasoning_content + reasoning_signature, and every block whole in thinking_blocks', () => {
+  const blocks = [
+    { type: 'thinking', thinking: 'hmm', signature: 'sigA' },
+    { type: 'redacted_thinking', data: 'xx' },
+    { type: 'tool_use', id: 'toolu_1', name: 'f', input: {} },
+    { type: 'thinking', thinking: 'then', signature: 'sigB' },
+    { type: 'text', text: '4' },
+  ];
+  const out = messagesResponseToChat(message(blocks as Message['content'], 'end_turn'), { model: 'm', created: 1 });
+  validateChatCompletion(out);
+  const m = out.choices[0].message;
+  assert.equal(m.content, '4');
+  assert.equal(m.reasoning_content, 'hmmthen');
+  assert.equal(m.reasoning_signature, 'sigB');
+  // Each block keeps its own signature, and redacted thinking is no longer lost.
+  assert.deepEqual(m.thinking_blocks, [blocks[0], blocks[1], blocks[3]]);
 });
 
 test('stop reason tables follow STREAMING.md §4', () => {
