@@ -21,6 +21,7 @@
 import { isObject, nestedDeeperThan } from '../core/json.ts';
 import { countTokens } from './tokenizer.ts';
 import { MAX_TOKENS_PER_KIND } from '../core/usage.ts';
+import type { Dialect } from '../core/dialect.ts';
 
 export const TOKENIZER_CHAR_CAP = 8192;
 export const CHUNK_CHARS = 256;
@@ -95,12 +96,28 @@ export function estimatePromptTokens(body: unknown, options: EstimateOptions = {
 }
 
 /** Worst-case output: `max_completion_tokens` or `max_tokens` (or the default), times `n` choices. */
-export function requestedMaxTokens(body: unknown, defaultMaxTokens: number): number {
-  if (!isObject(body)) return defaultMaxTokens;
-  const limit = positiveInt(body.max_completion_tokens) ?? positiveInt(body.max_tokens) ?? defaultMaxTokens;
+/**
+ * Output tokens a request may produce, as its upstream will read it. Messages have one limit,
+ * `max_tokens` (a `max_completion_tokens` there is an unknown field no Anthropic-style upstream reads,
+ * and `n` does not exist); chat has two names for it, and an OpenAI-compatible server may read either,
+ * so the larger counts. `null` when the request names none.
+ */
+export function namedMaxTokens(body: unknown, dialect: Dialect = 'openai'): number | null {
+  if (!isObject(body)) return null;
+  if (dialect === 'anthropic') return positiveInt(body.max_tokens);
+  const completion = positiveInt(body.max_completion_tokens);
+  const tokens = positiveInt(body.max_tokens);
+  if (completion === null) return tokens;
+  return tokens === null ? completion : Math.max(completion, tokens);
+}
+
+/** The output a request reserves: its named limit (or the default) times `n` on chat. */
+export function requestedMaxTokens(body: unknown, defaultMaxTokens: number, dialect: Dialect = 'openai'): number {
+  const limit = namedMaxTokens(body, dialect) ?? defaultMaxTokens;
+  const n = dialect === 'openai' && isObject(body) ? (positiveInt(body.n) ?? 1) : 1;
   // A client may ask for max_tokens 1e308 (the upstream refuses it); no request bills more output
   // than MAX_TOKENS_PER_KIND, so the worst case stops there and stays an integer the stores can hold.
-  return Math.min(limit * (positiveInt(body.n) ?? 1), MAX_TOKENS_PER_KIND);
+  return Math.min(limit * n, MAX_TOKENS_PER_KIND);
 }
 
 /** Tokens a request may consume at most: what TPM and the token budget reserve. */

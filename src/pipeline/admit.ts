@@ -1,12 +1,13 @@
 // The admission stage: estimate the worst case, reserve it in the admission store, and later settle it
 // to the real cost (or release it). Refusals become GatewayErrors with rate headers (issue 4, docs/budgets.md).
 import type { ModelConfig } from '../core/config-types.ts';
+import type { Dialect } from '../core/dialect.ts';
 import type { KeyRecord } from '../core/key-record.ts';
 import type { Usage } from '../core/usage.ts';
 import { GatewayError, type ErrorCode } from '../core/errors.ts';
 import { reservationNanos, usdToNanos } from '../accounting/price.ts';
 import { nextPeriodStart, periodStart } from '../accounting/period.ts';
-import { estimatePromptTokens, requestedMaxTokens, reservationTokens } from '../admission/estimate-tokens.ts';
+import { estimatePromptTokens, namedMaxTokens, requestedMaxTokens, reservationTokens } from '../admission/estimate-tokens.ts';
 import { rateLimitHeaders } from '../admission/rate-headers.ts';
 import { neverFitsTpm, refusalError } from '../admission/refusal.ts';
 import type { AdmissionLimits, AdmissionSnapshot, AdmissionStore, AdmitResult, MaybePromise, SettleResult } from '../admission/store.ts';
@@ -28,6 +29,11 @@ export interface Admitted {
   ticket: Ticket | null;
   /** The tokenizer's prompt estimate when admission made one; 0 when it only used the byte bound or none. */
   promptTokens: number;
+  /**
+   * Set when a money or token limit reserved `default_max_tokens` for a request that names no output
+   * limit: the upstream must be held to it, or the reservation would bound nothing.
+   */
+  outputCap: number | null;
 }
 
 /** Per-key state computed once per key record and period, so the hot path only compares numbers. */
@@ -54,17 +60,21 @@ export interface AdmitOptions {
   body: Record<string, unknown>;
   bodyBytes: number;
   now: number;
+  /** Which field names the output limit, and whether `n` multiplies it; default `openai`. */
+  dialect?: Dialect;
 }
 
 /** How admit sized one request: the prompt estimate, and whether it was the quick byte bound. */
 interface Sizing {
   target: string;
   maxTokens: number;
+  /** The output limit the request names itself; null when the default was reserved. */
+  named: number | null;
   promptTokens: number;
   quick: boolean;
 }
 
-const UNLIMITED: Admitted = Object.freeze({ ticket: null, promptTokens: 0 });
+const UNLIMITED: Admitted = Object.freeze({ ticket: null, promptTokens: 0, outputCap: null });
 
 /** Money and token limits need the prompt's size; RPM and concurrency do not. */
 function needsTokens(entry: KeyEntry): boolean {
@@ -139,8 +149,8 @@ export class Admission {
     // enough (the request's size in bytes: no tokenizer, no scan of the text); near a limit, or when
     // the quick size is refused, the full tokenizer estimate decides, so it has the last word at the margin.
     const target = model.deployments[0]?.model ?? model.name;
-    const maxTokens = requestedMaxTokens(body, this.#defaultMaxTokens);
-    const sizing: Sizing = { target, maxTokens, promptTokens: 0, quick: false };
+    const maxTokens = requestedMaxTokens(body, this.#defaultMaxTokens, opts.dialect);
+    const sizing: Sizing = { target, maxTokens, named: namedMaxTokens(body, opts.dialect), promptTokens: 0, quick: false };
     let size = reservationOf(model, 0, maxTokens);
     if (needsTokens(entry)) {
       sizing.promptTokens = estimatePromptTokens(body, { model: target, boundBytes: opts.bodyBytes });
@@ -179,7 +189,8 @@ export class Admission {
       throw new GatewayError(refusal.code satisfies ErrorCode, { message: refusal.message, status: refusal.status, headers });
     }
     const headers = hasRateLimits(entry.limits) ? rateLimitHeaders({ limits: entry.limits, snapshot: result.snapshot }) : NO_HEADERS;
-    return { ticket: { reservationId: result.reservationId, keyId: key.id, periodStart: entry.period, headers }, promptTokens: sizing.quick ? 0 : sizing.promptTokens };
+    const outputCap = needsTokens(entry) && sizing.named === null ? this.#defaultMaxTokens : null;
+    return { ticket: { reservationId: result.reservationId, keyId: key.id, periodStart: entry.period, headers }, promptTokens: sizing.quick ? 0 : sizing.promptTokens, outputCap };
   }
 
   #tryAdmit(entry: KeyEntry, now: number, size: { nanos: number; tokens: number }): MaybePromise<AdmitResult> {

@@ -17,6 +17,8 @@ export interface ExchangeInput {
   /** Prompt tokens estimated before the call (memoised; the tokenizer runs on first use). */
   promptEstimate: () => number;
   defaultMaxTokens: number;
+  /** Admission reserved this many output tokens for a request that names no limit: send it (admit.ts). */
+  outputCap: number | null;
 }
 
 export function exchangeFor(input: ExchangeInput, deployment: DeploymentConfig): Exchange {
@@ -32,6 +34,8 @@ export function exchangeFor(input: ExchangeInput, deployment: DeploymentConfig):
       facts: input.facts,
       upstreamModel: deployment.model,
       promptEstimate: input.promptEstimate,
+      outputCap: input.outputCap,
+      maxTokensField: deployment.maxTokensField,
     });
   }
   if (input.dialect === 'openai' && upstream === 'anthropic') {

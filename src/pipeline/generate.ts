@@ -101,7 +101,7 @@ async function serve(gw: Gateway, req: IncomingMessage, res: ServerResponse, fli
   const parsed = value as Record<string, unknown>;
   flight.admissionRan = true;
   // The in-process store answers synchronously: await only a shared store's answer.
-  const admitting = gw.admission.admit({ key, model, body: parsed, bodyBytes: raw.length, now: Date.now() });
+  const admitting = gw.admission.admit({ key, model, body: parsed, bodyBytes: raw.length, now: Date.now(), dialect: state.dialect });
   const admitted = admitting instanceof Promise ? await admitting : admitting;
   flight.ticket = admitted.ticket;
   // The tokenizer runs only when something needs the prompt size: admission did already, or a
@@ -113,7 +113,7 @@ async function serve(gw: Gateway, req: IncomingMessage, res: ServerResponse, fli
     gw,
     state,
     model,
-    input: { dialect: state.dialect, raw, text, parsed, facts, promptEstimate, defaultMaxTokens: gw.config.defaultMaxTokens },
+    input: { dialect: state.dialect, raw, text, parsed, facts, promptEstimate, defaultMaxTokens: gw.config.defaultMaxTokens, outputCap: admitted.outputCap },
     forwardHeaders: forwardHeaders(req),
     client,
   });

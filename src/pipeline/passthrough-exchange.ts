@@ -22,8 +22,20 @@ export class PassthroughExchange implements Exchange {
   #facts: RequestFacts;
   #upstreamModel: string;
   #promptEstimate: () => number;
+  #outputCap: { field: string; tokens: number } | null;
 
-  constructor(opts: { dialect: Dialect; raw: Buffer; text: string; parsed: Record<string, unknown>; facts: RequestFacts; upstreamModel: string; promptEstimate: () => number }) {
+  constructor(opts: {
+    dialect: Dialect;
+    raw: Buffer;
+    text: string;
+    parsed: Record<string, unknown>;
+    facts: RequestFacts;
+    upstreamModel: string;
+    promptEstimate: () => number;
+    /** An output limit to add (the request names none and a budget reserved this much). */
+    outputCap?: number | null;
+    maxTokensField?: 'max_tokens' | 'max_completion_tokens';
+  }) {
     this.upstreamDialect = opts.dialect;
     this.#raw = opts.raw;
     this.#text = opts.text;
@@ -31,19 +43,29 @@ export class PassthroughExchange implements Exchange {
     this.#facts = opts.facts;
     this.#upstreamModel = opts.upstreamModel;
     this.#promptEstimate = opts.promptEstimate;
+    // Messages always name max_tokens; only chat requests can come without a limit. The field every
+    // OpenAI model accepts (reasoning models refuse max_tokens) unless the deployment says otherwise.
+    const cap = opts.dialect === 'openai' ? (opts.outputCap ?? null) : null;
+    this.#outputCap = cap === null ? null : { field: opts.maxTokensField ?? 'max_completion_tokens', tokens: cap };
+    if (this.#outputCap !== null) {
+      this.responseHeaders['x-modelgate-adjusted'] = `${this.#outputCap.field} set to ${cap}: the key's limits reserve that much output for a request that names no limit`;
+    }
   }
 
   upstreamBody(): string | Buffer {
     const body = patchModelBytes(this.#raw, this.#text, this.#upstreamModel);
     // DESIGN.md: always ask OpenAI-style upstreams for stream usage; the tap strips it again if unasked.
     const askUsage = this.upstreamDialect === 'openai' && this.#facts.stream && !this.#facts.includeUsage;
-    if (body !== null && !askUsage) return body;
+    const cap = this.#outputCap;
+    if (body !== null && !askUsage && cap === null) return body;
     // The body is a JSON object (validated), so its first '{' opens it.
-    if (body !== null && this.#parsed.stream_options === undefined) return Buffer.concat([INCLUDE_USAGE_HEAD, body.subarray(body.indexOf(0x7b) + 1)]);
+    if (body !== null && cap === null && this.#parsed.stream_options === undefined) return Buffer.concat([INCLUDE_USAGE_HEAD, body.subarray(body.indexOf(0x7b) + 1)]);
     // Re-serialised when the model key is repeated or escaped (the upstream must read the model that was
-    // routed and billed, whichever of repeated keys its parser keeps), or stream_options must change.
+    // routed and billed, whichever of repeated keys its parser keeps), when stream_options must change,
+    // or when an output limit is added.
     const out: Record<string, unknown> = { ...this.#parsed, model: this.#upstreamModel };
     if (askUsage) out.stream_options = { ...(isObject(this.#parsed.stream_options) ? this.#parsed.stream_options : {}), include_usage: true };
+    if (cap !== null) out[cap.field] = cap.tokens;
     return JSON.stringify(out);
   }
 

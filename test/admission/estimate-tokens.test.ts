@@ -102,9 +102,15 @@ test('non-object bodies estimate only the reply priming', () => {
   assert.equal(estimatePromptTokens('text'), REPLY_PRIMING_TOKENS);
 });
 
-test('requestedMaxTokens prefers max_completion_tokens, multiplies by n, falls back to the default', () => {
+test('requestedMaxTokens takes the larger of the two chat limits, multiplies by n, falls back to the default', () => {
   assert.equal(requestedMaxTokens({ max_tokens: 100 }, 4096), 100);
   assert.equal(requestedMaxTokens({ max_tokens: 100, max_completion_tokens: 300 }, 4096), 300);
+  assert.equal(requestedMaxTokens({ max_tokens: 300, max_completion_tokens: 100 }, 4096), 300, 'a server may read either');
+  assert.equal(requestedMaxTokens({ max_completion_tokens: 100 }, 4096), 100);
+  // Messages have one limit and no n: other fields are unknown to the upstream and reserve nothing.
+  assert.equal(requestedMaxTokens({ max_tokens: 50_000, max_completion_tokens: 1 }, 4096, 'anthropic'), 50_000);
+  assert.equal(requestedMaxTokens({ max_completion_tokens: 1 }, 4096, 'anthropic'), 4096);
+  assert.equal(requestedMaxTokens({ max_tokens: 100, n: 3 }, 4096, 'anthropic'), 100);
   assert.equal(requestedMaxTokens({ max_tokens: 100, n: 3 }, 4096), 300);
   assert.equal(requestedMaxTokens({}, 4096), 4096);
   assert.equal(requestedMaxTokens({ max_tokens: -5 }, 4096), 4096);
