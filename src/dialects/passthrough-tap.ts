@@ -9,7 +9,9 @@
 // it; the upstream's own chunk, when unchanged, needs its framing written apart: callgrind, BENCHMARKS.md.) Every
 // pattern searched is ASCII, and UTF-8 never puts an ASCII byte inside a multi-byte character, so a match
 // is never inside one. Search anchors avoid a leading `"` (V8's search is several times slower for
-// patterns starting with a common character).
+// patterns starting with a common character). The anchors are compact JSON (`"key":"value"`), as the
+// official APIs and most servers write it; a stream whose first lines show `": ` (Python's json.dumps
+// default) is also searched with the spaced forms, so its usage is still read.
 import type { Dialect } from '../core/dialect.ts';
 import { emptyUsage, type Usage } from '../core/usage.ts';
 import { readAnthropicUsage, readOpenAIUsage } from './usage-readers.ts';
@@ -39,6 +41,8 @@ export class PassthroughStreamTap {
   /** The last two blocks read (references, no copies): where end() looks for an answer that finished without [DONE]. */
   #previous = '';
   #last = '';
+  /** null until the first block: whether the upstream writes `"key": value` with a space. */
+  #spaced: boolean | null = null;
 
   constructor(opts: { dialect: Dialect; clientModel: string; upstreamModel: string; stripUsageChunk: boolean }) {
     this.#dialect = opts.dialect;
@@ -101,7 +105,7 @@ export class PassthroughStreamTap {
     // (some servers do) has answered in full: the caller gets the terminator, not an error after a
     // complete answer, as a translated stream already does.
     const tail = this.#previous + this.#last;
-    if (!tail.includes('finish_reason":"')) return out;
+    if (!tail.includes('finish_reason":"') && !(this.#spaced === true && tail.includes('finish_reason": "'))) return out;
     this.finished = true;
     const blank = tail.endsWith('\n\n') || tail.endsWith('\r\n\r\n') ? '' : tail.endsWith('\n') ? '\n' : '\n\n';
     return `${out}${blank}data: [DONE]\n\n`;
@@ -110,11 +114,14 @@ export class PassthroughStreamTap {
   #block(block: string): string {
     this.#previous = this.#last;
     this.#last = block;
+    // A false positive (`\": ` inside the first text) only adds a second search per block.
+    this.#spaced ??= block.includes('": ');
     return this.#dialect === 'openai' ? this.#openai(block) : this.#anthropic(block);
   }
 
   #openai(block: string): string {
-    const usageAt = block.indexOf('usage":{');
+    let usageAt = block.indexOf('usage":{');
+    if (usageAt === -1 && this.#spaced === true) usageAt = block.indexOf('usage": {');
     if (usageAt !== -1) block = this.#openaiUsage(block, usageAt);
     if (!this.finished && block.includes('[DONE]')) this.finished = true;
     return this.#renameAndCount(block);
@@ -174,6 +181,7 @@ export class PassthroughStreamTap {
       return block;
     }
     this.#events += count(block, 'type":"content_block_delta');
+    if (this.#spaced === true) this.#events += count(block, 'type": "content_block_delta');
     if (block.includes('message_start')) block = this.#anthropicEvent(block, 'message_start');
     if (block.includes('message_delta')) block = this.#anthropicEvent(block, 'message_delta');
     if (!this.finished && block.includes('message_stop')) this.finished = true;
@@ -182,8 +190,8 @@ export class PassthroughStreamTap {
 
   /** Reads usage from a message_start / message_delta data line (rewriting message_start's model). */
   #anthropicEvent(block: string, type: 'message_start' | 'message_delta'): string {
-    const marker = `type":"${type}"`;
-    const at = block.indexOf(marker);
+    let at = block.indexOf(`type":"${type}"`);
+    if (at === -1 && this.#spaced === true) at = block.indexOf(`type": "${type}"`);
     if (at === -1) return block;
     const [start, end] = lineAround(block, at);
     const line = block.slice(start, end);

@@ -128,12 +128,14 @@ class PassthroughRelay implements StreamRelay {
     return this.#tap.end();
   }
 
-  // A cut stream may never carry usage: bill the prompt estimate and one token per delivered delta
-  // event (OpenAI streams one token a chunk; Anthropic deltas carry one or more, so this never overbills).
+  // A cut stream may never carry usage, and some servers never send it (they ignore stream_options):
+  // bill the prompt estimate and one token per delivered delta event (OpenAI streams one token a chunk;
+  // Anthropic deltas carry one or more, so this never overbills). A whole stream with the upstream's
+  // own usage is billed on that alone.
   usage(): Usage {
     const u = { ...this.#tap.usage };
     if (!this.#tap.sawUsage) u.inputTokens = this.#promptEstimate();
-    if (!this.#tap.finished) u.outputTokens = Math.max(u.outputTokens, this.#tap.deltaEvents);
+    if (!this.#tap.finished || !this.#tap.sawUsage) u.outputTokens = Math.max(u.outputTokens, this.#tap.deltaEvents);
     return u;
   }
 

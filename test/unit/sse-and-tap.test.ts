@@ -173,3 +173,40 @@ test('OpenAI tap: a line that never ends is a failed upstream once past 64 MB, n
     for (let i = 0; i < 70; i++) tap.push(mb);
   }, /more than 64 MB without a line end/);
 });
+
+/** The same events as Python's json.dumps writes them by default: `", "` and `": "` separators. */
+function spaced(stream: string): string {
+  return stream
+    .split('\n')
+    .map((line) => (line.startsWith('data: {') ? `data: ${JSON.stringify(JSON.parse(line.slice(6)), null, 1).replace(/\n */g, ' ').replace(/\{ /g, '{').replace(/ \}/g, '}').replace(/\[ /g, '[').replace(/ \]/g, ']')}` : line))
+    .join('\n');
+}
+
+test('taps read spaced JSON (Python json.dumps) as they read compact: usage, the stripped chunk, the model, the end', () => {
+  const oa = spaced(openaiStream);
+  assert.ok(oa.includes('"usage": {"prompt_tokens": 7'), oa);
+  const tap = new PassthroughStreamTap({ dialect: 'openai', clientModel: 'mine', upstreamModel: 'up', stripUsageChunk: true });
+  const out = through(tap, Buffer.from(oa));
+  assert.deepEqual(tap.usage, { inputTokens: 4, outputTokens: 2, cacheReadTokens: 3, cacheWriteTokens: 0 });
+  assert.ok(tap.sawUsage);
+  assert.ok(!out.includes('"usage": {'), 'the usage chunk the client did not ask for is stripped');
+  assert.ok(!out.includes('"model": "up"'));
+  // Complete but for [DONE]: still recognised as complete.
+  const noDone = new PassthroughStreamTap({ dialect: 'openai', clientModel: 'up', upstreamModel: 'up', stripUsageChunk: false });
+  assert.ok(through(noDone, Buffer.from(oa.replace('data: [DONE]\n\n', ''))).endsWith('data: [DONE]\n\n'));
+
+  const an = spaced(
+    [
+      'event: message_start\ndata: {"type":"message_start","message":{"id":"m","type":"message","role":"assistant","model":"up","content":[],"usage":{"input_tokens":25,"output_tokens":1}}}\n\n',
+      'event: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}\n\n',
+      'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi"}}\n\nevent: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"!"}}\n\n',
+      'event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":15}}\n\n',
+      'event: message_stop\ndata: {"type":"message_stop"}\n\n',
+    ].join(''),
+  );
+  const atap = new PassthroughStreamTap({ dialect: 'anthropic', clientModel: 'mine', upstreamModel: 'up', stripUsageChunk: false });
+  const aout = through(atap, Buffer.from(an));
+  assert.deepEqual(atap.usage, { inputTokens: 25, outputTokens: 15, cacheReadTokens: 0, cacheWriteTokens: 0 });
+  assert.ok(aout.includes('"model": "mine"'), 'message_start carries the client model');
+  assert.equal(atap.deltaEvents, 2);
+});
