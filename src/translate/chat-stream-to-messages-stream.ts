@@ -109,7 +109,11 @@ export class ChatStreamToMessagesStream {
     if (!isObject(choice)) return out;
     const delta = isObject(choice.delta) ? choice.delta : {};
     const reasoning = str(delta.reasoning_content) ?? str(delta.reasoning) ?? '';
-    if (reasoning.length > 0) out += this.#content('thinking', reasoning);
+    if (reasoning.length > 0) {
+      // Reasoning is output the upstream bills: a stream cut while the model thinks still cost it.
+      this.#outputChars += reasoning.length;
+      out += this.#content('thinking', reasoning);
+    }
     const refusal = str(delta.refusal) ?? '';
     if (refusal.length > 0) this.#finish ??= 'content_filter';
     for (const text of [str(delta.content) ?? '', refusal]) {

@@ -56,6 +56,10 @@ export class MessagesStreamToChatStream {
   #started = false;
   #stopReason: string | null = null;
   #usage: Usage = emptyUsage();
+  /** message_delta reported the output count: no estimate is needed. */
+  #outputReported = false;
+  /** Characters of output delivered (text, reasoning, tool input): the estimate for a stream cut before its count. */
+  #outputChars = 0;
   #finished = false;
   #failed = false;
   /** The content chunk's JSON around its text, made on the first plain text delta. */
@@ -73,9 +77,15 @@ export class MessagesStreamToChatStream {
     this.#jsonMode = opts.jsonMode ?? null;
   }
 
-  /** Usage so far (cumulative; final once `finished`). */
+  /**
+   * Usage so far (cumulative; final once `finished`). Until message_delta reports the output, what was
+   * delivered counts at about four characters a token (message_start says only 1), as the other
+   * direction estimates a stream without usage.
+   */
   get usage(): Usage {
-    return { ...this.#usage };
+    const u = { ...this.#usage };
+    if (!this.#outputReported) u.outputTokens = Math.max(u.outputTokens, Math.ceil(this.#outputChars / CHARS_PER_TOKEN));
+    return u;
   }
 
   /** True once the terminal output ([DONE]) has been produced, normally or after an error. */
@@ -94,6 +104,7 @@ export class MessagesStreamToChatStream {
     if (plain !== null) {
       // The common token event, read without parsing it; the chunk is what #chunk({ content }) writes.
       if (!this.#blocks.has(plain.index) || plain.quoted.length === 2) return '';
+      this.#outputChars += plain.quoted.length - 2;
       const [before, after] = (this.#contentAround ??= this.#around());
       return encodeSse(undefined, before + plain.quoted + after);
     }
@@ -109,6 +120,7 @@ export class MessagesStreamToChatStream {
         return this.#blockDelta(data);
       case 'message_delta':
         if (isObject(data.delta) && str(data.delta.stop_reason) !== undefined) this.#stopReason = str(data.delta.stop_reason) ?? null;
+        if (isObject(data.usage) && typeof data.usage.output_tokens === 'number') this.#outputReported = true;
         this.#usage = usageFromAnthropic(data.usage, this.#usage);
         return '';
       case 'content_block_stop': {
@@ -177,6 +189,8 @@ export class MessagesStreamToChatStream {
     const block = typeof data.index === 'number' ? this.#blocks.get(data.index) : undefined;
     const delta = isObject(data.delta) ? data.delta : {};
     if (block === undefined) return '';
+    const produced = str(delta.text) ?? str(delta.partial_json) ?? str(delta.thinking);
+    if (produced !== undefined) this.#outputChars += produced.length;
     switch (delta.type) {
       case 'text_delta':
         return this.#text(str(delta.text) ?? '');
@@ -287,6 +301,8 @@ export class MessagesStreamToChatStream {
   }
 }
 
+/** Rough output size when the upstream's count never came: about four characters per token. */
+const CHARS_PER_TOKEN = 4;
 const CONTENT_MARK = '\u0000modelgate-content\u0000';
 const CONTENT_MARK_JSON = JSON.stringify(CONTENT_MARK);
 const TEXT_DELTA_HEAD = '{"type":"content_block_delta","index":';

@@ -267,3 +267,10 @@ test('a tool call whose name arrives after its first fragment starts once the na
     ],
   );
 });
+
+test('a stream cut while the model reasons bills the reasoning delivered, not zero output', () => {
+  const t = new ChatStreamToMessagesStream(BASE);
+  feed(t, [sseChunk({ reasoning_content: 'r'.repeat(300) }), sseChunk({ reasoning_content: 'r'.repeat(100) })]);
+  assert.equal(t.usage.inputTokens, 137);
+  assert.equal(t.usage.outputTokens, 100);
+});

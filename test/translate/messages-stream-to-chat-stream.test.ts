@@ -285,3 +285,17 @@ test('JSON mode: text around the JSON tool is dropped, as in the whole reply; wi
   assert.equal(ownTool.content, 'Checking.');
   assert.equal(ownTool.finish, 'tool_calls');
 });
+
+test('a stream cut before message_delta bills what was delivered (about 4 characters a token), not message_start\'s 1', () => {
+  const full = anthropicStream([{ text: 'x'.repeat(400) }, { tool: 'f', fragments: ['{"a":"', 'y'.repeat(192), '"}'] }], 'tool_use');
+  const cut = full.slice(0, full.indexOf('event: message_delta'));
+  const t = new MessagesStreamToChatStream({ ...BASE, includeUsage: false });
+  for (const ev of new SseDecoder().push(cut)) t.push(ev);
+  t.end();
+  assert.equal(t.usage.inputTokens, 5);
+  assert.equal(t.usage.outputTokens, 150, '400 text + 200 argument characters');
+  // The upstream's own count wins once it came.
+  const whole = new MessagesStreamToChatStream({ ...BASE, includeUsage: false });
+  for (const ev of new SseDecoder().push(full)) whole.push(ev);
+  assert.equal(whole.usage.outputTokens, 9);
+});
