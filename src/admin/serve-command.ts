@@ -19,7 +19,7 @@ import type { Gateway } from '../pipeline/gateway.ts';
 import { createRouting } from '../routing/create-routing.ts';
 import { Admission } from '../pipeline/admit.ts';
 import { MemoryAdmissionStore } from '../admission/memory-store.ts';
-import type { AdmissionStore } from '../admission/store.ts';
+import { reservationTtlFor, type AdmissionStore } from '../admission/store.ts';
 import { youngGenerationNote } from '../runtime/node-flags.ts';
 
 export async function serveCommand(config: GatewayConfig): Promise<void> {
@@ -86,13 +86,15 @@ export async function serveCommand(config: GatewayConfig): Promise<void> {
  * namespaces the Redis keys, so gateways that must not share budgets can share one Redis.
  */
 async function admissionStore(config: GatewayConfig): Promise<AdmissionStore> {
-  if (config.redisUrl === null) return new MemoryAdmissionStore();
+  const reservationTtlMs = reservationTtlFor(config.models.map((m) => m.timeouts.totalMs));
+  if (config.redisUrl === null) return new MemoryAdmissionStore({ reservationTtlMs });
   // Loaded only when configured: the Redis client is ~20 MB of memory a single node never needs.
   const { RedisAdmissionStore } = await import('../admission/redis-store.ts');
   return new RedisAdmissionStore({
     url: config.redisUrl,
     prefix: process.env.MODELGATE_REDIS_PREFIX || config.redisPrefix || undefined,
     instanceId: config.instanceId ?? `${hostname()}:${config.listen.host}:${config.listen.port}`,
+    reservationTtlMs,
   });
 }
 

@@ -25,7 +25,8 @@
 // - "Left" = limit − spent − reserved (never below 0): what a new reservation could still take.
 //   `settle` may push spent above the budget when the real usage exceeded the estimate; the overshoot
 //   is bounded by one request's estimation error and shows as 0 left.
-// - Reservations expire `reservationTtlMs` after admit (default 10 min) so a crashed replica cannot
+// - Reservations expire `reservationTtlMs` after admit (default 10 min; the gateway passes its longest
+//   request deadline plus a minute, `reservationTtlFor`) so a crashed replica cannot
 //   hold budget or a slot forever: the next `admit` for that key reclaims them exactly like
 //   `release` (nothing billed). A late `settle`/`release` of a reclaimed reservation returns
 //   `{ ok: false }` and changes nothing; the durable usage row is still the truth and the next
@@ -39,6 +40,17 @@ export type RefusalReason = 'budget' | 'token_budget' | 'rpm' | 'tpm' | 'concurr
 
 export const WINDOW_MS = 60_000;
 export const DEFAULT_RESERVATION_TTL_MS = 10 * 60_000;
+/** Time after a request's deadline for its settle to arrive (the usage row, a slow store). */
+const SETTLE_MARGIN_MS = 60_000;
+
+/**
+ * A reservation must outlive the longest request it can belong to: one reclaimed while its request
+ * still streams frees the slot early and, settled late, adds nothing to spent — the budget would not
+ * hold. So the TTL is the longest `total` timeout of any model plus a margin, never below the default.
+ */
+export function reservationTtlFor(totalTimeoutsMs: readonly number[]): number {
+  return Math.max(DEFAULT_RESERVATION_TTL_MS, ...totalTimeoutsMs.map((ms) => ms + SETTLE_MARGIN_MS));
+}
 
 /** null = no limit of that kind. */
 export interface AdmissionLimits {
