@@ -14,6 +14,29 @@ export function emptyUsage(): Usage {
   return { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
 }
 
+/**
+ * An OpenAI-style `usage` object, read the same way on every route (pass-through tap and body, and the
+ * translators). `prompt_tokens` includes the cached tokens and, on servers that report them
+ * (OpenRouter-style `cache_write_tokens`), the tokens written to the cache: input is what is left.
+ */
+export function usageFromOpenAi(raw: unknown): Usage | undefined {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return undefined;
+  const u = raw as Record<string, unknown>;
+  const details = typeof u.prompt_tokens_details === 'object' && u.prompt_tokens_details !== null ? (u.prompt_tokens_details as Record<string, unknown>) : {};
+  const cached = finite(details.cached_tokens);
+  const written = finite(details.cache_write_tokens ?? details.cache_creation_tokens);
+  return {
+    inputTokens: Math.max(0, finite(u.prompt_tokens) - cached - written),
+    outputTokens: finite(u.completion_tokens),
+    cacheReadTokens: cached,
+    cacheWriteTokens: written,
+  };
+}
+
+function finite(v: unknown): number {
+  return typeof v === 'number' && Number.isFinite(v) ? v : 0;
+}
+
 /** No request bills more tokens of one kind than this, whatever an upstream reports. */
 export const MAX_TOKENS_PER_KIND = 1_000_000_000;
 

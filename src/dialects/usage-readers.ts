@@ -1,18 +1,12 @@
 // Reading token usage from either dialect's response bodies and stream events.
-import type { Usage } from '../core/usage.ts';
+import { usageFromOpenAi, type Usage } from '../core/usage.ts';
 import { isObject } from '../core/json.ts';
 
-function num(v: unknown): number {
-  return typeof v === 'number' && Number.isFinite(v) ? v : 0;
-}
-
-/** OpenAI `usage` (prompt_tokens includes cached tokens; we record the uncached part as input). */
+/** OpenAI `usage` into `into` (cached tokens and cache writes apart from input, src/core/usage.ts). */
 export function readOpenAIUsage(usage: unknown, into: Usage): boolean {
-  if (!isObject(usage)) return false;
-  const cached = isObject(usage.prompt_tokens_details) ? num(usage.prompt_tokens_details.cached_tokens) : 0;
-  into.cacheReadTokens = cached;
-  into.inputTokens = Math.max(0, num(usage.prompt_tokens) - cached);
-  into.outputTokens = num(usage.completion_tokens);
+  const read = usageFromOpenAi(usage);
+  if (read === undefined) return false;
+  Object.assign(into, read);
   return true;
 }
 

@@ -1,6 +1,6 @@
 // Token usage between the two wire shapes and the gateway's Usage (src/core/usage.ts).
 // OpenAI prompt_tokens includes cached tokens; Anthropic input_tokens excludes both cache reads and writes.
-import type { Usage } from '../core/usage.ts';
+import { usageFromOpenAi, type Usage } from '../core/usage.ts';
 import type { ChatUsage } from './wire-openai.ts';
 import { isObject, num } from './narrow.ts';
 
@@ -15,20 +15,8 @@ export function usageFromAnthropic(raw: unknown, prev: Usage): Usage {
   };
 }
 
-/** Reads an OpenAI `usage`; cache writes come from the few servers that report them (OpenRouter-style). */
-export function usageFromOpenAi(raw: unknown): Usage | undefined {
-  if (!isObject(raw)) return undefined;
-  const prompt = num(raw.prompt_tokens) ?? 0;
-  const details = isObject(raw.prompt_tokens_details) ? raw.prompt_tokens_details : {};
-  const cached = num(details.cached_tokens) ?? 0;
-  const written = num(details.cache_write_tokens) ?? num(details.cache_creation_tokens) ?? 0;
-  return {
-    inputTokens: Math.max(0, prompt - cached - written),
-    outputTokens: num(raw.completion_tokens) ?? 0,
-    cacheReadTokens: cached,
-    cacheWriteTokens: written,
-  };
-}
+/** Reads an OpenAI `usage`; one reader for every route (src/core/usage.ts). */
+export { usageFromOpenAi };
 
 export function usageToOpenAi(usage: Usage): ChatUsage {
   const prompt = usage.inputTokens + usage.cacheReadTokens + usage.cacheWriteTokens;

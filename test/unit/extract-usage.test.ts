@@ -37,3 +37,8 @@ test('usage written before the content is still the bill, not a usage key inside
   assert.equal(extractUsage('{"usage": 5}', 'openai'), null);
   assert.equal(extractUsage('not json "usage": {"prompt_tokens": 1}', 'openai'), null);
 });
+
+test('OpenAI-style cache writes (OpenRouter) are read on pass-through as on the translated route', () => {
+  const body = { id: 'c', choices: [], usage: { prompt_tokens: 8000, completion_tokens: 10, prompt_tokens_details: { cached_tokens: 0, cache_write_tokens: 6000 } } };
+  assert.deepEqual(extractUsage(JSON.stringify(body), 'openai'), { inputTokens: 2000, outputTokens: 10, cacheReadTokens: 0, cacheWriteTokens: 6000 });
+});
