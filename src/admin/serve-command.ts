@@ -57,6 +57,10 @@ export async function serveCommand(config: GatewayConfig): Promise<void> {
   const addr = server.address();
   const port = typeof addr === 'object' && addr ? addr.port : config.listen.port;
   log.info({ host: config.listen.host, port, config: config.source, database: config.database, models: config.models.length, keys: keys.size() }, `modelgate listening on http://${config.listen.host}:${port}`);
+  // A model without a price costs nothing, so USD budgets do not limit it: said once, at start, for
+  // models that reach a paid provider (mock models are free by nature).
+  const unpriced = config.models.filter((m) => m.price === null && m.deployments.some((d) => d.provider.kind !== 'mock')).map((m) => m.name);
+  if (unpriced.length > 0) log.warn({ models: unpriced }, 'models without a price: their calls cost $0 and USD budgets do not limit them (token budgets and rate limits still do)');
   const heapNote = youngGenerationNote({ execArgv: process.execArgv, nodeOptions: process.env.NODE_OPTIONS, constrainedMemory: process.constrainedMemory() });
   if (heapNote !== null) log[heapNote.level](heapNote.message);
 

@@ -39,7 +39,7 @@ export function exchangeFor(input: ExchangeInput, deployment: DeploymentConfig):
     });
   }
   if (input.dialect === 'openai' && upstream === 'anthropic') {
-    return new ChatToAnthropicExchange({ parsed: input.parsed, facts: input.facts, upstreamModel: deployment.model, defaultMaxTokens: input.defaultMaxTokens, structuredOutput: deployment.structuredOutput });
+    return new ChatToAnthropicExchange({ parsed: input.parsed, facts: input.facts, upstreamModel: deployment.model, defaultMaxTokens: input.defaultMaxTokens, promptEstimate: input.promptEstimate, structuredOutput: deployment.structuredOutput });
   }
   if (input.dialect === 'anthropic' && upstream === 'openai') {
     return new MessagesToOpenAIExchange({ parsed: input.parsed, facts: input.facts, upstreamModel: deployment.model, promptEstimate: input.promptEstimate, maxTokensField: deployment.maxTokensField });

@@ -10,6 +10,7 @@ import { isObject } from '../core/json.ts';
 import type { RequestFacts } from '../dialects/request-facts.ts';
 import type { Exchange, StreamRelay } from './exchange.ts';
 import { extractUsage } from './extract-usage.ts';
+import { estimatedReplyUsage } from './reply-usage-estimate.ts';
 
 const INCLUDE_USAGE_HEAD = Buffer.from('{"stream_options":{"include_usage":true},');
 
@@ -70,12 +71,15 @@ export class PassthroughExchange implements Exchange {
   }
 
   json(upstreamText: string): { body: string; usage: Usage } {
-    const usage = extractUsage(upstreamText, this.upstreamDialect);
-    if (usage === null && !looksLikeJsonObject(upstreamText)) {
-      throw new GatewayError('upstream_error', { message: 'The upstream answered 200 with a body that is not JSON.' });
+    let usage = extractUsage(upstreamText, this.upstreamDialect);
+    if (usage === null) {
+      // Rare (servers that omit usage), so the body is parsed only here.
+      const reply = jsonObject(upstreamText);
+      if (reply === null) throw new GatewayError('upstream_error', { message: 'The upstream answered 200 with a body that is not JSON.' });
+      usage = estimatedReplyUsage(reply, this.upstreamDialect, this.#promptEstimate);
     }
     const body = this.#facts.model === this.#upstreamModel ? upstreamText : patchFirstModel(upstreamText, JSON.stringify(this.#facts.model));
-    return { body, usage: usage ?? emptyUsage() };
+    return { body, usage };
   }
 
   stream(): StreamRelay {
@@ -92,11 +96,12 @@ export class PassthroughExchange implements Exchange {
   }
 }
 
-function looksLikeJsonObject(text: string): boolean {
+function jsonObject(text: string): Record<string, unknown> | null {
   try {
-    return isObject(JSON.parse(text));
+    const value: unknown = JSON.parse(text);
+    return isObject(value) ? value : null;
   } catch {
-    return false;
+    return null;
   }
 }
 

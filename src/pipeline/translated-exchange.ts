@@ -14,6 +14,7 @@ import {
   type ChatRequest, type MessagesRequest, type Message, type ChatCompletion, type JsonMode,
 } from '../translate/index.ts';
 import type { Exchange, StreamRelay } from './exchange.ts';
+import { estimatedReplyUsage } from './reply-usage-estimate.ts';
 
 interface StreamTranslator {
   push(ev: SseEvent): string;
@@ -85,8 +86,11 @@ export class ChatToAnthropicExchange implements Exchange {
   #facts: RequestFacts;
   #created = Math.floor(Date.now() / 1000);
 
-  constructor(opts: { parsed: Record<string, unknown>; facts: RequestFacts; upstreamModel: string; defaultMaxTokens: number; structuredOutput?: 'tool' | 'native' }) {
+  #promptEstimate: () => number;
+
+  constructor(opts: { parsed: Record<string, unknown>; facts: RequestFacts; upstreamModel: string; defaultMaxTokens: number; promptEstimate: () => number; structuredOutput?: 'tool' | 'native' }) {
     this.#facts = opts.facts;
+    this.#promptEstimate = opts.promptEstimate;
     const r = translateRequest(
       opts.parsed,
       () => chatRequestToMessages(opts.parsed as ChatRequest, { upstreamModel: opts.upstreamModel, defaultMaxTokens: opts.defaultMaxTokens, structuredOutput: opts.structuredOutput }),
@@ -104,7 +108,8 @@ export class ChatToAnthropicExchange implements Exchange {
     const msg = parseUpstream<Message>(upstreamText);
     return translateReply(() => {
       const chat = messagesResponseToChat(msg, { model: this.#facts.model, created: this.#created, jsonMode: this.#jsonMode ?? undefined });
-      return { body: JSON.stringify(chat), usage: usageFromAnthropic(msg.usage, emptyUsage()) };
+      const usage = isObject(msg.usage) ? usageFromAnthropic(msg.usage, emptyUsage()) : estimatedReplyUsage(msg, 'anthropic', this.#promptEstimate);
+      return { body: JSON.stringify(chat), usage };
     });
   }
 
@@ -140,7 +145,7 @@ export class MessagesToOpenAIExchange implements Exchange {
     const resp = parseUpstream<ChatCompletion>(upstreamText);
     return translateReply(() => {
       const msg = chatResponseToMessages(resp, { model: this.#facts.model, stopSequences: this.#stopSequences });
-      return { body: JSON.stringify(msg), usage: usageFromOpenAi(resp.usage) ?? emptyUsage() };
+      return { body: JSON.stringify(msg), usage: usageFromOpenAi(resp.usage) ?? estimatedReplyUsage(resp, 'openai', this.#promptEstimate) };
     });
   }
 

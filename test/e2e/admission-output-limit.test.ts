@@ -60,3 +60,14 @@ test('chat naming both limits reserves the larger: a server may read either', as
   const r = await call(fx, { path: '/v1/chat/completions', auth: key, body: { model: 'gpt-up', messages: HELLO, max_tokens: 50_000, max_completion_tokens: 1 } });
   assert.equal(r.status, 403, r.text);
 });
+
+test('a paid model without a price is named in a warning at start: USD budgets cannot limit it', async () => {
+  const other = await startFixture({ extraModels: '  - { name: free-up, deployments: [ { provider: up, model: x } ] }' });
+  try {
+    const line = other.gw.logs().split('\n').find((l) => l.includes('models without a price'));
+    assert.ok(line, other.gw.logs().slice(-2000));
+    assert.deepEqual((JSON.parse(line) as { models: string[] }).models, ['free-up'], 'mock models are free by nature and not named');
+  } finally {
+    await other.close();
+  }
+});

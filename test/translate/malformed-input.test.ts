@@ -165,7 +165,7 @@ test('nesting: a depth check that stops at its limit; the translated exchanges r
   assert.equal(nestedDeeperThan(nest(200_000), 10), true, 'a walk that stops at the limit does not overflow');
 
   const facts = { model: 'm', stream: false, maxTokens: null, includeUsage: false };
-  const make = (parsed: Record<string, unknown>) => new ChatToAnthropicExchange({ parsed, facts, upstreamModel: 'claude-x', defaultMaxTokens: 64 });
+  const make = (parsed: Record<string, unknown>) => new ChatToAnthropicExchange({ parsed, facts, upstreamModel: 'claude-x', defaultMaxTokens: 64, promptEstimate: () => 1 });
   const tools = (schemaExtra: unknown) => [{ type: 'function', function: { name: 'f', parameters: { type: 'object', x: schemaExtra } } }];
   assert.ok(make({ model: 'm', messages: [{ role: 'user', content: 'hi' }], tools: tools(nest(MAX_TRANSLATED_DEPTH - 10)) }).upstreamBody().length > 0);
   assert.throws(
