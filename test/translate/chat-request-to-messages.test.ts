@@ -54,14 +54,14 @@ test('history repair: consecutive same roles merged, tool results become tool_re
       content: [
         { type: 'text', text: 'Checking.' },
         { type: 'tool_use', id: 'call_a', name: 'get_weather', input: { city: 'Paris' } },
-        { type: 'tool_use', id: 'functions_get_weather_1', name: 'get_weather', input: { city: 'Oslo' } },
+        { type: 'tool_use', id: 'functions_get_weather_1_2198bdfa', name: 'get_weather', input: { city: 'Oslo' } },
       ],
     },
     {
       role: 'user',
       content: [
         { type: 'tool_result', tool_use_id: 'call_a', content: '18C' },
-        { type: 'tool_result', tool_use_id: 'functions_get_weather_1', content: [{ type: 'text', text: '4C' }] },
+        { type: 'tool_result', tool_use_id: 'functions_get_weather_1_2198bdfa', content: [{ type: 'text', text: '4C' }] },
         { type: 'text', text: 'Thanks' },
       ],
     },
@@ -262,4 +262,34 @@ test('history repair: an unanswered tool call gets an error result; an orphan to
   assert.deepEqual(r.body.messages[4], { role: 'user', content: 'Result of tool call call_zz: late' });
   assert.ok(r.adjustments.some((a) => a.includes('call_1 had no result')));
   assert.ok(r.adjustments.some((a) => a.includes('call_zz has no matching tool call')));
+});
+
+test('tool ids repaired for Anthropic stay distinct and pair up: call.1 and call:1 are two ids', () => {
+  const r = tr({
+    messages: [
+      { role: 'user', content: 'Q' },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [
+          { id: 'call.1', type: 'function', function: { name: 'a', arguments: '{}' } },
+          { id: 'call:1', type: 'function', function: { name: 'b', arguments: '{}' } },
+          { id: 'call_ok-2', type: 'function', function: { name: 'c', arguments: '{}' } },
+        ],
+      },
+      { role: 'tool', tool_call_id: 'call:1', content: 'B' },
+      { role: 'tool', tool_call_id: 'call.1', content: 'A' },
+      { role: 'tool', tool_call_id: 'call_ok-2', content: 'C' },
+    ],
+  });
+  const uses = (r.body.messages[1].content as Array<{ id: string }>).map((b) => b.id);
+  assert.equal(new Set(uses).size, 3, uses.join(', '));
+  for (const id of uses) assert.match(id, /^[a-zA-Z0-9_-]+$/);
+  assert.equal(uses[2], 'call_ok-2', 'a valid id is kept as it is');
+  const results = (r.body.messages[2].content as Array<{ tool_use_id: string; content: string }>).map((b) => [b.tool_use_id, b.content]);
+  assert.deepEqual(results, [
+    [uses[1], 'B'],
+    [uses[0], 'A'],
+    [uses[2], 'C'],
+  ]);
 });

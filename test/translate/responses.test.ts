@@ -150,6 +150,6 @@ test('chat → Message: reasoning becomes a leading thinking block; bad tool arg
   );
   validateMessage(out);
   assert.deepEqual(out.content[0], { type: 'thinking', thinking: 'hmm', signature: '' });
-  assert.deepEqual(out.content[2], { type: 'tool_use', id: 'functions_f_0', name: 'f', input: { [RAW_ARGUMENTS_KEY]: '{oops' }, caller: { type: 'direct' } });
+  assert.deepEqual(out.content[2], { type: 'tool_use', id: 'functions_f_0_465b9878', name: 'f', input: { [RAW_ARGUMENTS_KEY]: '{oops' }, caller: { type: 'direct' } });
   assert.equal(out.stop_reason, 'tool_use', 'tool calls reported with finish_reason stop still end in tool_use');
 });
