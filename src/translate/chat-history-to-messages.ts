@@ -72,7 +72,11 @@ function assistantBlocks(msg: ChatMessage, param: string): ContentBlock[] {
   if (out.length === 0 && signature !== undefined && signature.length > 0 && reasoning !== undefined) {
     out.push({ type: 'thinking', thinking: reasoning, signature });
   }
-  for (const text of textPartsOf(msg.content, `${param}.content`)) {
+  const texts = textPartsOf(msg.content, `${param}.content`);
+  // A refusal the model gave is what it said in that turn: kept as its text when there is no other.
+  const refusal = str(msg.refusal);
+  if (texts.every((t) => t.length === 0) && refusal !== undefined) texts.push(refusal);
+  for (const text of texts) {
     if (text.length > 0) out.push({ type: 'text', text });
   }
   const calls: unknown = msg.tool_calls;
@@ -148,6 +152,7 @@ function finishTurn(turn: Turn): MessageParam {
 export function chatHistoryToMessages(messages: readonly ChatMessage[], adjustments: string[]): HistoryResult {
   const system: string[] = [];
   const turns: Turn[] = [];
+  let named = 0;
   messages.forEach((msg, i) => {
     const param = `messages[${i}]`;
     if (!isObject(msg)) throw new TranslationError(param, 'each message must be an object');
@@ -158,6 +163,7 @@ export function chatHistoryToMessages(messages: readonly ChatMessage[], adjustme
         if (turns.length > 0) adjustments.push(`${param}: system message moved to the top-level system prompt`);
         break;
       case 'user':
+        if (str(msg.name) !== undefined) named++;
         push(turns, 'user', userBlocks(msg.content, `${param}.content`));
         break;
       case 'assistant':
@@ -173,6 +179,8 @@ export function chatHistoryToMessages(messages: readonly ChatMessage[], adjustme
   if (turns.length === 0) {
     throw new TranslationError('messages', 'messages must contain at least one user or assistant message with content');
   }
+  // Anthropic turns carry no speaker: consecutive users' turns merge into one without their names.
+  if (named > 0) adjustments.push(`name dropped from ${named} user message${named === 1 ? '' : 's'}`);
   if (turns[0].role === 'assistant') {
     turns.unshift({ role: 'user', blocks: [{ type: 'text', text: LEADING_USER_PLACEHOLDER }] });
     adjustments.push('user turn inserted before leading assistant message');

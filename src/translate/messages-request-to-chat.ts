@@ -198,6 +198,11 @@ export function messagesRequestToChat(body: MessagesRequest, opts: MessagesToCha
     else throw new TranslationError(`${param}.role`, 'role must be user or assistant');
   });
 
+  // A final assistant turn is a prefill Anthropic continues; an OpenAI-style model answers it instead.
+  const final = messages.at(-1);
+  if (final?.role === 'assistant' && typeof final.content === 'string' && final.content.length > 0) {
+    adjustments.push('final assistant message sent as history: the upstream answers it rather than continuing it');
+  }
   const out: ChatRequest = { model: opts.upstreamModel, messages };
   out[opts.maxTokensField ?? 'max_tokens'] = body.max_tokens;
   const temperature = num(body.temperature);

@@ -293,3 +293,16 @@ test('tool ids repaired for Anthropic stay distinct and pair up: call.1 and call
     [uses[2], 'C'],
   ]);
 });
+
+test('what has no Anthropic field is said: user names dropped (recorded); an assistant refusal kept as its text', () => {
+  const r = tr({
+    messages: [
+      { role: 'user', content: 'Hi', name: 'alice' },
+      { role: 'user', content: 'Hello', name: 'bob' },
+      { role: 'assistant', content: null, refusal: 'I cannot help with that.' },
+      { role: 'user', content: 'Why?' },
+    ],
+  });
+  assert.ok(r.adjustments.includes('name dropped from 2 user messages'), r.adjustments.join('; '));
+  assert.deepEqual(r.body.messages[1], { role: 'assistant', content: 'I cannot help with that.' });
+});

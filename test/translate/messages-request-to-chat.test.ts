@@ -138,3 +138,10 @@ test('server tools and unknown blocks are a TranslationError naming the field', 
     assert.throws(() => tr(body), (err: unknown) => err instanceof TranslationError && err.param === param, param);
   }
 });
+
+test('a prefill (final assistant turn) is sent as history and the caller is told the upstream will not continue it', () => {
+  const r = tr({ messages: [{ role: 'user', content: 'JSON please' }, { role: 'assistant', content: '{' }] });
+  assert.deepEqual(r.body.messages.at(-1), { role: 'assistant', content: '{' });
+  assert.ok(r.adjustments.some((a) => a.startsWith('final assistant message sent as history')), r.adjustments.join('; '));
+  assert.ok(!tr({}).adjustments.some((a) => a.startsWith('final assistant')));
+});
