@@ -192,6 +192,10 @@ export class ChatStreamToMessagesStream {
   /** Text or reasoning: streamed into its block, or held until the calls before it are complete. */
   #content(kind: 'text' | 'thinking', text: string): string {
     if (this.#open?.kind !== kind && this.#mustHold()) return this.#hold(kind, text);
+    return this.#streamContent(kind, text);
+  }
+
+  #streamContent(kind: 'text' | 'thinking', text: string): string {
     return this.#ensure(kind) + this.#delta(kind === 'text' ? { type: 'text_delta', text } : { type: 'thinking_delta', thinking: text });
   }
 
@@ -204,9 +208,7 @@ export class ChatStreamToMessagesStream {
 
   #releaseHeld(): string {
     let out = '';
-    for (const { kind, text } of this.#held.splice(0)) {
-      out += this.#ensure(kind) + this.#delta(kind === 'text' ? { type: 'text_delta', text } : { type: 'thinking_delta', thinking: text });
-    }
+    for (const { kind, text } of this.#held.splice(0)) out += this.#streamContent(kind, text);
     return out;
   }
 
