@@ -21,7 +21,7 @@ function codeFor(status: number): ErrorCode {
  */
 export function upstreamFailure(opts: { status: number; text: string; upstreamDialect: Dialect; clientDialect: Dialect; masker: SecretMasker }): GatewayError {
   const shaped = upstreamErrorToDialect({ upstreamKind: opts.upstreamDialect, clientDialect: opts.clientDialect, status: opts.status, bodyText: opts.text });
-  const credentials = opts.status === 401 || opts.status === 403;
+  const credentials = opts.status === 401;
   return new GatewayError(codeFor(shaped.status), {
     message: opts.masker.mask(shaped.message),
     status: shaped.status,

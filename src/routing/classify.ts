@@ -69,7 +69,10 @@ export function parseRetryAfter(headers: UpstreamHeaders, wallNowMs: number = Da
 /** An upstream HTTP status (and its headers) as an attempt outcome. */
 export function classifyStatus(status: number, headers: UpstreamHeaders = {}): AttemptOutcome {
   if (status >= 200 && status < 300) return { kind: 'success' };
-  if (status === 401 || status === 403) return { kind: 'credentials', status };
+  // Only 401 says the key itself is bad. A 403 also comes from what is in the request (OpenRouter's
+  // moderation, a WAF in front of the upstream): taking the key out of rotation on it would let one
+  // caller's request lock every caller out of the provider. It is the request's answer, like a 400.
+  if (status === 401) return { kind: 'credentials', status };
   if (RETRYABLE_STATUSES.has(status)) {
     const outcome: RetryableOutcome = { kind: 'retryable', status };
     const retryAfterMs = parseRetryAfter(headers);

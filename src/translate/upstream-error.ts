@@ -1,6 +1,7 @@
 // An upstream error body in either dialect re-shaped for the client's dialect, upstream text preserved
 // (secrets masked). Status follows shared/DESIGN.md: 400 stays 400, the gateway's own credentials being
-// refused (401/403) becomes 502, other 5xx become 502, timeouts 504, rate limits 429.
+// refused (401) becomes 502, other 5xx become 502, timeouts 504, rate limits 429. A 403 stays 403: it
+// is as often about the request (moderation, a WAF) as about the key, and an SDK retries a 502.
 import type { Dialect } from '../core/dialect.ts';
 import { isObject, str, tryParseJson } from './narrow.ts';
 
@@ -37,7 +38,7 @@ export const ANTHROPIC_ERROR_STATUS: Readonly<Record<string, number>> = {
 };
 
 export function clientStatusFor(upstreamStatus: number): number {
-  if (upstreamStatus === 401 || upstreamStatus === 403) return 502;
+  if (upstreamStatus === 401) return 502;
   if (upstreamStatus === 408 || upstreamStatus === 504) return 504;
   if (upstreamStatus === 422) return 400;
   // The caller's model exists in the gateway's catalog: an upstream 404 is the operator's configuration
@@ -109,9 +110,8 @@ export function upstreamErrorToDialect(opts: UpstreamErrorOptions): DialectError
   const parsed = parseErrorBody(opts.bodyText);
   const status = clientStatusFor(opts.status);
   let message = maskSecrets(parsed.message ?? `upstream returned HTTP ${opts.status}`);
-  if (opts.status === 401 || opts.status === 403) {
-    message = `the upstream provider refused the gateway's credentials: ${message}`;
-  }
+  if (opts.status === 401) message = `the upstream provider refused the gateway's credentials: ${message}`;
+  else if (opts.status === 403) message = `the upstream provider refused the request: ${message}`;
   const sameDialect = opts.upstreamKind === opts.clientDialect;
   const type = sameDialect && parsed.type !== undefined && status === opts.status ? parsed.type : typeFor(opts.clientDialect, opts.status, status);
   if (opts.clientDialect === 'anthropic') return { status, type, message, code: null, param: null };

@@ -173,6 +173,21 @@ for (const route of ROUTES) {
     }
   });
 
+  test(`${route.label}: an upstream 403 about the request (moderation, a WAF) is the caller's 403; the key stays in rotation`, async () => {
+    for (let i = 0; i < 3; i++) {
+      fx.faults({ A: [{ kind: 'status', status: 403, body: { error: { message: 'Input flagged by moderation', type: 'invalid_request_error', code: 'moderation' } } }] });
+      const message = await expectError(route, await fx.send(route), 403);
+      assert.match(message, /refused the request: Input flagged by moderation/);
+      assert.deepEqual(fx.tried(), ['A'], 'not retried: another attempt would be refused the same way');
+    }
+    // Were a 403 taken for bad credentials, the key would be out of rotation now, for every caller.
+    fx.faults({});
+    const res = await fx.send(route);
+    await res.text();
+    assert.equal(res.status, 200);
+    assert.deepEqual(fx.tried(), ['A']);
+  });
+
   test(`${route.label}: stream cut after some events → in-stream error event, ended stream, usage so far settled`, async () => {
     fx.faults({ A: [{ kind: 'cut-stream', afterEvents: 4 }] });
     const res = await fx.send(route, { stream: true });

@@ -9,8 +9,8 @@ test('classifyStatus: retryable, credentials, fatal, success', () => {
   const table: [number, AttemptOutcome['kind']][] = [
     [200, 'success'], [201, 'success'],
     [429, 'retryable'], [500, 'retryable'], [502, 'retryable'], [503, 'retryable'], [504, 'retryable'], [529, 'retryable'],
-    [401, 'credentials'], [403, 'credentials'],
-    [400, 'fatal'], [404, 'fatal'], [408, 'fatal'], [413, 'fatal'], [422, 'fatal'], [501, 'fatal'], [505, 'fatal'],
+    [401, 'credentials'],
+    [400, 'fatal'], [403, 'fatal'], [404, 'fatal'], [408, 'fatal'], [413, 'fatal'], [422, 'fatal'], [501, 'fatal'], [505, 'fatal'],
   ];
   for (const [status, kind] of table) {
     const outcome = classifyStatus(status);

@@ -63,3 +63,10 @@ test('an upstream error of megabytes is kept to its first 2,000 characters, its 
   const short = upstreamErrorToDialect({ upstreamKind: 'openai', clientDialect: 'openai', status: 400, bodyText: OAI_BODY('invalid_request_error', 'max_tokens is too large', 'bad') });
   assert.equal(short.message, 'max_tokens is too large');
 });
+
+test('an upstream 403 stays a 403 permission error with the upstream text: it is often about the request, and SDKs retry a 502', () => {
+  const got = upstreamErrorToDialect({ upstreamKind: 'openai', clientDialect: 'anthropic', status: 403, bodyText: OAI_BODY('invalid_request_error', 'Input flagged by moderation', 'moderation') });
+  assert.equal(got.status, 403);
+  assert.equal(got.type, 'permission_error');
+  assert.match(got.message, /refused the request: Input flagged by moderation/);
+});
