@@ -18,6 +18,9 @@ export async function keysCommand(store: Store, argv: string[], out: (s: string)
   switch (sub) {
     case 'create': {
       if (!values.name) throw new UsageError('keys create needs --name NAME');
+      // Names pick keys in disable, delete and update: two keys of one name would make those ambiguous.
+      const taken = (await store.listKeys()).find((k) => k.name === values.name);
+      if (taken) throw new UsageError(`a key named "${values.name}" already exists (${taken.id}); choose another name`);
       const key = generateKey();
       const rec: KeyRecord = {
         id: newKeyId(), name: values.name, hash: hashKey(key), masked: maskKey(key), models: null, expiresAt: null,
@@ -72,6 +75,9 @@ export async function keysCommand(store: Store, argv: string[], out: (s: string)
 
 async function need(store: Store, idOrName: string | undefined): Promise<KeyRecord> {
   if (!idOrName) throw new UsageError('name the key by id or name');
+  // A database from before names were unique may hold several: act on none rather than on one of them.
+  const named = (await store.listKeys()).filter((k) => k.name === idOrName && k.id !== idOrName);
+  if (named.length > 1) throw new UsageError(`${named.length} keys are named "${idOrName}"; name one by id: ${named.map((k) => k.id).join(', ')}`);
   const k = await store.findKey(idOrName);
   if (!k) throw new UsageError(`no key with id or name "${idOrName}"`);
   return k;

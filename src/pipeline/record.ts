@@ -3,6 +3,7 @@ import type { Gateway } from './gateway.ts';
 import type { RequestState } from './request-state.ts';
 import { costNanos } from '../accounting/price.ts';
 import { periodStart } from '../accounting/period.ts';
+import { maskKeyLike } from '../observability/mask-secrets.ts';
 
 /** The request's cost in nano-USD, computed once: the settle and the usage row must agree exactly. */
 export function priceRequest(gw: Gateway, state: RequestState): number {
@@ -22,7 +23,7 @@ export function recordRequest(gw: Gateway, state: RequestState, settledPeriod: n
     requestId: state.requestId,
     keyId: state.key.id,
     endpoint: state.endpoint,
-    model: state.model,
+    model: rowModel(gw, state.model),
     deployment: state.deployment,
     status: state.status,
     inputTokens: u.inputTokens,
@@ -47,4 +48,20 @@ export function recordRequest(gw: Gateway, state: RequestState, settledPeriod: n
 function modelLabel(gw: Gateway, model: string): string {
   if (model === '') return '(none)';
   return gw.catalog.get(model) === undefined ? '(unknown)' : model;
+}
+
+/** Longest unknown model name a usage row keeps: enough to see what a client asked for. */
+const UNKNOWN_MODEL_CHARS = 100;
+
+/**
+ * The model a usage row names. A configured model as it is; a name the catalog does not know is the
+ * caller's raw text (up to the body limit), so the row keeps a sanitised head of it: key-shaped text
+ * masked (a key pasted into `model`), control characters replaced (they would forge lines in
+ * `modelgate usage`), at most UNKNOWN_MODEL_CHARS.
+ */
+export function rowModel(gw: Gateway, model: string): string {
+  if (gw.catalog.get(model) !== undefined) return model;
+  // Masked before it is cut, so a key across the cut cannot leave a piece; a key is far shorter than 10×.
+  const masked = maskKeyLike(model.slice(0, 10 * UNKNOWN_MODEL_CHARS)).replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, '?');
+  return masked.length > UNKNOWN_MODEL_CHARS ? `${masked.slice(0, UNKNOWN_MODEL_CHARS)}…` : masked;
 }

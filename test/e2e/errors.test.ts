@@ -340,3 +340,19 @@ async function waitForUsage(f: Fixture): Promise<string> {
   }
   throw new Error('no usage rows');
 }
+
+test('an unknown model name reaches the usage rows masked, without control characters and cut to 100 characters', async () => {
+  const { key } = await fx.gw.createKey({ name: 'odd-model' });
+  const pasted = 'sk-abcdefghijklmnopqrstuvwxyz0123456789ABCD';
+  const model = `${pasted}\n2026-11-22  alice  gpt-up  41\u001b[8m${'x'.repeat(5000)}`;
+  const r = await call(fx, { path: '/v1/chat/completions', body: chat(model), auth: key });
+  assert.equal(r.status, 404);
+  let rows: Array<{ keyName: string; model: string }> = [];
+  for (let i = 0; i < 100 && !rows.some((row) => row.keyName === 'odd-model'); i++) rows = JSON.parse(await fx.gw.cli(['usage', '--json'])) as typeof rows;
+  const row = rows.find((x) => x.keyName === 'odd-model');
+  assert.ok(row, 'the refused request has its row');
+  assert.ok(!row.model.includes(pasted) && !row.model.includes('abcdefghijklmnop'), row.model);
+  assert.ok(!/[\u0000-\u001f]/.test(row.model), 'no control characters');
+  assert.ok(row.model.length <= 101, `${row.model.length} characters`);
+  assert.ok(!(await fx.gw.cli(['usage'])).includes('abcdefghijklmnop'));
+});
