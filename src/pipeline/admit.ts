@@ -62,6 +62,8 @@ export interface AdmitOptions {
   now: number;
   /** Which field names the output limit, and whether `n` multiplies it; default `openai`. */
   dialect?: Dialect;
+  /** A request that costs nothing upstream (count_tokens): counted against RPM and concurrency only. */
+  free?: boolean;
 }
 
 /** How admit sized one request: the prompt estimate, and whether it was the quick byte bound. */
@@ -149,6 +151,11 @@ export class Admission {
     // enough (the request's size in bytes: no tokenizer, no scan of the text); near a limit, or when
     // the quick size is refused, the full tokenizer estimate decides, so it has the last word at the margin.
     const target = model.deployments[0]?.model ?? model.name;
+    if (opts.free === true) {
+      const nothing: Sizing = { target, maxTokens: 0, named: 0, promptTokens: 0, quick: true };
+      const result = this.#tryAdmit(entry, now, { nanos: 0, tokens: 0 });
+      return result instanceof Promise ? result.then((r) => this.#conclude(entry, opts.key, nothing, r)) : this.#conclude(entry, opts.key, nothing, result);
+    }
     const maxTokens = requestedMaxTokens(body, this.#defaultMaxTokens, opts.dialect);
     const sizing: Sizing = { target, maxTokens, named: namedMaxTokens(body, opts.dialect), promptTokens: 0, quick: false };
     let size = reservationOf(model, 0, maxTokens);

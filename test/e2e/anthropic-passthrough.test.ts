@@ -97,3 +97,27 @@ test('a repeated model key: the upstream gets only the model routed and billed, 
     assert.equal((JSON.parse(text) as { model: string }).model, 'claude-upstream-1');
   }
 });
+
+test('count_tokens: an upstream that cannot count gives an estimate, a bad request its 400, and the key\'s RPM applies', async () => {
+  const body = { model: 'claude-up', messages: [{ role: 'user', content: 'How many tokens is this?' }] };
+  const headers = { 'anthropic-version': '2023-06-01' };
+  const path = '/v1/messages/count_tokens';
+  for (const fault of [{ kind: 'status', status: 500 }, { kind: 'status', status: 404 }, { kind: 'reset' }] as const) {
+    fx.up.enqueue(fault);
+    const r = await call(fx, { path, body, headers });
+    assert.equal(r.status, 200, `${JSON.stringify(fault)}: ${r.text}`);
+    assert.equal(r.headers.get('x-modelgate-token-count'), 'estimate');
+    assert.ok((r.json as { input_tokens: number }).input_tokens > 0);
+    assert.ok(!r.text.includes('127.0.0.1'), 'no upstream address');
+  }
+  fx.up.enqueue({ kind: 'status', status: 400, body: { type: 'error', error: { type: 'invalid_request_error', message: 'messages.0.content: empty' } } });
+  const bad = await call(fx, { path, body, headers });
+  assert.equal(bad.status, 400);
+  assert.match(bad.text, /messages\.0\.content: empty/);
+  // Counting is free upstream, but it is a request: a key limited to 1 a minute gets its 429.
+  const { key } = await fx.gw.createKey({ name: 'count-rpm', flags: ['--rpm', '1'] });
+  assert.equal((await call(fx, { path, body, headers, auth: key })).status, 200);
+  const refused = await call(fx, { path, body, headers, auth: key });
+  assert.equal(refused.status, 429, refused.text);
+  assert.ok(refused.headers.get('retry-after'));
+});
