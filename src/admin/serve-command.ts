@@ -29,7 +29,7 @@ export async function serveCommand(config: GatewayConfig): Promise<void> {
   const keys = new KeyCache({ store, onError: (err) => log.error({ err: String(err) }, 'key refresh failed') });
   await keys.start();
   const usage = new UsageWriter({ store, flushMs: config.usageFlushMs, onError: (err, rows) => log.error({ err: String(err), rows }, 'usage write failed') });
-  const masker = new SecretMasker(config.providers.flatMap((p) => p.apiKeys));
+  const masker = new SecretMasker(providerSecrets(config));
   const admission = new Admission({
     store: await admissionStore(config),
     keySpend: (keyId, period) => store.keySpend(keyId, period),
@@ -117,4 +117,12 @@ async function ensureFirstKey(store: Store, config: GatewayConfig, log: ReturnTy
   await store.insertKey(rec);
   writeFileSync(file, key + '\n', { mode: 0o600 });
   log.info({ keyId: rec.id, masked: rec.masked, file }, `created a first API key; it is in ${file} (delete the file once you have stored the key)`);
+}
+
+/** Header names whose values are credentials (Azure's `api-key`, a proxy's token). */
+const CREDENTIAL_HEADER = /key|token|auth|secret|password|signature|cookie/i;
+
+/** What an upstream may echo back and must be masked wherever it appears: keys and credential headers. */
+function providerSecrets(config: GatewayConfig): string[] {
+  return config.providers.flatMap((p) => [...p.apiKeys, ...Object.entries(p.headers).filter(([name]) => CREDENTIAL_HEADER.test(name)).map(([, value]) => value)]);
 }

@@ -18,6 +18,11 @@ import { readAnthropicUsage, readOpenAIUsage } from './usage-readers.ts';
 import { isObject } from '../core/json.ts';
 import { GatewayError } from '../core/errors.ts';
 
+/** What masks credentials in text (observability/mask-secrets.ts's SecretMasker). */
+export interface TextMasker {
+  mask(text: string): string;
+}
+
 /** A line this long without its end is a broken upstream, not an event to hold in memory (as the 64 MB cap on whole bodies). */
 const MAX_LINE = 64 * 1048576;
 
@@ -43,9 +48,12 @@ export class PassthroughStreamTap {
   #last = '';
   /** null until the first block: whether the upstream writes `"key": value` with a space. */
   #spaced: boolean | null = null;
+  /** Masks credentials in the upstream's own error events, which may echo the gateway's provider key. */
+  #masker: TextMasker | null;
 
-  constructor(opts: { dialect: Dialect; clientModel: string; upstreamModel: string; stripUsageChunk: boolean }) {
+  constructor(opts: { dialect: Dialect; clientModel: string; upstreamModel: string; stripUsageChunk: boolean; masker?: TextMasker }) {
     this.#dialect = opts.dialect;
+    this.#masker = opts.masker ?? null;
     this.#clientModelJson = latin1(JSON.stringify(opts.clientModel));
     this.#rewrite = opts.clientModel !== opts.upstreamModel;
     this.#stripUsageChunk = opts.stripUsageChunk;
@@ -120,6 +128,7 @@ export class PassthroughStreamTap {
   }
 
   #openai(block: string): string {
+    if (this.#masker !== null && block.includes('{"error"')) block = this.#masked(block);
     let usageAt = block.indexOf('usage":{');
     if (usageAt === -1 && this.#spaced === true) usageAt = block.indexOf('usage": {');
     if (usageAt !== -1) block = this.#openaiUsage(block, usageAt);
@@ -180,12 +189,20 @@ export class PassthroughStreamTap {
       this.#events++;
       return block;
     }
+    if (this.#masker !== null && block.includes('event: error')) block = this.#masked(block);
     this.#events += count(block, 'type":"content_block_delta');
     if (this.#spaced === true) this.#events += count(block, 'type": "content_block_delta');
     if (block.includes('message_start')) block = this.#anthropicEvent(block, 'message_start');
     if (block.includes('message_delta')) block = this.#anthropicEvent(block, 'message_delta');
     if (!this.finished && block.includes('message_stop')) this.finished = true;
     return block;
+  }
+
+  /** The block with credentials masked: an error event, rare, so decoded to text and back. */
+  #masked(block: string): string {
+    const text = Buffer.from(block, 'latin1').toString('utf8');
+    const masked = this.#masker!.mask(text);
+    return masked === text ? block : latin1(masked);
   }
 
   /** Reads usage from a message_start / message_delta data line (rewriting message_start's model). */

@@ -3,6 +3,7 @@ import type { Dialect } from '../core/dialect.ts';
 import type { DeploymentConfig } from '../core/config-types.ts';
 import { GatewayError } from '../core/errors.ts';
 import type { RequestFacts } from '../dialects/request-facts.ts';
+import type { TextMasker } from '../dialects/passthrough-tap.ts';
 import type { Exchange } from './exchange.ts';
 import { PassthroughExchange } from './passthrough-exchange.ts';
 import { ChatToAnthropicExchange, MessagesToOpenAIExchange } from './translated-exchange.ts';
@@ -19,6 +20,8 @@ export interface ExchangeInput {
   defaultMaxTokens: number;
   /** Admission reserved this many output tokens for a request that names no limit: send it (admit.ts). */
   outputCap: number | null;
+  /** Masks provider credentials in text an upstream sends back (its own stream error events). */
+  masker?: TextMasker;
 }
 
 export function exchangeFor(input: ExchangeInput, deployment: DeploymentConfig): Exchange {
@@ -36,6 +39,7 @@ export function exchangeFor(input: ExchangeInput, deployment: DeploymentConfig):
       promptEstimate: input.promptEstimate,
       outputCap: input.outputCap,
       maxTokensField: deployment.maxTokensField,
+      masker: input.masker,
     });
   }
   if (input.dialect === 'openai' && upstream === 'anthropic') {

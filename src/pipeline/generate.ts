@@ -61,7 +61,7 @@ export async function handleGeneration(gw: Gateway, req: IncomingMessage, res: S
     } else if (!res.writableEnded) {
       res.end();
     }
-    if (gerr.status >= 500) gw.log.warn({ requestId: opts.requestId, code: gerr.code, status: gerr.status, msg: gerr.message }, 'request failed');
+    if (gerr.status >= 500) gw.log.warn({ requestId: opts.requestId, code: gerr.code, status: gerr.status, reason: gerr.message }, 'request failed');
   } finally {
     gw.metrics.inFlight--;
     // Settle before the row is queued: the row must carry the cost the store settled, and the period
@@ -113,7 +113,7 @@ async function serve(gw: Gateway, req: IncomingMessage, res: ServerResponse, fli
     gw,
     state,
     model,
-    input: { dialect: state.dialect, raw, text, parsed, facts, promptEstimate, defaultMaxTokens: gw.config.defaultMaxTokens, outputCap: admitted.outputCap },
+    input: { dialect: state.dialect, raw, text, parsed, facts, promptEstimate, defaultMaxTokens: gw.config.defaultMaxTokens, outputCap: admitted.outputCap, masker: gw.masker },
     forwardHeaders: forwardHeaders(req),
     client,
   });

@@ -4,7 +4,7 @@ import type { Dialect } from '../core/dialect.ts';
 import { GatewayError } from '../core/errors.ts';
 import { emptyUsage, type Usage } from '../core/usage.ts';
 import { patchFirstModel, patchModelBytes } from '../dialects/json-model-patch.ts';
-import { PassthroughStreamTap } from '../dialects/passthrough-tap.ts';
+import { PassthroughStreamTap, type TextMasker } from '../dialects/passthrough-tap.ts';
 import { renderStreamError } from '../dialects/render-error.ts';
 import { isObject } from '../core/json.ts';
 import type { RequestFacts } from '../dialects/request-facts.ts';
@@ -24,6 +24,7 @@ export class PassthroughExchange implements Exchange {
   #upstreamModel: string;
   #promptEstimate: () => number;
   #outputCap: { field: string; tokens: number } | null;
+  #masker: TextMasker | undefined;
 
   constructor(opts: {
     dialect: Dialect;
@@ -35,6 +36,8 @@ export class PassthroughExchange implements Exchange {
     promptEstimate: () => number;
     /** An output limit to add (the request names none and a budget reserved this much). */
     outputCap?: number | null;
+    /** Masks provider credentials in the upstream's own stream error events. */
+    masker?: TextMasker;
     maxTokensField?: 'max_tokens' | 'max_completion_tokens';
   }) {
     this.upstreamDialect = opts.dialect;
@@ -44,6 +47,7 @@ export class PassthroughExchange implements Exchange {
     this.#facts = opts.facts;
     this.#upstreamModel = opts.upstreamModel;
     this.#promptEstimate = opts.promptEstimate;
+    this.#masker = opts.masker;
     // Messages always name max_tokens; only chat requests can come without a limit. The field every
     // OpenAI model accepts (reasoning models refuse max_tokens) unless the deployment says otherwise.
     const cap = opts.dialect === 'openai' ? (opts.outputCap ?? null) : null;
@@ -89,6 +93,7 @@ export class PassthroughExchange implements Exchange {
         clientModel: this.#facts.model,
         upstreamModel: this.#upstreamModel,
         stripUsageChunk: this.upstreamDialect === 'openai' && !this.#facts.includeUsage,
+        masker: this.#masker,
       }),
       dialect: this.upstreamDialect,
       promptEstimate: this.#promptEstimate,

@@ -210,3 +210,20 @@ test('taps read spaced JSON (Python json.dumps) as they read compact: usage, the
   assert.ok(aout.includes('"model": "mine"'), 'message_start carries the client model');
   assert.equal(atap.deltaEvents, 2);
 });
+
+test('taps mask credentials in the upstream\'s own error events, and leave every other event as it came', async () => {
+  const { SecretMasker } = await import('../../src/observability/mask-secrets.ts');
+  const secret = 'prov-secret-0123456789abcdef';
+  const masker = new SecretMasker([secret]);
+  const oa = `${openaiStream.split('data: [DONE]')[0]}data: {"error":{"message":"key ${secret} over quota – retry","type":"insufficient_quota"}}\n\n`;
+  const tap = new PassthroughStreamTap({ dialect: 'openai', clientModel: 'up', upstreamModel: 'up', stripUsageChunk: false, masker });
+  const out = through(tap, Buffer.from(oa));
+  assert.ok(!out.includes(secret), out.slice(-200));
+  assert.match(out, /prov…cdef over quota – retry/, 'the rest of the text, multibyte characters included, is kept');
+  assert.ok(out.startsWith(openaiStream.split('data: [DONE]')[0]), 'events before the error are the upstream bytes');
+  const an = `event: message_start\ndata: {"type":"message_start","message":{"id":"m","type":"message","role":"assistant","model":"up","content":[],"usage":{"input_tokens":1,"output_tokens":1}}}\n\nevent: error\ndata: {"type":"error","error":{"type":"api_error","message":"bad key ${secret}"}}\n\n`;
+  const atap = new PassthroughStreamTap({ dialect: 'anthropic', clientModel: 'up', upstreamModel: 'up', stripUsageChunk: false, masker });
+  const aout = through(atap, Buffer.from(an));
+  assert.ok(!aout.includes(secret), aout);
+  assert.ok(atap.endsWithError());
+});
