@@ -1,7 +1,7 @@
 // Exact path routing (SPEC §4.1, DESIGN.md): no trailing slash, no case folding; a query string is ignored.
 import type { Dialect } from '../core/dialect.ts';
 
-export type RouteName = 'chat' | 'messages' | 'count_tokens' | 'models' | 'usage_token' | 'healthz' | 'metrics';
+export type RouteName = 'chat' | 'messages' | 'count_tokens' | 'models' | 'model' | 'usage_token' | 'healthz' | 'metrics';
 
 export interface Route {
   name: RouteName;
@@ -36,11 +36,34 @@ function absolutePath(url: string): string {
   return rest === '' || rest.charCodeAt(0) === 63 /* ? */ ? `/${rest}` : rest;
 }
 
+const MODELS_PREFIX = '/v1/models/';
+/** GET /v1/models/{id}: both SDKs' `models.retrieve`. */
+const MODEL_ROUTE: Route = { name: 'model', method: 'GET', dialect: 'openai' };
+
 export function findRoute(path: string): Route | undefined {
-  return ROUTES.get(path);
+  return ROUTES.get(path) ?? (path.length > MODELS_PREFIX.length && path.startsWith(MODELS_PREFIX) ? MODEL_ROUTE : undefined);
 }
 
-/** The dialect an unknown path's 404 is written in: Anthropic-shaped under /v1/messages, else OpenAI. */
-export function dialectForPath(path: string): Dialect {
-  return path.startsWith('/v1/messages') || path.startsWith('/v1/complete') ? 'anthropic' : 'openai';
+/** The model id of a `/v1/models/{id}` path (SDKs percent-encode it; a name may hold a `/`), or null. */
+export function modelIdOf(path: string): string | null {
+  try {
+    return decodeURIComponent(path.slice(MODELS_PREFIX.length));
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The dialect an error is written in where the path does not decide it: Anthropic-shaped under
+ * /v1/messages, and for any caller that sends `anthropic-version` (the Anthropic SDK does, on
+ * `models.list`, `models.retrieve` and endpoints the gateway does not have); else OpenAI.
+ */
+export function dialectForPath(path: string, anthropicVersion?: string | string[]): Dialect {
+  if (path.startsWith('/v1/messages') || path.startsWith('/v1/complete')) return 'anthropic';
+  return anthropicVersion === undefined ? 'openai' : 'anthropic';
+}
+
+/** A route's error dialect for this caller: the shared GET routes answer Anthropic callers in kind. */
+export function callerDialect(route: Route, anthropicVersion: string | string[] | undefined): Dialect {
+  return route.dialect === 'openai' && anthropicVersion !== undefined && (route.name === 'models' || route.name === 'model') ? 'anthropic' : route.dialect;
 }

@@ -3,14 +3,14 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { GatewayError } from '../core/errors.ts';
 import { handleGeneration } from '../pipeline/generate.ts';
 import { authenticate, checkAnthropicVersion } from '../pipeline/authenticate.ts';
-import { listModelsBody } from '../pipeline/list-models.ts';
+import { listModelsBody, modelBody } from '../pipeline/list-models.ts';
 import { usageTokenBody } from '../pipeline/usage-token.ts';
 import { countTokens } from '../pipeline/count-tokens.ts';
 import type { Gateway } from '../pipeline/gateway.ts';
 import { answeredOrGone, markAnsweredByNode, readBody, parseJsonBody } from './body.ts';
 import { sendError, sendJson } from './respond.ts';
 import { newRequestId } from './request-id.ts';
-import { dialectForPath, findRoute, pathOf, type Route } from './routes.ts';
+import { callerDialect, dialectForPath, findRoute, modelIdOf, pathOf, type Route } from './routes.ts';
 
 const rawResponse = (status: string): string => `HTTP/1.1 ${status}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`;
 const CLIENT_ERROR_RESPONSES: Readonly<Record<string, string>> = {
@@ -36,7 +36,7 @@ export function createGatewayServer(gw: Gateway): Server {
     if (!route) {
       req.resume();
       sendError(res, {
-        dialect: dialectForPath(path),
+        dialect: dialectForPath(path, req.headers['anthropic-version']),
         error: new GatewayError('not_found', { message: `No route for ${req.method} ${path}. Paths are exact: /v1/chat/completions, /v1/messages, /v1/models, /api/usage/token.` }),
         requestId,
       });
@@ -47,7 +47,7 @@ export function createGatewayServer(gw: Gateway): Server {
     if (req.method !== route.method && !(req.method === 'HEAD' && route.method === 'GET')) {
       req.resume();
       sendError(res, {
-        dialect: route.dialect,
+        dialect: callerDialect(route, req.headers['anthropic-version']),
         error: new GatewayError('method_not_allowed', { message: `${req.method} is not allowed on ${path}; use ${route.method}.` }),
         requestId,
         headers: { allow: route.method === 'GET' ? 'GET, HEAD' : route.method },
@@ -100,6 +100,14 @@ async function simpleAuthed(gw: Gateway, req: IncomingMessage, res: ServerRespon
       req.resume();
       return sendJson(res, { status: 200, body: listModelsBody(gw.catalog, key), requestId });
     }
+    if (route.name === 'model') {
+      req.resume();
+      const id = modelIdOf(pathOf(req.url));
+      const body = id === null ? null : modelBody(gw.catalog, key, id);
+      // A model the key may not use is as absent as in the listing.
+      if (body === null) throw new GatewayError('model_not_found', { message: `The model '${id ?? ''}' does not exist or this key may not use it.` });
+      return sendJson(res, { status: 200, body, requestId });
+    }
     if (route.name === 'usage_token') {
       req.resume();
       return sendJson(res, { status: 200, body: await usageTokenBody(gw, key, now), requestId });
@@ -112,6 +120,6 @@ async function simpleAuthed(gw: Gateway, req: IncomingMessage, res: ServerRespon
     if (!(err instanceof GatewayError)) throw err;
     if (answeredOrGone(err)) return;
     req.resume();
-    sendError(res, { dialect: route.dialect, error: err, requestId });
+    sendError(res, { dialect: callerDialect(route, req.headers['anthropic-version']), error: err, requestId });
   }
 }

@@ -84,6 +84,25 @@ test('the Anthropic SDK lists the same models from GET /v1/models', async () => 
   assert.deepEqual(ids.sort(), ['claude-mock', 'claude-up', 'gpt-mock', 'gpt-up']);
 });
 
+test('models.retrieve works in both SDKs; an unknown or forbidden model is a 404 in the caller\'s dialect', async () => {
+  const { default: OpenAI } = await import('openai');
+  const openai = new OpenAI({ baseURL: `${fx.gw.url}/v1`, apiKey: fx.key, maxRetries: 0 });
+  const o = await openai.models.retrieve('gpt-up');
+  assert.equal(o.id, 'gpt-up');
+  assert.equal(o.object, 'model');
+  const a = await client.models.retrieve('claude-up');
+  assert.equal(a.id, 'claude-up');
+  assert.equal(a.type, 'model');
+  assert.ok(!Number.isNaN(Date.parse(a.created_at)));
+  for (const id of ['nope', 'secret-model']) {
+    await assert.rejects(client.models.retrieve(id), (err: unknown) => err instanceof Anthropic.NotFoundError && (err.error as { error?: { type?: string } }).error?.type === 'not_found_error');
+    await assert.rejects(openai.models.retrieve(id), (err: unknown) => err instanceof OpenAI.NotFoundError && err.code === 'model_not_found');
+  }
+  // An Anthropic caller's 401 on the listing is Anthropic-shaped too.
+  const bad = new Anthropic({ baseURL: fx.gw.url, authToken: 'sk-not-a-key', apiKey: null, maxRetries: 0 });
+  await assert.rejects(bad.models.list(), (err: unknown) => err instanceof Anthropic.AuthenticationError && (err.error as { error?: { type?: string } }).error?.type === 'authentication_error');
+});
+
 test('a repeated model key: the upstream gets only the model routed and billed, for messages and count_tokens', async () => {
   const body = '{"model":"claude-opus-real","model":"claude-up","max_tokens":50,"messages":[{"role":"user","content":"hi"}]}';
   const headers = { 'anthropic-version': '2023-06-01' };
