@@ -11,7 +11,7 @@ const OPENAI_TYPES: Record<number, string> = {
 const ANTHROPIC_TYPES: Record<number, string> = {
   400: 'invalid_request_error', 401: 'authentication_error', 403: 'permission_error', 404: 'not_found_error',
   405: 'invalid_request_error', 413: 'request_too_large', 429: 'rate_limit_error', 500: 'api_error',
-  502: 'api_error', 503: 'overloaded_error', 504: 'api_error', 529: 'overloaded_error',
+  502: 'api_error', 503: 'overloaded_error', 504: 'timeout_error', 529: 'overloaded_error',
 };
 
 export function openaiErrorType(status: number): string {

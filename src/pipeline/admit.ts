@@ -193,6 +193,8 @@ export class Admission {
       const retryAfterSec = neverFitsTpm({ reason: result.reason, limits: entry.limits, requestTokens }) ? undefined : result.retryAfterSec;
       const refusal = refusalError({ reason: result.reason, limits: entry.limits, snapshot: result.snapshot, retryAfterSec, requestTokens });
       const headers = rateLimitHeaders({ limits: entry.limits, snapshot: result.snapshot, retryAfterSec });
+      // Budgets (403) the SDKs do not retry; a request larger than the whole minute's tokens they would.
+      if (retryAfterSec === undefined && result.reason === 'tpm') headers['x-should-retry'] = 'false';
       throw new GatewayError(refusal.code satisfies ErrorCode, { message: refusal.message, status: refusal.status, headers });
     }
     const headers = hasRateLimits(entry.limits) ? rateLimitHeaders({ limits: entry.limits, snapshot: result.snapshot }) : NO_HEADERS;

@@ -1,6 +1,7 @@
 // The routing stage on the request path: asks the AttemptPlan for deployments in turn, sends each
 // attempt under its clocks (AttemptWatch), and retries or fails over only before a byte reached the client.
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { Dialect } from '../core/dialect.ts';
 import type { DeploymentConfig, ModelConfig } from '../core/config-types.ts';
 import { GatewayError } from '../core/errors.ts';
 import type { Usage } from '../core/usage.ts';
@@ -8,7 +9,7 @@ import type { UpstreamResponse } from '../providers/upstream-types.ts';
 import { UpstreamBodyTooLarge, type UpstreamBody } from '../providers/upstream-body.ts';
 import type { ResponseClientLink } from './client-link.ts';
 import { AttemptWatch } from '../routing/attempt-watch.ts';
-import { classifyError, classifyStatus, header, type UpstreamHeaders } from '../routing/classify.ts';
+import { classifyError, classifyStatus, header, isQuotaExhausted, type UpstreamHeaders } from '../routing/classify.ts';
 import { maskApiKey } from '../routing/key-rotation.ts';
 import type { AttemptOutcome } from '../routing/outcome.ts';
 import { AttemptPlan, type AttemptStep } from '../routing/plan.ts';
@@ -58,7 +59,7 @@ export async function obtainAnswer(opts: ObtainAnswerOptions): Promise<Answer> {
   let lastText = '';
   for (;;) {
     const step = plan.next();
-    if (step.done) throw finalFailure({ plan, lastText, gw });
+    if (step.done) throw finalFailure({ plan, lastText, gw, dialect: state.dialect });
     if (step.delayMs > 0) await sleep(step.delayMs, undefined, { signal: client.signal }).catch(() => undefined);
     if (client.aborted) throw clientGone(plan);
     let exchange: Exchange;
@@ -85,7 +86,7 @@ export async function obtainAnswer(opts: ObtainAnswerOptions): Promise<Answer> {
       if (result.status !== undefined && result.status < 500) {
         throw upstreamFailure({ status: result.status, text: lastText, upstreamDialect: exchange.upstreamDialect, clientDialect: state.dialect, masker: gw.masker });
       }
-      throw finalFailure({ plan, lastText, gw });
+      throw finalFailure({ plan, lastText, gw, dialect: state.dialect });
     }
   }
 }
@@ -118,7 +119,8 @@ async function attempt(a: { opts: ObtainAnswerOptions; step: AttemptStep; exchan
     if (response.status < 200 || response.status >= 300) {
       const text = await errorText(response);
       watch.dispose();
-      return { kind: 'failed', outcome: classifyStatus(response.status, response.headers), detail: `status ${response.status}`, text, status: response.status };
+      const outcome: AttemptOutcome = isQuotaExhausted(response.status, text) ? { kind: 'credentials', status: 429 } : classifyStatus(response.status, response.headers);
+      return { kind: 'failed', outcome, detail: `status ${response.status}`, text, status: response.status };
     }
     const unusable = unusableAnswer(response.headers, opts.input.facts.stream);
     if (unusable !== null) {
@@ -212,7 +214,8 @@ function noteFailure(n: { gw: Gateway; state: RequestState; step: AttemptStep; r
   if (result.outcome.kind === 'credentials' && step.apiKey !== null) {
     const provider = step.deployment.provider.name;
     if (!gw.keyRotation.isRejected(provider, step.apiKey)) {
-      gw.log.error({ ...fields, provider, maskedKey: maskApiKey(step.apiKey) }, `upstream refused the gateway's key for provider '${provider}': key taken out of rotation until the operator acts`);
+      const why = result.status === 429 ? "the provider account behind the gateway's key is out of quota" : "upstream refused the gateway's key";
+      gw.log.error({ ...fields, provider, maskedKey: maskApiKey(step.apiKey) }, `${why} for provider '${provider}': key taken out of rotation until the operator acts`);
       return;
     }
   }
@@ -224,13 +227,19 @@ function clientGone(plan: AttemptPlan): GatewayError {
   return new GatewayError('upstream_error', { status: 499, message: plan.finalError().message });
 }
 
-function finalFailure(f: { plan: AttemptPlan; lastText: string; gw: Gateway }): GatewayError {
+function finalFailure(f: { plan: AttemptPlan; lastText: string; gw: Gateway; dialect: Dialect }): GatewayError {
   const fe = f.plan.finalError();
   const headers: Record<string, string> = {};
-  if (fe.retryAfterMs !== undefined) headers['retry-after'] = String(Math.max(1, Math.ceil(fe.retryAfterMs / 1000)));
+  if (fe.retryAfterMs !== undefined) {
+    // Both: seconds for everyone, and the exact wait for the SDKs, which read retry-after-ms first.
+    headers['retry-after'] = String(Math.max(1, Math.ceil(fe.retryAfterMs / 1000)));
+    headers['retry-after-ms'] = String(Math.max(0, Math.round(fe.retryAfterMs)));
+  }
+  if (fe.noRetry === true) headers['x-should-retry'] = 'false';
   const upstream = readUpstreamText(f.lastText, f.gw);
   const message = upstream === '' ? fe.message : `${fe.message} Upstream said: ${upstream}`;
-  return new GatewayError(fe.code, { status: fe.status, message, headers });
+  const upstreamType = fe.overloaded === true && f.dialect === 'anthropic' ? 'overloaded_error' : undefined;
+  return new GatewayError(fe.code, { status: fe.status, message, headers, upstreamType });
 }
 
 function readUpstreamText(text: string, gw: Gateway): string {

@@ -29,5 +29,7 @@ export function upstreamFailure(opts: { status: number; text: string; upstreamDi
     upstreamType: shaped.type,
     // The upstream's code describes the gateway's own key on a credentials failure: never the caller's.
     upstreamCode: credentials ? null : shaped.code,
+    // A 502 made of a refused key or an upstream 404 (the operator's configuration): retrying cannot help.
+    headers: shaped.status >= 500 ? { 'x-should-retry': 'false' } : undefined,
   });
 }

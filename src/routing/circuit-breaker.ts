@@ -119,6 +119,26 @@ export class CircuitBreaker {
     }
   }
 
+  /**
+   * How long until this deployment may be tried again: 0 now, the rest of an open cooldown, a second
+   * while another request's probe is out (it settles the state either way), null never (refused
+   * credentials wait for the operator). What a caller refused for lack of a deployment is told to wait.
+   */
+  availableInMs(deploymentId: string): number | null {
+    const entry = this.#entries.get(deploymentId);
+    if (entry === undefined || this.allows(deploymentId)) return 0;
+    switch (entry.state) {
+      case 'open':
+        return Math.max(0, entry.openUntil - this.#now());
+      case 'half-open':
+        return Math.min(1_000, Math.max(0, entry.probeAt + this.#probeTimeoutMs - this.#now()));
+      case 'credentials':
+        return null;
+      case 'closed':
+        return 0;
+    }
+  }
+
   /** Call when an attempt is sent; takes the single probe slot when half-open. False: do not send. */
   begin(deploymentId: string): boolean {
     if (!this.allows(deploymentId)) return false;

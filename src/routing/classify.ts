@@ -74,12 +74,23 @@ export function classifyStatus(status: number, headers: UpstreamHeaders = {}): A
   // caller's request lock every caller out of the provider. It is the request's answer, like a 400.
   if (status === 401) return { kind: 'credentials', status };
   if (RETRYABLE_STATUSES.has(status)) {
+    // The upstream's own word that a retry cannot help (the header the SDKs read first).
+    if (header(headers, 'x-should-retry') === 'false') return { kind: 'fatal', status };
     const outcome: RetryableOutcome = { kind: 'retryable', status };
     const retryAfterMs = parseRetryAfter(headers);
     if (retryAfterMs !== undefined) outcome.retryAfterMs = retryAfterMs;
     return outcome;
   }
   return { kind: 'fatal', status };
+}
+
+/**
+ * OpenAI's 429 `insufficient_quota`: the gateway's provider account is out of credit. No wait fixes it
+ * and it is not the caller's rate limit: it is treated as a refused key (the next key, if any, else the
+ * operator), and the caller sees a 502, not a 429 that invites retries.
+ */
+export function isQuotaExhausted(status: number, bodyText: string): boolean {
+  return status === 429 && /"(?:code|type)"\s*:\s*"insufficient_quota"/.test(bodyText);
 }
 
 function errorCode(err: object): string | undefined {
@@ -128,14 +139,20 @@ export interface FinalError {
   code: FinalErrorCode;
   /** Says how many attempts were made; names the model, never a key or an upstream URL. */
   message: string;
-  /** Only for 429: the smallest upstream `retry-after`, for the caller's `retry-after` header. */
+  /** The caller's `retry-after`: the smallest upstream one on a 429, a cooldown's end on a 503. */
   retryAfterMs?: number;
+  /** No retry can succeed (the SDKs read `x-should-retry: false` before the status). */
+  noRetry?: boolean;
+  /** The last failure was the upstream being overloaded (529, 503): Anthropic's `overloaded_error`. */
+  overloaded?: boolean;
 }
 
 export interface FinalErrorInput {
   model: string;
   attempts: readonly AttemptRecord[];
   reason: PlanEndReason;
+  /** For `none-available`: ms until a deployment may be tried again; null when only the operator can fix it. */
+  availableInMs?: number | null;
 }
 
 function attemptsText(count: number): string {
@@ -172,7 +189,8 @@ function smallestRetryAfter(failures: readonly AttemptOutcome[]): number | undef
 }
 
 const isRateLimited = (o: AttemptOutcome): boolean => o.kind === 'retryable' && o.status === 429;
-const isTimeout = (o: AttemptOutcome): boolean => o.kind === 'retryable' && o.timeout === true;
+// An upstream's own 504 is a timeout too (a gateway in front of it gave up waiting).
+const isTimeout = (o: AttemptOutcome): boolean => o.kind === 'retryable' && (o.timeout === true || o.status === 504);
 
 /**
  * The error the caller sees once a plan has ended without success (DESIGN.md statuses): 429 when every
@@ -190,11 +208,17 @@ export function finalError(input: FinalErrorInput): FinalError {
       const message = `No attempt for model '${model}' could start before the request deadline (0 attempts).`;
       return { status: 504, code: 'upstream_timeout', message };
     }
-    return {
+    if (input.availableInMs === null) {
+      const message = `No deployment of model '${model}' is available: the upstream refused the gateway's credentials and the operator must fix them (0 attempts).`;
+      return { status: 503, code: 'no_deployment_available', message, noRetry: true };
+    }
+    const error: FinalError = {
       status: 503,
       code: 'no_deployment_available',
       message: `No deployment of model '${model}' is available: all are cooling down or disabled (0 attempts).`,
     };
+    if (input.availableInMs !== undefined) error.retryAfterMs = Math.max(1_000, input.availableInMs);
+    return error;
   }
   const last = attempts[n - 1].outcome;
   if (last.kind === 'success') throw new Error('finalError called for a request that succeeded');
@@ -205,7 +229,8 @@ export function finalError(input: FinalErrorInput): FinalError {
       const message = `The upstream rejected the request with status ${last.status} after ${where}.`;
       return { status: last.status, code: 'upstream_error', message };
     }
-    return { status: 502, code: 'upstream_error', message: `Upstream failure after ${where}; last: status ${last.status}.` };
+    // 501, 505, or a 5xx the upstream said not to retry: the next try would meet the same answer.
+    return { status: 502, code: 'upstream_error', message: `Upstream failure after ${where}; last: status ${last.status}.`, noRetry: true };
   }
   const failures = attempts.map((a) => a.outcome);
   if (failures.every(isRateLimited)) {
@@ -225,7 +250,11 @@ export function finalError(input: FinalErrorInput): FinalError {
       status: 502,
       code: 'upstream_error',
       message: `The upstream refused the gateway's credentials for model '${model}' (${attemptsText(n)}); the operator must fix them.`,
+      noRetry: true,
     };
   }
-  return { status: 502, code: 'upstream_error', message: `Upstream failure after ${where}; last: ${lastText}${unavailable}.` };
+  const error: FinalError = { status: 502, code: 'upstream_error', message: `Upstream failure after ${where}; last: ${lastText}${unavailable}.` };
+  // Overloaded (Anthropic's 529, a 503): Anthropic callers read the type they know for it.
+  if (last.kind === 'retryable' && (last.status === 529 || last.status === 503)) error.overloaded = true;
+  return error;
 }

@@ -224,7 +224,18 @@ export class AttemptPlan {
 
   /** The error for the caller once `next()` returned done without success. */
   finalError(): FinalError {
-    return finalError({ model: this.#model.name, attempts: this.#attempts, reason: this.#ended ?? 'none-available' });
+    const reason = this.#ended ?? 'none-available';
+    return finalError({ model: this.#model.name, attempts: this.#attempts, reason, availableInMs: reason === 'none-available' ? this.#availableInMs() : undefined });
+  }
+
+  /** The soonest any deployment of the model may be tried again; null when none will without the operator. */
+  #availableInMs(): number | null {
+    let soonest: number | null = null;
+    for (const d of this.#model.deployments) {
+      const wait = this.#keys.usable(d.provider) ? this.#breaker.availableInMs(d.id) : null;
+      if (wait !== null && (soonest === null || wait < soonest)) soonest = wait;
+    }
+    return soonest;
   }
 
   #end(reason: PlanEndReason): PlanDone {

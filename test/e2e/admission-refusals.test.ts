@@ -111,6 +111,7 @@ for (const endpoint of ENDPOINTS) {
     if (endpoint === 'chat') assert.equal(e.code, 'rate_limit_tokens');
     assert.match(e.message, /request too large for this key's rate limit: it reserves \d+ tokens .* the limit is 100 tokens per minute; lower max_tokens/);
     assert.equal(r.headers.get('retry-after'), null);
+    assert.equal(r.headers.get('x-should-retry'), 'false', 'the SDKs would otherwise retry a 429 that can never fit');
     assert.equal(r.headers.get('x-ratelimit-limit-tokens'), '100');
     const minute = Math.floor(Date.now() / 60_000);
     const small = await send(endpoint, { key, maxTokens: 20 });

@@ -63,6 +63,10 @@ test('a model whose only deployment is cooling down answers 503 without trying i
   const body = (await res.json()) as { error: { message: string; code: string } };
   assert.equal(res.status, 503);
   assert.equal(body.error.code, 'no_deployment_available');
+  // Told when the cooldown ends (60 s here), so the SDK's retry waits for it instead of finding 503 again.
+  const waitMs = Number(res.headers.get('retry-after-ms'));
+  assert.ok(waitMs > 50_000 && waitMs <= 60_000, `retry-after-ms ${res.headers.get('retry-after-ms')}`);
+  assert.equal(res.headers.get('retry-after'), String(Math.ceil(waitMs / 1000)));
   assert.match(body.error.message, /0 attempts/);
   assert.deepEqual(fx.tried(), []);
   const row = await fx.usageRow(res.headers.get('x-request-id')!);

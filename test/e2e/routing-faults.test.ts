@@ -140,6 +140,21 @@ for (const route of ROUTES) {
     assert.equal(row.status, 502);
   });
 
+  test(`${route.label}: an overloaded upstream reads as overloaded_error to Anthropic callers; x-should-retry: false is honoured and passed on`, async () => {
+    fx.faults({ A: [{ kind: 'status', status: 500 }], B: [{ kind: 'status', status: 502 }], C: [{ kind: 'status', status: 529 }] });
+    const res = await fx.send(route);
+    const text = await res.text();
+    assert.equal(res.status, 502, text);
+    const type = (JSON.parse(text) as { error: { type: string } }).error.type;
+    assert.equal(type, route.client === 'anthropic' ? 'overloaded_error' : 'server_error');
+    assert.equal(res.headers.get('x-should-retry'), null, 'a 5xx may pass: the SDK may retry');
+    fx.faults({ A: [{ kind: 'status', status: 500, headers: { 'x-should-retry': 'false' } }] });
+    const stop = await fx.send(route);
+    await expectError(route, stop, 502);
+    assert.deepEqual(fx.tried(), ['A'], 'the upstream said a retry cannot help');
+    assert.equal(stop.headers.get('x-should-retry'), 'false');
+  });
+
   test(`${route.label}: every deployment rate-limited → 429 with the smallest retry-after`, async () => {
     fx.faults({
       A: [{ kind: 'status', status: 429, headers: { 'retry-after': '30' } }],

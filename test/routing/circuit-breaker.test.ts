@@ -166,3 +166,18 @@ test('bad options fail at construction', () => {
   assert.throws(() => new CircuitBreaker({ failureRate: 1.5 }), RangeError);
   assert.throws(() => new CircuitBreaker({ cooldownMs: Number.NaN }), RangeError);
 });
+
+test('availableInMs: 0 when it may be tried, the rest of the cooldown when open, a second while a probe is out, null for credentials', () => {
+  const { breaker, clock } = setup({ cooldownMs: 30_000 });
+  assert.equal(breaker.availableInMs('a'), 0);
+  fail(breaker, 'a', 5);
+  assert.equal(breaker.availableInMs('a'), 30_000);
+  clock.advance(10_000);
+  assert.equal(breaker.availableInMs('a'), 20_000);
+  clock.advance(20_000);
+  assert.equal(breaker.availableInMs('a'), 0, 'due for its probe');
+  assert.equal(breaker.begin('a'), true);
+  assert.equal(breaker.availableInMs('a'), 1_000, 'another request waits for the probe to settle it');
+  breaker.onCredentialsRejected('b');
+  assert.equal(breaker.availableInMs('b'), null);
+});

@@ -1,7 +1,7 @@
 // Upstream statuses, headers and errors → outcomes; all attempts → the caller's final error.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { classifyError, classifyStatus, finalError, parseRetryAfter } from '../../src/routing/classify.ts';
+import { classifyError, classifyStatus, finalError, isQuotaExhausted, parseRetryAfter } from '../../src/routing/classify.ts';
 import { ERROR_CODES } from '../../src/core/errors.ts';
 import type { AttemptOutcome, AttemptRecord, PlanEndReason } from '../../src/routing/outcome.ts';
 
@@ -129,4 +129,31 @@ test('finalError messages count attempts and name the model, nothing else', () =
 
 test('finalError refuses a request that succeeded', () => {
   assert.throws(() => finalError({ model: 'm', attempts: attempts({ kind: 'success' }), reason: 'succeeded' }));
+});
+
+test('what the caller is told about retrying: x-should-retry false, retry-after for a cooldown, Anthropic overloaded', () => {
+  // An upstream 5xx that says not to retry is not retried.
+  assert.deepEqual(classifyStatus(500, { 'x-should-retry': 'false' }), { kind: 'fatal', status: 500 });
+  assert.equal(classifyStatus(500, { 'x-should-retry': 'true' }).kind, 'retryable');
+  const noRetry = (records: AttemptRecord[], reason: PlanEndReason, availableInMs?: number | null) => finalError({ model: 'm', attempts: records, reason, availableInMs });
+  assert.equal(noRetry(attempts(creds), 'none-available').noRetry, true, 'refused credentials');
+  assert.equal(noRetry(attempts({ kind: 'fatal', status: 501 }), 'fatal').noRetry, true, 'an upstream 501');
+  assert.equal(noRetry(attempts(r5xx(500)), 'retries-exhausted').noRetry, undefined, 'a 5xx may pass');
+  // Nothing available: the soonest cooldown's end, at least a second; null = only the operator can help.
+  assert.equal(noRetry([], 'none-available', 12_345).retryAfterMs, 12_345);
+  assert.equal(noRetry([], 'none-available', 0).retryAfterMs, 1_000);
+  const operator = noRetry([], 'none-available', null);
+  assert.equal(operator.noRetry, true);
+  assert.match(operator.message, /credentials/);
+  assert.equal(noRetry(attempts(r5xx(529)), 'retries-exhausted').overloaded, true);
+  assert.equal(noRetry(attempts(r5xx(529), r5xx(500)), 'retries-exhausted').overloaded, undefined);
+  // An upstream's own 504 is a timeout for the caller too.
+  assert.equal(noRetry(attempts(r5xx(504)), 'retries-exhausted').status, 504);
+});
+
+test('isQuotaExhausted: OpenAI\'s insufficient_quota 429, and nothing else', () => {
+  assert.equal(isQuotaExhausted(429, '{"error":{"message":"You exceeded your current quota","type":"insufficient_quota","code":"insufficient_quota"}}'), true);
+  assert.equal(isQuotaExhausted(429, '{"error": {"code": "insufficient_quota"}}'), true);
+  assert.equal(isQuotaExhausted(429, '{"error":{"type":"rate_limit_error"}}'), false);
+  assert.equal(isQuotaExhausted(400, '{"error":{"code":"insufficient_quota"}}'), false);
 });
