@@ -2,7 +2,7 @@
 // back with only `model` patched, tapped for usage on the way (STYLE.md "Pass-through never re-serialises").
 import type { Dialect } from '../core/dialect.ts';
 import { GatewayError } from '../core/errors.ts';
-import { emptyUsage, type Usage } from '../core/usage.ts';
+import type { Usage } from '../core/usage.ts';
 import { patchFirstModel, patchModelBytes } from '../dialects/json-model-patch.ts';
 import { PassthroughStreamTap, type TextMasker } from '../dialects/passthrough-tap.ts';
 import { renderStreamError } from '../dialects/render-error.ts';
