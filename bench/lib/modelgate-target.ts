@@ -38,8 +38,11 @@ interface CreatedKey {
   id: string;
 }
 
+let keyCount = 0;
+
 async function createKey(configPath: string): Promise<{ key: string; admission: string } | { error: string }> {
-  const base = [MAIN, 'keys', 'create', '--name', 'bench', '--json', '--config', configPath];
+  // Key names are unique in a database, and passes that restart the gateway in one directory reuse it.
+  const base = [MAIN, 'keys', 'create', '--name', `bench-${Date.now().toString(36)}-${(keyCount++).toString(36)}`, '--json', '--config', configPath];
   const attempts: Array<{ args: string[]; admission: string }> = [
     { args: [...base, '--budget-usd', '1000000', '--rpm', '100000000'], admission: 'key with budget USD 1,000,000 and rpm 100,000,000' },
     { args: base, admission: 'key without budget/rpm (the CLI rejected --budget-usd/--rpm)' },
