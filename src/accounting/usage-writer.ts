@@ -1,6 +1,24 @@
 // Queues usage rows and writes them in batches off the request path (every `flushMs`, or at once when
 // flushMs is 0). What a crash can lose is bounded by one flush interval; see README "Durability".
+// A write that fails (a full disk, another process holding SQLite's write lock) loses nothing: the rows
+// go back to the head of the queue and are tried again with a growing pause, up to MAX_PENDING_ROWS held
+// in memory; only past that are the oldest dropped, and that is said loudly. Usage rows are the spend
+// record budgets are rebuilt from at a restart: they are not given up on a transient failure.
 import type { Store, UsageRow } from '../store/store.ts';
+
+/** Rows held in memory while writes fail (≈ 300 bytes each): past this the oldest are dropped. */
+export const MAX_PENDING_ROWS = 200_000;
+const FIRST_RETRY_MS = 1_000;
+const MAX_RETRY_MS = 30_000;
+
+export interface UsageWriterEvents {
+  /** A write failed; `rows` are kept for the next try. Called once per failing streak, and again on each drop. */
+  onError: (err: unknown, rows: number) => void;
+  /** Writes work again after a failing streak: `rows` is how many waited. */
+  onRecovered?: (rows: number) => void;
+  /** Rows given up for good (the memory bound, or the last flush at shutdown failed). */
+  onDropped?: (rows: number) => void;
+}
 
 export class UsageWriter {
   #store: Store;
@@ -8,23 +26,25 @@ export class UsageWriter {
   #timer: NodeJS.Timeout | null = null;
   #flushMs: number;
   #writing: Promise<void> = Promise.resolve();
-  #onError: (err: unknown, rows: number) => void;
+  #events: UsageWriterEvents;
+  /** Consecutive failed writes; 0 when the last write succeeded. */
+  #failures = 0;
+  #failed = 0;
+  #dropped = 0;
 
-  constructor(opts: { store: Store; flushMs: number; onError: (err: unknown, rows: number) => void }) {
+  constructor(opts: { store: Store; flushMs: number } & UsageWriterEvents) {
     this.#store = opts.store;
     this.#flushMs = opts.flushMs;
-    this.#onError = opts.onError;
+    this.#events = opts;
   }
 
   add(row: UsageRow): void {
     this.#queue.push(row);
+    if (this.#failures > 0) return; // the retry timer is already set
     if (this.#flushMs === 0) {
       void this.flush();
     } else if (this.#timer === null) {
-      this.#timer = setTimeout(() => {
-        this.#timer = null;
-        void this.flush();
-      }, this.#flushMs);
+      this.#schedule(this.#flushMs);
     }
   }
 
@@ -32,7 +52,16 @@ export class UsageWriter {
     return this.#queue.length;
   }
 
-  /** Writes everything queued so far; resolves when it is on disk. Writes never overlap. */
+  /** Failed writes since start, and rows given up for good (for /metrics). */
+  get failedWrites(): number {
+    return this.#failed;
+  }
+
+  get droppedRows(): number {
+    return this.#dropped;
+  }
+
+  /** Writes everything queued so far; resolves when it is on disk or back in the queue. Writes never overlap. */
   flush(): Promise<void> {
     const rows = this.#queue;
     if (rows.length === 0) return this.#writing;
@@ -41,10 +70,25 @@ export class UsageWriter {
     return this.#writing;
   }
 
+  /** The last flush: tried a few times over a couple of seconds, then what is left is reported lost. */
   async close(): Promise<void> {
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = null;
-    await this.flush();
+    for (let attempt = 0; attempt < 4; attempt++) {
+      await this.flush();
+      if (this.#queue.length === 0) return;
+      await new Promise((resolve) => setTimeout(resolve, 250 * 2 ** attempt));
+    }
+    this.#drop(this.#queue.length);
+    this.#queue = [];
+  }
+
+  #schedule(ms: number): void {
+    this.#timer = setTimeout(() => {
+      this.#timer = null;
+      void this.flush();
+    }, ms);
+    this.#timer.unref?.();
   }
 
   /** One store call per flush: the store keeps the event loop free while it writes (SqliteStore slices). */
@@ -52,7 +96,28 @@ export class UsageWriter {
     try {
       await this.#store.writeUsage(rows);
     } catch (err) {
-      this.#onError(err, rows.length);
+      this.#failed++;
+      if (this.#failures++ === 0) this.#events.onError(err, rows.length);
+      // Back to the head of the queue, in order, ahead of rows that came meanwhile.
+      this.#queue = rows.concat(this.#queue);
+      const over = this.#queue.length - MAX_PENDING_ROWS;
+      if (over > 0) {
+        this.#queue.splice(0, over);
+        this.#drop(over);
+        this.#events.onError(err, this.#queue.length);
+      }
+      if (this.#timer === null) this.#schedule(Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * 2 ** Math.min(this.#failures - 1, 5)));
+      return;
     }
+    if (this.#failures > 0) {
+      this.#failures = 0;
+      this.#events.onRecovered?.(rows.length);
+      if (this.#queue.length > 0 && this.#timer === null) this.#schedule(this.#flushMs);
+    }
+  }
+
+  #drop(rows: number): void {
+    this.#dropped += rows;
+    this.#events.onDropped?.(rows);
   }
 }

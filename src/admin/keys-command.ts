@@ -19,7 +19,7 @@ export async function keysCommand(store: Store, argv: string[], out: (s: string)
     case 'create': {
       if (!values.name) throw new UsageError('keys create needs --name NAME');
       // Names pick keys in disable, delete and update: two keys of one name would make those ambiguous.
-      const taken = (await store.listKeys()).find((k) => k.name === values.name);
+      const taken = (await store.listKeys()).find((k) => k.name === values.name?.trim());
       if (taken) throw new UsageError(`a key named "${values.name}" already exists (${taken.id}); choose another name`);
       const key = generateKey();
       const rec: KeyRecord = {
@@ -57,6 +57,11 @@ export async function keysCommand(store: Store, argv: string[], out: (s: string)
     case 'enable': {
       const k = await need(store, positionals[0]);
       const patch = sub === 'update' ? keyPatchFromFlags(values) : { disabled: sub === 'disable' };
+      const rename = (patch as { name?: string }).name;
+      if (rename !== undefined && rename !== k.name) {
+        const taken = (await store.listKeys()).find((other) => other.name === rename);
+        if (taken) throw new UsageError(`a key named "${rename}" already exists (${taken.id}); choose another name`);
+      }
       await store.updateKey(k.id, patch);
       const after = await need(store, k.id);
       out(json ? JSON.stringify(publicView(after)) : `${sub === 'update' ? 'Updated' : sub === 'disable' ? 'Disabled' : 'Enabled'} key ${k.id} (${k.name}).`);

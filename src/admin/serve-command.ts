@@ -1,4 +1,5 @@
 // `modelgate serve`: builds the gateway from config and runs it until SIGINT/SIGTERM.
+import { setTimeout as delay } from 'node:timers/promises';
 import { writeFileSync, existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { hostname } from 'node:os';
@@ -22,13 +23,22 @@ import { MemoryAdmissionStore } from '../admission/memory-store.ts';
 import { reservationTtlFor, type AdmissionStore } from '../admission/store.ts';
 import { youngGenerationNote } from '../runtime/node-flags.ts';
 
+/** While serving, a usage flush waits this long for another process's SQLite lock, on the event loop. */
+const SERVING_BUSY_TIMEOUT_MS = 25;
+
 export async function serveCommand(config: GatewayConfig): Promise<void> {
   const log = createLogger();
   const store = await openStore(config.database);
   await ensureFirstKey(store, config, log);
   const keys = new KeyCache({ store, onError: (err) => log.error({ err: String(err) }, 'key refresh failed') });
   await keys.start();
-  const usage = new UsageWriter({ store, flushMs: config.usageFlushMs, onError: (err, rows) => log.error({ err: String(err), rows }, 'usage write failed') });
+  const usage = new UsageWriter({
+    store,
+    flushMs: config.usageFlushMs,
+    onError: (err, rows) => log.error({ err: String(err), rows }, 'usage write failed: the rows are kept and retried'),
+    onRecovered: (rows) => log.info({ rows }, 'usage writes work again'),
+    onDropped: (rows) => log.error({ rows }, 'usage rows lost: they could not be written'),
+  });
   const masker = new SecretMasker(providerSecrets(config));
   const admission = new Admission({
     store: await admissionStore(config),
@@ -48,6 +58,9 @@ export async function serveCommand(config: GatewayConfig): Promise<void> {
   if (reclaimed > 0) log.warn({ reclaimed }, 'freed reservations left by this instance before it stopped');
   await admission.seed(allKeys, Date.now());
   const metrics = new Metrics();
+  metrics.watchUsage(usage);
+  // From here on a write that finds another process's lock fails fast and is retried (usage-writer.ts).
+  store.busyTimeout?.(SERVING_BUSY_TIMEOUT_MS);
   const gw: Gateway = { config, catalog: new Catalog(config), keys, store, usage, metrics, log, masker, admission, ...createRouting({ log, metrics, breaker: config.breaker }) };
   const server = createGatewayServer(gw);
   await new Promise<void>((resolve, reject) => {
@@ -75,14 +88,19 @@ export async function serveCommand(config: GatewayConfig): Promise<void> {
     const force = setTimeout(() => server.closeAllConnections(), 5_000);
     force.unref();
     await new Promise<void>((r) => server.once('close', r));
+    // Requests cut at the end of the grace queue their rows as they unwind: wait for them (bounded).
+    for (const until = Date.now() + 3_000; metrics.inFlight > 0 && Date.now() < until; ) await delay(20);
     await usage.close();
-    await admission.store.close();
-    await closeProviderPools();
-    await store.close();
+    // A store that cannot be closed cleanly (Redis already gone) must not turn a clean stop into a crash.
+    for (const [what, close] of [['admission store', () => admission.store.close()], ['upstream pools', closeProviderPools], ['database', () => store.close()]] as const) {
+      await close().catch((err: unknown) => log.warn({ err: masker.mask(String(err)) }, `shutting down: could not close the ${what}`));
+    }
     process.exit(0);
   };
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
+  // SIGHUP would end the process without a flush (Node's default); there is no reload to run instead.
+  process.on('SIGHUP', () => log.warn('SIGHUP ignored: modelgate has no reload; restart it (SIGTERM) to apply a new configuration'));
 }
 
 /**

@@ -22,11 +22,17 @@ export class Metrics {
   #upstreamErrors = new Map<string, number>();
   #breakerTransitions = new Map<string, number>();
   #breakerSnapshot: (() => BreakerStatus[]) | null = null;
+  #usage: { pending(): number; readonly failedWrites: number; readonly droppedRows: number } | null = null;
   inFlight = 0;
 
   /** Breaker state is read from the breaker when /metrics is scraped, never tracked on the hot path. */
   watchBreaker(snapshot: () => BreakerStatus[]): void {
     this.#breakerSnapshot = snapshot;
+  }
+
+  /** The usage writer's queue and failures: lost or delayed spend records must show in monitoring. */
+  watchUsage(usage: { pending(): number; readonly failedWrites: number; readonly droppedRows: number }): void {
+    this.#usage = usage;
   }
 
   breakerTransition(deployment: string, to: BreakerState): void {
@@ -101,6 +107,12 @@ export class Metrics {
     // For the soak's bound on heap growth; cheap enough to read on every scrape.
     lines.push('# HELP modelgate_heap_used_bytes V8 heap in use.', '# TYPE modelgate_heap_used_bytes gauge', `modelgate_heap_used_bytes ${process.memoryUsage().heapUsed}`);
     lines.push('# HELP modelgate_in_flight Requests being served.', '# TYPE modelgate_in_flight gauge', `modelgate_in_flight ${this.inFlight}`);
+    const u = this.#usage;
+    if (u !== null) {
+      lines.push('# HELP modelgate_usage_rows_pending Usage rows waiting to be written.', '# TYPE modelgate_usage_rows_pending gauge', `modelgate_usage_rows_pending ${u.pending()}`);
+      lines.push('# HELP modelgate_usage_write_failures_total Usage writes that failed (their rows are retried).', '# TYPE modelgate_usage_write_failures_total counter', `modelgate_usage_write_failures_total ${u.failedWrites}`);
+      lines.push('# HELP modelgate_usage_rows_dropped_total Usage rows lost for good.', '# TYPE modelgate_usage_rows_dropped_total counter', `modelgate_usage_rows_dropped_total ${u.droppedRows}`);
+    }
     return lines.join('\n') + '\n';
   }
 }

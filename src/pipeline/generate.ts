@@ -63,14 +63,18 @@ export async function handleGeneration(gw: Gateway, req: IncomingMessage, res: S
     }
     if (gerr.status >= 500) gw.log.warn({ requestId: opts.requestId, code: gerr.code, status: gerr.status, reason: gerr.message }, 'request failed');
   } finally {
-    gw.metrics.inFlight--;
     // Settle before the row is queued: the row must carry the cost the store settled, and the period
     // the reservation belonged to. The upstream's counts are clamped first: they are its word, not ours.
-    state.usage = billableUsage(state.usage);
-    const cost = priceRequest(gw, state);
-    let period = flight.ticket === null ? null : gw.admission.finish(flight.ticket, state.usage, cost);
-    if (period instanceof Promise) period = await period;
-    recordRequest(gw, state, period);
+    // In flight until the row is queued: a clean stop waits for that before its last flush.
+    try {
+      state.usage = billableUsage(state.usage);
+      const cost = priceRequest(gw, state);
+      let period = flight.ticket === null ? null : gw.admission.finish(flight.ticket, state.usage, cost);
+      if (period instanceof Promise) period = await period;
+      recordRequest(gw, state, period);
+    } finally {
+      gw.metrics.inFlight--;
+    }
   }
 }
 

@@ -27,7 +27,7 @@ export function createRouting(deps: { log: Logger; metrics: Metrics; breaker?: {
     const fields = { deployment: t.deploymentId, from: t.from, to: t.to, cooldownMs: t.cooldownMs };
     // Taken-out deployments are logged at error level, once per state change, so an operator sees them.
     if (t.to === 'credentials') {
-      log.error(fields, `deployment ${t.deploymentId} taken out: the upstream refused every key of its provider; fix the keys and restart (or reload) the gateway`);
+      log.error(fields, `deployment ${t.deploymentId} taken out: the upstream refused every key of its provider; fix the keys and restart the gateway`);
     } else if (t.to === 'open') {
       log.error(fields, `deployment ${t.deploymentId} taken out for ${Math.round((t.cooldownMs ?? 0) / 1000)} s after repeated failures`);
     } else {

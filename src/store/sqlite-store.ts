@@ -169,6 +169,15 @@ export class SqliteStore implements Store {
     return (this.#version.get() as { v: number }).v;
   }
 
+  /**
+   * How long a write waits for another process's write lock (5 s at open, for the CLI and the start).
+   * node:sqlite waits on the event loop, so the serving gateway sets a short one: a usage flush that
+   * finds the lock taken fails fast and is retried later (usage-writer.ts) instead of freezing requests.
+   */
+  busyTimeout(ms: number): void {
+    this.#db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.round(ms))}`);
+  }
+
   async writeUsage(rows: UsageRow[]): Promise<void> {
     if (rows.length === 0) return;
     // Per-key totals are summed in JS first: one upsert per (key, period) per batch, not per row.
@@ -209,7 +218,12 @@ export class SqliteStore implements Store {
       for (const t of spend.values()) this.#addSpend.run(t.keyId, t.period, t.nanos, t.tokens);
       this.#db.exec('COMMIT');
     } catch (err) {
-      this.#db.exec('ROLLBACK');
+      // SQLite may have rolled back already (SQLITE_FULL does): the original error is the one to report.
+      try {
+        this.#db.exec('ROLLBACK');
+      } catch {
+        // no transaction left to roll back
+      }
       throw err;
     }
   }

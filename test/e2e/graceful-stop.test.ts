@@ -46,3 +46,35 @@ test('SIGTERM: the stream in flight ends normally and every served request has i
     await up.close();
   }
 });
+
+test('SIGTERM: a stream longer than the grace is cut, and its row is still written; SIGHUP does not stop the process', { timeout: 60_000 }, async () => {
+  // 40 chunks 300 ms apart: 12 s, far past the 5 s grace.
+  const up = await startMockUpstream({ chunkCount: 40, chunkDelayMs: 300 });
+  const gw = await startGateway({
+    configYaml: configYaml({
+      providers: `  - { name: up, kind: openai, base_url: "${up.url}/v1", api_key: "sk-upstream-stop-0123456789" }`,
+      models: `  - { name: gpt-up, price: { input: 1, output: 2 }, deployments: [ { provider: up, model: upstream-gpt } ] }`,
+    }).replace('usage_flush_ms: 20', 'usage_flush_ms: 60000'),
+  });
+  try {
+    const { key, id } = await gw.createKey({ name: 'long', flags: ['--budget-usd', '5'] });
+    gw.signal('SIGHUP');
+    const streaming = await fetch(`${gw.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'gpt-up', stream: true, messages: [{ role: 'user', content: 'Hello' }] }),
+    });
+    assert.equal(streaming.status, 200, 'still serving after SIGHUP');
+    const reader = streaming.body!.getReader();
+    await reader.read();
+    await gw.stop();
+    await reader.read().catch(() => undefined);
+    const rows = usageRows(gw.dbPath, id);
+    assert.equal(rows.length, 1, 'the cut stream has its row');
+    assert.ok(rows[0].output_tokens > 0, 'billed for what was delivered');
+    assert.match(gw.logs(), /SIGHUP ignored/);
+  } finally {
+    await gw.cleanup();
+    await up.close();
+  }
+});

@@ -22,6 +22,8 @@ export interface GatewayProcess {
   /** Creates a key via the CLI and waits until the running server accepts it. */
   createKey(opts?: { name?: string; flags?: string[] }): Promise<{ key: string; id: string }>;
   stop(): Promise<void>;
+  /** Sends a signal and returns at once (SIGHUP and the like). */
+  signal(name: NodeJS.Signals): void;
   /** SIGKILL, no cleanup: for crash tests. */
   kill(): Promise<void>;
   /** Starts the gateway again on the same config and database (after stop or kill). */
@@ -95,6 +97,9 @@ export async function startGateway(opts: { configYaml: string; env?: Record<stri
       const exited = once(child, 'exit');
       child.kill('SIGTERM');
       await exited;
+    },
+    signal(name) {
+      child?.kill(name);
     },
     async kill() {
       if (!child || child.exitCode !== null) return;

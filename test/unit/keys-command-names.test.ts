@@ -35,3 +35,11 @@ test('a name two keys share (a database from before names were unique) acts on n
   assert.match(await run(store, ['disable', a.id]), /Disabled key/);
   assert.equal((await store.findKey(a.id))?.disabled, true);
 });
+
+test('renaming a key to a name another key has is refused too', async () => {
+  const store = new SqliteStore(':memory:');
+  await run(store, ['create', '--name', 'a']);
+  await run(store, ['create', '--name', 'b']);
+  await assert.rejects(run(store, ['update', 'b', '--name', 'a']), { name: 'UsageError', message: /a key named "a" already exists/ });
+  assert.match(await run(store, ['update', 'b', '--name', 'c']), /Updated key/);
+});

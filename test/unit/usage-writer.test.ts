@@ -46,16 +46,40 @@ test('a flush is one store call with every queued row, in order', async () => {
   await writer.close();
 });
 
-test('a failing flush is reported with its row count and the next flush is still written', async () => {
+test('a failing flush loses nothing: reported once, its rows kept ahead of newer ones and written by the next flush', async () => {
   const errors: Array<[string, number]> = [];
-  const { store, batches } = recordingStore([], (call) => call === 0);
-  const writer = new UsageWriter({ store, flushMs: 60_000, onError: (err, rows) => errors.push([(err as Error).message, rows]) });
+  const recovered: number[] = [];
+  const { store, batches } = recordingStore([], (call) => call === 0 || call === 1);
+  const writer = new UsageWriter({ store, flushMs: 60_000, onError: (err, rows) => errors.push([(err as Error).message, rows]), onRecovered: (rows) => recovered.push(rows) });
   for (let i = 0; i < 8; i++) writer.add(row(i));
   await writer.flush();
+  assert.equal(writer.pending(), 8, 'the rows wait for the next try');
   writer.add(row(8));
   await writer.flush();
-  assert.deepEqual(batches.map((b) => b.length), [8, 1]);
-  assert.deepEqual(errors, [['disk full on call 0', 8]]);
+  assert.deepEqual(errors, [['disk full on call 0', 8]], 'one report per failing streak');
+  await writer.flush();
+  assert.deepEqual(batches.map((b) => b.length), [8, 9, 9]);
+  assert.deepEqual(batches[2].map((r) => r.requestId), Array.from({ length: 9 }, (_, i) => `req_${i}`), 'in order');
+  assert.deepEqual(recovered, [9]);
+  assert.equal(writer.pending(), 0);
+  assert.equal(writer.failedWrites, 2);
+  assert.equal(writer.droppedRows, 0);
+  await writer.close();
+});
+
+test('past the memory bound the oldest rows are dropped and counted; a last flush that cannot write reports the rest lost', async () => {
+  const { MAX_PENDING_ROWS } = await import('../../src/accounting/usage-writer.ts');
+  const dropped: number[] = [];
+  const { store } = recordingStore([], () => true);
+  const writer = new UsageWriter({ store, flushMs: 60_000, onError: () => undefined, onDropped: (rows) => dropped.push(rows) });
+  for (let i = 0; i < MAX_PENDING_ROWS + 5; i++) writer.add(row(i));
+  await writer.flush();
+  assert.equal(writer.pending(), MAX_PENDING_ROWS);
+  assert.deepEqual(dropped, [5]);
+  await writer.close();
+  assert.equal(writer.pending(), 0);
+  assert.deepEqual(dropped, [5, MAX_PENDING_ROWS]);
+  assert.equal(writer.droppedRows, MAX_PENDING_ROWS + 5);
 });
 
 test('flushes queued meanwhile wait for the write in progress; close() writes what is pending', async () => {
@@ -89,4 +113,36 @@ test('rows are written by the flush timer, and at once when flushMs is 0', async
   immediate.add(row(2));
   await immediate.close();
   assert.deepEqual(direct.batches.map((b) => b.map((r) => r.requestId)), [['req_2']]);
+});
+
+test('another process holding SQLite\'s write lock: the flush fails fast, nothing is lost, and the rows land once the lock is gone', async () => {
+  const { mkdtempSync, rmSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const { DatabaseSync } = await import('node:sqlite');
+  const { SqliteStore } = await import('../../src/store/sqlite-store.ts');
+  const dir = mkdtempSync(join(tmpdir(), 'usage-lock-'));
+  const store = new SqliteStore(join(dir, 'db.sqlite'));
+  store.busyTimeout(10);
+  const other = new DatabaseSync(join(dir, 'db.sqlite'));
+  other.exec('PRAGMA busy_timeout = 0; BEGIN IMMEDIATE');
+  const errors: string[] = [];
+  const writer = new UsageWriter({ store, flushMs: 60_000, onError: (err) => errors.push(String(err)) });
+  try {
+    for (let i = 0; i < 3; i++) writer.add(row(i));
+    const started = performance.now();
+    await writer.flush();
+    assert.ok(performance.now() - started < 2_500, 'the event loop is not held for the 5 s busy timeout');
+    assert.match(errors[0] ?? '', /locked/);
+    assert.equal(writer.pending(), 3);
+    other.exec('COMMIT');
+    await writer.flush();
+    assert.equal(writer.pending(), 0);
+    assert.equal((other.prepare('SELECT COUNT(*) AS n FROM usage').get() as { n: number }).n, 3);
+  } finally {
+    other.close();
+    await writer.close();
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
