@@ -1,5 +1,6 @@
 // `modelgate serve`: builds the gateway from config and runs it until SIGINT/SIGTERM.
 import { setTimeout as delay } from 'node:timers/promises';
+import { randomUUID } from 'node:crypto';
 import { writeFileSync, existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { hostname } from 'node:os';
@@ -41,7 +42,7 @@ export async function serveCommand(config: GatewayConfig): Promise<void> {
   });
   const masker = new SecretMasker(providerSecrets(config));
   const admission = new Admission({
-    store: await admissionStore(config),
+    store: await admissionStore(config, store),
     keySpend: (keyId, period) => store.keySpend(keyId, period),
     defaultMaxTokens: config.defaultMaxTokens,
     onError: (err, what) => log.error({ err: masker.mask(String(err)), what }, 'admission store failed'),
@@ -107,7 +108,7 @@ export async function serveCommand(config: GatewayConfig): Promise<void> {
  * Memory for one node; Redis (shared by replicas) when `redis:` is set. MODELGATE_REDIS_PREFIX
  * namespaces the Redis keys, so gateways that must not share budgets can share one Redis.
  */
-async function admissionStore(config: GatewayConfig): Promise<AdmissionStore> {
+async function admissionStore(config: GatewayConfig, db: Store): Promise<AdmissionStore> {
   const reservationTtlMs = reservationTtlFor(config.models.map((m) => m.timeouts.totalMs));
   if (config.redisUrl === null) return new MemoryAdmissionStore({ reservationTtlMs });
   // Loaded only when configured: the Redis client is ~20 MB of memory a single node never needs.
@@ -115,9 +116,20 @@ async function admissionStore(config: GatewayConfig): Promise<AdmissionStore> {
   return new RedisAdmissionStore({
     url: config.redisUrl,
     prefix: process.env.MODELGATE_REDIS_PREFIX || config.redisPrefix || undefined,
-    instanceId: config.instanceId ?? `${hostname()}:${config.listen.host}:${config.listen.port}`,
+    instanceId: config.instanceId ?? defaultInstanceId(config),
     reservationTtlMs,
+    spentFor: (keyId, periodStart) => db.keySpend(keyId, periodStart),
   });
+}
+
+/**
+ * host:listen-address, so a replica restarted in its place frees what its predecessor reserved. A
+ * random port (0) names no place: every replica on the host would share the id and free each other's
+ * live reservations, so such an instance gets an id of its own (its leftovers wait for their TTL).
+ */
+function defaultInstanceId(config: GatewayConfig): string {
+  if (config.listen.port === 0) return `${hostname()}:${config.listen.host}:pid${process.pid}-${randomUUID().slice(0, 8)}`;
+  return `${hostname()}:${config.listen.host}:${config.listen.port}`;
 }
 
 // The first start on an empty database creates one key and writes it to a 0600 file beside the

@@ -41,10 +41,13 @@ end
 /**
  * KEYS: state, reservations, expiries.
  * ARGV: now, periodStart, reserveNanos, reserveTokens, rpm, tpm, maxConcurrency, budgetNanos,
- *       tokenBudget (each limit -1 = none), reservationId, ttlMs, windowMs.
- * Returns { status, reason, ...snap }: status 1 admitted, 0 refused.
+ *       tokenBudget (each limit -1 = none), reservationId, ttlMs, windowMs, needsSeed ('1' | '0').
+ * Returns { status, reason, ...snap }: status 1 admitted, 0 refused, 2 the key's state is gone (Redis
+ * restarted without persistence, or was flushed): a budget must be loaded from the database again
+ * before anything is admitted, or the key would get its whole budget a second time.
  */
 export const ADMIT_LUA = `${COMMON}
+if ARGV[13] == '1' and redis.call('EXISTS', KEYS[1]) == 0 then return { 2, 'unseeded' } end
 local now, periodStart = tonumber(ARGV[1]), tonumber(ARGV[2])
 local needN, needT = tonumber(ARGV[3]), tonumber(ARGV[4])
 local rpm, tpm, conc = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])

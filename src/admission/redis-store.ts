@@ -32,6 +32,11 @@ export interface RedisStoreOptions {
    * so the same instance restarted after a crash frees what its predecessor held (reclaimOwn).
    */
   instanceId?: string;
+  /**
+   * A key's durable spent total (the database). When Redis has lost a budgeted key's state, admit loads
+   * it from here and seeds Redis again before deciding; without it a lost state reads as nothing spent.
+   */
+  spentFor?: (keyId: string, periodStart: number) => Promise<{ nanos: number; tokens: number }>;
 }
 
 interface Script {
@@ -55,6 +60,7 @@ export class RedisAdmissionStore implements AdmissionStore {
   readonly #ownsClient: boolean;
   readonly #prefix: string;
   readonly #ttlMs: number;
+  readonly #spentFor: RedisStoreOptions['spentFor'];
   #wasReady = false;
   /** 8 hex characters + '-': the first 9 of the 36-character id part of every reservation id. */
   readonly #tag: string;
@@ -71,6 +77,7 @@ export class RedisAdmissionStore implements AdmissionStore {
     if (options.client === undefined) this.#redis.on('error', () => undefined);
     this.#prefix = options.prefix ?? 'mg:';
     this.#ttlMs = options.reservationTtlMs ?? DEFAULT_RESERVATION_TTL_MS;
+    this.#spentFor = options.spentFor;
     this.#tag = `${createHash('sha256').update(options.instanceId ?? randomUUID()).digest('hex').slice(0, 8)}-`;
   }
 
@@ -79,7 +86,8 @@ export class RedisAdmissionStore implements AdmissionStore {
     // The key id rides in the reservation id so settle/release find the key's hash slot without a lookup.
     // `<instance tag><27 random chars>.<keyId>`: the id part keeps the 36 characters #finish expects.
     const reservationId = `${this.#tag}${randomUUID().slice(9)}.${req.keyId}`;
-    const reply = await this.#run(ADMIT, this.#keysOf(req.keyId), [
+    const needsSeed = this.#spentFor !== undefined && (limits.budgetNanos !== null || limits.tokenBudget !== null);
+    const args = [
       int(req.now),
       int(req.periodStart),
       int(req.reserveNanos),
@@ -92,7 +100,16 @@ export class RedisAdmissionStore implements AdmissionStore {
       reservationId,
       int(this.#ttlMs),
       String(WINDOW_MS),
-    ]);
+      needsSeed ? '1' : '0',
+    ];
+    let reply = await this.#run(ADMIT, this.#keysOf(req.keyId), args);
+    if (Number(asArray(reply)[0]) === 2 && this.#spentFor !== undefined) {
+      // Redis forgot this key (a restart without persistence): the database is the truth.
+      const spent = await this.#spentFor(req.keyId, req.periodStart);
+      await this.seedSpent({ keyId: req.keyId, periodStart: req.periodStart, spentNanos: spent.nanos, spentTokens: spent.tokens });
+      reply = await this.#run(ADMIT, this.#keysOf(req.keyId), args);
+      if (Number(asArray(reply)[0]) === 2) throw new Error(`the admission store lost key ${req.keyId}'s state again while it was being seeded`);
+    }
     const [status, reason, ...figures] = asArray(reply);
     const snapshot = toSnapshot(figures.map(Number), req.now);
     if (Number(status) === 1) return { ok: true, reservationId, snapshot };

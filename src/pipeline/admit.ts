@@ -76,6 +76,9 @@ interface Sizing {
   quick: boolean;
 }
 
+/** Background tries of a settle the store failed (1, 2, 4 … 32 s apart: about a minute). */
+const SETTLE_RETRIES = 6;
+
 const UNLIMITED: Admitted = Object.freeze({ ticket: null, promptTokens: 0, outputCap: null });
 
 /** Money and token limits need the prompt's size; RPM and concurrency do not. */
@@ -229,19 +232,34 @@ export class Admission {
    */
   finish(ticket: Ticket, usage: Usage, nanos: number): MaybePromise<number> {
     const tokens = usage.inputTokens + usage.outputTokens + usage.cacheReadTokens + usage.cacheWriteTokens;
+    const settle = (): MaybePromise<SettleResult> =>
+      nanos === 0 && tokens === 0 ? this.store.release(ticket.reservationId) : this.store.settle({ reservationId: ticket.reservationId, nanos, tokens });
     let done: MaybePromise<SettleResult>;
     try {
-      done = nanos === 0 && tokens === 0 ? this.store.release(ticket.reservationId) : this.store.settle({ reservationId: ticket.reservationId, nanos, tokens });
+      done = settle();
     } catch (err) {
-      return this.#settleFailed(err, ticket);
+      return this.#settleFailed(err, ticket, settle);
     }
-    if (done instanceof Promise) return done.then((d) => periodOf(d, ticket), (err: unknown) => this.#settleFailed(err, ticket));
+    if (done instanceof Promise) return done.then((d) => periodOf(d, ticket), (err: unknown) => this.#settleFailed(err, ticket, settle));
     return periodOf(done, ticket);
   }
 
-  /** The store is unreachable (Redis down): the row is still written and the TTL frees the slot. */
-  #settleFailed(err: unknown, ticket: Ticket): number {
-    this.#onError(err, 'settle');
+  /**
+   * The store is unreachable (a Redis blip): the row is still written now, and the settle is tried
+   * again in the background (1 s, doubling, for about a minute) — left to the reservation's TTL, the
+   * slot and the reserved budget would stay held for many minutes after Redis is back, and the
+   * request's cost would never reach the shared total. A settle that arrives twice changes nothing.
+   */
+  #settleFailed(err: unknown, ticket: Ticket, settle: () => MaybePromise<SettleResult>, attempt = 1): number {
+    if (attempt === 1) this.#onError(err, 'settle');
+    if (attempt <= SETTLE_RETRIES) {
+      const timer = setTimeout(() => {
+        Promise.resolve()
+          .then(settle)
+          .catch((again: unknown) => this.#settleFailed(again, ticket, settle, attempt + 1));
+      }, 1_000 * 2 ** (attempt - 1));
+      timer.unref();
+    }
     return ticket.periodStart;
   }
 

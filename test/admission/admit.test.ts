@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Admission } from '../../src/pipeline/admit.ts';
 import { MemoryAdmissionStore } from '../../src/admission/memory-store.ts';
+import type { AdmissionStore } from '../../src/admission/store.ts';
 import { estimatePromptTokens } from '../../src/admission/estimate-tokens.ts';
 import type { KeyRecord } from '../../src/core/key-record.ts';
 import type { ModelConfig } from '../../src/core/config-types.ts';
@@ -102,4 +103,33 @@ test('a store that answers with promises gets the same decisions; its failures f
   assert.equal(await settled, admitted.ticket.periodStart, 'an unreachable store still bills the admit-time period');
   await assert.rejects(async () => a.admit(request), (err: Error & { code?: string }) => err.code === 'admission_unavailable');
   assert.deepEqual(errors, ['settle', 'admit']);
+});
+
+test('a settle the store failed (a Redis blip) is tried again in the background until it lands', async (t) => {
+  t.mock.timers.enable({ apis: ['setTimeout'] });
+  const inner = new MemoryAdmissionStore();
+  let failures = 2;
+  const errors: string[] = [];
+  const flaky: AdmissionStore = {
+    admit: (req) => inner.admit(req),
+    settle: (req) => (failures-- > 0 ? Promise.reject(new Error('Connection is closed.')) : inner.settle(req)),
+    release: (id) => inner.release(id),
+    snapshot: (id, now, period) => inner.snapshot(id, now, period),
+    seedSpent: (req) => inner.seedSpent(req),
+    close: () => inner.close(),
+  };
+  const a = new Admission({ store: flaky, keySpend: async () => ({ nanos: 0, tokens: 0 }), defaultMaxTokens: 100, onError: (err, what) => errors.push(`${what}: ${String(err)}`) });
+  const k = key({ maxConcurrency: 1 });
+  const admitted = await a.admit({ key: k, model: MODEL, body: BODY, bodyBytes: BYTES, now: 1_000 });
+  assert.ok(admitted.ticket !== null);
+  await a.finish(admitted.ticket, { inputTokens: 5, outputTokens: 5, cacheReadTokens: 0, cacheWriteTokens: 0 }, 10);
+  assert.equal((await inner.snapshot(k.id, 1_000)).inFlight, 1, 'still held after the failed settle');
+  assert.deepEqual(errors, ['settle: Error: Connection is closed.'], 'reported once');
+  for (const ms of [1_000, 2_000]) {
+    t.mock.timers.tick(ms);
+    for (let i = 0; i < 5; i++) await Promise.resolve();
+  }
+  const after = await inner.snapshot(k.id, 1_000);
+  assert.equal(after.inFlight, 0, 'the slot is free once the store answers again');
+  assert.equal(after.spentTokens, 10);
 });

@@ -97,6 +97,32 @@ if (!available && process.env.CI === 'true') {
     assert.ok(kept.ok && (await other.settle({ reservationId: kept.reservationId, nanos: 50, tokens: 5 })).ok);
   });
 
+  test('Redis losing a budgeted key\'s state (a restart without persistence) reloads it from the database before admitting', async () => {
+    const p = `mg:test-${randomUUID()}:`;
+    prefixes.push(p);
+    const db = new Map<string, { nanos: number; tokens: number }>([['k@0', { nanos: 900, tokens: 9 }]]);
+    const asked: string[] = [];
+    const spentFor = async (keyId: string, periodStart: number) => {
+      asked.push(`${keyId}@${periodStart}`);
+      return db.get(`${keyId}@${periodStart}`) ?? { nanos: 0, tokens: 0 };
+    };
+    const s = new RedisAdmissionStore({ client: admin, prefix: p, spentFor });
+    const limits = { rpm: null, tpm: null, maxConcurrency: null, budgetNanos: 1_000, tokenBudget: null };
+    const req = { keyId: 'k', limits, periodStart: 0, reserveNanos: 200, reserveTokens: 1, now: Date.now() };
+    await s.seedSpent({ keyId: 'k', periodStart: 0, spentNanos: 900, spentTokens: 9 });
+    assert.equal((await s.admit(req)).ok, false, 'seeded: 900 of 1,000 spent, 200 do not fit');
+    assert.deepEqual(asked, [], 'a known key needs no database read');
+    await deletePrefix(p);
+    const again = await s.admit(req);
+    assert.equal(again.ok, false, 'not a fresh budget: the database says 900 were spent');
+    assert.deepEqual(asked, ['k@0']);
+    assert.equal((await s.snapshot('k', Date.now())).spentNanos, 900);
+    // A key without a budget needs nothing from the database.
+    const free = await s.admit({ ...req, keyId: 'free', limits: { ...limits, budgetNanos: null } });
+    assert.equal(free.ok, true);
+    assert.deepEqual(asked, ['k@0']);
+  });
+
   test('redis store keeps every key under its prefix, hash-tagged by key id', async () => {
     const keys = await admin.keys(`${prefix}*`);
     assert.ok(keys.length > 0);
