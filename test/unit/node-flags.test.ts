@@ -9,7 +9,8 @@ const flags = SHIPPED_NODE_FLAGS.join(' ');
 
 test('npm start and the modelgate command pass the shipped flags', () => {
   const pkg = JSON.parse(readFileSync(new URL('package.json', ROOT), 'utf8')) as { scripts: Record<string, string> };
-  assert.equal(pkg.scripts.start, `node ${flags} src/main.ts serve`);
+  // `exec`: npm's shell hands the process over to Node, so a supervisor's SIGTERM reaches the gateway.
+  assert.equal(pkg.scripts.start, `exec node ${flags} src/main.ts serve`);
   const bin = readFileSync(new URL('bin/modelgate.js', ROOT), 'utf8');
   assert.equal(bin.split('\n')[0], `#!/usr/bin/env -S node ${flags}`);
 });
