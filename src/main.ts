@@ -1,4 +1,6 @@
 // The `modelgate` command line: serve, keys, usage. Run as `npx modelgate …` or `node src/main.ts …`.
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig, resolveConfigPath, ConfigError } from './config/load.ts';
 import { openStore } from './store/open-store.ts';
@@ -25,8 +27,11 @@ async function main(argv: string[]): Promise<void> {
     console.log(HELP);
     return;
   }
+  if (command !== 'serve' && command !== 'keys' && command !== 'usage') throw new UsageError(`unknown command "${command}"\n\n${HELP}`);
   const configFlag = flagValue(rest, '--config');
-  const config = loadConfig(resolveConfigPath(configFlag));
+  // Key management and reports need the database, not the upstreams: credentials missing from this
+  // shell's environment do not stop them.
+  const config = loadConfig(resolveConfigPath(configFlag), command === 'serve' ? process.env : withoutCredentials(process.env));
   if (command === 'serve') {
     const { values } = parseArgs({ args: rest, options: { config: { type: 'string' }, port: { type: 'string' }, host: { type: 'string' } }, strict: true });
     if (values.port !== undefined) {
@@ -38,6 +43,12 @@ async function main(argv: string[]): Promise<void> {
     await serveCommand(config);
     return;
   }
+  // Only `keys create` may make a database: anything else run where there is none was pointed at the
+  // wrong place (another directory, another config) and would report an empty, new one.
+  const creating = command === 'keys' && rest[0] === 'create';
+  if (!creating && config.database !== ':memory:' && !/^postgres(ql)?:\/\//.test(config.database) && !existsSync(config.database)) {
+    throw new Error(`no database at ${resolve(config.database)} (database: ${config.database} in ${config.source}, relative to ${process.cwd()}); run this where the gateway runs, or pass its --config`);
+  }
   const store = await openStore(config.database);
   try {
     const out = (s: string): void => console.log(s);
@@ -47,6 +58,13 @@ async function main(argv: string[]): Promise<void> {
   } finally {
     await store.close();
   }
+}
+
+/** The environment, with unset credential variables (…KEY, …TOKEN, …SECRET) read as a placeholder. */
+function withoutCredentials(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return new Proxy(env, {
+    get: (target, name) => (typeof name === 'string' && target[name] === undefined && /KEY|TOKEN|SECRET|PASSWORD/i.test(name) ? '(unset)' : target[name as string]),
+  });
 }
 
 function flagValue(args: string[], name: string): string | undefined {

@@ -1,0 +1,62 @@
+// The command line an operator meets: a mistyped command or a wrong directory says so instead of
+// quietly creating an empty database, and key management does not need the upstreams' credentials.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const MAIN = new URL('../../src/main.ts', import.meta.url).pathname;
+
+function cli(args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const clean = { ...process.env, ...env };
+    delete clean.MODELGATE_CONFIG;
+    execFile(process.execPath, [MAIN, ...args], { cwd, env: clean }, (err, stdout, stderr) => {
+      resolve({ code: err === null ? 0 : ((err as { code?: number }).code ?? 1), stdout, stderr });
+    });
+  });
+}
+
+test('a mistyped command or a directory without the database creates nothing and says where it looked', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'mg-cli-'));
+  try {
+    const typo = await cli(['kyes', 'list'], dir);
+    assert.equal(typo.code, 2);
+    assert.match(typo.stderr, /unknown command "kyes"/);
+    const list = await cli(['keys', 'list'], dir);
+    assert.equal(list.code, 1);
+    assert.match(list.stderr, /no database at .*modelgate\.db/);
+    const usage = await cli(['usage'], dir);
+    assert.equal(usage.code, 1);
+    assert.ok(!existsSync(join(dir, 'data')), 'no empty database left behind');
+    // `keys create` is how a first key is made before the first start: it may create the database.
+    const created = await cli(['keys', 'create', '--name', 'first', '--json'], dir);
+    assert.equal(created.code, 0, created.stderr);
+    assert.equal((await cli(['keys', 'list'], dir)).code, 0);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('keys and usage run with the upstream credentials unset in the shell; serve still requires them', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'mg-cli-'));
+  try {
+    const config = join(dir, 'gw.yaml');
+    writeFileSync(config, `database: ${join(dir, 'gw.db')}
+providers:
+  - { name: openai, kind: openai, base_url: "https://api.openai.com/v1", api_key: "\${MG_TEST_UNSET_API_KEY}" }
+models:
+  - { name: gpt-4o-mini, deployments: [ { provider: openai, model: gpt-4o-mini } ] }
+`);
+    const created = await cli(['keys', 'create', '--name', 'ops', '--config', config], dir);
+    assert.equal(created.code, 0, created.stderr);
+    assert.equal((await cli(['usage', '--config', config], dir)).code, 0);
+    const serve = await cli(['serve', '--config', config, '--port', '0'], dir);
+    assert.equal(serve.code, 2);
+    assert.match(serve.stderr, /MG_TEST_UNSET_API_KEY is not set/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
