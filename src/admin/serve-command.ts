@@ -21,6 +21,7 @@ import type { Gateway } from '../pipeline/gateway.ts';
 import { createRouting } from '../routing/create-routing.ts';
 import { Admission } from '../pipeline/admit.ts';
 import { MemoryAdmissionStore } from '../admission/memory-store.ts';
+import { stopAllAttempts } from '../routing/attempt-watch.ts';
 import { reservationTtlFor, type AdmissionStore } from '../admission/store.ts';
 import { youngGenerationNote } from '../runtime/node-flags.ts';
 
@@ -85,8 +86,14 @@ export async function serveCommand(config: GatewayConfig): Promise<void> {
     log.info({ signal }, 'shutting down: finishing requests and flushing usage');
     keys.stop();
     server.close();
-    // Streams in progress get a short grace period; then their sockets close and usage is settled.
-    const force = setTimeout(() => server.closeAllConnections(), 5_000);
+    // Requests in progress get a grace period; then each is stopped (a stream ends with an error event
+    // in its caller's dialect, a request still waiting gets a 503 it can retry elsewhere), settles what
+    // was delivered and writes its row; a second later whatever is left is cut.
+    const force = setTimeout(() => {
+      const stopped = stopAllAttempts();
+      if (stopped > 0) log.warn({ requests: stopped }, 'shutting down: grace over; requests still running end with an error');
+      setTimeout(() => server.closeAllConnections(), 1_000).unref();
+    }, 5_000);
     force.unref();
     await new Promise<void>((r) => server.once('close', r));
     // Requests cut at the end of the grace queue their rows as they unwind: wait for them (bounded).

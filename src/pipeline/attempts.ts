@@ -48,7 +48,8 @@ export interface ObtainAnswerOptions {
 type AttemptResult =
   | { kind: 'answer'; answer: Answer }
   | { kind: 'failed'; outcome: AttemptOutcome; detail: string; text?: string; status?: number }
-  | { kind: 'client' };
+  | { kind: 'client' }
+  | { kind: 'shutdown' };
 
 /** Upstream error text kept in the caller's message: enough to act on, never a whole page. */
 const MAX_UPSTREAM_TEXT = 300;
@@ -73,6 +74,10 @@ export async function obtainAnswer(opts: ObtainAnswerOptions): Promise<Answer> {
     state.attempts = step.attempt;
     const result = await attempt({ opts, step, exchange, deadline: plan.deadline });
     if (result.kind === 'client') throw clientGone(plan);
+    if (result.kind === 'shutdown') {
+      plan.cancel();
+      throw new GatewayError('shutting_down');
+    }
     if (result.kind === 'answer') {
       plan.record(step.deployment.id, { kind: 'success' });
       state.deployment = step.deployment.id;
@@ -186,6 +191,7 @@ async function errorText(response: UpstreamResponse): Promise<string> {
 function stopped(watch: AttemptWatch, err: unknown, gw: Gateway): AttemptResult {
   watch.abandon();
   if (watch.reason === 'client') return { kind: 'client' };
+  if (watch.reason === 'shutdown') return { kind: 'shutdown' };
   if (watch.timedOut) return { kind: 'failed', outcome: { kind: 'retryable', timeout: true }, detail: `${watch.reason} timeout` };
   // A runaway body is the deployment's fault, and another deployment may answer sanely.
   if (err instanceof UpstreamBodyTooLarge) return { kind: 'failed', outcome: { kind: 'retryable', malformed: true }, detail: err.message };

@@ -199,7 +199,8 @@ async function relayStream(res: ServerResponse, flight: Flight, answer: Answer):
       state.status = 499;
       return;
     }
-    answer.streamFailed();
+    // A stream the gateway itself stopped (shutting down) says nothing about the deployment's health.
+    if (answer.watch.reason !== 'shutdown') answer.streamFailed();
     const gerr = streamFailure(err, answer.watch.reason);
     state.errorCode = gerr.code;
     state.status = gerr.status;
@@ -222,6 +223,7 @@ async function relayStream(res: ServerResponse, flight: Flight, answer: Answer):
 function streamFailure(err: unknown, stoppedBy: string | null): GatewayError {
   if (stoppedBy === 'idle') return new GatewayError('upstream_timeout', { message: 'The upstream stream stalled: no data within the idle timeout.' });
   if (stoppedBy === 'total') return new GatewayError('upstream_timeout', { message: 'The request reached its deadline while the upstream was still streaming.' });
+  if (stoppedBy === 'shutdown') return new GatewayError('shutting_down', { message: 'The gateway is shutting down; the stream was cut before it was complete.' });
   if (err instanceof GatewayError) return err;
   const code = (err as { code?: unknown }).code;
   if (typeof code === 'string' && code.includes('TIMEOUT')) return new GatewayError('upstream_timeout', { message: 'The upstream stream stalled and timed out.' });

@@ -4,7 +4,23 @@ import type { StopLink } from '../providers/upstream-types.ts';
 import { CoarseTimer, processClock, type CoarseClock } from './coarse-timer.ts';
 
 /** Why the attempt was stopped from our side; null while it runs. */
-export type WatchReason = 'first-byte' | 'idle' | 'total' | 'client' | 'done';
+export type WatchReason = 'first-byte' | 'idle' | 'total' | 'client' | 'done' | 'shutdown';
+
+/** Attempts in progress, for a clean stop whose grace has run out (`stopAllAttempts`). */
+const live = new Set<AttemptWatch>();
+let shuttingDown = false;
+
+/**
+ * The gateway stops: every attempt in progress is stopped with reason `shutdown` (a stream ends with an
+ * error event in the caller's dialect, a request still waiting gets a 503), and any attempt started
+ * later stops at once. Returns how many were stopped.
+ */
+export function stopAllAttempts(): number {
+  shuttingDown = true;
+  const stopped = live.size;
+  for (const watch of [...live]) watch.shutdown();
+  return stopped;
+}
 
 /**
  * The client's side of one request: whether it left, and one callback slot for the attempt in progress.
@@ -48,13 +64,20 @@ export class AttemptWatch implements StopLink {
   constructor(options: AttemptWatchOptions) {
     this.#options = options;
     this.#timer = new CoarseTimer(options.clock ?? processClock, () => this.#stop(this.#timer.capped ? 'total' : this.#phase));
-    if (options.client.aborted) {
-      this.#reason = 'client';
-      this.#stopError = new AttemptStopped('client');
+    if (options.client.aborted || shuttingDown) {
+      const reason = options.client.aborted ? 'client' : 'shutdown';
+      this.#reason = reason;
+      this.#stopError = new AttemptStopped(reason);
       return;
     }
     options.client.onGone(this.#onClientAbort);
     this.#timer.start(options.firstByteMs, options.deadline);
+    live.add(this);
+  }
+
+  /** The gateway is stopping and its grace is over (stopAllAttempts). */
+  shutdown(): void {
+    this.#stop('shutdown');
   }
 
   /** Aborted when any clock fires, the client leaves, or the attempt is given up; made on first use. */
@@ -127,6 +150,7 @@ export class AttemptWatch implements StopLink {
 
   /** The attempt is over (body fully read, or relayed to the end): stop the clocks, keep the socket. */
   dispose(): void {
+    live.delete(this);
     this.#disposed = true;
     this.#holding = false;
     this.#timer.clear();

@@ -67,11 +67,21 @@ test('SIGTERM: a stream longer than the grace is cut, and its row is still writt
     assert.equal(streaming.status, 200, 'still serving after SIGHUP');
     const reader = streaming.body!.getReader();
     await reader.read();
-    await gw.stop();
-    await reader.read().catch(() => undefined);
+    const stopped = gw.stop();
+    let text = '';
+    for (;;) {
+      const r = await reader.read().catch(() => ({ done: true, value: undefined }));
+      if (r.done) break;
+      text += new TextDecoder().decode(r.value);
+    }
+    await stopped;
+    // Cut at the end of the grace, but well-formed: the caller's SDK reads an error it can retry.
+    const last = text.trimEnd().split('\n\n').at(-1) ?? '';
+    assert.match(last, /^data: \{"error":\{"message":"The gateway is shutting down/, text.slice(-300));
     const rows = usageRows(gw.dbPath, id);
     assert.equal(rows.length, 1, 'the cut stream has its row');
     assert.ok(rows[0].output_tokens > 0, 'billed for what was delivered');
+    assert.equal(rows[0].status, 503);
     assert.match(gw.logs(), /SIGHUP ignored/);
   } finally {
     await gw.cleanup();
