@@ -1,12 +1,19 @@
 // `modelgate usage`: spend per day, key and model from the usage rows.
 import { parseArgs } from 'node:util';
 import type { Store } from '../store/store.ts';
+import { UsageError } from './key-flags.ts';
 
 export async function usageCommand(store: Store, argv: string[], out: (s: string) => void): Promise<void> {
   const { values } = parseArgs({ args: argv, options: { days: { type: 'string' }, key: { type: 'string' }, json: { type: 'boolean' }, config: { type: 'string' } }, strict: true });
-  const days = values.days ? Number(values.days) : 30;
+  const days = values.days === undefined ? 30 : Number(values.days);
+  if (!Number.isFinite(days) || days <= 0) throw new UsageError('--days must be a number of days above 0');
   let keyId: string | undefined;
-  if (values.key) keyId = (await store.findKey(values.key))?.id ?? values.key;
+  if (values.key) {
+    const found = await store.findKey(values.key);
+    // A name or id that matches no key is a typo, not a key without usage.
+    if (found === null) throw new UsageError(`no key with id or name "${values.key}"`);
+    keyId = found.id;
+  }
   const rows = await store.usageSummary({ sinceMs: Date.now() - days * 86_400_000, keyId });
   if (values.json) {
     out(JSON.stringify(rows.map((r) => ({ ...r, costUsd: r.costNanos / 1e9 }))));

@@ -84,7 +84,7 @@ async function dispatch(gw: Gateway, req: IncomingMessage, res: ServerResponse, 
     case 'healthz':
       return sendJson(res, { status: 200, body: '{"status":"ok"}', requestId });
     case 'metrics':
-      res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4', 'x-request-id': requestId });
+      res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8', 'x-request-id': requestId });
       res.end(gw.metrics.render());
       return;
     default:

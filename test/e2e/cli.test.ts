@@ -35,6 +35,14 @@ test('a mistyped command or a directory without the database creates nothing and
     const created = await cli(['keys', 'create', '--name', 'first', '--json'], dir);
     assert.equal(created.code, 0, created.stderr);
     assert.equal((await cli(['keys', 'list'], dir)).code, 0);
+    // Flags that cannot mean anything are said to be wrong, not answered with an empty report.
+    const days = await cli(['usage', '--days', 'abc'], dir);
+    assert.equal(days.code, 2);
+    assert.match(days.stderr, /--days must be a number/);
+    const nobody = await cli(['usage', '--key', 'nobody'], dir);
+    assert.equal(nobody.code, 2);
+    assert.match(nobody.stderr, /no key with id or name "nobody"/);
+    assert.equal((await cli(['usage', '--key', 'first', '--days', '7'], dir)).code, 0);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -59,4 +67,11 @@ models:
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test('an unknown MODELGATE_LOG_LEVEL logs at info and says so, instead of stopping the gateway', async () => {
+  const { createLogger } = await import('../../src/observability/logger.ts');
+  const logger = createLogger({ level: 'verbose' });
+  assert.equal(logger.level, 'info');
+  assert.equal(createLogger({ level: 'DEBUG' }).level, 'debug');
 });
