@@ -6,8 +6,9 @@ import { startMockUpstream } from '../helpers/mock-upstream.ts';
 import { startGateway, configYaml } from '../helpers/gateway-process.ts';
 import { keySpent, usageRows } from '../admission/usage-db.ts';
 
-test('SIGTERM: the stream in flight ends normally and every served request has its usage row', async () => {
-  const up = await startMockUpstream({ chunkCount: 10, chunkDelayMs: 30 });
+/** A gateway on one OpenAI-style upstream streaming `chunkCount` chunks `chunkDelayMs` apart. */
+async function startStopping(upstream: { chunkCount: number; chunkDelayMs: number }) {
+  const up = await startMockUpstream(upstream);
   const gw = await startGateway({
     configYaml: configYaml({
       providers: `  - { name: up, kind: openai, base_url: "${up.url}/v1", api_key: "sk-upstream-stop-0123456789" }`,
@@ -15,6 +16,11 @@ test('SIGTERM: the stream in flight ends normally and every served request has i
       // A flush interval far longer than the test: only the shutdown flush can write these rows.
     }).replace('usage_flush_ms: 20', 'usage_flush_ms: 60000'),
   });
+  return { up, gw };
+}
+
+test('SIGTERM: the stream in flight ends normally and every served request has its usage row', async () => {
+  const { up, gw } = await startStopping({ chunkCount: 10, chunkDelayMs: 30 });
   try {
     const { key, id } = await gw.createKey({ name: 'stop', flags: ['--budget-usd', '5'] });
     const post = (stream: boolean): Promise<Response> =>
@@ -49,13 +55,7 @@ test('SIGTERM: the stream in flight ends normally and every served request has i
 
 test('SIGTERM: a stream longer than the grace is cut, and its row is still written; SIGHUP does not stop the process', { timeout: 60_000 }, async () => {
   // 40 chunks 300 ms apart: 12 s, far past the 5 s grace.
-  const up = await startMockUpstream({ chunkCount: 40, chunkDelayMs: 300 });
-  const gw = await startGateway({
-    configYaml: configYaml({
-      providers: `  - { name: up, kind: openai, base_url: "${up.url}/v1", api_key: "sk-upstream-stop-0123456789" }`,
-      models: `  - { name: gpt-up, price: { input: 1, output: 2 }, deployments: [ { provider: up, model: upstream-gpt } ] }`,
-    }).replace('usage_flush_ms: 20', 'usage_flush_ms: 60000'),
-  });
+  const { up, gw } = await startStopping({ chunkCount: 40, chunkDelayMs: 300 });
   try {
     const { key, id } = await gw.createKey({ name: 'long', flags: ['--budget-usd', '5'] });
     gw.signal('SIGHUP');
