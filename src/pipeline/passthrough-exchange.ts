@@ -63,11 +63,15 @@ export class PassthroughExchange implements Exchange {
     const askUsage = this.upstreamDialect === 'openai' && this.#facts.stream && !this.#facts.includeUsage;
     const cap = this.#outputCap;
     if (body !== null && !askUsage && cap === null) return body;
-    // The body is a JSON object (validated), so its first '{' opens it.
-    if (body !== null && cap === null && this.#parsed.stream_options === undefined) return Buffer.concat([INCLUDE_USAGE_HEAD, body.subarray(body.indexOf(0x7b) + 1)]);
+    // Added fields go in front of the caller's bytes, which stay as they came (numbers past 2^53 too);
+    // only a key the body already has (a stream_options to amend, an invalid limit) needs re-serialising.
+    if (body !== null && !(askUsage && this.#parsed.stream_options !== undefined) && !(cap !== null && this.#parsed[cap.field] !== undefined)) {
+      const head = cap === null ? INCLUDE_USAGE_HEAD : Buffer.from(`${askUsage ? INCLUDE_USAGE_HEAD.toString('latin1') : '{'}"${cap.field}":${cap.tokens},`);
+      // The body is a JSON object (validated, with its model and messages), so its first '{' opens it.
+      return Buffer.concat([head, body.subarray(body.indexOf(0x7b) + 1)]);
+    }
     // Re-serialised when the model key is repeated or escaped (the upstream must read the model that was
-    // routed and billed, whichever of repeated keys its parser keeps), when stream_options must change,
-    // or when an output limit is added.
+    // routed and billed, whichever of repeated keys its parser keeps), or a key it has must change.
     const out: Record<string, unknown> = { ...this.#parsed, model: this.#upstreamModel };
     if (askUsage) out.stream_options = { ...(isObject(this.#parsed.stream_options) ? this.#parsed.stream_options : {}), include_usage: true };
     if (cap !== null) out[cap.field] = cap.tokens;

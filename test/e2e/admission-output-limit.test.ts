@@ -29,6 +29,12 @@ test('chat without max_tokens from a key with a budget: the reserved default goe
     assert.deepEqual(sent.messages, HELLO);
     assert.match(r.headers.get('x-modelgate-adjusted') ?? '', /max_completion_tokens set to 4096/);
   }
+  // The caller's bytes stay as they came, the added limit in front: a number past 2^53 keeps its digits.
+  const raw = '{"model":"gpt-up","messages":[{"role":"user","content":"Hello"}],"seed":12345678901234567890,"x_extra":1.50}';
+  const kept = await call(fx, { path: '/v1/chat/completions', auth: key, body: raw });
+  assert.equal(kept.status, 200, kept.text);
+  const sentText = fx.up.requests.at(-1)!.body.toString('utf8');
+  assert.equal(sentText, '{"max_completion_tokens":4096,"model":"upstream-gpt","messages":[{"role":"user","content":"Hello"}],"seed":12345678901234567890,"x_extra":1.50}');
   // A request that names its own limit passes as it is.
   const named = await call(fx, { path: '/v1/chat/completions', auth: key, body: { model: 'gpt-up', messages: HELLO, max_tokens: 7 } });
   assert.equal(named.status, 200);
