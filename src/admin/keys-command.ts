@@ -18,9 +18,7 @@ export async function keysCommand(store: Store, argv: string[], out: (s: string)
   switch (sub) {
     case 'create': {
       if (!values.name) throw new UsageError('keys create needs --name NAME');
-      // Names pick keys in disable, delete and update: two keys of one name would make those ambiguous.
-      const taken = (await store.listKeys()).find((k) => k.name === values.name?.trim());
-      if (taken) throw new UsageError(`a key named "${values.name}" already exists (${taken.id}); choose another name`);
+      await nameFree(store, values.name.trim());
       const key = generateKey();
       const rec: KeyRecord = {
         id: newKeyId(), name: values.name, hash: hashKey(key), masked: maskKey(key), models: null, expiresAt: null,
@@ -58,10 +56,7 @@ export async function keysCommand(store: Store, argv: string[], out: (s: string)
       const k = await need(store, positionals[0]);
       const patch = sub === 'update' ? keyPatchFromFlags(values) : { disabled: sub === 'disable' };
       const rename = (patch as { name?: string }).name;
-      if (rename !== undefined && rename !== k.name) {
-        const taken = (await store.listKeys()).find((other) => other.name === rename);
-        if (taken) throw new UsageError(`a key named "${rename}" already exists (${taken.id}); choose another name`);
-      }
+      if (rename !== undefined && rename !== k.name) await nameFree(store, rename);
       await store.updateKey(k.id, patch);
       const after = await need(store, k.id);
       out(json ? JSON.stringify(publicView(after)) : `${sub === 'update' ? 'Updated' : sub === 'disable' ? 'Disabled' : 'Enabled'} key ${k.id} (${k.name}).`);
@@ -76,6 +71,12 @@ export async function keysCommand(store: Store, argv: string[], out: (s: string)
     default:
       throw new UsageError('usage: modelgate keys create|list|show|update|disable|enable|delete [ID|NAME] [options]');
   }
+}
+
+/** Names pick keys in disable, delete and update: two keys of one name would make those ambiguous. */
+async function nameFree(store: Store, name: string): Promise<void> {
+  const taken = (await store.listKeys()).find((k) => k.name === name);
+  if (taken) throw new UsageError(`a key named "${name}" already exists (${taken.id}); choose another name`);
 }
 
 async function need(store: Store, idOrName: string | undefined): Promise<KeyRecord> {

@@ -37,6 +37,14 @@ function finite(v: unknown): number {
   return typeof v === 'number' && Number.isFinite(v) ? v : 0;
 }
 
+/**
+ * Output tokens for text whose count the upstream never gave (a cut stream, an answer without usage):
+ * about four characters a token, the same rule on every route.
+ */
+export function outputTokensForChars(chars: number): number {
+  return Math.ceil(chars / 4);
+}
+
 /** No request bills more tokens of one kind than this, whatever an upstream reports. */
 export const MAX_TOKENS_PER_KIND = 1_000_000_000;
 

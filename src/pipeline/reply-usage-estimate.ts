@@ -3,13 +3,11 @@
 // is billed — rather than nothing.
 import type { Dialect } from '../core/dialect.ts';
 import { isObject } from '../core/json.ts';
-import type { Usage } from '../core/usage.ts';
-
-const CHARS_PER_TOKEN = 4;
+import { outputTokensForChars, type Usage } from '../core/usage.ts';
 
 export function estimatedReplyUsage(reply: unknown, dialect: Dialect, promptEstimate: () => number): Usage {
   const chars = dialect === 'openai' ? openAiOutputChars(reply) : anthropicOutputChars(reply);
-  return { inputTokens: promptEstimate(), outputTokens: Math.ceil(chars / CHARS_PER_TOKEN), cacheReadTokens: 0, cacheWriteTokens: 0 };
+  return { inputTokens: promptEstimate(), outputTokens: outputTokensForChars(chars), cacheReadTokens: 0, cacheWriteTokens: 0 };
 }
 
 function openAiOutputChars(reply: unknown): number {

@@ -7,7 +7,7 @@
 // whose name comes after its first fragment starts once the name is known. One instance per request.
 import type { SseEvent } from '../core/sse.ts';
 import { encodeSse } from '../core/sse.ts';
-import type { Usage } from '../core/usage.ts';
+import { outputTokensForChars, type Usage } from '../core/usage.ts';
 import { newMessageId, toAnthropicToolId } from './ids.ts';
 import { isObject, isVerbatimJsonText, num, str, tryParseJson, type JsonObject } from './narrow.ts';
 import { stopReasonFor } from './stop-reasons.ts';
@@ -33,9 +33,6 @@ interface ToolState {
 }
 
 type Open = { kind: 'text' | 'thinking'; index: number } | { kind: 'tool'; index: number; tool: ToolState };
-
-/** Rough output size when the upstream never reports usage: about four characters per token. */
-const CHARS_PER_TOKEN = 4;
 
 export class ChatStreamToMessagesStream {
   readonly #id = newMessageId();
@@ -313,7 +310,7 @@ export class ChatStreamToMessagesStream {
   #estimatedUsage(): Usage {
     return {
       inputTokens: this.#inputEstimate,
-      outputTokens: Math.ceil(this.#outputChars / CHARS_PER_TOKEN),
+      outputTokens: outputTokensForChars(this.#outputChars),
       cacheReadTokens: 0,
       cacheWriteTokens: 0,
     };

@@ -6,7 +6,7 @@
 import type { SseEvent } from '../core/sse.ts';
 import { encodeSse } from '../core/sse.ts';
 import type { Usage } from '../core/usage.ts';
-import { emptyUsage } from '../core/usage.ts';
+import { emptyUsage, outputTokensForChars } from '../core/usage.ts';
 import type { ChatDelta, ChatThinkingBlock, FinishReason } from './wire-openai.ts';
 import { newChatCompletionId } from './ids.ts';
 import { isObject, isVerbatimJsonText, str, tryParseJson, type JsonObject } from './narrow.ts';
@@ -84,7 +84,7 @@ export class MessagesStreamToChatStream {
    */
   get usage(): Usage {
     const u = { ...this.#usage };
-    if (!this.#outputReported) u.outputTokens = Math.max(u.outputTokens, Math.ceil(this.#outputChars / CHARS_PER_TOKEN));
+    if (!this.#outputReported) u.outputTokens = Math.max(u.outputTokens, outputTokensForChars(this.#outputChars));
     return u;
   }
 
@@ -301,8 +301,6 @@ export class MessagesStreamToChatStream {
   }
 }
 
-/** Rough output size when the upstream's count never came: about four characters per token. */
-const CHARS_PER_TOKEN = 4;
 const CONTENT_MARK = '\u0000modelgate-content\u0000';
 const CONTENT_MARK_JSON = JSON.stringify(CONTENT_MARK);
 const TEXT_DELTA_HEAD = '{"type":"content_block_delta","index":';
