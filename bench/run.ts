@@ -13,6 +13,7 @@ import { containerTable } from './lib/container-report.ts';
 import { runTokenizerPass } from './lib/tokenizer-pass.ts';
 import { tokenizerTable } from './lib/tokenizer-report.ts';
 import { runStagePass } from './lib/stage-pass.ts';
+import { runGcPass } from './lib/gc-pass.ts';
 import { callgrindMissing } from './lib/callgrind.ts';
 import { runInstructionPass } from './lib/instruction-pass.ts';
 import { pickLoadGenerator } from './lib/load.ts';
@@ -273,6 +274,17 @@ async function runStages(targets: Target[], mockPort: number, workDir: string, s
   }
 }
 
+/** Bytes promoted and GC pauses per non-streamed request, modelgate beside the bare proxy (lib/gc-pass.ts). */
+async function runGc(targets: Target[], mockPort: number, workDir: string, generator: LoadGenerator, skipped: string[]): Promise<RunResults['gc']> {
+  if (!targets.some((t) => t.name === 'modelgate') || !targets.some((t) => t.name === 'bare-proxy')) return new Map();
+  try {
+    return await runGcPass({ mockPort, workDir: join(workDir, 'gc'), generator, reps: quick ? 1 : 3, durationS: timing.durationS, warmupMs: timing.warmupMs, log });
+  } catch (error) {
+    skipped.push(`garbage-collection pass: ${(error as Error).message}`);
+    return new Map();
+  }
+}
+
 /** Instructions per request under callgrind, modelgate beside the bare proxy (lib/instruction-pass.ts). */
 async function runInstructions(workDir: string, skipped: string[]): Promise<RunResults['instructions']> {
   if (timing.instructions === null) {
@@ -408,6 +420,7 @@ async function main(): Promise<void> {
     if (canRunRealtime()) results.ttfbRealtime = await runTtfb(targets, skipped, true);
     else skipped.push('time to first byte with the timing client at real-time priority: `chrt -f` is not available or not permitted (needs root or CAP_SYS_NICE)');
     results.stages = await runStages(targets, mock.port, workDir, skipped);
+    results.gc = await runGc(targets, mock.port, workDir, generator, skipped);
     if (targets.some((t) => t.name === 'modelgate') && targets.some((t) => t.name === 'bare-proxy')) results.instructions = await runInstructions(workDir, skipped);
     results.hold = await runHolds({ targets, mock, mockUrl, workDir, skipped });
     if (quick) skipped.push('tokenizer pass: full runs only (`--tokenizer` runs it alone)');

@@ -13,6 +13,8 @@ import type { InstructionCell } from './instruction-pass.ts';
 import { chatInstructionRatio, instructionTable, perRequest } from './instruction-report.ts';
 import { stageTable } from './stage-report.ts';
 import type { StageSummary } from './stages.ts';
+import type { GcRep } from './gc-pass.ts';
+import { gcTable } from './gc-report.ts';
 import { median } from './stats.ts';
 import type { TargetName } from './targets.ts';
 
@@ -76,6 +78,8 @@ export interface RunResults {
   latency: Map<TargetName, LatencyRep[]>;
   /** The stage pass (lib/stage-pass.ts): where each Node proxy's time goes before its first write to the client. */
   stages: Map<TargetName, StageSummary[]>;
+  /** The garbage-collection pass (lib/gc-pass.ts): bytes promoted and pauses per non-streamed request. */
+  gc: Map<TargetName, GcRep[]>;
   /** The instruction pass (lib/instruction-pass.ts): instructions per request under callgrind. */
   instructions: InstructionCell[];
   /** How the instruction pass counted (null when it did not run). */
@@ -96,6 +100,7 @@ export function emptyRunResults(options: Pick<RunResults, 'date' | 'mode' | 'hea
     tokenizer: null,
     latency: new Map(),
     stages: new Map(),
+    gc: new Map(),
     instructions: [],
   };
 }
@@ -375,6 +380,7 @@ export function renderResults(results: RunResults): string {
     ...ttfbTable(results.ttfb, 'Time to first streamed byte, 1 connection'),
     ...ttfbTable(results.ttfbRealtime, 'Time to first streamed byte, 1 connection, timing client at real-time priority (`chrt -f 10`)'),
     ...stageTable(results.stages, 'Inside the proxy, one stream at a time (fresh processes with `bench/stage-timer.ts` preloaded)'),
+    ...gcTable(results.gc),
     ...instructionTable(results.instructions, results.instructionPlan),
     ...holdTable(results),
     ...tokenizerTable(results.tokenizer),

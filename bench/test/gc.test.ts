@@ -1,0 +1,39 @@
+// The garbage-collection pass's reading of V8's --trace-gc-nvp lines and its table.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { gcRep, sumGcTrace } from '../lib/gc-pass.ts';
+import { gcTable, promotedRatio } from '../lib/gc-report.ts';
+
+// Shortened from real lines (Node 24): the fields the pass reads, among others it ignores.
+const TRACE = [
+  '[11514:0x42f0e000:0]     2494 ms: pause=1.2 mutator=18.4 gc=s reduce_memory=0 scavenge=1.22 allocated=12460808 promoted=1363624 new_space_survived=1575592',
+  '{"level":30,"msg":"a log line of the gateway, not the collector"}',
+  '[11514:0x42f0e000:0]     2510 ms: pause=0.8 mutator=15.0 gc=s reduce_memory=0 promoted=636376 new_space_survived=400000',
+  '[11514:0x42f0e000:0]     2600 ms: pause=3.5 mutator=80.1 gc=mc reduce_memory=0 promoted=999 mark=2.1',
+  '[11514:0x42f0e000:0]     2601 ms: pause=0.1 mutator=1.0 gc=mmc reduce_memory=0',
+].join('\n');
+
+test('scavenges and mark-compacts are summed from their own lines; log lines and other kinds are not', () => {
+  const totals = sumGcTrace(TRACE);
+  assert.deepEqual(totals, { scavenges: 2, promotedBytes: 2_000_000, scavengePauseMs: 2, majors: 1, majorPauseMs: 3.5 });
+  const rep = gcRep(totals, 1000);
+  assert.equal(rep.promotedPerReq, 2000);
+  assert.equal(rep.scavengePauseUsPerReq, 2);
+  assert.equal(rep.majorPauseUsPerReq, 3.5);
+  assert.ok(Number.isNaN(gcRep(totals, 0).promotedPerReq));
+});
+
+test('the table shows medians per target and the promoted ratio paired per repetition', () => {
+  const rep = (promotedPerReq: number) => ({ requests: 1000, scavenges: 2, promotedPerReq, scavengePauseUsPerReq: 1, majors: 0, majorPauseUsPerReq: 0 });
+  const runs = new Map([
+    ['modelgate', [rep(400), rep(500), rep(450)]],
+    ['bare-proxy', [rep(200), rep(250), rep(300)]],
+  ] as const);
+  const mutable = new Map([...runs].map(([k, v]) => [k, [...v]]));
+  assert.equal(promotedRatio(mutable), 2);
+  const text = gcTable(mutable).join('\n');
+  assert.match(text, /\| modelgate \| 450 \| 2\.00 \| 1\.00 \| 0 \| 0\.00 \|/);
+  assert.match(text, /\| bare-proxy \| 250 \|/);
+  assert.match(text, /2\.00 ×/);
+  assert.deepEqual(gcTable(new Map()), []);
+});
