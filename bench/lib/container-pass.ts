@@ -4,7 +4,7 @@
 // alternation with non-streaming chat at 50 connections. It measures the claim behind the shipped flag.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { LoadGenerator } from './load.ts';
+import type { LoadPassOptions } from './load.ts';
 import { measureLoad, warmUp } from './measure.ts';
 import type { Rep } from './measure.ts';
 import { createMemoryCgroup, type MemoryCgroup } from './memory-cgroup.ts';
@@ -25,22 +25,12 @@ export interface ContainerRun {
   rssShippedMb: number;
 }
 
-export interface ContainerPassOptions {
-  mockPort: number;
-  workDir: string;
-  generator: LoadGenerator;
-  reps: number;
-  durationS: number;
-  warmupMs: number;
-  log: (line: string) => void;
-}
-
 interface Variant {
   cgroup: MemoryCgroup;
   target: Target;
 }
 
-export async function runContainerPass(options: ContainerPassOptions): Promise<ContainerRun> {
+export async function runContainerPass(options: LoadPassOptions): Promise<ContainerRun> {
   const variants: Variant[] = [];
   const groups: MemoryCgroup[] = [];
   try {

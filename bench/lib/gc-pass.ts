@@ -4,7 +4,7 @@
 // it is what a request leaves for the old generation (and its major collections) to clean up.
 import { mkdirSync } from 'node:fs';
 import { warmUp } from './measure.ts';
-import type { LoadGenerator } from './load.ts';
+import type { LoadPassOptions } from './load.ts';
 import { startModelgate } from './modelgate-target.ts';
 import { startBareProxy } from './targets.ts';
 import type { Started, TargetName } from './targets.ts';
@@ -62,20 +62,10 @@ export function gcRep(totals: GcTotals, requests: number): GcRep {
   };
 }
 
-export interface GcPassOptions {
-  mockPort: number;
-  workDir: string;
-  generator: LoadGenerator;
-  reps: number;
-  durationS: number;
-  warmupMs: number;
-  log: (line: string) => void;
-}
-
 const TRACE = ['--trace-gc-nvp'];
 
 /** One fresh process per target and repetition, alternated; the trace of the warm-up is not counted. */
-export async function runGcPass(options: GcPassOptions): Promise<Map<TargetName, GcRep[]>> {
+export async function runGcPass(options: LoadPassOptions): Promise<Map<TargetName, GcRep[]>> {
   mkdirSync(options.workDir, { recursive: true });
   const out = new Map<TargetName, GcRep[]>([['modelgate', []], ['bare-proxy', []]]);
   const starters: Array<[TargetName, () => Promise<Started>]> = [

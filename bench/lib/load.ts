@@ -28,6 +28,17 @@ export interface LoadResult {
   errors: number;
 }
 
+/** What a pass that starts its own gateways against the run's mock and loads them with its generator takes. */
+export interface LoadPassOptions {
+  mockPort: number;
+  workDir: string;
+  generator: LoadGenerator;
+  reps: number;
+  durationS: number;
+  warmupMs: number;
+  log: (line: string) => void;
+}
+
 export interface LoadGenerator {
   name: 'wrk' | 'autocannon';
   /** Latency resolution the tool records, µs (autocannon keeps whole milliseconds). */
