@@ -1,7 +1,8 @@
 // The garbage-collection pass's reading of V8's --trace-gc-nvp lines and its table.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { gcRep, sumGcTrace } from '../lib/gc-pass.ts';
+import { gcRep, sumGcTrace, type GcRep } from '../lib/gc-pass.ts';
+import type { TargetName } from '../lib/targets.ts';
 import { gcTable, promotedRatio } from '../lib/gc-report.ts';
 
 // Shortened from real lines (Node 24): the fields the pass reads, among others it ignores.
@@ -24,14 +25,13 @@ test('scavenges and mark-compacts are summed from their own lines; log lines and
 });
 
 test('the table shows medians per target and the promoted ratio paired per repetition', () => {
-  const rep = (promotedPerReq: number) => ({ requests: 1000, scavenges: 2, promotedPerReq, scavengePauseUsPerReq: 1, majors: 0, majorPauseUsPerReq: 0 });
-  const runs = new Map([
+  const rep = (promotedPerReq: number): GcRep => ({ requests: 1000, scavenges: 2, promotedPerReq, scavengePauseUsPerReq: 1, majors: 0, majorPauseUsPerReq: 0 });
+  const runs = new Map<TargetName, GcRep[]>([
     ['modelgate', [rep(400), rep(500), rep(450)]],
     ['bare-proxy', [rep(200), rep(250), rep(300)]],
-  ] as const);
-  const mutable = new Map([...runs].map(([k, v]) => [k, [...v]]));
-  assert.equal(promotedRatio(mutable), 2);
-  const text = gcTable(mutable).join('\n');
+  ]);
+  assert.equal(promotedRatio(runs), 2);
+  const text = gcTable(runs).join('\n');
   assert.match(text, /\| modelgate \| 450 \| 2\.00 \| 1\.00 \| 0 \| 0\.00 \|/);
   assert.match(text, /\| bare-proxy \| 250 \|/);
   assert.match(text, /2\.00 ×/);
