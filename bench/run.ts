@@ -26,7 +26,8 @@ import { emptyRunResults, headline, renderResults } from './lib/report.ts';
 import { instructionTable } from './lib/instruction-report.ts';
 import { resultsFile } from './lib/results-file.ts';
 import type { HoldResult, LatencyRep, LoadCell, RunResults, TtfbRep } from './lib/report.ts';
-import { CHUNKS, FULL, LOAD_SCENARIOS, PACED_MS, QUICK } from './lib/scenarios.ts';
+import { idleLine } from './lib/machine.ts';
+import { CHUNKS, FULL, LOAD_SCENARIOS, PACED_MS, QUICK, kindOf } from './lib/scenarios.ts';
 import type { LoadScenario, Timing } from './lib/scenarios.ts';
 import { directTarget, startBareProxy, startMock, startNginx, startPortkey } from './lib/targets.ts';
 import type { Started, Target, TargetName } from './lib/targets.ts';
@@ -134,8 +135,9 @@ async function runHolds(options: { targets: Target[]; mock: { child: Child; port
 async function servingTargets(scenario: LoadScenario, targets: Target[], skipped: string[]): Promise<Target[]> {
   const out: Target[] = [];
   for (const target of targets) {
-    if (!target.kinds.has(scenario.kind) || (scenario.only !== undefined && !scenario.only.includes(target.name))) continue;
-    const problem = probeProblem(await probe(target.request(scenario.kind)), scenario.eventsPerResponse !== undefined);
+    const kind = kindOf(scenario, target.name);
+    if (!target.kinds.has(kind) || (scenario.only !== undefined && !scenario.only.includes(target.name))) continue;
+    const problem = probeProblem(await probe(target.request(kind)), scenario.eventsPerResponse !== undefined);
     if (problem === undefined) out.push(target);
     else skipped.push(`${scenario.id} on ${target.name}: ${problem}${target.child.stderrTail === '' ? '' : ` — its stderr ends: ${target.child.stderrTail.slice(-300)}`}`);
   }
@@ -157,11 +159,11 @@ async function runLoadScenario(options: { scenario: LoadScenario; targets: Targe
 async function runLoadReps(options: { scenario: LoadScenario; targets: Target[]; generator: LoadGenerator; skipped: string[] }): Promise<LoadCell[]> {
   const { scenario, generator } = options;
   const active = await servingTargets(scenario, options.targets, options.skipped);
-  for (const target of active) await warmUp(target.request(scenario.kind), timing.warmupMs);
+  for (const target of active) await warmUp(target.request(kindOf(scenario, target.name)), timing.warmupMs);
   const cells = active.map((target): LoadCell => ({ scenario, target: target.name, reps: [] }));
   for (let rep = 0; rep < timing.reps; rep += 1) {
     for (const target of rotate(active, rep)) {
-      const result = await measureLoad({ target, request: target.request(scenario.kind), generator, connections: scenario.connections, durationS: timing.durationS });
+      const result = await measureLoad({ target, request: target.request(kindOf(scenario, target.name)), generator, connections: scenario.connections, durationS: timing.durationS });
       cells.find((c) => c.target === target.name)?.reps.push(result);
       log(`${scenario.id} rep ${rep + 1} ${target.name}: ${Math.round(result.rps)} req/s, ${result.cpuUsPerReq.toFixed(1)} µs CPU/req, ${result.errors} errors`);
     }
@@ -305,7 +307,8 @@ async function runInstructions(workDir: string, skipped: string[]): Promise<RunR
 }
 
 function machineLine(): string {
-  return `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'unknown CPU'}, ${os.type()} ${os.release()}, Node ${process.version} for every Node process, CLK_TCK ${ticksPerSecond()}`;
+  const idle = idleLine();
+  return `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'unknown CPU'}, ${os.type()} ${os.release()}, Node ${process.version} for every Node process, CLK_TCK ${ticksPerSecond()}${idle === undefined ? '' : `; ${idle}`}`;
 }
 
 function writeResults(results: RunResults, started: number): string {

@@ -12,6 +12,8 @@ import type { Started, TargetName } from './targets.ts';
 export interface GcRep {
   requests: number;
   scavenges: number;
+  /** Bytes allocated, per request: how often the young generation fills, so how often a scavenge runs. */
+  allocatedPerReq: number;
   /** Bytes moved to the old generation by scavenges, per request. */
   promotedPerReq: number;
   /** Scavenge pause on the main thread, µs per request. */
@@ -23,6 +25,8 @@ export interface GcRep {
 
 export interface GcTotals {
   scavenges: number;
+  /** Each collection's line says what was allocated since the one before it. */
+  allocatedBytes: number;
   promotedBytes: number;
   scavengePauseMs: number;
   majors: number;
@@ -36,8 +40,9 @@ const FIELD = (line: string, name: string): number => {
 
 /** Sums `--trace-gc-nvp` lines (one per collection; `gc=s` a scavenge, `gc=mc` a mark-compact). Other lines are ignored. */
 export function sumGcTrace(text: string): GcTotals {
-  const totals: GcTotals = { scavenges: 0, promotedBytes: 0, scavengePauseMs: 0, majors: 0, majorPauseMs: 0 };
+  const totals: GcTotals = { scavenges: 0, allocatedBytes: 0, promotedBytes: 0, scavengePauseMs: 0, majors: 0, majorPauseMs: 0 };
   for (const line of text.split('\n')) {
+    if (/\sgc=\w+\s/.test(line)) totals.allocatedBytes += FIELD(line, 'allocated');
     if (/\sgc=s\s/.test(line)) {
       totals.scavenges += 1;
       totals.promotedBytes += FIELD(line, 'promoted');
@@ -55,6 +60,7 @@ export function gcRep(totals: GcTotals, requests: number): GcRep {
   return {
     requests,
     scavenges: totals.scavenges,
+    allocatedPerReq: per(totals.allocatedBytes),
     promotedPerReq: per(totals.promotedBytes),
     scavengePauseUsPerReq: per(totals.scavengePauseMs * 1000),
     majors: totals.majors,
@@ -88,7 +94,7 @@ export async function runGcPass(options: LoadPassOptions): Promise<Map<TargetNam
         target.child.proc.stdout?.off('data', collect);
         const result = gcRep(sumGcTrace(trace), load.requests);
         out.get(name)?.push(result);
-        options.log(`gc rep ${rep + 1} ${name}: ${result.promotedPerReq.toFixed(0)} B promoted a request, scavenges ${result.scavengePauseUsPerReq.toFixed(2)} µs a request`);
+        options.log(`gc rep ${rep + 1} ${name}: ${(result.allocatedPerReq / 1024).toFixed(1)} KB allocated and ${result.promotedPerReq.toFixed(0)} B promoted a request, scavenges ${result.scavengePauseUsPerReq.toFixed(2)} µs a request`);
       } finally {
         await target.child.stop();
       }

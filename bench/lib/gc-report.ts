@@ -21,7 +21,7 @@ export function gcTable(runs: Map<TargetName, GcRep[]>): string[] {
     if (reps.length === 0) continue;
     const mid = (read: (r: GcRep) => number, digits: number): string => fixed(median(reps.map(read)), digits);
     rows.push(
-      `| ${target} | ${mid((r) => r.promotedPerReq, 0)} | ${mid((r) => (1000 * r.scavenges) / r.requests, 2)} | ${mid((r) => r.scavengePauseUsPerReq, 2)} | ${mid((r) => r.majors, 0)} | ${mid((r) => r.majorPauseUsPerReq, 2)} |`,
+      `| ${target} | ${mid((r) => r.allocatedPerReq / 1024, 1)} | ${mid((r) => r.promotedPerReq, 0)} | ${mid((r) => (1000 * r.scavenges) / r.requests, 2)} | ${mid((r) => r.scavengePauseUsPerReq, 2)} | ${mid((r) => r.majors, 0)} | ${mid((r) => r.majorPauseUsPerReq, 2)} |`,
     );
   }
   if (rows.length === 0) return [];
@@ -29,11 +29,11 @@ export function gcTable(runs: Map<TargetName, GcRep[]>): string[] {
   return [
     '### Garbage collection per non-streamed request, 50 connections (fresh processes, `--trace-gc-nvp`)',
     '',
-    '| target | bytes promoted / req | scavenges / 1,000 req | scavenge pause µs / req | major GCs in the run | major pause µs / req |',
-    '|---|---:|---:|---:|---:|---:|',
+    '| target | KB allocated / req | bytes promoted / req | scavenges / 1,000 req | scavenge pause µs / req | major GCs in the run | major pause µs / req |',
+    '|---|---:|---:|---:|---:|---:|---:|',
     ...rows,
     '',
-    `Medians over ${reps} alternated repetition(s), each in a fresh process after its warm-up. Bytes promoted are what requests leave for the old generation: what outlives two scavenges, or is kept alive by the old generation's pointers until a major collection. modelgate / bare proxy, bytes promoted: ${fixed(promotedRatio(runs), 2)} ×. Pauses are the main thread's; parallel helpers work beside it.`,
+    `Medians over ${reps} alternated repetition(s), each in a fresh process after its warm-up. Bytes allocated set how often a scavenge runs (with the young generation's size: modelgate's as shipped, the bare proxy's V8's own), and each scavenge wakes V8's helper threads on the other cores. Bytes promoted are what requests leave for the old generation: what outlives two scavenges, or is kept alive by the old generation's pointers until a major collection. modelgate / bare proxy, bytes promoted: ${fixed(promotedRatio(runs), 2)} ×. Pauses are the main thread's; parallel helpers work beside it.`,
     '',
   ];
 }

@@ -18,6 +18,17 @@ export interface LoadScenario {
    * proxy and come in a read of their own, as a model's tokens do.
    */
   pacingMs?: number;
+  /**
+   * A target that serves another kind in this scenario, alternated with the rest: the translated
+   * scenario runs the bare proxy on the same upstream stream passed through, so modelgate's translation
+   * is judged against a reference measured in the same rounds rather than minutes apart.
+   */
+  kindFor?: Partial<Record<TargetName, RequestKind>>;
+}
+
+/** The request kind `target` is loaded with in `scenario`. */
+export function kindOf(scenario: LoadScenario, target: TargetName): RequestKind {
+  return scenario.kindFor?.[target] ?? scenario.kind;
 }
 
 /** The instruction pass: requests before counting and requests counted, per kind; events' spacing. */
@@ -76,7 +87,8 @@ export const LOAD_SCENARIOS: LoadScenario[] = [
     kind: 'messages-stream',
     connections: 50,
     eventsPerResponse: STREAM_EVENTS,
-    only: ['modelgate'],
+    only: ['modelgate', 'bare-proxy'],
+    kindFor: { 'bare-proxy': 'chat-stream' },
     quick: true,
   },
   { id: 'big-c50', title: 'Non-streaming chat with a 50 KB prompt, 50 connections', kind: 'chat-50kb', connections: 50, eventsPerResponse: undefined, only: undefined, quick: true },

@@ -83,6 +83,28 @@ describe('headline', () => {
     assert.match(headline(r).join('\n'), /events 3 ms apart .* \| 57\.2 µs \| 52\.0 µs \| 1\.10 × \(1\.00–1\.20\) the bare proxy \(no target\) \|/);
   });
 
+  it('judges the per-event targets absolutely and scaled to the machine by the bare proxy of the same rounds', () => {
+    const stream = LOAD_SCENARIOS.find((s) => s.id === 'stream-c50');
+    const translated = LOAD_SCENARIOS.find((s) => s.id === 'translated-c50');
+    assert.ok(stream && translated);
+    assert.equal(translated.kindFor?.['bare-proxy'], 'chat-stream', 'the reference passes the same upstream stream through');
+    const r = results({});
+    // A machine 4 × slower than the issue's: the bare proxy takes 34 µs an event, modelgate 35.7 (1.05 ×)
+    // passing through and 44.2 (1.30 ×) translating. Both miss the absolute figures and meet the scaled ones.
+    r.load = [
+      { scenario: stream, target: 'modelgate', reps: [rep(52 * 35.7), rep(52 * 35.7), rep(52 * 40.8)] },
+      { scenario: stream, target: 'bare-proxy', reps: [rep(52 * 34), rep(52 * 34), rep(52 * 34)] },
+      { scenario: translated, target: 'modelgate', reps: [rep(52 * 44.2), rep(52 * 44.2), rep(52 * 44.2)] },
+      { scenario: translated, target: 'bare-proxy', reps: [rep(52 * 34), rep(52 * 34), rep(52 * 34)] },
+    ];
+    const text = headline(r).join('\n');
+    assert.match(text, /streaming pass-through ≤ 9 µs CPU\/event \| 35\.7 µs \(35\.7–40\.8\) \| 34\.0 µs \| \*\*missed\*\* \|/);
+    assert.match(text, /scaled to this machine: ≤ 1\.06 × the bare proxy \(9 µs where it took 8\.5; paired\) \| 1\.05 × \(1\.05–1\.20\) \| 34\.0 µs \| met \(met in 2 of 3 repetitions\) \|/);
+    assert.match(text, /translated streaming ≤ 12 µs CPU\/event \| 44\.2 µs \| 34\.0 µs \(same upstream stream passed through\) \| \*\*missed\*\* \|/);
+    assert.match(text, /≤ 1\.41 × the bare proxy passing the same stream through \(paired\) \| 1\.30 × \| 34\.0 µs \| met \|/);
+    assert.match(renderResults(r), /\| bare-proxy \(chat-stream, passed through: the reference\) \|/);
+  });
+
   it('leaves the same-time row unjudged when the run did not happen', () => {
     const text = headline(results({ modelgate: 80, 'bare-proxy': 70 })).join('\n');
     assert.match(text, /both loaded at once \(25 connections each, paired\) \| — × \| — \|/);
