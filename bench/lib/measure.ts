@@ -2,19 +2,24 @@
 // plus the probe that proves a target really serves a scenario, and the warm-up.
 import http from 'node:http';
 import type { LoadGenerator, LoadRequest, LoadResult } from './load.ts';
-import { cpuMicros, processTree } from './proc-stats.ts';
+import { cpuMicros, helperCpuMicros, processTree } from './proc-stats.ts';
 import type { Target } from './targets.ts';
 
 export interface Rep extends LoadResult {
   cpuUsPerReq: number;
+  /** The part of cpuUsPerReq spent on threads other than the main ones (absent in older results). */
+  helperCpuUsPerReq?: number;
 }
 
 export async function measureLoad(options: { target: Target; request: LoadRequest; generator: LoadGenerator; connections: number; durationS: number }): Promise<Rep> {
   const pids = processTree(options.target.child.pid);
   const before = cpuMicros(pids);
+  const helpersBefore = helperCpuMicros(pids);
   const load = await options.generator.run({ request: options.request, connections: options.connections, durationS: options.durationS });
   const after = cpuMicros(pids);
-  return { ...load, cpuUsPerReq: load.requests > 0 ? (after - before) / load.requests : Number.NaN };
+  const helpersAfter = helperCpuMicros(pids);
+  const per = (us: number): number => (load.requests > 0 ? us / load.requests : Number.NaN);
+  return { ...load, cpuUsPerReq: per(after - before), helperCpuUsPerReq: per(helpersAfter - helpersBefore) };
 }
 
 export interface ProbeResult {

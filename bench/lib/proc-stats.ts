@@ -67,6 +67,32 @@ export function cpuMicros(pids: readonly number[]): number {
   return (ticks * 1e6) / ticksPerSecond();
 }
 
+/**
+ * utime+stime of the given pids' threads other than each process's main thread (V8's GC and compiler
+ * helpers in a Node process), in microseconds: work that takes the other core while the main thread
+ * serves, where wrk and the mock must also run.
+ */
+export function helperCpuMicros(pids: readonly number[]): number {
+  let ticks = 0;
+  for (const pid of pids) {
+    let tids: string[];
+    try {
+      tids = readdirSync(`/proc/${pid}/task`);
+    } catch {
+      continue;
+    }
+    for (const tid of tids) {
+      if (Number(tid) === pid) continue;
+      try {
+        ticks += parseStat(readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8')).cpuTicks;
+      } catch {
+        // A thread that just exited: its time went to the process's total, not to a live thread's.
+      }
+    }
+  }
+  return (ticks * 1e6) / ticksPerSecond();
+}
+
 /** VmRSS of the given pids summed, in bytes. */
 export function rssBytes(pids: readonly number[]): number {
   let total = 0;

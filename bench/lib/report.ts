@@ -156,15 +156,17 @@ function loadTables(results: RunResults): string[] {
     const perEvent = scenario.eventsPerResponse;
     const bare = cell(results, scenario.id, 'bare-proxy');
     out.push(`### ${scenario.title}`, '');
-    out.push(`| target | req/s | p50 ms | p99 ms | CPU µs/req |${perEvent === undefined ? '' : ' CPU µs/event |'} CPU × bare | errors |`);
-    out.push(`|---|---:|---:|---:|---:|${perEvent === undefined ? '' : '---:|'}---:|---:|`);
+    out.push(`| target | req/s | p50 ms | p99 ms | CPU µs/req | of it, helper threads |${perEvent === undefined ? '' : ' CPU µs/event |'} CPU × bare | errors |`);
+    out.push(`|---|---:|---:|---:|---:|---:|${perEvent === undefined ? '' : '---:|'}---:|---:|`);
     for (const c of results.load.filter((x) => x.scenario === scenario)) {
       const s = summarise(c.reps);
+      const helpers = median(c.reps.map((r) => r.helperCpuUsPerReq ?? Number.NaN).filter((v) => Number.isFinite(v)));
+      const helperCell = Number.isFinite(helpers) ? `${fmt(helpers, 1)} (${fmt((100 * helpers) / s.cpu, 0)} %)` : '—';
       const event = perEvent === undefined ? '' : ` ${c.target === 'direct' ? '—' : fmt(s.cpu / perEvent, 1)} |`;
       const times = c.target === 'direct' ? '—' : fmt(ratio(s.cpu, bare?.cpu), 2);
       const cpu = c.target === 'direct' ? `(${fmt(s.cpu, 1)} mock)` : fmt(s.cpu, 1);
       const label = scenario.kindFor?.[c.target] === undefined ? c.target : `${c.target} (${kindOf(scenario, c.target)}, passed through: the reference)`;
-      out.push(`| ${label} | ${fmt(s.rps)} | ${ms(s.p50)} | ${ms(s.p99)} | ${cpu} |${event} ${times} | ${s.errors}/${s.requests} |`);
+      out.push(`| ${label} | ${fmt(s.rps)} | ${ms(s.p50)} | ${ms(s.p99)} | ${cpu} | ${helperCell} |${event} ${times} | ${s.errors}/${s.requests} |`);
     }
     out.push('');
   }

@@ -2,7 +2,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Child, NODE } from '../lib/processes.ts';
-import { cpuMicros, parseStat, processTree, rssBytes, ticksPerSecond } from '../lib/proc-stats.ts';
+import { Worker } from 'node:worker_threads';
+import { cpuMicros, helperCpuMicros, parseStat, processTree, rssBytes, ticksPerSecond } from '../lib/proc-stats.ts';
 
 describe('proc stats', () => {
   it('parses utime+stime after a command name holding spaces and parentheses', () => {
@@ -20,6 +21,28 @@ describe('proc stats', () => {
     while (process.hrtime.bigint() < until) Math.sqrt(Math.random());
     assert.ok(cpuMicros([process.pid]) - before >= 30_000);
     assert.ok(rssBytes([process.pid]) > 10 * 1024 * 1024);
+  });
+
+  it('counts a helper thread\'s CPU apart from the main thread\'s', async () => {
+    const spin = (ms: number): void => {
+      const until = process.hrtime.bigint() + BigInt(ms) * 1_000_000n;
+      while (process.hrtime.bigint() < until) Math.sqrt(Math.random());
+    };
+    const mainBefore = helperCpuMicros([process.pid]);
+    spin(100);
+    assert.ok(helperCpuMicros([process.pid]) - mainBefore < 50_000, 'the main thread\'s spin is not a helper\'s');
+    const before = helperCpuMicros([process.pid]);
+    // A thread's time leaves /proc/<pid>/task with it, so the worker spins, says so, and waits to be ended.
+    const worker = new Worker(
+      "const { parentPort } = require('node:worker_threads'); const u = process.hrtime.bigint() + 150000000n; while (process.hrtime.bigint() < u) Math.sqrt(Math.random()); parentPort.postMessage('spun'); setInterval(() => {}, 1000);",
+      { eval: true },
+    );
+    try {
+      await new Promise((resolve) => worker.once('message', resolve));
+      assert.ok(helperCpuMicros([process.pid]) - before >= 100_000, 'the worker thread\'s spin is counted');
+    } finally {
+      await worker.terminate();
+    }
   });
 
   it('finds a child in the process tree', async () => {

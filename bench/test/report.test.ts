@@ -202,7 +202,13 @@ describe('headline', () => {
 
   it('renders a table row per target', () => {
     const text = renderResults(results({ modelgate: 80, 'bare-proxy': 70 }));
-    assert.match(text, /\| modelgate \| 1,000 \| 1\.00 \| 2\.00 \| 80\.0 \| 1\.14 \| 0\/3000 \|/);
+    assert.match(text, /\| modelgate \| 1,000 \| 1\.00 \| 2\.00 \| 80\.0 \| — \| 1\.14 \| 0\/3000 \|/, 'results without the helper split show a dash');
+  });
+
+  it('shows the helper threads\' share of the CPU a request', () => {
+    const r = results({ modelgate: 80 });
+    r.load[0].reps = r.load[0].reps.map((x) => ({ ...x, helperCpuUsPerReq: 12 }));
+    assert.match(renderResults(r), /\| modelgate \| 1,000 \| 1\.00 \| 2\.00 \| 80\.0 \| 12\.0 \(15 %\) \| — \| 0\/3000 \|/);
   });
 });
 
