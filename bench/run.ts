@@ -27,6 +27,7 @@ import { instructionTable } from './lib/instruction-report.ts';
 import { resultsFile } from './lib/results-file.ts';
 import type { HoldResult, LatencyRep, LoadCell, RunResults, TtfbRep } from './lib/report.ts';
 import { idleLine } from './lib/machine.ts';
+import { SETTLE_FULL, SETTLE_QUICK, probeFor, settle, settleNote } from './lib/settle.ts';
 import { CHUNKS, FULL, LOAD_SCENARIOS, PACED_MS, QUICK, kindOf } from './lib/scenarios.ts';
 import type { LoadScenario, Timing } from './lib/scenarios.ts';
 import { directTarget, startBareProxy, startMock, startNginx, startPortkey } from './lib/targets.ts';
@@ -267,6 +268,7 @@ async function runStages(targets: Target[], mockPort: number, workDir: string, s
       reps: timing.stageReps,
       count: timing.stageCount,
       warmupMs: timing.warmupMs,
+      settle: quick ? undefined : SETTLE_FULL,
       realtimePriority: canRunRealtime() ? REALTIME_PRIORITY : undefined,
       log,
     });
@@ -412,6 +414,11 @@ async function main(): Promise<void> {
   const results = emptyRunResults({ date, mode, header, skipped, instructionPlan: timing.instructions });
   results.notes = targets.flatMap((t) => t.notes.map((n) => `${t.name}: ${n}`));
   try {
+    for (const target of targets) {
+      const note = settleNote(await settle(target.kinds, quick ? SETTLE_QUICK : SETTLE_FULL, probeFor(target)));
+      log(`settle ${target.name}: ${note}`);
+      results.notes.push(`${target.name}: ${note}`);
+    }
     for (const scenario of LOAD_SCENARIOS) {
       if (quick && !scenario.quick) continue;
       results.load.push(...(await runLoadScenario({ scenario, targets, generator, skipped, mockUrl })));

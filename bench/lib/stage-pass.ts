@@ -6,6 +6,8 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { warmUp } from './measure.ts';
+import { probeFor, settle, settleNote } from './settle.ts';
+import type { SettleOptions } from './settle.ts';
 import { startModelgate } from './modelgate-target.ts';
 import { nodeWorker } from './processes.ts';
 import type { StageSummary } from './stages.ts';
@@ -22,6 +24,8 @@ export interface StagePassOptions {
   /** Streams per repetition and target. */
   count: number;
   warmupMs: number;
+  /** Warm each fresh process until its compiler settles (lib/settle.ts), instead of warmupMs alone. */
+  settle?: SettleOptions;
   /** Runs the client under `chrt -f <priority>` when given. */
   realtimePriority?: number;
   log: (line: string) => void;
@@ -87,6 +91,10 @@ export async function runStagePass(options: StagePassOptions): Promise<Map<Targe
     for (const name of ['modelgate', 'bare-proxy'] as const) timed.push(await start(name, options));
     for (const t of timed) {
       await warmUp(t.target.request('chat-stream'), options.warmupMs);
+      if (options.settle !== undefined) {
+        const record = await settle(new Set(['chat-stream']), options.settle, probeFor(t.target));
+        options.log(`stages ${t.target.name}: ${settleNote(record)}`);
+      }
       await dump(t); // drops the warm-up's (concurrent) requests
       results.set(t.target.name, []);
     }
