@@ -71,7 +71,7 @@ export async function settle(kinds: ReadonlySet<RequestKind>, options: SettleOpt
     const quiet = share < options.quietShare;
     const flat = n >= 3 && shares[n - 1] >= shares[n - 2] * options.plateau && shares[n - 2] >= shares[n - 3] * options.plateau;
     const spent = probe.now() - start;
-    if (spent < options.minMs && spent < options.maxMs) continue;
+    if (spent < Math.min(options.minMs, options.maxMs)) continue;
     if (quiet || flat || spent >= options.maxMs) {
       return { rounds: shares.length, ms: spent, firstShare: shares[0], lastShare: share, settled: quiet || flat };
     }

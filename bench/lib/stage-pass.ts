@@ -24,7 +24,7 @@ export interface StagePassOptions {
   /** Streams per repetition and target. */
   count: number;
   warmupMs: number;
-  /** Warm each fresh process until its compiler settles (lib/settle.ts), instead of warmupMs alone. */
+  /** After warmupMs, warm each fresh process on until its compiler settles (lib/settle.ts). */
   settle?: SettleOptions;
   /** Runs the client under `chrt -f <priority>` when given. */
   realtimePriority?: number;
