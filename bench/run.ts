@@ -267,6 +267,7 @@ async function runStages(targets: Target[], mockPort: number, workDir: string, s
       workDir: join(workDir, 'stages'),
       reps: timing.stageReps,
       count: timing.stageCount,
+      jsonCount: timing.stageJsonCount,
       warmupMs: timing.warmupMs,
       settle: quick ? undefined : SETTLE_FULL,
       realtimePriority: canRunRealtime() ? REALTIME_PRIORITY : undefined,

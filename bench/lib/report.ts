@@ -12,7 +12,7 @@ import type { InstructionPlan } from './scenarios.ts';
 import type { InstructionCell } from './instruction-pass.ts';
 import { chatInstructionRatio, instructionTable, perRequest } from './instruction-report.ts';
 import { stageTable } from './stage-report.ts';
-import type { StageSummary } from './stages.ts';
+import type { StageResults } from './stages.ts';
 import type { GcRep } from './gc-pass.ts';
 import { gcTable } from './gc-report.ts';
 import { median } from './stats.ts';
@@ -76,8 +76,8 @@ export interface RunResults {
   tokenizer: TokenizerRun | null;
   /** Non-streaming chat at 1 connection, one request at a time over a raw socket, per repetition. */
   latency: Map<TargetName, LatencyRep[]>;
-  /** The stage pass (lib/stage-pass.ts): where each Node proxy's time goes before its first write to the client. */
-  stages: Map<TargetName, StageSummary[]>;
+  /** The stage pass (lib/stage-pass.ts): where each Node proxy's time goes before its first write to the client, per request kind. */
+  stages: StageResults;
   /** The garbage-collection pass (lib/gc-pass.ts): bytes promoted and pauses per non-streamed request. */
   gc: Map<TargetName, GcRep[]>;
   /** The instruction pass (lib/instruction-pass.ts): instructions per request under callgrind. */
@@ -393,7 +393,8 @@ export function renderResults(results: RunResults): string {
     ...latencyTable(results),
     ...ttfbTable(results.ttfb, 'Time to first streamed byte, 1 connection'),
     ...ttfbTable(results.ttfbRealtime, 'Time to first streamed byte, 1 connection, timing client at real-time priority (`chrt -f 10`)'),
-    ...stageTable(results.stages, 'Inside the proxy, one stream at a time (fresh processes with `bench/stage-timer.ts` preloaded)'),
+    ...stageTable(results.stages.get('chat-stream') ?? new Map(), 'Inside the proxy, one stream at a time (fresh processes with `bench/stage-timer.ts` preloaded)'),
+    ...stageTable(results.stages.get('chat') ?? new Map(), 'Inside the proxy, one non-streamed request at a time (the same processes)', 'requests'),
     ...gcTable(results.gc),
     ...instructionTable(results.instructions, results.instructionPlan),
     ...holdTable(results),

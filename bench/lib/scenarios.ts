@@ -54,9 +54,10 @@ export interface Timing {
   holdReadyMs: number;
   /** Targets held open streams are measured on (bare-proxy is the reference). */
   holdTargets: TargetName[];
-  /** The stage pass: alternated repetitions and streams per repetition and target. */
+  /** The stage pass: alternated repetitions, and streams and non-streamed requests per repetition and target. */
   stageReps: number;
   stageCount: number;
+  stageJsonCount: number;
   /** The instruction pass (lib/instruction-pass.ts); null: not run. */
   instructions: InstructionPlan | null;
 }
@@ -107,6 +108,7 @@ export const FULL: Timing = {
   holdTargets: ['modelgate', 'bare-proxy'],
   stageReps: 5,
   stageCount: 500,
+  stageJsonCount: 2000,
   instructions: { chat: { warmup: 2000, count: 2000 }, streams: { warmup: 1000, count: 200 }, pacingMs: 3 },
 };
 export const QUICK: Timing = {
@@ -122,5 +124,6 @@ export const QUICK: Timing = {
   holdTargets: ['modelgate'],
   stageReps: 1,
   stageCount: 100,
+  stageJsonCount: 300,
   instructions: null,
 };

@@ -78,9 +78,9 @@ export async function settle(kinds: ReadonlySet<RequestKind>, options: SettleOpt
   }
 }
 
-/** One line for the results file's notes. */
-export function settleNote(record: SettleRecord): string {
+/** One line for the results file's notes; `before` names what the warm-up came before. */
+export function settleNote(record: SettleRecord, before = 'the timed scenarios'): string {
   const pct = (share: number): string => `${(share * 100).toFixed(1)} %`;
   const how = record.settled ? 'settled' : 'still falling when the warm-up gave up';
-  return `warmed ${(record.ms / 1000).toFixed(1)} s in ${record.rounds} round(s) before the timed scenarios: helper threads ${pct(record.firstShare)} → ${pct(record.lastShare)} of a core (${how})`;
+  return `warmed ${(record.ms / 1000).toFixed(1)} s in ${record.rounds} round(s) before ${before}: helper threads ${pct(record.firstShare)} → ${pct(record.lastShare)} of a core (${how})`;
 }

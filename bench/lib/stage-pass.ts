@@ -1,7 +1,8 @@
 // The stage pass: modelgate and the bare proxy, freshly started with bench/stage-timer.ts preloaded,
-// serve one stream at a time (the time-to-first-byte client), and each reports where its time went
-// between the request and its first write to the client (lib/stages.ts). A separate pass, so the
-// preload's wrapper never touches the other scenarios' numbers.
+// serve one request at a time — streams (the time-to-first-byte client), then non-streamed chat (the
+// 1-connection latency's request) — and each reports where its time went between the request and its
+// first write to the client (lib/stages.ts), with each stage's p99 to show where the tail lives. A
+// separate pass, so the preload's wrapper never touches the other scenarios' numbers.
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -10,7 +11,8 @@ import { probeFor, settle, settleNote } from './settle.ts';
 import type { SettleOptions } from './settle.ts';
 import { startModelgate } from './modelgate-target.ts';
 import { nodeWorker } from './processes.ts';
-import type { StageSummary } from './stages.ts';
+import { STAGE_KINDS } from './stages.ts';
+import type { StageKind, StageResults, StageSummary } from './stages.ts';
 import { startBareProxy } from './targets.ts';
 import type { Started, Target, TargetName } from './targets.ts';
 
@@ -23,6 +25,8 @@ export interface StagePassOptions {
   reps: number;
   /** Streams per repetition and target. */
   count: number;
+  /** Non-streamed requests per repetition and target: each is shorter, and a p99 wants more of them. */
+  jsonCount: number;
   warmupMs: number;
   /** After warmupMs, warm each fresh process on until its compiler settles (lib/settle.ts). */
   settle?: SettleOptions;
@@ -76,34 +80,38 @@ async function start(name: TargetName, options: StagePassOptions): Promise<Timed
   return { target: started.target, out, seq: 0 };
 }
 
-async function oneRep(timed: Timed, options: StagePassOptions): Promise<StageSummary> {
+async function oneRep(timed: Timed, kind: StageKind, options: StagePassOptions): Promise<StageSummary> {
   const worker = join(BENCH, 'ttfb-worker.ts');
-  const args = [worker, JSON.stringify({ request: timed.target.request('chat-stream'), count: options.count, warmup: 0 })];
+  const count = kind === 'chat' ? options.jsonCount : options.count;
+  const args = [worker, JSON.stringify({ request: timed.target.request(kind), count, warmup: 0 })];
   const child = nodeWorker({ name: 'ttfb-worker', args, realtimePriority: options.realtimePriority });
   await child.exit();
   return dump(timed);
 }
 
-export async function runStagePass(options: StagePassOptions): Promise<Map<TargetName, StageSummary[]>> {
+export async function runStagePass(options: StagePassOptions): Promise<StageResults> {
   const timed: Timed[] = [];
-  const results = new Map<TargetName, StageSummary[]>();
+  const results: StageResults = new Map(STAGE_KINDS.map((kind) => [kind, new Map<TargetName, StageSummary[]>()]));
   try {
     for (const name of ['modelgate', 'bare-proxy'] as const) timed.push(await start(name, options));
     for (const t of timed) {
-      await warmUp(t.target.request('chat-stream'), options.warmupMs);
+      for (const kind of STAGE_KINDS) await warmUp(t.target.request(kind), options.warmupMs / STAGE_KINDS.length);
       if (options.settle !== undefined) {
-        const record = await settle(new Set(['chat-stream']), options.settle, probeFor(t.target));
-        options.log(`stages ${t.target.name}: ${settleNote(record)}`);
+        const record = await settle(new Set(STAGE_KINDS), options.settle, probeFor(t.target));
+        options.log(`stages ${t.target.name}: ${settleNote(record, 'the timed requests')}`);
       }
       await dump(t); // drops the warm-up's (concurrent) requests
-      results.set(t.target.name, []);
+      for (const byTarget of results.values()) byTarget.set(t.target.name, []);
     }
     for (let rep = 0; rep < options.reps; rep += 1) {
       for (const t of rep % 2 === 0 ? timed : [...timed].reverse()) {
-        const summary = await oneRep(t, options);
-        results.get(t.target.name)?.push(summary);
-        const first = summary.stages[0];
-        options.log(`stages rep ${rep + 1} ${t.target.name}: ${summary.requests} streams, ${first.name} p50 ${Math.round(first.p50Us)} µs`);
+        for (const kind of STAGE_KINDS) {
+          const summary = await oneRep(t, kind, options);
+          results.get(kind)?.get(t.target.name)?.push(summary);
+          const [first, , , total] = summary.stages;
+          const what = kind === 'chat' ? 'non-streamed requests' : 'streams';
+          options.log(`stages rep ${rep + 1} ${t.target.name}: ${summary.requests} ${what}, ${first.name} p50 ${Math.round(first.p50Us)} µs, ${total.name} p99 ${Math.round(total.p99Us)} µs`);
+        }
       }
     }
   } finally {

@@ -1,5 +1,5 @@
 // The stage pass as a markdown table: per stage, modelgate beside the bare proxy (medians over
-// repetitions of each repetition's p50 and p90), and what modelgate adds.
+// repetitions of each repetition's p50, p90 and p99), and what modelgate adds at the median and the tail.
 import { STAGE_NAMES } from './stages.ts';
 import type { StageSummary } from './stages.ts';
 import { median } from './stats.ts';
@@ -9,25 +9,26 @@ function us(value: number): string {
   return Number.isFinite(value) ? Math.round(value).toLocaleString('en-US') : '—';
 }
 
-export function stageTable(stages: ReadonlyMap<TargetName, readonly StageSummary[]>, title: string): string[] {
+/** `timed` names what each repetition sent one at a time ('streams', 'requests'). */
+export function stageTable(stages: ReadonlyMap<TargetName, readonly StageSummary[]>, title: string, timed = 'streams'): string[] {
   const mg = stages.get('modelgate') ?? [];
   const bare = stages.get('bare-proxy') ?? [];
   if (mg.length === 0 && bare.length === 0) return [];
-  const mid = (reps: readonly StageSummary[], i: number, read: 'p50Us' | 'p90Us'): number => median(reps.map((r) => r.stages[i]?.[read] ?? Number.NaN));
+  const mid = (reps: readonly StageSummary[], i: number, read: 'p50Us' | 'p90Us' | 'p99Us'): number => median(reps.map((r) => r.stages[i]?.[read] ?? Number.NaN));
+  const cell = (reps: readonly StageSummary[], i: number): string => `${us(mid(reps, i, 'p50Us'))} (${us(mid(reps, i, 'p90Us'))}, ${us(mid(reps, i, 'p99Us'))})`;
   const rows = STAGE_NAMES.map((name, i) => {
-    const m = mid(mg, i, 'p50Us');
-    const b = mid(bare, i, 'p50Us');
-    return `| ${name} | ${us(m)} (${us(mid(mg, i, 'p90Us'))}) | ${us(b)} (${us(mid(bare, i, 'p90Us'))}) | ${us(m - b)} |`;
+    const added = (read: 'p50Us' | 'p99Us'): string => us(mid(mg, i, read) - mid(bare, i, read));
+    return `| ${name} | ${cell(mg, i)} | ${cell(bare, i)} | ${added('p50Us')} | ${added('p99Us')} |`;
   });
   const count = (reps: readonly StageSummary[]): number => reps.reduce((n, r) => n + r.requests, 0);
   return [
     `### ${title}`,
     '',
-    '| stage | modelgate p50 µs (p90) | bare proxy p50 µs (p90) | modelgate − bare, p50 µs |',
-    '|---|---:|---:|---:|',
+    '| stage | modelgate p50 µs (p90, p99) | bare proxy p50 µs (p90, p99) | modelgate − bare, p50 µs | modelgate − bare, p99 µs |',
+    '|---|---:|---:|---:|---:|',
     ...rows,
     '',
-    `Streams timed: modelgate ${count(mg)}, bare proxy ${count(bare)}, over ${Math.max(mg.length, bare.length)} alternated repetition(s). The upstream's own time (the mock) is inside "upstream request written → upstream headers".`,
+    `${timed[0].toUpperCase()}${timed.slice(1)} timed: modelgate ${count(mg)}, bare proxy ${count(bare)}, over ${Math.max(mg.length, bare.length)} alternated repetition(s). The upstream's own time (the mock) is inside "upstream request written → upstream headers". Each stage's percentiles are its own: a slow request need not be slow in every stage. The bare proxy hands undici the request as a stream, so its upstream write starts before it has read the body; modelgate reads, checks and admits the body first.`,
     '',
   ];
 }

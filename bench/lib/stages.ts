@@ -2,7 +2,9 @@
 // the request's start (node:http's diagnostics channel), the upstream request written and the
 // upstream's response headers (undici's channels), and the proxy's first write to the client. The
 // recorder (bench/stage-timer.ts) appends [moment, hrtime ns] pairs; this turns them into durations.
+import type { RequestKind } from './requests.ts';
 import { percentile } from './stats.ts';
+import type { TargetName } from './targets.ts';
 
 export const REQUEST_START = 0;
 export const UPSTREAM_WRITTEN = 1;
@@ -22,7 +24,16 @@ export interface StageStat {
   name: StageName;
   p50Us: number;
   p90Us: number;
+  /** Where the 1-connection tail lives: the stage whose p99 grows is the one to look at. */
+  p99Us: number;
 }
+
+/** What the stage pass sends one at a time: a stream (first byte) and a non-streamed chat (whole answer). */
+export const STAGE_KINDS = ['chat-stream', 'chat'] as const satisfies readonly RequestKind[];
+export type StageKind = (typeof STAGE_KINDS)[number];
+
+/** Per request kind, each target's summaries, one per repetition. */
+export type StageResults = Map<StageKind, Map<TargetName, StageSummary[]>>;
 
 export interface StageSummary {
   /** Which dump of the recorder this is (the harness waits for the one it asked for). */
@@ -71,6 +82,6 @@ export function summarizeStages(events: readonly number[], seq: number): StageSu
   return {
     seq,
     requests: durations[STAGE_NAMES[3]].length,
-    stages: STAGE_NAMES.map((name) => ({ name, p50Us: percentile(durations[name], 50), p90Us: percentile(durations[name], 90) })),
+    stages: STAGE_NAMES.map((name) => ({ name, p50Us: percentile(durations[name], 50), p90Us: percentile(durations[name], 90), p99Us: percentile(durations[name], 99) })),
   };
 }

@@ -43,6 +43,7 @@ describe('settle', () => {
     assert.equal(record.lastShare, 0.045);
     assert.deepEqual(probe.warmed.slice(0, 2), ['chat', 'chat-stream'], 'hold streams are not warmed');
     assert.match(settleNote(record), /warmed 7\.0 s in 7 round\(s\) before the timed scenarios: helper threads 40\.0 % → 4\.5 % of a core \(settled\)/);
+    assert.match(settleNote(record, 'the timed requests'), /before the timed requests: helper threads/);
   });
 
   it('warms at least the minimum time, whatever the helpers show', async () => {

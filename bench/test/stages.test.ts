@@ -33,21 +33,23 @@ describe('stage durations', () => {
     assert.deepEqual(d[toWrite], [10]);
   });
 
-  it('summarises p50 and p90 per stage and carries the dump number', () => {
+  it('summarises p50, p90 and p99 per stage and carries the dump number', () => {
     const events: number[] = [];
-    for (let i = 1; i <= 10; i += 1) events.push(REQUEST_START, 0, UPSTREAM_WRITTEN, i * 1000, UPSTREAM_HEADERS, i * 1000, CLIENT_WRITE, i * 1000);
+    for (let i = 1; i <= 100; i += 1) events.push(REQUEST_START, 0, UPSTREAM_WRITTEN, i * 1000, UPSTREAM_HEADERS, i * 1000, CLIENT_WRITE, i * 1000);
     const s = summarizeStages(events, 7);
     assert.equal(s.seq, 7);
-    assert.equal(s.requests, 10);
+    assert.equal(s.requests, 100);
     assert.equal(s.stages[0].name, toWrite);
-    assert.equal(s.stages[0].p50Us, 5);
-    assert.equal(s.stages[0].p90Us, 9);
+    assert.equal(s.stages[0].p50Us, 50);
+    assert.equal(s.stages[0].p90Us, 90);
+    assert.equal(s.stages[0].p99Us, 99);
   });
 
-  it('renders modelgate beside the bare proxy with the difference of their p50s', () => {
-    const summary = (p50: number): StageSummary => ({ seq: 1, requests: 5, stages: STAGE_NAMES.map((name) => ({ name, p50Us: p50, p90Us: p50 * 2 })) });
-    const lines = stageTable(new Map([['modelgate', [summary(90)]], ['bare-proxy', [summary(40)]]]), 'Stages');
-    assert.ok(lines.includes(`| ${toWrite} | 90 (180) | 40 (80) | 50 |`), lines.join('\n'));
+  it('renders modelgate beside the bare proxy with the differences of their p50s and p99s', () => {
+    const summary = (p50: number): StageSummary => ({ seq: 1, requests: 5, stages: STAGE_NAMES.map((name) => ({ name, p50Us: p50, p90Us: p50 * 2, p99Us: p50 * 5 })) });
+    const lines = stageTable(new Map([['modelgate', [summary(90)]], ['bare-proxy', [summary(40)]]]), 'Stages', 'requests');
+    assert.ok(lines.includes(`| ${toWrite} | 90 (180, 450) | 40 (80, 200) | 50 | 250 |`), lines.join('\n'));
+    assert.ok(lines.some((l) => l.startsWith('Requests timed: modelgate 5, bare proxy 5, over 1 alternated repetition(s).')), lines.join('\n'));
     assert.deepEqual(stageTable(new Map(), 'Stages'), []);
   });
 });
@@ -63,7 +65,7 @@ describe('stage timer preloaded into the bare proxy', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('reports every stream sent one at a time, with each stage timed', async () => {
+  it('reports every stream and non-streamed request sent one at a time, with each stage timed', async () => {
     await new Promise<void>((resolve) => mock.listen(0, '127.0.0.1', resolve));
     const out = join(dir, 'summary.json');
     proxy = new Child({
@@ -75,9 +77,11 @@ describe('stage timer preloaded into the bare proxy', () => {
     const port = await proxy.portLine(10_000);
     const request = { url: `http://127.0.0.1:${port}/v1/chat/completions`, method: 'POST' as const, headers: { 'content-type': 'application/json' }, body: '{"model":"m","stream":true}' };
     for (let i = 0; i < 5; i += 1) assert.equal((await probe(request)).status, 200);
+    // A whole JSON answer is one end() with no write before it: that is its first write to the client.
+    for (let i = 0; i < 3; i += 1) assert.equal((await probe({ ...request, body: '{"model":"m"}' })).status, 200);
     proxy.proc.kill('SIGUSR2');
     const summary = await readStageSummary(out, 1);
-    assert.equal(summary.requests, 5);
+    assert.equal(summary.requests, 8);
     for (const stage of summary.stages) assert.ok(stage.p50Us >= 0 && stage.p50Us < 1_000_000, `${stage.name}: ${stage.p50Us}`);
   });
 });
