@@ -4,6 +4,9 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { BudgetPeriod, KeyRecord } from '../core/key-record.ts';
 import type { SpendTotals, Store, UsageRow, UsageSummaryRow } from './store.ts';
+import { LOOP_CHECKPOINT_PAGES, openPragmas } from './sqlite-pragmas.ts';
+import { INSERT_BATCH, inTransaction, rowValues, spendDeltas, UsageStatements } from './usage-sql.ts';
+import { UsageThread } from './usage-thread.ts';
 
 const MIGRATIONS: string[] = [
   `CREATE TABLE keys (
@@ -40,15 +43,11 @@ export const USAGE_SUMMARY_SQL = `SELECT strftime('%Y-%m-%d', u.ts / 1000, 'unix
    WHERE u.ts >= ? AND (? IS NULL OR u.key_id = ?)
    GROUP BY day, u.key_id, u.model ORDER BY day, keyName, u.model`;
 
-const INSERT_USAGE_HEAD = `INSERT INTO usage (ts, request_id, key_id, endpoint, model, deployment, status, input_tokens,
-  output_tokens, cache_read_tokens, cache_write_tokens, cost_nanos, latency_ms, ttfb_ms, streamed, attempts, period_start, error_code)`;
-const USAGE_COLUMNS = 18;
-/** Rows per INSERT statement (18 × 64 = 1,152 parameters, under SQLite's 32,766 limit). */
-const INSERT_BATCH = 64;
 /**
- * Rows written between yields to the event loop. A SQLite write holds the loop for its whole batch
- * (≈ 2 µs a row), so a 200 ms flush at 10,000 requests/s would stall every request in flight for
- * ~4 ms; slices of this size stall it for well under a millisecond, with the loop free between them.
+ * Rows sent (or, in-thread, written) between yields to the event loop. A SQLite write holds the loop for
+ * its whole batch (≈ 2 µs a row), so a 200 ms flush at 10,000 requests/s would stall every request in
+ * flight for ~4 ms; slices of this size stall it for well under a millisecond, with the loop free between
+ * them. Handing rows to the writer thread costs a fraction of writing them.
  */
 export const WRITE_SLICE_ROWS = 128;
 
@@ -63,41 +62,37 @@ const KEY_COLUMNS: Record<string, string> = {
   tokenBudget: 'token_budget', budgetPeriod: 'budget_period', rpm: 'rpm', tpm: 'tpm', maxConcurrency: 'max_concurrency',
 };
 
+/** How long a connection waits for another's write lock until told otherwise (the CLI, the start). */
+const OPEN_BUSY_TIMEOUT_MS = 5000;
+
+export interface SqliteStoreOptions {
+  /** Rows between yields to the event loop while a usage batch is sent or written (tests make it small). */
+  sliceRows?: number;
+  /**
+   * Usage rows are written by a thread of their own (usage-thread.ts), so no insert, commit or checkpoint
+   * runs on the event loop. The default for a file; an in-memory database is one connection's own, so
+   * it is always written in-thread.
+   */
+  usageThread?: boolean;
+}
+
 export class SqliteStore implements Store {
   #db: DatabaseSync;
-  #inserts = new Map<number, StatementSync>();
-  #addSpend: StatementSync;
+  #usage: UsageStatements | null = null;
+  #thread: UsageThread | null;
   #version: StatementSync;
 
   readonly #sliceRows: number;
 
-  /** `sliceRows`: rows written between yields to the event loop (tests make it small). */
-  constructor(path: string, options: { sliceRows?: number } = {}) {
+  constructor(path: string, options: SqliteStoreOptions = {}) {
     this.#sliceRows = options.sliceRows ?? WRITE_SLICE_ROWS;
-    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    const memory = path === ':memory:';
+    if (!memory) mkdirSync(dirname(path), { recursive: true });
     this.#db = new DatabaseSync(path);
-    // WAL lets the CLI write keys while the server reads; busy_timeout rides out the brief writer lock.
-    // Checkpoints run inside a commit, on the event loop: every 100 pages (≈ 400 KB of WAL) instead of
-    // SQLite's 1,000 they stall it ≈ 2 ms instead of 7–10 ms, at the same CPU per row (measured with
-    // 128-row usage slices).
-    this.#db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000; PRAGMA wal_autocheckpoint = 100;');
+    this.#db.exec(openPragmas({ busyMs: OPEN_BUSY_TIMEOUT_MS, checkpointPages: LOOP_CHECKPOINT_PAGES }));
     this.#migrate();
-    this.#addSpend = this.#db.prepare(
-      `INSERT INTO key_spend (key_id, period_start, spent_nanos, spent_tokens) VALUES (?, ?, ?, ?)
-       ON CONFLICT (key_id, period_start) DO UPDATE SET spent_nanos = spent_nanos + excluded.spent_nanos,
-         spent_tokens = spent_tokens + excluded.spent_tokens`,
-    );
     this.#version = this.#db.prepare(`SELECT v FROM meta WHERE k = 'keys_version'`);
-  }
-
-  #insertMany(n: number): StatementSync {
-    let stmt = this.#inserts.get(n);
-    if (!stmt) {
-      const one = `(${new Array(USAGE_COLUMNS).fill('?').join(', ')})`;
-      stmt = this.#db.prepare(`${INSERT_USAGE_HEAD} VALUES ${new Array(n).fill(one).join(', ')}`);
-      this.#inserts.set(n, stmt);
-    }
-    return stmt;
+    this.#thread = !memory && options.usageThread !== false ? new UsageThread(path, OPEN_BUSY_TIMEOUT_MS) : null;
   }
 
   #migrate(): void {
@@ -176,29 +171,17 @@ export class SqliteStore implements Store {
    */
   busyTimeout(ms: number): void {
     this.#db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.round(ms))}`);
+    this.#thread?.busyTimeout(ms);
   }
 
   async writeUsage(rows: UsageRow[]): Promise<void> {
     if (rows.length === 0) return;
-    // Per-key totals are summed in JS first: one upsert per (key, period) per batch, not per row.
-    const spend = new Map<string, { keyId: string; period: number; nanos: number; tokens: number }>();
-    for (const r of rows) {
-      const tokens = r.inputTokens + r.outputTokens + r.cacheReadTokens + r.cacheWriteTokens;
-      if (r.costNanos === 0 && tokens === 0) continue;
-      const id = `${r.keyId}\u0000${r.periodStart}`;
-      const t = spend.get(id);
-      if (t) {
-        t.nanos += r.costNanos;
-        t.tokens += tokens;
-      } else spend.set(id, { keyId: r.keyId, period: r.periodStart, nanos: r.costNanos, tokens });
-    }
-    // One transaction for the whole flush, even across the yields below: a commit per slice cost
-    // ≈ 0.3 µs a row more (a WAL sync point and a checkpoint check each), and a flush is all or nothing.
-    // Nothing else in this process writes (the CLI is another process and waits on busy_timeout).
-    this.#db.exec('BEGIN IMMEDIATE');
-    try {
+    if (this.#thread !== null) return this.#thread.write(rows, this.#sliceRows);
+    const usage = (this.#usage ??= new UsageStatements(this.#db));
+    // One transaction for the whole batch, even across the yields below: a commit per slice cost
+    // ≈ 0.3 µs a row more (a WAL sync point and a checkpoint check each), and a batch is all or nothing.
+    await inTransaction(this.#db, async () => {
       let sinceYield = 0;
-      // Multi-row INSERTs: each statement run crosses from JS into SQLite once for up to 64 rows.
       for (let i = 0; i < rows.length; i += INSERT_BATCH) {
         // Requests that arrived meanwhile are served between slices.
         if (sinceYield >= this.#sliceRows) {
@@ -207,25 +190,10 @@ export class SqliteStore implements Store {
         }
         const part = rows.length <= INSERT_BATCH ? rows : rows.slice(i, i + INSERT_BATCH);
         sinceYield += part.length;
-        const values: (string | number | null)[] = [];
-        for (const r of part) {
-          values.push(r.ts, r.requestId, r.keyId, r.endpoint, r.model, r.deployment, r.status, r.inputTokens,
-            r.outputTokens, r.cacheReadTokens, r.cacheWriteTokens, r.costNanos, r.latencyMs, r.ttfbMs, r.streamed ? 1 : 0,
-            r.attempts, r.periodStart, r.errorCode);
-        }
-        this.#insertMany(part.length).run(...values);
+        usage.insert(rowValues(part));
       }
-      for (const t of spend.values()) this.#addSpend.run(t.keyId, t.period, t.nanos, t.tokens);
-      this.#db.exec('COMMIT');
-    } catch (err) {
-      // SQLite may have rolled back already (SQLITE_FULL does): the original error is the one to report.
-      try {
-        this.#db.exec('ROLLBACK');
-      } catch {
-        // no transaction left to roll back
-      }
-      throw err;
-    }
+      usage.addSpend(spendDeltas(rows));
+    });
   }
 
   async keySpend(keyId: string, periodStart: number): Promise<SpendTotals> {
@@ -241,6 +209,7 @@ export class SqliteStore implements Store {
   }
 
   async close(): Promise<void> {
+    await this.#thread?.close();
     if (this.#db.isOpen) this.#db.close();
   }
 }

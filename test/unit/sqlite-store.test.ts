@@ -2,7 +2,7 @@
 // reports' time range, and older databases that migrate.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
@@ -105,37 +105,80 @@ test('a database made before the ts index migrates: the key index goes, the rows
   assert.deepEqual(usageIndexes(path), ['usage_ts']);
 }));
 
-test('a large usage write lets I/O run between slices and commits once: no other connection sees part of it', withDir(async (dir) => {
+for (const usageThread of [true, false]) {
+  const where = usageThread ? 'on the writer thread' : 'in-thread';
+
+  test(`a large usage write (${where}) lets I/O run between slices and commits once: no other connection sees part of it`, withDir(async (dir) => {
+    const path = join(dir, 'm.db');
+    const store = new SqliteStore(path, { sliceRows: 64, usageThread });
+    const reader = new DatabaseSync(path);
+    const count = (): number => (reader.prepare('SELECT COUNT(*) AS n FROM usage').get() as { n: number }).n;
+    try {
+      await store.writeUsage([row({ requestId: 'before' })]);
+      const rows = Array.from({ length: 300 }, (_, i) => row({ requestId: `r${i}`, costNanos: 1, periodStart: i % 2 === 0 ? 0 : T0 }));
+      const seenMidway: number[] = [];
+      const written = store.writeUsage(rows);
+      // Runs only if the write yields to the event loop before it is over.
+      setImmediate(() => seenMidway.push(count()));
+      await written;
+      assert.deepEqual(seenMidway, [1], 'mid-write, another connection still sees only the earlier row');
+      assert.equal(count(), 301);
+      const spend = reader.prepare('SELECT period_start AS p, spent_nanos AS n, spent_tokens AS t FROM key_spend ORDER BY period_start').all() as Array<{ p: number; n: number; t: number }>;
+      assert.deepEqual(spend.map((r) => [r.p, r.n, r.t]), [[0, 100 + 150, 15 + 150 * 15], [T0, 150, 150 * 15]]);
+    } finally {
+      reader.close();
+      await store.close();
+    }
+  }));
+
+  test(`a usage write that fails midway (${where}) leaves none of its rows and no spend, and the next one lands`, withDir(async (dir) => {
+    const store = new SqliteStore(join(dir, 'm.db'), { sliceRows: 64, usageThread });
+    try {
+      const rows = Array.from({ length: 200 }, (_, i) => row({ requestId: `r${i}` }));
+      // NOT NULL violation in the third statement, after a yield.
+      (rows[150] as { requestId: string | null }).requestId = null;
+      await assert.rejects(store.writeUsage(rows), /NOT NULL/);
+      assert.deepEqual(await store.usageSummary({ sinceMs: 0 }), []);
+      assert.deepEqual(await store.keySpend('key_a', 0), { nanos: 0, tokens: 0 });
+      await store.writeUsage([row({ requestId: 'after' })]);
+      assert.deepEqual(await store.keySpend('key_a', 0), { nanos: 100, tokens: 15 });
+    } finally {
+      await store.close();
+    }
+  }));
+}
+
+test('usage rows of a file database are committed by a thread of their own while the event loop is busy', withDir(async (dir) => {
   const path = join(dir, 'm.db');
-  const store = new SqliteStore(path, { sliceRows: 64 });
+  const store = new SqliteStore(path);
   const reader = new DatabaseSync(path);
   const count = (): number => (reader.prepare('SELECT COUNT(*) AS n FROM usage').get() as { n: number }).n;
   try {
-    await store.writeUsage([row({ requestId: 'before' })]);
-    const rows = Array.from({ length: 300 }, (_, i) => row({ requestId: `r${i}`, costNanos: 1 }));
-    const seenMidway: number[] = [];
-    const written = store.writeUsage(rows);
-    // Runs only if the write yields to the event loop before it is over.
-    setImmediate(() => seenMidway.push(count()));
+    await store.writeUsage([row({ requestId: 'first' })]); // the thread is up
+    const written = store.writeUsage(Array.from({ length: 10 }, (_, i) => row({ requestId: `r${i}` })));
+    // This loop never yields: only another thread can commit the rows while it spins.
+    const until = performance.now() + 10_000;
+    let seen = count();
+    while (seen < 11 && performance.now() < until) seen = count();
+    assert.equal(seen, 11, 'the rows were committed while the event loop was held');
     await written;
-    assert.deepEqual(seenMidway, [1], 'mid-write, another connection still sees only the earlier row');
-    assert.equal(count(), 301);
-    assert.equal((reader.prepare('SELECT spent_nanos AS n FROM key_spend').get() as { n: number }).n, 100 + 300);
   } finally {
     reader.close();
     await store.close();
   }
 }));
 
-test('a usage write that fails midway leaves none of its rows and no spend', withDir(async (dir) => {
-  const store = new SqliteStore(join(dir, 'm.db'), { sliceRows: 64 });
+test('a writer thread that cannot open the database fails its batch, and the next write tries a new thread', withDir(async (dir) => {
+  const path = join(dir, 'm.db');
+  const store = new SqliteStore(path);
   try {
-    const rows = Array.from({ length: 200 }, (_, i) => row({ requestId: `r${i}` }));
-    // NOT NULL violation in the third statement, after a yield.
-    (rows[150] as { requestId: string | null }).requestId = null;
-    await assert.rejects(store.writeUsage(rows), /NOT NULL/);
-    assert.deepEqual(await store.usageSummary({ sinceMs: 0 }), []);
-    assert.deepEqual(await store.keySpend('key_a', 0), { nanos: 0, tokens: 0 });
+    // The store's own connection keeps its file; a thread started now finds a directory at the path.
+    rmSync(path);
+    rmSync(`${path}-wal`, { force: true });
+    rmSync(`${path}-shm`, { force: true });
+    mkdirSync(path);
+    await assert.rejects(store.writeUsage([row({})]), /unable to open|exited/);
+    await assert.rejects(store.writeUsage([row({})]), /unable to open|exited/);
   } finally {
     await store.close();
   }

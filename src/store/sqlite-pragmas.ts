@@ -1,0 +1,18 @@
+// The connection settings every SQLite connection of the gateway opens with.
+
+/**
+ * Checkpoints run inside a commit, on the committing connection's thread. On the event loop, every 100
+ * pages (≈ 400 KB of WAL) instead of SQLite's 1,000 stall it ≈ 2 ms instead of 7 – 10 ms, at the same
+ * CPU per row (measured with 128-row usage slices).
+ */
+export const LOOP_CHECKPOINT_PAGES = 100;
+/** The usage writer thread stalls no request: SQLite's own default, with fewer checkpoints and syncs. */
+export const THREAD_CHECKPOINT_PAGES = 1000;
+
+/**
+ * WAL lets the CLI write keys while the server reads and writes usage; busy_timeout rides out another
+ * connection's brief write lock.
+ */
+export function openPragmas(options: { busyMs: number; checkpointPages: number }): string {
+  return `PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = ${Math.max(0, Math.round(options.busyMs))}; PRAGMA wal_autocheckpoint = ${options.checkpointPages};`;
+}

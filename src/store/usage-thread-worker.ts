@@ -1,0 +1,100 @@
+// The usage writer thread: its own SQLite connection, fed rows by usage-thread.ts. node:sqlite is
+// synchronous, so inserts, commits and the WAL checkpoints inside them ran on the event loop and stalled
+// every request in flight (a checkpoint 2 – 4 ms; BENCHMARKS.md, sixteenth round). Here they stall nobody.
+//
+// Messages, in order on one port: 'rows' (flat statement values of up to INSERT_BATCH rows; the first
+// of a batch opens its transaction), 'commit' (the batch's spend totals; answered with its id and the
+// error, if any), 'busy' (the lock wait), 'close'. A batch is all or nothing: after a failed 'rows' the
+// rest of the batch is skipped and its 'commit' rolls back and answers with that first error.
+import { DatabaseSync } from 'node:sqlite';
+import { parentPort, workerData } from 'node:worker_threads';
+import { UsageStatements, type SpendDelta, type SqlValue } from './usage-sql.ts';
+import { openPragmas, THREAD_CHECKPOINT_PAGES } from './sqlite-pragmas.ts';
+
+export type ToWriter =
+  | { op: 'rows'; values: SqlValue[] }
+  | { op: 'commit'; id: number; spend: SpendDelta[] }
+  | { op: 'busy'; ms: number }
+  | { op: 'close' };
+
+export interface WriterError {
+  message: string;
+  code?: string;
+  errcode?: number;
+  errstr?: string;
+}
+
+export type FromWriter = { id: number; error: WriterError | null };
+
+const port = parentPort;
+if (port === null) throw new Error('usage-thread-worker.ts runs as a worker thread (usage-thread.ts starts it)');
+const { path, busyMs } = workerData as { path: string; busyMs: number };
+
+const db = new DatabaseSync(path);
+db.exec(openPragmas({ busyMs, checkpointPages: THREAD_CHECKPOINT_PAGES }));
+const statements = new UsageStatements(db);
+let open = false;
+let failed: unknown = null;
+
+function rollback(): void {
+  try {
+    db.exec('ROLLBACK');
+  } catch {
+    // SQLite rolled back already (SQLITE_FULL does), or nothing was begun
+  }
+}
+
+function describe(err: unknown): WriterError {
+  if (!(err instanceof Error)) return { message: String(err) };
+  const e = err as Error & { code?: unknown; errcode?: unknown; errstr?: unknown };
+  return {
+    message: e.message,
+    ...(typeof e.code === 'string' ? { code: e.code } : {}),
+    ...(typeof e.errcode === 'number' ? { errcode: e.errcode } : {}),
+    ...(typeof e.errstr === 'string' ? { errstr: e.errstr } : {}),
+  };
+}
+
+port.on('message', (msg: ToWriter) => {
+  switch (msg.op) {
+    case 'rows':
+      if (failed !== null) return;
+      try {
+        if (!open) {
+          db.exec('BEGIN IMMEDIATE');
+          open = true;
+        }
+        statements.insert(msg.values);
+      } catch (err) {
+        failed = err;
+      }
+      return;
+    case 'commit': {
+      let error = failed;
+      if (error === null) {
+        try {
+          if (!open) db.exec('BEGIN IMMEDIATE');
+          open = true;
+          statements.addSpend(msg.spend);
+          db.exec('COMMIT');
+          open = false;
+        } catch (err) {
+          error = err;
+        }
+      }
+      if (error !== null && open) rollback();
+      open = false;
+      failed = null;
+      port.postMessage({ id: msg.id, error: error === null ? null : describe(error) } satisfies FromWriter);
+      return;
+    }
+    case 'busy':
+      db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.round(msg.ms))}`);
+      return;
+    case 'close':
+      if (open) rollback();
+      db.close();
+      port.close();
+      return;
+  }
+});

@@ -1,0 +1,109 @@
+// The event loop's side of the usage writer thread (usage-thread-worker.ts): a batch goes over as flat
+// statement values, INSERT_BATCH rows a message, yielding to I/O every `sliceRows` rows so requests are
+// served between; its commit is answered once the rows are on disk, or with the error that kept them out.
+// Started on the first write (the CLI never writes usage, so it never starts one); unref'd while nothing
+// is pending, so it never keeps a process alive on its own.
+import { Worker } from 'node:worker_threads';
+import type { UsageRow } from './store.ts';
+import { INSERT_BATCH, rowValues, spendDeltas } from './usage-sql.ts';
+import type { FromWriter, ToWriter, WriterError } from './usage-thread-worker.ts';
+
+const WORKER_URL = new URL('./usage-thread-worker.ts', import.meta.url);
+/**
+ * The thread only parses statement values and hands them to SQLite: a small young generation keeps its
+ * memory near its needs (it would otherwise follow the process's --max-semi-space-size).
+ */
+const WORKER_LIMITS = { maxYoungGenerationSizeMb: 4 };
+
+interface Waiting {
+  resolve: () => void;
+  reject: (err: Error) => void;
+}
+
+export class UsageThread {
+  readonly #path: string;
+  #busyMs: number;
+  #worker: Worker | null = null;
+  readonly #waiting = new Map<number, Waiting>();
+  #nextId = 0;
+
+  constructor(path: string, busyMs: number) {
+    this.#path = path;
+    this.#busyMs = busyMs;
+  }
+
+  /** Writes the rows and adds their spend in one transaction on the writer thread. */
+  async write(rows: readonly UsageRow[], sliceRows: number): Promise<void> {
+    const worker = this.#worker ?? this.#start();
+    const id = ++this.#nextId;
+    const done = new Promise<void>((resolve, reject) => this.#waiting.set(id, { resolve, reject }));
+    // The thread may fail while this batch is still being sent: handled now, still rejected for the caller.
+    done.catch(() => undefined);
+    worker.ref();
+    let sinceYield = 0;
+    for (let i = 0; i < rows.length; i += INSERT_BATCH) {
+      if (sinceYield >= sliceRows) {
+        sinceYield = 0;
+        await yieldToIo();
+        // The thread died meanwhile: this batch's promise is already rejected, and its rows go back to the queue.
+        if (this.#worker !== worker) return done;
+      }
+      const part = rows.length <= INSERT_BATCH ? rows : rows.slice(i, i + INSERT_BATCH);
+      sinceYield += part.length;
+      worker.postMessage({ op: 'rows', values: rowValues(part) } satisfies ToWriter);
+    }
+    worker.postMessage({ op: 'commit', id, spend: spendDeltas(rows) } satisfies ToWriter);
+    return done;
+  }
+
+  busyTimeout(ms: number): void {
+    this.#busyMs = ms;
+    this.#worker?.postMessage({ op: 'busy', ms } satisfies ToWriter);
+  }
+
+  /** Lets the thread close its connection and end; a batch still pending is failed, not waited for. */
+  async close(): Promise<void> {
+    const worker = this.#worker;
+    if (worker === null) return;
+    const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+    worker.postMessage({ op: 'close' } satisfies ToWriter);
+    await exited;
+  }
+
+  #start(): Worker {
+    const worker = new Worker(WORKER_URL, { workerData: { path: this.#path, busyMs: this.#busyMs }, resourceLimits: WORKER_LIMITS });
+    this.#worker = worker;
+    worker.on('message', (msg: FromWriter) => {
+      const waiting = this.#waiting.get(msg.id);
+      if (waiting === undefined) return;
+      this.#waiting.delete(msg.id);
+      if (this.#waiting.size === 0) worker.unref();
+      if (msg.error === null) waiting.resolve();
+      else waiting.reject(rebuild(msg.error));
+    });
+    // A thread that failed to open the database or died: every batch it held fails (their rows are
+    // queued again by the usage writer), and the next write starts a new thread.
+    const fail = (err: Error): void => {
+      if (this.#worker === worker) this.#worker = null;
+      for (const waiting of this.#waiting.values()) waiting.reject(err);
+      this.#waiting.clear();
+    };
+    worker.on('error', fail);
+    worker.on('exit', (code) => fail(new Error(`the usage writer thread exited (code ${code})`)));
+    worker.unref();
+    return worker;
+  }
+}
+
+/** The thread's error as an Error again, with SQLite's code and message (`database is locked`, …). */
+function rebuild(e: WriterError): Error {
+  const err = new Error(e.message) as Error & { code?: string; errcode?: number; errstr?: string };
+  if (e.code !== undefined) err.code = e.code;
+  if (e.errcode !== undefined) err.errcode = e.errcode;
+  if (e.errstr !== undefined) err.errstr = e.errstr;
+  return err;
+}
+
+function yieldToIo(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
