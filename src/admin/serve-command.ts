@@ -25,7 +25,7 @@ import { stopAllAttempts } from '../routing/attempt-watch.ts';
 import { reservationTtlFor, type AdmissionStore } from '../admission/store.ts';
 import { youngGenerationNote } from '../runtime/node-flags.ts';
 
-/** While serving, a usage flush waits this long for another process's SQLite lock, on the event loop. */
+/** While serving, a write waits this long for another process's SQLite lock (sqlite-store.ts busyTimeout). */
 const SERVING_BUSY_TIMEOUT_MS = 25;
 
 export async function serveCommand(config: GatewayConfig): Promise<void> {

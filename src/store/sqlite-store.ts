@@ -165,9 +165,10 @@ export class SqliteStore implements Store {
   }
 
   /**
-   * How long a write waits for another process's write lock (5 s at open, for the CLI and the start).
-   * node:sqlite waits on the event loop, so the serving gateway sets a short one: a usage flush that
-   * finds the lock taken fails fast and is retried later (usage-writer.ts) instead of freezing requests.
+   * How long a write waits for another process's write lock (5 s at open, for the CLI and the start), on
+   * this connection and the usage writer thread's. node:sqlite waits on its caller's thread, so the
+   * serving gateway sets a short one: a write on the event loop never freezes requests for long, and a
+   * usage flush that finds the lock taken fails fast, is reported, and is retried (usage-writer.ts).
    */
   busyTimeout(ms: number): void {
     this.#db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.round(ms))}`);
