@@ -3,9 +3,10 @@
 // every request in flight (a checkpoint 2 – 4 ms; BENCHMARKS.md, sixteenth round). Here they stall nobody.
 //
 // Messages, in order on one port: 'rows' (flat statement values of up to INSERT_BATCH rows; the first
-// of a batch opens its transaction), 'commit' (the batch's spend totals; answered with its id and the
-// error, if any), 'busy' (the lock wait), 'close'. A batch is all or nothing: after a failed 'rows' the
-// rest of the batch is skipped and its 'commit' rolls back and answers with that first error.
+// of a batch opens its transaction), 'commit' (the batch's last rows and its spend totals; answered with
+// its id and the error, if any), 'busy' (the lock wait), 'close'. A batch of up to INSERT_BATCH rows is
+// one 'commit': one wake-up of this thread a flush at low rates. A batch is all or nothing: after a
+// failed 'rows' the rest of the batch is skipped and its 'commit' rolls back and answers with that error.
 import { DatabaseSync } from 'node:sqlite';
 import { parentPort, workerData } from 'node:worker_threads';
 import { UsageStatements, type SpendDelta, type SqlValue } from './usage-sql.ts';
@@ -13,7 +14,7 @@ import { openPragmas, THREAD_CHECKPOINT_PAGES } from './sqlite-pragmas.ts';
 
 export type ToWriter =
   | { op: 'rows'; values: SqlValue[] }
-  | { op: 'commit'; id: number; spend: SpendDelta[] }
+  | { op: 'commit'; id: number; values: SqlValue[]; spend: SpendDelta[] }
   | { op: 'busy'; ms: number }
   | { op: 'close' };
 
@@ -55,21 +56,27 @@ function describe(err: unknown): WriterError {
   };
 }
 
+/** Inserts into the batch's transaction, opening it first; after a failure the batch's rows are skipped. */
+function insert(values: SqlValue[]): void {
+  if (failed !== null || values.length === 0) return;
+  try {
+    if (!open) {
+      db.exec('BEGIN IMMEDIATE');
+      open = true;
+    }
+    statements.insert(values);
+  } catch (err) {
+    failed = err;
+  }
+}
+
 port.on('message', (msg: ToWriter) => {
   switch (msg.op) {
     case 'rows':
-      if (failed !== null) return;
-      try {
-        if (!open) {
-          db.exec('BEGIN IMMEDIATE');
-          open = true;
-        }
-        statements.insert(msg.values);
-      } catch (err) {
-        failed = err;
-      }
+      insert(msg.values);
       return;
     case 'commit': {
+      insert(msg.values);
       let error = failed;
       if (error === null) {
         try {

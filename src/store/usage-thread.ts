@@ -41,18 +41,24 @@ export class UsageThread {
     done.catch(() => undefined);
     worker.ref();
     let sinceYield = 0;
-    for (let i = 0; i < rows.length; i += INSERT_BATCH) {
+    // The last INSERT_BATCH rows (all of a small batch) travel with the commit.
+    const last = Math.max(0, Math.ceil(rows.length / INSERT_BATCH) - 1) * INSERT_BATCH;
+    for (let i = 0; i < last; i += INSERT_BATCH) {
       if (sinceYield >= sliceRows) {
         sinceYield = 0;
         await yieldToIo();
         // The thread died meanwhile: this batch's promise is already rejected, and its rows go back to the queue.
         if (this.#worker !== worker) return done;
       }
-      const part = rows.length <= INSERT_BATCH ? rows : rows.slice(i, i + INSERT_BATCH);
-      sinceYield += part.length;
-      worker.postMessage({ op: 'rows', values: rowValues(part) } satisfies ToWriter);
+      sinceYield += INSERT_BATCH;
+      worker.postMessage({ op: 'rows', values: rowValues(rows.slice(i, i + INSERT_BATCH)) } satisfies ToWriter);
     }
-    worker.postMessage({ op: 'commit', id, spend: spendDeltas(rows) } satisfies ToWriter);
+    if (sinceYield >= sliceRows) {
+      await yieldToIo();
+      if (this.#worker !== worker) return done;
+    }
+    const tail = last === 0 ? rows : rows.slice(last);
+    worker.postMessage({ op: 'commit', id, values: rowValues(tail), spend: spendDeltas(rows) } satisfies ToWriter);
     return done;
   }
 
