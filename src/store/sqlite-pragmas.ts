@@ -14,5 +14,10 @@ export const THREAD_CHECKPOINT_PAGES = 1000;
  * connection's brief write lock.
  */
 export function openPragmas(options: { busyMs: number; checkpointPages: number }): string {
-  return `PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = ${Math.max(0, Math.round(options.busyMs))}; PRAGMA wal_autocheckpoint = ${options.checkpointPages};`;
+  return `PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; ${busyTimeoutPragma(options.busyMs)} PRAGMA wal_autocheckpoint = ${options.checkpointPages};`;
+}
+
+/** How long a write waits for another connection's lock, on the waiting connection's thread. */
+export function busyTimeoutPragma(ms: number): string {
+  return `PRAGMA busy_timeout = ${Math.max(0, Math.round(ms))};`;
 }

@@ -4,7 +4,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { BudgetPeriod, KeyRecord } from '../core/key-record.ts';
 import type { SpendTotals, Store, UsageRow, UsageSummaryRow } from './store.ts';
-import { LOOP_CHECKPOINT_PAGES, openPragmas } from './sqlite-pragmas.ts';
+import { busyTimeoutPragma, LOOP_CHECKPOINT_PAGES, openPragmas } from './sqlite-pragmas.ts';
 import { INSERT_BATCH, inTransaction, rowValues, spendDeltas, UsageStatements } from './usage-sql.ts';
 import { UsageThread } from './usage-thread.ts';
 
@@ -171,7 +171,7 @@ export class SqliteStore implements Store {
    * usage flush that finds the lock taken fails fast, is reported, and is retried (usage-writer.ts).
    */
   busyTimeout(ms: number): void {
-    this.#db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.round(ms))}`);
+    this.#db.exec(busyTimeoutPragma(ms));
     this.#thread?.busyTimeout(ms);
   }
 

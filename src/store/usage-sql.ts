@@ -88,12 +88,16 @@ export async function inTransaction(db: DatabaseSync, body: () => Promise<void> 
     await body();
     db.exec('COMMIT');
   } catch (err) {
-    // SQLite may have rolled back already (SQLITE_FULL does): the original error is the one to report.
-    try {
-      db.exec('ROLLBACK');
-    } catch {
-      // no transaction left to roll back
-    }
+    rollback(db);
     throw err;
+  }
+}
+
+/** Rolls back; SQLite may have done so already (SQLITE_FULL does), and the original error is the one to report. */
+export function rollback(db: DatabaseSync): void {
+  try {
+    db.exec('ROLLBACK');
+  } catch {
+    // no transaction left to roll back
   }
 }

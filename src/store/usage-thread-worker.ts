@@ -9,8 +9,8 @@
 // failed 'rows' the rest of the batch is skipped and its 'commit' rolls back and answers with that error.
 import { DatabaseSync } from 'node:sqlite';
 import { parentPort, workerData } from 'node:worker_threads';
-import { UsageStatements, type SpendDelta, type SqlValue } from './usage-sql.ts';
-import { openPragmas, THREAD_CHECKPOINT_PAGES } from './sqlite-pragmas.ts';
+import { rollback, UsageStatements, type SpendDelta, type SqlValue } from './usage-sql.ts';
+import { busyTimeoutPragma, openPragmas, THREAD_CHECKPOINT_PAGES } from './sqlite-pragmas.ts';
 
 export type ToWriter =
   | { op: 'rows'; values: SqlValue[] }
@@ -36,14 +36,6 @@ db.exec(openPragmas({ busyMs, checkpointPages: THREAD_CHECKPOINT_PAGES }));
 const statements = new UsageStatements(db);
 let open = false;
 let failed: unknown = null;
-
-function rollback(): void {
-  try {
-    db.exec('ROLLBACK');
-  } catch {
-    // SQLite rolled back already (SQLITE_FULL does), or nothing was begun
-  }
-}
 
 function describe(err: unknown): WriterError {
   if (!(err instanceof Error)) return { message: String(err) };
@@ -89,17 +81,17 @@ port.on('message', (msg: ToWriter) => {
           error = err;
         }
       }
-      if (error !== null && open) rollback();
+      if (error !== null && open) rollback(db);
       open = false;
       failed = null;
       port.postMessage({ id: msg.id, error: error === null ? null : describe(error) } satisfies FromWriter);
       return;
     }
     case 'busy':
-      db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.round(msg.ms))}`);
+      db.exec(busyTimeoutPragma(msg.ms));
       return;
     case 'close':
-      if (open) rollback();
+      if (open) rollback(db);
       db.close();
       port.close();
       return;
