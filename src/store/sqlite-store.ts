@@ -4,8 +4,8 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { BudgetPeriod, KeyRecord } from '../core/key-record.ts';
 import type { SpendTotals, Store, UsageRow, UsageSummaryRow } from './store.ts';
-import { busyTimeoutPragma, LOOP_CHECKPOINT_PAGES, openPragmas } from './sqlite-pragmas.ts';
-import { INSERT_BATCH, inTransaction, rowValues, spendDeltas, UsageStatements } from './usage-sql.ts';
+import { busyTimeoutPragma, LOOP_CHECKPOINT_PAGES, openPragmas } from './sqlite-pragmas.js';
+import { INSERT_BATCH, inTransaction, rowValues, spendDeltas, UsageStatements } from './usage-sql.js';
 import { UsageThread } from './usage-thread.ts';
 
 const MIGRATIONS: string[] = [

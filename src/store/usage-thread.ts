@@ -1,14 +1,14 @@
-// The event loop's side of the usage writer thread (usage-thread-worker.ts): a batch goes over as flat
+// The event loop's side of the usage writer thread (usage-thread-worker.js): a batch goes over as flat
 // statement values, INSERT_BATCH rows a message, yielding to I/O every `sliceRows` rows so requests are
 // served between; its commit is answered once the rows are on disk, or with the error that kept them out.
 // Started on the first write (the CLI never writes usage, so it never starts one); unref'd while nothing
 // is pending, so it never keeps a process alive on its own.
 import { Worker } from 'node:worker_threads';
 import type { UsageRow } from './store.ts';
-import { INSERT_BATCH, rowValues, spendDeltas } from './usage-sql.ts';
-import type { FromWriter, ToWriter, WriterError } from './usage-thread-worker.ts';
+import { INSERT_BATCH, rowValues, spendDeltas } from './usage-sql.js';
+import type { FromWriter, ToWriter, WriterError } from './usage-thread-worker.js';
 
-const WORKER_URL = new URL('./usage-thread-worker.ts', import.meta.url);
+const WORKER_URL = new URL('./usage-thread-worker.js', import.meta.url);
 /**
  * The thread only parses statement values and hands them to SQLite: a small young generation keeps its
  * memory near its needs (it would otherwise follow the process's --max-semi-space-size).

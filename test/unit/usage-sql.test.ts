@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import v8 from 'node:v8';
-import { rowValues, spendDeltas } from '../../src/store/usage-sql.ts';
+import { rowValues, spendDeltas } from '../../src/store/usage-sql.js';
 import type { UsageRow } from '../../src/store/store.ts';
 
 function row(over: Partial<UsageRow>): UsageRow {

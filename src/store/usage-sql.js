@@ -1,7 +1,9 @@
 // Writing usage rows into SQLite: the statements and the one-transaction batch, shared by the store's
-// own connection (an in-memory database, tests) and the writer thread (usage-thread-worker.ts).
-import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import type { UsageRow } from './store.ts';
+// own connection (an in-memory database, tests) and the writer thread (usage-thread-worker.js).
+// JavaScript with JSDoc types, checked by tsc like the rest: the writer thread loads it, and a thread
+// that loads TypeScript starts Node's type stripper in its own isolate (usage-thread-worker.js).
+/** @import { DatabaseSync, StatementSync } from 'node:sqlite' */
+/** @import { UsageRow } from './store.ts' */
 
 const INSERT_USAGE_HEAD = `INSERT INTO usage (ts, request_id, key_id, endpoint, model, deployment, status, input_tokens,
   output_tokens, cache_read_tokens, cache_write_tokens, cost_nanos, latency_ms, ttfb_ms, streamed, attempts, period_start, error_code)`;
@@ -13,18 +15,23 @@ const ADD_SPEND_SQL = `INSERT INTO key_spend (key_id, period_start, spent_nanos,
   ON CONFLICT (key_id, period_start) DO UPDATE SET spent_nanos = spent_nanos + excluded.spent_nanos,
     spent_tokens = spent_tokens + excluded.spent_tokens`;
 
-export type SqlValue = string | number | null;
+/** @typedef {string | number | null} SqlValue */
 
-/** One key's spend in one period, summed over a batch: [keyId, periodStart, nanos, tokens]. */
-export type SpendDelta = [string, number, number, number];
+/**
+ * One key's spend in one period, summed over a batch: [keyId, periodStart, nanos, tokens].
+ * @typedef {[string, number, number, number]} SpendDelta
+ */
 
 /**
  * The statement parameters of up to INSERT_BATCH rows, flat: what crosses to the writer thread. Built by
  * push, not into a presized array: a presized array is holey, and V8 serialises a holey array element by
  * element with its index (measured: 3 – 4 × the event loop's time a row to post, 175 bytes a row against 122).
+ * @param {readonly UsageRow[]} rows
+ * @returns {SqlValue[]}
  */
-export function rowValues(rows: readonly UsageRow[]): SqlValue[] {
-  const values: SqlValue[] = [];
+export function rowValues(rows) {
+  /** @type {SqlValue[]} */
+  const values = [];
   for (const r of rows) {
     values.push(r.ts, r.requestId, r.keyId, r.endpoint, r.model, r.deployment, r.status, r.inputTokens,
       r.outputTokens, r.cacheReadTokens, r.cacheWriteTokens, r.costNanos, r.latencyMs, r.ttfbMs, r.streamed ? 1 : 0,
@@ -33,9 +40,14 @@ export function rowValues(rows: readonly UsageRow[]): SqlValue[] {
   return values;
 }
 
-/** Per-key totals summed in JS first: one upsert per (key, period) per batch, not per row. */
-export function spendDeltas(rows: readonly UsageRow[]): SpendDelta[] {
-  const byKey = new Map<string, Map<number, SpendDelta>>();
+/**
+ * Per-key totals summed in JS first: one upsert per (key, period) per batch, not per row.
+ * @param {readonly UsageRow[]} rows
+ * @returns {SpendDelta[]}
+ */
+export function spendDeltas(rows) {
+  /** @type {Map<string, Map<number, SpendDelta>>} */
+  const byKey = new Map();
   for (const r of rows) {
     const tokens = r.inputTokens + r.outputTokens + r.cacheReadTokens + r.cacheWriteTokens;
     if (r.costNanos === 0 && tokens === 0) continue;
@@ -48,24 +60,33 @@ export function spendDeltas(rows: readonly UsageRow[]): SpendDelta[] {
       d[3] += tokens;
     }
   }
-  const out: SpendDelta[] = [];
+  /** @type {SpendDelta[]} */
+  const out = [];
   for (const periods of byKey.values()) for (const d of periods.values()) out.push(d);
   return out;
 }
 
 /** The prepared statements of one connection. */
 export class UsageStatements {
-  readonly #db: DatabaseSync;
-  readonly #inserts = new Map<number, StatementSync>();
-  readonly #addSpend: StatementSync;
+  /** @type {DatabaseSync} */
+  #db;
+  /** @type {Map<number, StatementSync>} */
+  #inserts = new Map();
+  /** @type {StatementSync} */
+  #addSpend;
 
-  constructor(db: DatabaseSync) {
+  /** @param {DatabaseSync} db */
+  constructor(db) {
     this.#db = db;
     this.#addSpend = db.prepare(ADD_SPEND_SQL);
   }
 
-  /** Inserts `values` (rowValues of up to INSERT_BATCH rows): one crossing into SQLite for them all. */
-  insert(values: readonly SqlValue[]): void {
+  /**
+   * Inserts `values` (rowValues of up to INSERT_BATCH rows): one crossing into SQLite for them all.
+   * @param {readonly SqlValue[]} values
+   * @returns {void}
+   */
+  insert(values) {
     const n = values.length / USAGE_COLUMNS;
     let stmt = this.#inserts.get(n);
     if (stmt === undefined) {
@@ -76,13 +97,22 @@ export class UsageStatements {
     stmt.run(...values);
   }
 
-  addSpend(deltas: readonly SpendDelta[]): void {
+  /**
+   * @param {readonly SpendDelta[]} deltas
+   * @returns {void}
+   */
+  addSpend(deltas) {
     for (const [keyId, period, nanos, tokens] of deltas) this.#addSpend.run(keyId, period, nanos, tokens);
   }
 }
 
-/** Runs `body` inside BEGIN IMMEDIATE … COMMIT; on any failure rolls back and rethrows the original error. */
-export async function inTransaction(db: DatabaseSync, body: () => Promise<void> | void): Promise<void> {
+/**
+ * Runs `body` inside BEGIN IMMEDIATE … COMMIT; on any failure rolls back and rethrows the original error.
+ * @param {DatabaseSync} db
+ * @param {() => Promise<void> | void} body
+ * @returns {Promise<void>}
+ */
+export async function inTransaction(db, body) {
   db.exec('BEGIN IMMEDIATE');
   try {
     await body();
@@ -93,8 +123,12 @@ export async function inTransaction(db: DatabaseSync, body: () => Promise<void> 
   }
 }
 
-/** Rolls back; SQLite may have done so already (SQLITE_FULL does), and the original error is the one to report. */
-export function rollback(db: DatabaseSync): void {
+/**
+ * Rolls back; SQLite may have done so already (SQLITE_FULL does), and the original error is the one to report.
+ * @param {DatabaseSync} db
+ * @returns {void}
+ */
+export function rollback(db) {
   try {
     db.exec('ROLLBACK');
   } catch {
