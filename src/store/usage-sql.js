@@ -68,11 +68,11 @@ export function spendDeltas(rows) {
 
 /** The prepared statements of one connection. */
 export class UsageStatements {
-  /** @type {DatabaseSync} */
+  /** @readonly @type {DatabaseSync} */
   #db;
-  /** @type {Map<number, StatementSync>} */
+  /** @readonly @type {Map<number, StatementSync>} */
   #inserts = new Map();
-  /** @type {StatementSync} */
+  /** @readonly @type {StatementSync} */
   #addSpend;
 
   /** @param {DatabaseSync} db */
