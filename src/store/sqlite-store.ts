@@ -1,6 +1,8 @@
 // SQLite implementation of Store on node:sqlite (WAL mode, so the CLI and the server share the file).
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import { mkdirSync } from 'node:fs';
+// After the I/O callbacks already due: requests that arrived meanwhile are served first.
+import { setImmediate as yieldToIo } from 'node:timers/promises';
 import { dirname } from 'node:path';
 import type { BudgetPeriod, KeyRecord } from '../core/key-record.ts';
 import type { SpendTotals, Store, UsageRow, UsageSummaryRow } from './store.ts';
@@ -223,8 +225,4 @@ function toKey(r: KeyDbRow): KeyRecord {
     budgetPeriod: r.budget_period as BudgetPeriod | null, rpm: r.rpm, tpm: r.tpm, maxConcurrency: r.max_concurrency,
     createdAt: r.created_at,
   };
-}
-
-function yieldToIo(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
 }

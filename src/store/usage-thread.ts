@@ -4,6 +4,8 @@
 // Started on the first write (the CLI never writes usage, so it never starts one); unref'd while nothing
 // is pending, so it never keeps a process alive on its own.
 import { Worker } from 'node:worker_threads';
+// After the I/O callbacks already due: requests that arrived meanwhile are served first.
+import { setImmediate as yieldToIo } from 'node:timers/promises';
 import type { UsageRow } from './store.ts';
 import { INSERT_BATCH, rowValues, spendDeltas } from './usage-sql.js';
 import type { FromWriter, ToWriter, WriterError } from './usage-thread-worker.js';
@@ -108,8 +110,4 @@ function rebuild(e: WriterError): Error {
   if (e.errcode !== undefined) err.errcode = e.errcode;
   if (e.errstr !== undefined) err.errstr = e.errstr;
   return err;
-}
-
-function yieldToIo(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
 }
