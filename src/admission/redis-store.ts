@@ -15,6 +15,7 @@ import type {
   AdmitRequest,
   AdmitResult,
   RefusalReason,
+  ReservationId,
   SeedRequest,
   SettleRequest,
   SettleResult,
@@ -125,7 +126,7 @@ export class RedisAdmissionStore implements AdmissionStore {
     return this.#finish(req.reservationId, [int(req.nanos), int(req.tokens), '1']);
   }
 
-  async release(reservationId: string): Promise<SettleResult> {
+  async release(reservationId: ReservationId): Promise<SettleResult> {
     return this.#finish(reservationId, ['0', '0', '0']);
   }
 
@@ -185,7 +186,9 @@ export class RedisAdmissionStore implements AdmissionStore {
     if (this.#ownsClient) await this.#redis.quit();
   }
 
-  async #finish(reservationId: string, args: string[]): Promise<SettleResult> {
+  async #finish(reservationId: ReservationId, args: string[]): Promise<SettleResult> {
+    // Another store's id (the in-process store's numbers) is unknown here, like any id this store never made.
+    if (typeof reservationId !== 'string') return { ok: false };
     const keyId = reservationId.slice(UUID_LENGTH + 1);
     if (reservationId.charAt(UUID_LENGTH) !== '.' || keyId === '') return { ok: false };
     const reply = asArray(await this.#run(FINISH, this.#keysOf(keyId), [reservationId, ...args]));

@@ -86,12 +86,18 @@ export interface AdmissionSnapshot {
   windowResetSec: number;
 }
 
+/**
+ * What `admit` hands out and `settle` / `release` take back, opaque to the caller: the shared store's
+ * ids are strings it keeps in Redis, the in-process store's are numbers that name a reusable slot.
+ */
+export type ReservationId = string | number;
+
 export type AdmitResult =
-  | { ok: true; reservationId: string; snapshot: AdmissionSnapshot }
+  | { ok: true; reservationId: ReservationId; snapshot: AdmissionSnapshot }
   | { ok: false; reason: RefusalReason; retryAfterSec?: number; snapshot: AdmissionSnapshot };
 
 export interface SettleRequest {
-  reservationId: string;
+  reservationId: ReservationId;
   /** Real cost of the request. */
   nanos: number;
   /** Real input + output tokens. */
@@ -122,7 +128,7 @@ export interface AdmissionStore {
   /** Replace the reservation with the real amounts and free the slot. */
   settle(req: SettleRequest): MaybePromise<SettleResult>;
   /** Undo everything but the RPM count (upstream failure: bill nothing). */
-  release(reservationId: string): MaybePromise<SettleResult>;
+  release(reservationId: ReservationId): MaybePromise<SettleResult>;
   /** `periodStart` newer than the store's period shows zero spent without changing anything. */
   snapshot(keyId: string, now: number, periodStart?: number): Promise<AdmissionSnapshot>;
   seedSpent(req: SeedRequest): Promise<void>;

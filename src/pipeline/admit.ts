@@ -10,14 +10,14 @@ import { nextPeriodStart, periodStart } from '../accounting/period.ts';
 import { estimatePromptTokens, namedMaxTokens, requestedMaxTokens, reservationTokens } from '../admission/estimate-tokens.ts';
 import { rateLimitHeaders } from '../admission/rate-headers.ts';
 import { neverFitsTpm, refusalError } from '../admission/refusal.ts';
-import type { AdmissionLimits, AdmissionSnapshot, AdmissionStore, AdmitResult, MaybePromise, SettleResult } from '../admission/store.ts';
+import type { AdmissionLimits, AdmissionSnapshot, AdmissionStore, AdmitResult, MaybePromise, ReservationId, SettleResult } from '../admission/store.ts';
 import type { SpendTotals } from '../store/store.ts';
 
 const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
 
 /** One admitted request: what to settle, and the rate headers every response of it carries. */
 export interface Ticket {
-  reservationId: string;
+  reservationId: ReservationId;
   keyId: string;
   /** Budget period the request counts against (unix ms; 0 = lifetime). */
   periodStart: number;
