@@ -47,7 +47,7 @@ export const USAGE_SUMMARY_SQL = `SELECT strftime('%Y-%m-%d', u.ts / 1000, 'unix
 
 /**
  * Rows sent (or, in-thread, written) between yields to the event loop. A SQLite write holds the loop for
- * its whole batch (≈ 2 µs a row), so a 200 ms flush at 10,000 requests/s would stall every request in
+ * its whole batch (≈ 2 µs a row), so a 200 ms batch at 10,000 requests/s would stall every request in
  * flight for ~4 ms; slices of this size stall it for well under a millisecond, with the loop free between
  * them. Handing rows to the writer thread costs a fraction of writing them.
  */
