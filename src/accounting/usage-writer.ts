@@ -1,5 +1,13 @@
-// Queues usage rows and writes them in batches off the request path (every `flushMs`, or at once when
-// flushMs is 0). What a crash can lose is bounded by one flush interval; see README "Durability".
+// Queues usage rows and writes them in batches off the request path: every `flushMs`, or as soon as
+// `flushRows` are queued, whichever comes first (at once when flushMs is 0). What a crash can lose is
+// bounded by one flush interval; see docs/budgets.md "Durability".
+//
+// Why a row count too: a row queued across two of V8's young-generation collections is copied into the
+// old generation, and dead after its flush it is garbage there; the major collections that garbage
+// brings on are the longest pauses a request meets. Between two young collections the gateway serves
+// ≈ 550 requests whatever the rate (16 MB of young generation at ≈ 29 KB allocated a request), so a
+// batch of fewer rows never sees two. At 200 ms and thousands of requests a second every row was
+// promoted: ≈ 190 bytes of old-generation garbage a request (BENCHMARKS.md, eighteenth round).
 // A write that fails (a full disk, another process holding SQLite's write lock) loses nothing: the rows
 // go back to the head of the queue and are tried again with a growing pause, up to MAX_PENDING_ROWS held
 // in memory; only past that are the oldest dropped, and that is said loudly. Usage rows are the spend
@@ -8,6 +16,8 @@ import type { Store, UsageRow } from '../store/store.ts';
 
 /** Rows held in memory while writes fail (≈ 300 bytes each): past this the oldest are dropped. */
 export const MAX_PENDING_ROWS = 200_000;
+/** Rows that start a flush before its interval is up (see above: well under ≈ 550). */
+export const DEFAULT_FLUSH_ROWS = 256;
 const FIRST_RETRY_MS = 1_000;
 const MAX_RETRY_MS = 30_000;
 
@@ -25,6 +35,7 @@ export class UsageWriter {
   #queue: UsageRow[] = [];
   #timer: NodeJS.Timeout | null = null;
   #flushMs: number;
+  #flushRows: number;
   #writing: Promise<void> = Promise.resolve();
   #events: UsageWriterEvents;
   /** Consecutive failed writes; 0 when the last write succeeded. */
@@ -32,9 +43,10 @@ export class UsageWriter {
   #failed = 0;
   #dropped = 0;
 
-  constructor(opts: { store: Store; flushMs: number } & UsageWriterEvents) {
+  constructor(opts: { store: Store; flushMs: number; flushRows?: number } & UsageWriterEvents) {
     this.#store = opts.store;
     this.#flushMs = opts.flushMs;
+    this.#flushRows = opts.flushRows ?? DEFAULT_FLUSH_ROWS;
     this.#events = opts;
   }
 
@@ -42,6 +54,10 @@ export class UsageWriter {
     this.#queue.push(row);
     if (this.#failures > 0) return; // the retry timer is already set
     if (this.#flushMs === 0) {
+      void this.flush();
+    } else if (this.#queue.length >= this.#flushRows) {
+      if (this.#timer !== null) clearTimeout(this.#timer);
+      this.#timer = null;
       void this.flush();
     } else if (this.#timer === null) {
       this.#schedule(this.#flushMs);

@@ -37,6 +37,7 @@ export async function serveCommand(config: GatewayConfig): Promise<void> {
   const usage = new UsageWriter({
     store,
     flushMs: config.usageFlushMs,
+    flushRows: config.usageFlushRows,
     onError: (err, rows) => log.error({ err: String(err), rows }, 'usage write failed: the rows are kept and retried'),
     onRecovered: (rows) => log.info({ rows }, 'usage writes work again'),
     onDropped: (rows) => log.error({ rows }, 'usage rows lost: they could not be written'),

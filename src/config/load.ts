@@ -140,6 +140,7 @@ function build(raw: RawConfig, source: string): GatewayConfig {
     clientRequestTimeoutMs: raw.client_request_timeout_ms ?? DEFAULTS.clientRequestTimeoutMs,
     quotaPerUsd: raw.quota_per_usd ?? DEFAULTS.quotaPerUsd,
     usageFlushMs: raw.usage_flush_ms ?? DEFAULTS.usageFlushMs,
+    usageFlushRows: raw.usage_flush_rows ?? DEFAULTS.usageFlushRows,
     defaultMaxTokens: raw.default_max_tokens ?? DEFAULTS.defaultMaxTokens,
     redisUrl: raw.redis ?? null,
     redisPrefix: raw.redis_prefix ?? null,

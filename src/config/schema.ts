@@ -1,5 +1,6 @@
 // The YAML configuration schema (snake_case, as operators write it) and its defaults.
 import { z } from 'zod';
+import { DEFAULT_FLUSH_ROWS } from '../accounting/usage-writer.ts';
 
 const positiveInt = z.number().int().positive();
 const nonNegInt = z.number().int().nonnegative();
@@ -67,6 +68,7 @@ export const configSchema = z.strictObject({
   client_request_timeout_ms: positiveInt.optional(),
   quota_per_usd: z.number().positive().optional(),
   usage_flush_ms: nonNegInt.optional(),
+  usage_flush_rows: positiveInt.optional(),
   default_max_tokens: positiveInt.optional(),
   timeouts: timeoutsSchema.optional(),
   max_retries: z.number().int().min(0).max(10).optional(),
@@ -83,10 +85,9 @@ export const DEFAULTS = {
   bodyLimitMb: 10,
   clientRequestTimeoutMs: 300_000,
   quotaPerUsd: 500_000,
-  // Rows queued longer than V8's young-generation cycle are copied into the old generation and, dead
-  // after their flush, bring on the major collections that are the longest pauses a request meets:
-  // at 200 ms that was a fifth of the gateway's old-generation garbage (BENCHMARKS.md, eighteenth round).
-  usageFlushMs: 25,
+  usageFlushMs: 200,
+  // Under load a batch goes before its interval is up: see DEFAULT_FLUSH_ROWS for why.
+  usageFlushRows: DEFAULT_FLUSH_ROWS,
   defaultMaxTokens: 4096,
   maxRetries: 5,
   timeouts: { connectMs: 10_000, firstByteMs: 120_000, idleMs: 60_000, totalMs: 600_000 },

@@ -73,6 +73,8 @@ export interface GatewayConfig {
   quotaPerUsd: number;
   /** How often queued usage rows are written; 0 = write-through. */
   usageFlushMs: number;
+  /** Queued rows that start a write before usageFlushMs is up. */
+  usageFlushRows: number;
   /** max_tokens used for budget reservation and translation when a chat request names none. */
   defaultMaxTokens: number;
   redisUrl: string | null;

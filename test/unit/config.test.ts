@@ -15,6 +15,9 @@ test('defaults, family from the name, env substitution', () => {
   assert.equal(c.models[1].family, 'openai');
   assert.equal(c.models[1].deployments[0].priority, 2);
   assert.equal(c.models[1].deployments[0].id, 'b#0');
+  assert.deepEqual([c.usageFlushMs, c.usageFlushRows], [200, 256]);
+  const tuned = parseConfigText(base + 'usage_flush_ms: 50\nusage_flush_rows: 64\n', { source: 'x.yaml', env: { K: 'k' } });
+  assert.deepEqual([tuned.usageFlushMs, tuned.usageFlushRows], [50, 64]);
 });
 
 test('per-deployment translation options: the max_tokens field and the structured-output form', async () => {
@@ -40,6 +43,7 @@ test('errors name the file, the key path and the problem', () => {
     [base.replace('provider: p, model: m2', 'provider: nope, model: m2'), /models\[1\]\.deployments\[0\]\.provider: unknown provider "nope"/],
     [base + 'listen: { port: "eighty" }\n', /listen\.port/],
     [base + 'surprise: 1\n', /surprise/],
+    [base + 'usage_flush_rows: 0\n', /usage_flush_rows/],
     ['providers: [', /invalid YAML/],
   ];
   for (const [text, re] of cases) {

@@ -146,3 +146,18 @@ test('another process holding SQLite\'s write lock: the flush fails fast, nothin
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('under load a batch goes as soon as flushRows are queued, without waiting for its interval', async () => {
+  const { store, batches, nextWrite } = recordingStore([]);
+  const writer = new UsageWriter({ store, flushMs: 60_000, flushRows: 4, onError: () => assert.fail('no error expected') });
+  const written = nextWrite();
+  for (let i = 0; i < 3; i++) writer.add(row(i));
+  assert.equal(batches.length, 0, 'three rows wait for the interval');
+  writer.add(row(3));
+  await written;
+  assert.deepEqual(batches.map((b) => b.length), [4], 'the fourth row started the write');
+  for (let i = 4; i < 10; i++) writer.add(row(i));
+  await writer.close();
+  assert.deepEqual(batches.map((b) => b.length), [4, 4, 2], 'the second batch at eight rows, the rest at close');
+  assert.deepEqual(batches.flat().map((r) => r.requestId), Array.from({ length: 10 }, (_, i) => `req_${i}`));
+});
