@@ -111,9 +111,6 @@ async function attempt(a: { opts: ObtainAnswerOptions; step: AttemptStep; exchan
         forwardHeaders: opts.forwardHeaders,
         apiKey: step.apiKey,
         stop: watch,
-        // Our own clocks decide; undici's are a backstop a little later, for the socket's sake.
-        firstByteTimeoutMs: timeouts.firstByteMs + 1_000,
-        idleTimeoutMs: timeouts.idleMs + 1_000,
       },
       timeouts.connectMs,
     );
@@ -141,8 +138,8 @@ async function attempt(a: { opts: ObtainAnswerOptions; step: AttemptStep; exchan
       const answer: Answer = { exchange, deployment: step.deployment, body: response.body, json: null, watch, streamFailed: () => opts.gw.breaker.onFailure(step.deployment.id) };
       return { kind: 'answer', answer };
     }
-    // The first-byte/deadline clock stays armed until the whole body is in; undici's body timeout
-    // (idle + 1 s) is the backstop between chunks.
+    // The first-byte/deadline clock stays armed until the whole body is in: a body that stalls halfway
+    // is stopped by it (undici's own socket timers are off, http-provider.ts).
     const text = await response.body.text();
     watch.dispose();
     let json: { body: string; usage: Usage };

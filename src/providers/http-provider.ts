@@ -18,6 +18,12 @@ function poolFor(origin: string, connectTimeoutMs: number): Pool {
       pipelining: 1,
       keepAliveTimeout: 30_000,
       connect: { timeout: connectTimeoutMs },
+      // The attempt's own clocks (routing/attempt-watch.ts) govern first byte, idle gaps and the deadline,
+      // and abort the request through the handler. undici's would be a second pair of timers a request, each
+      // allocated afresh and kept in its half-second sweep long enough to reach V8's old generation
+      // (≈ 70 bytes a request of garbage for the major collector; BENCHMARKS.md, nineteenth round).
+      headersTimeout: 0,
+      bodyTimeout: 0,
     });
     pools.set(id, pool);
   }
@@ -93,8 +99,6 @@ export function callHttpProvider(call: UpstreamCall, connectTimeoutMs: number): 
         path: t.path,
         headers: upstreamHeaders(p, call),
         body: call.body,
-        headersTimeout: call.firstByteTimeoutMs,
-        bodyTimeout: call.idleTimeoutMs,
       },
       handler,
     );

@@ -25,9 +25,8 @@ export interface UpstreamCall {
   forwardHeaders: Record<string, string>;
   /** The provider key routing handed out for this attempt (KeyRotation); null for keyless providers. */
   apiKey: string | null;
+  /** The attempt's clocks and the client: the only timers on the request (providers set none of their own). */
   stop: StopLink;
-  firstByteTimeoutMs: number;
-  idleTimeoutMs: number;
 }
 
 export interface UpstreamResponse {

@@ -129,6 +129,21 @@ for (const route of ROUTES) {
     assert.deepEqual(fx.tried(), ['A', 'B']);
   });
 
+  // undici's own socket timers are off (http-provider.ts): the attempt's first-byte clock alone must stop
+  // a non-streamed body that stalls after its first bytes.
+  test(`${route.label}: a non-streamed body that stops halfway → first-byte timeout → next deployment; upstream socket closed`, async () => {
+    fx.faults({ A: [{ kind: 'hang-after-headers', afterEvents: 1 }] });
+    const started = performance.now();
+    const res = await fx.send(route);
+    const text = await res.text();
+    const took = performance.now() - started;
+    assert.equal(res.status, 200, text);
+    OK_JSON(route, JSON.parse(text));
+    assert.deepEqual(fx.tried(), ['A', 'B']);
+    assert.ok(took >= TIMEOUTS.firstByteMs - 20 && took < TIMEOUTS.firstByteMs + 1_000, `took ${took} ms`);
+    await upstreamAborted(0);
+  });
+
   test(`${route.label}: every deployment 5xx → 502 naming the attempts`, async () => {
     fx.faults({ A: [{ kind: 'status', status: 500 }], B: [{ kind: 'status', status: 502 }], C: [{ kind: 'status', status: 503 }] });
     const res = await fx.send(route);
