@@ -56,8 +56,6 @@ export class UsageWriter {
     if (this.#flushMs === 0) {
       void this.flush();
     } else if (this.#queue.length >= this.#flushRows) {
-      if (this.#timer !== null) clearTimeout(this.#timer);
-      this.#timer = null;
       void this.flush();
     } else if (this.#timer === null) {
       this.#schedule(this.#flushMs);
@@ -82,6 +80,12 @@ export class UsageWriter {
     const rows = this.#queue;
     if (rows.length === 0) return this.#writing;
     this.#queue = [];
+    // The rows' timer (the interval, or a retry) has nothing left to do; #write sets the next one if a
+    // write fails or rows wait after a recovery. Left armed, it would only flush an empty queue.
+    if (this.#timer !== null) {
+      clearTimeout(this.#timer);
+      this.#timer = null;
+    }
     this.#writing = this.#writing.then(() => this.#write(rows));
     return this.#writing;
   }
