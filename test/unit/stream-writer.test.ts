@@ -141,6 +141,43 @@ test('what one turn writes leaves in one socket write at its end; the end goes o
   }
 });
 
+test('the events that come in the same turn as the first one join its corked write: one system call for the head and all of them', async () => {
+  const calls: Array<{ text: string; corked: number }> = [];
+  let duringTurn = -1;
+  let afterTurn = -1;
+  const srv = await serve(async (_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    const socket = res.socket!;
+    const write = socket.write.bind(socket) as (chunk: string | Uint8Array, encoding?: BufferEncoding) => boolean;
+    socket.write = ((chunk: string | Uint8Array, encoding?: BufferEncoding) => {
+      calls.push({ text: typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('latin1'), corked: socket.writableCorked });
+      return write(chunk, encoding);
+    }) as typeof socket.write;
+    const writer = new StreamWriter(res, () => {});
+    // One upstream read that holds three events, as a stream's first read often does.
+    for (const event of ['data: first\n\n', 'data: 1\n\n', 'data: 2\n\n']) writer.write(event, 'latin1');
+    duringTurn = calls.length;
+    await new Promise((resolve) => setImmediate(resolve));
+    afterTurn = calls.length;
+    writer.end('data: [DONE]\n\n', 'latin1');
+    writer.dispose();
+  });
+  try {
+    const got = await raw(srv.port, 'POST / HTTP/1.1\r\nhost: x\r\ncontent-length: 0\r\n\r\n', endsResponse(1));
+    assert.deepEqual(
+      chunked(got).chunks.map((c) => c.toString('latin1')),
+      ['data: first\n\n', 'data: 1\n\n', 'data: 2\n\n', 'data: [DONE]\n\n'],
+    );
+    assert.ok(duringTurn > 0, 'the first event went to the socket in its turn');
+    assert.equal(afterTurn, duringTurn, 'nothing was left for the end-of-turn flush');
+    const inTurn = calls.slice(0, duringTurn);
+    assert.ok(inTurn.every((c) => c.corked > 0), `every write of the turn was corked: ${JSON.stringify(inTurn)}`);
+    assert.ok(inTurn.some((c) => c.text === '9\r\ndata: 2\n\n\r\n'), 'the last event went into the corked socket framed whole');
+  } finally {
+    await srv.close();
+  }
+});
+
 test('an HTTP/1.0 client gets the bytes unframed through node:http, and the connection closes', async () => {
   let direct = true;
   const srv = await serve((_req, res) => {
@@ -274,37 +311,41 @@ test('a write that said "wait" is always followed by onDrain, even when the sock
   }
 });
 
-test('a socket that throws at the end-of-turn flush cuts that response only; the process goes on', async () => {
-  let closed = false;
-  const srv = await serve(async (req, res) => {
-    if (req.url === '/ok') {
-      res.end('ok');
-      return;
+for (const when of ['in the first, corked turn', 'at a later end-of-turn flush'] as const) {
+  test(`a socket that throws ${when} cuts that response only; the process goes on`, async () => {
+    let closed = false;
+    const srv = await serve(async (req, res) => {
+      if (req.url === '/ok') {
+        res.end('ok');
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      const writer = new StreamWriter(res, () => {});
+      writer.write('data: first\n\n', 'latin1');
+      if (when === 'at a later end-of-turn flush') await new Promise((resolve) => setImmediate(resolve));
+      const socket = res.socket!;
+      socket.on('close', () => (closed = true));
+      socket.write = (() => {
+        throw new Error('broken socket');
+      }) as typeof socket.write;
+      assert.equal(writer.write('data: lost\n\n', 'latin1'), when === 'at a later end-of-turn flush');
+      await new Promise((resolve) => setImmediate(resolve));
+      writer.dispose();
+    });
+    try {
+      const got = (await raw(srv.port, 'POST / HTTP/1.1\r\nhost: x\r\ncontent-length: 0\r\n\r\n')).toString('latin1');
+      // In the first turn the head and the first event are still in the corked socket: they go with it.
+      if (when === 'at a later end-of-turn flush') assert.match(got, /data: first/);
+      assert.doesNotMatch(got, /data: lost/);
+      assert.ok(closed, 'the connection was closed');
+      // The server still answers.
+      const again = await raw(srv.port, 'GET /ok HTTP/1.0\r\n\r\n');
+      assert.match(again.toString('latin1'), /^HTTP\/1\.1 200 OK[^]*\r\n\r\nok$/);
+    } finally {
+      await srv.close();
     }
-    res.writeHead(200, { 'content-type': 'text/event-stream' });
-    const writer = new StreamWriter(res, () => {});
-    writer.write('data: first\n\n', 'latin1');
-    const socket = res.socket!;
-    socket.on('close', () => (closed = true));
-    socket.write = (() => {
-      throw new Error('broken socket');
-    }) as typeof socket.write;
-    writer.write('data: lost\n\n', 'latin1');
-    await new Promise((resolve) => setImmediate(resolve));
-    writer.dispose();
   });
-  try {
-    const got = (await raw(srv.port, 'POST / HTTP/1.1\r\nhost: x\r\ncontent-length: 0\r\n\r\n')).toString('latin1');
-    assert.match(got, /data: first/);
-    assert.doesNotMatch(got, /data: lost/);
-    assert.ok(closed, 'the connection was closed');
-    // The server still answers.
-    const again = await raw(srv.port, 'GET /ok HTTP/1.0\r\n\r\n');
-    assert.match(again.toString('latin1'), /^HTTP\/1\.1 200 OK[^]*\r\n\r\nok$/);
-  } finally {
-    await srv.close();
-  }
-});
+}
 
 test('keep-alive: the next request on the connection is answered after a directly written stream', async () => {
   const srv = await serve((req, res) => {
