@@ -7,7 +7,7 @@ import { Child, NODE, freePort, nodeLaunch, waitForHttp } from './processes.ts';
 import type { Started, Target } from './targets.ts';
 import { buildRequest } from './requests.ts';
 import type { RequestKind } from './requests.ts';
-import { SHIPPED_NODE_FLAGS } from '../../src/runtime/node-flags.ts';
+import { SHIPPED_NODE_FLAGS, withShippedEnvironment } from '../../src/runtime/node-flags.ts';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
 const MAIN = join(ROOT, 'src/main.ts');
@@ -75,7 +75,9 @@ export async function startModelgate(options: { mockPort: number; workDir: strin
   if ('error' in created) return { ok: false, reason: created.error };
   const flags = [...SHIPPED_NODE_FLAGS, ...(options.nodeFlags ?? [])];
   const launch = nodeLaunch([...flags, MAIN, 'serve', '--config', configPath, '--port', String(port), '--host', '127.0.0.1'], options.wrapper);
-  const child = new Child({ name: 'modelgate', ...launch, cwd: ROOT, env: options.env });
+  // As the launchers run it: MALLOC_ARENA_MAX as shipped unless the caller's environment sets one.
+  const env = withShippedEnvironment(options.env ?? process.env);
+  const child = new Child({ name: 'modelgate', ...launch, cwd: ROOT, env });
   const baseUrl = `http://127.0.0.1:${port}`;
   try {
     await waitForHttp({ url: `${baseUrl}/healthz`, child, timeoutMs: options.readyTimeoutMs ?? 20_000, accept: (s) => s === 200 });
@@ -96,7 +98,7 @@ export async function startModelgate(options: { mockPort: number; workDir: strin
     child,
     kinds: new Set<RequestKind>(['chat', 'chat-stream', 'chat-50kb', 'messages-stream', 'hold-stream']),
     request: (kind) => buildRequest(setup, kind),
-    notes: [`bench key ${masked}: ${created.admission}`, `started with Node flags ${flags.join(' ')}${options.nodeFlags?.length ? '' : ' (as shipped: npm start, the modelgate command)'}`],
+    notes: [`bench key ${masked}: ${created.admission}`, `started with Node flags ${flags.join(' ')}${options.nodeFlags?.length ? '' : ' (as shipped: npm start, the modelgate command)'}, MALLOC_ARENA_MAX=${env.MALLOC_ARENA_MAX}`],
   };
   return { ok: true, target };
 }

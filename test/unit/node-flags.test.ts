@@ -1,8 +1,9 @@
 // The flags modelgate ships with: one list, used by every launcher, and the start-up note without them.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { SHIPPED_NODE_FLAGS, youngGenerationNote } from '../../src/runtime/node-flags.ts';
+import { SHIPPED_MALLOC_ARENA_MAX, SHIPPED_NODE_FLAGS, withShippedEnvironment, youngGenerationNote } from '../../src/runtime/node-flags.ts';
 
 const ROOT = new URL('../../', import.meta.url);
 const flags = SHIPPED_NODE_FLAGS.join(' ');
@@ -10,9 +11,28 @@ const flags = SHIPPED_NODE_FLAGS.join(' ');
 test('npm start and the modelgate command pass the shipped flags', () => {
   const pkg = JSON.parse(readFileSync(new URL('package.json', ROOT), 'utf8')) as { scripts: Record<string, string> };
   // `exec`: npm's shell hands the process over to Node, so a supervisor's SIGTERM reaches the gateway.
-  assert.equal(pkg.scripts.start, `exec node ${flags} src/main.ts serve`);
+  // MALLOC_ARENA_MAX is read by glibc at process start: npm's shell sets it unless the operator did.
+  assert.equal(pkg.scripts.start, `MALLOC_ARENA_MAX=\${MALLOC_ARENA_MAX:-${SHIPPED_MALLOC_ARENA_MAX}} exec node ${flags} src/main.ts serve`);
   const bin = readFileSync(new URL('bin/modelgate.js', ROOT), 'utf8');
-  assert.equal(bin.split('\n')[0], `#!/usr/bin/env -S node ${flags}`);
+  assert.equal(bin.split('\n')[0], `#!/usr/bin/env -S MALLOC_ARENA_MAX=${SHIPPED_MALLOC_ARENA_MAX} node ${flags}`);
+});
+
+test("npm start's shell sets MALLOC_ARENA_MAX for Node unless the operator set it", () => {
+  const pkg = JSON.parse(readFileSync(new URL('package.json', ROOT), 'utf8')) as { scripts: Record<string, string> };
+  // The script with Node swapped for a command that prints the variable, run by sh as npm runs it.
+  const script = pkg.scripts.start.replace(/exec node .*$/, 'exec printenv MALLOC_ARENA_MAX');
+  const run = (env: NodeJS.ProcessEnv) => execFileSync('sh', ['-c', script], { env, encoding: 'utf8' }).trim();
+  const { MALLOC_ARENA_MAX: _unset, ...without } = process.env;
+  assert.equal(run(without), SHIPPED_MALLOC_ARENA_MAX);
+  assert.equal(run({ ...without, MALLOC_ARENA_MAX: '8' }), '8');
+});
+
+test('withShippedEnvironment: the shipped MALLOC_ARENA_MAX only where none is set', () => {
+  assert.equal(withShippedEnvironment({ PATH: '/bin' }).MALLOC_ARENA_MAX, SHIPPED_MALLOC_ARENA_MAX);
+  assert.equal(withShippedEnvironment({ MALLOC_ARENA_MAX: '4' }).MALLOC_ARENA_MAX, '4');
+  const env = { PATH: '/bin' };
+  withShippedEnvironment(env);
+  assert.deepEqual(env, { PATH: '/bin' }, 'the caller\'s object is left alone');
 });
 
 const GB = 1024 ** 3;
