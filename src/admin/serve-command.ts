@@ -23,7 +23,7 @@ import { Admission } from '../pipeline/admit.ts';
 import { MemoryAdmissionStore } from '../admission/memory-store.ts';
 import { stopAllAttempts } from '../routing/attempt-watch.ts';
 import { reservationTtlFor, type AdmissionStore } from '../admission/store.ts';
-import { youngGenerationNote } from '../runtime/node-flags.ts';
+import { glibcRuntimeVersion, mallocArenaNote, youngGenerationNote } from '../runtime/node-flags.ts';
 
 /** While serving, a write waits this long for another process's SQLite lock (sqlite-store.ts busyTimeout). */
 const SERVING_BUSY_TIMEOUT_MS = 25;
@@ -79,6 +79,8 @@ export async function serveCommand(config: GatewayConfig): Promise<void> {
   if (unpriced.length > 0) log.warn({ models: unpriced }, 'models without a price: their calls cost $0 and USD budgets do not limit them (token budgets and rate limits still do)');
   const heapNote = youngGenerationNote({ execArgv: process.execArgv, nodeOptions: process.env.NODE_OPTIONS, constrainedMemory: process.constrainedMemory() });
   if (heapNote !== null) log[heapNote.level](heapNote.message);
+  const arenaNote = mallocArenaNote({ mallocArenaMax: process.env.MALLOC_ARENA_MAX, glibcVersion: glibcRuntimeVersion() });
+  if (arenaNote !== null) log.info(arenaNote);
 
   let stopping = false;
   const stop = async (signal: string): Promise<void> => {

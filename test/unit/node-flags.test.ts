@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { SHIPPED_MALLOC_ARENA_MAX, SHIPPED_NODE_FLAGS, withShippedEnvironment, youngGenerationNote } from '../../src/runtime/node-flags.ts';
+import { SHIPPED_MALLOC_ARENA_MAX, SHIPPED_NODE_FLAGS, glibcRuntimeVersion, mallocArenaNote, withShippedEnvironment, youngGenerationNote } from '../../src/runtime/node-flags.ts';
 
 const ROOT = new URL('../../', import.meta.url);
 const flags = SHIPPED_NODE_FLAGS.join(' ');
@@ -33,6 +33,29 @@ test('withShippedEnvironment: the shipped MALLOC_ARENA_MAX only where none is se
   const env = { PATH: '/bin' };
   withShippedEnvironment(env);
   assert.deepEqual(env, { PATH: '/bin' }, 'the caller\'s object is left alone');
+});
+
+test('mallocArenaNote: a note on glibc without MALLOC_ARENA_MAX, silence otherwise', () => {
+  const note = mallocArenaNote({ mallocArenaMax: undefined, glibcVersion: '2.36' });
+  assert.ok(note !== null);
+  assert.match(note, /started without MALLOC_ARENA_MAX: glibc 2\.36 /);
+  assert.match(note, new RegExp(`MALLOC_ARENA_MAX=${SHIPPED_MALLOC_ARENA_MAX}$`));
+  assert.equal(mallocArenaNote({ mallocArenaMax: '2', glibcVersion: '2.36' }), null, 'set by a launcher');
+  assert.equal(mallocArenaNote({ mallocArenaMax: '8', glibcVersion: '2.36' }), null, "the operator's own value");
+  assert.equal(mallocArenaNote({ mallocArenaMax: undefined, glibcVersion: undefined }), null, 'musl and macOS do not read it');
+});
+
+test("glibcRuntimeVersion: Node's report says the version, and the report's network setting is left as it was", () => {
+  const reporter = process.report as NodeJS.ProcessReport & { excludeNetwork: boolean };
+  const before = reporter.excludeNetwork;
+  const version = glibcRuntimeVersion();
+  assert.equal(reporter.excludeNetwork, before);
+  // On glibc Linux (these machines, CI) a version; elsewhere nothing.
+  if (process.platform === 'linux' && (reporter.getReport() as { header: { glibcVersionRuntime?: string } }).header.glibcVersionRuntime !== undefined) {
+    assert.match(version ?? '', /^\d+\.\d+/);
+  } else {
+    assert.equal(version, undefined);
+  }
 });
 
 const GB = 1024 ** 3;
