@@ -251,7 +251,7 @@ async function runContainer(options: { mockPort: number; workDir: string; genera
     return null;
   }
   try {
-    return await runContainerPass({ mockPort: options.mockPort, workDir: join(options.workDir, 'container'), generator: options.generator, reps: timing.reps, durationS: timing.durationS, warmupMs: timing.warmupMs, log });
+    return await runContainerPass({ mockPort: options.mockPort, workDir: join(options.workDir, 'container'), generator: options.generator, reps: timing.reps, durationS: timing.durationS, warmupMs: timing.warmupMs, settle: SETTLE_FULL, log });
   } catch (error) {
     options.skipped.push(`container pass: ${(error as Error).message}`);
     return null;
@@ -283,7 +283,7 @@ async function runStages(targets: Target[], mockPort: number, workDir: string, s
 async function runGc(targets: Target[], mockPort: number, workDir: string, generator: LoadGenerator, skipped: string[]): Promise<RunResults['gc']> {
   if (!targets.some((t) => t.name === 'modelgate') || !targets.some((t) => t.name === 'bare-proxy')) return new Map();
   try {
-    return await runGcPass({ mockPort, workDir: join(workDir, 'gc'), generator, reps: quick ? 1 : 3, durationS: timing.durationS, warmupMs: timing.warmupMs, log });
+    return await runGcPass({ mockPort, workDir: join(workDir, 'gc'), generator, reps: quick ? 1 : 3, durationS: timing.durationS, warmupMs: timing.warmupMs, settle: quick ? undefined : SETTLE_FULL, log });
   } catch (error) {
     skipped.push(`garbage-collection pass: ${(error as Error).message}`);
     return new Map();

@@ -4,6 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Child, NODE } from './processes.ts';
+import type { SettleOptions } from './settle.ts';
 
 export interface LoadRequest {
   url: string;
@@ -36,6 +37,11 @@ export interface LoadPassOptions {
   reps: number;
   durationS: number;
   warmupMs: number;
+  /**
+   * After warmupMs, warm each process on until V8's compiler settles (lib/settle.ts): a fresh process
+   * measured 2 s after start spends several times its settled CPU on optimising threads.
+   */
+  settle?: SettleOptions;
   log: (line: string) => void;
 }
 
