@@ -10,14 +10,12 @@ import type { Rep } from './measure.ts';
 import { createMemoryCgroup, type MemoryCgroup } from './memory-cgroup.ts';
 import { startModelgate } from './modelgate-target.ts';
 import { processTree, rssBytes } from './proc-stats.ts';
-import { probeFor, settle, settleNote } from './settle.ts';
+import { settleOnChat } from './settle.ts';
 import type { Target } from './targets.ts';
 
 export const CONTAINER_LIMIT_MB = 512;
 /** Placed after the shipped flags, this hands the young generation's size back to V8. */
 export const V8_OWN_YOUNG_GENERATION = '--max-semi-space-size=0';
-
-const CHAT_ONLY: ReadonlySet<'chat'> = new Set(['chat']);
 
 export interface ContainerRun {
   limitMb: number;
@@ -52,7 +50,7 @@ export async function runContainerPass(options: LoadPassOptions): Promise<Contai
     for (const v of variants) await warmUp(v.target.request('chat'), options.warmupMs);
     if (options.settle !== undefined) {
       for (const [name, v] of [['V8\'s own young generation', v8], ['as shipped', shipped]] as const) {
-        options.log(`container ${name}: ${settleNote(await settle(CHAT_ONLY, options.settle, probeFor(v.target)), 'the timed repetitions')}`);
+        options.log(`container ${name}: ${await settleOnChat(v.target, options.settle, 'the timed repetitions')}`);
       }
     }
     const run: ContainerRun = { limitMb: CONTAINER_LIMIT_MB, connections: 50, reps: [], rssV8Mb: 0, rssShippedMb: 0 };

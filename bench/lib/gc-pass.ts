@@ -4,7 +4,7 @@
 // it is what a request leaves for the old generation (and its major collections) to clean up.
 import { mkdirSync } from 'node:fs';
 import { warmUp } from './measure.ts';
-import { probeFor, settle, settleNote } from './settle.ts';
+import { settleOnChat } from './settle.ts';
 import type { LoadPassOptions } from './load.ts';
 import { startModelgate } from './modelgate-target.ts';
 import { startBareProxy } from './targets.ts';
@@ -70,7 +70,6 @@ export function gcRep(totals: GcTotals, requests: number): GcRep {
 }
 
 const TRACE = ['--trace-gc-nvp'];
-const CHAT_ONLY: ReadonlySet<'chat'> = new Set(['chat']);
 
 /** One fresh process per target and repetition, alternated; the trace of the warm-up (and of settling, in full runs) is not counted. */
 export async function runGcPass(options: LoadPassOptions): Promise<Map<TargetName, GcRep[]>> {
@@ -89,7 +88,7 @@ export async function runGcPass(options: LoadPassOptions): Promise<Map<TargetNam
         const request = target.request('chat');
         await warmUp(request, options.warmupMs);
         if (options.settle !== undefined) {
-          options.log(`gc rep ${rep + 1} ${name}: ${settleNote(await settle(CHAT_ONLY, options.settle, probeFor(target)), 'the measured window')}`);
+          options.log(`gc rep ${rep + 1} ${name}: ${await settleOnChat(target, options.settle, 'the measured window')}`);
         }
         // The Child keeps only the tail of stdout: the measured window's trace is collected here.
         let trace = '';

@@ -84,3 +84,10 @@ export function settleNote(record: SettleRecord, before = 'the timed scenarios')
   const how = record.settled ? 'settled' : 'still falling when the warm-up gave up';
   return `warmed ${(record.ms / 1000).toFixed(1)} s in ${record.rounds} round(s) before ${before}: helper threads ${pct(record.firstShare)} → ${pct(record.lastShare)} of a core (${how})`;
 }
+
+const CHAT_ONLY: ReadonlySet<RequestKind> = new Set(['chat']);
+
+/** Settles a pass's own process over non-streamed chat, the one kind such passes time; the note for the log. */
+export async function settleOnChat(target: Target, options: SettleOptions, before: string): Promise<string> {
+  return settleNote(await settle(CHAT_ONLY, options, probeFor(target)), before);
+}
