@@ -79,7 +79,7 @@ export async function serveCommand(config: GatewayConfig): Promise<void> {
   if (unpriced.length > 0) log.warn({ models: unpriced }, 'models without a price: their calls cost $0 and USD budgets do not limit them (token budgets and rate limits still do)');
   const heapNote = youngGenerationNote({ execArgv: process.execArgv, nodeOptions: process.env.NODE_OPTIONS, constrainedMemory: process.constrainedMemory() });
   if (heapNote !== null) log[heapNote.level](heapNote.message);
-  const arenaNote = mallocArenaNote({ mallocArenaMax: process.env.MALLOC_ARENA_MAX, glibcVersion: glibcRuntimeVersion() });
+  const arenaNote = mallocArenaNote({ mallocArenaMax: process.env.MALLOC_ARENA_MAX, glibcVersion: glibcRuntimeVersion });
   if (arenaNote !== null) log.info(arenaNote);
 
   let stopping = false;

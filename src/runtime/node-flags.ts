@@ -24,12 +24,15 @@ export function withShippedEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEn
 
 /**
  * What to tell an operator who started the gateway without MALLOC_ARENA_MAX (`node src/main.ts serve`, a
- * container image of their own), or null: set, or not glibc's malloc (`glibcVersion` undefined: musl,
- * macOS), which does not read it.
+ * container image of their own), or null: set, or not glibc's malloc (`glibcVersion` answers undefined: musl,
+ * macOS), which does not read it. The version is asked for only when the variable is unset: the launchers
+ * set it, and Node's report that answers costs milliseconds.
  */
-export function mallocArenaNote(facts: { mallocArenaMax: string | undefined; glibcVersion: string | undefined }): string | null {
-  if (facts.mallocArenaMax !== undefined || facts.glibcVersion === undefined) return null;
-  return `started without MALLOC_ARENA_MAX: glibc ${facts.glibcVersion} keeps a malloc arena per allocating thread, which held 13 – 33 MB more RSS after load (measured); \`npm start\` and the \`modelgate\` command set MALLOC_ARENA_MAX=${SHIPPED_MALLOC_ARENA_MAX}`;
+export function mallocArenaNote(facts: { mallocArenaMax: string | undefined; glibcVersion: () => string | undefined }): string | null {
+  if (facts.mallocArenaMax !== undefined) return null;
+  const glibc = facts.glibcVersion();
+  if (glibc === undefined) return null;
+  return `started without MALLOC_ARENA_MAX: glibc ${glibc} keeps a malloc arena per allocating thread, which held 13 – 33 MB more RSS after load (measured); \`npm start\` and the \`modelgate\` command set MALLOC_ARENA_MAX=${SHIPPED_MALLOC_ARENA_MAX}`;
 }
 
 /** glibc's version when Node runs on it, from Node's own diagnostic report (once, at start); else undefined. */

@@ -36,13 +36,13 @@ test('withShippedEnvironment: the shipped MALLOC_ARENA_MAX only where none is se
 });
 
 test('mallocArenaNote: a note on glibc without MALLOC_ARENA_MAX, silence otherwise', () => {
-  const note = mallocArenaNote({ mallocArenaMax: undefined, glibcVersion: '2.36' });
+  const note = mallocArenaNote({ mallocArenaMax: undefined, glibcVersion: () => '2.36' });
   assert.ok(note !== null);
   assert.match(note, /started without MALLOC_ARENA_MAX: glibc 2\.36 /);
   assert.match(note, new RegExp(`MALLOC_ARENA_MAX=${SHIPPED_MALLOC_ARENA_MAX}$`));
-  assert.equal(mallocArenaNote({ mallocArenaMax: '2', glibcVersion: '2.36' }), null, 'set by a launcher');
-  assert.equal(mallocArenaNote({ mallocArenaMax: '8', glibcVersion: '2.36' }), null, "the operator's own value");
-  assert.equal(mallocArenaNote({ mallocArenaMax: undefined, glibcVersion: undefined }), null, 'musl and macOS do not read it');
+  assert.equal(mallocArenaNote({ mallocArenaMax: '2', glibcVersion: () => '2.36' }), null, 'set by a launcher');
+  assert.equal(mallocArenaNote({ mallocArenaMax: '8', glibcVersion: () => '2.36' }), null, "the operator's own value");
+  assert.equal(mallocArenaNote({ mallocArenaMax: undefined, glibcVersion: () => undefined }), null, 'musl and macOS do not read it');
 });
 
 test("glibcRuntimeVersion: Node's report says the version, and the report's network setting is left as it was", () => {
