@@ -1,4 +1,4 @@
-// `npm run bench [-- --quick | --instructions | --container | --tokenizer] [--targets a,b] [--load-generator autocannon] [--node-flags=…]`: starts the mock upstream
+// `npm run bench [-- --quick | --instructions | --container | --tokenizer | --stages | --gc] [--targets a,b] [--load-generator autocannon] [--node-flags=…]`: starts the mock upstream
 // and every available target, measures them side by side (issue 6), writes bench/results/<date>.md
 // (a later full run the same day: <date>-2.md, …; lib/results-file.ts).
 import { spawnSync } from 'node:child_process';
@@ -22,13 +22,14 @@ import { measureLoad, probe, probeProblem, setMockPacing, warmUp } from './lib/m
 import { startModelgate } from './lib/modelgate-target.ts';
 import { Child, nodeWorker } from './lib/processes.ts';
 import { ticksPerSecond } from './lib/proc-stats.ts';
-import { emptyRunResults, headline, renderResults } from './lib/report.ts';
+import { emptyRunResults, headline, renderResults, stageTables } from './lib/report.ts';
+import { gcTable } from './lib/gc-report.ts';
 import { instructionTable } from './lib/instruction-report.ts';
 import { resultsFile } from './lib/results-file.ts';
 import type { HoldResult, LatencyRep, LoadCell, RunResults, TtfbRep } from './lib/report.ts';
 import { idleLine } from './lib/machine.ts';
 import { SETTLE_FULL, SETTLE_QUICK, probeFor, settle, settleNote } from './lib/settle.ts';
-import { CHUNKS, FULL, LOAD_SCENARIOS, PACED_MS, QUICK, kindOf } from './lib/scenarios.ts';
+import { CHUNKS, FULL, LOAD_SCENARIOS, PACED_MS, QUICK, STAGE_PLAN, kindOf } from './lib/scenarios.ts';
 import type { LoadScenario, Timing } from './lib/scenarios.ts';
 import { directTarget, startBareProxy, startMock, startNginx, startPortkey } from './lib/targets.ts';
 import type { Started, Target, TargetName } from './lib/targets.ts';
@@ -43,6 +44,10 @@ const { values } = parseArgs({
     container: { type: 'boolean', default: false },
     // Only the tokenizer pass (seconds): modelgate's o200k tokenizer beside gpt-tokenizer, fresh processes.
     tokenizer: { type: 'boolean', default: false },
+    // Only the stage pass (≈ 1 minute): where a request's time goes inside modelgate and the bare proxy.
+    stages: { type: 'boolean', default: false },
+    // Only the garbage-collection pass (≈ 1 minute): bytes allocated and promoted a request, scavenge pauses.
+    gc: { type: 'boolean', default: false },
     targets: { type: 'string' },
     'load-generator': { type: 'string' },
     // Node/V8 flags for the gateway process, after the shipped ones, e.g. --node-flags=--max-semi-space-size=0 (V8's own young generation).
@@ -53,11 +58,13 @@ const quick = values.quick === true;
 const instructionsOnly = values.instructions === true;
 const containerOnly = values.container === true;
 const tokenizerOnly = values.tokenizer === true;
-if ([quick, instructionsOnly, containerOnly, tokenizerOnly].filter(Boolean).length > 1) {
-  process.stderr.write('--quick, --instructions, --container and --tokenizer do not combine: each is a run of its own\n');
+const stagesOnly = values.stages === true;
+const gcOnly = values.gc === true;
+if ([quick, instructionsOnly, containerOnly, tokenizerOnly, stagesOnly, gcOnly].filter(Boolean).length > 1) {
+  process.stderr.write('--quick, --instructions, --container, --tokenizer, --stages and --gc do not combine: each is a run of its own\n');
   process.exit(2);
 }
-const mode: RunResults['mode'] = quick ? 'quick' : instructionsOnly ? 'instructions' : containerOnly ? 'container' : tokenizerOnly ? 'tokenizer' : 'full';
+const mode: RunResults['mode'] = quick ? 'quick' : instructionsOnly ? 'instructions' : containerOnly ? 'container' : tokenizerOnly ? 'tokenizer' : stagesOnly ? 'stages' : gcOnly ? 'gc' : 'full';
 const timing: Timing = quick ? QUICK : FULL;
 const nodeFlags = (values['node-flags'] ?? '').split(/\s+/).filter((f) => f !== '');
 const wanted = values.targets === undefined ? undefined : new Set(values.targets.split(','));
@@ -259,17 +266,20 @@ async function runContainer(options: { mockPort: number; workDir: string; genera
 }
 
 /** Where modelgate's and the bare proxy's time goes for one stream at a time (lib/stage-pass.ts). */
-async function runStages(targets: Target[], mockPort: number, workDir: string, skipped: string[]): Promise<RunResults['stages']> {
-  if (!targets.some((t) => t.name === 'modelgate') || !targets.some((t) => t.name === 'bare-proxy')) return new Map();
+async function runStages(mockPort: number, workDir: string, skipped: string[]): Promise<RunResults['stages']> {
+  if (quick) {
+    skipped.push(QUICK_SKIPS.stages);
+    return new Map();
+  }
   try {
     return await runStagePass({
       mockPort,
       workDir: join(workDir, 'stages'),
-      reps: timing.stageReps,
-      count: timing.stageCount,
-      jsonCount: timing.stageJsonCount,
+      reps: STAGE_PLAN.reps,
+      count: STAGE_PLAN.count,
+      jsonCount: STAGE_PLAN.jsonCount,
       warmupMs: timing.warmupMs,
-      settle: quick ? undefined : SETTLE_FULL,
+      settle: SETTLE_FULL,
       realtimePriority: canRunRealtime() ? REALTIME_PRIORITY : undefined,
       log,
     });
@@ -280,10 +290,13 @@ async function runStages(targets: Target[], mockPort: number, workDir: string, s
 }
 
 /** Bytes promoted and GC pauses per non-streamed request, modelgate beside the bare proxy (lib/gc-pass.ts). */
-async function runGc(targets: Target[], mockPort: number, workDir: string, generator: LoadGenerator, skipped: string[]): Promise<RunResults['gc']> {
-  if (!targets.some((t) => t.name === 'modelgate') || !targets.some((t) => t.name === 'bare-proxy')) return new Map();
+async function runGc(mockPort: number, workDir: string, generator: LoadGenerator, skipped: string[]): Promise<RunResults['gc']> {
+  if (quick) {
+    skipped.push(QUICK_SKIPS.gc);
+    return new Map();
+  }
   try {
-    return await runGcPass({ mockPort, workDir: join(workDir, 'gc'), generator, reps: quick ? 1 : 3, durationS: timing.durationS, warmupMs: timing.warmupMs, settle: quick ? undefined : SETTLE_FULL, log });
+    return await runGcPass({ mockPort, workDir: join(workDir, 'gc'), generator, reps: GC_REPS, durationS: timing.durationS, warmupMs: timing.warmupMs, settle: SETTLE_FULL, log });
   } catch (error) {
     skipped.push(`garbage-collection pass: ${(error as Error).message}`);
     return new Map();
@@ -375,12 +388,7 @@ const containerMain = (): Promise<void> =>
     pass: async (results, workDir) => {
       const generator = pickLoadGenerator(workDir, values['load-generator']);
       results.header.push(`load by ${generator.name}`);
-      const mock = await startMock({ chunks: CHUNKS, chunkSize: 6, pacing: 'tick', latencyMs: 0 });
-      try {
-        results.container = await runContainer({ mockPort: mock.port, workDir, generator, skipped: results.skipped });
-      } finally {
-        await mock.child.stop();
-      }
+      results.container = await withMock((mockPort) => runContainer({ mockPort, workDir, generator, skipped: results.skipped }));
     },
     table: (results) => containerTable(results.container),
     measured: (results) => results.container !== null,
@@ -395,6 +403,58 @@ const tokenizerMain = (): Promise<void> =>
     },
     table: (results) => tokenizerTable(results.tokenizer),
     measured: (results) => results.tokenizer !== null,
+  });
+
+/**
+ * What quick mode leaves to full runs: it measures each of the issue's targets once and must stay under a
+ * minute on the slowest of these machines, which took 61 s with these in. The two passes start gateways
+ * of their own and are diagnostics, not targets; each runs alone with its own flag.
+ */
+const QUICK_SKIPS = {
+  stages: 'stage pass: full runs only (`--stages` runs it alone)',
+  gc: 'garbage-collection pass: full runs only (`--gc` runs it alone)',
+  ttfbRealtime: 'time to first byte with the timing client at real-time priority: full runs only',
+};
+
+/** Repetitions of the garbage-collection pass: its figures move little between them. */
+const GC_REPS = 3;
+
+function hasPair(targets: readonly Target[]): boolean {
+  return targets.some((t) => t.name === 'modelgate') && targets.some((t) => t.name === 'bare-proxy');
+}
+
+/** A pass that starts its own gateways (`--stages`, `--gc`), against a mock of its own. */
+async function withMock<T>(run: (mockPort: number) => Promise<T>): Promise<T> {
+  const mock = await startMock({ chunks: CHUNKS, chunkSize: 6, pacing: 'tick', latencyMs: 0 });
+  try {
+    return await run(mock.port);
+  } finally {
+    await mock.child.stop();
+  }
+}
+
+/** `--stages`: the stage pass alone. */
+const stagesMain = (): Promise<void> =>
+  singlePass({
+    describe: `the stage pass only (\`npm run bench -- --stages\`): ${STAGE_PLAN.reps} alternated repetition(s) of ${STAGE_PLAN.count} streams and ${STAGE_PLAN.jsonCount} non-streamed requests per proxy`,
+    pass: async (results, workDir) => {
+      results.stages = await withMock((mockPort) => runStages(mockPort, workDir, results.skipped));
+    },
+    table: (results) => stageTables(results.stages),
+    measured: (results) => results.stages.size > 0,
+  });
+
+/** `--gc`: the garbage-collection pass alone. */
+const gcMain = (): Promise<void> =>
+  singlePass({
+    describe: `the garbage-collection pass only (\`npm run bench -- --gc\`): ${GC_REPS} alternated repetition(s) of ${timing.durationS} s per proxy`,
+    pass: async (results, workDir) => {
+      const generator = pickLoadGenerator(workDir, values['load-generator']);
+      results.header.push(`load by ${generator.name}`);
+      results.gc = await withMock((mockPort) => runGc(mockPort, workDir, generator, results.skipped));
+    },
+    table: (results) => gcTable(results.gc),
+    measured: (results) => results.gc.size > 0,
   });
 
 async function main(): Promise<void> {
@@ -428,11 +488,15 @@ async function main(): Promise<void> {
     if (targets.some((t) => t.name === 'modelgate')) results.container = await runContainer({ mockPort: mock.port, workDir, generator, skipped });
     results.latency = await runLatency(targets, skipped);
     results.ttfb = await runTtfb(targets, skipped, false);
-    if (canRunRealtime()) results.ttfbRealtime = await runTtfb(targets, skipped, true);
+    if (quick) skipped.push(QUICK_SKIPS.ttfbRealtime);
+    else if (canRunRealtime()) results.ttfbRealtime = await runTtfb(targets, skipped, true);
     else skipped.push('time to first byte with the timing client at real-time priority: `chrt -f` is not available or not permitted (needs root or CAP_SYS_NICE)');
-    results.stages = await runStages(targets, mock.port, workDir, skipped);
-    results.gc = await runGc(targets, mock.port, workDir, generator, skipped);
-    if (targets.some((t) => t.name === 'modelgate') && targets.some((t) => t.name === 'bare-proxy')) results.instructions = await runInstructions(workDir, skipped);
+    // Both passes start modelgate and the bare proxy afresh, beside each other: only when both are up here.
+    if (hasPair(targets)) {
+      results.stages = await runStages(mock.port, workDir, skipped);
+      results.gc = await runGc(mock.port, workDir, generator, skipped);
+    }
+    if (hasPair(targets)) results.instructions = await runInstructions(workDir, skipped);
     results.hold = await runHolds({ targets, mock, mockUrl, workDir, skipped });
     if (quick) skipped.push('tokenizer pass: full runs only (`--tokenizer` runs it alone)');
     else results.tokenizer = await runTokenizer(skipped);
@@ -445,4 +509,4 @@ async function main(): Promise<void> {
   process.stdout.write(`${headline(results).join('\n')}\n${skipped.map((s) => `skipped: ${s}`).join('\n')}\nwritten ${file}\n`);
 }
 
-await (instructionsOnly ? instructionsMain() : containerOnly ? containerMain() : tokenizerOnly ? tokenizerMain() : main());
+await (instructionsOnly ? instructionsMain() : containerOnly ? containerMain() : tokenizerOnly ? tokenizerMain() : stagesOnly ? stagesMain() : gcOnly ? gcMain() : main());

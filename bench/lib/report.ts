@@ -57,9 +57,12 @@ export interface HoldResult {
   probeHoldP99Us: number;
 }
 
+/** A full run, a quick one, or one pass alone (`--instructions`, `--container`, …). */
+export type RunMode = 'full' | 'quick' | 'instructions' | 'container' | 'tokenizer' | 'stages' | 'gc';
+
 export interface RunResults {
   date: string;
-  mode: 'full' | 'quick' | 'instructions' | 'container' | 'tokenizer';
+  mode: RunMode;
   header: string[];
   notes: string[];
   skipped: string[];
@@ -374,6 +377,14 @@ export function headline(results: RunResults): string[] {
   ];
 }
 
+/** The stage pass's two tables: streams, then non-streamed requests (empty when the pass did not run). */
+export function stageTables(stages: StageResults): string[] {
+  return [
+    ...stageTable(stages.get('chat-stream') ?? new Map(), 'Inside the proxy, one stream at a time (fresh processes with `bench/stage-timer.ts` preloaded)'),
+    ...stageTable(stages.get('chat') ?? new Map(), 'Inside the proxy, one non-streamed request at a time (the same processes)', 'requests'),
+  ];
+}
+
 export function renderResults(results: RunResults): string {
   return [
     `# Benchmark ${results.date} (${results.mode} mode)`,
@@ -393,8 +404,7 @@ export function renderResults(results: RunResults): string {
     ...latencyTable(results),
     ...ttfbTable(results.ttfb, 'Time to first streamed byte, 1 connection'),
     ...ttfbTable(results.ttfbRealtime, 'Time to first streamed byte, 1 connection, timing client at real-time priority (`chrt -f 10`)'),
-    ...stageTable(results.stages.get('chat-stream') ?? new Map(), 'Inside the proxy, one stream at a time (fresh processes with `bench/stage-timer.ts` preloaded)'),
-    ...stageTable(results.stages.get('chat') ?? new Map(), 'Inside the proxy, one non-streamed request at a time (the same processes)', 'requests'),
+    ...stageTables(results.stages),
     ...gcTable(results.gc),
     ...instructionTable(results.instructions, results.instructionPlan),
     ...holdTable(results),

@@ -54,10 +54,6 @@ export interface Timing {
   holdReadyMs: number;
   /** Targets held open streams are measured on (bare-proxy is the reference). */
   holdTargets: TargetName[];
-  /** The stage pass: alternated repetitions, and streams and non-streamed requests per repetition and target. */
-  stageReps: number;
-  stageCount: number;
-  stageJsonCount: number;
   /** The instruction pass (lib/instruction-pass.ts); null: not run. */
   instructions: InstructionPlan | null;
 }
@@ -95,6 +91,9 @@ export const LOAD_SCENARIOS: LoadScenario[] = [
   { id: 'big-c50', title: 'Non-streaming chat with a 50 KB prompt, 50 connections', kind: 'chat-50kb', connections: 50, eventsPerResponse: undefined, only: undefined, quick: true },
 ];
 
+/** The stage pass (full runs and `--stages`): alternated repetitions, streams and non-streamed requests timed per proxy. */
+export const STAGE_PLAN = { reps: 5, count: 500, jsonCount: 2000 } as const;
+
 export const FULL: Timing = {
   reps: 9,
   durationS: 3,
@@ -106,9 +105,6 @@ export const FULL: Timing = {
   ttfbMaxMs: 20_000,
   holdReadyMs: 15_000,
   holdTargets: ['modelgate', 'bare-proxy'],
-  stageReps: 5,
-  stageCount: 500,
-  stageJsonCount: 2000,
   instructions: { chat: { warmup: 2000, count: 2000 }, streams: { warmup: 1000, count: 200 }, pacingMs: 3 },
 };
 export const QUICK: Timing = {
@@ -122,8 +118,5 @@ export const QUICK: Timing = {
   ttfbMaxMs: 1000,
   holdReadyMs: 6000,
   holdTargets: ['modelgate'],
-  stageReps: 1,
-  stageCount: 100,
-  stageJsonCount: 300,
   instructions: null,
 };

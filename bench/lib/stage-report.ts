@@ -28,7 +28,7 @@ export function stageTable(stages: ReadonlyMap<TargetName, readonly StageSummary
     '|---|---:|---:|---:|---:|',
     ...rows,
     '',
-    `${timed[0].toUpperCase()}${timed.slice(1)} timed: modelgate ${count(mg)}, bare proxy ${count(bare)}, over ${Math.max(mg.length, bare.length)} alternated repetition(s). The upstream's own time (the mock) is inside "upstream request written → upstream headers". Each stage's percentiles are its own: a slow request need not be slow in every stage. The bare proxy hands undici the request as a stream, so its upstream write starts before it has read the body; modelgate reads, checks and admits the body first.`,
+    `${timed[0].toUpperCase()}${timed.slice(1)} timed: modelgate ${count(mg)}, bare proxy ${count(bare)}, over ${Math.max(mg.length, bare.length)} alternated repetition(s). The upstream's own time (the mock) is inside "upstream request written → upstream headers". Each stage's percentiles are its own: a slow request need not be slow in every stage. The bare proxy hands undici the request as a stream, so its upstream write starts before it has read the body; modelgate reads, checks and admits the body first. In both, the first stage holds one event-loop turn between handing undici the request and its write: on a reused upstream connection undici ≥ 7.28 first lets the loop read whatever the idle socket holds (its fix for GHSA-35p6-xmwp-9g52).`,
     '',
   ];
 }

@@ -238,9 +238,11 @@ describe('results file', () => {
     assert.equal(resultsFile({ dir: '/r', date: '2026-11-22', mode: 'full', exists: taken(['2026-11-22.md']) }), '/r/2026-11-22-2.md');
     assert.equal(resultsFile({ dir: '/r', date: '2026-11-22', mode: 'full', exists: taken(['2026-11-22.md', '2026-11-22-2.md']) }), '/r/2026-11-22-3.md');
   });
-  it('overwrites the day’s quick run and its instruction-pass-only run', () => {
+  it('overwrites the day’s quick run and its single-pass runs', () => {
     assert.equal(resultsFile({ dir: '/r', date: '2026-11-22', mode: 'quick', exists: taken(['2026-11-22-quick.md']) }), '/r/2026-11-22-quick.md');
     assert.equal(resultsFile({ dir: '/r', date: '2026-11-22', mode: 'instructions', exists: taken(['2026-11-22-instructions.md']) }), '/r/2026-11-22-instructions.md');
     assert.equal(resultsFile({ dir: '/r', date: '2026-11-22', mode: 'container', exists: taken(['2026-11-22-container.md']) }), '/r/2026-11-22-container.md');
+    assert.equal(resultsFile({ dir: '/r', date: '2026-11-22', mode: 'stages', exists: taken(['2026-11-22-stages.md']) }), '/r/2026-11-22-stages.md');
+    assert.equal(resultsFile({ dir: '/r', date: '2026-11-22', mode: 'gc', exists: taken(['2026-11-22-gc.md']) }), '/r/2026-11-22-gc.md');
   });
 });

@@ -10,6 +10,8 @@ import { probe } from '../lib/measure.ts';
 import { Child, NODE } from '../lib/processes.ts';
 import { readStageSummary } from '../lib/stage-pass.ts';
 import { stageTable } from '../lib/stage-report.ts';
+import { stageTables } from '../lib/report.ts';
+import type { TargetName } from '../lib/targets.ts';
 import { CLIENT_WRITE, REQUEST_START, STAGE_NAMES, UPSTREAM_HEADERS, UPSTREAM_WRITTEN, stageDurations, summarizeStages } from '../lib/stages.ts';
 import type { StageSummary } from '../lib/stages.ts';
 import { createMockUpstream } from '../mock-upstream.ts';
@@ -51,6 +53,17 @@ describe('stage durations', () => {
     assert.ok(lines.includes(`| ${toWrite} | 90 (180, 450) | 40 (80, 200) | 50 | 250 |`), lines.join('\n'));
     assert.ok(lines.some((l) => l.startsWith('Requests timed: modelgate 5, bare proxy 5, over 1 alternated repetition(s).')), lines.join('\n'));
     assert.deepEqual(stageTable(new Map(), 'Stages'), []);
+  });
+
+  it('renders a run’s streams, then its non-streamed requests, and nothing for a run without the pass', () => {
+    const summary = (p50: number): StageSummary => ({ seq: 1, requests: 5, stages: STAGE_NAMES.map((name) => ({ name, p50Us: p50, p90Us: p50 * 2, p99Us: p50 * 5 })) });
+    const pair = new Map<TargetName, StageSummary[]>([['modelgate', [summary(90)]], ['bare-proxy', [summary(40)]]]);
+    const lines = stageTables(new Map([['chat', pair], ['chat-stream', pair]]));
+    const streams = lines.findIndex((l) => l.includes('one stream at a time'));
+    const requests = lines.findIndex((l) => l.includes('one non-streamed request at a time'));
+    assert.ok(streams !== -1 && requests > streams, lines.join('\n'));
+    assert.ok(lines.some((l) => l.startsWith('Streams timed:')) && lines.some((l) => l.startsWith('Requests timed:')), lines.join('\n'));
+    assert.deepEqual(stageTables(new Map()), []);
   });
 });
 
