@@ -46,7 +46,7 @@ const { values } = parseArgs({
     tokenizer: { type: 'boolean', default: false },
     // Only the stage pass (≈ 1 minute): where a request's time goes inside modelgate and the bare proxy.
     stages: { type: 'boolean', default: false },
-    // Only the garbage-collection pass (≈ 1 minute): bytes allocated and promoted a request, scavenge pauses.
+    // Only the garbage-collection pass (≈ 2 minutes): bytes allocated and promoted a request, scavenge pauses.
     gc: { type: 'boolean', default: false },
     targets: { type: 'string' },
     'load-generator': { type: 'string' },
@@ -406,9 +406,10 @@ const tokenizerMain = (): Promise<void> =>
   });
 
 /**
- * What quick mode leaves to full runs: it measures each of the issue's targets once and must stay under a
- * minute on the slowest of these machines, which took 61 s with these in. The two passes start gateways
- * of their own and are diagnostics, not targets; each runs alone with its own flag.
+ * More that quick mode leaves to full runs, besides Portkey's install and the container, instruction and
+ * tokenizer passes: it measures each of the issue's targets once and must stay under a minute on the
+ * slowest of these machines, which took 61 s with these in. The two passes start gateways of their own
+ * and are diagnostics, not targets; each runs alone with its own flag.
  */
 const QUICK_SKIPS = {
   stages: 'stage pass: full runs only (`--stages` runs it alone)',
@@ -491,12 +492,12 @@ async function main(): Promise<void> {
     if (quick) skipped.push(QUICK_SKIPS.ttfbRealtime);
     else if (canRunRealtime()) results.ttfbRealtime = await runTtfb(targets, skipped, true);
     else skipped.push('time to first byte with the timing client at real-time priority: `chrt -f` is not available or not permitted (needs root or CAP_SYS_NICE)');
-    // Both passes start modelgate and the bare proxy afresh, beside each other: only when both are up here.
+    // These passes start modelgate and the bare proxy afresh, side by side: only when both came up here.
     if (hasPair(targets)) {
       results.stages = await runStages(mock.port, workDir, skipped);
       results.gc = await runGc(mock.port, workDir, generator, skipped);
+      results.instructions = await runInstructions(workDir, skipped);
     }
-    if (hasPair(targets)) results.instructions = await runInstructions(workDir, skipped);
     results.hold = await runHolds({ targets, mock, mockUrl, workDir, skipped });
     if (quick) skipped.push('tokenizer pass: full runs only (`--tokenizer` runs it alone)');
     else results.tokenizer = await runTokenizer(skipped);
