@@ -71,7 +71,7 @@ export function gcRep(totals: GcTotals, requests: number): GcRep {
 
 const TRACE = ['--trace-gc-nvp'];
 
-/** One fresh process per target and repetition, alternated; the trace of the warm-up (and of settling, in full runs) is not counted. */
+/** One fresh process per target and repetition, alternated; the trace of the warm-up and of settling is not counted. */
 export async function runGcPass(options: LoadPassOptions): Promise<Map<TargetName, GcRep[]>> {
   mkdirSync(options.workDir, { recursive: true });
   const out = new Map<TargetName, GcRep[]>([['modelgate', []], ['bare-proxy', []]]);
