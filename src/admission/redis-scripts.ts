@@ -4,6 +4,9 @@
 //   <p>{K}:s  HASH  period spentN spentT resN resT win rpm tpm inflight
 //   <p>{K}:r  HASH  reservationId -> "nanos tokens period window"
 //   <p>{K}:e  ZSET  reservationId scored by expiry (unix ms), for reclaim inside admit
+// Time is Redis's own (TIME) unless the caller passes its clock: replicas whose clocks disagree must
+// still agree on the minute a request counts in and on when a reservation has expired, or one fast
+// clock would free the reservations of every other replica's requests still running.
 // Redis Lua turns numbers into strings with %.14g, which would garble nano-USD amounts above 1e14,
 // so every number written back goes through fmt() (%d on a 64-bit long).
 
@@ -40,15 +43,21 @@ end
 
 /**
  * KEYS: state, reservations, expiries.
- * ARGV: now, periodStart, reserveNanos, reserveTokens, rpm, tpm, maxConcurrency, budgetNanos,
- *       tokenBudget (each limit -1 = none), reservationId, ttlMs, windowMs, needsSeed ('1' | '0').
- * Returns { status, reason, ...snap }: status 1 admitted, 0 refused, 2 the key's state is gone (Redis
+ * ARGV: now (-1 = Redis's own clock), periodStart, reserveNanos, reserveTokens, rpm, tpm,
+ *       maxConcurrency, budgetNanos, tokenBudget (each limit -1 = none), reservationId, ttlMs, windowMs,
+ *       needsSeed ('1' | '0').
+ * Returns { status, reason, ...snap, now }: status 1 admitted, 0 refused, 2 the key's state is gone (Redis
  * restarted without persistence, or was flushed): a budget must be loaded from the database again
  * before anything is admitted, or the key would get its whole budget a second time.
  */
 export const ADMIT_LUA = `${COMMON}
 if ARGV[13] == '1' and redis.call('EXISTS', KEYS[1]) == 0 then return { 2, 'unseeded' } end
 local now, periodStart = tonumber(ARGV[1]), tonumber(ARGV[2])
+if now < 0 then
+  -- Allowed before writes since Redis 5 (scripts replicate their effects, not themselves).
+  local t = redis.call('TIME')
+  now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
 local needN, needT = tonumber(ARGV[3]), tonumber(ARGV[4])
 local rpm, tpm, conc = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
 local budgetN, budgetT = tonumber(ARGV[8]), tonumber(ARGV[9])
@@ -87,6 +96,7 @@ save(KEYS[1], s)
 local out = snap(s)
 table.insert(out, 1, reason)
 table.insert(out, 1, reason == '' and 1 or 0)
+table.insert(out, fmt(now))
 return out
 `;
 

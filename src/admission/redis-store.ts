@@ -38,6 +38,13 @@ export interface RedisStoreOptions {
    * it from here and seeds Redis again before deciding; without it a lost state reads as nothing spent.
    */
   spentFor?: (keyId: string, periodStart: number) => Promise<{ nanos: number; tokens: number }>;
+  /**
+   * Whose clock places a request in its rate-limit minute and decides when a reservation has expired:
+   * Redis's own (`'server'`, the default), which every replica shares whatever its own clock says, or
+   * the `now` each call passes (`'caller'`: tests that step time). Budget periods are always the
+   * caller's: a day or a month is not moved by a few seconds of skew the way a minute is.
+   */
+  clock?: 'server' | 'caller';
 }
 
 interface Script {
@@ -62,7 +69,9 @@ export class RedisAdmissionStore implements AdmissionStore {
   readonly #prefix: string;
   readonly #ttlMs: number;
   readonly #spentFor: RedisStoreOptions['spentFor'];
+  readonly #serverClock: boolean;
   #wasReady = false;
+  #waiting: Promise<void> | null = null;
   /** 8 hex characters + '-': the first 9 of the 36-character id part of every reservation id. */
   readonly #tag: string;
 
@@ -79,6 +88,7 @@ export class RedisAdmissionStore implements AdmissionStore {
     this.#prefix = options.prefix ?? 'mg:';
     this.#ttlMs = options.reservationTtlMs ?? DEFAULT_RESERVATION_TTL_MS;
     this.#spentFor = options.spentFor;
+    this.#serverClock = options.clock !== 'caller';
     this.#tag = `${createHash('sha256').update(options.instanceId ?? randomUUID()).digest('hex').slice(0, 8)}-`;
   }
 
@@ -89,7 +99,7 @@ export class RedisAdmissionStore implements AdmissionStore {
     const reservationId = `${this.#tag}${randomUUID().slice(9)}.${req.keyId}`;
     const needsSeed = this.#spentFor !== undefined && (limits.budgetNanos !== null || limits.tokenBudget !== null);
     const args = [
-      int(req.now),
+      this.#serverClock ? '-1' : int(req.now),
       int(req.periodStart),
       int(req.reserveNanos),
       int(req.reserveTokens),
@@ -112,7 +122,8 @@ export class RedisAdmissionStore implements AdmissionStore {
       if (Number(asArray(reply)[0]) === 2) throw new Error(`the admission store lost key ${req.keyId}'s state again while it was being seeded`);
     }
     const [status, reason, ...figures] = asArray(reply);
-    const snapshot = toSnapshot(figures.map(Number), req.now);
+    // The script's last figure is the time it judged by (Redis's, as a rule): the window's reset is counted from it.
+    const snapshot = toSnapshot(figures.map(Number), Number(figures[8]));
     if (Number(status) === 1) return { ok: true, reservationId, snapshot };
     const why = String(reason);
     if (!REASONS.has(why)) throw new Error(`admission script returned an unknown reason: ${why}`);
@@ -132,10 +143,19 @@ export class RedisAdmissionStore implements AdmissionStore {
 
   async snapshot(keyId: string, now: number, periodStart?: number): Promise<AdmissionSnapshot> {
     if (!this.#wasReady) await this.ready(2_000);
-    const f = await this.#redis.hmget(
-      this.#keysOf(keyId)[0],
-      'spentN', 'resN', 'spentT', 'resT', 'rpm', 'tpm', 'inflight', 'win', 'period',
-    );
+    const fields = ['spentN', 'resN', 'spentT', 'resT', 'rpm', 'tpm', 'inflight', 'win', 'period'];
+    let f: (string | null)[];
+    if (this.#serverClock) {
+      // One round trip for the figures and the clock the windows were counted by.
+      const replies = await this.#redis.pipeline().hmget(this.#keysOf(keyId)[0], ...fields).time().exec();
+      if (replies === null || replies.length !== 2) throw new Error('unexpected reply from Redis to a snapshot');
+      const [[hmgetErr, figures], [timeErr, time]] = replies;
+      if (hmgetErr || timeErr) throw hmgetErr ?? timeErr;
+      f = figures as (string | null)[];
+      now = redisMillis(time);
+    } else {
+      f = await this.#redis.hmget(this.#keysOf(keyId)[0], ...fields);
+    }
     const figures = f.map((v) => Number(v ?? 0));
     const snap = toSnapshot(figures, now);
     if (periodStart !== undefined && periodStart > figures[8]) {
@@ -162,7 +182,9 @@ export class RedisAdmissionStore implements AdmissionStore {
       this.#wasReady = true;
       return;
     }
-    await new Promise<void>((resolve, reject) => {
+    // Callers that arrive while the first connection is pending share one wait: a burst of requests at
+    // start would otherwise add a listener each (and Node's leak warning after ten).
+    this.#waiting ??= new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.#redis.off('ready', onReady);
         reject(new Error(`Redis is not reachable after ${timeoutMs} ms`));
@@ -173,7 +195,10 @@ export class RedisAdmissionStore implements AdmissionStore {
         resolve();
       };
       this.#redis.once('ready', onReady);
+    }).finally(() => {
+      this.#waiting = null;
     });
+    return this.#waiting;
   }
 
   async reclaimOwn(keyIds: string[]): Promise<number> {
@@ -221,6 +246,13 @@ function int(n: number): string {
 
 function limit(n: number | null): string {
   return n === null ? '-1' : int(n);
+}
+
+/** TIME's reply, [seconds, microseconds], as unix ms. */
+function redisMillis(time: unknown): number {
+  const [sec, usec] = asArray(time).map(Number);
+  if (!Number.isFinite(sec) || !Number.isFinite(usec)) throw new Error('unexpected reply from Redis TIME');
+  return sec * 1000 + Math.floor(usec / 1000);
 }
 
 function asArray(reply: unknown): unknown[] {

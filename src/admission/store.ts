@@ -13,7 +13,9 @@
 //   Inside one window at most `rpm` requests are admitted and at most `tpm` tokens are reserved or
 //   spent; the counters restart at the next minute boundary. `retryAfterSec` for rpm/tpm is the
 //   seconds until that boundary (at least 1); for concurrency it is 1. `windowResetSec` in a snapshot
-//   is the same figure. A request bigger than `tpm` on its own is refused every minute.
+//   is the same figure. A request bigger than `tpm` on its own is refused every minute. `now` is the
+//   caller's clock, except where a store shares a clock of its own with every replica (Redis's TIME):
+//   windows and reservation expiry then follow that one.
 // - TPM is charged the reservation at admit; `settle` corrects it to the real tokens if the request
 //   is still in the window it was admitted in (a finished window is history and is left alone).
 // - Budget periods: the caller passes `periodStart` (unix ms of the current daily/weekly/monthly
