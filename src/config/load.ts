@@ -145,6 +145,7 @@ function build(raw: RawConfig, source: string): GatewayConfig {
     redisUrl: raw.redis ?? null,
     redisPrefix: raw.redis_prefix ?? null,
     instanceId: raw.instance_id ?? null,
+    metricsToken: raw.metrics_token || null,
     breaker: {
       failures: raw.circuit_breaker?.failures,
       minCalls: raw.circuit_breaker?.min_calls,

@@ -61,6 +61,8 @@ export const configSchema = z.strictObject({
   redis: z.string().regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL').optional(),
   redis_prefix: z.string().min(1).optional(),
   instance_id: z.string().min(1).optional(),
+  // Empty = no token, so `${METRICS_TOKEN:-}` can leave it off.
+  metrics_token: z.string().optional(),
   circuit_breaker: z
     .strictObject({ failures: positiveInt.optional(), min_calls: positiveInt.optional(), cooldown_ms: positiveInt.optional() })
     .optional(),

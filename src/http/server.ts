@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { GatewayError } from '../core/errors.ts';
 import { handleGeneration } from '../pipeline/generate.ts';
 import { authenticate, checkAnthropicVersion } from '../pipeline/authenticate.ts';
+import { hashKey, sameHash } from '../auth/key-material.ts';
 import { listModelsBody, modelBody } from '../pipeline/list-models.ts';
 import { usageTokenBody } from '../pipeline/usage-token.ts';
 import { countTokens } from '../pipeline/count-tokens.ts';
@@ -24,6 +25,7 @@ export function createGatewayServer(gw: Gateway): Server {
   // 408 after the request timeout. The response is not under that clock: a stream may run for hours.
   // Node checks its connections every connectionsCheckingInterval, so that follows a short timeout.
   const requestTimeout = gw.config.clientRequestTimeoutMs;
+  const metricsTokenHash = gw.config.metricsToken === null ? null : hashKey(gw.config.metricsToken);
   const server = createServer({
     keepAliveTimeout: 65_000,
     requestTimeout,
@@ -54,6 +56,16 @@ export function createGatewayServer(gw: Gateway): Server {
       });
       return;
     }
+    if (route.name === 'metrics' && metricsTokenHash !== null && !bearerMatches(req.headers.authorization, metricsTokenHash)) {
+      req.resume();
+      sendError(res, {
+        dialect: 'openai',
+        error: new GatewayError('invalid_api_key', { message: 'GET /metrics needs `Authorization: Bearer <metrics_token>` (the metrics_token setting); API keys do not open it.' }),
+        requestId,
+        headers: { 'www-authenticate': 'Bearer' },
+      });
+      return;
+    }
     dispatch(gw, req, res, route, requestId).catch((err: unknown) => {
       gw.log.error({ requestId, err: gw.masker.mask(String(err)) }, 'handler failed');
       if (!res.headersSent) sendError(res, { dialect: route.dialect, error: new GatewayError('internal_error'), requestId });
@@ -73,6 +85,12 @@ export function createGatewayServer(gw: Gateway): Server {
     socket.end(CLIENT_ERROR_RESPONSES[err.code ?? ''] ?? CLIENT_ERROR_RESPONSES.default);
   });
   return server;
+}
+
+/** Hashes both sides first, so the comparison takes the same time whatever the lengths. */
+function bearerMatches(header: string | undefined, tokenHash: string): boolean {
+  if (header === undefined || header.length < 8 || header.slice(0, 7).toLowerCase() !== 'bearer ') return false;
+  return sameHash(hashKey(header.slice(7).trim()), tokenHash);
 }
 
 async function dispatch(gw: Gateway, req: IncomingMessage, res: ServerResponse, route: Route, requestId: string): Promise<void> {

@@ -66,3 +66,11 @@ test('routing and shared-state settings', () => {
   assert.deepEqual(c.breaker, { failures: 3, minCalls: undefined, cooldownMs: 5000 });
   assert.throws(() => parseConfigText(base + 'redis: localhost\n', { source: 'x', env: { K: 'k' } }), /at redis: must be a redis:\/\//);
 });
+
+test('metrics_token: set from the environment, or left empty for an open /metrics', () => {
+  const env = { K: 'k', METRICS_TOKEN: 'scrape-token-0123456789' };
+  assert.equal(parseConfigText(base, { source: 'x', env }).metricsToken, null);
+  assert.equal(parseConfigText(base + 'metrics_token: "${METRICS_TOKEN}"\n', { source: 'x', env }).metricsToken, 'scrape-token-0123456789');
+  assert.equal(parseConfigText(base + 'metrics_token: "${UNSET_TOKEN:-}"\n', { source: 'x', env }).metricsToken, null);
+  assert.throws(() => parseConfigText(base + 'metrics_token: 42\n', { source: 'x', env }), /at metrics_token/);
+});
