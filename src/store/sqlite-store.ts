@@ -201,9 +201,9 @@ export class SqliteStore implements Store {
 
   async keySpend(keyId: string, periodStart: number): Promise<SpendTotals> {
     const row = this.#db
-      .prepare('SELECT spent_nanos AS nanos, spent_tokens AS tokens FROM key_spend WHERE key_id = ? AND period_start = ?')
-      .get(keyId, periodStart) as { nanos: number; tokens: number } | undefined;
-    return row ? { nanos: row.nanos, tokens: row.tokens } : { nanos: 0, tokens: 0 };
+      .prepare('SELECT COALESCE(SUM(spent_nanos), 0) AS nanos, COALESCE(SUM(spent_tokens), 0) AS tokens FROM key_spend WHERE key_id = ? AND period_start >= ?')
+      .get(keyId, periodStart) as { nanos: number; tokens: number };
+    return { nanos: row.nanos, tokens: row.tokens };
   }
 
   async usageSummary(opts: { sinceMs?: number; keyId?: string }): Promise<UsageSummaryRow[]> {

@@ -55,6 +55,12 @@ export interface Store {
   keysVersion(): Promise<number>;
   /** Writes the rows and adds their cost/tokens to the keys' spend totals, in one transaction. */
   writeUsage(rows: UsageRow[]): Promise<void>;
+  /**
+   * A key's spend billed to periods starting at or after `periodStart`: its current period's total,
+   * and, after an operator moved the key to a period that starts earlier (daily → monthly), what the
+   * gateway billed to the shorter periods inside it (a store that outlived the change keeps billing
+   * to the period it was in until the new one ends).
+   */
   keySpend(keyId: string, periodStart: number): Promise<SpendTotals>;
   usageSummary(opts: { sinceMs?: number; keyId?: string }): Promise<UsageSummaryRow[]>;
   close(): Promise<void>;
