@@ -71,7 +71,7 @@ test('a key moved from a daily to a monthly budget keeps what it spent this mont
     const view = await restarted.view(monthly, NOW + 2_000);
     assert.equal(view.snapshot.spentNanos, 6 * USD);
     await assert.rejects(
-      restarted.admit({ key: monthly, model: MODEL, body: BODY, bodyBytes: BYTES, now: NOW + 3_000 }),
+      async () => restarted.admit({ key: monthly, model: MODEL, body: BODY, bodyBytes: BYTES, now: NOW + 3_000 }),
       (err: unknown) => err instanceof GatewayError && err.code === 'budget_exhausted',
     );
   } finally {
