@@ -2,14 +2,22 @@
 import { z } from 'zod';
 import { DEFAULT_FLUSH_ROWS } from '../accounting/usage-writer.ts';
 
-const positiveInt = z.number().int().positive();
-const nonNegInt = z.number().int().nonnegative();
+/**
+ * A number, also when written as a string of digits: `${NAME}` fills settings in as strings (`port:
+ * ${PORT}`), and a container's settings come from its environment.
+ */
+function num<T extends z.ZodType>(schema: T) {
+  return z.preprocess((v) => (typeof v === 'string' && /^\s*-?\d+(\.\d+)?\s*$/.test(v) ? Number(v) : v), schema);
+}
+
+const positiveInt = num(z.number().int().positive());
+const nonNegInt = num(z.number().int().nonnegative());
 
 export const priceSchema = z.strictObject({
-  input: z.number().nonnegative(),
-  output: z.number().nonnegative(),
-  cache_read: z.number().nonnegative().optional(),
-  cache_write: z.number().nonnegative().optional(),
+  input: num(z.number().nonnegative()),
+  output: num(z.number().nonnegative()),
+  cache_read: num(z.number().nonnegative()).optional(),
+  cache_write: num(z.number().nonnegative()).optional(),
 });
 
 export const timeoutsSchema = z.strictObject({
@@ -39,7 +47,7 @@ export const deploymentSchema = z.strictObject({
   provider: z.string().min(1),
   model: z.string().min(1),
   priority: nonNegInt.optional(),
-  weight: z.number().positive().optional(),
+  weight: num(z.number().positive()).optional(),
   max_tokens_field: z.enum(['max_tokens', 'max_completion_tokens']).optional(),
   structured_output: z.enum(['tool', 'native']).optional(),
 });
@@ -50,12 +58,12 @@ export const modelSchema = z.strictObject({
   price: priceSchema.optional(),
   deployments: z.array(deploymentSchema).min(1),
   timeouts: timeoutsSchema.optional(),
-  max_retries: z.number().int().min(0).max(10).optional(),
+  max_retries: num(z.number().int().min(0).max(10)).optional(),
 });
 
 export const configSchema = z.strictObject({
   listen: z
-    .strictObject({ host: z.string().min(1).optional(), port: z.number().int().min(0).max(65535).optional() })
+    .strictObject({ host: z.string().min(1).optional(), port: num(z.number().int().min(0).max(65535)).optional() })
     .optional(),
   database: z.string().min(1).optional(),
   redis: z.string().regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL').optional(),
@@ -66,14 +74,14 @@ export const configSchema = z.strictObject({
   circuit_breaker: z
     .strictObject({ failures: positiveInt.optional(), min_calls: positiveInt.optional(), cooldown_ms: positiveInt.optional() })
     .optional(),
-  body_limit_mb: z.number().positive().optional(),
+  body_limit_mb: num(z.number().positive()).optional(),
   client_request_timeout_ms: positiveInt.optional(),
-  quota_per_usd: z.number().positive().optional(),
+  quota_per_usd: num(z.number().positive()).optional(),
   usage_flush_ms: nonNegInt.optional(),
   usage_flush_rows: positiveInt.optional(),
   default_max_tokens: positiveInt.optional(),
   timeouts: timeoutsSchema.optional(),
-  max_retries: z.number().int().min(0).max(10).optional(),
+  max_retries: num(z.number().int().min(0).max(10)).optional(),
   providers: z.array(providerSchema).min(1),
   models: z.array(modelSchema).min(1),
 });

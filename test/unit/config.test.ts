@@ -74,3 +74,19 @@ test('metrics_token: set from the environment, or left empty for an open /metric
   assert.equal(parseConfigText(base + 'metrics_token: "${UNSET_TOKEN:-}"\n', { source: 'x', env }).metricsToken, null);
   assert.throws(() => parseConfigText(base + 'metrics_token: 42\n', { source: 'x', env }), /at metrics_token/);
 });
+
+test('numeric settings filled from the environment are numbers; what is not a number is still an error', () => {
+  const env = { K: 'k', PORT: '9090', PRICE: '0.15', FLUSH: '' };
+  const c = parseConfigText(
+    base.replace('models:\n', 'models:\n  - { name: priced, price: { input: "${PRICE}", output: 1 }, deployments: [ { provider: p, model: m3 } ] }\n') +
+      'listen:\n  port: ${PORT}\nusage_flush_ms: ${FLUSH:-50}\n',
+    { source: 'x', env },
+  );
+  assert.equal(c.listen.port, 9090);
+  assert.equal(c.usageFlushMs, 50);
+  assert.equal(c.models.find((m) => m.name === 'priced')?.price?.input, 0.15);
+  assert.throws(() => parseConfigText(base + 'listen:\n  port: ${PORT}\n', { source: 'x', env: { K: 'k', PORT: 'eighty' } }), /at listen\.port: .*number/i);
+  assert.throws(() => parseConfigText(base + 'listen:\n  port: ${PORT}\n', { source: 'x', env: { K: 'k', PORT: '0x50' } }), /at listen\.port/);
+  // Strings stay strings: an API key of digits is not turned into a number.
+  assert.equal(parseConfigText(base, { source: 'x', env: { K: '12345' } }).providers[0].apiKeys[0], '12345');
+});
