@@ -4,6 +4,7 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig, resolveConfigPath, ConfigError } from './config/load.ts';
 import { openStore } from './store/open-store.ts';
+import { isPostgresUrl } from './store/database-url.ts';
 import { keysCommand } from './admin/keys-command.ts';
 import { usageCommand } from './admin/usage-command.ts';
 import { serveCommand } from './admin/serve-command.ts';
@@ -46,7 +47,7 @@ async function main(argv: string[]): Promise<void> {
   // Only `keys create` may make a database: anything else run where there is none was pointed at the
   // wrong place (another directory, another config) and would report an empty, new one.
   const creating = command === 'keys' && rest[0] === 'create';
-  if (!creating && config.database !== ':memory:' && !/^postgres(ql)?:\/\//.test(config.database) && !existsSync(config.database)) {
+  if (!creating && config.database !== ':memory:' && !isPostgresUrl(config.database) && !existsSync(config.database)) {
     throw new Error(`no database at ${resolve(config.database)} (database: ${config.database} in ${config.source}, relative to ${process.cwd()}); run this where the gateway runs, or pass its --config`);
   }
   const store = await openStore(config.database);

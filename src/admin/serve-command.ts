@@ -14,6 +14,7 @@ import { Metrics } from '../observability/metrics.ts';
 import { createLogger } from '../observability/logger.ts';
 import { SecretMasker } from '../observability/mask-secrets.ts';
 import { openStore } from '../store/open-store.ts';
+import { isPostgresUrl, maskDatabaseUrl } from '../store/database-url.ts';
 import type { Store } from '../store/store.ts';
 import { createGatewayServer } from '../http/server.ts';
 import { closeProviderPools } from '../providers/http-provider.ts';
@@ -72,7 +73,7 @@ export async function serveCommand(config: GatewayConfig): Promise<void> {
   });
   const addr = server.address();
   const port = typeof addr === 'object' && addr ? addr.port : config.listen.port;
-  log.info({ host: config.listen.host, port, config: config.source, database: config.database, models: config.models.length, keys: keys.size() }, `modelgate listening on http://${config.listen.host}:${port}`);
+  log.info({ host: config.listen.host, port, config: config.source, database: maskDatabaseUrl(config.database), models: config.models.length, keys: keys.size() }, `modelgate listening on http://${config.listen.host}:${port}`);
   // A model without a price costs nothing, so USD budgets do not limit it: said once, at start, for
   // models that reach a paid provider (mock models are free by nature).
   const unpriced = config.models.filter((m) => m.price === null && m.deployments.some((d) => d.provider.kind !== 'mock')).map((m) => m.name);
@@ -147,6 +148,12 @@ function defaultInstanceId(config: GatewayConfig): string {
 async function ensureFirstKey(store: Store, config: GatewayConfig, log: ReturnType<typeof createLogger>): Promise<void> {
   if (config.database === ':memory:' || process.env.MODELGATE_NO_FIRST_KEY === '1') return;
   if ((await store.listKeys()).length > 0) return;
+  // A shared database has no directory beside it for the file, and hosts starting at once would each
+  // make a key: its operator makes the first one.
+  if (isPostgresUrl(config.database)) {
+    log.warn('the database has no keys yet: create one with `modelgate keys create --name NAME` (with the same --config)');
+    return;
+  }
   const file = join(dirname(config.database), 'first-key.txt');
   if (existsSync(file)) return;
   const key = generateKey();

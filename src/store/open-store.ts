@@ -1,10 +1,13 @@
-// Chooses the store implementation from the `database` setting.
+// Chooses the store implementation from the `database` setting: a postgres:// URL, or an SQLite file.
 import type { Store } from './store.ts';
 import { SqliteStore } from './sqlite-store.ts';
+import { isPostgresUrl } from './database-url.ts';
 
 export async function openStore(database: string): Promise<Store> {
-  if (/^postgres(ql)?:\/\//.test(database)) {
-    throw new Error('PostgreSQL storage is not available in this version; use an SQLite file path for `database`');
+  if (isPostgresUrl(database)) {
+    // Loaded only for PostgreSQL, like the Redis client: an SQLite gateway never pays for the driver.
+    const { PostgresStore } = await import('./postgres-store.ts');
+    return PostgresStore.open(database);
   }
   return new SqliteStore(database);
 }

@@ -1,4 +1,4 @@
-// The persistence interface: keys, usage rows and per-key spend. SQLite implements it now; PostgreSQL later.
+// The persistence interface: keys, usage rows and per-key spend. SQLite (one host) and PostgreSQL (several) implement it.
 import type { KeyRecord } from '../core/key-record.ts';
 
 export interface UsageRow {

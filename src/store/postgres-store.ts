@@ -1,0 +1,217 @@
+// PostgreSQL implementation of Store: what several gateway hosts share (keys, usage rows, spend totals),
+// where SQLite's file can only be shared on one host. Requests are served from memory (keys, admission);
+// this is read by the key cache's version poll (once a second), when a key's spend is loaded (a start, a
+// new period, `/api/usage/token`), and written by the usage writer's batches.
+import type postgres from 'postgres';
+import type { BudgetPeriod, KeyRecord } from '../core/key-record.ts';
+import type { SpendTotals, Store, UsageRow, UsageSummaryRow } from './store.ts';
+import { spendDeltas } from './usage-sql.js';
+import { maskDatabaseUrl, parseDatabaseUrl } from './database-url.ts';
+
+type Sql = postgres.Sql<Record<string, unknown>>;
+
+const MIGRATIONS: string[] = [
+  `CREATE TABLE keys (
+     id TEXT PRIMARY KEY, name TEXT NOT NULL, hash TEXT NOT NULL UNIQUE, masked TEXT NOT NULL,
+     models TEXT, expires_at BIGINT, disabled BOOLEAN NOT NULL DEFAULT FALSE,
+     budget_usd DOUBLE PRECISION, token_budget BIGINT, budget_period TEXT,
+     rpm BIGINT, tpm BIGINT, max_concurrency BIGINT, created_at BIGINT NOT NULL)`,
+  `CREATE INDEX keys_name ON keys (name)`,
+  `CREATE TABLE meta (k TEXT PRIMARY KEY, v BIGINT NOT NULL)`,
+  `INSERT INTO meta (k, v) VALUES ('keys_version', 0)`,
+  `CREATE TABLE usage (
+     id BIGSERIAL PRIMARY KEY, ts BIGINT NOT NULL, request_id TEXT NOT NULL, key_id TEXT NOT NULL,
+     endpoint TEXT NOT NULL, model TEXT NOT NULL, deployment TEXT, status INTEGER NOT NULL,
+     input_tokens BIGINT NOT NULL, output_tokens BIGINT NOT NULL, cache_read_tokens BIGINT NOT NULL,
+     cache_write_tokens BIGINT NOT NULL, cost_nanos BIGINT NOT NULL, latency_ms BIGINT NOT NULL,
+     ttfb_ms BIGINT, streamed BOOLEAN NOT NULL, attempts INTEGER NOT NULL, period_start BIGINT NOT NULL,
+     error_code TEXT)`,
+  // Reports select a time range, then maybe a key (as the SQLite store's index).
+  `CREATE INDEX usage_ts ON usage (ts)`,
+  `CREATE TABLE key_spend (
+     key_id TEXT NOT NULL, period_start BIGINT NOT NULL, spent_nanos BIGINT NOT NULL, spent_tokens BIGINT NOT NULL,
+     PRIMARY KEY (key_id, period_start))`,
+];
+
+/** Any constant: replicas starting at once take turns at the migrations instead of racing them. */
+const MIGRATION_LOCK = 0x6d67_0001;
+
+/** Rows per INSERT: 18 parameters a row, far under PostgreSQL's 65,535 a statement. */
+const INSERT_ROWS = 1000;
+
+const USAGE_COLUMNS = [
+  'ts', 'request_id', 'key_id', 'endpoint', 'model', 'deployment', 'status', 'input_tokens', 'output_tokens',
+  'cache_read_tokens', 'cache_write_tokens', 'cost_nanos', 'latency_ms', 'ttfb_ms', 'streamed', 'attempts',
+  'period_start', 'error_code',
+] as const;
+
+const KEY_COLUMNS: Record<string, string> = {
+  name: 'name', models: 'models', expiresAt: 'expires_at', disabled: 'disabled', budgetUsd: 'budget_usd',
+  tokenBudget: 'token_budget', budgetPeriod: 'budget_period', rpm: 'rpm', tpm: 'tpm', maxConcurrency: 'max_concurrency',
+};
+
+interface KeyDbRow {
+  id: string; name: string; hash: string; masked: string; models: string | null; expires_at: number | null;
+  disabled: boolean; budget_usd: number | null; token_budget: number | null; budget_period: string | null;
+  rpm: number | null; tpm: number | null; max_concurrency: number | null; created_at: number;
+}
+
+export class PostgresStore implements Store {
+  readonly #sql: Sql;
+
+  private constructor(sql: Sql) {
+    this.#sql = sql;
+  }
+
+  /**
+   * Connects, creates the schema when the URL names one, and migrates. The client loads only here, so a
+   * gateway on SQLite never pays its memory.
+   */
+  static async open(databaseUrl: string, options: { maxConnections?: number } = {}): Promise<PostgresStore> {
+    const { url, schema } = parseDatabaseUrl(databaseUrl);
+    const { default: connect } = await import('postgres');
+    const sql = connect(url, {
+      max: options.maxConnections ?? 4,
+      connect_timeout: 5,
+      idle_timeout: 60,
+      onnotice: () => undefined,
+      // BIGINT and the sums over it come back as numbers: every amount here is below 2^53 (nano-USD
+      // totals reach that at 9 million USD).
+      types: { bigint: { to: 20, from: [20, 1700], serialize: (x: number) => String(x), parse: (x: string) => Number(x) } },
+      connection: { application_name: 'modelgate', ...(schema === null ? {} : { search_path: schema }) },
+    }) as unknown as Sql;
+    try {
+      if (schema !== null) await sql.unsafe(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+      await migrate(sql);
+    } catch (err) {
+      await sql.end({ timeout: 1 }).catch(() => undefined);
+      throw new Error(`PostgreSQL at ${maskDatabaseUrl(databaseUrl)}: ${(err as Error).message}`);
+    }
+    return new PostgresStore(sql);
+  }
+
+  async insertKey(k: KeyRecord): Promise<void> {
+    await this.#sql.begin(async (tx) => {
+      await tx`INSERT INTO keys (id, name, hash, masked, models, expires_at, disabled, budget_usd, token_budget,
+          budget_period, rpm, tpm, max_concurrency, created_at)
+        VALUES (${k.id}, ${k.name}, ${k.hash}, ${k.masked}, ${k.models ? JSON.stringify(k.models) : null}, ${k.expiresAt},
+          ${k.disabled}, ${k.budgetUsd}, ${k.tokenBudget}, ${k.budgetPeriod}, ${k.rpm}, ${k.tpm}, ${k.maxConcurrency}, ${k.createdAt})`;
+      await bumpVersion(tx);
+    });
+  }
+
+  async updateKey(id: string, patch: Partial<KeyRecord>): Promise<boolean> {
+    const sets: Record<string, string | number | boolean | null> = {};
+    for (const [field, value] of Object.entries(patch)) {
+      const col = KEY_COLUMNS[field];
+      if (!col || value === undefined) continue;
+      sets[col] = field === 'models' ? (value ? JSON.stringify(value) : null) : (value as string | number | boolean | null);
+    }
+    const cols = Object.keys(sets);
+    if (cols.length === 0) return (await this.findKey(id)) !== null;
+    return this.#sql.begin(async (tx) => {
+      const res = await tx`UPDATE keys SET ${tx(sets, cols)} WHERE id = ${id}`;
+      if (res.count > 0) await bumpVersion(tx);
+      return res.count > 0;
+    });
+  }
+
+  async deleteKey(id: string): Promise<boolean> {
+    return this.#sql.begin(async (tx) => {
+      const res = await tx`DELETE FROM keys WHERE id = ${id}`;
+      if (res.count > 0) await bumpVersion(tx);
+      return res.count > 0;
+    });
+  }
+
+  async findKey(idOrName: string): Promise<KeyRecord | null> {
+    const byId = await this.#sql<KeyDbRow[]>`SELECT * FROM keys WHERE id = ${idOrName}`;
+    const row = byId[0] ?? (await this.#sql<KeyDbRow[]>`SELECT * FROM keys WHERE name = ${idOrName} ORDER BY created_at DESC LIMIT 1`)[0];
+    return row ? toKey(row) : null;
+  }
+
+  async listKeys(): Promise<KeyRecord[]> {
+    return (await this.#sql<KeyDbRow[]>`SELECT * FROM keys ORDER BY created_at`).map(toKey);
+  }
+
+  async keysVersion(): Promise<number> {
+    const rows = await this.#sql<{ v: number }[]>`SELECT v FROM meta WHERE k = 'keys_version'`;
+    return rows[0]?.v ?? 0;
+  }
+
+  /** One transaction: the rows and the spend they add land together or not at all. */
+  async writeUsage(rows: UsageRow[]): Promise<void> {
+    if (rows.length === 0) return;
+    await this.#sql.begin(async (tx) => {
+      for (let i = 0; i < rows.length; i += INSERT_ROWS) {
+        const part = rows.slice(i, i + INSERT_ROWS).map(toUsageDbRow);
+        await tx`INSERT INTO usage ${tx(part, USAGE_COLUMNS as unknown as string[])}`;
+      }
+      for (const [keyId, period, nanos, tokens] of spendDeltas(rows)) {
+        await tx`INSERT INTO key_spend (key_id, period_start, spent_nanos, spent_tokens) VALUES (${keyId}, ${period}, ${nanos}, ${tokens})
+          ON CONFLICT (key_id, period_start) DO UPDATE SET spent_nanos = key_spend.spent_nanos + excluded.spent_nanos,
+            spent_tokens = key_spend.spent_tokens + excluded.spent_tokens`;
+      }
+    });
+  }
+
+  async keySpend(keyId: string, periodStart: number): Promise<SpendTotals> {
+    const rows = await this.#sql<{ nanos: number; tokens: number }[]>`SELECT COALESCE(SUM(spent_nanos), 0)::int8 AS nanos,
+        COALESCE(SUM(spent_tokens), 0)::int8 AS tokens FROM key_spend WHERE key_id = ${keyId} AND period_start >= ${periodStart}`;
+    return { nanos: rows[0].nanos, tokens: rows[0].tokens };
+  }
+
+  async usageSummary(opts: { sinceMs?: number; keyId?: string }): Promise<UsageSummaryRow[]> {
+    const keyId = opts.keyId ?? null;
+    // The same report as the SQLite store's, row for row (keys without a name first, as SQLite sorts NULL).
+    const rows = await this.#sql<UsageSummaryRow[]>`SELECT to_char(to_timestamp(u.ts / 1000.0) AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day,
+        u.key_id AS "keyId", k.name AS "keyName", u.model AS model, COUNT(*)::int8 AS requests,
+        SUM(CASE WHEN u.status >= 400 THEN 1 ELSE 0 END)::int8 AS errors,
+        SUM(u.input_tokens + u.cache_read_tokens + u.cache_write_tokens)::int8 AS "inputTokens",
+        SUM(u.output_tokens)::int8 AS "outputTokens", SUM(u.cost_nanos)::int8 AS "costNanos"
+      FROM usage u LEFT JOIN keys k ON k.id = u.key_id
+      WHERE u.ts >= ${opts.sinceMs ?? 0} AND (${keyId}::text IS NULL OR u.key_id = ${keyId})
+      GROUP BY day, u.key_id, k.name, u.model ORDER BY day, "keyName" NULLS FIRST, u.model`;
+    return [...rows];
+  }
+
+  async close(): Promise<void> {
+    await this.#sql.end({ timeout: 5 });
+  }
+}
+
+async function migrate(sql: Sql): Promise<void> {
+  await sql.begin(async (tx) => {
+    await tx`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`;
+    await tx`CREATE TABLE IF NOT EXISTS schema_version (v INTEGER NOT NULL)`;
+    const rows = await tx<{ v: number }[]>`SELECT v FROM schema_version`;
+    const current = rows[0]?.v ?? 0;
+    if (current >= MIGRATIONS.length) return;
+    for (let i = current; i < MIGRATIONS.length; i++) await tx.unsafe(MIGRATIONS[i]);
+    await tx`DELETE FROM schema_version`;
+    await tx`INSERT INTO schema_version (v) VALUES (${MIGRATIONS.length})`;
+  });
+}
+
+async function bumpVersion(tx: postgres.TransactionSql<Record<string, unknown>>): Promise<void> {
+  await tx`UPDATE meta SET v = v + 1 WHERE k = 'keys_version'`;
+}
+
+function toUsageDbRow(r: UsageRow): Record<string, string | number | boolean | null> {
+  return {
+    ts: r.ts, request_id: r.requestId, key_id: r.keyId, endpoint: r.endpoint, model: r.model, deployment: r.deployment,
+    status: r.status, input_tokens: r.inputTokens, output_tokens: r.outputTokens, cache_read_tokens: r.cacheReadTokens,
+    cache_write_tokens: r.cacheWriteTokens, cost_nanos: r.costNanos, latency_ms: r.latencyMs, ttfb_ms: r.ttfbMs,
+    streamed: r.streamed, attempts: r.attempts, period_start: r.periodStart, error_code: r.errorCode,
+  };
+}
+
+function toKey(r: KeyDbRow): KeyRecord {
+  return {
+    id: r.id, name: r.name, hash: r.hash, masked: r.masked,
+    models: r.models ? (JSON.parse(r.models) as string[]) : null,
+    expiresAt: r.expires_at, disabled: r.disabled, budgetUsd: r.budget_usd, tokenBudget: r.token_budget,
+    budgetPeriod: r.budget_period as BudgetPeriod | null, rpm: r.rpm, tpm: r.tpm, maxConcurrency: r.max_concurrency,
+    createdAt: r.created_at,
+  };
+}

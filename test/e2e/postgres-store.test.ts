@@ -1,0 +1,91 @@
+// Two gateway processes sharing one PostgreSQL database, as on two hosts: a key made with the CLI is
+// served by both, both record usage into the one report, and disabling the key reaches both. Required in
+// CI (CI=true); skipped locally when PostgreSQL is not running.
+import { after, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import OpenAI from 'openai';
+import postgres from 'postgres';
+import { startGateway, waitUntil, type GatewayProcess } from '../helpers/gateway-process.ts';
+import { validateChatCompletion } from '../helpers/schemas.ts';
+import { maskDatabaseUrl } from '../../src/store/database-url.ts';
+
+const PG_URL = process.env.POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+async function pgReachable(): Promise<boolean> {
+  const sql = postgres(PG_URL, { connect_timeout: 2, max: 1, onnotice: () => undefined });
+  try {
+    await sql`SELECT 1`;
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await sql.end({ timeout: 1 }).catch(() => undefined);
+  }
+}
+
+const up = await pgReachable();
+if (!up && process.env.CI === 'true') {
+  test('PostgreSQL is reachable in CI', () => assert.fail(`PostgreSQL at ${maskDatabaseUrl(PG_URL)} is unreachable and CI=true`));
+} else if (!up) {
+  test('two gateways on one PostgreSQL database', { skip: `PostgreSQL at ${maskDatabaseUrl(PG_URL)} is unreachable; skipped locally (it fails when CI=true)` }, () => {});
+} else {
+  const schema = `mg_e2e_${randomBytes(6).toString('hex')}`;
+  const gateways: GatewayProcess[] = [];
+  after(async () => {
+    for (const gw of gateways) await gw.cleanup();
+    const sql = postgres(PG_URL, { max: 1, onnotice: () => undefined });
+    await sql.unsafe(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    await sql.end();
+  });
+
+  test('two gateways on one PostgreSQL database share keys, usage and key changes', async () => {
+    const database = `${PG_URL}${PG_URL.includes('?') ? '&' : '?'}schema=${schema}`;
+    const configYaml = `database: "${database}"
+usage_flush_ms: 20
+providers:
+  - { name: mock, kind: mock }
+models:
+  - { name: gpt-mock, price: { input: 1, output: 2 }, deployments: [ { provider: mock, model: gpt-mock } ] }
+`;
+    const a = await startGateway({ configYaml });
+    gateways.push(a);
+    const b = await startGateway({ configYaml });
+    gateways.push(b);
+    // Made through one host's CLI; both hosts learn of it from the database.
+    const { key, id } = await a.createKey({ name: 'shared', flags: ['--budget-usd', '5'] });
+    await waitUntil(async () => {
+      const r = await fetch(`${b.url}/v1/models`, { headers: { authorization: `Bearer ${key}` } });
+      await r.arrayBuffer();
+      return r.status === 200;
+    }, 'the second gateway to accept the key');
+
+    for (const gw of [a, b]) {
+      const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: key, maxRetries: 0 });
+      const answer = await client.chat.completions.create({ model: 'gpt-mock', messages: [{ role: 'user', content: 'hello' }] });
+      validateChatCompletion(answer);
+      assert.equal(answer.model, 'gpt-mock');
+    }
+
+    // Both gateways' rows land in the one report, priced.
+    let report: Array<{ keyId: string; requests: number; costNanos: number }> = [];
+    await waitUntil(async () => {
+      report = JSON.parse(await a.cli(['usage', '--json', '--key', id])) as typeof report;
+      return report.reduce((n, r) => n + r.requests, 0) === 2;
+    }, 'both gateways\' usage rows');
+    assert.ok(report.every((r) => r.keyId === id && r.costNanos > 0));
+    const shown = await b.cli(['keys', 'show', id]);
+    assert.match(shown, /shared/);
+    assert.ok(!shown.includes(key), 'the key is never printed whole');
+
+    // A change made on one host reaches both.
+    await b.cli(['keys', 'disable', id]);
+    for (const gw of [a, b]) {
+      await waitUntil(async () => {
+        const r = await fetch(`${gw.url}/v1/models`, { headers: { authorization: `Bearer ${key}` } });
+        await r.arrayBuffer();
+        return r.status === 401;
+      }, 'the disabled key to be refused');
+    }
+  });
+}

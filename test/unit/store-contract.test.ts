@@ -1,0 +1,177 @@
+// The Store contract, run against both implementations: SQLite (in memory) and PostgreSQL (a schema of
+// its own per run, dropped after). PostgreSQL is required in CI (CI=true) and skipped locally without it.
+import { after, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import postgres from 'postgres';
+import { SqliteStore } from '../../src/store/sqlite-store.ts';
+import { PostgresStore } from '../../src/store/postgres-store.ts';
+import { maskDatabaseUrl, parseDatabaseUrl } from '../../src/store/database-url.ts';
+import { openStore } from '../../src/store/open-store.ts';
+import type { Store, UsageRow } from '../../src/store/store.ts';
+import type { KeyRecord } from '../../src/core/key-record.ts';
+
+const PG_URL = process.env.POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const DAY = 86_400_000;
+const T0 = Date.UTC(2026, 10, 1, 12);
+
+function key(over: Partial<KeyRecord>): KeyRecord {
+  return {
+    id: 'key_a', name: 'alice', hash: 'a'.repeat(64), masked: 'sk-a…aaaa', models: null, expiresAt: null, disabled: false,
+    budgetUsd: null, tokenBudget: null, budgetPeriod: null, rpm: null, tpm: null, maxConcurrency: null, createdAt: T0, ...over,
+  };
+}
+
+/** Rows as plain data: SQLite gives null-prototype objects, the PostgreSQL client an array subclass. */
+const plain = <T>(x: T): T => JSON.parse(JSON.stringify(x)) as T;
+
+function row(over: Partial<UsageRow>): UsageRow {
+  return {
+    ts: T0, requestId: 'req_1', keyId: 'key_a', endpoint: '/v1/chat/completions', model: 'gpt-4o', deployment: 'gpt-4o#0',
+    status: 200, inputTokens: 10, outputTokens: 5, cacheReadTokens: 0, cacheWriteTokens: 0, costNanos: 100, latencyMs: 3,
+    ttfbMs: 2, streamed: false, attempts: 1, periodStart: 0, errorCode: null, ...over,
+  };
+}
+
+async function pgReachable(): Promise<boolean> {
+  const sql = postgres(PG_URL, { connect_timeout: 2, max: 1, onnotice: () => undefined });
+  try {
+    await sql`SELECT 1`;
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await sql.end({ timeout: 1 }).catch(() => undefined);
+  }
+}
+
+function contract(name: string, open: () => Promise<Store>): void {
+  describe(`store contract: ${name}`, () => {
+    test('keys: insert, find by id or name, list, update, delete; every change moves the version', async () => {
+      const store = await open();
+      try {
+        const v0 = await store.keysVersion();
+        await store.insertKey(key({}));
+        await store.insertKey(key({ id: 'key_b', name: 'alice', hash: 'b'.repeat(64), createdAt: T0 + 1, models: ['gpt-4o', 'claude-*'], budgetUsd: 12.5, budgetPeriod: 'monthly', rpm: 60, expiresAt: T0 + DAY }));
+        const v1 = await store.keysVersion();
+        assert.ok(v1 > v0);
+        assert.equal((await store.findKey('key_a'))?.name, 'alice');
+        const byName = await store.findKey('alice');
+        assert.equal(byName?.id, 'key_b', 'by name, the newest');
+        assert.deepEqual(byName, key({ id: 'key_b', name: 'alice', hash: 'b'.repeat(64), createdAt: T0 + 1, models: ['gpt-4o', 'claude-*'], budgetUsd: 12.5, budgetPeriod: 'monthly', rpm: 60, expiresAt: T0 + DAY }));
+        assert.equal(await store.findKey('nobody'), null);
+        assert.deepEqual((await store.listKeys()).map((k) => k.id), ['key_a', 'key_b']);
+        assert.equal(await store.updateKey('key_a', { disabled: true, models: ['m'], tokenBudget: 1_000, maxConcurrency: 3 }), true);
+        const updated = await store.findKey('key_a');
+        assert.deepEqual([updated?.disabled, updated?.models, updated?.tokenBudget, updated?.maxConcurrency], [true, ['m'], 1_000, 3]);
+        const v2 = await store.keysVersion();
+        assert.ok(v2 > v1);
+        assert.equal(await store.updateKey('key_a', { models: null, budgetPeriod: null }), true);
+        assert.equal((await store.findKey('key_a'))?.models, null);
+        assert.equal(await store.updateKey('missing', { disabled: true }), false);
+        assert.equal(await store.updateKey('key_a', {}), true, 'an empty patch of a known key');
+        const v3 = await store.keysVersion();
+        assert.equal(await store.deleteKey('key_b'), true);
+        assert.equal(await store.deleteKey('key_b'), false);
+        assert.ok((await store.keysVersion()) > v3);
+        assert.deepEqual((await store.listKeys()).map((k) => k.id), ['key_a']);
+      } finally {
+        await store.close();
+      }
+    });
+
+    test('usage: rows and the spend they add; a period counts what was billed to periods starting within it', async () => {
+      const store = await open();
+      try {
+        await store.insertKey(key({}));
+        const big = 2 ** 50;
+        await store.writeUsage([
+          row({ requestId: 'r1', periodStart: T0 - DAY }),
+          row({ requestId: 'r2', periodStart: T0, costNanos: big, ts: T0 + 1 }),
+          row({ requestId: 'r3', periodStart: T0, status: 502, costNanos: 0, inputTokens: 0, outputTokens: 0, deployment: null, ttfbMs: null, errorCode: 'upstream_error', ts: T0 + 2 }),
+          row({ requestId: 'r4', keyId: 'key_gone', model: 'claude', streamed: true, cacheReadTokens: 7, ts: T0 + DAY }),
+        ]);
+        assert.deepEqual(await store.keySpend('key_a', T0), { nanos: big, tokens: 15 });
+        assert.deepEqual(await store.keySpend('key_a', T0 - DAY), { nanos: big + 100, tokens: 30 });
+        assert.deepEqual(await store.keySpend('key_a', T0 + DAY), { nanos: 0, tokens: 0 });
+        assert.deepEqual(await store.keySpend('key_gone', 0), { nanos: 100, tokens: 22 });
+        const all = plain(await store.usageSummary({ sinceMs: 0 }));
+        assert.deepEqual(all, [
+          { day: '2026-11-01', keyId: 'key_a', keyName: 'alice', model: 'gpt-4o', requests: 3, errors: 1, inputTokens: 20, outputTokens: 10, costNanos: big + 100 },
+          { day: '2026-11-02', keyId: 'key_gone', keyName: null, model: 'claude', requests: 1, errors: 0, inputTokens: 17, outputTokens: 5, costNanos: 100 },
+        ]);
+        assert.deepEqual((await store.usageSummary({ sinceMs: T0 + DAY })).map((r) => r.keyId), ['key_gone']);
+        assert.deepEqual((await store.usageSummary({ keyId: 'key_a' })).map((r) => r.requests), [3]);
+      } finally {
+        await store.close();
+      }
+    });
+
+    test('a usage batch is all or nothing', async () => {
+      const store = await open();
+      try {
+        const rows = Array.from({ length: 30 }, (_, i) => row({ requestId: `r${i}` }));
+        (rows[20] as { requestId: string | null }).requestId = null;
+        await assert.rejects(store.writeUsage(rows));
+        assert.deepEqual(plain(await store.usageSummary({})), []);
+        assert.deepEqual(await store.keySpend('key_a', 0), { nanos: 0, tokens: 0 });
+        await store.writeUsage([row({ requestId: 'after' })]);
+        assert.deepEqual(await store.keySpend('key_a', 0), { nanos: 100, tokens: 15 });
+      } finally {
+        await store.close();
+      }
+    });
+  });
+}
+
+contract('sqlite', async () => new SqliteStore(':memory:'));
+
+const pgUp = await pgReachable();
+if (!pgUp && process.env.CI === 'true') {
+  test('PostgreSQL is reachable in CI', () => assert.fail(`PostgreSQL at ${maskDatabaseUrl(PG_URL)} is unreachable and CI=true`));
+} else if (!pgUp) {
+  test('store contract: postgres', { skip: `PostgreSQL at ${maskDatabaseUrl(PG_URL)} is unreachable; skipped locally (it fails when CI=true)` }, () => {});
+} else {
+  const schemas: string[] = [];
+  after(async () => {
+    const sql = postgres(PG_URL, { max: 1, onnotice: () => undefined });
+    for (const s of schemas) await sql.unsafe(`DROP SCHEMA IF EXISTS "${s}" CASCADE`);
+    await sql.end();
+  });
+  /** A fresh schema per store: each contract test starts from an empty database. */
+  const freshUrl = (): string => {
+    const schema = `mg_test_${randomBytes(6).toString('hex')}`;
+    schemas.push(schema);
+    return `${PG_URL}${PG_URL.includes('?') ? '&' : '?'}schema=${schema}`;
+  };
+  contract('postgres', async () => openStore(freshUrl()));
+
+  test('postgres: replicas starting at once migrate one after the other; a second open finds the tables made', async () => {
+    const url = freshUrl();
+    const stores = await Promise.all([PostgresStore.open(url), PostgresStore.open(url), PostgresStore.open(url)]);
+    try {
+      await stores[0].insertKey(key({}));
+      assert.equal((await stores[2].findKey('key_a'))?.name, 'alice', 'one database, seen by every replica');
+    } finally {
+      await Promise.all(stores.map((s) => s.close()));
+    }
+    const again = await PostgresStore.open(url);
+    assert.equal((await again.listKeys()).length, 1);
+    await again.close();
+  });
+
+  test('postgres: an unreachable server is an error that names it with the password masked', async () => {
+    await assert.rejects(PostgresStore.open('postgres://mg:s3cret-pass@127.0.0.1:1/test'), (err: Error) => {
+      assert.match(err.message, /PostgreSQL at postgres:\/\/mg:\*\*\*\*@127\.0\.0\.1:1\/test/);
+      assert.ok(!err.message.includes('s3cret-pass'));
+      return true;
+    });
+  });
+}
+
+test('database URLs: ?schema= picks the schema and is not sent to the server; anything but an identifier is refused', () => {
+  assert.deepEqual(parseDatabaseUrl('postgres://u@h:5432/db?schema=mg_prod&sslmode=require'), { url: 'postgres://u@h:5432/db?sslmode=require', schema: 'mg_prod' });
+  assert.deepEqual(parseDatabaseUrl('postgresql://u@h/db'), { url: 'postgresql://u@h/db', schema: null });
+  assert.throws(() => parseDatabaseUrl('postgres://u@h/db?schema=a;drop'), /plain identifier/);
+  assert.equal(maskDatabaseUrl('postgres://u:pw@h/db'), 'postgres://u:****@h/db');
+});
