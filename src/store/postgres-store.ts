@@ -81,8 +81,7 @@ export class PostgresStore implements Store {
       connection: { application_name: 'modelgate', ...(schema === null ? {} : { search_path: schema }) },
     }) as unknown as Sql;
     try {
-      if (schema !== null) await sql.unsafe(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
-      await migrate(sql);
+      await migrate(sql, schema);
     } catch (err) {
       await sql.end({ timeout: 1 }).catch(() => undefined);
       throw new Error(`PostgreSQL at ${maskDatabaseUrl(databaseUrl)}: ${(err as Error).message}`);
@@ -180,9 +179,11 @@ export class PostgresStore implements Store {
   }
 }
 
-async function migrate(sql: Sql): Promise<void> {
+async function migrate(sql: Sql, schema: string | null): Promise<void> {
   await sql.begin(async (tx) => {
     await tx`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`;
+    // Under the lock: CREATE SCHEMA IF NOT EXISTS is not safe against another session doing the same.
+    if (schema !== null) await tx.unsafe(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
     await tx`CREATE TABLE IF NOT EXISTS schema_version (v INTEGER NOT NULL)`;
     const rows = await tx<{ v: number }[]>`SELECT v FROM schema_version`;
     const current = rows[0]?.v ?? 0;
