@@ -16,6 +16,8 @@ export class KeyCache {
   #byHash = new Map<string, KeyRecord>();
   #version = -1;
   #timer: NodeJS.Timeout | null = null;
+  /** A poll still waiting on the store (a slow database): the next tick skips instead of piling up. */
+  #polling = false;
   #onError: (err: unknown) => void;
   #listeners: ((keys: KeyRecord[]) => void)[] = [];
   // Keep-alive clients send the same key on every request. Remembering it per connection spares the
@@ -32,7 +34,13 @@ export class KeyCache {
   async start(pollMs = 250): Promise<void> {
     await this.refresh();
     this.#timer = setInterval(() => {
-      this.refresh().catch(this.#onError);
+      if (this.#polling) return;
+      this.#polling = true;
+      this.refresh()
+        .catch(this.#onError)
+        .finally(() => {
+          this.#polling = false;
+        });
     }, pollMs);
     this.#timer.unref();
   }

@@ -78,7 +78,9 @@ export class PostgresStore implements Store {
       // BIGINT and the sums over it come back as numbers: every amount here is below 2^53 (nano-USD
       // totals reach that at 9 million USD).
       types: { bigint: { to: 20, from: [20, 1700], serialize: (x: number) => String(x), parse: (x: string) => Number(x) } },
-      connection: { application_name: 'modelgate', ...(schema === null ? {} : { search_path: schema }) },
+      // A statement the server cannot finish in 30 s fails rather than holding the usage writer (whose
+      // writes never overlap) or the key poll behind it; the writer then retries the batch.
+      connection: { application_name: 'modelgate', statement_timeout: 30_000, ...(schema === null ? {} : { search_path: schema }) },
     }) as unknown as Sql;
     try {
       await migrate(sql, schema);

@@ -66,3 +66,25 @@ test('sameString: equal only for the same characters at every position', () => {
   // Header values are latin1 text: a character is never folded onto another one.
   assert.equal(sameString('sk-\u0161', 'sk-a'), false);
 });
+
+test('a poll still waiting on a slow database is not joined by more: the next ticks skip until it answers', async (t) => {
+  t.mock.timers.enable({ apis: ['setInterval'] });
+  let calls = 0;
+  let answer: (v: number) => void = () => undefined;
+  const store = {
+    keysVersion: () => {
+      calls++;
+      return calls === 1 ? Promise.resolve(1) : new Promise<number>((resolve) => (answer = resolve));
+    },
+    listKeys: async () => [record(A)],
+  } as unknown as Store;
+  const cache = new KeyCache({ store, onError: () => undefined });
+  await cache.start(250);
+  for (let i = 0; i < 10; i++) t.mock.timers.tick(250);
+  assert.equal(calls, 2, 'one poll waiting, nine ticks skipped');
+  answer(1);
+  await new Promise((resolve) => setImmediate(resolve));
+  t.mock.timers.tick(250);
+  assert.equal(calls, 3, 'polling resumes once it answered');
+  cache.stop();
+});
