@@ -4,8 +4,6 @@
 // add up to the one total. Required in CI (CI=true); skipped locally without Redis or PostgreSQL.
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
-import postgres from 'postgres';
 import { redisOrSkip, dropPrefix, REDIS_URL } from '../helpers/redis.ts';
 import { startMockUpstream } from '../helpers/mock-upstream.ts';
 import type { MockUpstream } from '../helpers/mock-upstream-types.ts';
@@ -13,28 +11,14 @@ import { startGateway, waitUntil, type GatewayProcess } from '../helpers/gateway
 import { validateOpenAIError } from '../helpers/schemas.ts';
 import { estimatePromptTokens } from '../../src/admission/estimate-tokens.ts';
 import { reservationNanos } from '../../src/accounting/price.ts';
-import { maskDatabaseUrl } from '../../src/store/database-url.ts';
+import { dropSchema, freshSchema, pgOrSkip } from '../helpers/postgres.ts';
 
-const PG_URL = process.env.POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const PARALLEL = 300;
 const FITS = 20;
 const MAX_TOKENS = 50;
 const PRICE = { input: 1, output: 2, cacheRead: 0.1, cacheWrite: 1.25 };
 
 const body = (stream: boolean): Record<string, unknown> => ({ model: 'gpt-burst', max_tokens: MAX_TOKENS, stream, messages: [{ role: 'user', content: 'Hello there' }] });
-
-async function pgOrSkip(t: { skip(message: string): void }): Promise<postgres.Sql | null> {
-  const sql = postgres(PG_URL, { connect_timeout: 2, max: 2, onnotice: () => undefined });
-  try {
-    await sql`SELECT 1`;
-    return sql;
-  } catch (err) {
-    await sql.end({ timeout: 1 }).catch(() => undefined);
-    if (process.env.CI === 'true') throw new Error(`PostgreSQL is required in CI at ${maskDatabaseUrl(PG_URL)}: ${String(err)}`);
-    t.skip(`PostgreSQL is not reachable at ${maskDatabaseUrl(PG_URL)}; skipped locally (it fails when CI=true)`);
-    return null;
-  }
-}
 
 const cleanups: Array<() => Promise<void>> = [];
 after(async () => {
@@ -44,15 +28,19 @@ after(async () => {
 test('two gateways on one Redis and one PostgreSQL: 300 parallel requests on a budget that fits 20', async (t) => {
   const redis = await redisOrSkip(t);
   if (redis === null) return;
-  const sql = await pgOrSkip(t);
+  // Without PostgreSQL (a skip, or a failure in CI) the Redis client must not keep the process alive.
+  const sql = await pgOrSkip(t).catch((err: unknown) => {
+    redis.disconnect();
+    throw err;
+  });
   if (sql === null) {
     redis.disconnect();
     return;
   }
-  const schema = `mg_e2e_${randomBytes(6).toString('hex')}`;
+  const { schema, url: database } = freshSchema('mg_e2e');
   const prefix = `mgtest:${schema}:`;
   cleanups.push(async () => {
-    await sql.unsafe(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    await dropSchema(sql, schema);
     await sql.end();
     await dropPrefix(redis, prefix);
     redis.disconnect();
@@ -61,7 +49,7 @@ test('two gateways on one Redis and one PostgreSQL: 300 parallel requests on a b
   cleanups.push(() => up.close());
   up.configure({ latencyMs: 100, chunkDelayMs: 2, replyText: Array.from({ length: 200 }, (_, i) => `word${i}`).join(' ') });
 
-  const configYaml = `database: "${PG_URL}${PG_URL.includes('?') ? '&' : '?'}schema=${schema}"
+  const configYaml = `database: "${database}"
 redis: ${REDIS_URL}
 usage_flush_ms: 20
 providers:

@@ -3,44 +3,24 @@
 // CI (CI=true); skipped locally when PostgreSQL is not running.
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import OpenAI from 'openai';
-import postgres from 'postgres';
 import { startGateway, waitUntil, type GatewayProcess } from '../helpers/gateway-process.ts';
 import { validateChatCompletion } from '../helpers/schemas.ts';
-import { maskDatabaseUrl } from '../../src/store/database-url.ts';
+import { dropSchema, freshSchema, pgClient, pgUnavailable } from '../helpers/postgres.ts';
 
-const PG_URL = process.env.POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-
-async function pgReachable(): Promise<boolean> {
-  const sql = postgres(PG_URL, { connect_timeout: 2, max: 1, onnotice: () => undefined });
-  try {
-    await sql`SELECT 1`;
-    return true;
-  } catch {
-    return false;
-  } finally {
-    await sql.end({ timeout: 1 }).catch(() => undefined);
-  }
-}
-
-const up = await pgReachable();
-if (!up && process.env.CI === 'true') {
-  test('PostgreSQL is reachable in CI', () => assert.fail(`PostgreSQL at ${maskDatabaseUrl(PG_URL)} is unreachable and CI=true`));
-} else if (!up) {
-  test('two gateways on one PostgreSQL database', { skip: `PostgreSQL at ${maskDatabaseUrl(PG_URL)} is unreachable; skipped locally (it fails when CI=true)` }, () => {});
+const pg = await pgClient();
+if (pg === null) {
+  pgUnavailable('two gateways on one PostgreSQL database');
 } else {
-  const schema = `mg_e2e_${randomBytes(6).toString('hex')}`;
+  const { schema, url: database } = freshSchema('mg_e2e');
   const gateways: GatewayProcess[] = [];
   after(async () => {
     for (const gw of gateways) await gw.cleanup();
-    const sql = postgres(PG_URL, { max: 1, onnotice: () => undefined });
-    await sql.unsafe(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-    await sql.end();
+    await dropSchema(pg, schema);
+    await pg.end();
   });
 
   test('two gateways on one PostgreSQL database share keys, usage and key changes', async () => {
-    const database = `${PG_URL}${PG_URL.includes('?') ? '&' : '?'}schema=${schema}`;
     const configYaml = `database: "${database}"
 usage_flush_ms: 20
 providers:

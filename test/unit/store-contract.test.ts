@@ -1,17 +1,15 @@
 // The Store contract, run against both implementations: SQLite (in memory) and PostgreSQL (a schema of
-// its own per run, dropped after). PostgreSQL is required in CI (CI=true) and skipped locally without it.
+// its own per store, dropped after). PostgreSQL is required in CI (CI=true) and skipped locally without it.
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
-import postgres from 'postgres';
 import { SqliteStore } from '../../src/store/sqlite-store.ts';
 import { PostgresStore } from '../../src/store/postgres-store.ts';
 import { maskDatabaseUrl, parseDatabaseUrl } from '../../src/store/database-url.ts';
+import { dropSchema, freshSchema, pgClient, pgUnavailable } from '../helpers/postgres.ts';
 import { openStore } from '../../src/store/open-store.ts';
 import type { Store, UsageRow } from '../../src/store/store.ts';
 import type { KeyRecord } from '../../src/core/key-record.ts';
 
-const PG_URL = process.env.POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const DAY = 86_400_000;
 const T0 = Date.UTC(2026, 10, 1, 12);
 
@@ -31,18 +29,6 @@ function row(over: Partial<UsageRow>): UsageRow {
     status: 200, inputTokens: 10, outputTokens: 5, cacheReadTokens: 0, cacheWriteTokens: 0, costNanos: 100, latencyMs: 3,
     ttfbMs: 2, streamed: false, attempts: 1, periodStart: 0, errorCode: null, ...over,
   };
-}
-
-async function pgReachable(): Promise<boolean> {
-  const sql = postgres(PG_URL, { connect_timeout: 2, max: 1, onnotice: () => undefined });
-  try {
-    await sql`SELECT 1`;
-    return true;
-  } catch {
-    return false;
-  } finally {
-    await sql.end({ timeout: 1 }).catch(() => undefined);
-  }
 }
 
 function contract(name: string, open: () => Promise<Store>): void {
@@ -126,23 +112,20 @@ function contract(name: string, open: () => Promise<Store>): void {
 
 contract('sqlite', async () => new SqliteStore(':memory:'));
 
-const pgUp = await pgReachable();
-if (!pgUp && process.env.CI === 'true') {
-  test('PostgreSQL is reachable in CI', () => assert.fail(`PostgreSQL at ${maskDatabaseUrl(PG_URL)} is unreachable and CI=true`));
-} else if (!pgUp) {
-  test('store contract: postgres', { skip: `PostgreSQL at ${maskDatabaseUrl(PG_URL)} is unreachable; skipped locally (it fails when CI=true)` }, () => {});
+const pg = await pgClient();
+if (pg === null) {
+  pgUnavailable('store contract: postgres');
 } else {
   const schemas: string[] = [];
   after(async () => {
-    const sql = postgres(PG_URL, { max: 1, onnotice: () => undefined });
-    for (const s of schemas) await sql.unsafe(`DROP SCHEMA IF EXISTS "${s}" CASCADE`);
-    await sql.end();
+    for (const s of schemas) await dropSchema(pg, s);
+    await pg.end();
   });
   /** A fresh schema per store: each contract test starts from an empty database. */
   const freshUrl = (): string => {
-    const schema = `mg_test_${randomBytes(6).toString('hex')}`;
+    const { schema, url } = freshSchema('mg_test');
     schemas.push(schema);
-    return `${PG_URL}${PG_URL.includes('?') ? '&' : '?'}schema=${schema}`;
+    return url;
   };
   contract('postgres', async () => openStore(freshUrl()));
 
