@@ -4,7 +4,7 @@
 // new period, `/api/usage/token`), and written by the usage writer's batches.
 import type postgres from 'postgres';
 import type { BudgetPeriod, KeyRecord } from '../core/key-record.ts';
-import type { SpendTotals, Store, UsageRow, UsageSummaryRow } from './store.ts';
+import { KEY_COLUMNS, type SpendTotals, type Store, type UsageRow, type UsageSummaryRow } from './store.ts';
 import { spendDeltas } from './usage-sql.js';
 import { maskDatabaseUrl, parseDatabaseUrl } from './database-url.ts';
 
@@ -45,11 +45,6 @@ const USAGE_COLUMNS = [
   'period_start', 'error_code',
 ] as const;
 
-const KEY_COLUMNS: Record<string, string> = {
-  name: 'name', models: 'models', expiresAt: 'expires_at', disabled: 'disabled', budgetUsd: 'budget_usd',
-  tokenBudget: 'token_budget', budgetPeriod: 'budget_period', rpm: 'rpm', tpm: 'tpm', maxConcurrency: 'max_concurrency',
-};
-
 interface KeyDbRow {
   id: string; name: string; hash: string; masked: string; models: string | null; expires_at: number | null;
   disabled: boolean; budget_usd: number | null; token_budget: number | null; budget_period: string | null;
@@ -67,11 +62,12 @@ export class PostgresStore implements Store {
    * Connects, creates the schema when the URL names one, and migrates. The client loads only here, so a
    * gateway on SQLite never pays its memory.
    */
-  static async open(databaseUrl: string, options: { maxConnections?: number } = {}): Promise<PostgresStore> {
+  static async open(databaseUrl: string): Promise<PostgresStore> {
     const { url, schema } = parseDatabaseUrl(databaseUrl);
     const { default: connect } = await import('postgres');
     const sql = connect(url, {
-      max: options.maxConnections ?? 4,
+      // The usage writer, the key poll and a spend read at once; requests never wait on the database.
+      max: 4,
       connect_timeout: 5,
       idle_timeout: 60,
       onnotice: () => undefined,

@@ -5,7 +5,7 @@ import { mkdirSync } from 'node:fs';
 import { setImmediate as yieldToIo } from 'node:timers/promises';
 import { dirname } from 'node:path';
 import type { BudgetPeriod, KeyRecord } from '../core/key-record.ts';
-import type { SpendTotals, Store, UsageRow, UsageSummaryRow } from './store.ts';
+import { KEY_COLUMNS, type SpendTotals, type Store, type UsageRow, type UsageSummaryRow } from './store.ts';
 import { busyTimeoutPragma, LOOP_CHECKPOINT_PAGES, openPragmas } from './sqlite-pragmas.js';
 import { INSERT_BATCH, inTransaction, rowValues, spendDeltas, UsageStatements } from './usage-sql.js';
 import { UsageThread } from './usage-thread.ts';
@@ -58,11 +58,6 @@ interface KeyDbRow {
   disabled: number; budget_usd: number | null; token_budget: number | null; budget_period: string | null;
   rpm: number | null; tpm: number | null; max_concurrency: number | null; created_at: number;
 }
-
-const KEY_COLUMNS: Record<string, string> = {
-  name: 'name', models: 'models', expiresAt: 'expires_at', disabled: 'disabled', budgetUsd: 'budget_usd',
-  tokenBudget: 'token_budget', budgetPeriod: 'budget_period', rpm: 'rpm', tpm: 'tpm', maxConcurrency: 'max_concurrency',
-};
 
 /** How long a connection waits for another's write lock until told otherwise (the CLI, the start). */
 const OPEN_BUSY_TIMEOUT_MS = 5000;

@@ -42,6 +42,12 @@ export interface UsageSummaryRow {
   costNanos: number;
 }
 
+/** The key fields `updateKey` may change, and their columns (the same in every SQL store). */
+export const KEY_COLUMNS: Readonly<Record<string, string>> = {
+  name: 'name', models: 'models', expiresAt: 'expires_at', disabled: 'disabled', budgetUsd: 'budget_usd',
+  tokenBudget: 'token_budget', budgetPeriod: 'budget_period', rpm: 'rpm', tpm: 'tpm', maxConcurrency: 'max_concurrency',
+};
+
 export interface Store {
   insertKey(key: KeyRecord): Promise<void>;
   updateKey(id: string, patch: Partial<Omit<KeyRecord, 'id' | 'hash' | 'masked' | 'createdAt'>>): Promise<boolean>;
