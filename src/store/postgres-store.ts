@@ -36,14 +36,8 @@ const MIGRATIONS: string[] = [
 /** Any constant: replicas starting at once take turns at the migrations instead of racing them. */
 const MIGRATION_LOCK = 0x6d67_0001;
 
-/** Rows per INSERT: 18 parameters a row, far under PostgreSQL's 65,535 a statement. */
-const INSERT_ROWS = 1000;
-
-const USAGE_COLUMNS = [
-  'ts', 'request_id', 'key_id', 'endpoint', 'model', 'deployment', 'status', 'input_tokens', 'output_tokens',
-  'cache_read_tokens', 'cache_write_tokens', 'cost_nanos', 'latency_ms', 'ttfb_ms', 'streamed', 'attempts',
-  'period_start', 'error_code',
-] as const;
+/** Rows per INSERT (a backlog after an outage is sent in statements of this many). */
+const INSERT_ROWS = 5000;
 
 interface KeyDbRow {
   id: string; name: string; hash: string; masked: string; models: string | null; expires_at: number | null;
@@ -136,19 +130,28 @@ export class PostgresStore implements Store {
     return rows[0]?.v ?? 0;
   }
 
-  /** One transaction: the rows and the spend they add land together or not at all. */
+  /**
+   * One transaction in one round trip: the rows, then the spend they add, land together or not at all.
+   * Each goes as one statement of column arrays (`unnest`): its text never changes, so the server parses
+   * it once, and the driver serialises an array a column instead of a parameter a value — a row cost the
+   * event loop ≈ 21 µs as multi-row VALUES with a statement a key's spend, and costs a few now (the
+   * store's test measures nothing; BENCHMARKS.md has the figures).
+   */
   async writeUsage(rows: UsageRow[]): Promise<void> {
     if (rows.length === 0) return;
-    await this.#sql.begin(async (tx) => {
-      for (let i = 0; i < rows.length; i += INSERT_ROWS) {
-        const part = rows.slice(i, i + INSERT_ROWS).map(toUsageDbRow);
-        await tx`INSERT INTO usage ${tx(part, USAGE_COLUMNS as unknown as string[])}`;
-      }
-      for (const [keyId, period, nanos, tokens] of spendDeltas(rows)) {
-        await tx`INSERT INTO key_spend (key_id, period_start, spent_nanos, spent_tokens) VALUES (${keyId}, ${period}, ${nanos}, ${tokens})
+    const deltas = spendDeltas(rows);
+    await this.#sql.begin((tx) => {
+      const queries = [];
+      for (let i = 0; i < rows.length; i += INSERT_ROWS) queries.push(insertUsage(tx, i === 0 && rows.length <= INSERT_ROWS ? rows : rows.slice(i, i + INSERT_ROWS)));
+      if (deltas.length > 0) {
+        queries.push(tx`INSERT INTO key_spend (key_id, period_start, spent_nanos, spent_tokens)
+          SELECT * FROM unnest(${tx.array(deltas.map((d) => d[0]))}::text[], ${tx.array(deltas.map((d) => d[1]))}::int8[],
+            ${tx.array(deltas.map((d) => d[2]))}::int8[], ${tx.array(deltas.map((d) => d[3]))}::int8[])
           ON CONFLICT (key_id, period_start) DO UPDATE SET spent_nanos = key_spend.spent_nanos + excluded.spent_nanos,
-            spent_tokens = key_spend.spent_tokens + excluded.spent_tokens`;
+            spent_tokens = key_spend.spent_tokens + excluded.spent_tokens`);
       }
+      // Returned unawaited, the statements are pipelined: one round trip with BEGIN and COMMIT.
+      return queries;
     });
   }
 
@@ -196,13 +199,35 @@ async function bumpVersion(tx: postgres.TransactionSql<Record<string, unknown>>)
   await tx`UPDATE meta SET v = v + 1 WHERE k = 'keys_version'`;
 }
 
-function toUsageDbRow(r: UsageRow): Record<string, string | number | boolean | null> {
-  return {
-    ts: r.ts, request_id: r.requestId, key_id: r.keyId, endpoint: r.endpoint, model: r.model, deployment: r.deployment,
-    status: r.status, input_tokens: r.inputTokens, output_tokens: r.outputTokens, cache_read_tokens: r.cacheReadTokens,
-    cache_write_tokens: r.cacheWriteTokens, cost_nanos: r.costNanos, latency_ms: r.latencyMs, ttfb_ms: r.ttfbMs,
-    streamed: r.streamed, attempts: r.attempts, period_start: r.periodStart, error_code: r.errorCode,
-  };
+/**
+ * A column as PostgreSQL's array text (`{1,NULL,"a\\"b"}`), sent as one text parameter and cast in the
+ * statement: the driver's own array serialiser quotes and escapes every element with two regular
+ * expressions, numbers included.
+ */
+function arrayLiteral(rows: readonly UsageRow[], pick: (r: UsageRow) => string | number | boolean | null): string {
+  let out = '{';
+  for (let i = 0; i < rows.length; i++) {
+    const v = pick(rows[i]);
+    if (i > 0) out += ',';
+    if (v === null) out += 'NULL';
+    else if (typeof v === 'number') out += String(v);
+    else if (typeof v === 'boolean') out += v ? 't' : 'f';
+    else out += `"${v.replace(/[\\"]/g, '\\$&')}"`;
+  }
+  return `${out}}`;
+}
+
+/** The rows as one INSERT … SELECT FROM unnest(column arrays), in the table's column order. */
+function insertUsage(tx: postgres.TransactionSql<Record<string, unknown>>, rows: readonly UsageRow[]): postgres.PendingQuery<postgres.Row[]> {
+  const col = (pick: (r: UsageRow) => string | number | boolean | null): string => arrayLiteral(rows, pick);
+  return tx`INSERT INTO usage (ts, request_id, key_id, endpoint, model, deployment, status, input_tokens, output_tokens,
+      cache_read_tokens, cache_write_tokens, cost_nanos, latency_ms, ttfb_ms, streamed, attempts, period_start, error_code)
+    SELECT * FROM unnest(${col((r) => r.ts)}::int8[], ${col((r) => r.requestId)}::text[], ${col((r) => r.keyId)}::text[],
+      ${col((r) => r.endpoint)}::text[], ${col((r) => r.model)}::text[], ${col((r) => r.deployment)}::text[],
+      ${col((r) => r.status)}::int4[], ${col((r) => r.inputTokens)}::int8[], ${col((r) => r.outputTokens)}::int8[],
+      ${col((r) => r.cacheReadTokens)}::int8[], ${col((r) => r.cacheWriteTokens)}::int8[], ${col((r) => r.costNanos)}::int8[],
+      ${col((r) => r.latencyMs)}::int8[], ${col((r) => r.ttfbMs)}::int8[], ${col((r) => r.streamed)}::bool[],
+      ${col((r) => r.attempts)}::int4[], ${col((r) => r.periodStart)}::int8[], ${col((r) => r.errorCode)}::text[])`;
 }
 
 function toKey(r: KeyDbRow): KeyRecord {

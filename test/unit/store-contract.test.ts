@@ -93,6 +93,18 @@ function contract(name: string, open: () => Promise<Store>): void {
       }
     });
 
+    test('usage text survives as written: quotes, backslashes, commas, braces, NULL as a word, non-ASCII', async () => {
+      const store = await open();
+      try {
+        const odd = ['we"ird\\mo,del{}', 'NULL', '', '模型 🚀 ünïcode', 'a\nb'];
+        await store.writeUsage(odd.map((model, i) => row({ requestId: `r${i}`, model, errorCode: model || null, deployment: i === 0 ? null : model })));
+        const models = plain(await store.usageSummary({})).map((r) => r.model).sort();
+        assert.deepEqual(models, [...odd].sort());
+      } finally {
+        await store.close();
+      }
+    });
+
     test('a usage batch is all or nothing', async () => {
       const store = await open();
       try {
