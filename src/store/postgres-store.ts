@@ -133,9 +133,9 @@ export class PostgresStore implements Store {
   /**
    * One transaction in one round trip: the rows, then the spend they add, land together or not at all.
    * Each goes as one statement of column arrays (`unnest`): its text never changes, so the server parses
-   * it once, and the driver serialises an array a column instead of a parameter a value — a row cost the
-   * event loop ≈ 21 µs as multi-row VALUES with a statement a key's spend, and costs a few now (the
-   * store's test measures nothing; BENCHMARKS.md has the figures).
+   * it once, and one text parameter a column replaces a parameter a value. This runs on the event loop:
+   * 5.1 µs a row at 256 rows, where multi-row VALUES and an upsert a key took 21.3 (BENCHMARKS.md,
+   * twenty-third round).
    */
   async writeUsage(rows: UsageRow[]): Promise<void> {
     if (rows.length === 0) return;
