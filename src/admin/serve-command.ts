@@ -33,7 +33,11 @@ export async function serveCommand(config: GatewayConfig): Promise<void> {
   const log = createLogger();
   const store = await openStore(config.database);
   await ensureFirstKey(store, config, log);
-  const keys = new KeyCache({ store, onError: (err) => log.error({ err: String(err) }, 'key refresh failed') });
+  const keys = new KeyCache({
+    store,
+    onError: (err) => log.error({ err: String(err) }, 'key refresh failed: serving the keys loaded before until the database answers'),
+    onRecovered: () => log.info('key refresh works again'),
+  });
   await keys.start();
   const usage = new UsageWriter({
     store,

@@ -18,16 +18,20 @@ export class KeyCache {
   #timer: NodeJS.Timeout | null = null;
   /** A poll still waiting on the store (a slow database): the next tick skips instead of piling up. */
   #polling = false;
+  /** The polls fail (the database is unreachable): said once when it starts and once when it ends. */
+  #failing = false;
   #onError: (err: unknown) => void;
+  #onRecovered: () => void;
   #listeners: ((keys: KeyRecord[]) => void)[] = [];
   // Keep-alive clients send the same key on every request. Remembering it per connection spares the
   // SHA-256 (µs-scale on a cold path) for every request after the first. The comparison is constant-time:
   // a shared connection (a proxy in front) may carry different clients' keys one after another.
   #byConnection = new WeakMap<object, ConnectionAuth>();
 
-  constructor(opts: { store: Store; onError: (err: unknown) => void }) {
+  constructor(opts: { store: Store; onError: (err: unknown) => void; onRecovered?: () => void }) {
     this.#store = opts.store;
     this.#onError = opts.onError;
+    this.#onRecovered = opts.onRecovered ?? (() => undefined);
   }
 
   /** Loads the keys and starts polling; CLI changes take effect within `pollMs`. */
@@ -37,7 +41,19 @@ export class KeyCache {
       if (this.#polling) return;
       this.#polling = true;
       this.refresh()
-        .catch(this.#onError)
+        .then(
+          () => {
+            if (!this.#failing) return;
+            this.#failing = false;
+            this.#onRecovered();
+          },
+          (err: unknown) => {
+            // Four polls a second would log four errors a second for as long as an outage lasts.
+            if (this.#failing) return;
+            this.#failing = true;
+            this.#onError(err);
+          },
+        )
         .finally(() => {
           this.#polling = false;
         });

@@ -88,3 +88,30 @@ test('a poll still waiting on a slow database is not joined by more: the next ti
   assert.equal(calls, 3, 'polling resumes once it answered');
   cache.stop();
 });
+
+test('a database that stops answering is reported once, and once again when it is back', async (t) => {
+  t.mock.timers.enable({ apis: ['setInterval'] });
+  let down = false;
+  const store = {
+    keysVersion: async () => {
+      if (down) throw new Error('connection refused');
+      return 1;
+    },
+    listKeys: async () => [record(A)],
+  } as unknown as Store;
+  const said: string[] = [];
+  const cache = new KeyCache({ store, onError: (err) => said.push(`error: ${String(err)}`), onRecovered: () => said.push('recovered') });
+  await cache.start(250);
+  const tick = async (): Promise<void> => {
+    t.mock.timers.tick(250);
+    for (let i = 0; i < 3; i++) await new Promise((resolve) => setImmediate(resolve));
+  };
+  down = true;
+  for (let i = 0; i < 8; i++) await tick();
+  assert.deepEqual(said, ['error: Error: connection refused']);
+  assert.equal(cache.lookup(A)?.id, 'id-a', 'the keys loaded before are still served');
+  down = false;
+  for (let i = 0; i < 3; i++) await tick();
+  assert.deepEqual(said, ['error: Error: connection refused', 'recovered']);
+  cache.stop();
+});
