@@ -35,6 +35,7 @@ export const ERROR_CODES = {
   upstream_error: { status: 502, message: 'The upstream provider failed.' },
   no_deployment_available: { status: 503, message: 'No healthy deployment is available for this model.' },
   admission_unavailable: { status: 503, message: 'The gateway cannot check this key\'s limits right now (its admission store is unreachable); retry shortly.' },
+  usage_unavailable: { status: 503, message: 'The gateway cannot read this key\'s usage right now (its database is unreachable); retry shortly.' },
   upstream_timeout: { status: 504, message: 'The upstream provider timed out.' },
   shutting_down: { status: 503, message: 'The gateway is shutting down and stopped this request; retry it.' },
 } as const satisfies Record<string, { status: number; message: string }>;

@@ -4,12 +4,17 @@ import type { KeyRecord } from '../core/key-record.ts';
 import { nanosToQuota, nanosToUsd, usdToNanos } from '../accounting/price.ts';
 import { nextPeriodStart } from '../accounting/period.ts';
 import type { Gateway } from './gateway.ts';
+import { GatewayError } from '../core/errors.ts';
 
 export async function usageTokenBody(gw: Gateway, key: KeyRecord, now: number): Promise<string> {
   const { limits, snapshot, period } = await gw.admission.view(key, now);
   // The store is ahead of the database by the rows not flushed yet; the database knows keys the store
   // never saw (no limits, or spent before this process started). The larger one is the truth.
-  const durable = await gw.store.keySpend(key.id, period);
+  const durable = await gw.store.keySpend(key.id, period).catch((err: unknown) => {
+    // A database away (PostgreSQL down) is the caller's to retry, not the gateway's failure.
+    gw.log.warn({ err: gw.masker.mask(String(err)), keyId: key.id }, 'usage self-check: the database did not answer');
+    throw new GatewayError('usage_unavailable', { headers: { 'retry-after': '1' } });
+  });
   const spentNanos = Math.max(durable.nanos, snapshot.spentNanos);
   const spentTokens = Math.max(durable.tokens, snapshot.spentTokens);
   const q = (nanos: number): number => nanosToQuota(nanos, gw.config.quotaPerUsd);

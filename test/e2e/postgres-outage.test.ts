@@ -88,6 +88,10 @@ models:
 
     r.cut();
     for (let i = 0; i < 5; i++) assert.equal(await chat(), 200, 'served from the keys in memory while the database is away');
+    const self = await fetch(`${gw.url}/api/usage/token`, { headers: { authorization: `Bearer ${key}` } });
+    assert.equal(self.status, 503, 'the self-check cannot read the database: a retryable 503, not a 500');
+    assert.equal(self.headers.get('retry-after'), '1');
+    assert.equal(((await self.json()) as { error: { code: string } }).error.code, 'usage_unavailable');
     await waitUntil(() => /usage write failed/.test(gw!.logs()) && /key refresh failed/.test(gw!.logs()), 'the failures to be logged');
     assert.equal(await rows(), 1, 'nothing written while the database is away');
 
