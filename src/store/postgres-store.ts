@@ -1,11 +1,11 @@
 // PostgreSQL implementation of Store: what several gateway hosts share (keys, usage rows, spend totals),
 // where SQLite's file can only be shared on one host. Requests are served from memory (keys, admission);
-// this is read by the key cache's version poll (once a second), when a key's spend is loaded (a start, a
-// new period, `/api/usage/token`), and written by the usage writer's batches.
+// this is read by the key cache's version poll (four times a second), when a key's spend is loaded (a
+// start, a new period, `/api/usage/token`), and written by the usage writer's batches on a thread.
 import type postgres from 'postgres';
 import type { BudgetPeriod, KeyRecord } from '../core/key-record.ts';
 import { KEY_COLUMNS, type SpendTotals, type Store, type UsageRow, type UsageSummaryRow } from './store.ts';
-import { spendDeltas } from './usage-sql.js';
+import { POSTGRES_WRITER, UsageThread, WRITE_SLICE_ROWS } from './usage-thread.ts';
 import { maskDatabaseUrl, parseDatabaseUrl } from './database-url.ts';
 
 type Sql = postgres.Sql<Record<string, unknown>>;
@@ -36,9 +36,6 @@ const MIGRATIONS: string[] = [
 /** Any constant: replicas starting at once take turns at the migrations instead of racing them. */
 const MIGRATION_LOCK = 0x6d67_0001;
 
-/** Rows per INSERT (a backlog after an outage is sent in statements of this many). */
-const INSERT_ROWS = 5000;
-
 interface KeyDbRow {
   id: string; name: string; hash: string; masked: string; models: string | null; expires_at: number | null;
   disabled: boolean; budget_usd: number | null; token_budget: number | null; budget_period: string | null;
@@ -47,9 +44,12 @@ interface KeyDbRow {
 
 export class PostgresStore implements Store {
   readonly #sql: Sql;
+  /** Started on the first usage write: the CLI never writes usage, so it never starts one. */
+  readonly #thread: UsageThread;
 
-  private constructor(sql: Sql) {
+  private constructor(sql: Sql, writer: { url: string; schema: string | null }) {
     this.#sql = sql;
+    this.#thread = new UsageThread(POSTGRES_WRITER, writer);
   }
 
   /**
@@ -78,7 +78,7 @@ export class PostgresStore implements Store {
       await sql.end({ timeout: 1 }).catch(() => undefined);
       throw new Error(`PostgreSQL at ${maskDatabaseUrl(databaseUrl)}: ${(err as Error).message}`);
     }
-    return new PostgresStore(sql);
+    return new PostgresStore(sql, { url, schema });
   }
 
   async insertKey(k: KeyRecord): Promise<void> {
@@ -131,28 +131,12 @@ export class PostgresStore implements Store {
   }
 
   /**
-   * One transaction in one round trip: the rows, then the spend they add, land together or not at all.
-   * Each goes as one statement of column arrays (`unnest`): its text never changes, so the server parses
-   * it once, and one text parameter a column replaces a parameter a value. This runs on the event loop:
-   * 5.1 µs a row at 256 rows, where multi-row VALUES and an upsert a key took 21.3 (BENCHMARKS.md,
-   * twenty-third round).
+   * On a thread of its own (pg-usage-worker.js), as SQLite's rows are: the driver builds the wire protocol
+   * in JavaScript, ≈ 5 µs of CPU a row that the event loop no longer pays (BENCHMARKS.md, twenty-third round).
    */
   async writeUsage(rows: UsageRow[]): Promise<void> {
     if (rows.length === 0) return;
-    const deltas = spendDeltas(rows);
-    await this.#sql.begin((tx) => {
-      const queries = [];
-      for (let i = 0; i < rows.length; i += INSERT_ROWS) queries.push(insertUsage(tx, i === 0 && rows.length <= INSERT_ROWS ? rows : rows.slice(i, i + INSERT_ROWS)));
-      if (deltas.length > 0) {
-        queries.push(tx`INSERT INTO key_spend (key_id, period_start, spent_nanos, spent_tokens)
-          SELECT * FROM unnest(${tx.array(deltas.map((d) => d[0]))}::text[], ${tx.array(deltas.map((d) => d[1]))}::int8[],
-            ${tx.array(deltas.map((d) => d[2]))}::int8[], ${tx.array(deltas.map((d) => d[3]))}::int8[])
-          ON CONFLICT (key_id, period_start) DO UPDATE SET spent_nanos = key_spend.spent_nanos + excluded.spent_nanos,
-            spent_tokens = key_spend.spent_tokens + excluded.spent_tokens`);
-      }
-      // Returned unawaited, the statements are pipelined: one round trip with BEGIN and COMMIT.
-      return queries;
-    });
+    return this.#thread.write(rows, WRITE_SLICE_ROWS);
   }
 
   async keySpend(keyId: string, periodStart: number): Promise<SpendTotals> {
@@ -176,6 +160,7 @@ export class PostgresStore implements Store {
   }
 
   async close(): Promise<void> {
+    await this.#thread.close();
     await this.#sql.end({ timeout: 5 });
   }
 }
@@ -197,37 +182,6 @@ async function migrate(sql: Sql, schema: string | null): Promise<void> {
 
 async function bumpVersion(tx: postgres.TransactionSql<Record<string, unknown>>): Promise<void> {
   await tx`UPDATE meta SET v = v + 1 WHERE k = 'keys_version'`;
-}
-
-/**
- * A column as PostgreSQL's array text (`{1,NULL,"a\\"b"}`), sent as one text parameter and cast in the
- * statement: the driver's own array serialiser quotes and escapes every element with two regular
- * expressions, numbers included.
- */
-function arrayLiteral(rows: readonly UsageRow[], pick: (r: UsageRow) => string | number | boolean | null): string {
-  let out = '{';
-  for (let i = 0; i < rows.length; i++) {
-    const v = pick(rows[i]);
-    if (i > 0) out += ',';
-    if (v === null) out += 'NULL';
-    else if (typeof v === 'number') out += String(v);
-    else if (typeof v === 'boolean') out += v ? 't' : 'f';
-    else out += `"${v.replace(/[\\"]/g, '\\$&')}"`;
-  }
-  return `${out}}`;
-}
-
-/** The rows as one INSERT … SELECT FROM unnest(column arrays), in the table's column order. */
-function insertUsage(tx: postgres.TransactionSql<Record<string, unknown>>, rows: readonly UsageRow[]): postgres.PendingQuery<postgres.Row[]> {
-  const col = (pick: (r: UsageRow) => string | number | boolean | null): string => arrayLiteral(rows, pick);
-  return tx`INSERT INTO usage (ts, request_id, key_id, endpoint, model, deployment, status, input_tokens, output_tokens,
-      cache_read_tokens, cache_write_tokens, cost_nanos, latency_ms, ttfb_ms, streamed, attempts, period_start, error_code)
-    SELECT * FROM unnest(${col((r) => r.ts)}::int8[], ${col((r) => r.requestId)}::text[], ${col((r) => r.keyId)}::text[],
-      ${col((r) => r.endpoint)}::text[], ${col((r) => r.model)}::text[], ${col((r) => r.deployment)}::text[],
-      ${col((r) => r.status)}::int4[], ${col((r) => r.inputTokens)}::int8[], ${col((r) => r.outputTokens)}::int8[],
-      ${col((r) => r.cacheReadTokens)}::int8[], ${col((r) => r.cacheWriteTokens)}::int8[], ${col((r) => r.costNanos)}::int8[],
-      ${col((r) => r.latencyMs)}::int8[], ${col((r) => r.ttfbMs)}::int8[], ${col((r) => r.streamed)}::bool[],
-      ${col((r) => r.attempts)}::int4[], ${col((r) => r.periodStart)}::int8[], ${col((r) => r.errorCode)}::text[])`;
 }
 
 function toKey(r: KeyDbRow): KeyRecord {

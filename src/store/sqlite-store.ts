@@ -8,7 +8,7 @@ import type { BudgetPeriod, KeyRecord } from '../core/key-record.ts';
 import { KEY_COLUMNS, type SpendTotals, type Store, type UsageRow, type UsageSummaryRow } from './store.ts';
 import { busyTimeoutPragma, LOOP_CHECKPOINT_PAGES, openPragmas } from './sqlite-pragmas.js';
 import { INSERT_BATCH, inTransaction, rowValues, spendDeltas, UsageStatements } from './usage-sql.js';
-import { UsageThread } from './usage-thread.ts';
+import { SQLITE_WRITER, UsageThread, WRITE_SLICE_ROWS } from './usage-thread.ts';
 
 const MIGRATIONS: string[] = [
   `CREATE TABLE keys (
@@ -45,13 +45,6 @@ export const USAGE_SUMMARY_SQL = `SELECT strftime('%Y-%m-%d', u.ts / 1000, 'unix
    WHERE u.ts >= ? AND (? IS NULL OR u.key_id = ?)
    GROUP BY day, u.key_id, u.model ORDER BY day, keyName, u.model`;
 
-/**
- * Rows sent (or, in-thread, written) between yields to the event loop. A SQLite write holds the loop for
- * its whole batch (≈ 2 µs a row), so a 200 ms batch at 10,000 requests/s would stall every request in
- * flight for ~4 ms; slices of this size stall it for well under a millisecond, with the loop free between
- * them. Handing rows to the writer thread costs a fraction of writing them.
- */
-export const WRITE_SLICE_ROWS = 128;
 
 interface KeyDbRow {
   id: string; name: string; hash: string; masked: string; models: string | null; expires_at: number | null;
@@ -89,7 +82,7 @@ export class SqliteStore implements Store {
     this.#db.exec(openPragmas({ busyMs: OPEN_BUSY_TIMEOUT_MS, checkpointPages: LOOP_CHECKPOINT_PAGES }));
     this.#migrate();
     this.#version = this.#db.prepare(`SELECT v FROM meta WHERE k = 'keys_version'`);
-    this.#thread = !memory && options.usageThread !== false ? new UsageThread(path, OPEN_BUSY_TIMEOUT_MS) : null;
+    this.#thread = !memory && options.usageThread !== false ? new UsageThread(SQLITE_WRITER, { path }, OPEN_BUSY_TIMEOUT_MS) : null;
   }
 
   #migrate(): void {

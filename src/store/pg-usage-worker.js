@@ -1,0 +1,72 @@
+// The PostgreSQL usage writer thread: its own connection, fed rows by usage-thread.ts in the messages
+// usage-thread-worker.js takes ('rows', 'commit', 'busy', 'close'). The driver builds and parses the wire
+// protocol in JavaScript: on the event loop that was ≈ 5 µs of CPU a row (BENCHMARKS.md, twenty-third
+// round); here it is this thread's. A batch's rows and its keys' spend are one transaction, sent in one
+// round trip. The usage writer never starts a batch before the last one is answered.
+import { parentPort, workerData } from 'node:worker_threads';
+import postgres from 'postgres';
+import { ADD_SPEND_SQL, INSERT_USAGE_SQL, spendColumns, usageColumns } from './pg-usage-sql.js';
+/** @import { ToWriter, FromWriter } from './usage-thread-worker.js' */
+/** @import { SqlValue } from './usage-sql.js' */
+
+const port = parentPort;
+if (port === null) throw new Error('pg-usage-worker.js runs as a worker thread (usage-thread.ts starts it)');
+const { url, schema } = /** @type {{ url: string; schema: string | null }} */ (workerData);
+
+const sql = postgres(url, {
+  max: 1,
+  connect_timeout: 5,
+  idle_timeout: 60,
+  onnotice: () => undefined,
+  connection: { application_name: 'modelgate-usage', statement_timeout: 30_000, ...(schema === null ? {} : { search_path: schema }) },
+});
+/** @type {SqlValue[]} */
+let pending = [];
+
+port.on('message', (/** @type {ToWriter} */ msg) => {
+  switch (msg.op) {
+    case 'rows':
+      for (const v of msg.values) pending.push(v);
+      return;
+    case 'commit': {
+      for (const v of msg.values) pending.push(v);
+      const values = pending;
+      pending = [];
+      const spend = msg.spend;
+      sql
+        .begin((tx) => {
+          const queries = [];
+          if (values.length > 0) queries.push(tx.unsafe(INSERT_USAGE_SQL, usageColumns(values), { prepare: true }));
+          if (spend.length > 0) queries.push(tx.unsafe(ADD_SPEND_SQL, spendColumns(spend), { prepare: true }));
+          // Unawaited, they are pipelined with BEGIN and COMMIT.
+          return queries;
+        })
+        .then(
+          () => answer({ id: msg.id, error: null }),
+          (/** @type {unknown} */ err) => answer({ id: msg.id, error: describe(err) }),
+        );
+      return;
+    }
+    case 'busy':
+      // SQLite's lock wait; PostgreSQL statements have their statement_timeout.
+      return;
+    case 'close':
+      sql.end({ timeout: 5 }).finally(() => port.close());
+      return;
+  }
+});
+
+/** @param {FromWriter} msg */
+function answer(msg) {
+  port?.postMessage(msg);
+}
+
+/**
+ * @param {unknown} err
+ * @returns {{ message: string; code?: string }}
+ */
+function describe(err) {
+  if (!(err instanceof Error)) return { message: String(err) };
+  const code = /** @type {{ code?: unknown }} */ (err).code;
+  return { message: err.message, ...(typeof code === 'string' ? { code } : {}) };
+}
