@@ -9,41 +9,12 @@ import { once } from 'node:events';
 import { startFixture, call } from './fixture.ts';
 import { startGateway, configYaml } from '../helpers/gateway-process.ts';
 import { redisOrSkip, dropPrefix } from '../helpers/redis.ts';
+import { tcpRelay, type TcpRelay } from '../helpers/tcp-relay.ts';
 
-/** A TCP relay to the real Redis that the test can cut and restore. */
-async function cuttableRedis(): Promise<{ url: string; cut(): void; restore(): void; close(): Promise<void> }> {
-  let open = true;
-  const sockets = new Set<net.Socket>();
-  const server = net.createServer((client) => {
-    if (!open) {
-      client.destroy();
-      return;
-    }
-    const upstream = net.connect(6379, '127.0.0.1');
-    for (const s of [client, upstream]) {
-      sockets.add(s);
-      s.on('error', () => undefined);
-      s.on('close', () => sockets.delete(s));
-    }
-    client.pipe(upstream).pipe(client);
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const port = (server.address() as net.AddressInfo).port;
-  return {
-    url: `redis://127.0.0.1:${port}`,
-    cut() {
-      open = false;
-      for (const s of sockets) s.destroy();
-    },
-    restore() {
-      open = true;
-    },
-    async close() {
-      for (const s of sockets) s.destroy();
-      server.close();
-    },
-  };
+/** A relay to the real Redis that the test can cut and restore. */
+async function cuttableRedis(): Promise<TcpRelay & { url: string }> {
+  const relay = await tcpRelay({ host: '127.0.0.1', port: 6379 });
+  return Object.assign(relay, { url: `redis://127.0.0.1:${relay.port}` });
 }
 
 test('Redis outage: limited keys get 503 at once in their dialect; service resumes when Redis is back', async (t) => {

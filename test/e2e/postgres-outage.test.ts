@@ -3,47 +3,9 @@
 // the database is back every row is written and the recovery is logged. Required in CI (CI=true).
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import net from 'node:net';
-import { once } from 'node:events';
 import { startGateway, waitUntil, type GatewayProcess } from '../helpers/gateway-process.ts';
 import { dropSchema, freshSchema, pgClient, pgUnavailable, PG_URL } from '../helpers/postgres.ts';
-
-/** A TCP relay to PostgreSQL that can be cut (every connection dropped, new ones refused) and restored. */
-async function relay(target: { host: string; port: number }): Promise<{ port: number; cut(): void; restore(): void; close(): Promise<void> }> {
-  let open = true;
-  const sockets = new Set<net.Socket>();
-  const server = net.createServer((client) => {
-    if (!open) {
-      client.destroy();
-      return;
-    }
-    const upstream = net.connect(target.port, target.host);
-    for (const s of [client, upstream]) {
-      sockets.add(s);
-      s.on('close', () => sockets.delete(s));
-      s.on('error', () => undefined);
-    }
-    client.pipe(upstream).pipe(client);
-    client.on('close', () => upstream.destroy());
-    upstream.on('close', () => client.destroy());
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  return {
-    port: (server.address() as net.AddressInfo).port,
-    cut() {
-      open = false;
-      for (const s of sockets) s.destroy();
-    },
-    restore() {
-      open = true;
-    },
-    async close() {
-      for (const s of sockets) s.destroy();
-      server.close();
-    },
-  };
-}
+import { tcpRelay } from '../helpers/tcp-relay.ts';
 
 const pg = await pgClient();
 if (pg === null) {
@@ -51,7 +13,7 @@ if (pg === null) {
 } else {
   const { schema, url } = freshSchema('mg_e2e');
   const target = new URL(PG_URL);
-  const r = await relay({ host: target.hostname, port: Number(target.port || 5432) });
+  const r = await tcpRelay({ host: target.hostname, port: Number(target.port || 5432) });
   let gw: GatewayProcess | null = null;
   after(async () => {
     await gw?.cleanup();
