@@ -13,8 +13,9 @@ export const SHIPPED_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=16'
 // thread, V8's helper threads and libuv's pool each keep freed memory in theirs. Measured after load
 // (BENCHMARKS.md, twentieth round): two arenas held 13 – 33 MB less RSS for no CPU difference alternated
 // runs could show (0.95 – 1.01 × a request). glibc reads it once, at process start, so the launchers set
-// it: `npm start` only when the operator has not (sh's ${VAR:-default}); the `modelgate` command's
-// shebang cannot default, so it sets 2. Other C libraries (musl) ignore it.
+// it, both only when the operator has not (sh's ${VAR:-default}): `npm start` in its script, the
+// `modelgate` command in the sh line Node reads as a comment (bin/modelgate.js). Other C libraries (musl)
+// ignore it.
 export const SHIPPED_MALLOC_ARENA_MAX = '2';
 
 /** `env` with MALLOC_ARENA_MAX as the launchers leave it: the operator's own value if set, else the shipped one. */

@@ -2,7 +2,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { SHIPPED_MALLOC_ARENA_MAX, SHIPPED_NODE_FLAGS, glibcRuntimeVersion, mallocArenaNote, withShippedEnvironment, youngGenerationNote } from '../../src/runtime/node-flags.ts';
 
 const ROOT = new URL('../../', import.meta.url);
@@ -14,7 +17,30 @@ test('npm start and the modelgate command pass the shipped flags', () => {
   // MALLOC_ARENA_MAX is read by glibc at process start: npm's shell sets it unless the operator did.
   assert.equal(pkg.scripts.start, `MALLOC_ARENA_MAX=\${MALLOC_ARENA_MAX:-${SHIPPED_MALLOC_ARENA_MAX}} exec node ${flags} src/main.ts serve`);
   const bin = readFileSync(new URL('bin/modelgate.js', ROOT), 'utf8');
-  assert.equal(bin.split('\n')[0], `#!/usr/bin/env -S MALLOC_ARENA_MAX=${SHIPPED_MALLOC_ARENA_MAX} node ${flags}`);
+  assert.equal(bin.split('\n')[0], '#!/bin/sh');
+  assert.equal(bin.split('\n')[1], `// 2>/dev/null; MALLOC_ARENA_MAX="\${MALLOC_ARENA_MAX:-${SHIPPED_MALLOC_ARENA_MAX}}" exec node ${flags} "$0" "$@"`);
+});
+
+test('the modelgate command sets MALLOC_ARENA_MAX unless the operator did, and hands Node the flags, itself and its arguments', () => {
+  // A `node` that prints what it was given, first on the PATH.
+  const dir = mkdtempSync(join(tmpdir(), 'modelgate-bin-'));
+  try {
+    writeFileSync(join(dir, 'node'), '#!/bin/sh\necho "$MALLOC_ARENA_MAX $*"\n', { mode: 0o755 });
+    const bin = fileURLToPath(new URL('bin/modelgate.js', ROOT));
+    const { MALLOC_ARENA_MAX: _unset, ...without } = process.env;
+    const run = (env: NodeJS.ProcessEnv) => execFileSync(bin, ['keys', 'list'], { env: { ...env, PATH: `${dir}:${env.PATH ?? ''}` }, encoding: 'utf8' }).trim();
+    assert.equal(run(without), `${SHIPPED_MALLOC_ARENA_MAX} ${flags} ${bin} keys list`);
+    assert.equal(run({ ...without, MALLOC_ARENA_MAX: '8' }), `8 ${flags} ${bin} keys list`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('the modelgate command runs the gateway\'s CLI on Node 24', () => {
+  const bin = fileURLToPath(new URL('bin/modelgate.js', ROOT));
+  // npm puts node_modules/.bin (the pinned Node) first on the PATH of its scripts and of npx.
+  const out = execFileSync(bin, ['--help'], { env: { ...process.env, PATH: `${fileURLToPath(new URL('node_modules/.bin', ROOT))}:${process.env.PATH ?? ''}` }, encoding: 'utf8' });
+  assert.match(out, /modelgate serve/);
 });
 
 test("npm start's shell sets MALLOC_ARENA_MAX for Node unless the operator set it", () => {
