@@ -1,7 +1,26 @@
 // Writing usage rows into PostgreSQL: one statement of column arrays for the rows and one for the keys'
-// spend, shared by the writer thread (pg-usage-worker.js). JavaScript with JSDoc types, checked by tsc,
+// spend (the writer thread, pg-usage-worker.js), and the connection settings it shares with the store. JavaScript with JSDoc types, checked by tsc,
 // for the same reason as usage-sql.js: a thread that loads TypeScript starts Node's type stripper too.
 /** @import { SqlValue, SpendDelta } from './usage-sql.js' */
+
+/**
+ * What every gateway connection to PostgreSQL is opened with (the store's and its writer thread's). A
+ * statement the server cannot finish in 30 s fails rather than holding the usage writer (whose writes
+ * never overlap) or the key poll behind it; the writer then retries the batch.
+ * @param {{ schema: string | null; applicationName: string }} options
+ */
+export function connectionOptions(options) {
+  return {
+    connect_timeout: 5,
+    idle_timeout: 60,
+    onnotice: () => undefined,
+    connection: {
+      application_name: options.applicationName,
+      statement_timeout: 30_000,
+      ...(options.schema === null ? {} : { search_path: options.schema }),
+    },
+  };
+}
 
 /** The columns of usage-sql.js's rowValues, in order, each with its array type. */
 const USAGE_COLUMNS = [

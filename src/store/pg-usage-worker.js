@@ -5,7 +5,7 @@
 // round trip. The usage writer never starts a batch before the last one is answered.
 import { parentPort, workerData } from 'node:worker_threads';
 import postgres from 'postgres';
-import { ADD_SPEND_SQL, INSERT_USAGE_SQL, spendColumns, usageColumns } from './pg-usage-sql.js';
+import { ADD_SPEND_SQL, connectionOptions, INSERT_USAGE_SQL, spendColumns, usageColumns } from './pg-usage-sql.js';
 /** @import { ToWriter, FromWriter } from './usage-thread-worker.js' */
 /** @import { SqlValue } from './usage-sql.js' */
 
@@ -13,13 +13,7 @@ const port = parentPort;
 if (port === null) throw new Error('pg-usage-worker.js runs as a worker thread (usage-thread.ts starts it)');
 const { url, schema } = /** @type {{ url: string; schema: string | null }} */ (workerData);
 
-const sql = postgres(url, {
-  max: 1,
-  connect_timeout: 5,
-  idle_timeout: 60,
-  onnotice: () => undefined,
-  connection: { application_name: 'modelgate-usage', statement_timeout: 30_000, ...(schema === null ? {} : { search_path: schema }) },
-});
+const sql = postgres(url, { ...connectionOptions({ schema, applicationName: 'modelgate-usage' }), max: 1 });
 /** @type {SqlValue[]} */
 let pending = [];
 

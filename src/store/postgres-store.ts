@@ -7,6 +7,7 @@ import type { BudgetPeriod, KeyRecord } from '../core/key-record.ts';
 import { KEY_COLUMNS, type SpendTotals, type Store, type UsageRow, type UsageSummaryRow } from './store.ts';
 import { POSTGRES_WRITER, UsageThread, WRITE_SLICE_ROWS } from './usage-thread.ts';
 import { maskDatabaseUrl, parseDatabaseUrl } from './database-url.ts';
+import { connectionOptions } from './pg-usage-sql.js';
 
 type Sql = postgres.Sql<Record<string, unknown>>;
 
@@ -60,17 +61,12 @@ export class PostgresStore implements Store {
     const { url, schema } = parseDatabaseUrl(databaseUrl);
     const { default: connect } = await import('postgres');
     const sql = connect(url, {
-      // The usage writer, the key poll and a spend read at once; requests never wait on the database.
+      ...connectionOptions({ schema, applicationName: 'modelgate' }),
+      // The key poll, a spend read and the CLI at once; requests never wait on the database.
       max: 4,
-      connect_timeout: 5,
-      idle_timeout: 60,
-      onnotice: () => undefined,
       // BIGINT and the sums over it come back as numbers: every amount here is below 2^53 (nano-USD
       // totals reach that at 9 million USD).
       types: { bigint: { to: 20, from: [20, 1700], serialize: (x: number) => String(x), parse: (x: string) => Number(x) } },
-      // A statement the server cannot finish in 30 s fails rather than holding the usage writer (whose
-      // writes never overlap) or the key poll behind it; the writer then retries the batch.
-      connection: { application_name: 'modelgate', statement_timeout: 30_000, ...(schema === null ? {} : { search_path: schema }) },
     }) as unknown as Sql;
     try {
       await migrate(sql, schema);
