@@ -6,6 +6,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import postgres from 'postgres';
 import { ADD_SPEND_SQL, connectionOptions, INSERT_USAGE_SQL, spendColumns, usageColumns } from './pg-usage-sql.js';
+import { describeError } from './usage-sql.js';
 /** @import { ToWriter, FromWriter } from './usage-thread-worker.js' */
 /** @import { SqlValue } from './usage-sql.js' */
 
@@ -37,7 +38,7 @@ port.on('message', (/** @type {ToWriter} */ msg) => {
         })
         .then(
           () => answer({ id: msg.id, error: null }),
-          (/** @type {unknown} */ err) => answer({ id: msg.id, error: describe(err) }),
+          (/** @type {unknown} */ err) => answer({ id: msg.id, error: describeError(err) }),
         );
       return;
     }
@@ -53,14 +54,4 @@ port.on('message', (/** @type {ToWriter} */ msg) => {
 /** @param {FromWriter} msg */
 function answer(msg) {
   port?.postMessage(msg);
-}
-
-/**
- * @param {unknown} err
- * @returns {{ message: string; code?: string }}
- */
-function describe(err) {
-  if (!(err instanceof Error)) return { message: String(err) };
-  const code = /** @type {{ code?: unknown }} */ (err).code;
-  return { message: err.message, ...(typeof code === 'string' ? { code } : {}) };
 }

@@ -45,7 +45,6 @@ export const USAGE_SUMMARY_SQL = `SELECT strftime('%Y-%m-%d', u.ts / 1000, 'unix
    WHERE u.ts >= ? AND (? IS NULL OR u.key_id = ?)
    GROUP BY day, u.key_id, u.model ORDER BY day, keyName, u.model`;
 
-
 interface KeyDbRow {
   id: string; name: string; hash: string; masked: string; models: string | null; expires_at: number | null;
   disabled: number; budget_usd: number | null; token_budget: number | null; budget_period: string | null;

@@ -135,3 +135,20 @@ export function rollback(db) {
     // no transaction left to roll back
   }
 }
+
+/**
+ * A writer thread's error as plain data for the message back to the event loop (usage-thread.ts turns it
+ * into an Error again): the message and the codes SQLite and PostgreSQL give (`SQLITE_BUSY`, `57014`).
+ * @param {unknown} err
+ * @returns {import('./usage-thread-worker.js').WriterError}
+ */
+export function describeError(err) {
+  if (!(err instanceof Error)) return { message: String(err) };
+  const e = /** @type {Error & { code?: unknown; errcode?: unknown; errstr?: unknown }} */ (err);
+  return {
+    message: e.message,
+    ...(typeof e.code === 'string' ? { code: e.code } : {}),
+    ...(typeof e.errcode === 'number' ? { errcode: e.errcode } : {}),
+    ...(typeof e.errstr === 'string' ? { errstr: e.errstr } : {}),
+  };
+}

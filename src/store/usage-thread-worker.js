@@ -13,7 +13,7 @@
 // the thread from ≈ 18 MB to ≈ 33 MB of resident memory (BENCHMARKS.md, seventeenth round).
 import { DatabaseSync } from 'node:sqlite';
 import { parentPort, workerData } from 'node:worker_threads';
-import { rollback, UsageStatements } from './usage-sql.js';
+import { describeError, rollback, UsageStatements } from './usage-sql.js';
 import { busyTimeoutPragma, openPragmas, THREAD_CHECKPOINT_PAGES } from './sqlite-pragmas.js';
 /** @import { SpendDelta, SqlValue } from './usage-sql.js' */
 
@@ -38,21 +38,6 @@ const statements = new UsageStatements(db);
 let open = false;
 /** @type {unknown} */
 let failed = null;
-
-/**
- * @param {unknown} err
- * @returns {WriterError}
- */
-function describe(err) {
-  if (!(err instanceof Error)) return { message: String(err) };
-  const e = /** @type {Error & { code?: unknown; errcode?: unknown; errstr?: unknown }} */ (err);
-  return {
-    message: e.message,
-    ...(typeof e.code === 'string' ? { code: e.code } : {}),
-    ...(typeof e.errcode === 'number' ? { errcode: e.errcode } : {}),
-    ...(typeof e.errstr === 'string' ? { errstr: e.errstr } : {}),
-  };
-}
 
 /**
  * Inserts into the batch's transaction, opening it first; after a failure the batch's rows are skipped.
@@ -95,7 +80,7 @@ port.on('message', (/** @type {ToWriter} */ msg) => {
       open = false;
       failed = null;
       /** @type {FromWriter} */
-      const answer = { id: msg.id, error: error === null ? null : describe(error) };
+      const answer = { id: msg.id, error: error === null ? null : describeError(error) };
       port.postMessage(answer);
       return;
     }
