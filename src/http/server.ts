@@ -2,7 +2,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { GatewayError } from '../core/errors.ts';
 import { handleGeneration } from '../pipeline/generate.ts';
-import { authenticate, checkAnthropicVersion } from '../pipeline/authenticate.ts';
+import { authenticate, bearerToken, checkAnthropicVersion } from '../pipeline/authenticate.ts';
 import { hashKey, sameHash } from '../auth/key-material.ts';
 import { listModelsBody, modelBody } from '../pipeline/list-models.ts';
 import { usageTokenBody } from '../pipeline/usage-token.ts';
@@ -89,8 +89,8 @@ export function createGatewayServer(gw: Gateway): Server {
 
 /** Hashes both sides first, so the comparison takes the same time whatever the lengths. */
 function bearerMatches(header: string | undefined, tokenHash: string): boolean {
-  if (header === undefined || header.length < 8 || header.slice(0, 7).toLowerCase() !== 'bearer ') return false;
-  return sameHash(hashKey(header.slice(7).trim()), tokenHash);
+  const token = bearerToken(header);
+  return token !== null && sameHash(hashKey(token), tokenHash);
 }
 
 async function dispatch(gw: Gateway, req: IncomingMessage, res: ServerResponse, route: Route, requestId: string): Promise<void> {

@@ -11,16 +11,19 @@ export function authenticate(headers: IncomingHttpHeaders, keys: KeyCache, now: 
     if (headers['x-api-key'] !== undefined) throw new GatewayError('x_api_key_not_accepted');
     throw new GatewayError('missing_api_key');
   }
-  // RFC 7235: the scheme is case-insensitive.
-  if (auth.length < 8 || auth.slice(0, 7).toLowerCase() !== 'bearer ') {
-    throw new GatewayError('missing_api_key', { message: 'The Authorization header must be `Bearer <key>`.' });
-  }
-  const presented = auth.slice(7).trim();
+  const presented = bearerToken(auth);
+  if (presented === null) throw new GatewayError('missing_api_key', { message: 'The Authorization header must be `Bearer <key>`.' });
   const key = presented ? keys.lookup(presented, connection) : null;
   if (!key) throw new GatewayError('invalid_api_key');
   if (key.disabled) throw new GatewayError('key_disabled');
   if (key.expiresAt !== null && key.expiresAt <= now) throw new GatewayError('key_expired');
   return key;
+}
+
+/** What follows `Bearer ` (RFC 7235: the scheme is case-insensitive), or null for any other header. */
+export function bearerToken(header: string | undefined): string | null {
+  if (header === undefined || header.length < 8 || header.slice(0, 7).toLowerCase() !== 'bearer ') return null;
+  return header.slice(7).trim();
 }
 
 /** SPEC §9 / DESIGN.md: /v1/messages requires anthropic-version 2023-06-01. */
