@@ -144,7 +144,14 @@ export class MemoryAdmissionStore implements AdmissionStore {
     checkAmount(req.spentNanos);
     checkAmount(req.spentTokens);
     const state = this.#state(req.keyId);
-    if (req.periodStart < state.period) return;
+    if (req.periodStart < state.period) {
+      // The key moved to a period that starts earlier and contains this one: billed here until it ends.
+      if (req.periodEnd !== undefined && req.periodEnd > state.period) {
+        state.spentNanos = Math.max(state.spentNanos, req.spentNanos);
+        state.spentTokens = Math.max(state.spentTokens, req.spentTokens);
+      }
+      return;
+    }
     rollPeriod(state, req.periodStart);
     const replace = req.mode === 'replace';
     state.spentNanos = replace ? req.spentNanos : Math.max(state.spentNanos, req.spentNanos);

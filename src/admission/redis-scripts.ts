@@ -122,11 +122,20 @@ save(KEYS[1], s)
 return { 1, fmt(r.period) }
 `;
 
-/** KEYS: state. ARGV: periodStart, spentNanos, spentTokens, mode ('max' | 'replace'). */
+/**
+ * KEYS: state. ARGV: periodStart, spentNanos, spentTokens, mode ('max' | 'replace'), periodEnd (-1: not
+ * given; an older period that ends after the current start contains it and only raises spent).
+ */
 export const SEED_LUA = `${COMMON}
 local periodStart = tonumber(ARGV[1])
 local s = load(KEYS[1])
-if periodStart < s.period then return 0 end
+if periodStart < s.period then
+  local periodEnd = tonumber(ARGV[5])
+  if periodEnd < 0 or periodEnd <= s.period then return 0 end
+  s.spentN = math.max(s.spentN, tonumber(ARGV[2])); s.spentT = math.max(s.spentT, tonumber(ARGV[3]))
+  save(KEYS[1], s)
+  return 1
+end
 if periodStart > s.period then
   s.period = periodStart; s.spentN = 0; s.spentT = 0; s.resN = 0; s.resT = 0
 end

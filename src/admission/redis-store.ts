@@ -173,6 +173,8 @@ export class RedisAdmissionStore implements AdmissionStore {
       int(req.spentNanos),
       int(req.spentTokens),
       req.mode ?? 'max',
+      // Infinity (a key without a period) as the largest integer Lua's numbers hold exactly.
+      req.periodEnd === undefined ? '-1' : int(Math.min(req.periodEnd, Number.MAX_SAFE_INTEGER)),
     ]);
   }
 

@@ -35,8 +35,10 @@
 //   `seedSpent` brings the store back to it.
 // - `seedSpent` loads durable totals (the DB is the truth, the store is the fast path). By default it
 //   only raises spent (mode 'max'), because on a shared Redis another replica's settles may not be
-//   flushed to the DB yet; mode 'replace' overwrites (an operator correction). An older period is
-//   ignored; a newer one rolls the key over first.
+//   flushed to the DB yet; mode 'replace' overwrites (an operator correction). A newer period rolls
+//   the key over first. An older one is ignored unless it contains the current one (`periodEnd` after
+//   the current start: the key was moved to a period that starts earlier, daily → monthly): the current
+//   period keeps its start until it ends, and counts the older one's durable total from then on.
 
 export type RefusalReason = 'budget' | 'token_budget' | 'rpm' | 'tpm' | 'concurrency';
 
@@ -116,6 +118,12 @@ export interface SeedRequest {
   spentTokens: number;
   /** 'max' (default) only raises spent; 'replace' overwrites it. */
   mode?: 'max' | 'replace';
+  /**
+   * Where the seeded period ends (Infinity: never, a key without a period). A period that starts before
+   * the store's current one for the key and ends after that start contains it: its total is the current
+   * period's spend too. Without it an older period is always taken for a stale one and ignored.
+   */
+  periodEnd?: number;
 }
 
 /**

@@ -299,9 +299,10 @@ export class Admission {
     if (!entry.budgeted || entry.seededPeriod === entry.period) return Promise.resolve();
     if (entry.seeding !== null) return entry.seeding;
     const period = entry.period;
+    const periodEnd = entry.periodEnd;
     const keyId = entry.record.id;
     entry.seeding = this.#keySpend(keyId, period)
-      .then((spent) => this.store.seedSpent({ keyId, periodStart: period, spentNanos: spent.nanos, spentTokens: spent.tokens }))
+      .then((spent) => this.store.seedSpent({ keyId, periodStart: period, periodEnd, spentNanos: spent.nanos, spentTokens: spent.tokens }))
       .then(
         () => {
           entry.seededPeriod = period;

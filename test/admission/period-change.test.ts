@@ -1,7 +1,7 @@
 // An operator moving a key to a budget period that starts earlier (daily → monthly): what the key spent
-// stays spent, also after the gateway restarts. The running store keeps billing to the period it was in
-// until the new one ends; the database must count those rows, and the shorter periods' rows before the
-// change, as the new period's spend.
+// stays spent, in the running gateway and after it restarts. The running store keeps billing to the
+// period it was in until the new one ends, counting from the database's total of the new period; the
+// database must count those rows, and the shorter periods' rows before the change, as the new period's.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -72,6 +72,39 @@ test('a key moved from a daily to a monthly budget keeps what it spent this mont
     assert.equal(view.snapshot.spentNanos, 6 * USD);
     await assert.rejects(
       async () => restarted.admit({ key: monthly, model: MODEL, body: BODY, bodyBytes: BYTES, now: NOW + 3_000 }),
+      (err: unknown) => err instanceof GatewayError && err.code === 'budget_exhausted',
+    );
+  } finally {
+    await db.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a running gateway moved from a daily to a monthly budget counts the month at once, not only the day', async () => {
+  const dir = mkdtempSync(join(os.tmpdir(), 'modelgate-period-'));
+  const db = new SqliteStore(join(dir, 'm.db'));
+  const a = new Admission({ store: new MemoryAdmissionStore(), keySpend: (k, p) => db.keySpend(k, p), defaultMaxTokens: 1, onError: () => undefined });
+  try {
+    // 4 USD earlier this month and 0.5 today, all under the daily budget of 5 USD.
+    await db.writeUsage([row(NOV20 + 3_600_000, NOV20, 4 * USD), row(NOV25 + 3_600_000, NOV25, USD / 2)]);
+    const { ticket } = await a.admit({ key: daily, model: MODEL, body: BODY, bodyBytes: BYTES, now: NOW });
+    assert.equal(await a.finish(ticket!, ONE_TOKEN, USD / 2), NOV25);
+    assert.equal((await a.view(daily, NOW)).snapshot.spentNanos, 1 * USD, 'today: 0.5 from the database and 0.5 served');
+
+    // Moved to monthly (5 USD a month): the month's 4.5 USD in the database count now, and today's 0.5
+    // served here (not yet in the database) stays counted.
+    const view = await a.view(monthly, NOW + 1_000);
+    assert.equal(view.snapshot.spentNanos, 4.5 * USD);
+    const second = await a.admit({ key: monthly, model: MODEL, body: BODY, bodyBytes: BYTES, now: NOW + 2_000 });
+    assert.equal(await a.finish(second.ticket!, ONE_TOKEN, USD), NOV25, 'billed to the day it was in until the month ends');
+    await assert.rejects(
+      async () => a.admit({ key: monthly, model: MODEL, body: BODY, bodyBytes: BYTES, now: NOW + 3_000 }),
+      (err: unknown) => err instanceof GatewayError && err.code === 'budget_exhausted',
+      "5.5 USD spent of the month's 5",
+    );
+    // The next day is still the same month: nothing resets.
+    await assert.rejects(
+      async () => a.admit({ key: monthly, model: MODEL, body: BODY, bodyBytes: BYTES, now: NOW + DAY }),
       (err: unknown) => err instanceof GatewayError && err.code === 'budget_exhausted',
     );
   } finally {

@@ -230,6 +230,32 @@ export function storeContract(name: string, open: OpenStores): void {
       });
     });
 
+    test('seedSpent of an earlier period raises the current one only when it contains it (a key moved daily → monthly)', async () => {
+      await withStore(open, async (store, key) => {
+        await store.seedSpent({ keyId: key, periodStart: 10, periodEnd: 20, spentNanos: 700, spentTokens: 70 });
+        // Ended when the current one began: a stale seed of the period before (a slow load at the roll).
+        await store.seedSpent({ keyId: key, periodStart: 5, periodEnd: 10, spentNanos: 9000, spentTokens: 900 });
+        let s = await store.snapshot(key, T0);
+        assert.deepEqual([s.spentNanos, s.spentTokens], [700, 70]);
+        // Contains the current one: its durable total is this period's spend too.
+        await store.seedSpent({ keyId: key, periodStart: 5, periodEnd: 30, spentNanos: 900, spentTokens: 90 });
+        s = await store.snapshot(key, T0);
+        assert.deepEqual([s.spentNanos, s.spentTokens], [900, 90]);
+        await store.seedSpent({ keyId: key, periodStart: 5, periodEnd: 30, spentNanos: 100, spentTokens: 10 });
+        assert.equal((await store.snapshot(key, T0)).spentNanos, 900, 'only raised');
+        // A key without a period: everything it ever spent.
+        await store.seedSpent({ keyId: key, periodStart: 0, periodEnd: Infinity, spentNanos: 1200, spentTokens: 120 });
+        s = await store.snapshot(key, T0);
+        assert.deepEqual([s.spentNanos, s.spentTokens], [1200, 120]);
+        const r = await store.admit(request(key, { periodStart: 0, reserveNanos: 1, limits: { budgetNanos: 1000 } }));
+        assert.equal(r.ok ? 'ok' : r.reason, 'budget', "the earlier period's spend counts against the budget");
+        // The current period still ends when it ends: a later one starts from its own total.
+        await store.seedSpent({ keyId: key, periodStart: 20, periodEnd: 30, spentNanos: 30, spentTokens: 3 });
+        s = await store.snapshot(key, T0);
+        assert.deepEqual([s.spentNanos, s.spentTokens], [30, 3]);
+      });
+    });
+
     test('expired reservations are reclaimed inside admit and bill nothing', async () => {
       await withStore(
         open,
