@@ -302,7 +302,13 @@ export class Admission {
     const periodEnd = entry.periodEnd;
     const keyId = entry.record.id;
     entry.seeding = this.#keySpend(keyId, period)
-      .then((spent) => this.store.seedSpent({ keyId, periodStart: period, periodEnd, spentNanos: spent.nanos, spentTokens: spent.tokens }))
+      .then((spent) => {
+        // The key's period changed while its total was loading (an operator's edit, or the period's end):
+        // the total belongs to a period the key is no longer in, and the new one loads its own. (A store
+        // takes an earlier period that contains its current one, so a stale load must not reach it.)
+        if (this.#entries.get(keyId)?.period !== period) return;
+        return this.store.seedSpent({ keyId, periodStart: period, periodEnd, spentNanos: spent.nanos, spentTokens: spent.tokens });
+      })
       .then(
         () => {
           entry.seededPeriod = period;

@@ -112,3 +112,27 @@ test('a running gateway moved from a daily to a monthly budget counts the month 
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('a total still loading when the key moves to a later-starting period does not reach the store', async () => {
+  const loads: Array<{ period: number; resolve: (t: { nanos: number; tokens: number }) => void }> = [];
+  const a = new Admission({
+    store: new MemoryAdmissionStore(),
+    keySpend: (_k, period) => new Promise((resolve) => loads.push({ period, resolve })),
+    defaultMaxTokens: 1,
+    onError: () => undefined,
+  });
+  // Monthly: the month's total starts loading with the first request.
+  const first = a.admit({ key: monthly, model: MODEL, body: BODY, bodyBytes: BYTES, now: NOW });
+  await new Promise((r) => setImmediate(r));
+  assert.deepEqual(loads.map((l) => l.period), [NOV1]);
+  // Moved to daily before that load answers: the day loads its own total (nothing spent today).
+  const second = a.admit({ key: daily, model: MODEL, body: BODY, bodyBytes: BYTES, now: NOW + 1 });
+  await new Promise((r) => setImmediate(r));
+  assert.deepEqual(loads.map((l) => l.period), [NOV1, NOV25]);
+  loads[1].resolve({ nanos: 0, tokens: 0 });
+  await second;
+  // The month's 9 USD arrive late: they are not today's spend.
+  loads[0].resolve({ nanos: 9 * USD, tokens: 9 });
+  await first;
+  assert.equal((await a.view(daily, NOW + 2)).snapshot.spentNanos, 0);
+});
