@@ -2,24 +2,29 @@
 // plus the probe that proves a target really serves a scenario, and the warm-up.
 import http from 'node:http';
 import type { LoadGenerator, LoadRequest, LoadResult } from './load.ts';
-import { cpuMicros, helperCpuMicros, processTree } from './proc-stats.ts';
+import { cpuMicros, helperCpuMicros, namedThreadCpuMicros, processTree } from './proc-stats.ts';
+import { WRITER_THREAD_NAME } from '../../src/store/usage-thread.ts';
 import type { Target } from './targets.ts';
 
 export interface Rep extends LoadResult {
   cpuUsPerReq: number;
   /** The part of cpuUsPerReq spent on threads other than the main ones (absent in older results). */
   helperCpuUsPerReq?: number;
+  /** Of the helpers' part, modelgate's usage writer thread (writing every request's usage row); 0 elsewhere. */
+  writerCpuUsPerReq?: number;
 }
 
 export async function measureLoad(options: { target: Target; request: LoadRequest; generator: LoadGenerator; connections: number; durationS: number }): Promise<Rep> {
   const pids = processTree(options.target.child.pid);
   const before = cpuMicros(pids);
   const helpersBefore = helperCpuMicros(pids);
+  const writerBefore = namedThreadCpuMicros(pids, WRITER_THREAD_NAME);
   const load = await options.generator.run({ request: options.request, connections: options.connections, durationS: options.durationS });
   const after = cpuMicros(pids);
   const helpersAfter = helperCpuMicros(pids);
+  const writerAfter = namedThreadCpuMicros(pids, WRITER_THREAD_NAME);
   const per = (us: number): number => (load.requests > 0 ? us / load.requests : Number.NaN);
-  return { ...load, cpuUsPerReq: per(after - before), helperCpuUsPerReq: per(helpersAfter - helpersBefore) };
+  return { ...load, cpuUsPerReq: per(after - before), helperCpuUsPerReq: per(helpersAfter - helpersBefore), writerCpuUsPerReq: per(writerAfter - writerBefore) };
 }
 
 export interface ProbeResult {

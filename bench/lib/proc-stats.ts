@@ -93,6 +93,28 @@ export function helperCpuMicros(pids: readonly number[]): number {
   return (ticks * 1e6) / ticksPerSecond();
 }
 
+/** utime+stime of the given pids' threads named `name` (/proc/<pid>/task/<tid>/comm), in microseconds. */
+export function namedThreadCpuMicros(pids: readonly number[], name: string): number {
+  let ticks = 0;
+  for (const pid of pids) {
+    let tids: string[];
+    try {
+      tids = readdirSync(`/proc/${pid}/task`);
+    } catch {
+      continue;
+    }
+    for (const tid of tids) {
+      try {
+        if (readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim() !== name) continue;
+        ticks += parseStat(readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8')).cpuTicks;
+      } catch {
+        // A thread that just exited.
+      }
+    }
+  }
+  return (ticks * 1e6) / ticksPerSecond();
+}
+
 /** VmRSS of the given pids summed, in bytes. */
 export function rssBytes(pids: readonly number[]): number {
   let total = 0;

@@ -164,7 +164,10 @@ function loadTables(results: RunResults): string[] {
     for (const c of results.load.filter((x) => x.scenario === scenario)) {
       const s = summarise(c.reps);
       const helpers = median(c.reps.map((r) => r.helperCpuUsPerReq ?? Number.NaN).filter((v) => Number.isFinite(v)));
-      const helperCell = Number.isFinite(helpers) ? `${fmt(helpers, 1)} (${fmt((100 * helpers) / s.cpu, 0)} %)` : '—';
+      const writer = median(c.reps.map((r) => r.writerCpuUsPerReq ?? Number.NaN).filter((v) => Number.isFinite(v)));
+      // modelgate's usage writer thread is one of the helpers: named apart, it is what the durable row costs.
+      const writerNote = Number.isFinite(writer) && writer > 0 ? `; usage writer ${fmt(writer, 1)}` : '';
+      const helperCell = Number.isFinite(helpers) ? `${fmt(helpers, 1)} (${fmt((100 * helpers) / s.cpu, 0)} %${writerNote})` : '—';
       const event = perEvent === undefined ? '' : ` ${c.target === 'direct' ? '—' : fmt(s.cpu / perEvent, 1)} |`;
       const times = c.target === 'direct' ? '—' : fmt(ratio(s.cpu, bare?.cpu), 2);
       const cpu = c.target === 'direct' ? `(${fmt(s.cpu, 1)} mock)` : fmt(s.cpu, 1);

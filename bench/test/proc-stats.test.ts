@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Child, NODE } from '../lib/processes.ts';
 import { Worker } from 'node:worker_threads';
-import { cpuMicros, helperCpuMicros, parseStat, processTree, rssBytes, ticksPerSecond } from '../lib/proc-stats.ts';
+import { cpuMicros, helperCpuMicros, namedThreadCpuMicros, parseStat, processTree, rssBytes, ticksPerSecond } from '../lib/proc-stats.ts';
 
 describe('proc stats', () => {
   it('parses utime+stime after a command name holding spaces and parentheses', () => {
@@ -40,6 +40,20 @@ describe('proc stats', () => {
     try {
       await new Promise((resolve) => worker.once('message', resolve));
       assert.ok(helperCpuMicros([process.pid]) - before >= 100_000, 'the worker thread\'s spin is counted');
+    } finally {
+      await worker.terminate();
+    }
+  });
+
+  it('counts the CPU of threads with a given name only', async () => {
+    const worker = new Worker(
+      "const { parentPort } = require('node:worker_threads'); const u = process.hrtime.bigint() + 150000000n; while (process.hrtime.bigint() < u) Math.sqrt(Math.random()); parentPort.postMessage('spun'); setInterval(() => {}, 1000);",
+      { eval: true, name: 'spinner-test' },
+    );
+    try {
+      await new Promise((resolve) => worker.once('message', resolve));
+      assert.ok(namedThreadCpuMicros([process.pid], 'spinner-test') >= 100_000, 'the named thread\'s spin is counted');
+      assert.equal(namedThreadCpuMicros([process.pid], 'no-such-thread'), 0);
     } finally {
       await worker.terminate();
     }

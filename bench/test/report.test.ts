@@ -210,6 +210,14 @@ describe('headline', () => {
     r.load[0].reps = r.load[0].reps.map((x) => ({ ...x, helperCpuUsPerReq: 12 }));
     assert.match(renderResults(r), /\| modelgate \| 1,000 \| 1\.00 \| 2\.00 \| 80\.0 \| 12\.0 \(15 %\) \| — \| 0\/3000 \|/);
   });
+
+  it('names the usage writer thread\'s part of the helpers\' share where there is one', () => {
+    const r = results({ modelgate: 80, 'bare-proxy': 70 });
+    for (const c of r.load) c.reps = c.reps.map((x) => ({ ...x, helperCpuUsPerReq: 12, writerCpuUsPerReq: c.target === 'modelgate' ? 3.4 : 0 }));
+    const text = renderResults(r);
+    assert.match(text, /\| modelgate \| 1,000 \| 1\.00 \| 2\.00 \| 80\.0 \| 12\.0 \(15 %; usage writer 3\.4\) \|/);
+    assert.match(text, /\| bare-proxy \| [^\n]* \| 12\.0 \(17 %\) \|/, 'no writer thread, no note');
+  });
 });
 
 describe('generated configs', () => {

@@ -27,6 +27,8 @@ export const POSTGRES_WRITER = new URL('./pg-usage-worker.js', import.meta.url);
  * memory near its needs (it would otherwise follow the process's --max-semi-space-size).
  */
 const WORKER_LIMITS = { maxYoungGenerationSizeMb: 4 };
+/** The thread's name as `top -H` and /proc/<pid>/task/<tid>/comm show it (15 characters at most). */
+export const WRITER_THREAD_NAME = 'usage-writer';
 
 interface Waiting {
   resolve: () => void;
@@ -93,7 +95,7 @@ export class UsageThread {
   }
 
   #start(): Worker {
-    const worker = new Worker(this.#code, { workerData: { ...this.#data, busyMs: this.#busyMs }, resourceLimits: WORKER_LIMITS });
+    const worker = new Worker(this.#code, { name: WRITER_THREAD_NAME, workerData: { ...this.#data, busyMs: this.#busyMs }, resourceLimits: WORKER_LIMITS });
     this.#worker = worker;
     worker.on('message', (msg: FromWriter) => {
       const waiting = this.#waiting.get(msg.id);

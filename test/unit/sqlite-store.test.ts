@@ -2,11 +2,12 @@
 // reports' time range, and older databases that migrate.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { SqliteStore, USAGE_SUMMARY_SQL } from '../../src/store/sqlite-store.ts';
+import { WRITER_THREAD_NAME } from '../../src/store/usage-thread.ts';
 import type { UsageRow } from '../../src/store/store.ts';
 
 const DAY = 86_400_000;
@@ -162,6 +163,9 @@ test('usage rows of a file database are committed by a thread of their own while
     while (seen < 11 && performance.now() < until) seen = count();
     assert.equal(seen, 11, 'the rows were committed while the event loop was held');
     await written;
+    // Named for `top -H` and the benchmark, which counts its CPU apart.
+    const names = readdirSync('/proc/self/task').map((tid) => readFileSync(`/proc/self/task/${tid}/comm`, 'utf8').trim());
+    assert.ok(names.includes(WRITER_THREAD_NAME), `a thread named ${WRITER_THREAD_NAME} among ${names.join(', ')}`);
   } finally {
     reader.close();
     await store.close();
