@@ -67,12 +67,8 @@ export function cpuMicros(pids: readonly number[]): number {
   return (ticks * 1e6) / ticksPerSecond();
 }
 
-/**
- * utime+stime of the given pids' threads other than each process's main thread (V8's GC and compiler
- * helpers in a Node process), in microseconds: work that takes the other core while the main thread
- * serves, where wrk and the mock must also run.
- */
-export function helperCpuMicros(pids: readonly number[]): number {
+/** utime+stime of the given pids' threads that `wanted` takes (its comm, the thread's name, read only if asked), in microseconds. */
+function threadCpuMicros(pids: readonly number[], wanted: (pid: number, tid: number, comm: () => string) => boolean): number {
   let ticks = 0;
   for (const pid of pids) {
     let tids: string[];
@@ -82,9 +78,10 @@ export function helperCpuMicros(pids: readonly number[]): number {
       continue;
     }
     for (const tid of tids) {
-      if (Number(tid) === pid) continue;
+      const dir = `/proc/${pid}/task/${tid}`;
       try {
-        ticks += parseStat(readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8')).cpuTicks;
+        if (!wanted(pid, Number(tid), () => readFileSync(`${dir}/comm`, 'utf8').trim())) continue;
+        ticks += parseStat(readFileSync(`${dir}/stat`, 'utf8')).cpuTicks;
       } catch {
         // A thread that just exited: its time went to the process's total, not to a live thread's.
       }
@@ -93,26 +90,18 @@ export function helperCpuMicros(pids: readonly number[]): number {
   return (ticks * 1e6) / ticksPerSecond();
 }
 
+/**
+ * utime+stime of the given pids' threads other than each process's main thread (V8's GC and compiler
+ * helpers in a Node process), in microseconds: work that takes the other core while the main thread
+ * serves, where wrk and the mock must also run.
+ */
+export function helperCpuMicros(pids: readonly number[]): number {
+  return threadCpuMicros(pids, (pid, tid) => tid !== pid);
+}
+
 /** utime+stime of the given pids' threads named `name` (/proc/<pid>/task/<tid>/comm), in microseconds. */
 export function namedThreadCpuMicros(pids: readonly number[], name: string): number {
-  let ticks = 0;
-  for (const pid of pids) {
-    let tids: string[];
-    try {
-      tids = readdirSync(`/proc/${pid}/task`);
-    } catch {
-      continue;
-    }
-    for (const tid of tids) {
-      try {
-        if (readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim() !== name) continue;
-        ticks += parseStat(readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8')).cpuTicks;
-      } catch {
-        // A thread that just exited.
-      }
-    }
-  }
-  return (ticks * 1e6) / ticksPerSecond();
+  return threadCpuMicros(pids, (_pid, _tid, comm) => comm() === name);
 }
 
 /** VmRSS of the given pids summed, in bytes. */
