@@ -144,16 +144,12 @@ export class MemoryAdmissionStore implements AdmissionStore {
     checkAmount(req.spentNanos);
     checkAmount(req.spentTokens);
     const state = this.#state(req.keyId);
-    if (req.periodStart < state.period) {
-      // The key moved to a period that starts earlier and contains this one: billed here until it ends.
-      if (req.periodEnd !== undefined && req.periodEnd > state.period) {
-        state.spentNanos = Math.max(state.spentNanos, req.spentNanos);
-        state.spentTokens = Math.max(state.spentTokens, req.spentTokens);
-      }
-      return;
-    }
+    // An earlier period that contains this one (the key moved to a period that starts earlier) only raises
+    // this one's spend, which it keeps billing until it ends; any other earlier period is stale.
+    const contains = req.periodStart < state.period && req.periodEnd !== undefined && req.periodEnd > state.period;
+    if (req.periodStart < state.period && !contains) return;
     rollPeriod(state, req.periodStart);
-    const replace = req.mode === 'replace';
+    const replace = req.mode === 'replace' && !contains;
     state.spentNanos = replace ? req.spentNanos : Math.max(state.spentNanos, req.spentNanos);
     state.spentTokens = replace ? req.spentTokens : Math.max(state.spentTokens, req.spentTokens);
   }

@@ -129,17 +129,13 @@ return { 1, fmt(r.period) }
 export const SEED_LUA = `${COMMON}
 local periodStart = tonumber(ARGV[1])
 local s = load(KEYS[1])
-if periodStart < s.period then
-  local periodEnd = tonumber(ARGV[5])
-  if periodEnd < 0 or periodEnd <= s.period then return 0 end
-  s.spentN = math.max(s.spentN, tonumber(ARGV[2])); s.spentT = math.max(s.spentT, tonumber(ARGV[3]))
-  save(KEYS[1], s)
-  return 1
-end
+local periodEnd = tonumber(ARGV[5])
+local contains = periodStart < s.period and periodEnd > s.period
+if periodStart < s.period and not contains then return 0 end
 if periodStart > s.period then
   s.period = periodStart; s.spentN = 0; s.spentT = 0; s.resN = 0; s.resT = 0
 end
-if ARGV[4] == 'replace' then
+if ARGV[4] == 'replace' and not contains then
   s.spentN = tonumber(ARGV[2]); s.spentT = tonumber(ARGV[3])
 else
   s.spentN = math.max(s.spentN, tonumber(ARGV[2])); s.spentT = math.max(s.spentT, tonumber(ARGV[3]))
