@@ -26,8 +26,14 @@ import { stopAllAttempts } from '../routing/attempt-watch.ts';
 import { reservationTtlFor, type AdmissionStore } from '../admission/store.ts';
 import { glibcRuntimeVersion, mallocArenaNote, youngGenerationNote } from '../runtime/node-flags.ts';
 
-/** While serving, a write waits this long for another process's SQLite lock (sqlite-store.ts busyTimeout). */
+/**
+ * While serving, how long a write waits for another process's SQLite lock (sqlite-store.ts busyTimeout):
+ * on the event loop briefly, since every request waits with it; on the usage writer thread for up to a
+ * second, the pause before a failed batch is retried anyway (usage-writer.ts), so a lock held for a
+ * moment costs no error and no retry.
+ */
 const SERVING_BUSY_TIMEOUT_MS = 25;
+const SERVING_WRITER_BUSY_TIMEOUT_MS = 1_000;
 
 export async function serveCommand(config: GatewayConfig): Promise<void> {
   const log = createLogger();
@@ -68,7 +74,7 @@ export async function serveCommand(config: GatewayConfig): Promise<void> {
   const metrics = new Metrics();
   metrics.watchUsage(usage);
   // From here on a write that finds another process's lock fails fast and is retried (usage-writer.ts).
-  store.busyTimeout?.(SERVING_BUSY_TIMEOUT_MS);
+  store.busyTimeout?.(SERVING_BUSY_TIMEOUT_MS, SERVING_WRITER_BUSY_TIMEOUT_MS);
   const gw: Gateway = { config, catalog: new Catalog(config), keys, store, usage, metrics, log, masker, admission, ...createRouting({ log, metrics, breaker: config.breaker }) };
   const server = createGatewayServer(gw);
   await new Promise<void>((resolve, reject) => {

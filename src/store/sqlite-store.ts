@@ -154,14 +154,16 @@ export class SqliteStore implements Store {
   }
 
   /**
-   * How long a write waits for another process's write lock (5 s at open, for the CLI and the start), on
-   * this connection and the usage writer thread's. node:sqlite waits on its caller's thread, so the
-   * serving gateway sets a short one: a write on the event loop never freezes requests for long, and a
-   * usage flush that finds the lock taken fails fast, is reported, and is retried (usage-writer.ts).
+   * How long a write waits for another process's write lock (5 s at open, for the CLI and the start).
+   * node:sqlite waits on its caller's thread, so the serving gateway gives this connection, on the event
+   * loop, a short one (a write there never freezes requests for long) and the usage writer thread a
+   * longer one (`writerMs`): its wait holds no request, so a lock taken for a moment (a CLI write, a
+   * checkpoint) is waited out instead of failing the batch; a longer one still fails it, and the
+   * batch is reported and retried (usage-writer.ts).
    */
-  busyTimeout(ms: number): void {
+  busyTimeout(ms: number, writerMs = ms): void {
     this.#db.exec(busyTimeoutPragma(ms));
-    this.#thread?.busyTimeout(ms);
+    this.#thread?.busyTimeout(writerMs);
   }
 
   async writeUsage(rows: UsageRow[]): Promise<void> {

@@ -147,6 +147,52 @@ test('another process holding SQLite\'s write lock: the flush fails fast, nothin
   }
 });
 
+test('a lock held for a moment is waited out on the writer thread: no error, no retry, and the event loop runs meanwhile', async () => {
+  const { mkdtempSync, rmSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const { DatabaseSync } = await import('node:sqlite');
+  const { SqliteStore } = await import('../../src/store/sqlite-store.ts');
+  const dir = mkdtempSync(join(tmpdir(), 'usage-lock-wait-'));
+  const store = new SqliteStore(join(dir, 'db.sqlite'));
+  // As the serving gateway sets them: short on the event loop's connection, long on the writer thread's.
+  store.busyTimeout(10, 5_000);
+  const errors: string[] = [];
+  const writer = new UsageWriter({ store, flushMs: 60_000, onError: (err) => errors.push(String(err)) });
+  // A first batch starts the thread, so the next one meets the lock at once, not after the thread's start.
+  writer.add(row(0));
+  await writer.flush();
+  const other = new DatabaseSync(join(dir, 'db.sqlite'));
+  other.exec('PRAGMA busy_timeout = 0; BEGIN IMMEDIATE');
+  let ticks = 0;
+  const ticker = setInterval(() => ticks++, 5);
+  try {
+    for (let i = 1; i < 4; i++) writer.add(row(i));
+    const flushed = writer.flush();
+    // The lock goes only after the loop has turned several times (well past the loop connection's
+    // 10 ms) while the thread waits for it.
+    await new Promise<void>((resolve) => {
+      const release = setInterval(() => {
+        if (ticks < 20) return;
+        clearInterval(release);
+        other.exec('COMMIT');
+        resolve();
+      }, 5);
+    });
+    await flushed;
+    assert.deepEqual(errors, [], 'the batch waited for the lock instead of failing');
+    assert.equal(writer.pending(), 0);
+    assert.equal((other.prepare('SELECT COUNT(*) AS n FROM usage').get() as { n: number }).n, 4);
+  } finally {
+    clearInterval(ticker);
+    if (other.isTransaction) other.exec('ROLLBACK');
+    other.close();
+    await writer.close();
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('under load a batch goes as soon as flushRows are queued, without waiting for its interval', async () => {
   const { store, batches, nextWrite } = recordingStore([]);
   const writer = new UsageWriter({ store, flushMs: 60_000, flushRows: 4, onError: () => assert.fail('no error expected') });
