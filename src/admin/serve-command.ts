@@ -73,7 +73,8 @@ export async function serveCommand(config: GatewayConfig): Promise<void> {
   await admission.seed(allKeys, Date.now());
   const metrics = new Metrics();
   metrics.watchUsage(usage);
-  // From here on a write that finds another process's lock fails fast and is retried (usage-writer.ts).
+  // From here on a write that finds another process's lock gives up soon (on the loop) or within a
+  // second (the usage writer thread), and a failed usage batch is retried (usage-writer.ts).
   store.busyTimeout?.(SERVING_BUSY_TIMEOUT_MS, SERVING_WRITER_BUSY_TIMEOUT_MS);
   const gw: Gateway = { config, catalog: new Catalog(config), keys, store, usage, metrics, log, masker, admission, ...createRouting({ log, metrics, breaker: config.breaker }) };
   const server = createGatewayServer(gw);

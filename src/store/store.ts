@@ -52,12 +52,12 @@ export interface Store {
   insertKey(key: KeyRecord): Promise<void>;
   updateKey(id: string, patch: Partial<Omit<KeyRecord, 'id' | 'hash' | 'masked' | 'createdAt'>>): Promise<boolean>;
   deleteKey(id: string): Promise<boolean>;
-  /** By id, or by name when no id matches. */
   /**
    * How long a write waits for another process's lock (SQLite): `ms` on the event loop's connection,
    * `writerMs` (default `ms`) on the usage writer thread's. Absent where it means nothing.
    */
   busyTimeout?(ms: number, writerMs?: number): void;
+  /** By id, or by name when no id matches. */
   findKey(idOrName: string): Promise<KeyRecord | null>;
   listKeys(): Promise<KeyRecord[]>;
   /** A number that changes whenever any process changes a key; the server polls it. */

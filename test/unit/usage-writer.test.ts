@@ -3,6 +3,29 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { UsageWriter } from '../../src/accounting/usage-writer.ts';
 import type { Store, UsageRow } from '../../src/store/store.ts';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { SqliteStore } from '../../src/store/sqlite-store.ts';
+
+/** A SQLite store in a file of its own (its writer thread included), and a second connection to that file. */
+function fileStore(): { store: SqliteStore; other: DatabaseSync; cleanup: () => Promise<void> } {
+  const dir = mkdtempSync(join(tmpdir(), 'usage-lock-'));
+  const store = new SqliteStore(join(dir, 'db.sqlite'));
+  const other = new DatabaseSync(join(dir, 'db.sqlite'));
+  other.exec('PRAGMA busy_timeout = 0');
+  return {
+    store,
+    other,
+    cleanup: async () => {
+      if (other.isTransaction) other.exec('ROLLBACK');
+      other.close();
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
 
 function row(i: number): UsageRow {
   return {
@@ -116,16 +139,9 @@ test('rows are written by the flush timer, and at once when flushMs is 0', async
 });
 
 test('another process holding SQLite\'s write lock: the flush fails fast, nothing is lost, and the rows land once the lock is gone', async () => {
-  const { mkdtempSync, rmSync } = await import('node:fs');
-  const { tmpdir } = await import('node:os');
-  const { join } = await import('node:path');
-  const { DatabaseSync } = await import('node:sqlite');
-  const { SqliteStore } = await import('../../src/store/sqlite-store.ts');
-  const dir = mkdtempSync(join(tmpdir(), 'usage-lock-'));
-  const store = new SqliteStore(join(dir, 'db.sqlite'));
+  const { store, other, cleanup } = fileStore();
   store.busyTimeout(10);
-  const other = new DatabaseSync(join(dir, 'db.sqlite'));
-  other.exec('PRAGMA busy_timeout = 0; BEGIN IMMEDIATE');
+  other.exec('BEGIN IMMEDIATE');
   const errors: string[] = [];
   const writer = new UsageWriter({ store, flushMs: 60_000, onError: (err) => errors.push(String(err)) });
   try {
@@ -140,40 +156,30 @@ test('another process holding SQLite\'s write lock: the flush fails fast, nothin
     assert.equal(writer.pending(), 0);
     assert.equal((other.prepare('SELECT COUNT(*) AS n FROM usage').get() as { n: number }).n, 3);
   } finally {
-    other.close();
     await writer.close();
-    await store.close();
-    rmSync(dir, { recursive: true, force: true });
+    await cleanup();
   }
 });
 
 test('a lock held for a moment is waited out on the writer thread: no error, no retry, and the event loop runs meanwhile', async () => {
-  const { mkdtempSync, rmSync } = await import('node:fs');
-  const { tmpdir } = await import('node:os');
-  const { join } = await import('node:path');
-  const { DatabaseSync } = await import('node:sqlite');
-  const { SqliteStore } = await import('../../src/store/sqlite-store.ts');
-  const dir = mkdtempSync(join(tmpdir(), 'usage-lock-wait-'));
-  const store = new SqliteStore(join(dir, 'db.sqlite'));
+  const { store, other, cleanup } = fileStore();
   // As the serving gateway sets them: short on the event loop's connection, long on the writer thread's.
   store.busyTimeout(10, 5_000);
   const errors: string[] = [];
   const writer = new UsageWriter({ store, flushMs: 60_000, onError: (err) => errors.push(String(err)) });
-  // A first batch starts the thread, so the next one meets the lock at once, not after the thread's start.
-  writer.add(row(0));
-  await writer.flush();
-  const other = new DatabaseSync(join(dir, 'db.sqlite'));
-  other.exec('PRAGMA busy_timeout = 0; BEGIN IMMEDIATE');
-  let ticks = 0;
-  const ticker = setInterval(() => ticks++, 5);
   try {
+    // A first batch starts the thread, so the next one meets the lock at once, not after the thread's start.
+    writer.add(row(0));
+    await writer.flush();
+    other.exec('BEGIN IMMEDIATE');
     for (let i = 1; i < 4; i++) writer.add(row(i));
     const flushed = writer.flush();
-    // The lock goes only after the loop has turned several times (well past the loop connection's
-    // 10 ms) while the thread waits for it.
+    // The lock goes only after the loop has turned 20 times, 5 ms apart (well past the loop connection's
+    // 10 ms), while the thread waits for it.
     await new Promise<void>((resolve) => {
+      let turns = 0;
       const release = setInterval(() => {
-        if (ticks < 20) return;
+        if (++turns < 20) return;
         clearInterval(release);
         other.exec('COMMIT');
         resolve();
@@ -184,12 +190,8 @@ test('a lock held for a moment is waited out on the writer thread: no error, no 
     assert.equal(writer.pending(), 0);
     assert.equal((other.prepare('SELECT COUNT(*) AS n FROM usage').get() as { n: number }).n, 4);
   } finally {
-    clearInterval(ticker);
-    if (other.isTransaction) other.exec('ROLLBACK');
-    other.close();
     await writer.close();
-    await store.close();
-    rmSync(dir, { recursive: true, force: true });
+    await cleanup();
   }
 });
 
