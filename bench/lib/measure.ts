@@ -2,7 +2,7 @@
 // plus the probe that proves a target really serves a scenario, and the warm-up.
 import http from 'node:http';
 import type { LoadGenerator, LoadRequest, LoadResult } from './load.ts';
-import { cpuMicros, helperCpuMicros, namedThreadCpuMicros, processTree } from './proc-stats.ts';
+import { cpuMicros, helperCpuSplit, processTree } from './proc-stats.ts';
 import { WRITER_THREAD_NAME } from '../../src/store/usage-thread.ts';
 import type { Target } from './targets.ts';
 
@@ -17,14 +17,17 @@ export interface Rep extends LoadResult {
 export async function measureLoad(options: { target: Target; request: LoadRequest; generator: LoadGenerator; connections: number; durationS: number }): Promise<Rep> {
   const pids = processTree(options.target.child.pid);
   const before = cpuMicros(pids);
-  const helpersBefore = helperCpuMicros(pids);
-  const writerBefore = namedThreadCpuMicros(pids, WRITER_THREAD_NAME);
+  const threadsBefore = helperCpuSplit(pids, WRITER_THREAD_NAME);
   const load = await options.generator.run({ request: options.request, connections: options.connections, durationS: options.durationS });
   const after = cpuMicros(pids);
-  const helpersAfter = helperCpuMicros(pids);
-  const writerAfter = namedThreadCpuMicros(pids, WRITER_THREAD_NAME);
+  const threadsAfter = helperCpuSplit(pids, WRITER_THREAD_NAME);
   const per = (us: number): number => (load.requests > 0 ? us / load.requests : Number.NaN);
-  return { ...load, cpuUsPerReq: per(after - before), helperCpuUsPerReq: per(helpersAfter - helpersBefore), writerCpuUsPerReq: per(writerAfter - writerBefore) };
+  return {
+    ...load,
+    cpuUsPerReq: per(after - before),
+    helperCpuUsPerReq: per(threadsAfter.helpers - threadsBefore.helpers),
+    writerCpuUsPerReq: per(threadsAfter.named - threadsBefore.named),
+  };
 }
 
 export interface ProbeResult {

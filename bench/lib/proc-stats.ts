@@ -67,9 +67,8 @@ export function cpuMicros(pids: readonly number[]): number {
   return (ticks * 1e6) / ticksPerSecond();
 }
 
-/** utime+stime of the given pids' threads that `wanted` takes (its comm, the thread's name, read only if asked), in microseconds. */
-function threadCpuMicros(pids: readonly number[], wanted: (pid: number, tid: number, comm: () => string) => boolean): number {
-  let ticks = 0;
+/** Visits each live thread of the given pids; a thread that exits meanwhile is skipped. */
+function forEachThread(pids: readonly number[], visit: (pid: number, tid: number, dir: string) => void): void {
   for (const pid of pids) {
     let tids: string[];
     try {
@@ -78,17 +77,17 @@ function threadCpuMicros(pids: readonly number[], wanted: (pid: number, tid: num
       continue;
     }
     for (const tid of tids) {
-      const dir = `/proc/${pid}/task/${tid}`;
       try {
-        if (!wanted(pid, Number(tid), () => readFileSync(`${dir}/comm`, 'utf8').trim())) continue;
-        ticks += parseStat(readFileSync(`${dir}/stat`, 'utf8')).cpuTicks;
+        visit(pid, Number(tid), `/proc/${pid}/task/${tid}`);
       } catch {
         // A thread that just exited: its time went to the process's total, not to a live thread's.
       }
     }
   }
-  return (ticks * 1e6) / ticksPerSecond();
 }
+
+const threadTicks = (dir: string): number => parseStat(readFileSync(`${dir}/stat`, 'utf8')).cpuTicks;
+const ticksToMicros = (ticks: number): number => (ticks * 1e6) / ticksPerSecond();
 
 /**
  * utime+stime of the given pids' threads other than each process's main thread (V8's GC and compiler
@@ -96,12 +95,27 @@ function threadCpuMicros(pids: readonly number[], wanted: (pid: number, tid: num
  * serves, where wrk and the mock must also run.
  */
 export function helperCpuMicros(pids: readonly number[]): number {
-  return threadCpuMicros(pids, (pid, tid) => tid !== pid);
+  let ticks = 0;
+  forEachThread(pids, (pid, tid, dir) => {
+    if (tid !== pid) ticks += threadTicks(dir);
+  });
+  return ticksToMicros(ticks);
 }
 
-/** utime+stime of the given pids' threads named `name` (/proc/<pid>/task/<tid>/comm), in microseconds. */
-export function namedThreadCpuMicros(pids: readonly number[], name: string): number {
-  return threadCpuMicros(pids, (_pid, _tid, comm) => comm() === name);
+/**
+ * In one walk over the threads: the helpers' CPU (as helperCpuMicros) and, of it, the CPU of the
+ * threads named `name` (/proc/<pid>/task/<tid>/comm), in microseconds.
+ */
+export function helperCpuSplit(pids: readonly number[], name: string): { helpers: number; named: number } {
+  let helpers = 0;
+  let named = 0;
+  forEachThread(pids, (pid, tid, dir) => {
+    if (tid === pid) return;
+    const ticks = threadTicks(dir);
+    helpers += ticks;
+    if (readFileSync(`${dir}/comm`, 'utf8').trim() === name) named += ticks;
+  });
+  return { helpers: ticksToMicros(helpers), named: ticksToMicros(named) };
 }
 
 /** VmRSS of the given pids summed, in bytes. */

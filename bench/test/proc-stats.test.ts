@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Child, NODE } from '../lib/processes.ts';
 import { Worker } from 'node:worker_threads';
-import { cpuMicros, helperCpuMicros, namedThreadCpuMicros, parseStat, processTree, rssBytes, ticksPerSecond } from '../lib/proc-stats.ts';
+import { cpuMicros, helperCpuMicros, helperCpuSplit, parseStat, processTree, rssBytes, ticksPerSecond } from '../lib/proc-stats.ts';
 
 describe('proc stats', () => {
   it('parses utime+stime after a command name holding spaces and parentheses', () => {
@@ -52,8 +52,10 @@ describe('proc stats', () => {
     );
     try {
       await new Promise((resolve) => worker.once('message', resolve));
-      assert.ok(namedThreadCpuMicros([process.pid], 'spinner-test') >= 100_000, 'the named thread\'s spin is counted');
-      assert.equal(namedThreadCpuMicros([process.pid], 'no-such-thread'), 0);
+      const split = helperCpuSplit([process.pid], 'spinner-test');
+      assert.ok(split.named >= 100_000, 'the named thread\'s spin is counted');
+      assert.ok(split.helpers >= split.named, 'the named thread is one of the helpers');
+      assert.equal(helperCpuSplit([process.pid], 'no-such-thread').named, 0);
     } finally {
       await worker.terminate();
     }
