@@ -95,25 +95,21 @@ const ticksToMicros = (ticks: number): number => (ticks * 1e6) / ticksPerSecond(
  * serves, where wrk and the mock must also run.
  */
 export function helperCpuMicros(pids: readonly number[]): number {
-  let ticks = 0;
-  forEachThread(pids, (pid, tid, dir) => {
-    if (tid !== pid) ticks += threadTicks(dir);
-  });
-  return ticksToMicros(ticks);
+  return helperCpuSplit(pids).helpers;
 }
 
 /**
  * In one walk over the threads: the helpers' CPU (as helperCpuMicros) and, of it, the CPU of the
- * threads named `name` (/proc/<pid>/task/<tid>/comm), in microseconds.
+ * threads named `name` (/proc/<pid>/task/<tid>/comm; read only when a name is given), in microseconds.
  */
-export function helperCpuSplit(pids: readonly number[], name: string): { helpers: number; named: number } {
+export function helperCpuSplit(pids: readonly number[], name?: string): { helpers: number; named: number } {
   let helpers = 0;
   let named = 0;
   forEachThread(pids, (pid, tid, dir) => {
     if (tid === pid) return;
     const ticks = threadTicks(dir);
     helpers += ticks;
-    if (readFileSync(`${dir}/comm`, 'utf8').trim() === name) named += ticks;
+    if (name !== undefined && readFileSync(`${dir}/comm`, 'utf8').trim() === name) named += ticks;
   });
   return { helpers: ticksToMicros(helpers), named: ticksToMicros(named) };
 }
