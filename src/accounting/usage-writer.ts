@@ -7,7 +7,7 @@
 // brings on are the longest pauses a request meets. Between two young collections the gateway serves
 // ≈ 550 requests whatever the rate (16 MB of young generation at ≈ 29 KB allocated a request), so a
 // batch of fewer rows never sees two. At 200 ms and thousands of requests a second every row was
-// promoted: ≈ 190 bytes of old-generation garbage a request (BENCHMARKS.md, eighteenth round).
+// promoted: ≈ 190 bytes of old-generation garbage a request (bench/HISTORY.md, eighteenth round).
 // A write that fails (a full disk, another process holding SQLite's write lock) loses nothing: the rows
 // go back to the head of the queue and are tried again with a growing pause, up to MAX_PENDING_ROWS held
 // in memory; only past that are the oldest dropped, and that is said loudly. Usage rows are the spend

@@ -45,7 +45,7 @@ const SLOTS = 2 ** 21;
  * One reservation's place, reused from request to request. Map and Set entries added and deleted per
  * request made V8 rebuild their hash tables, and a long-lived table's rebuild is allocated straight in
  * the old generation: ≈ 260 bytes of old-generation garbage a request, a quarter of the gateway's,
- * and the major collections it brings are the longest pauses a request meets (BENCHMARKS.md, eighteenth
+ * and the major collections it brings are the longest pauses a request meets (bench/HISTORY.md, eighteenth
  * round). Slots allocate nothing once the pool has grown to the most requests ever in flight.
  */
 class Slot {

@@ -6,7 +6,7 @@
 // a latin1 string the socket writes back as the same bytes, which the stream writer frames as a chunk
 // in the same string (src/http/stream-writer.ts). (As UTF-8 text every event cost a decode, then a
 // UTF-8 length and an encode in the socket write; as a new Buffer, 2,000 instructions an event to build
-// it; the upstream's own chunk, when unchanged, needs its framing written apart: callgrind, BENCHMARKS.md.) Every
+// it; the upstream's own chunk, when unchanged, needs its framing written apart: callgrind, bench/HISTORY.md.) Every
 // pattern searched is ASCII, and UTF-8 never puts an ASCII byte inside a multi-byte character, so a match
 // is never inside one. Search anchors avoid a leading `"` (V8's search is several times slower for
 // patterns starting with a common character). The anchors are compact JSON (`"key":"value"`), as the

@@ -21,7 +21,7 @@ function poolFor(origin: string, connectTimeoutMs: number): Pool {
       // The attempt's own clocks (routing/attempt-watch.ts) govern first byte, idle gaps and the deadline,
       // and abort the request through the handler. undici's would be a second pair of timers a request, each
       // allocated afresh and kept in its half-second sweep long enough to reach V8's old generation
-      // (≈ 70 bytes a request of garbage for the major collector; BENCHMARKS.md, nineteenth round).
+      // (≈ 70 bytes a request of garbage for the major collector; bench/HISTORY.md, nineteenth round).
       headersTimeout: 0,
       bodyTimeout: 0,
     });
