@@ -27,8 +27,12 @@ export interface ProviderConfig {
   apiKeys: string[];
   /** Extra headers sent upstream on every call. */
   headers: Record<string, string>;
+  /** The OpenAI endpoints a kind openai upstream serves natively (`responses` makes /v1/responses pass through); absent = chat and embeddings. */
+  apis?: readonly ProviderApi[];
   mock: MockOptions;
 }
+
+export type ProviderApi = 'chat' | 'responses' | 'embeddings';
 
 export interface Timeouts {
   connectMs: number;
@@ -77,6 +81,8 @@ export interface GatewayConfig {
   usageFlushRows: number;
   /** max_tokens used for budget reservation and translation when a chat request names none. */
   defaultMaxTokens: number;
+  /** How long stored Responses API responses are kept, ms. */
+  responsesRetentionMs: number;
   redisUrl: string | null;
   /** Key prefix of the shared admission state in Redis (default `mg:`). */
   redisPrefix: string | null;

@@ -7,6 +7,7 @@ import type { TextMasker } from '../dialects/passthrough-tap.ts';
 import type { Exchange } from './exchange.ts';
 import { PassthroughExchange } from './passthrough-exchange.ts';
 import { ChatToAnthropicExchange, MessagesToOpenAIExchange } from './translated-exchange.ts';
+import { servesResponsesNatively } from './responses-turn.ts';
 
 export interface ExchangeInput {
   dialect: Dialect;
@@ -26,8 +27,9 @@ export interface ExchangeInput {
 
 export function exchangeFor(input: ExchangeInput, deployment: DeploymentConfig): Exchange {
   const kind = deployment.provider.kind;
-  // The mock speaks both dialects, so it is always same-dialect.
-  const upstream: Dialect = kind === 'mock' ? input.dialect : kind;
+  // The mock speaks every dialect, so it is always same-dialect; an OpenAI-style upstream speaks the
+  // Responses API where its provider lists it (`apis: [responses]`).
+  const upstream: Dialect = kind === 'mock' ? input.dialect : input.dialect === 'responses' && servesResponsesNatively(deployment) ? 'responses' : kind;
   if (upstream === input.dialect) {
     return new PassthroughExchange({
       dialect: input.dialect,

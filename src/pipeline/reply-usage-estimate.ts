@@ -6,7 +6,7 @@ import { isObject } from '../core/json.ts';
 import { outputTokensForChars, type Usage } from '../core/usage.ts';
 
 export function estimatedReplyUsage(reply: unknown, dialect: Dialect, promptEstimate: () => number): Usage {
-  const chars = dialect === 'openai' ? openAiOutputChars(reply) : anthropicOutputChars(reply);
+  const chars = dialect === 'openai' ? openAiOutputChars(reply) : dialect === 'responses' ? responsesOutputChars(reply) : anthropicOutputChars(reply);
   return { inputTokens: promptEstimate(), outputTokens: outputTokensForChars(chars), cacheReadTokens: 0, cacheWriteTokens: 0 };
 }
 
@@ -33,6 +33,16 @@ function anthropicOutputChars(reply: unknown): number {
     if (!isObject(block)) continue;
     chars += textLength(block.text) + textLength(block.thinking);
     if (block.type === 'tool_use') chars += textLength(block.name) + JSON.stringify(block.input ?? {}).length;
+  }
+  return chars;
+}
+
+function responsesOutputChars(reply: unknown): number {
+  if (!isObject(reply) || !Array.isArray(reply.output)) return 0;
+  let chars = 0;
+  for (const item of reply.output) {
+    if (!isObject(item)) continue;
+    chars += textLength(item.content) + textLength(item.summary) + textLength(item.arguments) + textLength(item.input) + textLength(item.name);
   }
   return chars;
 }

@@ -112,10 +112,11 @@ export function upstreamErrorToDialect(opts: UpstreamErrorOptions): DialectError
   let message = maskSecrets(parsed.message ?? `upstream returned HTTP ${opts.status}`);
   if (opts.status === 401) message = `the upstream provider refused the gateway's credentials: ${message}`;
   else if (opts.status === 403) message = `the upstream provider refused the request: ${message}`;
-  const sameDialect = opts.upstreamKind === opts.clientDialect;
+  // Chat and Responses share OpenAI's error shape.
+  const sameDialect = opts.upstreamKind === opts.clientDialect || (opts.upstreamKind !== 'anthropic' && opts.clientDialect !== 'anthropic');
   const type = sameDialect && parsed.type !== undefined && status === opts.status ? parsed.type : typeFor(opts.clientDialect, opts.status, status);
   if (opts.clientDialect === 'anthropic') return { status, type, message, code: null, param: null };
   // An Anthropic error type is still useful to OpenAI clients; it travels as the code.
-  const code = opts.upstreamKind === 'openai' ? (parsed.code ?? null) : (parsed.type ?? null);
-  return { status, type, message, code, param: opts.upstreamKind === 'openai' ? (parsed.param ?? null) : null };
+  const code = opts.upstreamKind !== 'anthropic' ? (parsed.code ?? null) : (parsed.type ?? null);
+  return { status, type, message, code, param: opts.upstreamKind !== 'anthropic' ? (parsed.param ?? null) : null };
 }
