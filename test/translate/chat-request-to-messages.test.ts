@@ -1,8 +1,8 @@
 // Chat-completions request → Anthropic messages request: one table row per bullet of issue 3.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { chatRequestToMessages, LEADING_USER_PLACEHOLDER, TranslationError } from '../../src/translate/index.ts';
-import type { ChatRequest, ChatToMessagesOptions } from '../../src/translate/index.ts';
+import { chatRequestToMessages, LEADING_USER_PLACEHOLDER, TranslationError } from './hub-pairs.ts';
+import type { ChatRequest, ChatToMessagesOptions } from './hub-pairs.ts';
 import { createValidator } from '../helpers/schemas.ts';
 
 const validateRequest = createValidator('anthropic', 'CreateMessageParams');

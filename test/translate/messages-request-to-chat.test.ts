@@ -1,8 +1,8 @@
 // Anthropic messages request → chat-completions request for an OpenAI-compatible upstream.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { messagesRequestToChat, TranslationError } from '../../src/translate/index.ts';
-import type { MessagesRequest } from '../../src/translate/index.ts';
+import { messagesRequestToChat, TranslationError } from './hub-pairs.ts';
+import type { MessagesRequest } from './hub-pairs.ts';
 import { createValidator } from '../helpers/schemas.ts';
 
 const validateRequest = createValidator('openai', 'CreateChatCompletionRequest');
