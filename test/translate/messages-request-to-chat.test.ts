@@ -145,3 +145,33 @@ test('a prefill (final assistant turn) is sent as history and the caller is told
   assert.ok(r.adjustments.some((a) => a.startsWith('final assistant message sent as history')), r.adjustments.join('; '));
   assert.ok(!tr({}).adjustments.some((a) => a.startsWith('final assistant')));
 });
+
+test('a system message inside the conversation (Claude Code sends one) becomes a system message at that position', () => {
+  const r = tr({
+    system: 'Top.',
+    messages: [
+      { role: 'user', content: 'Hi' },
+      { role: 'system', content: 'Use the tools.' } as never,
+      { role: 'assistant', content: 'Hello' },
+      { role: 'user', content: 'Go' },
+    ],
+  });
+  assert.deepEqual(r.body.messages, [
+    { role: 'system', content: 'Top.' },
+    { role: 'user', content: 'Hi' },
+    { role: 'system', content: 'Use the tools.' },
+    { role: 'assistant', content: 'Hello' },
+    { role: 'user', content: 'Go' },
+  ]);
+  assert.deepEqual(r.adjustments, []);
+});
+
+test('a deployment that refuses temperature and top_p gets neither, and the caller is told', () => {
+  const r = messagesRequestToChat(
+    { model: 'claude-x', max_tokens: 10, messages: [{ role: 'user', content: 'Hi' }], temperature: 0.3, top_p: 0.5 } as MessagesRequest,
+    { upstreamModel: 'o3', refusedParams: ['temperature', 'top_p'] },
+  );
+  assert.equal(r.body.temperature, undefined);
+  assert.equal(r.body.top_p, undefined);
+  assert.deepEqual(r.adjustments, ["temperature left out: the deployment's model refuses it", "top_p left out: the deployment's model refuses it"]);
+});
