@@ -8,6 +8,7 @@ import type { KeyRecord } from '../core/key-record.ts';
 import { isObject, type JsonObject } from '../core/json.ts';
 import type { ResponsesFacts } from '../dialects/openai-responses/validate.ts';
 import type { Gateway } from './gateway.ts';
+import { upstreamDialectFor } from '../translate/hub/route.ts';
 
 export interface ResponsesTurn {
   facts: ResponsesFacts;
@@ -20,7 +21,7 @@ export interface ResponsesTurn {
 
 /** Whether the deployment's upstream serves /v1/responses itself (and so keeps its own conversations). */
 export function servesResponsesNatively(d: DeploymentConfig): boolean {
-  return d.provider.kind === 'openai' && (d.provider.apis ?? []).includes('responses');
+  return d.provider.kind === 'openai' && upstreamDialectFor('responses', d.provider.kind, d.provider.apis) === 'responses';
 }
 
 export interface PreparedTurn {

@@ -3,7 +3,7 @@
 // conversation fields the gateway itself serves (store, previous_response_id) are not carried.
 import { isObject, type JsonObject } from '../../core/json.ts';
 import type { HubReasoning, HubRequest, HubResponseFormat, HubTool, HubToolChoice, ReasoningEffort } from '../../translate/hub/form.ts';
-import { TranslationError } from '../../translate/translation-error.ts';
+import { TranslationError } from '../../translate/hub/translation-error.ts';
 import { decodeInput } from './decode-input.ts';
 import { keepEcho } from './echo.ts';
 

@@ -6,7 +6,7 @@
 import { emptyUsage, type Usage } from '../../core/usage.ts';
 import { isObject } from '../../core/json.ts';
 import { GatewayError } from '../../core/errors.ts';
-import { readResponsesUsage } from '../usage-readers.ts';
+import { readResponsesUsage } from './usage.ts';
 import { count, latin1, lineAround, modelKeyIn, parseData, type TextMasker } from '../passthrough-tap.ts';
 
 const MAX_LINE = 64 * 1048576;

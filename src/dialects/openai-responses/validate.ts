@@ -4,6 +4,7 @@
 import { GatewayError } from '../../core/errors.ts';
 import { isObject } from '../../core/json.ts';
 import type { RequestFacts } from '../request-facts.ts';
+import { optionalNumber, optionalPositiveInt } from '../openai-chat/validate.ts';
 
 export interface ResponsesFacts extends RequestFacts {
   /** False only when the caller sent `store: false`: then nothing is kept. */
@@ -98,19 +99,6 @@ function checkItem(item: unknown, where: string): void {
     if (typeof item.call_id !== 'string') throw bad(`${where}.call_id is required.`, `${where}.call_id`);
     if (typeof item.output !== 'string' && !Array.isArray(item.output)) throw bad(`${where}.output must be a string or an array of content parts.`, `${where}.output`);
   }
-}
-
-function optionalPositiveInt(body: Record<string, unknown>, field: string): number | null {
-  const v = body[field];
-  if (v === undefined || v === null) return null;
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < 1) throw bad(`\`${field}\` must be a positive integer.`, field);
-  return v;
-}
-
-function optionalNumber(body: Record<string, unknown>, field: string, min: number, max: number): void {
-  const v = body[field];
-  if (v === undefined || v === null) return;
-  if (typeof v !== 'number' || !Number.isFinite(v) || v < min || v > max) throw bad(`\`${field}\` must be a number from ${min} to ${max}.`, field);
 }
 
 function optionalKind(body: Record<string, unknown>, field: string, kind: 'boolean' | 'object'): void {
