@@ -9,8 +9,11 @@ import { join } from 'node:path';
 import { openResponseStore, type ResponseStore, type StoredResponse } from '../../src/store/response-store.ts';
 import { dropSchema, freshSchema, pgClient } from '../helpers/postgres.ts';
 
+/** Times in the future (a restart purges what expired by the clock). */
+const T = Date.now() + 86_400_000;
+
 function row(id: string, keyId: string, expiresAt: number): StoredResponse {
-  return { id, keyId, deployment: 'gpt#0', native: id.endsWith('n'), createdAt: 1000, expiresAt, response: `{"id":"${id}"}`, items: '[{"type":"message"}]' };
+  return { id, keyId, deployment: 'gpt#0', native: id.endsWith('n'), createdAt: T, expiresAt: T + expiresAt, response: `{"id":"${id}"}`, items: '[{"type":"message"}]' };
 }
 
 async function contract(open: () => Promise<ResponseStore>): Promise<void> {
@@ -19,21 +22,22 @@ async function contract(open: () => Promise<ResponseStore>): Promise<void> {
     await store.put(row('resp_a', 'k1', 5000));
     await store.put(row('resp_n', 'k1', 9000));
     await store.put(row('resp_b', 'k2', 3000));
-    assert.deepEqual(await store.get('resp_a', 'k1', 2000), row('resp_a', 'k1', 5000));
-    assert.equal((await store.get('resp_n', 'k1', 2000))?.native, true);
-    assert.equal(await store.get('resp_a', 'k2', 2000), null, "another key's id is not found");
-    assert.equal(await store.get('resp_a', 'k1', 5000), null, 'an expired one is not found');
+    assert.deepEqual(await store.get('resp_a', 'k1', T + 2000), row('resp_a', 'k1', 5000));
+    assert.equal((await store.get('resp_n', 'k1', T + 2000))?.native, true);
+    assert.equal(await store.get('resp_a', 'k2', T + 2000), null, "another key's id is not found");
+    assert.equal(await store.get('resp_a', 'k1', T + 5000), null, 'an expired one is not found');
     assert.equal(await store.delete('resp_a', 'k2'), false);
-    assert.equal(await store.purge(4000), 1, 'only the expired row goes');
-    assert.equal(await store.get('resp_b', 'k2', 1), null);
+    assert.equal(await store.purge(T + 4000), 1, 'only the expired row goes');
+    assert.equal(await store.get('resp_b', 'k2', T + 1), null);
     assert.equal(await store.delete('resp_a', 'k1'), true);
-    assert.equal(await store.get('resp_a', 'k1', 2000), null);
+    assert.equal(await store.get('resp_a', 'k1', T + 2000), null);
+    assert.equal(await store.purge(T + 4000), 0, 'nothing more to purge');
   } finally {
     await store.close();
   }
   const again = await open();
   try {
-    assert.equal((await again.get('resp_n', 'k1', 2000))?.id, 'resp_n', 'kept across a restart');
+    assert.equal((await again.get('resp_n', 'k1', T + 2000))?.id, 'resp_n', 'kept across a restart');
   } finally {
     await again.close();
   }
