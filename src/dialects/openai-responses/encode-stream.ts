@@ -54,7 +54,7 @@ export class ResponsesStreamEncoder implements ClientStreamEncoder {
       case 'text-delta':
         if (open?.kind !== 'text') return '';
         open.text += ev.text;
-        return w.textDelta(open.id, open.at, ev.text);
+        return w.textDelta(open.id, open.at, ev.text, ev.json);
       case 'tool-call-delta':
         if (open?.kind !== 'tool') return '';
         open.input += ev.input;

@@ -33,8 +33,13 @@ export class ResponsesEventWriter {
     return this.event('response.content_part.added', { item_id: itemId, output_index: outputIndex, content_index: 0, part: { type: 'output_text', annotations: [], logprobs: [], text: '' } });
   }
 
-  textDelta(itemId: string, outputIndex: number, delta: string): string {
-    return this.event('response.output_text.delta', { item_id: itemId, output_index: outputIndex, content_index: 0, delta, logprobs: [] });
+  /**
+   * The hot path (one event per token): written as text, the delta spliced in as the JSON literal the
+   * upstream's decoder read when it has one. `itemId` is the gateway's own (hex), safe to splice.
+   */
+  textDelta(itemId: string, outputIndex: number, delta: string, json?: string): string {
+    const seq = this.#seq++;
+    return `event: response.output_text.delta\ndata: {"type":"response.output_text.delta","sequence_number":${seq},"item_id":"${itemId}","output_index":${outputIndex},"content_index":0,"delta":${json ?? JSON.stringify(delta)},"logprobs":[]}\n\n`;
   }
 
   /** output_text.done, then content_part.done. */
@@ -46,7 +51,8 @@ export class ResponsesEventWriter {
   }
 
   argumentsDelta(itemId: string, outputIndex: number, delta: string): string {
-    return this.event('response.function_call_arguments.delta', { item_id: itemId, output_index: outputIndex, delta });
+    const seq = this.#seq++;
+    return `event: response.function_call_arguments.delta\ndata: {"type":"response.function_call_arguments.delta","sequence_number":${seq},"item_id":"${itemId}","output_index":${outputIndex},"delta":${JSON.stringify(delta)}}\n\n`;
   }
 
   argumentsDone(itemId: string, outputIndex: number, name: string, args: string): string {
