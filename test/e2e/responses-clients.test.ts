@@ -220,6 +220,20 @@ for (const model of ['gpt-chat', 'claude-up']) {
   });
 }
 
+test('input_tokens on a Claude model: counted by the Anthropic-style upstream, as the hub writes the request', async () => {
+  const r = await call(fx, { path: '/v1/responses/input_tokens', body: { model: 'claude-up', instructions: 'Be brief.', input: 'one two three', tools: [WEATHER] } });
+  assert.equal(r.status, 200);
+  assert.equal(r.headers.get('x-modelgate-token-count'), 'exact');
+  const seen = fx.up.requests.at(-1)!;
+  assert.equal(seen.path, '/v1/messages/count_tokens');
+  const sent = seen.json as Record<string, unknown>;
+  assert.deepEqual(Object.keys(sent).sort(), ['messages', 'model', 'system', 'tools']);
+  assert.equal((r.json as { object: string; input_tokens: number }).object, 'response.input_tokens');
+  assert.equal((r.json as { input_tokens: number }).input_tokens, 5, 'the mock counts the words of the messages and system');
+  const chatOnly = await call(fx, { path: '/v1/responses/input_tokens', body: { model: 'gpt-chat', input: 'one two three' } });
+  assert.equal(chatOnly.headers.get('x-modelgate-token-count'), 'estimate');
+});
+
 test('budgets refuse /v1/responses in the OpenAI shape', async () => {
   const { key } = await fx.gw.createKey({ name: 'tiny', flags: ['--token-budget', '10', '--models', 'gpt-native'] });
   const r = await call(fx, { path: '/v1/responses', auth: key, body: { model: 'gpt-native', input: 'x', max_output_tokens: 500 } });
