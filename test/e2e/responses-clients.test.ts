@@ -220,6 +220,37 @@ for (const model of ['gpt-chat', 'claude-up']) {
   });
 }
 
+for (const model of ['gpt-chat', 'claude-up']) {
+  test(`${model}: a custom (free-form) tool such as Codex's apply_patch goes as a one-string function and comes back free-form`, async () => {
+    const from = fx.up.requests.length;
+    const patch = '*** Begin Patch\n*** Add File: a.txt\n+hi\n*** End Patch';
+    fx.up.configure({ toolArguments: { input: patch } });
+    try {
+      const tools = [{ type: 'custom' as const, name: 'apply_patch', description: 'Edit files' }];
+      const res = await client.responses.create({ model, input: 'Add a file', tools });
+      validateResponse(res);
+      const item = res.output.find((o) => o.type === 'custom_tool_call');
+      assert.ok(item && item.type === 'custom_tool_call');
+      assert.equal(item.input, patch);
+      const r = await call(fx, { path: '/v1/responses', body: { model, input: 'Add a file', tools, stream: true } });
+      const events = parseSseText(r.text);
+      for (const e of events) validateResponseStreamEvent(JSON.parse(e.data));
+      const done = events.find((e) => e.event === 'response.custom_tool_call_input.done');
+      assert.equal((JSON.parse(done!.data) as { input: string }).input, patch);
+      const sent = since(from)[0].body.toString('utf8');
+      assert.match(sent, model === 'gpt-chat' ? /"name":"apply_patch","parameters":\{"type":"object","properties":\{"input":\{"type":"string"/ : /"name":"apply_patch","input_schema":\{"type":"object","properties":\{"input":\{"type":"string"/);
+      // The call goes back in history as the function call it was sent as, and its output as the tool result.
+      const next = await client.responses.create({ model, tools, input: [{ role: 'user', content: 'Add a file' }, item, { type: 'custom_tool_call_output', call_id: item.call_id, output: 'Done!' }] });
+      assert.equal(next.status, 'completed');
+      const history = since(from).at(-1)!.body.toString('utf8');
+      assert.ok(history.includes(JSON.stringify(JSON.stringify({ input: patch })).slice(1, -1)) || history.includes(JSON.stringify({ input: patch })), 'the free-form input went back wrapped as its one parameter');
+      assert.match(history, /Done!/);
+    } finally {
+      fx.up.configure({ toolArguments: undefined });
+    }
+  });
+}
+
 test('input_tokens on a Claude model: counted by the Anthropic-style upstream, as the hub writes the request', async () => {
   const r = await call(fx, { path: '/v1/responses/input_tokens', body: { model: 'claude-up', instructions: 'Be brief.', input: 'one two three', tools: [WEATHER] } });
   assert.equal(r.status, 200);
