@@ -34,6 +34,8 @@ export const providerSchema = z.strictObject({
   api_key: z.string().optional(),
   api_keys: z.array(z.string().min(1)).optional(),
   headers: z.record(z.string(), z.string()).optional(),
+  /** kind anthropic: the anthropic-version of translated requests (pass-through sends the caller's). */
+  anthropic_version: z.enum(['2023-06-01', '2026-10-21']).optional(),
   mock: z
     .strictObject({
       latency_ms: nonNegInt.optional(),
