@@ -83,3 +83,19 @@ test('Claude Code: its default model name, no --model', { timeout: 240_000 }, as
 test('Claude Code: a Claude model served by an OpenAI-style upstream', { timeout: 240_000, todo: 'needs the hub: the translator to chat completions refuses mid-conversation system items' }, async (t) => {
   await roundTrip(t, { model: 'claude-gw-openai', path: '/v1/chat/completions', upstreamModel: 'openrouter-claude' });
 });
+
+test('Claude Code with ANTHROPIC_API_KEY (x-api-key): one 401 and it stops, instead of retrying for minutes', { timeout: 240_000 }, async (t) => {
+  if (!(await claudeOrSkip(t))) return;
+  const count401 = async (): Promise<number> => {
+    const metrics = await (await fetch(`${gw.url}/metrics`)).text();
+    let n = 0;
+    for (const m of metrics.matchAll(/^modelgate_requests_total\{endpoint="\/v1\/messages",[^}]*status="401"\} (\d+)$/gm)) n += Number(m[1]);
+    return n;
+  };
+  const before = await count401();
+  // Claude Code retries a 401 unless the answer says `x-should-retry: false` (9 tries in 2 minutes without it).
+  const run = await runClaude({ gateway: { url: gw.url, key, as: 'api-key' }, prompt: 'hi', allowedTools: 'Bash', model: 'claude-gw' });
+  assert.notEqual(run.code, 0, run.stdout);
+  assert.doesNotMatch(run.stderr, /killed after/);
+  assert.equal((await count401()) - before, 1, `one refused request\n${run.stdout}${run.stderr}`);
+});

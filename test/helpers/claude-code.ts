@@ -13,6 +13,13 @@ import type { TestContext } from 'node:test';
 const require = createRequire(import.meta.url);
 const WRAPPER = join(dirname(require.resolve('@anthropic-ai/claude-code/package.json')), 'cli-wrapper.cjs');
 
+/** Where Claude Code goes, and how it sends the key: `auth-token` (Bearer, the default) or `api-key` (x-api-key). */
+export interface Gateway {
+  url: string;
+  key: string;
+  as?: 'auth-token' | 'api-key';
+}
+
 export interface ClaudeRun {
   code: number | null;
   stdout: string;
@@ -20,14 +27,14 @@ export interface ClaudeRun {
 }
 
 /** The env every run gets: isolated from the machine's own Claude Code, and quiet on the network. */
-function quietEnv(home: string, gateway: { url: string; key: string }): Record<string, string> {
+function quietEnv(home: string, gateway: Gateway): Record<string, string> {
   return {
     PATH: process.env.PATH ?? '/usr/bin:/bin',
     HOME: home,
     CLAUDE_CONFIG_DIR: join(home, '.claude'),
     XDG_CONFIG_HOME: join(home, '.config'),
     ANTHROPIC_BASE_URL: gateway.url,
-    ANTHROPIC_AUTH_TOKEN: gateway.key,
+    ...(gateway.as === 'api-key' ? { ANTHROPIC_API_KEY: gateway.key } : { ANTHROPIC_AUTH_TOKEN: gateway.key }),
     DISABLE_TELEMETRY: '1',
     DISABLE_AUTOUPDATER: '1',
     DISABLE_ERROR_REPORTING: '1',
@@ -49,7 +56,7 @@ export async function claudeOrSkip(t: TestContext): Promise<boolean> {
 }
 
 /** `claude -p <prompt> --allowedTools <tools> [--model m]`, killed (its whole process group) after `timeoutMs`. */
-export async function runClaude(opts: { gateway: { url: string; key: string }; prompt: string; allowedTools: string; model?: string; timeoutMs?: number }): Promise<ClaudeRun> {
+export async function runClaude(opts: { gateway: Gateway; prompt: string; allowedTools: string; model?: string; timeoutMs?: number }): Promise<ClaudeRun> {
   const home = mkdtempSync(join(tmpdir(), 'modelgate-claude-'));
   const args = [WRAPPER, '-p', opts.prompt, '--allowedTools', opts.allowedTools, '--output-format', 'text'];
   if (opts.model !== undefined) args.push('--model', opts.model);
