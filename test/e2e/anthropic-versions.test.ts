@@ -124,10 +124,13 @@ test('an upstream that refuses mid-conversation system items: its type, error co
     error: { type: 'invalid_request_error', message: 'messages.1.role: system messages are not supported for this model', details: { error_code: 'mid_conversation_system_not_supported' } },
     request_id: 'req_upstream_1',
   };
-  fx.up.enqueue({ kind: 'status', status: 400, body: refusal });
-  const r = await call(fx, { path: MESSAGES, body: msgs({ messages: WITH_SYSTEM }), headers: V2 });
-  assert.equal(r.status, 400, r.text);
-  assert.deepEqual(errorOf(r), refusal.error);
+  // Streamed or not (Claude Code streams), the refusal comes before the first byte: a JSON error.
+  for (const stream of [false, true]) {
+    fx.up.enqueue({ kind: 'status', status: 400, body: refusal });
+    const r = await call(fx, { path: MESSAGES, body: msgs({ messages: WITH_SYSTEM, stream }), headers: V2 });
+    assert.equal(r.status, 400, r.text);
+    assert.deepEqual(errorOf(r), refusal.error);
+  }
   // What the clients read: SDK 1.x's errorCode, and the body Claude Code picks its fallback by.
   fx.up.enqueue({ kind: 'status', status: 400, body: refusal });
   const client = new Anthropic({ baseURL: fx.gw.url, authToken: fx.key, apiKey: null, maxRetries: 0 });

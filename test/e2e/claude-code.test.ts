@@ -47,20 +47,32 @@ function toolResults(req: RecordedRequest): string[] {
   return out;
 }
 
-async function roundTrip(t: TestContext, opts: { model?: string; path: string; upstreamModel: string }): Promise<RecordedRequest[]> {
+/** How Anthropic refuses a mid-conversation system item where a model does not take them. */
+const SYSTEM_REFUSAL = {
+  type: 'error',
+  error: { type: 'invalid_request_error', message: 'messages.1: system messages are not supported in messages for this model', details: { error_code: 'mid_conversation_system_not_supported' } },
+};
+
+function hasSystemItem(req: RecordedRequest): boolean {
+  const messages = (req.json as { messages?: { role?: string }[] } | undefined)?.messages ?? [];
+  return messages.some((m) => m.role === 'system');
+}
+
+async function roundTrip(t: TestContext, opts: { model?: string; path: string; upstreamModel: string; refuseSystemItems?: boolean }): Promise<RecordedRequest[]> {
   if (!(await claudeOrSkip(t))) return [];
   const token = randomBytes(6).toString('hex');
   // The shell works out the 42: the upstream can only see it if Bash really ran the command.
   const printed = `mg-42-${token}`;
   up.reset();
   up.configure({ toolName: 'Bash', toolArguments: { command: `echo mg-$((6*7))-${token}`, description: 'Print the test token' }, replyText: `All done ${token}.` });
+  if (opts.refuseSystemItems === true) up.setBehaviour((r) => (hasSystemItem(r) ? { kind: 'status', status: 400, body: SYSTEM_REFUSAL } : undefined));
   const run = await runClaude({
     gateway: { url: gw.url, key },
     prompt: 'Run the shell command that prints the token, then tell me what it printed.',
     allowedTools: 'Bash',
     model: opts.model,
   });
-  const generations = up.requests.filter((r) => r.path === opts.path);
+  const generations = up.requests.filter((r) => r.path === opts.path && !(opts.refuseSystemItems === true && hasSystemItem(r)));
   const diagnosis = `exit ${run.code}\nstdout: ${run.stdout}\nstderr: ${run.stderr.slice(0, 2000)}\nupstream saw: ${up.requests.map((r) => r.path).join(', ')}`;
   assert.equal(run.code, 0, diagnosis);
   assert.ok(generations.some((r) => toolResults(r).some((text) => text.includes(printed))), `the upstream saw the command's output\n${diagnosis}`);
@@ -74,6 +86,13 @@ test('Claude Code: a Claude model passed through to an Anthropic-style upstream,
   if (seen.length === 0) return;
   // Claude Code 2.1.33x sends `role: "system"` inside messages for a model name it does not know: kept in place.
   assert.ok(seen.some((r) => (r.json as { messages: { role: string }[] }).messages.some((m, i) => m.role === 'system' && i > 0)), 'the system item reached the upstream in place');
+});
+
+test('Claude Code: an upstream that refuses mid-conversation system items gets the request again without them (its fallback fires)', { timeout: 240_000 }, async (t) => {
+  const seen = await roundTrip(t, { model: 'claude-gw', path: '/v1/messages', upstreamModel: 'claude-upstream-1', refuseSystemItems: true });
+  if (seen.length === 0) return;
+  assert.ok(up.requests.some(hasSystemItem), 'the first request carried the system item and was refused');
+  assert.ok(seen.every((r) => !hasSystemItem(r)), 'what succeeded came without it');
 });
 
 test('Claude Code: its default model name, no --model', { timeout: 240_000 }, async (t) => {
