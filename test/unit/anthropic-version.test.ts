@@ -1,5 +1,5 @@
 // The anthropic-version values, the rules of 2026-10-21, mid-conversation system items in the messages
-// validator, and Anthropic's error details kept from an upstream's body: literal inputs.
+// validator, Anthropic's error details kept from an upstream's body, and the version sent upstream: literal inputs.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { GatewayError } from '../../src/core/errors.ts';
@@ -70,4 +70,24 @@ test('anthropicErrorDetails: an upstream body’s error.details, masked, and ren
   const err = new GatewayError('invalid_request', { message: 'no', upstreamType: 'invalid_request_error', upstreamDetails: details });
   assert.deepEqual(JSON.parse(renderError('anthropic', err, 'req_1')).error, { type: 'invalid_request_error', message: 'no', details });
   assert.equal(JSON.parse(renderError('openai', err, 'req_1')).error.details, undefined);
+});
+
+test('anthropic_version in a provider: loaded, checked, and sent when no caller version is forwarded', async () => {
+  const { parseConfigText } = await import('../../src/config/load.ts');
+  const { upstreamHeaders } = await import('../../src/providers/http-provider.ts');
+  const yaml = (extra: string): string =>
+    `providers:\n  - { name: a, kind: anthropic, base_url: "http://x", api_key: "k"${extra} }\n  - { name: d, kind: anthropic, base_url: "http://y" }\nmodels:\n  - { name: claude-a, deployments: [ { provider: a, model: m }, { provider: d, model: m } ] }\n`;
+  const c = parseConfigText(yaml(', anthropic_version: "2026-10-21"'), { source: 'x.yaml', env: {} });
+  const [named, plain] = c.providers;
+  assert.equal(named.anthropicVersion, '2026-10-21');
+  assert.equal(plain.anthropicVersion, undefined);
+  assert.throws(() => parseConfigText(yaml(', anthropic_version: "2024-01-01"'), { source: 'x.yaml', env: {} }), /anthropic_version/);
+  const call = (forwardHeaders: Record<string, string>) => ({ deployment: c.models[0].deployments[0], dialect: 'anthropic' as const, body: '', forwardHeaders, apiKey: 'k', stop: null as never });
+  // Translated (nothing forwarded): the provider's version, else the default.
+  assert.equal(upstreamHeaders(named, call({}))['anthropic-version'], '2026-10-21');
+  assert.equal(upstreamHeaders(plain, call({}))['anthropic-version'], '2023-06-01');
+  // Pass-through: the caller's version and beta, whatever the provider names.
+  const passed = upstreamHeaders(named, call({ 'anthropic-version': '2023-06-01', 'anthropic-beta': 'b1' }));
+  assert.equal(passed['anthropic-version'], '2023-06-01');
+  assert.equal(passed['anthropic-beta'], 'b1');
 });

@@ -15,10 +15,14 @@ const NAMED = ANTHROPIC_VERSIONS.join(' or ');
 export function checkAnthropicVersion(headers: IncomingHttpHeaders): AnthropicVersion {
   const v = headers['anthropic-version'];
   if (v === undefined || v === '') throw new GatewayError('missing_version_header');
-  if (v !== '2023-06-01' && v !== '2026-10-21') {
+  if (!isAnthropicVersion(v)) {
     throw new GatewayError('unsupported_version', { message: `Unsupported anthropic-version "${String(v)}"; the supported values are ${NAMED}.` });
   }
   return v;
+}
+
+function isAnthropicVersion(v: unknown): v is AnthropicVersion {
+  return (ANTHROPIC_VERSIONS as readonly unknown[]).includes(v);
 }
 
 /** Sampling parameters the 2026-10-21 version removed: refused whatever their value. */
