@@ -1,5 +1,5 @@
-// The anthropic-version values, the rules of 2026-10-21, mid-conversation system items in the messages
-// validator, Anthropic's error details kept from an upstream's body, and the version sent upstream: literal inputs.
+// On literal inputs: the anthropic-version values, the rules of 2026-10-21, mid-conversation system items
+// in the messages validator, Anthropic's error details kept from an upstream's body, the version sent upstream.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { GatewayError } from '../../src/core/errors.ts';
