@@ -94,6 +94,7 @@ function build(raw: RawConfig, source: string): GatewayConfig {
       apiKeys,
       headers: p.headers ?? {},
       apis: p.apis ?? (p.kind === 'anthropic' ? [] : ['chat', 'embeddings']),
+      ...(p.anthropic_version === undefined ? {} : { anthropicVersion: p.anthropic_version }),
       mock: {
         latencyMs: p.mock?.latency_ms ?? DEFAULTS.mock.latencyMs,
         chunkDelayMs: p.mock?.chunk_delay_ms ?? DEFAULTS.mock.chunkDelayMs,

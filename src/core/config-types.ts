@@ -29,6 +29,8 @@ export interface ProviderConfig {
   headers: Record<string, string>;
   /** The OpenAI endpoints a kind openai upstream serves natively (`responses` makes /v1/responses pass through); absent = chat and embeddings. */
   apis?: readonly ProviderApi[];
+  /** kind anthropic: the anthropic-version translated requests carry (default 2023-06-01). */
+  anthropicVersion?: string;
   mock: MockOptions;
 }
 

@@ -29,8 +29,8 @@ let fx: Fixture;
 let client: OpenAI;
 before(async () => {
   fx = await startFixture({
-    extraProviders: `  - { name: upr, kind: openai, apis: [chat, responses, embeddings], base_url: "{{UP}}/v1", api_key: "${UPSTREAM_SECRET}" }
-  - { name: upo, kind: openai, apis: [responses], base_url: "{{UP}}/v1", api_key: "${UPSTREAM_SECRET}" }`,
+    extraProviders: (upUrl) => `  - { name: upr, kind: openai, apis: [chat, responses, embeddings], base_url: "${upUrl}/v1", api_key: "${UPSTREAM_SECRET}" }
+  - { name: upo, kind: openai, apis: [responses], base_url: "${upUrl}/v1", api_key: "${UPSTREAM_SECRET}" }`,
     extraModels: `  - { name: gpt-native, price: { input: 1, output: 2 }, deployments: [ { provider: upr, model: upstream-native } ] }
   - { name: gpt-chat, price: { input: 1, output: 2 }, deployments: [ { provider: up, model: upstream-chat } ] }
   - { name: gpt-responses-only, price: { input: 1, output: 2 }, deployments: [ { provider: upo, model: upstream-responses } ] }`,

@@ -12,8 +12,8 @@ let client: OpenAI;
 let otherKey: string;
 before(async () => {
   fx = await startFixture({
-    extraProviders: `  - { name: upr, kind: openai, apis: [chat, responses, embeddings], base_url: "{{UP}}/v1", api_key: "${UPSTREAM_SECRET}" }
-  - { name: upr2, kind: openai, apis: [chat, responses], base_url: "{{UP}}/v1", api_key: "${UPSTREAM_SECRET}" }`,
+    extraProviders: (upUrl) => `  - { name: upr, kind: openai, apis: [chat, responses, embeddings], base_url: "${upUrl}/v1", api_key: "${UPSTREAM_SECRET}" }
+  - { name: upr2, kind: openai, apis: [chat, responses], base_url: "${upUrl}/v1", api_key: "${UPSTREAM_SECRET}" }`,
     extraModels: `  - { name: gpt-native, price: { input: 1, output: 2 }, deployments: [ { provider: upr, model: upstream-native }, { provider: upr2, model: upstream-native-b } ] }`,
   });
   fx.key = (await fx.gw.createKey({ name: 'responses', flags: ['--models', 'gpt-native,gpt-mock,gpt-up,claude-*'] })).key;
