@@ -92,6 +92,7 @@ function build(raw: RawConfig, source: string): GatewayConfig {
       baseUrl: (p.base_url ?? 'http://mock.invalid').replace(/\/+$/, ''),
       apiKeys,
       headers: p.headers ?? {},
+      ...(p.anthropic_version === undefined ? {} : { anthropicVersion: p.anthropic_version }),
       mock: {
         latencyMs: p.mock?.latency_ms ?? DEFAULTS.mock.latencyMs,
         chunkDelayMs: p.mock?.chunk_delay_ms ?? DEFAULTS.mock.chunkDelayMs,

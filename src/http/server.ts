@@ -1,8 +1,10 @@
 // The node:http server: request id, exact routing, and dispatch to the stage handlers.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { GatewayError } from '../core/errors.ts';
+import { isObject } from '../core/json.ts';
 import { handleGeneration } from '../pipeline/generate.ts';
-import { authenticate, bearerToken, checkAnthropicVersion } from '../pipeline/authenticate.ts';
+import { authenticate, bearerToken } from '../pipeline/authenticate.ts';
+import { checkAnthropicVersion, checkVersionRules } from '../dialects/anthropic-messages/version.ts';
 import { hashKey, sameHash } from '../auth/key-material.ts';
 import { listModelsBody, modelBody } from '../pipeline/list-models.ts';
 import { usageTokenBody } from '../pipeline/usage-token.ts';
@@ -130,8 +132,9 @@ async function simpleAuthed(gw: Gateway, req: IncomingMessage, res: ServerRespon
       req.resume();
       return sendJson(res, { status: 200, body: await usageTokenBody(gw, key, now), requestId });
     }
-    checkAnthropicVersion(req.headers);
+    const version = checkAnthropicVersion(req.headers);
     const { text, value } = parseJsonBody(await readBody(req, gw.config.bodyLimitBytes));
+    if (isObject(value)) checkVersionRules(value, version);
     const counted = await countTokens(gw, { key, text, value, req });
     return sendJson(res, { status: 200, body: counted.body, requestId, headers: { 'x-modelgate-token-count': counted.source } });
   } catch (err) {

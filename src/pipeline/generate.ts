@@ -9,7 +9,8 @@ import { validateMessagesRequest } from '../dialects/anthropic-messages/validate
 import { answeredOrGone, readBody, parseJsonBody } from '../http/body.ts';
 import { estimatePromptTokens } from '../admission/estimate-tokens.ts';
 import { sendError } from '../http/respond.ts';
-import { authenticate, checkAnthropicVersion } from './authenticate.ts';
+import { authenticate } from './authenticate.ts';
+import { checkAnthropicVersion } from '../dialects/anthropic-messages/version.ts';
 import { resolveModel } from './resolve-model.ts';
 import { obtainAnswer, type Answer } from './attempts.ts';
 import type { Gateway } from './gateway.ts';
@@ -95,10 +96,10 @@ async function serve(gw: Gateway, req: IncomingMessage, res: ServerResponse, fli
   const { state } = flight;
   const key = authenticate(req.headers, gw.keys, state.startedWall, req.socket);
   state.key = key;
-  if (state.dialect === 'anthropic') checkAnthropicVersion(req.headers);
+  const version = state.dialect === 'anthropic' ? checkAnthropicVersion(req.headers) : null;
   const raw = await readBody(req, gw.config.bodyLimitBytes);
   const { text, value } = parseJsonBody(raw);
-  const facts = state.dialect === 'openai' ? validateChatRequest(value) : validateMessagesRequest(value);
+  const facts = version === null ? validateChatRequest(value) : validateMessagesRequest(value, version);
   state.model = facts.model;
   state.stream = facts.stream;
   const model = resolveModel(gw.catalog, key, facts.model, state.dialect);
