@@ -85,9 +85,7 @@ test('pass-through to an Anthropic-style upstream that refuses temperature and t
   assert.equal(sent.top_p, 0.9);
 });
 
-// Needs validate.ts to accept mid-conversation system messages (issue 35, done on another branch); drop
-// the todo when both are merged.
-test('messages → OpenAI-style upstream: a mid-conversation system message arrives as a system message at its position', { todo: 'validate.ts accepts role system inside messages on the validation branch' }, async () => {
+test('messages → OpenAI-style upstream: a mid-conversation system message arrives as a system message at its position', async () => {
   const res = await post(
     '/v1/messages',
     { model: 'claude-via-o3', max_tokens: 50, messages: [{ role: 'user', content: 'Hi' }, { role: 'system', content: 'Be brief.' }, { role: 'assistant', content: 'Hello' }, { role: 'user', content: 'Go' }] },
