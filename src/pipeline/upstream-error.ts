@@ -6,8 +6,7 @@ import { shapeChatError } from '../dialects/openai-chat/errors.ts';
 import { shapeMessagesError } from '../dialects/anthropic-messages/errors.ts';
 import { readUpstreamError, type DialectError } from '../translate/hub/upstream-error.ts';
 import type { HubDialect } from '../translate/hub/form.ts';
-import type { SecretMasker } from '../observability/mask-secrets.ts';
-import { maskKeyLike } from '../observability/mask-secrets.ts';
+import { maskKeyLike, type SecretMasker } from '../observability/mask-secrets.ts';
 import { anthropicErrorDetails } from '../dialects/anthropic-messages/error-details.ts';
 
 /** The catalogue code for the status the caller gets (the body's `type` and text come from upstream). */
