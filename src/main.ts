@@ -61,10 +61,13 @@ async function main(argv: string[]): Promise<void> {
   }
 }
 
-/** The environment, with unset credential variables (…KEY, …TOKEN, …SECRET) read as a placeholder. */
+/**
+ * The environment, with unset credential variables (…KEY, …TOKEN, …SECRET) read as a placeholder. The
+ * gateway's own MODELGATE_* variables stay as they are: unset means off, not a placeholder.
+ */
 function withoutCredentials(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return new Proxy(env, {
-    get: (target, name) => (typeof name === 'string' && target[name] === undefined && /KEY|TOKEN|SECRET|PASSWORD/i.test(name) ? '(unset)' : target[name as string]),
+    get: (target, name) => (typeof name === 'string' && target[name] === undefined && /KEY|TOKEN|SECRET|PASSWORD/i.test(name) && !name.startsWith('MODELGATE_') ? '(unset)' : target[name as string]),
   });
 }
 

@@ -2,6 +2,7 @@
 import { parseArgs } from 'node:util';
 import type { Store } from '../store/store.ts';
 import { UsageError } from './key-flags.ts';
+import { findKeyOrFail } from './operations/key-operations.ts';
 
 export async function usageCommand(store: Store, argv: string[], out: (s: string) => void): Promise<void> {
   const { values } = parseArgs({ args: argv, options: { days: { type: 'string' }, key: { type: 'string' }, json: { type: 'boolean' }, config: { type: 'string' } }, strict: true });
@@ -9,10 +10,8 @@ export async function usageCommand(store: Store, argv: string[], out: (s: string
   if (!Number.isFinite(days) || days <= 0) throw new UsageError('--days must be a number of days above 0');
   let keyId: string | undefined;
   if (values.key) {
-    const found = await store.findKey(values.key);
     // A name or id that matches no key is a typo, not a key without usage.
-    if (found === null) throw new UsageError(`no key with id or name "${values.key}"`);
-    keyId = found.id;
+    keyId = (await findKeyOrFail(store, values.key)).id;
   }
   const rows = await store.usageSummary({ sinceMs: Date.now() - days * 86_400_000, keyId });
   if (values.json) {
