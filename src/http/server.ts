@@ -2,7 +2,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { GatewayError } from '../core/errors.ts';
 import { handleGeneration } from '../pipeline/generate.ts';
-import { authenticate, bearerToken, checkAnthropicVersion } from '../pipeline/authenticate.ts';
+import { authenticate, authenticateAfterRefresh, bearerToken, checkAnthropicVersion } from '../pipeline/authenticate.ts';
+import type { KeyRecord } from '../core/key-record.ts';
 import { hashKey, sameHash } from '../auth/key-material.ts';
 import { listModelsBody, modelBody } from '../pipeline/list-models.ts';
 import { usageTokenBody } from '../pipeline/usage-token.ts';
@@ -12,6 +13,8 @@ import { answeredOrGone, markAnsweredByNode, readBody, parseJsonBody } from './b
 import { sendError, sendJson } from './respond.ts';
 import { newRequestId } from './request-id.ts';
 import { callerDialect, dialectForPath, findRoute, modelIdOf, pathOf, type Route } from './routes.ts';
+import { createAdminApi } from '../admin/api/admin-api.ts';
+import { createUiHandler } from '../admin/ui-files.ts';
 
 const rawResponse = (status: string): string => `HTTP/1.1 ${status}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`;
 const CLIENT_ERROR_RESPONSES: Readonly<Record<string, string>> = {
@@ -26,6 +29,9 @@ export function createGatewayServer(gw: Gateway): Server {
   // Node checks its connections every connectionsCheckingInterval, so that follows a short timeout.
   const requestTimeout = gw.config.clientRequestTimeoutMs;
   const metricsTokenHash = gw.config.metricsToken === null ? null : hashKey(gw.config.metricsToken);
+  // Both null without admin_token: their paths then fall through to the 404 below.
+  const admin = createAdminApi(gw);
+  const ui = createUiHandler({ enabled: admin !== null });
   const server = createServer({
     keepAliveTimeout: 65_000,
     requestTimeout,
@@ -35,6 +41,10 @@ export function createGatewayServer(gw: Gateway): Server {
     const requestId = newRequestId();
     const path = pathOf(req.url);
     const route = findRoute(path);
+    if (!route && admin !== null && ui !== null) {
+      if (path.startsWith('/admin/')) return admin(req, res, path, requestId);
+      if (path === '/ui' || path.startsWith('/ui/')) return ui(req, res, path);
+    }
     if (!route) {
       req.resume();
       sendError(res, {
@@ -113,7 +123,12 @@ async function dispatch(gw: Gateway, req: IncomingMessage, res: ServerResponse, 
 async function simpleAuthed(gw: Gateway, req: IncomingMessage, res: ServerResponse, route: Route, requestId: string): Promise<void> {
   try {
     const now = Date.now();
-    const key = authenticate(req.headers, gw.keys, now, req.socket);
+    let key: KeyRecord;
+    try {
+      key = authenticate(req.headers, gw.keys, now, req.socket);
+    } catch (refusal) {
+      key = await authenticateAfterRefresh(refusal, { headers: req.headers, keys: gw.keys, now, connection: req.socket });
+    }
     if (route.name === 'models') {
       req.resume();
       return sendJson(res, { status: 200, body: listModelsBody(gw.catalog, key), requestId });

@@ -20,6 +20,21 @@ export function authenticate(headers: IncomingHttpHeaders, keys: KeyCache, now: 
   return key;
 }
 
+/**
+ * After `authenticate` refused a key as unknown: one fresh look at the store, then the same checks again.
+ * A key made a moment ago on another replica sharing the store (the admin API, the CLI) works on the very
+ * next request here too, not after the next poll; any other refusal stands as it was.
+ */
+export async function authenticateAfterRefresh(refusal: unknown, opts: { headers: IncomingHttpHeaders; keys: KeyCache; now: number; connection?: object }): Promise<KeyRecord> {
+  if (!(refusal instanceof GatewayError) || refusal.code !== 'invalid_api_key') throw refusal;
+  try {
+    await opts.keys.refreshNow();
+  } catch {
+    throw refusal;
+  }
+  return authenticate(opts.headers, opts.keys, opts.now, opts.connection);
+}
+
 /** What follows `Bearer ` (RFC 7235: the scheme is case-insensitive), or null for any other header. */
 export function bearerToken(header: string | undefined): string | null {
   if (header === undefined || header.length < 8 || header.slice(0, 7).toLowerCase() !== 'bearer ') return null;
