@@ -175,7 +175,7 @@ test('GET /admin/deployments: every deployment with its circuit state; GET /admi
   const doc = (await admin('/admin/openapi.json')).json as { openapi: string; paths: Record<string, Record<string, unknown>> };
   assert.equal(doc.openapi, '3.1.0');
   const routes: [string, string][] = [['/admin/keys', 'get'], ['/admin/keys', 'post'], ['/admin/keys/{id}', 'get'], ['/admin/keys/{id}', 'patch'], ['/admin/keys/{id}', 'delete'],
-    ['/admin/keys/{id}/disable', 'post'], ['/admin/keys/{id}/enable', 'post'], ['/admin/usage', 'get'], ['/admin/requests', 'get'], ['/admin/deployments', 'get'], ['/admin/openapi.json', 'get']];
+    ['/admin/keys/{id}/disable', 'post'], ['/admin/keys/{id}/enable', 'post'], ['/admin/usage', 'get'], ['/admin/requests', 'get'], ['/admin/deployments', 'get'], ['/admin/deployments/{id}/reset', 'post'], ['/admin/openapi.json', 'get']];
   for (const [path, method] of routes) assert.ok(doc.paths[path]?.[method], `${method} ${path}`);
 });
 
@@ -189,6 +189,13 @@ test('a refused upstream key shows masked among the deployment’s locked-out cr
   assert.ok(!JSON.stringify(up).includes(UPSTREAM_SECRET));
   assert.equal(up.state, 'credentials');
   assert.match(String((up.last_error as { reason: string }).reason), /credentials/);
+  assert.equal((await chat(fx.key)).status, 503, 'out until the operator resets it');
+  const reset = await admin(`/admin/deployments/${encodeURIComponent('gpt-up#0')}/reset`, { method: 'POST' });
+  assert.equal(reset.status, 200, reset.text);
+  const after = (reset.json as { data: Record<string, unknown>[] }).data.find((d) => d.id === 'gpt-up#0');
+  assert.deepEqual([after?.state, after?.locked_out_credentials], ['closed', []]);
+  assert.equal((await chat(fx.key)).status, 200, 'served again at once');
+  assert.equal((await admin('/admin/deployments/nope%230/reset', { method: 'POST' })).status, 404);
 });
 
 test('without admin_token every /admin/ path and the dashboard are 404', async () => {

@@ -11,7 +11,7 @@ import { sendError, sendJson } from '../../http/respond.ts';
 import { UsageError } from '../key-flags.ts';
 import { createKey, deleteKey, findKeyOrFail, keyWithSpend, listKeysWithSpend, updateKey, type KeyOperations } from '../operations/key-operations.ts';
 import { latestRequests, parseGroupBy, toCsv, usageReport, type UsageQuery } from '../operations/usage-operations.ts';
-import { deploymentHealth } from '../operations/deployment-health.ts';
+import { deploymentHealth, resetDeployment } from '../operations/deployment-health.ts';
 import { createKeyBody, keyPatchFromBody, updateKeyBody } from './key-bodies.ts';
 import { OPENAPI_JSON } from './openapi.ts';
 
@@ -122,6 +122,14 @@ async function route(c: Call, segments: string[]): Promise<void> {
         return reply(c, 200, JSON.stringify(await keyWithSpend(c.gw.store, k)));
       });
     }
+  }
+  if (first === 'deployments' && segments.length === 3 && action === 'reset' && id !== '') {
+    return allow(c, method, ['POST'], () => {
+      c.req.resume();
+      const routing = { models: c.gw.config.models, breaker: c.gw.breaker, keyRotation: c.gw.keyRotation };
+      resetDeployment(routing, decodeSegment(id));
+      reply(c, 200, JSON.stringify({ data: deploymentHealth(routing) }));
+    });
   }
   c.req.resume();
   throw new GatewayError('not_found', { message: `No admin route for ${c.req.method} /admin/${segments.join('/')}; see GET /admin/openapi.json.` });

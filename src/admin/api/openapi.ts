@@ -130,6 +130,10 @@ export const OPENAPI_DOCUMENT = {
         },
       },
     },
+    '/admin/deployments/{id}/reset': {
+      parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' }, description: '`model#index`, percent-encoded (`%23` for `#`).' }],
+      post: { summary: 'Close the deployment’s circuit and try its provider’s refused keys again (this replica)', responses: { 200: { description: 'Every deployment, as GET /admin/deployments' }, 404: error } },
+    },
     '/admin/deployments': {
       get: {
         summary: 'Each deployment’s health as this replica sees it',

@@ -3,8 +3,15 @@
 import type { ModelConfig } from '../../core/config-types.ts';
 import type { CircuitBreaker } from '../../routing/circuit-breaker.ts';
 import type { KeyRotation } from '../../routing/key-rotation.ts';
+import { UsageError } from '../key-flags.ts';
 
-export function deploymentHealth(opts: { models: readonly ModelConfig[]; breaker: CircuitBreaker; keyRotation: KeyRotation; now?: number }): Record<string, unknown>[] {
+interface RoutingState {
+  models: readonly ModelConfig[];
+  breaker: CircuitBreaker;
+  keyRotation: KeyRotation;
+}
+
+export function deploymentHealth(opts: RoutingState & { now?: number }): Record<string, unknown>[] {
   const now = opts.now ?? Date.now();
   return opts.models.flatMap((m) => m.deployments.map((d) => {
     const h = opts.breaker.health(d.id);
@@ -22,4 +29,15 @@ export function deploymentHealth(opts: { models: readonly ModelConfig[]; breaker
       locked_out_credentials: opts.keyRotation.refusedMasked(d.provider),
     };
   }));
+}
+
+/**
+ * Operator action after fixing an upstream: the deployment's circuit closes and its provider's refused keys
+ * are tried again (for every deployment of that provider: the keys are the provider's). This replica only.
+ */
+export function resetDeployment(opts: RoutingState, deploymentId: string): void {
+  const deployment = opts.models.flatMap((m) => m.deployments).find((d) => d.id === deploymentId);
+  if (deployment === undefined) throw new UsageError(`no deployment "${deploymentId}" (deployments are named model#index)`, 'not_found');
+  opts.breaker.reset(deploymentId);
+  opts.keyRotation.reset(deployment.provider.name);
 }
