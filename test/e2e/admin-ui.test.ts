@@ -118,8 +118,15 @@ test('dashboard: sign in, create a key, use it, see the request and its cost', {
   assert.match(await page.locator('#deployments-table tbody tr[data-deployment="gpt-up#0"]').innerText(), /closed/);
   await page.screenshot({ path: join(SHOTS, 'deployments.png'), fullPage: true });
 
-  // Disable from the page: the next request with the key is refused.
+  // Edit a limit from the page.
   await page.click('#nav a[data-view=keys]');
+  await listed.getByRole('button', { name: 'Edit' }).click();
+  assert.equal(await page.inputValue('#key-form [name=rpm]'), '60', 'the form opens with the key’s settings');
+  await page.fill('#key-form [name=rpm]', '30');
+  await page.click('#key-save');
+  await page.locator('#keys-table tbody tr', { hasText: '30 rpm' }).waitFor();
+
+  // Disable from the page: the next request with the key is refused.
   await listed.getByRole('button', { name: 'Disable' }).click();
   await page.locator('#keys-table tbody tr', { hasText: 'browser-made' }).locator('.badge.disabled').waitFor();
   assert.equal((await call(fx, { path: '/v1/chat/completions', auth: key, body: { model: 'gpt-up', messages: [{ role: 'user', content: 'x' }] } })).status, 401);
