@@ -42,10 +42,10 @@ export interface UsageSummaryRow {
   costNanos: number;
 }
 
-/** Which usage rows a report or a listing reads: a time range [fromMs, toMs), then optional exact matches. */
+/** Which usage rows a report or a listing reads: a time range [fromMs, toMs) (open where absent), then exact matches. */
 export interface UsageFilter {
-  fromMs: number;
-  toMs: number;
+  fromMs?: number;
+  toMs?: number;
   keyId?: string;
   model?: string;
   deployment?: string;

@@ -42,8 +42,9 @@ class Where {
 
 function where(filter: UsageFilter, placeholder: (n: number) => string): Where {
   const w = new Where(placeholder);
-  w.add('u.ts >= ?', filter.fromMs);
-  w.add('u.ts < ?', filter.toMs);
+  // No range at all for the latest rows: then the newest are read backwards by id, not sorted out of the ts index.
+  if (filter.fromMs !== undefined) w.add('u.ts >= ?', filter.fromMs);
+  if (filter.toMs !== undefined) w.add('u.ts < ?', filter.toMs);
   if (filter.keyId !== undefined) w.add('u.key_id = ?', filter.keyId);
   if (filter.model !== undefined) w.add('u.model = ?', filter.model);
   if (filter.deployment !== undefined) w.add('u.deployment = ?', filter.deployment);

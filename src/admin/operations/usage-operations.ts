@@ -28,12 +28,17 @@ function parseTime(value: string, field: string): { ms: number; dateOnly: boolea
   return { ms, dateOnly: /^\d{4}-\d{2}-\d{2}$/.test(value) };
 }
 
-/** The store filter for a query: times parsed, the key named by id or name resolved (an unknown one is a typo, 404). */
-export async function usageFilter(store: Store, q: UsageQuery, opts: { now: number; defaultFromMs?: number }): Promise<UsageFilter> {
-  const to = q.to === undefined ? opts.now + 1 : ((t) => (t.dateOnly ? t.ms + DAY_MS : t.ms))(parseTime(q.to, 'to'));
-  const from = q.from === undefined ? (opts.defaultFromMs ?? to - DEFAULT_RANGE_MS) : parseTime(q.from, 'from').ms;
-  if (from >= to) throw new UsageError('from must be before to');
-  const filter: UsageFilter = { fromMs: from, toMs: to };
+/**
+ * The store filter for a query: times parsed, the key named by id or name resolved (an unknown one is a
+ * typo, 404). A report covers the last 30 days unless told otherwise; `openEnded` leaves an unnamed end open.
+ */
+export async function usageFilter(store: Store, q: UsageQuery, opts: { now: number; openEnded?: boolean }): Promise<UsageFilter> {
+  const to = q.to === undefined ? (opts.openEnded === true ? undefined : opts.now + 1) : ((t) => (t.dateOnly ? t.ms + DAY_MS : t.ms))(parseTime(q.to, 'to'));
+  const from = q.from === undefined ? (opts.openEnded === true ? undefined : (to ?? opts.now + 1) - DEFAULT_RANGE_MS) : parseTime(q.from, 'from').ms;
+  if (from !== undefined && to !== undefined && from >= to) throw new UsageError('from must be before to');
+  const filter: UsageFilter = {};
+  if (from !== undefined) filter.fromMs = from;
+  if (to !== undefined) filter.toMs = to;
   if (q.key !== undefined) filter.keyId = (await findKeyOrFail(store, q.key)).id;
   if (q.model !== undefined) filter.model = q.model;
   if (q.deployment !== undefined) filter.deployment = q.deployment;
@@ -83,8 +88,9 @@ export async function usageReport(store: Store, q: UsageQuery & { groupBy: Usage
   ]);
   const names = new Map(keys.map((k) => [k.id, k]));
   return {
-    from: new Date(filter.fromMs).toISOString(),
-    to: new Date(filter.toMs).toISOString(),
+    // Both set: a report's range is never open (usageFilter without openEnded).
+    from: new Date(filter.fromMs ?? 0).toISOString(),
+    to: new Date(filter.toMs ?? now).toISOString(),
     group_by: q.groupBy,
     totals: totalsOf(total ?? EMPTY),
     groups: groups.map((g) => {
@@ -140,7 +146,7 @@ function requestRow(r: UsageRecord): ReportRow {
 export async function latestRequests(store: Store, q: UsageQuery & { limit?: number; before?: number }, now = Date.now()): Promise<RequestsPage> {
   const limit = q.limit ?? 50;
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE) throw new UsageError(`limit must be a whole number from 1 to ${MAX_PAGE}`);
-  const filter = await usageFilter(store, q, { now, defaultFromMs: 0 });
+  const filter = await usageFilter(store, q, { now, openEnded: true });
   const rows = await store.usageRecords(filter, { limit, beforeId: q.before });
   return { data: rows.map(requestRow), next_cursor: rows.length === limit ? rows[rows.length - 1].id : null };
 }
