@@ -2,8 +2,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { GatewayError } from '../core/errors.ts';
 import { handleGeneration } from '../pipeline/generate.ts';
-import { authenticate, authenticateAfterRefresh, bearerToken, checkAnthropicVersion } from '../pipeline/authenticate.ts';
-import type { KeyRecord } from '../core/key-record.ts';
+import { authenticateFresh, bearerToken, checkAnthropicVersion } from '../pipeline/authenticate.ts';
 import { hashKey, sameHash } from '../auth/key-material.ts';
 import { listModelsBody, modelBody } from '../pipeline/list-models.ts';
 import { usageTokenBody } from '../pipeline/usage-token.ts';
@@ -123,12 +122,8 @@ async function dispatch(gw: Gateway, req: IncomingMessage, res: ServerResponse, 
 async function simpleAuthed(gw: Gateway, req: IncomingMessage, res: ServerResponse, route: Route, requestId: string): Promise<void> {
   try {
     const now = Date.now();
-    let key: KeyRecord;
-    try {
-      key = authenticate(req.headers, gw.keys, now, req.socket);
-    } catch (refusal) {
-      key = await authenticateAfterRefresh(refusal, { headers: req.headers, keys: gw.keys, now, connection: req.socket });
-    }
+    let key = authenticateFresh(req.headers, gw.keys, now, req.socket);
+    if (key instanceof Promise) key = await key;
     if (route.name === 'models') {
       req.resume();
       return sendJson(res, { status: 200, body: listModelsBody(gw.catalog, key), requestId });

@@ -21,18 +21,20 @@ export function authenticate(headers: IncomingHttpHeaders, keys: KeyCache, now: 
 }
 
 /**
- * After `authenticate` refused a key as unknown: one fresh look at the store, then the same checks again.
- * A key made a moment ago on another replica sharing the store (the admin API, the CLI) works on the very
- * next request here too, not after the next poll; any other refusal stands as it was.
+ * `authenticate`, and for a key this replica does not know one fresh look at the store first (a promise
+ * then; a known key is answered at once): a key made a moment ago on another replica sharing the store
+ * (its admin API, the CLI) works on the very next request here too, not after the next poll.
  */
-export async function authenticateAfterRefresh(refusal: unknown, opts: { headers: IncomingHttpHeaders; keys: KeyCache; now: number; connection?: object }): Promise<KeyRecord> {
-  if (!(refusal instanceof GatewayError) || refusal.code !== 'invalid_api_key') throw refusal;
+export function authenticateFresh(headers: IncomingHttpHeaders, keys: KeyCache, now: number, connection?: object): KeyRecord | Promise<KeyRecord> {
   try {
-    await opts.keys.refreshNow();
-  } catch {
-    throw refusal;
+    return authenticate(headers, keys, now, connection);
+  } catch (refusal) {
+    if (!(refusal instanceof GatewayError) || refusal.code !== 'invalid_api_key') throw refusal;
+    return keys.refreshNow().then(
+      () => authenticate(headers, keys, now, connection),
+      () => Promise.reject(refusal),
+    );
   }
-  return authenticate(opts.headers, opts.keys, opts.now, opts.connection);
 }
 
 /** What follows `Bearer ` (RFC 7235: the scheme is case-insensitive), or null for any other header. */

@@ -9,8 +9,7 @@ import { validateMessagesRequest } from '../dialects/anthropic-messages/validate
 import { answeredOrGone, readBody, parseJsonBody } from '../http/body.ts';
 import { estimatePromptTokens } from '../admission/estimate-tokens.ts';
 import { sendError } from '../http/respond.ts';
-import { authenticate, authenticateAfterRefresh, checkAnthropicVersion } from './authenticate.ts';
-import type { KeyRecord } from '../core/key-record.ts';
+import { authenticateFresh, checkAnthropicVersion } from './authenticate.ts';
 import { resolveModel } from './resolve-model.ts';
 import { obtainAnswer, type Answer } from './attempts.ts';
 import type { Gateway } from './gateway.ts';
@@ -94,12 +93,8 @@ function toGatewayError(err: unknown, gw: Gateway): GatewayError {
 
 async function serve(gw: Gateway, req: IncomingMessage, res: ServerResponse, flight: Flight, client: ResponseClientLink): Promise<void> {
   const { state } = flight;
-  let key: KeyRecord;
-  try {
-    key = authenticate(req.headers, gw.keys, state.startedWall, req.socket);
-  } catch (refusal) {
-    key = await authenticateAfterRefresh(refusal, { headers: req.headers, keys: gw.keys, now: state.startedWall, connection: req.socket });
-  }
+  let key = authenticateFresh(req.headers, gw.keys, state.startedWall, req.socket);
+  if (key instanceof Promise) key = await key;
   state.key = key;
   if (state.dialect === 'anthropic') checkAnthropicVersion(req.headers);
   const raw = await readBody(req, gw.config.bodyLimitBytes);

@@ -147,3 +147,25 @@ test('refreshNow: callers at once share one store read that starts after they as
   await cache.refreshNow();
   assert.equal(reads, 3);
 });
+
+test('authenticateFresh: a known key at once; a key another replica just made after one store read; an unknown one still 401', async () => {
+  const { authenticateFresh } = await import('../../src/pipeline/authenticate.ts');
+  const keys = { list: [record(A)], version: 1 };
+  const cache = new KeyCache({ store: fakeStore(keys), onError: () => undefined });
+  await cache.refresh();
+  const now = Date.now();
+  const bearer = (k: string) => ({ authorization: `Bearer ${k}` });
+  const known = authenticateFresh(bearer(A), cache, now);
+  assert.ok(!(known instanceof Promise), 'no store read for a key the cache has');
+  assert.equal(known.id, 'id-a');
+  keys.list = [record(A), record(B)];
+  keys.version = 2;
+  const fresh = authenticateFresh(bearer(B), cache, now);
+  assert.ok(fresh instanceof Promise);
+  assert.equal((await fresh).id, 'id-b');
+  await assert.rejects(Promise.resolve(authenticateFresh(bearer('sk-' + 'c'.repeat(48)), cache, now)), { code: 'invalid_api_key' });
+  keys.list = [record(A, { disabled: true }), record(B)];
+  keys.version = 3;
+  await cache.refresh();
+  assert.throws(() => authenticateFresh(bearer(A), cache, now), { code: 'key_disabled' }, 'other refusals stand without a store read');
+});
