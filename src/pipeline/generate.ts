@@ -9,7 +9,7 @@ import { validateMessagesRequest } from '../dialects/anthropic-messages/validate
 import { answeredOrGone, readBody, parseJsonBody } from '../http/body.ts';
 import { estimatePromptTokens } from '../admission/estimate-tokens.ts';
 import { sendError } from '../http/respond.ts';
-import { authenticate } from './authenticate.ts';
+import { authenticateFresh } from './authenticate.ts';
 import { checkAnthropicVersion } from '../dialects/anthropic-messages/version.ts';
 import { resolveModel } from './resolve-model.ts';
 import { obtainAnswer, type Answer } from './attempts.ts';
@@ -94,7 +94,8 @@ function toGatewayError(err: unknown, gw: Gateway): GatewayError {
 
 async function serve(gw: Gateway, req: IncomingMessage, res: ServerResponse, flight: Flight, client: ResponseClientLink): Promise<void> {
   const { state } = flight;
-  const key = authenticate(req.headers, gw.keys, state.startedWall, req.socket);
+  let key = authenticateFresh(req.headers, gw.keys, state.startedWall, req.socket);
+  if (key instanceof Promise) key = await key;
   state.key = key;
   const version = state.dialect === 'anthropic' ? checkAnthropicVersion(req.headers) : null;
   const raw = await readBody(req, gw.config.bodyLimitBytes);
