@@ -21,6 +21,8 @@ export const ERROR_CODES = {
   response_not_found: { status: 404, message: 'No stored response with this id for this key.' },
   previous_response_not_found: { status: 400, message: 'The previous response is not stored for this key (expired, deleted, another key\'s, or made with store: false).' },
   method_not_allowed: { status: 405, message: 'Method not allowed.' },
+  // Admin API only: a key name another key has, or a name two old keys share.
+  conflict: { status: 409, message: 'The request conflicts with the current state.' },
   body_too_large: { status: 413, message: 'The request body is too large.' },
   unsupported_media_type: { status: 415, message: 'The request body is in an encoding the gateway does not read.' },
   // Node has answered these itself (408, 400) and closed the socket: they appear in usage rows only.

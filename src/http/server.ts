@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { GatewayError } from '../core/errors.ts';
 import { isObject } from '../core/json.ts';
 import { handleGeneration } from '../pipeline/generate.ts';
-import { authenticate, bearerToken } from '../pipeline/authenticate.ts';
+import { authenticateFresh, bearerToken } from '../pipeline/authenticate.ts';
 import { checkAnthropicVersion, checkVersionRules } from '../dialects/anthropic-messages/version.ts';
 import { hashKey, sameHash } from '../auth/key-material.ts';
 import { listModelsBody, modelBody } from '../pipeline/list-models.ts';
@@ -16,6 +16,8 @@ import { newRequestId } from './request-id.ts';
 import { callerDialect, dialectForPath, findRoute, modelIdOf, pathOf, responseIdOf, type Route } from './routes.ts';
 import { storedResponse } from '../pipeline/stored-response.ts';
 import { countResponsesInputTokens } from '../pipeline/responses-input-tokens.ts';
+import { createAdminApi } from '../admin/api/admin-api.ts';
+import { createUiHandler } from '../admin/ui-files.ts';
 
 const rawResponse = (status: string): string => `HTTP/1.1 ${status}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`;
 const CLIENT_ERROR_RESPONSES: Readonly<Record<string, string>> = {
@@ -30,6 +32,9 @@ export function createGatewayServer(gw: Gateway): Server {
   // Node checks its connections every connectionsCheckingInterval, so that follows a short timeout.
   const requestTimeout = gw.config.clientRequestTimeoutMs;
   const metricsTokenHash = gw.config.metricsToken === null ? null : hashKey(gw.config.metricsToken);
+  // Both null without admin_token: their paths then fall through to the 404 below.
+  const admin = createAdminApi(gw);
+  const ui = createUiHandler({ enabled: admin !== null });
   const server = createServer({
     keepAliveTimeout: 65_000,
     requestTimeout,
@@ -39,6 +44,10 @@ export function createGatewayServer(gw: Gateway): Server {
     const requestId = newRequestId();
     const path = pathOf(req.url);
     const route = findRoute(path);
+    if (!route && admin !== null && ui !== null) {
+      if (path.startsWith('/admin/')) return admin(req, res, path, requestId);
+      if (path === '/ui' || path.startsWith('/ui/')) return ui(req, res, path);
+    }
     if (!route) {
       req.resume();
       sendError(res, {
@@ -119,7 +128,8 @@ async function dispatch(gw: Gateway, req: IncomingMessage, res: ServerResponse, 
 async function simpleAuthed(gw: Gateway, req: IncomingMessage, res: ServerResponse, route: Route, requestId: string): Promise<void> {
   try {
     const now = Date.now();
-    const key = authenticate(req.headers, gw.keys, now, req.socket);
+    let key = authenticateFresh(req.headers, gw.keys, now, req.socket);
+    if (key instanceof Promise) key = await key;
     if (route.name === 'models') {
       req.resume();
       return sendJson(res, { status: 200, body: listModelsBody(gw.catalog, key), requestId });

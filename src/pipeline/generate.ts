@@ -12,7 +12,7 @@ import type { RequestFacts } from '../dialects/request-facts.ts';
 import { answeredOrGone, readBody, parseJsonBody } from '../http/body.ts';
 import { estimatePromptTokens } from '../admission/estimate-tokens.ts';
 import { sendError } from '../http/respond.ts';
-import { authenticate } from './authenticate.ts';
+import { authenticateFresh } from './authenticate.ts';
 import { checkAnthropicVersion } from '../dialects/anthropic-messages/version.ts';
 import { resolveModel } from './resolve-model.ts';
 import { obtainAnswer, type Answer } from './attempts.ts';
@@ -97,7 +97,8 @@ function toGatewayError(err: unknown, gw: Gateway): GatewayError {
 
 async function serve(gw: Gateway, req: IncomingMessage, res: ServerResponse, flight: Flight, client: ResponseClientLink): Promise<void> {
   const { state } = flight;
-  const key = authenticate(req.headers, gw.keys, state.startedWall, req.socket);
+  let key = authenticateFresh(req.headers, gw.keys, state.startedWall, req.socket);
+  if (key instanceof Promise) key = await key;
   state.key = key;
   const version = state.dialect === 'anthropic' ? checkAnthropicVersion(req.headers) : null;
   let raw = await readBody(req, gw.config.bodyLimitBytes);
