@@ -2,6 +2,7 @@
 import type { IncomingMessage } from 'node:http';
 import { GatewayError } from '../core/errors.ts';
 import { decodeBody } from './content-encoding.ts';
+import { MAX_REQUEST_DEPTH, nestedDeeperThan } from '../core/json.ts';
 
 /** The request's body, decoded when it came compressed; both sizes are held to `limitBytes`. */
 export function readBody(req: IncomingMessage, limitBytes: number): Promise<Buffer> {
@@ -95,11 +96,21 @@ function tooLarge(limitBytes: number): GatewayError {
   return new GatewayError('body_too_large', { message: `The request body exceeds the limit of ${Math.round(limitBytes / 1048576)} MB.` });
 }
 
+/**
+ * The body as text and as JSON. A body nested deeper than MAX_REQUEST_DEPTH is refused here, on every
+ * path, before any upstream work: re-serialising it would overflow the stack and be mistaken for the
+ * upstream's failure (issue 39).
+ */
 export function parseJsonBody(buf: Buffer): { text: string; value: unknown } {
   const text = buf.toString('utf8');
+  let value: unknown;
   try {
-    return { text, value: JSON.parse(text) };
+    value = JSON.parse(text);
   } catch (err) {
     throw new GatewayError('invalid_json', { message: `The request body is not valid JSON: ${(err as Error).message}` });
   }
+  if (nestedDeeperThan(value, MAX_REQUEST_DEPTH)) {
+    throw new GatewayError('invalid_request', { message: `The request nests objects and arrays more than ${MAX_REQUEST_DEPTH} levels deep.` });
+  }
+  return { text, value };
 }

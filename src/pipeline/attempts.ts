@@ -32,8 +32,11 @@ export interface Answer {
   json: { body: string; usage: Usage } | null;
   /** The attempt's clocks; the relay disposes of them (or abandons the upstream on failure). */
   watch: AttemptWatch;
-  /** A mid-stream upstream failure (not the client leaving) counts against the deployment's health. */
-  streamFailed(): void;
+  /**
+   * A mid-stream failure (not the client leaving) counts against the deployment's health, unless `err`
+   * is the gateway's own failure (classifyError says `local`).
+   */
+  streamFailed(err?: unknown): void;
 }
 
 export interface ObtainAnswerOptions {
@@ -101,13 +104,21 @@ async function attempt(a: { opts: ObtainAnswerOptions; step: AttemptStep; exchan
   const { opts, step, exchange } = a;
   const { timeouts } = opts.model;
   const watch = new AttemptWatch({ client: opts.client, firstByteMs: timeouts.firstByteMs, idleMs: timeouts.idleMs, deadline: a.deadline });
+  let body: string | Buffer;
+  try {
+    body = exchange.upstreamBody();
+  } catch (err) {
+    // Building the body is the gateway's work: whatever fails here is not the deployment's (issue 39).
+    watch.dispose();
+    return { kind: 'failed', outcome: { kind: 'local' }, detail: opts.gw.masker.mask(describe(err)) };
+  }
   let response: UpstreamResponse;
   try {
     response = await callUpstream(
       {
         deployment: step.deployment,
         dialect: exchange.upstreamDialect,
-        body: exchange.upstreamBody(),
+        body,
         forwardHeaders: opts.forwardHeaders,
         apiKey: step.apiKey,
         stop: watch,
@@ -135,7 +146,7 @@ async function attempt(a: { opts: ObtainAnswerOptions; step: AttemptStep; exchan
         return { kind: 'failed', outcome: { kind: 'retryable', malformed: true }, detail: 'empty 2xx stream' };
       }
       watch.chunk();
-      const answer: Answer = { exchange, deployment: step.deployment, body: response.body, json: null, watch, streamFailed: () => opts.gw.breaker.onFailure(step.deployment.id) };
+      const answer: Answer = { exchange, deployment: step.deployment, body: response.body, json: null, watch, streamFailed: (err) => streamFailed(opts.gw, step.deployment.id, err) };
       return { kind: 'answer', answer };
     }
     // The first-byte/deadline clock stays armed until the whole body is in: a body that stalls halfway
@@ -184,6 +195,10 @@ async function errorText(response: UpstreamResponse): Promise<string> {
   return decoded ?? `The upstream's error body was sent with content-encoding ${encoding} and could not be decoded.`;
 }
 
+function streamFailed(gw: Gateway, deploymentId: string, err: unknown): void {
+  if (err === undefined || err instanceof GatewayError || classifyError(err).kind !== 'local') gw.breaker.onFailure(deploymentId);
+}
+
 /** An attempt that threw: the client left, a clock fired, or the upstream call failed. */
 function stopped(watch: AttemptWatch, err: unknown, gw: Gateway): AttemptResult {
   watch.abandon();
@@ -212,8 +227,12 @@ function outcomeLabel(outcome: AttemptOutcome, status: number | undefined): stri
 function noteFailure(n: { gw: Gateway; state: RequestState; step: AttemptStep; result: Extract<AttemptResult, { kind: 'failed' }> }): void {
   const { gw, step, result } = n;
   const deployment = step.deployment.id;
-  gw.metrics.upstreamError(deployment, outcomeLabel(result.outcome, result.status));
   const fields = { requestId: n.state.requestId, deployment, attempt: step.attempt, outcome: result.outcome.kind, detail: result.detail };
+  if (result.outcome.kind === 'local') {
+    gw.log.error(fields, 'the gateway failed while sending the request upstream (not counted against the deployment)');
+    return;
+  }
+  gw.metrics.upstreamError(deployment, outcomeLabel(result.outcome, result.status));
   if (result.outcome.kind === 'credentials' && step.apiKey !== null) {
     const provider = step.deployment.provider.name;
     if (!gw.keyRotation.isRejected(provider, step.apiKey)) {

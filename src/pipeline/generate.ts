@@ -200,7 +200,7 @@ async function relayStream(res: ServerResponse, flight: Flight, answer: Answer):
       return;
     }
     // A stream the gateway itself stopped (shutting down) says nothing about the deployment's health.
-    if (answer.watch.reason !== 'shutdown') answer.streamFailed();
+    if (answer.watch.reason !== 'shutdown') answer.streamFailed(answer.watch.reason === null ? err : undefined);
     const gerr = streamFailure(err, answer.watch.reason);
     state.errorCode = gerr.code;
     state.status = gerr.status;

@@ -2,7 +2,7 @@
 // translate/, and the answer (whole or streamed) is rebuilt for the caller's dialect.
 import type { Dialect } from '../core/dialect.ts';
 import { GatewayError } from '../core/errors.ts';
-import { isObject, nestedDeeperThan } from '../core/json.ts';
+import { isObject, MAX_REQUEST_DEPTH, nestedDeeperThan } from '../core/json.ts';
 import { emptyUsage, type Usage } from '../core/usage.ts';
 import { SseDecoder, type SseEvent } from '../core/sse.ts';
 import { renderStreamError } from '../dialects/render-error.ts';
@@ -53,10 +53,10 @@ function translateReply<R>(translate: () => R): R {
 
 /**
  * Deeper than this a request is refused before translation: the translators walk it and the upstream
- * body is serialised again, which a few thousand levels of brackets would overflow. Tool schemas, the
- * deepest part of a real request, stay far below it.
+ * body is serialised again. Every path already refuses such a body at parse (http/body.ts); this is
+ * the translators' own guard for callers that bypass it.
  */
-export const MAX_TRANSLATED_DEPTH = 128;
+export const MAX_TRANSLATED_DEPTH = MAX_REQUEST_DEPTH;
 
 /**
  * Runs a request translator: a field with no faithful equivalent becomes a 400 naming it, and whatever

@@ -38,6 +38,12 @@ const MALFORMED_CODES: ReadonlySet<string> = new Set([
   'UND_ERR_INFO',
 ]);
 
+/**
+ * Failures of this process, not of the upstream: out of file descriptors, memory or local ports. An
+ * upstream cannot cause them, so they must never open its circuit breaker (issue 39).
+ */
+const LOCAL_CODES: ReadonlySet<string> = new Set(['EMFILE', 'ENFILE', 'ENOMEM', 'ENOBUFS', 'EADDRNOTAVAIL', 'ERR_STRING_TOO_LONG', 'ERR_BUFFER_TOO_LARGE']);
+
 /** Causes are walked this deep: undici wraps socket errors once or twice. */
 const MAX_CAUSE_DEPTH = 5;
 
@@ -105,13 +111,15 @@ function errorName(err: object): string | undefined {
 
 /**
  * An error thrown before the first byte reached the client. Connection failures and timeouts are
- * retryable; anything unrecognised is treated as the gateway's own fault (fatal 500) so a bug is
- * not hammered against every deployment. The caller must check for its own client-abort first.
+ * retryable; a local resource failure (EMFILE…) and anything unrecognised are the gateway's own fault
+ * (`local`: a 500, not retried on another deployment, never counted against this one). The caller
+ * must check for its own client-abort first.
  */
 export function classifyError(err: unknown): AttemptOutcome {
   let current: unknown = err;
   for (let depth = 0; depth < MAX_CAUSE_DEPTH && typeof current === 'object' && current !== null; depth++) {
     const code = errorCode(current);
+    if (code !== undefined && LOCAL_CODES.has(code)) return { kind: 'local' };
     if (errorName(current) === 'TimeoutError' || (code !== undefined && TIMEOUT_CODES.has(code))) {
       return { kind: 'retryable', timeout: true };
     }
@@ -121,7 +129,7 @@ export function classifyError(err: unknown): AttemptOutcome {
     if (errorName(current) === 'HTTPParserError' || (code !== undefined && MALFORMED_CODES.has(code))) return { kind: 'retryable', malformed: true };
     current = (current as { cause?: unknown }).cause;
   }
-  return { kind: 'fatal', status: 500 };
+  return { kind: 'local' };
 }
 
 /**
@@ -131,7 +139,7 @@ export function classifyError(err: unknown): AttemptOutcome {
  */
 export type FinalErrorCode = Extract<
   ErrorCode,
-  'upstream_rate_limited' | 'upstream_error' | 'no_deployment_available' | 'upstream_timeout'
+  'upstream_rate_limited' | 'upstream_error' | 'no_deployment_available' | 'upstream_timeout' | 'internal_error'
 >;
 
 export interface FinalError {
@@ -174,6 +182,8 @@ function lastFailureText(outcome: AttemptOutcome): string {
       return 'rejected gateway credentials';
     case 'fatal':
       return `status ${outcome.status}`;
+    case 'local':
+      return 'a failure of the gateway itself';
     case 'success':
       return 'success';
   }
@@ -222,6 +232,9 @@ export function finalError(input: FinalErrorInput): FinalError {
   }
   const last = attempts[n - 1].outcome;
   if (last.kind === 'success') throw new Error('finalError called for a request that succeeded');
+  if (last.kind === 'local' || reason === 'local') {
+    return { status: 500, code: 'internal_error', message: `The gateway failed while sending the request for model '${model}' (${attemptsText(n)}); the upstream is not at fault.` };
+  }
   const where = `${attemptsText(n)} on ${deploymentsText(attempts)} of model '${model}'`;
   if (last.kind === 'fatal') {
     // The upstream text goes to the caller as received; this message is only the fallback.

@@ -205,6 +205,11 @@ export class AttemptPlan {
         (this.#failed ??= new Map()).set(deploymentId, { failures, failedAt: now, retryAfterMs: outcome.retryAfterMs ?? 0, keyRefused: false });
         return;
       }
+      case 'local':
+        // The gateway's own failure says nothing about the deployment: free a probe slot, judge nothing.
+        this.#breaker.release(deploymentId);
+        this.#ended = 'local';
+        return;
       case 'credentials': {
         const keysLeft = pending.apiKey === null ? 0 : this.#keys.reject(pending.deployment.provider, pending.apiKey);
         if (keysLeft === 0) this.#breaker.onCredentialsRejected(deploymentId);

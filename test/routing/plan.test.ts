@@ -338,3 +338,17 @@ test('the deadline counts from startedAt when given', () => {
   assert.deepEqual(plan.next(), { done: true, reason: 'deadline' });
   assert.equal(plan.finalError().status, 504);
 });
+
+test('the gateway\'s own failure (local) ends the plan with a 500 and never touches the breaker (issue 39)', () => {
+  const r = rig({ consecutiveFailures: 2 });
+  const m = model([{}]);
+  for (let i = 0; i < 5; i++) {
+    const plan = r.plan(m);
+    const { steps, reason } = drive(plan, { clock: r.clock, respond: always({ kind: 'local' }) });
+    assert.equal(steps.length, 1, 'not retried: another attempt would fail the same way');
+    assert.equal(reason, 'local');
+    assert.equal(plan.finalError().status, 500);
+    assert.equal(plan.finalError().code, 'internal_error');
+  }
+  assert.equal(r.breaker.state(m.deployments[0].id), 'closed');
+});
