@@ -22,6 +22,8 @@ export class Metrics {
   #upstreamErrors = new Map<string, number>();
   #breakerTransitions = new Map<string, number>();
   #breakerSnapshot: (() => BreakerStatus[]) | null = null;
+  /** model → requests sent to a cooling-down deployment because every one was (panic routing). */
+  #panicRouted = new Map<string, number>();
   #usage: { pending(): number; readonly failedWrites: number; readonly droppedRows: number } | null = null;
   inFlight = 0;
 
@@ -69,6 +71,10 @@ export class Metrics {
     return out;
   }
 
+  panicRouted(model: string): void {
+    this.#panicRouted.set(model, (this.#panicRouted.get(model) ?? 0) + 1);
+  }
+
   upstreamError(deployment: string, kind: string): void {
     const id = `deployment="${esc(deployment)}",kind="${esc(kind)}"`;
     this.#upstreamErrors.set(id, (this.#upstreamErrors.get(id) ?? 0) + 1);
@@ -102,6 +108,8 @@ export class Metrics {
         for (const st of BREAKER_STATES) lines.push(`modelgate_deployment_circuit{deployment="${esc(b.deploymentId)}",state="${st}"} ${b.state === st ? 1 : 0}`);
       }
     }
+    lines.push('# HELP modelgate_panic_routed_total Requests sent to a cooling-down deployment because every deployment of the model was (panic routing).', '# TYPE modelgate_panic_routed_total counter');
+    for (const [model, n] of this.#panicRouted) lines.push(`modelgate_panic_routed_total{model="${esc(model)}"} ${n}`);
     lines.push('# HELP modelgate_circuit_transitions_total Circuit state changes per deployment.', '# TYPE modelgate_circuit_transitions_total counter');
     for (const [labels, n] of this.#breakerTransitions) lines.push(`modelgate_circuit_transitions_total{${labels}} ${n}`);
     // For the soak's bound on heap growth; cheap enough to read on every scrape.

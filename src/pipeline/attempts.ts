@@ -75,6 +75,11 @@ export async function obtainAnswer(opts: ObtainAnswerOptions): Promise<Answer> {
       throw err;
     }
     state.attempts = step.attempt;
+    if (step.panic === true) {
+      // Said to the caller and in /metrics: the answer comes from a deployment the breaker had taken out.
+      gw.metrics.panicRouted(model.name);
+      exchange.responseHeaders['x-modelgate-routing'] = `panic: every deployment of the model was cooling down; tried ${step.deployment.id}, the soonest to recover`;
+    }
     const result = await attempt({ opts, step, exchange, deadline: plan.deadline });
     if (result.kind === 'client') throw clientGone(plan);
     if (result.kind === 'shutdown') {

@@ -185,6 +185,18 @@ export class CircuitBreaker {
     if (entry.consecutive >= this.#consecutiveFailures || rateTripped) this.#open(deploymentId, entry, now);
   }
 
+  /**
+   * A panic attempt (sent while every deployment was cooling down) succeeded: the upstream has recovered,
+   * so the breaker closes at once rather than waiting out its cooldown. Refused credentials stay.
+   */
+  recovered(deploymentId: string): void {
+    const entry = this.#entries.get(deploymentId);
+    if (entry === undefined) return;
+    if (entry.state === 'closed' || entry.state === 'credentials') return;
+    entry.opens = 0;
+    this.#move(deploymentId, entry, { to: 'closed', at: this.#now() });
+  }
+
   /** Upstream 401/403. Returns true the first time, so the caller logs loudly once per incident. */
   onCredentialsRejected(deploymentId: string): boolean {
     const entry = this.#entry(deploymentId);
