@@ -150,6 +150,8 @@ function build(raw: RawConfig, source: string): GatewayConfig {
       failures: raw.circuit_breaker?.failures,
       minCalls: raw.circuit_breaker?.min_calls,
       cooldownMs: raw.circuit_breaker?.cooldown_ms,
+      credentialsRetryMs: raw.circuit_breaker?.credentials_retry_ms,
+      credentialsRetryMaxMs: raw.circuit_breaker?.credentials_retry_max_ms,
     },
     providers: [...providers.values()],
     models,

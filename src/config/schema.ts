@@ -72,7 +72,13 @@ export const configSchema = z.strictObject({
   // Empty = no token, so `${METRICS_TOKEN:-}` can leave it off.
   metrics_token: z.string().optional(),
   circuit_breaker: z
-    .strictObject({ failures: positiveInt.optional(), min_calls: positiveInt.optional(), cooldown_ms: positiveInt.optional() })
+    .strictObject({
+      failures: positiveInt.optional(),
+      min_calls: positiveInt.optional(),
+      cooldown_ms: positiveInt.optional(),
+      credentials_retry_ms: positiveInt.optional(),
+      credentials_retry_max_ms: positiveInt.optional(),
+    })
     .optional(),
   body_limit_mb: num(z.number().positive()).optional(),
   client_request_timeout_ms: positiveInt.optional(),

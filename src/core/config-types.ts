@@ -85,7 +85,7 @@ export interface GatewayConfig {
   /** The token `GET /metrics` requires as `Authorization: Bearer …`; null = open to whoever reaches the port. */
   metricsToken: string | null;
   /** Circuit-breaker thresholds; unset fields take the breaker's defaults (src/routing/plan.ts). */
-  breaker: { failures?: number; minCalls?: number; cooldownMs?: number };
+  breaker: { failures?: number; minCalls?: number; cooldownMs?: number; credentialsRetryMs?: number; credentialsRetryMaxMs?: number };
   providers: ProviderConfig[];
   models: ModelConfig[];
 }

@@ -11,6 +11,7 @@ import type { ResponseClientLink } from './client-link.ts';
 import { AttemptWatch } from '../routing/attempt-watch.ts';
 import { classifyError, classifyStatus, header, isQuotaExhausted, type UpstreamHeaders } from '../routing/classify.ts';
 import { maskApiKey } from '../routing/key-rotation.ts';
+import { duration } from '../routing/create-routing.ts';
 import type { AttemptOutcome } from '../routing/outcome.ts';
 import { AttemptPlan, type AttemptStep } from '../routing/plan.ts';
 import type { Exchange } from './exchange.ts';
@@ -86,6 +87,7 @@ export async function obtainAnswer(opts: ObtainAnswerOptions): Promise<Answer> {
       plan.cancel();
       throw new GatewayError('shutting_down');
     }
+    if (step.apiKey !== null) keyAnswered(gw, step, result);
     if (result.kind === 'answer') {
       plan.record(step.deployment.id, { kind: 'success' });
       state.deployment = step.deployment.id;
@@ -242,11 +244,20 @@ function noteFailure(n: { gw: Gateway; state: RequestState; step: AttemptStep; r
     const provider = step.deployment.provider.name;
     if (!gw.keyRotation.isRejected(provider, step.apiKey)) {
       const why = result.status === 429 ? "the provider account behind the gateway's key is out of quota" : "upstream refused the gateway's key";
-      gw.log.error({ ...fields, provider, maskedKey: maskApiKey(step.apiKey) }, `${why} for provider '${provider}': key taken out of rotation until the operator acts`);
+      gw.log.error({ ...fields, provider, maskedKey: maskApiKey(step.apiKey) }, `${why} for provider '${provider}': key taken out of rotation, tried again in ${duration(gw.keyRotation.firstRetryMs)} (the wait doubling while it is refused) and put back when it works`);
       return;
     }
   }
   gw.log.warn(fields, 'upstream attempt failed');
+}
+
+/** Any answer but a 401 shows the key works: a refused key that was re-probed is back in rotation, said once. */
+function keyAnswered(gw: Gateway, step: AttemptStep, result: AttemptResult): void {
+  const answered = result.kind === 'answer' || (result.kind === 'failed' && result.status !== undefined && result.outcome.kind !== 'credentials');
+  const provider = step.deployment.provider.name;
+  if (answered && gw.keyRotation.accepted(provider, step.apiKey!)) {
+    gw.log.info({ provider, maskedKey: maskApiKey(step.apiKey!) }, `provider '${provider}' accepts the gateway's key again: back in rotation`);
+  }
 }
 
 function clientGone(plan: AttemptPlan): GatewayError {

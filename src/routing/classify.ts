@@ -219,7 +219,7 @@ export function finalError(input: FinalErrorInput): FinalError {
       return { status: 504, code: 'upstream_timeout', message };
     }
     if (input.availableInMs === null) {
-      const message = `No deployment of model '${model}' is available: the upstream refused the gateway's credentials and the operator must fix them (0 attempts).`;
+      const message = `No deployment of model '${model}' is available: the upstream refused the gateway's credentials; they are re-probed periodically, and the operator should check them (0 attempts).`;
       return { status: 503, code: 'no_deployment_available', message, noRetry: true };
     }
     const error: FinalError = {
@@ -262,7 +262,7 @@ export function finalError(input: FinalErrorInput): FinalError {
     return {
       status: 502,
       code: 'upstream_error',
-      message: `The upstream refused the gateway's credentials for model '${model}' (${attemptsText(n)}); the operator must fix them.`,
+      message: `The upstream refused the gateway's credentials for model '${model}' (${attemptsText(n)}); they are re-probed periodically, and the operator should check them.`,
       noRetry: true,
     };
   }
