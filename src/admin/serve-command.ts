@@ -58,7 +58,9 @@ export async function serveCommand(config: GatewayConfig): Promise<void> {
     store: await admissionStore(config, store),
     keySpend: (keyId, period) => store.keySpend(keyId, period),
     defaultMaxTokens: config.defaultMaxTokens,
-    onError: (err, what) => log.error({ err: masker.mask(String(err)), what }, 'admission store failed'),
+    // Once when an outage starts and once when it ends, as the database's outage is (issue 39).
+    onError: (err, what) => log.error({ err: masker.mask(String(err)), what }, 'admission store unreachable: requests of keys with limits are refused with 503 until it answers again'),
+    onRecovered: () => log.info('admission store answers again'),
   });
   // Durable totals go into the admission store before the first request; later keys and later
   // periods are loaded by the admission stage itself when it first sees them.
@@ -73,6 +75,7 @@ export async function serveCommand(config: GatewayConfig): Promise<void> {
   await admission.seed(allKeys, Date.now());
   const metrics = new Metrics();
   metrics.watchUsage(usage);
+  metrics.watchAdmission(admission);
   // From here on a write that finds another process's lock gives up soon (on the loop) or within a
   // second (the usage writer thread), and a failed usage batch is retried (usage-writer.ts).
   store.busyTimeout?.(SERVING_BUSY_TIMEOUT_MS, SERVING_WRITER_BUSY_TIMEOUT_MS);

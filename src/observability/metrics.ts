@@ -25,6 +25,7 @@ export class Metrics {
   /** model → requests sent to a cooling-down deployment because every one was (panic routing). */
   #panicRouted = new Map<string, number>();
   #usage: { pending(): number; readonly failedWrites: number; readonly droppedRows: number } | null = null;
+  #admission: { readonly unavailableRefusals: number } | null = null;
   inFlight = 0;
 
   /** Breaker state is read from the breaker when /metrics is scraped, never tracked on the hot path. */
@@ -35,6 +36,11 @@ export class Metrics {
   /** The usage writer's queue and failures: lost or delayed spend records must show in monitoring. */
   watchUsage(usage: { pending(): number; readonly failedWrites: number; readonly droppedRows: number }): void {
     this.#usage = usage;
+  }
+
+  /** Requests refused because the admission store (Redis) could not be asked. */
+  watchAdmission(admission: { readonly unavailableRefusals: number }): void {
+    this.#admission = admission;
   }
 
   breakerTransition(deployment: string, to: BreakerState): void {
@@ -115,6 +121,9 @@ export class Metrics {
     // For the soak's bound on heap growth; cheap enough to read on every scrape.
     lines.push('# HELP modelgate_heap_used_bytes V8 heap in use.', '# TYPE modelgate_heap_used_bytes gauge', `modelgate_heap_used_bytes ${process.memoryUsage().heapUsed}`);
     lines.push('# HELP modelgate_in_flight Requests being served.', '# TYPE modelgate_in_flight gauge', `modelgate_in_flight ${this.inFlight}`);
+    if (this.#admission !== null) {
+      lines.push('# HELP modelgate_admission_unavailable_total Requests refused with 503 because the admission store (Redis) could not be asked.', '# TYPE modelgate_admission_unavailable_total counter', `modelgate_admission_unavailable_total ${this.#admission.unavailableRefusals}`);
+    }
     const u = this.#usage;
     if (u !== null) {
       lines.push('# HELP modelgate_usage_rows_pending Usage rows waiting to be written.', '# TYPE modelgate_usage_rows_pending gauge', `modelgate_usage_rows_pending ${u.pending()}`);

@@ -61,7 +61,8 @@ export async function handleGeneration(gw: Gateway, req: IncomingMessage, res: S
     } else if (!res.writableEnded) {
       res.end();
     }
-    if (gerr.status >= 500) gw.log.warn({ requestId: opts.requestId, code: gerr.code, status: gerr.status, reason: gerr.message }, 'request failed');
+    // A store outage is logged once when it starts and once when it ends (serve-command.ts), not per request.
+    if (gerr.status >= 500 && gerr.code !== 'admission_unavailable') gw.log.warn({ requestId: opts.requestId, code: gerr.code, status: gerr.status, reason: gerr.message }, 'request failed');
   } finally {
     // Settle before the row is queued: the row must carry the cost the store settled, and the period
     // the reservation belonged to. The upstream's counts are clamped first: they are its word, not ours.
