@@ -8,17 +8,11 @@ import { listModelsBody, modelBody } from '../pipeline/list-models.ts';
 import { usageTokenBody } from '../pipeline/usage-token.ts';
 import { countTokens } from '../pipeline/count-tokens.ts';
 import type { Gateway } from '../pipeline/gateway.ts';
-import { answeredOrGone, markAnsweredByNode, readBody, parseJsonBody } from './body.ts';
+import { answeredOrGone, readBody, parseJsonBody } from './body.ts';
+import { answerClientError, noteResponse } from './client-error.ts';
 import { sendError, sendJson } from './respond.ts';
 import { newRequestId } from './request-id.ts';
 import { callerDialect, dialectForPath, findRoute, modelIdOf, pathOf, type Route } from './routes.ts';
-
-const rawResponse = (status: string): string => `HTTP/1.1 ${status}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`;
-const CLIENT_ERROR_RESPONSES: Readonly<Record<string, string>> = {
-  ERR_HTTP_REQUEST_TIMEOUT: rawResponse('408 Request Timeout'),
-  HPE_HEADER_OVERFLOW: rawResponse('431 Request Header Fields Too Large'),
-  default: rawResponse('400 Bad Request'),
-};
 
 export function createGatewayServer(gw: Gateway): Server {
   // A client that stalls before its request is whole (slowloris) holds a socket and a buffer; it gets a
@@ -33,6 +27,7 @@ export function createGatewayServer(gw: Gateway): Server {
     connectionsCheckingInterval: Math.min(30_000, Math.max(100, Math.floor(requestTimeout / 4))),
   }, function modelgateRequest(req, res) {
     const requestId = newRequestId();
+    noteResponse(req.socket, res);
     const path = pathOf(req.url);
     const route = findRoute(path);
     if (!route) {
@@ -73,17 +68,9 @@ export function createGatewayServer(gw: Gateway): Server {
     });
   });
   // Malformed HTTP never crashes the process; the socket is answered and closed: 408 for a request that
-  // did not arrive in time, 431 for headers over Node's limit, else 400. Not while a response is under
-  // way on the socket: raw bytes in the middle of it would corrupt what the client already has.
-  server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
-    const inFlight = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage;
-    if (!socket.writable || inFlight?.headersSent === true) {
-      socket.destroy(err);
-      return;
-    }
-    if (err.code !== undefined) markAnsweredByNode(socket, err.code);
-    socket.end(CLIENT_ERROR_RESPONSES[err.code ?? ''] ?? CLIENT_ERROR_RESPONSES.default);
-  });
+  // did not arrive in time, 431 for headers over Node's limit, else 400, each with a body in the caller's
+  // dialect (client-error.ts).
+  server.on('clientError', answerClientError);
   return server;
 }
 
