@@ -79,7 +79,8 @@ export async function serveCommand(config: GatewayConfig): Promise<void> {
   // From here on a write that finds another process's lock gives up soon (on the loop) or within a
   // second (the usage writer thread), and a failed usage batch is retried (usage-writer.ts).
   store.busyTimeout?.(SERVING_BUSY_TIMEOUT_MS, SERVING_WRITER_BUSY_TIMEOUT_MS);
-  const gw: Gateway = { config, catalog: new Catalog(config), keys, store, usage, metrics, log, masker, admission, ...createRouting({ log, metrics, breaker: config.breaker }) };
+  const bodyLimits = { bytes: config.bodyLimitBytes, progressMs: config.clientBodyTimeoutMs };
+  const gw: Gateway = { config, bodyLimits, catalog: new Catalog(config), keys, store, usage, metrics, log, masker, admission, ...createRouting({ log, metrics, breaker: config.breaker }) };
   const server = createGatewayServer(gw);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

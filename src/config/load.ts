@@ -138,6 +138,8 @@ function build(raw: RawConfig, source: string): GatewayConfig {
     database: raw.database ?? DEFAULTS.database,
     bodyLimitBytes: Math.round((raw.body_limit_mb ?? DEFAULTS.bodyLimitMb) * 1024 * 1024),
     clientRequestTimeoutMs: raw.client_request_timeout_ms ?? DEFAULTS.clientRequestTimeoutMs,
+    clientBodyTimeoutMs: raw.client_body_timeout_ms ?? DEFAULTS.clientBodyTimeoutMs,
+    maxConnections: raw.max_connections ?? DEFAULTS.maxConnections,
     quotaPerUsd: raw.quota_per_usd ?? DEFAULTS.quotaPerUsd,
     usageFlushMs: raw.usage_flush_ms ?? DEFAULTS.usageFlushMs,
     usageFlushRows: raw.usage_flush_rows ?? DEFAULTS.usageFlushRows,

@@ -82,6 +82,8 @@ export const configSchema = z.strictObject({
     .optional(),
   body_limit_mb: num(z.number().positive()).optional(),
   client_request_timeout_ms: positiveInt.optional(),
+  client_body_timeout_ms: positiveInt.optional(),
+  max_connections: positiveInt.optional(),
   quota_per_usd: num(z.number().positive()).optional(),
   usage_flush_ms: nonNegInt.optional(),
   usage_flush_rows: positiveInt.optional(),
@@ -100,6 +102,9 @@ export const DEFAULTS = {
   database: './data/modelgate.db',
   bodyLimitMb: 10,
   clientRequestTimeoutMs: 300_000,
+  clientBodyTimeoutMs: 30_000,
+  // Each client connection may hold an upstream one too: keep it well under the process's file limit.
+  maxConnections: 10_000,
   quotaPerUsd: 500_000,
   usageFlushMs: 200,
   // Under load a batch goes before its interval is up: see DEFAULT_FLUSH_ROWS for why.

@@ -69,6 +69,10 @@ export interface GatewayConfig {
   bodyLimitBytes: number;
   /** Time a client has to send its whole request, headers and body; then 408 and the connection closes. */
   clientRequestTimeoutMs: number;
+  /** A body still arriving must bring 1 KB (or its end) within this long, else 408 and the connection closes. */
+  clientBodyTimeoutMs: number;
+  /** Open client connections past which a new one is closed at once. */
+  maxConnections: number;
   /** Quota units per USD in /api/usage/token (new-api's 500,000 by default). */
   quotaPerUsd: number;
   /** How often queued usage rows are written; 0 = write-through. */

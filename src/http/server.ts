@@ -14,6 +14,9 @@ import { sendError, sendJson } from './respond.ts';
 import { newRequestId } from './request-id.ts';
 import { callerDialect, dialectForPath, findRoute, modelIdOf, pathOf, type Route } from './routes.ts';
 
+/** The last 'connection refused' warning: one a minute at most, the metric counts them all. */
+let lastDropLog = -Infinity;
+
 export function createGatewayServer(gw: Gateway): Server {
   // A client that stalls before its request is whole (slowloris) holds a socket and a buffer; it gets a
   // 408 after the request timeout. The response is not under that clock: a stream may run for hours.
@@ -71,6 +74,16 @@ export function createGatewayServer(gw: Gateway): Server {
   // did not arrive in time, 431 for headers over Node's limit, else 400, each with a body in the caller's
   // dialect (client-error.ts).
   server.on('clientError', answerClientError);
+  // Past this many open client connections a new one is closed at once (Node's maxConnections): a
+  // flood of connections must not take the file descriptors every upstream call needs too.
+  server.maxConnections = gw.config.maxConnections;
+  server.on('drop', () => {
+    gw.metrics.connectionsDropped++;
+    const now = Date.now();
+    if (now - lastDropLog < 60_000) return;
+    lastDropLog = now;
+    gw.log.warn({ maxConnections: gw.config.maxConnections }, `connection refused: ${gw.config.maxConnections} client connections are open (max_connections); counted in modelgate_connections_dropped_total`);
+  });
   return server;
 }
 
@@ -118,7 +131,7 @@ async function simpleAuthed(gw: Gateway, req: IncomingMessage, res: ServerRespon
       return sendJson(res, { status: 200, body: await usageTokenBody(gw, key, now), requestId });
     }
     checkAnthropicVersion(req.headers);
-    const { text, value } = parseJsonBody(await readBody(req, gw.config.bodyLimitBytes));
+    const { text, value } = parseJsonBody(await readBody(req, gw.bodyLimits));
     const counted = await countTokens(gw, { key, text, value, req });
     return sendJson(res, { status: 200, body: counted.body, requestId, headers: { 'x-modelgate-token-count': counted.source } });
   } catch (err) {

@@ -27,6 +27,8 @@ export class Metrics {
   #usage: { pending(): number; readonly failedWrites: number; readonly droppedRows: number } | null = null;
   #admission: { readonly unavailableRefusals: number } | null = null;
   inFlight = 0;
+  /** Client connections closed at once because max_connections were open. */
+  connectionsDropped = 0;
 
   /** Breaker state is read from the breaker when /metrics is scraped, never tracked on the hot path. */
   watchBreaker(snapshot: () => BreakerStatus[]): void {
@@ -120,6 +122,7 @@ export class Metrics {
     for (const [labels, n] of this.#breakerTransitions) lines.push(`modelgate_circuit_transitions_total{${labels}} ${n}`);
     // For the soak's bound on heap growth; cheap enough to read on every scrape.
     lines.push('# HELP modelgate_heap_used_bytes V8 heap in use.', '# TYPE modelgate_heap_used_bytes gauge', `modelgate_heap_used_bytes ${process.memoryUsage().heapUsed}`);
+    lines.push('# HELP modelgate_connections_dropped_total Client connections closed at once because max_connections were open.', '# TYPE modelgate_connections_dropped_total counter', `modelgate_connections_dropped_total ${this.connectionsDropped}`);
     lines.push('# HELP modelgate_in_flight Requests being served.', '# TYPE modelgate_in_flight gauge', `modelgate_in_flight ${this.inFlight}`);
     if (this.#admission !== null) {
       lines.push('# HELP modelgate_admission_unavailable_total Requests refused with 503 because the admission store (Redis) could not be asked.', '# TYPE modelgate_admission_unavailable_total counter', `modelgate_admission_unavailable_total ${this.#admission.unavailableRefusals}`);

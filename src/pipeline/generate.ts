@@ -97,7 +97,7 @@ async function serve(gw: Gateway, req: IncomingMessage, res: ServerResponse, fli
   const key = authenticate(req.headers, gw.keys, state.startedWall, req.socket);
   state.key = key;
   if (state.dialect === 'anthropic') checkAnthropicVersion(req.headers);
-  const raw = await readBody(req, gw.config.bodyLimitBytes);
+  const raw = await readBody(req, gw.bodyLimits);
   const { text, value } = parseJsonBody(raw);
   const facts = state.dialect === 'openai' ? validateChatRequest(value) : validateMessagesRequest(value);
   state.model = facts.model;
