@@ -17,6 +17,7 @@ import { openStore } from '../store/open-store.ts';
 import { isPostgresUrl, maskDatabaseUrl } from '../store/database-url.ts';
 import type { Store } from '../store/store.ts';
 import { createGatewayServer } from '../http/server.ts';
+import { DecodeBudget } from '../http/decode-budget.ts';
 import { closeProviderPools } from '../providers/http-provider.ts';
 import type { Gateway } from '../pipeline/gateway.ts';
 import { createRouting } from '../routing/create-routing.ts';
@@ -79,7 +80,7 @@ export async function serveCommand(config: GatewayConfig): Promise<void> {
   // From here on a write that finds another process's lock gives up soon (on the loop) or within a
   // second (the usage writer thread), and a failed usage batch is retried (usage-writer.ts).
   store.busyTimeout?.(SERVING_BUSY_TIMEOUT_MS, SERVING_WRITER_BUSY_TIMEOUT_MS);
-  const bodyLimits = { bytes: config.bodyLimitBytes, progressMs: config.clientBodyTimeoutMs };
+  const bodyLimits = { bytes: config.bodyLimitBytes, progressMs: config.clientBodyTimeoutMs, decoding: new DecodeBudget(config.decodeBudgetBytes) };
   const gw: Gateway = { config, bodyLimits, catalog: new Catalog(config), keys, store, usage, metrics, log, masker, admission, ...createRouting({ log, metrics, breaker: config.breaker }) };
   const server = createGatewayServer(gw);
   await new Promise<void>((resolve, reject) => {

@@ -137,6 +137,7 @@ function build(raw: RawConfig, source: string): GatewayConfig {
     listen: { host: raw.listen?.host ?? DEFAULTS.host, port: raw.listen?.port ?? DEFAULTS.port },
     database: raw.database ?? DEFAULTS.database,
     bodyLimitBytes: Math.round((raw.body_limit_mb ?? DEFAULTS.bodyLimitMb) * 1024 * 1024),
+    decodeBudgetBytes: Math.round(Math.max(raw.decode_budget_mb ?? DEFAULTS.decodeBudgetMb, raw.body_limit_mb ?? DEFAULTS.bodyLimitMb) * 1024 * 1024),
     clientRequestTimeoutMs: raw.client_request_timeout_ms ?? DEFAULTS.clientRequestTimeoutMs,
     clientBodyTimeoutMs: raw.client_body_timeout_ms ?? DEFAULTS.clientBodyTimeoutMs,
     maxConnections: raw.max_connections ?? DEFAULTS.maxConnections,

@@ -81,6 +81,7 @@ export const configSchema = z.strictObject({
     })
     .optional(),
   body_limit_mb: num(z.number().positive()).optional(),
+  decode_budget_mb: num(z.number().positive()).optional(),
   client_request_timeout_ms: positiveInt.optional(),
   client_body_timeout_ms: positiveInt.optional(),
   max_connections: positiveInt.optional(),
@@ -101,6 +102,8 @@ export const DEFAULTS = {
   port: 8080,
   database: './data/modelgate.db',
   bodyLimitMb: 10,
+  // What all compressed bodies being decoded at once may hold; never below the body limit.
+  decodeBudgetMb: 64,
   clientRequestTimeoutMs: 300_000,
   clientBodyTimeoutMs: 30_000,
   // Each client connection may hold an upstream one too: keep it well under the process's file limit.

@@ -67,6 +67,8 @@ export interface GatewayConfig {
   listen: { host: string; port: number };
   database: string;
   bodyLimitBytes: number;
+  /** Decoded bytes all compressed request bodies being decoded at once may hold; past it, 503. */
+  decodeBudgetBytes: number;
   /** Time a client has to send its whole request, headers and body; then 408 and the connection closes. */
   clientRequestTimeoutMs: number;
   /** A body still arriving must bring 1 KB (or its end) within this long, else 408 and the connection closes. */

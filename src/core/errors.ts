@@ -40,6 +40,7 @@ export const ERROR_CODES = {
   admission_unavailable: { status: 503, message: 'The gateway cannot check this key\'s limits right now (its admission store is unreachable); retry shortly.' },
   usage_unavailable: { status: 503, message: 'The gateway cannot read this key\'s usage right now (its database is unreachable); retry shortly.' },
   upstream_timeout: { status: 504, message: 'The upstream provider timed out.' },
+  decoding_busy: { status: 503, message: 'The gateway is decoding too many compressed request bodies at once; retry shortly.' },
   shutting_down: { status: 503, message: 'The gateway is shutting down and stopped this request; retry it.' },
 } as const satisfies Record<string, { status: number; message: string }>;
 

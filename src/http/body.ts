@@ -2,6 +2,7 @@
 import type { IncomingMessage } from 'node:http';
 import { GatewayError } from '../core/errors.ts';
 import { decodeBody } from './content-encoding.ts';
+import type { DecodeBudget } from './decode-budget.ts';
 import { MAX_REQUEST_DEPTH, nestedDeeperThan } from '../core/json.ts';
 
 /** What a request body is held to; built once at boot. */
@@ -13,6 +14,8 @@ export interface BodyLimits {
    * is refused with a 408: a trickled body must not hold a connection for the whole request timeout.
    */
   progressMs?: number;
+  /** Shared by every compressed body being decoded at once (decode-budget.ts). */
+  decoding?: DecodeBudget;
 }
 
 /** Bytes a slow body must bring within each `progressMs`. */
@@ -22,7 +25,7 @@ export const PROGRESS_BYTES = 1024;
 export function readBody(req: IncomingMessage, limits: BodyLimits): Promise<Buffer> {
   const encoding = req.headers['content-encoding'];
   const raw = readRawBody(req, limits);
-  return encoding === undefined ? raw : raw.then((body) => decodeBody(body, encoding, limits.bytes)).then(withoutBom);
+  return encoding === undefined ? raw : raw.then((body) => decodeBody(body, encoding, limits.bytes, limits.decoding)).then(withoutBom);
 }
 
 /**

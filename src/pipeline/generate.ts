@@ -18,6 +18,7 @@ import { ResponseClientLink } from './client-link.ts';
 import { StreamWriter } from '../http/stream-writer.ts';
 import { priceRequest, recordRequest } from './record.ts';
 import type { Ticket } from './admit.ts';
+import type { KeyRecord } from '../core/key-record.ts';
 
 const SSE_HEADERS = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' };
 
@@ -97,6 +98,8 @@ async function serve(gw: Gateway, req: IncomingMessage, res: ServerResponse, fli
   const key = authenticate(req.headers, gw.keys, state.startedWall, req.socket);
   state.key = key;
   if (state.dialect === 'anthropic') checkAnthropicVersion(req.headers);
+  // A compressed body costs memory to decode: a key that may use no model here is refused first.
+  if (req.headers['content-encoding'] !== undefined) refuseBeforeDecoding(gw, key, state.dialect);
   const raw = await readBody(req, gw.bodyLimits);
   const { text, value } = parseJsonBody(raw);
   const facts = state.dialect === 'openai' ? validateChatRequest(value) : validateMessagesRequest(value);
@@ -125,6 +128,12 @@ async function serve(gw: Gateway, req: IncomingMessage, res: ServerResponse, fli
   state.deployment = answer.deployment.id;
   if (facts.stream) await relayStream(res, flight, answer);
   else relayJson(res, flight, answer);
+}
+
+/** A key with no model it may use on this endpoint gets its 403 before its body is decoded (issue 39). */
+function refuseBeforeDecoding(gw: Gateway, key: KeyRecord, dialect: Dialect): void {
+  const usable = gw.catalog.listFor(key).some((m) => dialect === 'openai' || m.family === 'anthropic');
+  if (!usable) throw new GatewayError('model_not_allowed', { message: `This API key may not use any model served on ${dialect === 'openai' ? '/v1/chat/completions' : '/v1/messages'}.` });
 }
 
 const NO_FORWARDED: Record<string, string> = Object.freeze({}) as Record<string, string>;
