@@ -113,7 +113,8 @@ async function dispatch(gw: Gateway, req: IncomingMessage, res: ServerResponse, 
 async function simpleAuthed(gw: Gateway, req: IncomingMessage, res: ServerResponse, route: Route, requestId: string): Promise<void> {
   try {
     const now = Date.now();
-    const key = authenticate(req.headers, gw.keys, now, req.socket);
+    const authenticated = authenticate(req.headers, gw.keys, now, req.socket);
+    const key = authenticated instanceof Promise ? await authenticated : authenticated;
     if (route.name === 'models') {
       req.resume();
       return sendJson(res, { status: 200, body: listModelsBody(gw.catalog, key), requestId });

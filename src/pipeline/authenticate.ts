@@ -4,8 +4,11 @@ import { GatewayError } from '../core/errors.ts';
 import type { KeyRecord } from '../core/key-record.ts';
 import type { KeyCache } from '../auth/key-cache.ts';
 
-/** `connection` (the request's socket) lets a keep-alive client skip re-hashing the same key. */
-export function authenticate(headers: IncomingHttpHeaders, keys: KeyCache, now: number, connection?: object): KeyRecord {
+/**
+ * `connection` (the request's socket) lets a keep-alive client skip re-hashing the same key. A key the
+ * cache does not know is looked up in the store first (key-cache.ts): only then the answer is a promise.
+ */
+export function authenticate(headers: IncomingHttpHeaders, keys: KeyCache, now: number, connection?: object): KeyRecord | Promise<KeyRecord> {
   const auth = headers.authorization;
   if (auth === undefined || auth === '') {
     if (headers['x-api-key'] !== undefined) throw new GatewayError('x_api_key_not_accepted');
@@ -14,7 +17,16 @@ export function authenticate(headers: IncomingHttpHeaders, keys: KeyCache, now: 
   const presented = bearerToken(auth);
   if (presented === null) throw new GatewayError('missing_api_key', { message: 'The Authorization header must be `Bearer <key>`.' });
   const key = presented ? keys.lookup(presented, connection) : null;
-  if (!key) throw new GatewayError('invalid_api_key');
+  if (key !== null) return usableKey(key, now);
+  const stored = presented ? keys.lookupStored(presented) : null;
+  if (stored === null) throw new GatewayError('invalid_api_key');
+  return stored.then((rec) => {
+    if (rec === null) throw new GatewayError('invalid_api_key');
+    return usableKey(rec, now);
+  });
+}
+
+function usableKey(key: KeyRecord, now: number): KeyRecord {
   if (key.disabled) throw new GatewayError('key_disabled');
   if (key.expiresAt !== null && key.expiresAt <= now) throw new GatewayError('key_expired');
   return key;

@@ -95,7 +95,8 @@ function toGatewayError(err: unknown, gw: Gateway): GatewayError {
 
 async function serve(gw: Gateway, req: IncomingMessage, res: ServerResponse, flight: Flight, client: ResponseClientLink): Promise<void> {
   const { state } = flight;
-  const key = authenticate(req.headers, gw.keys, state.startedWall, req.socket);
+  const authenticated = authenticate(req.headers, gw.keys, state.startedWall, req.socket);
+  const key = authenticated instanceof Promise ? await authenticated : authenticated;
   state.key = key;
   if (state.dialect === 'anthropic') checkAnthropicVersion(req.headers);
   // A compressed body costs memory to decode: a key that may use no model here is refused first.
