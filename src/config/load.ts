@@ -141,6 +141,7 @@ function build(raw: RawConfig, source: string): GatewayConfig {
     clientRequestTimeoutMs: raw.client_request_timeout_ms ?? DEFAULTS.clientRequestTimeoutMs,
     clientBodyTimeoutMs: raw.client_body_timeout_ms ?? DEFAULTS.clientBodyTimeoutMs,
     maxConnections: raw.max_connections ?? DEFAULTS.maxConnections,
+    streamKeepAliveMs: raw.stream_keepalive_ms ?? DEFAULTS.streamKeepAliveMs,
     quotaPerUsd: raw.quota_per_usd ?? DEFAULTS.quotaPerUsd,
     usageFlushMs: raw.usage_flush_ms ?? DEFAULTS.usageFlushMs,
     usageFlushRows: raw.usage_flush_rows ?? DEFAULTS.usageFlushRows,

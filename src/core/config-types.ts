@@ -73,6 +73,8 @@ export interface GatewayConfig {
   clientRequestTimeoutMs: number;
   /** A body still arriving must bring 1 KB (or its end) within this long, else 408 and the connection closes. */
   clientBodyTimeoutMs: number;
+  /** SSE comments to a streaming client while the upstream is silent, this often; 0 = none. */
+  streamKeepAliveMs: number;
   /** Open client connections past which a new one is closed at once. */
   maxConnections: number;
   /** Quota units per USD in /api/usage/token (new-api's 500,000 by default). */

@@ -16,6 +16,8 @@ import type { Gateway } from './gateway.ts';
 import { RequestState } from './request-state.ts';
 import { ResponseClientLink } from './client-link.ts';
 import { StreamWriter } from '../http/stream-writer.ts';
+import { StreamKeepAlive } from '../http/stream-keep-alive.ts';
+import { renderStreamError } from '../dialects/render-error.ts';
 import { priceRequest, recordRequest } from './record.ts';
 import type { Ticket } from './admit.ts';
 import type { KeyRecord } from '../core/key-record.ts';
@@ -28,11 +30,13 @@ interface Flight {
   ticket: Ticket | null;
   /** Admission ran (admitted or refused), so an error already carries its rate headers. */
   admissionRan: boolean;
+  /** Keep-alive comments sent the stream's headers before its first byte (stream-keep-alive.ts). */
+  keptAlive: boolean;
 }
 
 export async function handleGeneration(gw: Gateway, req: IncomingMessage, res: ServerResponse, opts: { dialect: Dialect; requestId: string; endpoint: string }): Promise<void> {
   const state = new RequestState(opts);
-  const flight: Flight = { state, ticket: null, admissionRan: false };
+  const flight: Flight = { state, ticket: null, admissionRan: false, keptAlive: false };
   // A client that leaves stops the upstream at once: no orphaned upstream streams.
   const client = new ResponseClientLink(res);
   gw.metrics.inFlight++;
@@ -59,6 +63,9 @@ export async function handleGeneration(gw: Gateway, req: IncomingMessage, res: S
       state.status = gerr.status;
       const headers = await rateHeaders(gw, flight);
       sendError(res, { dialect: opts.dialect, error: gerr, requestId: opts.requestId, headers });
+    } else if (flight.keptAlive && !res.writableEnded) {
+      // Only keep-alive comments went out: the failure is the stream's one error event in its dialect.
+      res.end(renderStreamError(opts.dialect, gerr, opts.requestId));
     } else if (!res.writableEnded) {
       res.end();
     }
@@ -118,14 +125,24 @@ async function serve(gw: Gateway, req: IncomingMessage, res: ServerResponse, fli
   let known = admitted.promptTokens;
   const promptEstimate = (): number => (known > 0 ? known : (known = Math.max(1, estimatePromptTokens(parsed, { model: model.deployments[0]?.model ?? model.name }))));
 
-  const answer = await obtainAnswer({
-    gw,
-    state,
-    model,
-    input: { dialect: state.dialect, raw, text, parsed, facts, promptEstimate, defaultMaxTokens: gw.config.defaultMaxTokens, outputCap: admitted.outputCap, masker: gw.masker },
-    forwardHeaders: forwardHeaders(req),
-    client,
-  });
+  // A streaming client hears from the gateway while the upstream is silent (stream-keep-alive.ts).
+  const keepAlive = facts.stream && gw.config.streamKeepAliveMs > 0 ? keepAliveFor(res, flight, gw.config.streamKeepAliveMs) : null;
+  let answer: Answer;
+  try {
+    answer = await obtainAnswer({
+      gw,
+      state,
+      model,
+      input: { dialect: state.dialect, raw, text, parsed, facts, promptEstimate, defaultMaxTokens: gw.config.defaultMaxTokens, outputCap: admitted.outputCap, masker: gw.masker },
+      forwardHeaders: forwardHeaders(req),
+      client,
+    });
+  } finally {
+    if (keepAlive !== null) {
+      keepAlive.stop();
+      flight.keptAlive = keepAlive.sent;
+    }
+  }
   state.deployment = answer.deployment.id;
   if (facts.stream) await relayStream(res, flight, answer);
   else relayJson(res, flight, answer);
@@ -135,6 +152,11 @@ async function serve(gw: Gateway, req: IncomingMessage, res: ServerResponse, fli
 function refuseBeforeDecoding(gw: Gateway, key: KeyRecord, dialect: Dialect): void {
   const usable = gw.catalog.listFor(key).some((m) => dialect === 'openai' || m.family === 'anthropic');
   if (!usable) throw new GatewayError('model_not_allowed', { message: `This API key may not use any model served on ${dialect === 'openai' ? '/v1/chat/completions' : '/v1/messages'}.` });
+}
+
+function keepAliveFor(res: ServerResponse, flight: Flight, intervalMs: number): StreamKeepAlive {
+  const { requestId } = flight.state;
+  return new StreamKeepAlive({ res, intervalMs, headers: () => ({ ...SSE_HEADERS, 'x-request-id': requestId, 'request-id': requestId, ...flight.ticket?.headers }) });
 }
 
 const NO_FORWARDED: Record<string, string> = Object.freeze({}) as Record<string, string>;
@@ -173,7 +195,8 @@ async function relayStream(res: ServerResponse, flight: Flight, answer: Answer):
   const { state } = flight;
   const relay = answer.exchange.stream();
   state.status = 200;
-  res.writeHead(200, { ...SSE_HEADERS, 'x-request-id': state.requestId, 'request-id': state.requestId, ...answer.exchange.responseHeaders, ...flight.ticket?.headers });
+  // Keep-alive comments may have sent the headers already (without the exchange's own, which came later).
+  if (!res.headersSent) res.writeHead(200, { ...SSE_HEADERS, 'x-request-id': state.requestId, 'request-id': state.requestId, ...answer.exchange.responseHeaders, ...flight.ticket?.headers });
   // Headers go out with the first body bytes, so time to first byte is the first write below.
   // Chunks arrive synchronously from the upstream's parser; a full client socket pauses the upstream,
   // and while it is paused for the client its silence does not count as idle.
