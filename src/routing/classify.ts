@@ -104,6 +104,12 @@ function errorCode(err: object): string | undefined {
   return typeof code === 'string' ? code : undefined;
 }
 
+const TLS_CODES: ReadonlySet<string> = new Set(['EPROTO', 'CERT_HAS_EXPIRED', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'SELF_SIGNED_CERT_IN_CHAIN']);
+
+function isTlsCode(code: string): boolean {
+  return TLS_CODES.has(code) || code.startsWith('ERR_TLS_') || code.startsWith('ERR_SSL_') || code.startsWith('UNABLE_TO_') || code.startsWith('CERT_');
+}
+
 function errorName(err: object): string | undefined {
   const name = (err as { name?: unknown }).name;
   return typeof name === 'string' ? name : undefined;
@@ -124,8 +130,9 @@ export function classifyError(err: unknown): AttemptOutcome {
       return { kind: 'retryable', timeout: true };
     }
     // HPE_*: llhttp could not parse the upstream's answer — a broken upstream, not our bug. undici's
-    // HTTPParserError carries no code for some of them (a bad chunk size), hence the name too.
-    if (code !== undefined && (CONNECTION_CODES.has(code) || code.startsWith('HPE_'))) return { kind: 'retryable' };
+    // HTTPParserError carries no code for some of them (a bad chunk size), hence the name too. A TLS
+    // failure (expired or mismatched certificate, handshake) is the upstream's side too.
+    if (code !== undefined && (CONNECTION_CODES.has(code) || code.startsWith('HPE_') || isTlsCode(code))) return { kind: 'retryable' };
     if (errorName(current) === 'HTTPParserError' || (code !== undefined && MALFORMED_CODES.has(code))) return { kind: 'retryable', malformed: true };
     current = (current as { cause?: unknown }).cause;
   }

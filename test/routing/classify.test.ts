@@ -74,6 +74,9 @@ test('classifyError: connection errors and timeouts retry, unknown errors do not
     [new TypeError('fetch failed', { cause: coded('EMFILE') }), { kind: 'local' }],
     [coded('ENFILE'), { kind: 'local' }],
     [coded('EADDRNOTAVAIL'), { kind: 'local' }],
+    // A certificate or handshake failure is the upstream's side, not the gateway's.
+    [coded('CERT_HAS_EXPIRED'), { kind: 'retryable' }],
+    [coded('ERR_TLS_CERT_ALTNAME_INVALID'), { kind: 'retryable' }],
     ['a string', { kind: 'local' }],
     [null, { kind: 'local' }],
   ];
