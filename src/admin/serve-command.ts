@@ -19,6 +19,7 @@ import type { Store } from '../store/store.ts';
 import { openResponseStore } from '../store/response-store.ts';
 import { startResponsePurge } from '../pipeline/response-purge.ts';
 import { createGatewayServer } from '../http/server.ts';
+import { DecodeBudget } from '../http/decode-budget.ts';
 import { closeProviderPools } from '../providers/http-provider.ts';
 import type { Gateway } from '../pipeline/gateway.ts';
 import { createRouting } from '../routing/create-routing.ts';
@@ -60,7 +61,9 @@ export async function serveCommand(config: GatewayConfig): Promise<void> {
     store: await admissionStore(config, store),
     keySpend: (keyId, period) => store.keySpend(keyId, period),
     defaultMaxTokens: config.defaultMaxTokens,
-    onError: (err, what) => log.error({ err: masker.mask(String(err)), what }, 'admission store failed'),
+    // Once when an outage starts and once when it ends, as the database's outage is (issue 39).
+    onError: (err, what) => log.error({ err: masker.mask(String(err)), what }, 'admission store unreachable: requests of keys with limits are refused with 503 until it answers again'),
+    onRecovered: () => log.info('admission store answers again'),
   });
   // Durable totals go into the admission store before the first request; later keys and later
   // periods are loaded by the admission stage itself when it first sees them.
@@ -75,12 +78,14 @@ export async function serveCommand(config: GatewayConfig): Promise<void> {
   await admission.seed(allKeys, Date.now());
   const metrics = new Metrics();
   metrics.watchUsage(usage);
+  metrics.watchAdmission(admission);
   // From here on a write that finds another process's lock gives up soon (on the loop) or within a
   // second (the usage writer thread), and a failed usage batch is retried (usage-writer.ts).
   store.busyTimeout?.(SERVING_BUSY_TIMEOUT_MS, SERVING_WRITER_BUSY_TIMEOUT_MS);
   const responses = await openResponseStore(config.database, isPostgresUrl(config.database));
   const stopPurge = startResponsePurge(responses, log);
-  const gw: Gateway = { config, catalog: new Catalog(config), keys, store, responses, usage, metrics, log, masker, admission, ...createRouting({ log, metrics, breaker: config.breaker }) };
+  const bodyLimits = { bytes: config.bodyLimitBytes, progressMs: config.clientBodyTimeoutMs, decoding: new DecodeBudget(config.decodeBudgetBytes) };
+  const gw: Gateway = { config, bodyLimits, catalog: new Catalog(config), keys, store, responses, usage, metrics, log, masker, admission, ...createRouting({ log, metrics, breaker: config.breaker }) };
   const server = createGatewayServer(gw);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

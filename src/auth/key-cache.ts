@@ -1,8 +1,19 @@
 // In-memory view of the key table, refreshed when any process (the CLI) changes a key.
 // Lookups on the request path are a hash map read; the store is polled for a version number only.
+// A key the map does not know is looked up in the store before it is refused, so a key made a moment
+// ago is served at once (issue 39); misses are remembered briefly and store lookups are bounded, so
+// unknown keys cannot hammer the database.
 import type { KeyRecord } from '../core/key-record.ts';
 import type { Store } from '../store/store.ts';
 import { hashKey, sameHash, sameString } from './key-material.ts';
+
+/** How long a digest the store did not know is refused without asking again. */
+const MISS_TTL_MS = 2_000;
+/** Misses remembered at most (the oldest go first). */
+const MISS_ENTRIES = 10_000;
+/** Store lookups for unknown keys: started per second, and running at once. */
+const MAX_LOOKUPS_PER_SECOND = 100;
+const MAX_PENDING = 16;
 
 /** The key a keep-alive connection last authenticated with, and the record it matched then. */
 interface ConnectionAuth {
@@ -30,9 +41,20 @@ export class KeyCache {
   /** The refresh under way for `refreshNow`, and the one queued to start after it. */
   #refreshing: Promise<void> | null = null;
   #queued: Promise<void> | null = null;
+  /** Digests the store did not know, until when (monotonic ms); oldest first, at most MISS_ENTRIES. */
+  #misses = new Map<string, number>();
+  /** Store lookups in flight, by digest: concurrent requests with one new key share one read. */
+  #pending = new Map<string, Promise<KeyRecord | null>>();
+  /** Store lookups started in the current second, for the per-second cap. */
+  #lookupsThisSecond = 0;
+  #second = 0;
 
-  constructor(opts: { store: Store; onError: (err: unknown) => void; onRecovered?: () => void }) {
+  readonly #now: () => number;
+
+  /** `now`: monotonic ms for the store-lookup bounds; default `performance.now()`. */
+  constructor(opts: { store: Store; onError: (err: unknown) => void; onRecovered?: () => void; now?: () => number }) {
     this.#store = opts.store;
+    this.#now = opts.now ?? (() => performance.now());
     this.#onError = opts.onError;
     this.#onRecovered = opts.onRecovered ?? (() => undefined);
   }
@@ -81,6 +103,8 @@ export class KeyCache {
     for (const k of keys) next.set(k.hash, k);
     this.#byHash = next;
     this.#version = version;
+    // A key made since a miss was remembered is in the map now; a deleted one is gone from it.
+    this.#misses.clear();
     for (const l of this.#listeners) l(keys);
   }
 
@@ -117,6 +141,56 @@ export class KeyCache {
     if (!rec || !sameHash(rec.hash, digest)) return null;
     if (connection !== undefined) this.#byConnection.set(connection, { presented, record: rec, version: this.#version });
     return rec;
+  }
+
+  /**
+   * A key `lookup` did not find, looked up in the store (made by the CLI or another replica since the
+   * last poll). A digest the store did not know is not asked about again for MISS_TTL_MS; at most
+   * MAX_LOOKUPS_PER_SECOND store reads start in a second and MAX_PENDING run at once; past either the
+   * key is refused without asking (the poll still brings a new key within its interval).
+   */
+  lookupStored(presented: string): Promise<KeyRecord | null> | null {
+    const digest = hashKey(presented);
+    const now = this.#now();
+    const missUntil = this.#misses.get(digest);
+    if (missUntil !== undefined) {
+      if (missUntil > now) return null;
+      this.#misses.delete(digest);
+    }
+    const pending = this.#pending.get(digest);
+    if (pending !== undefined) return pending;
+    const second = Math.floor(now / 1000);
+    if (second !== this.#second) {
+      this.#second = second;
+      this.#lookupsThisSecond = 0;
+    }
+    if (this.#pending.size >= MAX_PENDING || this.#lookupsThisSecond >= MAX_LOOKUPS_PER_SECOND) return null;
+    this.#lookupsThisSecond++;
+    const read = this.#store
+      .findKeyByHash(digest)
+      .then(
+        (rec) => {
+          if (rec === null || !sameHash(rec.hash, digest)) {
+            this.#rememberMiss(digest, this.#now());
+            return null;
+          }
+          this.#byHash.set(digest, rec);
+          return rec;
+        },
+        // The database is unreachable: the key is refused as unknown, as the cache alone would have.
+        () => null,
+      )
+      .finally(() => this.#pending.delete(digest));
+    this.#pending.set(digest, read);
+    return read;
+  }
+
+  #rememberMiss(digest: string, now: number): void {
+    if (this.#misses.size >= MISS_ENTRIES) {
+      const oldest = this.#misses.keys().next();
+      if (oldest.done !== true) this.#misses.delete(oldest.value);
+    }
+    this.#misses.set(digest, now + MISS_TTL_MS);
   }
 
   byId(id: string): KeyRecord | undefined {

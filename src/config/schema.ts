@@ -81,10 +81,20 @@ export const configSchema = z.strictObject({
   // The admin API and dashboard's token; empty = off, like metrics_token.
   admin_token: z.string().optional(),
   circuit_breaker: z
-    .strictObject({ failures: positiveInt.optional(), min_calls: positiveInt.optional(), cooldown_ms: positiveInt.optional() })
+    .strictObject({
+      failures: positiveInt.optional(),
+      min_calls: positiveInt.optional(),
+      cooldown_ms: positiveInt.optional(),
+      credentials_retry_ms: positiveInt.optional(),
+      credentials_retry_max_ms: positiveInt.optional(),
+    })
     .optional(),
   body_limit_mb: num(z.number().positive()).optional(),
+  decode_budget_mb: num(z.number().positive()).optional(),
   client_request_timeout_ms: positiveInt.optional(),
+  client_body_timeout_ms: positiveInt.optional(),
+  stream_keepalive_ms: nonNegInt.optional(),
+  max_connections: positiveInt.optional(),
   quota_per_usd: num(z.number().positive()).optional(),
   usage_flush_ms: nonNegInt.optional(),
   usage_flush_rows: positiveInt.optional(),
@@ -104,7 +114,13 @@ export const DEFAULTS = {
   port: 8080,
   database: './data/modelgate.db',
   bodyLimitMb: 10,
+  // What all compressed bodies being decoded at once may hold; never below the body limit.
+  decodeBudgetMb: 64,
   clientRequestTimeoutMs: 300_000,
+  clientBodyTimeoutMs: 30_000,
+  streamKeepAliveMs: 15_000,
+  // Each client connection may hold an upstream one too: keep it well under the process's file limit.
+  maxConnections: 10_000,
   quotaPerUsd: 500_000,
   usageFlushMs: 200,
   // Under load a batch goes before its interval is up: see DEFAULT_FLUSH_ROWS for why.

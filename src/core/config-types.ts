@@ -78,8 +78,16 @@ export interface GatewayConfig {
   listen: { host: string; port: number };
   database: string;
   bodyLimitBytes: number;
+  /** Decoded bytes all compressed request bodies being decoded at once may hold; past it, 503. */
+  decodeBudgetBytes: number;
   /** Time a client has to send its whole request, headers and body; then 408 and the connection closes. */
   clientRequestTimeoutMs: number;
+  /** A body still arriving must bring 1 KB (or its end) within this long, else 408 and the connection closes. */
+  clientBodyTimeoutMs: number;
+  /** SSE comments to a streaming client while the upstream is silent, this often; 0 = none. */
+  streamKeepAliveMs: number;
+  /** Open client connections past which a new one is closed at once. */
+  maxConnections: number;
   /** Quota units per USD in /api/usage/token (new-api's 500,000 by default). */
   quotaPerUsd: number;
   /** How often queued usage rows are written; 0 = write-through. */
@@ -100,7 +108,7 @@ export interface GatewayConfig {
   /** The token `/admin/` and `/ui/` require as `Authorization: Bearer …`; null = both are off (404). */
   adminToken: string | null;
   /** Circuit-breaker thresholds; unset fields take the breaker's defaults (src/routing/plan.ts). */
-  breaker: { failures?: number; minCalls?: number; cooldownMs?: number };
+  breaker: { failures?: number; minCalls?: number; cooldownMs?: number; credentialsRetryMs?: number; credentialsRetryMaxMs?: number };
   providers: ProviderConfig[];
   models: ModelConfig[];
 }

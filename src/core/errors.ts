@@ -28,6 +28,9 @@ export const ERROR_CODES = {
   // Node has answered these itself (408, 400) and closed the socket: they appear in usage rows only.
   request_timeout: { status: 408, message: 'The request did not arrive whole within the client request timeout.' },
   malformed_http: { status: 400, message: 'The request is not valid HTTP.' },
+  // Answered by the gateway, which then closes the connection (client_body_timeout_ms).
+  body_timeout: { status: 408, message: 'The request body stopped arriving.' },
+  header_too_large: { status: 431, message: 'The request headers are larger than the gateway accepts (16 KB in all).' },
   // nginx's 499: only ever in usage rows and logs, since nobody is left to read it.
   client_disconnected: { status: 499, message: 'The client closed the connection before it was answered.' },
   rate_limited: { status: 429, message: 'Rate limit reached.' },
@@ -41,6 +44,7 @@ export const ERROR_CODES = {
   admission_unavailable: { status: 503, message: 'The gateway cannot check this key\'s limits right now (its admission store is unreachable); retry shortly.' },
   usage_unavailable: { status: 503, message: 'The gateway cannot read this key\'s usage right now (its database is unreachable); retry shortly.' },
   upstream_timeout: { status: 504, message: 'The upstream provider timed out.' },
+  decoding_busy: { status: 503, message: 'The gateway is decoding too many compressed request bodies at once; retry shortly.' },
   shutting_down: { status: 503, message: 'The gateway is shutting down and stopped this request; retry it.' },
 } as const satisfies Record<string, { status: number; message: string }>;
 

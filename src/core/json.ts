@@ -7,6 +7,13 @@ export function isObject(value: unknown): value is JsonObject {
 }
 
 /**
+ * Deeper than this a request is refused with a 400 before any other work (http/body.ts): the gateway
+ * re-serialises and walks callers' JSON, and tool schemas, the deepest part of a real request, stay far
+ * below it (issue 39).
+ */
+export const MAX_REQUEST_DEPTH = 128;
+
+/**
  * True when `value` nests objects and arrays more than `max` levels deep. JSON.parse takes any depth,
  * but JSON.stringify and every recursive walk overflow the stack a few thousand levels down (a 200 KB
  * body of brackets is enough), so code that walks or re-serialises a caller's JSON checks this first.

@@ -2,12 +2,30 @@
 import type { IncomingMessage } from 'node:http';
 import { GatewayError } from '../core/errors.ts';
 import { decodeBody } from './content-encoding.ts';
+import type { DecodeBudget } from './decode-budget.ts';
+import { MAX_REQUEST_DEPTH, nestedDeeperThan } from '../core/json.ts';
 
-/** The request's body, decoded when it came compressed; both sizes are held to `limitBytes`. */
-export function readBody(req: IncomingMessage, limitBytes: number): Promise<Buffer> {
+/** What a request body is held to; built once at boot. */
+export interface BodyLimits {
+  /** The body's size, as sent and once decoded. */
+  bytes: number;
+  /**
+   * A body that is still arriving must bring at least PROGRESS_BYTES (or its end) within this long, or it
+   * is refused with a 408: a trickled body must not hold a connection for the whole request timeout.
+   */
+  progressMs?: number;
+  /** Shared by every compressed body being decoded at once (decode-budget.ts). */
+  decoding?: DecodeBudget;
+}
+
+/** Bytes a slow body must bring within each `progressMs`. */
+export const PROGRESS_BYTES = 1024;
+
+/** The request's body, decoded when it came compressed; both sizes are held to `limits.bytes`. */
+export function readBody(req: IncomingMessage, limits: BodyLimits): Promise<Buffer> {
   const encoding = req.headers['content-encoding'];
-  const raw = readRawBody(req, limitBytes);
-  return encoding === undefined ? raw : raw.then((body) => decodeBody(body, encoding, limitBytes)).then(withoutBom);
+  const raw = readRawBody(req, limits);
+  return encoding === undefined ? raw : raw.then((body) => decodeBody(body, encoding, limits.bytes, limits.decoding)).then(withoutBom);
 }
 
 /**
@@ -19,7 +37,8 @@ function withoutBom(body: Buffer): Buffer {
   return body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf ? body.subarray(3) : body;
 }
 
-async function readRawBody(req: IncomingMessage, limitBytes: number): Promise<Buffer> {
+async function readRawBody(req: IncomingMessage, limits: BodyLimits): Promise<Buffer> {
+  const limitBytes = limits.bytes;
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > limitBytes) {
     req.resume();
@@ -37,7 +56,7 @@ async function readRawBody(req: IncomingMessage, limitBytes: number): Promise<Bu
       if (whole !== null) return withoutBom(whole);
     }
   }
-  return streamRest(req, limitBytes, [], 0);
+  return streamRest(req, limits, [], 0);
 }
 
 // Sockets whose request Node itself refused (server.ts's clientError: a timeout answered 408, malformed
@@ -49,26 +68,46 @@ export function markAnsweredByNode(socket: object, code: string): void {
   answeredByNode.set(socket, code);
 }
 
-function streamRest(req: IncomingMessage, limitBytes: number, chunks: Buffer[], size: number): Promise<Buffer> {
+function streamRest(req: IncomingMessage, limits: BodyLimits, chunks: Buffer[], size: number): Promise<Buffer> {
+  const limitBytes = limits.bytes;
   return new Promise((resolve, reject) => {
     // Destroyed already (the client left during the microtask above): no 'end' or 'error' will come.
     if (req.destroyed) {
       reject(bodyFailed(req, req.errored));
       return;
     }
+    // Only bodies that did not come whole with their headers get here, and only they get the clock.
+    const progressMs = limits.progressMs ?? 0;
+    let unclocked = 0;
+    const stalled = progressMs > 0 ? setTimeout(() => {
+      req.off('data', onData);
+      reject(new GatewayError('body_timeout', { message: `The request body stopped arriving: less than ${PROGRESS_BYTES} bytes in ${progressMs} ms.`, headers: { connection: 'close' } }));
+    }, progressMs) : null;
     const onData = (c: Buffer): void => {
       size += c.length;
       if (size > limitBytes) {
         req.off('data', onData);
+        if (stalled !== null) clearTimeout(stalled);
         req.resume();
         reject(tooLarge(limitBytes));
         return;
       }
       chunks.push(c);
+      unclocked += c.length;
+      if (stalled !== null && unclocked >= PROGRESS_BYTES) {
+        unclocked = 0;
+        stalled.refresh();
+      }
     };
     req.on('data', onData);
-    req.once('end', () => resolve(withoutBom(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size))));
-    req.once('error', (err: Error) => reject(bodyFailed(req, err)));
+    req.once('end', () => {
+      if (stalled !== null) clearTimeout(stalled);
+      resolve(withoutBom(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size)));
+    });
+    req.once('error', (err: Error) => {
+      if (stalled !== null) clearTimeout(stalled);
+      reject(bodyFailed(req, err));
+    });
   });
 }
 
@@ -95,11 +134,21 @@ function tooLarge(limitBytes: number): GatewayError {
   return new GatewayError('body_too_large', { message: `The request body exceeds the limit of ${Math.round(limitBytes / 1048576)} MB.` });
 }
 
+/**
+ * The body as text and as JSON. A body nested deeper than MAX_REQUEST_DEPTH is refused here, on every
+ * path, before any upstream work: re-serialising it would overflow the stack and be mistaken for the
+ * upstream's failure (issue 39).
+ */
 export function parseJsonBody(buf: Buffer): { text: string; value: unknown } {
   const text = buf.toString('utf8');
+  let value: unknown;
   try {
-    return { text, value: JSON.parse(text) };
+    value = JSON.parse(text);
   } catch (err) {
     throw new GatewayError('invalid_json', { message: `The request body is not valid JSON: ${(err as Error).message}` });
   }
+  if (nestedDeeperThan(value, MAX_REQUEST_DEPTH)) {
+    throw new GatewayError('invalid_request', { message: `The request nests objects and arrays more than ${MAX_REQUEST_DEPTH} levels deep.` });
+  }
+  return { text, value };
 }

@@ -3,14 +3,15 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { GatewayError } from '../core/errors.ts';
 import { isObject } from '../core/json.ts';
 import { handleGeneration } from '../pipeline/generate.ts';
-import { authenticateFresh, bearerToken } from '../pipeline/authenticate.ts';
+import { authenticate, bearerToken } from '../pipeline/authenticate.ts';
 import { checkAnthropicVersion, checkVersionRules } from '../dialects/anthropic-messages/version.ts';
 import { hashKey, sameHash } from '../auth/key-material.ts';
 import { listModelsBody, modelBody } from '../pipeline/list-models.ts';
 import { usageTokenBody } from '../pipeline/usage-token.ts';
 import { countTokens } from '../pipeline/count-tokens.ts';
 import type { Gateway } from '../pipeline/gateway.ts';
-import { answeredOrGone, markAnsweredByNode, readBody, parseJsonBody } from './body.ts';
+import { answeredOrGone, readBody, parseJsonBody } from './body.ts';
+import { answerClientError, noteResponse } from './client-error.ts';
 import { sendError, sendJson } from './respond.ts';
 import { newRequestId } from './request-id.ts';
 import { callerDialect, dialectForPath, findRoute, modelIdOf, pathOf, responseIdOf, type Route } from './routes.ts';
@@ -19,12 +20,8 @@ import { countResponsesInputTokens } from '../pipeline/responses-input-tokens.ts
 import { createAdminApi } from '../admin/api/admin-api.ts';
 import { createUiHandler } from '../admin/ui-files.ts';
 
-const rawResponse = (status: string): string => `HTTP/1.1 ${status}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`;
-const CLIENT_ERROR_RESPONSES: Readonly<Record<string, string>> = {
-  ERR_HTTP_REQUEST_TIMEOUT: rawResponse('408 Request Timeout'),
-  HPE_HEADER_OVERFLOW: rawResponse('431 Request Header Fields Too Large'),
-  default: rawResponse('400 Bad Request'),
-};
+/** The last 'connection refused' warning: one a minute at most, the metric counts them all. */
+let lastDropLog = -Infinity;
 
 export function createGatewayServer(gw: Gateway): Server {
   // A client that stalls before its request is whole (slowloris) holds a socket and a buffer; it gets a
@@ -42,6 +39,7 @@ export function createGatewayServer(gw: Gateway): Server {
     connectionsCheckingInterval: Math.min(30_000, Math.max(100, Math.floor(requestTimeout / 4))),
   }, function modelgateRequest(req, res) {
     const requestId = newRequestId();
+    noteResponse(req.socket, res);
     const path = pathOf(req.url);
     const route = findRoute(path);
     if (!route && admin !== null && ui !== null) {
@@ -86,16 +84,18 @@ export function createGatewayServer(gw: Gateway): Server {
     });
   });
   // Malformed HTTP never crashes the process; the socket is answered and closed: 408 for a request that
-  // did not arrive in time, 431 for headers over Node's limit, else 400. Not while a response is under
-  // way on the socket: raw bytes in the middle of it would corrupt what the client already has.
-  server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
-    const inFlight = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage;
-    if (!socket.writable || inFlight?.headersSent === true) {
-      socket.destroy(err);
-      return;
-    }
-    if (err.code !== undefined) markAnsweredByNode(socket, err.code);
-    socket.end(CLIENT_ERROR_RESPONSES[err.code ?? ''] ?? CLIENT_ERROR_RESPONSES.default);
+  // did not arrive in time, 431 for headers over Node's limit, else 400, each with a body in the caller's
+  // dialect (client-error.ts).
+  server.on('clientError', answerClientError);
+  // Past this many open client connections a new one is closed at once (Node's maxConnections): a
+  // flood of connections must not take the file descriptors every upstream call needs too.
+  server.maxConnections = gw.config.maxConnections;
+  server.on('drop', () => {
+    gw.metrics.connectionsDropped++;
+    const now = Date.now();
+    if (now - lastDropLog < 60_000) return;
+    lastDropLog = now;
+    gw.log.warn({ maxConnections: gw.config.maxConnections }, `connection refused: ${gw.config.maxConnections} client connections are open (max_connections); counted in modelgate_connections_dropped_total`);
   });
   return server;
 }
@@ -128,8 +128,8 @@ async function dispatch(gw: Gateway, req: IncomingMessage, res: ServerResponse, 
 async function simpleAuthed(gw: Gateway, req: IncomingMessage, res: ServerResponse, route: Route, requestId: string): Promise<void> {
   try {
     const now = Date.now();
-    let key = authenticateFresh(req.headers, gw.keys, now, req.socket);
-    if (key instanceof Promise) key = await key;
+    const authenticated = authenticate(req.headers, gw.keys, now, req.socket);
+    const key = authenticated instanceof Promise ? await authenticated : authenticated;
     if (route.name === 'models') {
       req.resume();
       return sendJson(res, { status: 200, body: listModelsBody(gw.catalog, key), requestId });
@@ -152,12 +152,12 @@ async function simpleAuthed(gw: Gateway, req: IncomingMessage, res: ServerRespon
       return sendJson(res, { status: 200, body, requestId });
     }
     if (route.name === 'responses_input_tokens') {
-      const { text, value } = parseJsonBody(await readBody(req, gw.config.bodyLimitBytes));
+      const { text, value } = parseJsonBody(await readBody(req, gw.bodyLimits));
       const counted = await countResponsesInputTokens(gw, { key, text, value });
       return sendJson(res, { status: 200, body: counted.body, requestId, headers: { 'x-modelgate-token-count': counted.source } });
     }
     const version = checkAnthropicVersion(req.headers);
-    const { text, value } = parseJsonBody(await readBody(req, gw.config.bodyLimitBytes));
+    const { text, value } = parseJsonBody(await readBody(req, gw.bodyLimits));
     if (isObject(value)) checkVersionRules(value, version);
     const counted = await countTokens(gw, { key, text, value, req });
     return sendJson(res, { status: 200, body: counted.body, requestId, headers: { 'x-modelgate-token-count': counted.source } });

@@ -22,8 +22,13 @@ export class Metrics {
   #upstreamErrors = new Map<string, number>();
   #breakerTransitions = new Map<string, number>();
   #breakerSnapshot: (() => BreakerStatus[]) | null = null;
+  /** model → requests sent to a cooling-down deployment because every one was (panic routing). */
+  #panicRouted = new Map<string, number>();
   #usage: { pending(): number; readonly failedWrites: number; readonly droppedRows: number } | null = null;
+  #admission: { readonly unavailableRefusals: number } | null = null;
   inFlight = 0;
+  /** Client connections closed at once because max_connections were open. */
+  connectionsDropped = 0;
 
   /** Breaker state is read from the breaker when /metrics is scraped, never tracked on the hot path. */
   watchBreaker(snapshot: () => BreakerStatus[]): void {
@@ -33,6 +38,11 @@ export class Metrics {
   /** The usage writer's queue and failures: lost or delayed spend records must show in monitoring. */
   watchUsage(usage: { pending(): number; readonly failedWrites: number; readonly droppedRows: number }): void {
     this.#usage = usage;
+  }
+
+  /** Requests refused because the admission store (Redis) could not be asked. */
+  watchAdmission(admission: { readonly unavailableRefusals: number }): void {
+    this.#admission = admission;
   }
 
   breakerTransition(deployment: string, to: BreakerState): void {
@@ -69,6 +79,10 @@ export class Metrics {
     return out;
   }
 
+  panicRouted(model: string): void {
+    this.#panicRouted.set(model, (this.#panicRouted.get(model) ?? 0) + 1);
+  }
+
   upstreamError(deployment: string, kind: string): void {
     const id = `deployment="${esc(deployment)}",kind="${esc(kind)}"`;
     this.#upstreamErrors.set(id, (this.#upstreamErrors.get(id) ?? 0) + 1);
@@ -102,11 +116,17 @@ export class Metrics {
         for (const st of BREAKER_STATES) lines.push(`modelgate_deployment_circuit{deployment="${esc(b.deploymentId)}",state="${st}"} ${b.state === st ? 1 : 0}`);
       }
     }
+    lines.push('# HELP modelgate_panic_routed_total Requests sent to a cooling-down deployment because every deployment of the model was (panic routing).', '# TYPE modelgate_panic_routed_total counter');
+    for (const [model, n] of this.#panicRouted) lines.push(`modelgate_panic_routed_total{model="${esc(model)}"} ${n}`);
     lines.push('# HELP modelgate_circuit_transitions_total Circuit state changes per deployment.', '# TYPE modelgate_circuit_transitions_total counter');
     for (const [labels, n] of this.#breakerTransitions) lines.push(`modelgate_circuit_transitions_total{${labels}} ${n}`);
     // For the soak's bound on heap growth; cheap enough to read on every scrape.
     lines.push('# HELP modelgate_heap_used_bytes V8 heap in use.', '# TYPE modelgate_heap_used_bytes gauge', `modelgate_heap_used_bytes ${process.memoryUsage().heapUsed}`);
+    lines.push('# HELP modelgate_connections_dropped_total Client connections closed at once because max_connections were open.', '# TYPE modelgate_connections_dropped_total counter', `modelgate_connections_dropped_total ${this.connectionsDropped}`);
     lines.push('# HELP modelgate_in_flight Requests being served.', '# TYPE modelgate_in_flight gauge', `modelgate_in_flight ${this.inFlight}`);
+    if (this.#admission !== null) {
+      lines.push('# HELP modelgate_admission_unavailable_total Requests refused with 503 because the admission store (Redis) could not be asked.', '# TYPE modelgate_admission_unavailable_total counter', `modelgate_admission_unavailable_total ${this.#admission.unavailableRefusals}`);
+    }
     const u = this.#usage;
     if (u !== null) {
       lines.push('# HELP modelgate_usage_rows_pending Usage rows waiting to be written.', '# TYPE modelgate_usage_rows_pending gauge', `modelgate_usage_rows_pending ${u.pending()}`);

@@ -105,7 +105,13 @@ export interface AdmissionOptions {
   /** Durable spent totals (the database); read at boot and when a key's period changes. */
   keySpend: (keyId: string, periodStart: number) => Promise<SpendTotals>;
   defaultMaxTokens: number;
+  /**
+   * The store failed while it was working (an outage starts): called once per outage, not per request,
+   * so an outage of Redis is one log line however many requests it refuses (issue 39).
+   */
   onError: (err: unknown, what: string) => void;
+  /** The store answers again after an outage: called once. */
+  onRecovered?: () => void;
 }
 
 export class Admission {
@@ -113,13 +119,33 @@ export class Admission {
   readonly #keySpend: AdmissionOptions['keySpend'];
   readonly #defaultMaxTokens: number;
   readonly #onError: AdmissionOptions['onError'];
+  readonly #onRecovered: () => void;
   readonly #entries = new Map<string, KeyEntry>();
+  /** The store is failing: said when it starts and when it ends, never per request. */
+  #storeDown = false;
+  /** Requests refused (503) because the store could not be asked, for /metrics. */
+  unavailableRefusals = 0;
 
   constructor(options: AdmissionOptions) {
     this.store = options.store;
     this.#keySpend = options.keySpend;
     this.#defaultMaxTokens = options.defaultMaxTokens;
     this.#onError = options.onError;
+    this.#onRecovered = options.onRecovered ?? (() => undefined);
+  }
+
+  /** A store operation failed: the first failure of an outage is reported, later ones only counted. */
+  #failed(err: unknown, what: string): void {
+    if (this.#storeDown) return;
+    this.#storeDown = true;
+    this.#onError(err, what);
+  }
+
+  /** A store operation succeeded: ends an outage (reported once). */
+  #answered(): void {
+    if (!this.#storeDown) return;
+    this.#storeDown = false;
+    this.#onRecovered();
   }
 
   /** Loads every budgeted key's durable total, so the first request of a key does no database read. */
@@ -189,6 +215,7 @@ export class Admission {
   }
 
   #conclude(entry: KeyEntry, key: KeyRecord, sizing: Sizing, result: AdmitResult): Admitted {
+    if (this.#storeDown) this.#answered();
     entry.last = result.snapshot;
     if (!result.ok) {
       const requestTokens = reservationTokens(sizing);
@@ -221,7 +248,8 @@ export class Admission {
 
   /** Fail closed: a key with limits is never served unchecked (docs/budgets.md, "Store outage"). */
   #unavailable(err: unknown): GatewayError {
-    this.#onError(err, 'admit');
+    this.unavailableRefusals++;
+    this.#failed(err, 'admit');
     return new GatewayError('admission_unavailable', { headers: { 'retry-after': '1' } });
   }
 
@@ -251,7 +279,7 @@ export class Admission {
    * request's cost would never reach the shared total. A settle that arrives twice changes nothing.
    */
   #settleFailed(err: unknown, ticket: Ticket, settle: () => MaybePromise<SettleResult>, attempt = 1): number {
-    if (attempt === 1) this.#onError(err, 'settle');
+    if (attempt === 1) this.#failed(err, 'settle');
     if (attempt <= SETTLE_RETRIES) {
       const timer = setTimeout(() => {
         Promise.resolve()
@@ -270,7 +298,7 @@ export class Admission {
     try {
       return rateLimitHeaders({ limits: entry.limits, snapshot: await this.store.snapshot(key.id, now) });
     } catch (err) {
-      this.#onError(err, 'snapshot');
+      this.#failed(err, 'snapshot');
       return {};
     }
   }
@@ -313,7 +341,7 @@ export class Admission {
         () => {
           entry.seededPeriod = period;
         },
-        (err: unknown) => this.#onError(err, 'seed'),
+        (err: unknown) => this.#failed(err, 'seed'),
       )
       .finally(() => {
         entry.seeding = null;

@@ -11,6 +11,7 @@ import type { ResponseClientLink } from './client-link.ts';
 import { AttemptWatch } from '../routing/attempt-watch.ts';
 import { classifyError, classifyStatus, header, isQuotaExhausted, type UpstreamHeaders } from '../routing/classify.ts';
 import { maskApiKey } from '../routing/key-rotation.ts';
+import { duration } from '../routing/create-routing.ts';
 import type { AttemptOutcome } from '../routing/outcome.ts';
 import { AttemptPlan, type AttemptStep } from '../routing/plan.ts';
 import type { Exchange } from './exchange.ts';
@@ -32,8 +33,11 @@ export interface Answer {
   json: { body: string; usage: Usage } | null;
   /** The attempt's clocks; the relay disposes of them (or abandons the upstream on failure). */
   watch: AttemptWatch;
-  /** A mid-stream upstream failure (not the client leaving) counts against the deployment's health. */
-  streamFailed(): void;
+  /**
+   * A mid-stream failure (not the client leaving) counts against the deployment's health, unless `err`
+   * is the gateway's own failure (classifyError says `local`).
+   */
+  streamFailed(err?: unknown): void;
 }
 
 export interface ObtainAnswerOptions {
@@ -74,12 +78,18 @@ export async function obtainAnswer(opts: ObtainAnswerOptions): Promise<Answer> {
       throw err;
     }
     state.attempts = step.attempt;
+    if (step.panic === true) {
+      // Said to the caller and in /metrics: the answer comes from a deployment the breaker had taken out.
+      gw.metrics.panicRouted(model.name);
+      exchange.responseHeaders['x-modelgate-routing'] = `panic: every deployment of the model was cooling down; tried ${step.deployment.id}, the soonest to recover`;
+    }
     const result = await attempt({ opts, step, exchange, deadline: plan.deadline });
     if (result.kind === 'client') throw clientGone(plan);
     if (result.kind === 'shutdown') {
       plan.cancel();
       throw new GatewayError('shutting_down');
     }
+    if (step.apiKey !== null) keyAnswered(gw, step, result);
     if (result.kind === 'answer') {
       plan.record(step.deployment.id, { kind: 'success' });
       state.deployment = step.deployment.id;
@@ -103,13 +113,21 @@ async function attempt(a: { opts: ObtainAnswerOptions; step: AttemptStep; exchan
   const { opts, step, exchange } = a;
   const { timeouts } = opts.model;
   const watch = new AttemptWatch({ client: opts.client, firstByteMs: timeouts.firstByteMs, idleMs: timeouts.idleMs, deadline: a.deadline });
+  let body: string | Buffer;
+  try {
+    body = exchange.upstreamBody();
+  } catch (err) {
+    // Building the body is the gateway's work: whatever fails here is not the deployment's (issue 39).
+    watch.dispose();
+    return { kind: 'failed', outcome: { kind: 'local' }, detail: opts.gw.masker.mask(describe(err)) };
+  }
   let response: UpstreamResponse;
   try {
     response = await callUpstream(
       {
         deployment: step.deployment,
         dialect: exchange.upstreamDialect,
-        body: exchange.upstreamBody(),
+        body,
         // The caller's anthropic-version and -beta describe its own body: they go only where it passes through.
         forwardHeaders: exchange.upstreamDialect === opts.input.dialect ? opts.forwardHeaders : NOT_FORWARDED,
         apiKey: step.apiKey,
@@ -138,7 +156,7 @@ async function attempt(a: { opts: ObtainAnswerOptions; step: AttemptStep; exchan
         return { kind: 'failed', outcome: { kind: 'retryable', malformed: true }, detail: 'empty 2xx stream' };
       }
       watch.chunk();
-      const answer: Answer = { exchange, deployment: step.deployment, body: response.body, json: null, watch, streamFailed: () => opts.gw.breaker.onFailure(step.deployment.id, 'stream failed') };
+      const answer: Answer = { exchange, deployment: step.deployment, body: response.body, json: null, watch, streamFailed: (err) => streamFailed(opts.gw, step.deployment.id, err) };
       return { kind: 'answer', answer };
     }
     // The first-byte/deadline clock stays armed until the whole body is in: a body that stalls halfway
@@ -187,6 +205,10 @@ async function errorText(response: UpstreamResponse): Promise<string> {
   return decoded ?? `The upstream's error body was sent with content-encoding ${encoding} and could not be decoded.`;
 }
 
+function streamFailed(gw: Gateway, deploymentId: string, err: unknown): void {
+  if (err === undefined || err instanceof GatewayError || classifyError(err).kind !== 'local') gw.breaker.onFailure(deploymentId, 'stream failed');
+}
+
 /** An attempt that threw: the client left, a clock fired, or the upstream call failed. */
 function stopped(watch: AttemptWatch, err: unknown, gw: Gateway): AttemptResult {
   watch.abandon();
@@ -215,17 +237,30 @@ function outcomeLabel(outcome: AttemptOutcome, status: number | undefined): stri
 function noteFailure(n: { gw: Gateway; state: RequestState; step: AttemptStep; result: Extract<AttemptResult, { kind: 'failed' }> }): void {
   const { gw, step, result } = n;
   const deployment = step.deployment.id;
-  gw.metrics.upstreamError(deployment, outcomeLabel(result.outcome, result.status));
   const fields = { requestId: n.state.requestId, deployment, attempt: step.attempt, outcome: result.outcome.kind, detail: result.detail };
+  if (result.outcome.kind === 'local') {
+    gw.log.error(fields, 'the gateway failed while sending the request upstream (not counted against the deployment)');
+    return;
+  }
+  gw.metrics.upstreamError(deployment, outcomeLabel(result.outcome, result.status));
   if (result.outcome.kind === 'credentials' && step.apiKey !== null) {
     const provider = step.deployment.provider.name;
     if (!gw.keyRotation.isRejected(provider, step.apiKey)) {
       const why = result.status === 429 ? "the provider account behind the gateway's key is out of quota" : "upstream refused the gateway's key";
-      gw.log.error({ ...fields, provider, maskedKey: maskApiKey(step.apiKey) }, `${why} for provider '${provider}': key taken out of rotation until the operator acts`);
+      gw.log.error({ ...fields, provider, maskedKey: maskApiKey(step.apiKey) }, `${why} for provider '${provider}': key taken out of rotation, tried again in ${duration(gw.keyRotation.firstRetryMs)} (the wait doubling while it is refused) and put back when it works`);
       return;
     }
   }
   gw.log.warn(fields, 'upstream attempt failed');
+}
+
+/** Any answer but a 401 shows the key works: a refused key that was re-probed is back in rotation, said once. */
+function keyAnswered(gw: Gateway, step: AttemptStep, result: AttemptResult): void {
+  const answered = result.kind === 'answer' || (result.kind === 'failed' && result.status !== undefined && result.outcome.kind !== 'credentials');
+  const provider = step.deployment.provider.name;
+  if (answered && gw.keyRotation.accepted(provider, step.apiKey!)) {
+    gw.log.info({ provider, maskedKey: maskApiKey(step.apiKey!) }, `provider '${provider}' accepts the gateway's key again: back in rotation`);
+  }
 }
 
 function clientGone(plan: AttemptPlan): GatewayError {

@@ -10,8 +10,12 @@ function refused(code: ErrorCode, message?: string): GatewayError {
   return new GatewayError(code, { message, headers: { 'x-should-retry': 'false' } });
 }
 
-/** `connection` (the request's socket) lets a keep-alive client skip re-hashing the same key. */
-export function authenticate(headers: IncomingHttpHeaders, keys: KeyCache, now: number, connection?: object): KeyRecord {
+/**
+ * `connection` (the request's socket) lets a keep-alive client skip re-hashing the same key. A key the
+ * cache does not know is looked up in the store first (key-cache.ts), so a key made a moment ago by
+ * another replica or the CLI works at once: only then the answer is a promise.
+ */
+export function authenticate(headers: IncomingHttpHeaders, keys: KeyCache, now: number, connection?: object): KeyRecord | Promise<KeyRecord> {
   const auth = headers.authorization;
   if (auth === undefined || auth === '') {
     if (headers['x-api-key'] !== undefined) throw refused('x_api_key_not_accepted');
@@ -20,27 +24,19 @@ export function authenticate(headers: IncomingHttpHeaders, keys: KeyCache, now: 
   const presented = bearerToken(auth);
   if (presented === null) throw refused('missing_api_key', 'The Authorization header must be `Bearer <key>`.');
   const key = presented ? keys.lookup(presented, connection) : null;
-  if (!key) throw refused('invalid_api_key');
+  if (key !== null) return usableKey(key, now);
+  const stored = presented ? keys.lookupStored(presented) : null;
+  if (stored === null) throw refused('invalid_api_key');
+  return stored.then((rec) => {
+    if (rec === null) throw refused('invalid_api_key');
+    return usableKey(rec, now);
+  });
+}
+
+function usableKey(key: KeyRecord, now: number): KeyRecord {
   if (key.disabled) throw refused('key_disabled');
   if (key.expiresAt !== null && key.expiresAt <= now) throw refused('key_expired');
   return key;
-}
-
-/**
- * `authenticate`, and for a key this replica does not know one fresh look at the store first (a promise
- * then; a known key is answered at once): a key made a moment ago on another replica sharing the store
- * (its admin API, the CLI) works on the very next request here too, not after the next poll.
- */
-export function authenticateFresh(headers: IncomingHttpHeaders, keys: KeyCache, now: number, connection?: object): KeyRecord | Promise<KeyRecord> {
-  try {
-    return authenticate(headers, keys, now, connection);
-  } catch (refusal) {
-    if (!(refusal instanceof GatewayError) || refusal.code !== 'invalid_api_key') throw refusal;
-    return keys.refreshNow().then(
-      () => authenticate(headers, keys, now, connection),
-      () => Promise.reject(refusal),
-    );
-  }
 }
 
 /** What follows `Bearer ` (RFC 7235: the scheme is case-insensitive), or null for any other header. */

@@ -11,9 +11,12 @@ import type { SecretMasker } from '../observability/mask-secrets.ts';
 import type { Admission } from './admit.ts';
 import type { CircuitBreaker } from '../routing/circuit-breaker.ts';
 import type { KeyRotation } from '../routing/key-rotation.ts';
+import type { BodyLimits } from '../http/body.ts';
 
 export interface Gateway {
   config: GatewayConfig;
+  /** What request bodies are held to (size, progress), from the config. */
+  bodyLimits: BodyLimits;
   catalog: Catalog;
   keys: KeyCache;
   store: Store;

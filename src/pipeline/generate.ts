@@ -12,7 +12,7 @@ import type { RequestFacts } from '../dialects/request-facts.ts';
 import { answeredOrGone, readBody, parseJsonBody } from '../http/body.ts';
 import { estimatePromptTokens } from '../admission/estimate-tokens.ts';
 import { sendError } from '../http/respond.ts';
-import { authenticateFresh } from './authenticate.ts';
+import { authenticate } from './authenticate.ts';
 import { checkAnthropicVersion } from '../dialects/anthropic-messages/version.ts';
 import { resolveModel } from './resolve-model.ts';
 import { obtainAnswer, type Answer } from './attempts.ts';
@@ -20,8 +20,11 @@ import type { Gateway } from './gateway.ts';
 import { RequestState } from './request-state.ts';
 import { ResponseClientLink } from './client-link.ts';
 import { StreamWriter } from '../http/stream-writer.ts';
+import { StreamKeepAlive } from '../http/stream-keep-alive.ts';
+import { renderStreamError } from '../dialects/render-error.ts';
 import { priceRequest, recordRequest } from './record.ts';
 import type { Ticket } from './admit.ts';
+import type { KeyRecord } from '../core/key-record.ts';
 
 const SSE_HEADERS = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' };
 
@@ -31,11 +34,13 @@ interface Flight {
   ticket: Ticket | null;
   /** Admission ran (admitted or refused), so an error already carries its rate headers. */
   admissionRan: boolean;
+  /** Keep-alive comments sent the stream's headers before its first byte (stream-keep-alive.ts). */
+  keptAlive: boolean;
 }
 
 export async function handleGeneration(gw: Gateway, req: IncomingMessage, res: ServerResponse, opts: { dialect: Dialect; requestId: string; endpoint: string }): Promise<void> {
   const state = new RequestState(opts);
-  const flight: Flight = { state, ticket: null, admissionRan: false };
+  const flight: Flight = { state, ticket: null, admissionRan: false, keptAlive: false };
   // A client that leaves stops the upstream at once: no orphaned upstream streams.
   const client = new ResponseClientLink(res);
   gw.metrics.inFlight++;
@@ -62,10 +67,14 @@ export async function handleGeneration(gw: Gateway, req: IncomingMessage, res: S
       state.status = gerr.status;
       const headers = await rateHeaders(gw, flight);
       sendError(res, { dialect: opts.dialect, error: gerr, requestId: opts.requestId, headers });
+    } else if (flight.keptAlive && !res.writableEnded) {
+      // Only keep-alive comments went out: the failure is the stream's one error event in its dialect.
+      res.end(renderStreamError(opts.dialect, gerr, opts.requestId));
     } else if (!res.writableEnded) {
       res.end();
     }
-    if (gerr.status >= 500) gw.log.warn({ requestId: opts.requestId, code: gerr.code, status: gerr.status, reason: gerr.message }, 'request failed');
+    // A store outage is logged once when it starts and once when it ends (serve-command.ts), not per request.
+    if (gerr.status >= 500 && gerr.code !== 'admission_unavailable') gw.log.warn({ requestId: opts.requestId, code: gerr.code, status: gerr.status, reason: gerr.message }, 'request failed');
   } finally {
     // Settle before the row is queued: the row must carry the cost the store settled, and the period
     // the reservation belonged to. The upstream's counts are clamped first: they are its word, not ours.
@@ -97,11 +106,13 @@ function toGatewayError(err: unknown, gw: Gateway): GatewayError {
 
 async function serve(gw: Gateway, req: IncomingMessage, res: ServerResponse, flight: Flight, client: ResponseClientLink): Promise<void> {
   const { state } = flight;
-  let key = authenticateFresh(req.headers, gw.keys, state.startedWall, req.socket);
-  if (key instanceof Promise) key = await key;
+  const authenticated = authenticate(req.headers, gw.keys, state.startedWall, req.socket);
+  const key = authenticated instanceof Promise ? await authenticated : authenticated;
   state.key = key;
   const version = state.dialect === 'anthropic' ? checkAnthropicVersion(req.headers) : null;
-  let raw = await readBody(req, gw.config.bodyLimitBytes);
+  // A compressed body costs memory to decode: a key that may use no model here is refused first.
+  if (req.headers['content-encoding'] !== undefined) refuseBeforeDecoding(gw, key, state.dialect);
+  let raw = await readBody(req, gw.bodyLimits);
   let { text, value } = parseJsonBody(raw);
   const responsesFacts = state.dialect === 'responses' ? validateResponsesRequest(value) : null;
   const facts: RequestFacts = responsesFacts ?? (version === null ? validateChatRequest(value) : validateMessagesRequest(value, version));
@@ -131,14 +142,24 @@ async function serve(gw: Gateway, req: IncomingMessage, res: ServerResponse, fli
   let known = admitted.promptTokens;
   const promptEstimate = (): number => (known > 0 ? known : (known = Math.max(1, estimatePromptTokens(parsed, { model: model.deployments[0]?.model ?? model.name }))));
 
-  const answer = await obtainAnswer({
-    gw,
-    state,
-    model,
-    input: { dialect: state.dialect, raw, text, parsed, facts, promptEstimate, defaultMaxTokens: gw.config.defaultMaxTokens, outputCap: admitted.outputCap, masker: gw.masker },
-    forwardHeaders: forwardHeaders(req),
-    client,
-  });
+  // A streaming client hears from the gateway while the upstream is silent (stream-keep-alive.ts).
+  const keepAlive = facts.stream && gw.config.streamKeepAliveMs > 0 ? keepAliveFor(res, flight, gw.config.streamKeepAliveMs) : null;
+  let answer: Answer;
+  try {
+    answer = await obtainAnswer({
+      gw,
+      state,
+      model,
+      input: { dialect: state.dialect, raw, text, parsed, facts, promptEstimate, defaultMaxTokens: gw.config.defaultMaxTokens, outputCap: admitted.outputCap, masker: gw.masker },
+      forwardHeaders: forwardHeaders(req),
+      client,
+    });
+  } finally {
+    if (keepAlive !== null) {
+      keepAlive.stop();
+      flight.keptAlive = keepAlive.sent;
+    }
+  }
   state.deployment = answer.deployment.id;
   const answered = facts.stream ? await relayStream(res, flight, answer) : relayJson(res, flight, answer);
   if (turn !== null && answered !== null) {
@@ -147,6 +168,17 @@ async function serve(gw: Gateway, req: IncomingMessage, res: ServerResponse, fli
       gw.log.warn({ requestId: state.requestId, err: gw.masker.mask(String(err)) }, 'could not store the response: previous_response_id will not find it');
     });
   }
+}
+
+/** A key with no model it may use on this endpoint gets its 403 before its body is decoded (issue 39). */
+function refuseBeforeDecoding(gw: Gateway, key: KeyRecord, dialect: Dialect): void {
+  const usable = gw.catalog.listFor(key).some((m) => dialect === 'openai' || m.family === 'anthropic');
+  if (!usable) throw new GatewayError('model_not_allowed', { message: `This API key may not use any model served on ${dialect === 'openai' ? '/v1/chat/completions' : '/v1/messages'}.` });
+}
+
+function keepAliveFor(res: ServerResponse, flight: Flight, intervalMs: number): StreamKeepAlive {
+  const { requestId } = flight.state;
+  return new StreamKeepAlive({ res, intervalMs, headers: () => ({ ...SSE_HEADERS, 'x-request-id': requestId, 'request-id': requestId, ...flight.ticket?.headers }) });
 }
 
 const NO_FORWARDED: Record<string, string> = Object.freeze({}) as Record<string, string>;
@@ -188,7 +220,8 @@ async function relayStream(res: ServerResponse, flight: Flight, answer: Answer):
   const { state } = flight;
   const relay = answer.exchange.stream();
   state.status = 200;
-  res.writeHead(200, { ...SSE_HEADERS, 'x-request-id': state.requestId, 'request-id': state.requestId, ...answer.exchange.responseHeaders, ...flight.ticket?.headers });
+  // Keep-alive comments may have sent the headers already (without the exchange's own, which came later).
+  if (!res.headersSent) res.writeHead(200, { ...SSE_HEADERS, 'x-request-id': state.requestId, 'request-id': state.requestId, ...answer.exchange.responseHeaders, ...flight.ticket?.headers });
   // Headers go out with the first body bytes, so time to first byte is the first write below.
   // Chunks arrive synchronously from the upstream's parser; a full client socket pauses the upstream,
   // and while it is paused for the client its silence does not count as idle.
@@ -226,7 +259,7 @@ async function relayStream(res: ServerResponse, flight: Flight, answer: Answer):
       return null;
     }
     // A stream the gateway itself stopped (shutting down) says nothing about the deployment's health.
-    if (answer.watch.reason !== 'shutdown') answer.streamFailed();
+    if (answer.watch.reason !== 'shutdown') answer.streamFailed(answer.watch.reason === null ? err : undefined);
     const gerr = streamFailure(err, answer.watch.reason);
     state.errorCode = gerr.code;
     state.status = gerr.status;

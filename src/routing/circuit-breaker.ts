@@ -1,11 +1,12 @@
 // Per-deployment health across requests: cooldown after repeated failures, one half-open probe,
-// and a "credentials rejected" state that only the operator clears. Time is injected; no timers.
+// and a "credentials rejected" state re-probed on a timer (issue 39). Time is injected; no timers.
 
 /**
  * - `closed`: traffic flows.
  * - `open`: cooling down after failures; no traffic until the cooldown ends.
  * - `half-open`: cooldown over; exactly one probe may go through.
- * - `credentials`: the upstream refused the gateway's key (401/403); out until `reset()`.
+ * - `credentials`: the upstream refused the gateway's key (401); out until a probe after
+ *   `credentialsRetryMs` (doubling to `maxCredentialsRetryMs`) gets an answer, or `reset()`.
  */
 export type BreakerState = 'closed' | 'open' | 'half-open' | 'credentials';
 
@@ -14,8 +15,10 @@ export interface BreakerTransition {
   from: BreakerState;
   to: BreakerState;
   at: number;
-  /** For `to: 'open'`: how long this cooldown lasts. */
+  /** For `to: 'open'`: how long this cooldown lasts; for `to: 'credentials'`: the wait before a re-probe. */
   cooldownMs?: number;
+  /** A re-probe of refused credentials starting or failing: not a change an operator needs to hear of again. */
+  reprobe?: boolean;
 }
 
 export interface CircuitBreakerOptions {
@@ -35,6 +38,10 @@ export interface CircuitBreakerOptions {
   maxCooldownMs?: number;
   /** A half-open probe that never reports (lost request) frees its slot after this long (default 60 s). */
   probeTimeoutMs?: number;
+  /** First wait before refused credentials are probed again (default 60 s); doubles on each refusal. */
+  credentialsRetryMs?: number;
+  /** Cap on that wait (default 15 min). */
+  maxCredentialsRetryMs?: number;
   /** Every state change, for the loud log line and metrics; open → half-open shows when the probe starts. */
   onTransition?: (transition: BreakerTransition) => void;
 }
@@ -73,6 +80,10 @@ interface Entry {
   openUntil: number;
   /** When the current probe started; -Infinity when no probe is in flight. */
   probeAt: number;
+  /** Refusals of the credentials since the last close; sets the doubling of the re-probe wait. */
+  refusals: number;
+  /** The half-open probe in flight re-probes refused credentials. */
+  credentialsProbe: boolean;
   bucketIds: number[];
   calls: number[];
   failures: number[];
@@ -94,6 +105,8 @@ export class CircuitBreaker {
   readonly #cooldownMs: number;
   readonly #maxCooldownMs: number;
   readonly #probeTimeoutMs: number;
+  readonly #credentialsRetryMs: number;
+  readonly #maxCredentialsRetryMs: number;
   readonly #onTransition: ((transition: BreakerTransition) => void) | undefined;
   readonly #entries = new Map<string, Entry>();
 
@@ -107,6 +120,8 @@ export class CircuitBreaker {
     this.#cooldownMs = positive('cooldownMs', options.cooldownMs ?? 30_000);
     this.#maxCooldownMs = Math.max(this.#cooldownMs, positive('maxCooldownMs', options.maxCooldownMs ?? 300_000));
     this.#probeTimeoutMs = positive('probeTimeoutMs', options.probeTimeoutMs ?? 60_000);
+    this.#credentialsRetryMs = positive('credentialsRetryMs', options.credentialsRetryMs ?? 60_000);
+    this.#maxCredentialsRetryMs = Math.max(this.#credentialsRetryMs, positive('maxCredentialsRetryMs', options.maxCredentialsRetryMs ?? 900_000));
     this.#onTransition = options.onTransition;
   }
 
@@ -130,7 +145,7 @@ export class CircuitBreaker {
       case 'half-open':
         return now - entry.probeAt >= this.#probeTimeoutMs;
       case 'credentials':
-        return false;
+        return now >= entry.openUntil;
     }
   }
 
@@ -162,6 +177,10 @@ export class CircuitBreaker {
     const now = this.#now();
     entry.probeAt = now;
     if (entry.state === 'open') this.#move(deploymentId, entry, { to: 'half-open', at: now });
+    else if (entry.state === 'credentials') {
+      this.#move(deploymentId, entry, { to: 'half-open', at: now, reprobe: true });
+      entry.credentialsProbe = true;
+    }
     return true;
   }
 
@@ -177,6 +196,7 @@ export class CircuitBreaker {
     const now = this.#now();
     if (entry.state === 'half-open') {
       entry.opens = 0;
+      entry.refusals = 0;
       this.#move(deploymentId, entry, { to: 'closed', at: now });
       return;
     }
@@ -203,14 +223,34 @@ export class CircuitBreaker {
     if (entry.consecutive >= this.#consecutiveFailures || rateTripped) this.#open(deploymentId, entry, now);
   }
 
-  /** Upstream 401/403. Returns true the first time, so the caller logs loudly once per incident. */
+  /**
+   * A panic attempt (sent while every deployment was cooling down) succeeded: the upstream has recovered,
+   * so the breaker closes at once rather than waiting out its cooldown. Refused credentials stay.
+   */
+  recovered(deploymentId: string): void {
+    const entry = this.#entries.get(deploymentId);
+    if (entry === undefined) return;
+    if (entry.state === 'closed' || entry.state === 'credentials') return;
+    entry.opens = 0;
+    this.#move(deploymentId, entry, { to: 'closed', at: this.#now() });
+  }
+
+  /**
+   * Upstream 401: out until a re-probe, the wait doubling on each refusal. Returns true the first time
+   * (not on a failed re-probe), so the caller logs loudly once per incident.
+   */
   onCredentialsRejected(deploymentId: string): boolean {
     const entry = this.#entry(deploymentId);
     if (entry.state === 'credentials') return false;
+    const reprobe = entry.state === 'half-open' && entry.credentialsProbe;
+    entry.refusals += 1;
+    const now = this.#now();
+    const cooldownMs = Math.min(this.#credentialsRetryMs * 2 ** (entry.refusals - 1), this.#maxCredentialsRetryMs);
+    entry.openUntil = now + cooldownMs;
     entry.lastFailure = 'the upstream refused the credentials';
-    entry.lastFailureAt = this.#now();
-    this.#move(deploymentId, entry, { to: 'credentials', at: this.#now() });
-    return true;
+    entry.lastFailureAt = now;
+    this.#move(deploymentId, entry, { to: 'credentials', at: now, cooldownMs, reprobe: reprobe || undefined });
+    return !reprobe;
   }
 
   /** Operator action (config reload, admin API): one deployment, or all when no id is given. */
@@ -267,6 +307,8 @@ export class CircuitBreaker {
         opens: 0,
         openUntil: 0,
         probeAt: -Infinity,
+        refusals: 0,
+        credentialsProbe: false,
         bucketIds: new Array<number>(BUCKETS).fill(-Infinity),
         calls: new Array<number>(BUCKETS).fill(0),
         failures: new Array<number>(BUCKETS).fill(0),
@@ -307,11 +349,12 @@ export class CircuitBreaker {
   }
 
   /** Every change of state starts a fresh count: old failures must not trip a just-closed breaker. */
-  #move(deploymentId: string, entry: Entry, change: { to: BreakerState; at: number; cooldownMs?: number }): void {
+  #move(deploymentId: string, entry: Entry, change: { to: BreakerState; at: number; cooldownMs?: number; reprobe?: boolean }): void {
     const from = entry.state === 'open' && change.at >= entry.openUntil && change.to !== 'half-open' ? 'half-open' : entry.state;
     entry.state = change.to;
     entry.consecutive = 0;
     entry.probeAt = -Infinity;
+    entry.credentialsProbe = false;
     entry.bucketIds.fill(-Infinity);
     entry.calls.fill(0);
     entry.failures.fill(0);

@@ -38,6 +38,12 @@ const MALFORMED_CODES: ReadonlySet<string> = new Set([
   'UND_ERR_INFO',
 ]);
 
+/**
+ * Failures of this process, not of the upstream: out of file descriptors, memory or local ports. An
+ * upstream cannot cause them, so they must never open its circuit breaker (issue 39).
+ */
+const LOCAL_CODES: ReadonlySet<string> = new Set(['EMFILE', 'ENFILE', 'ENOMEM', 'ENOBUFS', 'EADDRNOTAVAIL', 'ERR_STRING_TOO_LONG', 'ERR_BUFFER_TOO_LARGE']);
+
 /** Causes are walked this deep: undici wraps socket errors once or twice. */
 const MAX_CAUSE_DEPTH = 5;
 
@@ -98,6 +104,12 @@ function errorCode(err: object): string | undefined {
   return typeof code === 'string' ? code : undefined;
 }
 
+const TLS_CODES: ReadonlySet<string> = new Set(['EPROTO', 'CERT_HAS_EXPIRED', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'SELF_SIGNED_CERT_IN_CHAIN']);
+
+function isTlsCode(code: string): boolean {
+  return TLS_CODES.has(code) || code.startsWith('ERR_TLS_') || code.startsWith('ERR_SSL_') || code.startsWith('UNABLE_TO_') || code.startsWith('CERT_');
+}
+
 function errorName(err: object): string | undefined {
   const name = (err as { name?: unknown }).name;
   return typeof name === 'string' ? name : undefined;
@@ -105,23 +117,26 @@ function errorName(err: object): string | undefined {
 
 /**
  * An error thrown before the first byte reached the client. Connection failures and timeouts are
- * retryable; anything unrecognised is treated as the gateway's own fault (fatal 500) so a bug is
- * not hammered against every deployment. The caller must check for its own client-abort first.
+ * retryable; a local resource failure (EMFILE…) and anything unrecognised are the gateway's own fault
+ * (`local`: a 500, not retried on another deployment, never counted against this one). The caller
+ * must check for its own client-abort first.
  */
 export function classifyError(err: unknown): AttemptOutcome {
   let current: unknown = err;
   for (let depth = 0; depth < MAX_CAUSE_DEPTH && typeof current === 'object' && current !== null; depth++) {
     const code = errorCode(current);
+    if (code !== undefined && LOCAL_CODES.has(code)) return { kind: 'local' };
     if (errorName(current) === 'TimeoutError' || (code !== undefined && TIMEOUT_CODES.has(code))) {
       return { kind: 'retryable', timeout: true };
     }
     // HPE_*: llhttp could not parse the upstream's answer — a broken upstream, not our bug. undici's
-    // HTTPParserError carries no code for some of them (a bad chunk size), hence the name too.
-    if (code !== undefined && (CONNECTION_CODES.has(code) || code.startsWith('HPE_'))) return { kind: 'retryable' };
+    // HTTPParserError carries no code for some of them (a bad chunk size), hence the name too. A TLS
+    // failure (expired or mismatched certificate, handshake) is the upstream's side too.
+    if (code !== undefined && (CONNECTION_CODES.has(code) || code.startsWith('HPE_') || isTlsCode(code))) return { kind: 'retryable' };
     if (errorName(current) === 'HTTPParserError' || (code !== undefined && MALFORMED_CODES.has(code))) return { kind: 'retryable', malformed: true };
     current = (current as { cause?: unknown }).cause;
   }
-  return { kind: 'fatal', status: 500 };
+  return { kind: 'local' };
 }
 
 /**
@@ -131,7 +146,7 @@ export function classifyError(err: unknown): AttemptOutcome {
  */
 export type FinalErrorCode = Extract<
   ErrorCode,
-  'upstream_rate_limited' | 'upstream_error' | 'no_deployment_available' | 'upstream_timeout'
+  'upstream_rate_limited' | 'upstream_error' | 'no_deployment_available' | 'upstream_timeout' | 'internal_error'
 >;
 
 export interface FinalError {
@@ -174,6 +189,8 @@ function lastFailureText(outcome: AttemptOutcome): string {
       return 'rejected gateway credentials';
     case 'fatal':
       return `status ${outcome.status}`;
+    case 'local':
+      return 'a failure of the gateway itself';
     case 'success':
       return 'success';
   }
@@ -209,7 +226,7 @@ export function finalError(input: FinalErrorInput): FinalError {
       return { status: 504, code: 'upstream_timeout', message };
     }
     if (input.availableInMs === null) {
-      const message = `No deployment of model '${model}' is available: the upstream refused the gateway's credentials and the operator must fix them (0 attempts).`;
+      const message = `No deployment of model '${model}' is available: the upstream refused the gateway's credentials; they are re-probed periodically, and the operator should check them (0 attempts).`;
       return { status: 503, code: 'no_deployment_available', message, noRetry: true };
     }
     const error: FinalError = {
@@ -222,6 +239,9 @@ export function finalError(input: FinalErrorInput): FinalError {
   }
   const last = attempts[n - 1].outcome;
   if (last.kind === 'success') throw new Error('finalError called for a request that succeeded');
+  if (last.kind === 'local' || reason === 'local') {
+    return { status: 500, code: 'internal_error', message: `The gateway failed while sending the request for model '${model}' (${attemptsText(n)}); the upstream is not at fault.` };
+  }
   const where = `${attemptsText(n)} on ${deploymentsText(attempts)} of model '${model}'`;
   if (last.kind === 'fatal') {
     // The upstream text goes to the caller as received; this message is only the fallback.
@@ -249,7 +269,7 @@ export function finalError(input: FinalErrorInput): FinalError {
     return {
       status: 502,
       code: 'upstream_error',
-      message: `The upstream refused the gateway's credentials for model '${model}' (${attemptsText(n)}); the operator must fix them.`,
+      message: `The upstream refused the gateway's credentials for model '${model}' (${attemptsText(n)}); they are re-probed periodically, and the operator should check them.`,
       noRetry: true,
     };
   }

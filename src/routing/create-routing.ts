@@ -18,16 +18,28 @@ function envMs(name: string): number | undefined {
   return Number.isInteger(value) && value > 0 ? value : undefined;
 }
 
+/** A wait for a log line: seconds, or milliseconds when shorter (tests set short waits). */
+export function duration(ms: number): string {
+  return ms < 1_000 ? `${ms} ms` : `${Math.round(ms / 1000)} s`;
+}
+
 /** `breaker`: thresholds from the config; the MODELGATE_BREAKER_* variables override them (tests use them). */
-export function createRouting(deps: { log: Logger; metrics: Metrics; breaker?: { failures?: number; minCalls?: number; cooldownMs?: number } }): Routing {
+export function createRouting(deps: {
+  log: Logger;
+  metrics: Metrics;
+  breaker?: { failures?: number; minCalls?: number; cooldownMs?: number; credentialsRetryMs?: number; credentialsRetryMaxMs?: number };
+}): Routing {
   const { log, metrics } = deps;
   const conf = deps.breaker ?? {};
   const onTransition = (t: BreakerTransition): void => {
     metrics.breakerTransition(t.deploymentId, t.to);
     const fields = { deployment: t.deploymentId, from: t.from, to: t.to, cooldownMs: t.cooldownMs };
-    // Taken-out deployments are logged at error level, once per state change, so an operator sees them.
-    if (t.to === 'credentials') {
-      log.error(fields, `deployment ${t.deploymentId} taken out: the upstream refused every key of its provider; fix the keys and restart the gateway`);
+    // Taken-out deployments are logged at error level, once per state change, so an operator sees them;
+    // the re-probes of refused credentials in between are no change of their own.
+    if (t.reprobe === true) {
+      log.debug(fields, `deployment ${t.deploymentId}: refused credentials re-probed`);
+    } else if (t.to === 'credentials') {
+      log.error(fields, `deployment ${t.deploymentId} taken out: the upstream refused every key of its provider; re-probed in ${duration(t.cooldownMs ?? 0)}, the wait doubling while they are refused`);
     } else if (t.to === 'open') {
       log.error(fields, `deployment ${t.deploymentId} taken out for ${Math.round((t.cooldownMs ?? 0) / 1000)} s after repeated failures`);
     } else {
@@ -39,7 +51,9 @@ export function createRouting(deps: { log: Logger; metrics: Metrics; breaker?: {
     consecutiveFailures: envMs('MODELGATE_BREAKER_FAILURES') ?? conf.failures,
     cooldownMs: envMs('MODELGATE_BREAKER_COOLDOWN_MS') ?? conf.cooldownMs,
     minCalls: envMs('MODELGATE_BREAKER_MIN_CALLS') ?? conf.minCalls,
+    credentialsRetryMs: conf.credentialsRetryMs,
+    maxCredentialsRetryMs: conf.credentialsRetryMaxMs,
   });
   metrics.watchBreaker(() => breaker.snapshot());
-  return { breaker, keyRotation: new KeyRotation() };
+  return { breaker, keyRotation: new KeyRotation({ retryMs: conf.credentialsRetryMs, maxRetryMs: conf.credentialsRetryMaxMs }) };
 }

@@ -30,7 +30,15 @@ export interface CredentialsOutcome {
   status?: number;
 }
 
-export type AttemptOutcome = SuccessOutcome | RetryableOutcome | FatalOutcome | CredentialsOutcome;
+/**
+ * The gateway's own failure (a body it could not serialise, out of file descriptors or memory, a bug):
+ * the caller gets a 500 and the deployment's health is not touched (issue 39).
+ */
+export interface LocalOutcome {
+  kind: 'local';
+}
+
+export type AttemptOutcome = SuccessOutcome | RetryableOutcome | FatalOutcome | CredentialsOutcome | LocalOutcome;
 
 /**
  * Why `AttemptPlan.next()` will not offer another attempt.
@@ -39,6 +47,7 @@ export type AttemptOutcome = SuccessOutcome | RetryableOutcome | FatalOutcome | 
  * - `deadline`: no attempt can start in time (including a `retry-after` longer than the time left).
  * - `none-available`: every deployment left is cooling down or has its credentials rejected.
  * - `cancelled`: the client went away.
+ * - `local`: the gateway itself failed; no other deployment would fare better.
  */
 export type PlanEndReason =
   | 'succeeded'
@@ -46,7 +55,8 @@ export type PlanEndReason =
   | 'retries-exhausted'
   | 'deadline'
   | 'none-available'
-  | 'cancelled';
+  | 'cancelled'
+  | 'local';
 
 /** One attempt as the plan remembers it: enough for the usage row and the final error. */
 export interface AttemptRecord {

@@ -16,8 +16,12 @@
 // - Circuit breaker (global, per deployment): open after 5 consecutive failures, or ≥ 50 % failures
 //   of ≥ 10 calls in 30 s; cooldown 30 s, doubling on each reopen up to 5 min; then one half-open
 //   probe (freed after 60 s if it never reports); success closes, failure reopens. Open deployments
-//   are skipped; when none is left the plan ends with `none-available` (→ 503 if nothing was tried).
-//   Client 4xx answers count as the upstream being healthy; 429, 5xx, timeouts, resets as failures.
+//   are skipped. When a request finds every deployment cooling down it is not refused: it tries the one
+//   whose cooldown ends first (panic routing, as Envoy's panic threshold; issue 39), and that attempt's
+//   success closes the breaker. When its own failures leave nothing, the plan ends with `none-available`.
+//   Client 4xx answers count as the upstream being healthy; 5xx, timeouts, resets as failures. A 429 is
+//   a rate signal, not a failure: it fails over, and its `retry-after` sets the wait for a retry of the
+//   same deployment and the caller's `retry-after` when every attempt was rate-limited.
 // - Credentials: a 401/403 takes the key out of the provider's rotation; when the provider has no
 //   key left the deployment's breaker goes to `credentials` until `CircuitBreaker.reset()` (operator).
 // - Timeouts are the model's `timeouts` (config defaults: connect 10 s, first byte 120 s, idle
@@ -63,6 +67,8 @@ export interface AttemptStep {
   delayMs: number;
   /** 1 for the first attempt. */
   attempt: number;
+  /** Sent although every deployment is cooling down (panic routing): the soonest to recover. */
+  panic?: true;
 }
 
 export interface PlanDone {
@@ -89,6 +95,7 @@ interface Pending {
   deployment: DeploymentConfig;
   apiKey: string | null;
   startedAt: number;
+  panic: boolean;
 }
 
 function monotonicNow(): number {
@@ -151,7 +158,7 @@ export class AttemptPlan {
     if (now > latestStart) return this.#end('deadline');
 
     const candidates = this.#candidates();
-    if (candidates.length === 0) return this.#end('none-available');
+    if (candidates.length === 0) return this.#attempts.length === 0 ? this.#panic(now) : this.#end('none-available');
     const fresh = this.#failed === null ? candidates : candidates.filter((d) => !this.#failed?.has(d.id));
     let deployment: DeploymentConfig;
     let startAt = now;
@@ -165,8 +172,28 @@ export class AttemptPlan {
     }
     this.#breaker.begin(deployment.id);
     const apiKey = this.#keys.next(deployment.provider);
-    this.#pending = { deployment, apiKey, startedAt: startAt };
+    this.#pending = { deployment, apiKey, startedAt: startAt, panic: false };
     return { deployment, apiKey, delayMs: startAt - now, attempt: this.#attempts.length + 1 };
+  }
+
+  /**
+   * Every deployment is cooling down and this request has tried none: rather than refuse it, send it to
+   * the one whose cooldown ends first (deployments out for refused credentials excepted). One attempt.
+   */
+  #panic(now: number): AttemptStep | PlanDone {
+    let best: DeploymentConfig | undefined;
+    let soonest = Infinity;
+    for (const d of this.#model.deployments) {
+      const wait = this.#keys.usable(d.provider) ? this.#breaker.availableInMs(d.id) : null;
+      if (wait !== null && wait < soonest) {
+        soonest = wait;
+        best = d;
+      }
+    }
+    if (best === undefined) return this.#end('none-available');
+    const apiKey = this.#keys.next(best.provider);
+    this.#pending = { deployment: best, apiKey, startedAt: now, panic: true };
+    return { deployment: best, apiKey, delayMs: 0, attempt: 1, panic: true };
   }
 
   /** Deployments the breaker and the key rotation allow now; the model's own list when all are (no copy). */
@@ -189,7 +216,8 @@ export class AttemptPlan {
     this.#attempts.push({ deploymentId, startedAt: pending.startedAt, endedAt: now, outcome });
     switch (outcome.kind) {
       case 'success':
-        this.#breaker.onSuccess(deploymentId);
+        if (pending.panic) this.#breaker.recovered(deploymentId);
+        else this.#breaker.onSuccess(deploymentId);
         this.#answeredBy = deploymentId;
         this.#ended = 'succeeded';
         return;
@@ -200,11 +228,17 @@ export class AttemptPlan {
         this.#ended = 'fatal';
         return;
       case 'retryable': {
-        this.#breaker.onFailure(deploymentId, failureReason(outcome));
+        // A 429 says the upstream is busy with this key, not that it is broken (issue 39).
+        if (outcome.status !== 429) this.#breaker.onFailure(deploymentId, failureReason(outcome));
         const failures = (this.#failed?.get(deploymentId)?.failures ?? 0) + 1;
         (this.#failed ??= new Map()).set(deploymentId, { failures, failedAt: now, retryAfterMs: outcome.retryAfterMs ?? 0, keyRefused: false });
         return;
       }
+      case 'local':
+        // The gateway's own failure says nothing about the deployment: free a probe slot, judge nothing.
+        this.#breaker.release(deploymentId);
+        this.#ended = 'local';
+        return;
       case 'credentials': {
         const keysLeft = pending.apiKey === null ? 0 : this.#keys.reject(pending.deployment.provider, pending.apiKey);
         if (keysLeft === 0) this.#breaker.onCredentialsRejected(deploymentId);

@@ -118,6 +118,11 @@ export class PostgresStore implements Store {
     return row ? toKey(row) : null;
   }
 
+  async findKeyByHash(hash: string): Promise<KeyRecord | null> {
+    const row = (await this.#sql<KeyDbRow[]>`SELECT * FROM keys WHERE hash = ${hash}`)[0];
+    return row ? toKey(row) : null;
+  }
+
   async listKeys(): Promise<KeyRecord[]> {
     return (await this.#sql<KeyDbRow[]>`SELECT * FROM keys ORDER BY created_at`).map(toKey);
   }

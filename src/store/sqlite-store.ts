@@ -146,6 +146,11 @@ export class SqliteStore implements Store {
     return row ? toKey(row) : null;
   }
 
+  async findKeyByHash(hash: string): Promise<KeyRecord | null> {
+    const row = this.#db.prepare('SELECT * FROM keys WHERE hash = ?').get(hash) as KeyDbRow | undefined;
+    return row ? toKey(row) : null;
+  }
+
   async listKeys(): Promise<KeyRecord[]> {
     return (this.#db.prepare('SELECT * FROM keys ORDER BY created_at').all() as unknown as KeyDbRow[]).map(toKey);
   }

@@ -97,6 +97,8 @@ export interface Store {
   /** By id, or by name when no id matches. */
   findKey(idOrName: string): Promise<KeyRecord | null>;
   listKeys(): Promise<KeyRecord[]>;
+  /** The key with this digest (an indexed read), for a key the server's cache does not know yet. */
+  findKeyByHash(hash: string): Promise<KeyRecord | null>;
   /** A number that changes whenever any process changes a key; the server polls it. */
   keysVersion(): Promise<number>;
   /** Writes the rows and adds their cost/tokens to the keys' spend totals, in one transaction. */

@@ -90,7 +90,10 @@ test('a store that answers with promises gets the same decisions; its failures f
     close: () => inner.close(),
   };
   const errors: string[] = [];
-  const a = new Admission({ store: remote, keySpend: async () => ({ nanos: 0, tokens: 0 }), defaultMaxTokens: 100, onError: (_err, what) => errors.push(what) });
+  const a = new Admission({
+    store: remote, keySpend: async () => ({ nanos: 0, tokens: 0 }), defaultMaxTokens: 100,
+    onError: (_err, what) => errors.push(what), onRecovered: () => errors.push('recovered'),
+  });
   const k = key({ tokenBudget: 100_000_000 });
   const request = { key: k, model: MODEL, body: BODY, bodyBytes: BYTES, now: 1_000 };
   await a.admit(request);
@@ -102,7 +105,14 @@ test('a store that answers with promises gets the same decisions; its failures f
   const settled = a.finish(admitted.ticket, { inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0 }, 0);
   assert.equal(await settled, admitted.ticket.periodStart, 'an unreachable store still bills the admit-time period');
   await assert.rejects(async () => a.admit(request), (err: Error & { code?: string }) => err.code === 'admission_unavailable');
-  assert.deepEqual(errors, ['settle', 'admit']);
+  await assert.rejects(async () => a.admit(request), (err: Error & { code?: string }) => err.code === 'admission_unavailable');
+  // One outage, reported once when it starts (issue 39); its refusals are counted.
+  assert.deepEqual(errors, ['settle']);
+  assert.equal(a.unavailableRefusals, 2);
+  broken = false;
+  assert.ok((await a.admit(request)).ticket !== null);
+  await a.admit(request);
+  assert.deepEqual(errors, ['settle', 'recovered'], 'and once when it ends');
 });
 
 test('a settle the store failed (a Redis blip) is tried again in the background until it lands', async (t) => {

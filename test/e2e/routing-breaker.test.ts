@@ -51,25 +51,21 @@ test('refused credentials: the deployment is taken out, logged at error level on
   assert.match(logs, /claude-r-ant#0 taken out: the upstream refused every key/);
 });
 
-test('a model whose only deployment is cooling down answers 503 without trying it', async () => {
+test('a model whose only deployment is cooling down is not refused: panic routing tries it (issue 39)', async () => {
   for (let i = 0; i < 2; i++) {
     fx.faults({ A: [{ kind: 'status', status: 500 }, { kind: 'status', status: 500 }, { kind: 'status', status: 500 }, { kind: 'status', status: 500 }] });
     const res = await fx.send(single);
     await res.text();
     if (fx.tried().length >= 2) break;
   }
+  // Still cooling down (60 s here), but the upstream has recovered: the request goes to it and is served.
   fx.faults({});
   const res = await fx.send(single);
-  const body = (await res.json()) as { error: { message: string; code: string } };
-  assert.equal(res.status, 503);
-  assert.equal(body.error.code, 'no_deployment_available');
-  // Told when the cooldown ends (60 s here), so the SDK's retry waits for it instead of finding 503 again.
-  const waitMs = Number(res.headers.get('retry-after-ms'));
-  assert.ok(waitMs > 50_000 && waitMs <= 60_000, `retry-after-ms ${res.headers.get('retry-after-ms')}`);
-  assert.equal(res.headers.get('retry-after'), String(Math.ceil(waitMs / 1000)));
-  assert.match(body.error.message, /0 attempts/);
-  assert.deepEqual(fx.tried(), []);
+  assert.equal(res.status, 200, await res.clone().text());
+  await res.text();
+  assert.match(res.headers.get('x-modelgate-routing') ?? '', /^panic/);
+  assert.deepEqual(fx.tried(), ['A']);
   const row = await fx.usageRow(res.headers.get('x-request-id')!);
-  assert.equal(row.attempts, 0);
-  assert.equal(row.status, 503);
+  assert.equal(row.attempts, 1);
+  assert.equal(row.status, 200);
 });

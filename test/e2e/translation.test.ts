@@ -151,7 +151,7 @@ test('count_tokens: forwarded (exact) to an Anthropic-style upstream, estimated 
   await assert.rejects(ant.messages.countTokens({ ...body, model: 'gpt-up' }), (e: { status?: number }) => e.status === 400);
 });
 
-test('a body nested 100,000 brackets deep: 400 on translated routes, an estimate from count_tokens, never a 500', async () => {
+test('a body nested 100,000 brackets deep: 400 naming the limit on every route, count_tokens too, never a 500', async () => {
   // Where a translator copies the value (a tool's schema, a tool_use input), the upstream body could not
   // be serialised again; the estimate walks every message.
   const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
@@ -165,9 +165,11 @@ test('a body nested 100,000 brackets deep: 400 on translated routes, an estimate
   const translated = await call(fx, { path: '/v1/messages', body: `{"model":"claude-via-openai","max_tokens":16,"messages":${turns}}`, headers, auth: key });
   assert.equal(translated.status, 400, translated.text.slice(0, 300));
   assert.equal(fx.up.requests.length, before, 'neither reached the upstream');
+  // Refused at parse on every path (issue 39), before count_tokens could forward it upstream.
   const counted = await call(fx, { path: '/v1/messages/count_tokens', body: `{"model":"claude-via-openai","messages":${turns}}`, headers, auth: key });
-  assert.equal(counted.status, 200, counted.text.slice(0, 300));
-  assert.ok((counted.json as { input_tokens: number }).input_tokens > 0);
+  assert.equal(counted.status, 400, counted.text.slice(0, 300));
+  assert.match(counted.text, /more than 128 levels deep/);
+  assert.equal(fx.up.requests.length, before, 'nothing reached the upstream');
 });
 
 test('chat completions → Anthropic upstream: streamed tool calls after text keep index 0, via the SDK stream helper', async () => {

@@ -15,6 +15,8 @@ export interface GatewayProcess {
   dir: string;
   configPath: string;
   dbPath: string;
+  /** The gateway's process id (for reading its memory from /proc). */
+  readonly pid: number | undefined;
   /** Everything the process wrote to stdout and stderr so far. */
   logs(): string;
   /** Runs `modelgate <args>` against the same config/database; returns stdout. */
@@ -72,6 +74,9 @@ export async function startGateway(opts: { configYaml: string; env?: Record<stri
     },
     get port() {
       return port;
+    },
+    get pid() {
+      return (child as ChildProcess | null)?.pid;
     },
     dir,
     configPath,

@@ -135,20 +135,44 @@ test('late answers from before the breaker opened change nothing', () => {
   assert.deepEqual(breaker.snapshot(), [{ deploymentId: 'a', state: 'open', consecutiveFailures: 0, retryInMs: 30_000 }]);
 });
 
-test('credentials rejected: out until reset, reported once', () => {
+test('credentials rejected: out until a re-probe (60 s doubling to 15 min) or reset, reported once (issue 39)', () => {
   const { breaker, clock, transitions } = setup();
   assert.equal(breaker.onCredentialsRejected('a'), true);
   assert.equal(breaker.onCredentialsRejected('a'), false);
-  clock.advance(24 * 3600_000);
+  clock.advance(59_999);
   assert.equal(breaker.state('a'), 'credentials');
   assert.equal(breaker.allows('a'), false);
   breaker.onSuccess('a');
   breaker.onFailure('a');
-  assert.equal(breaker.state('a'), 'credentials');
+  assert.equal(breaker.state('a'), 'credentials', 'late answers do not lift it');
+  clock.advance(1);
+  assert.equal(breaker.allows('a'), true, 'due for a re-probe');
+  assert.equal(breaker.begin('a'), true);
+  assert.equal(breaker.begin('a'), false, 'one re-probe at a time');
+  assert.equal(breaker.onCredentialsRejected('a'), false, 'a failed re-probe is no new incident');
+  // The waits double: 120 s, 240 s, …, capped at 15 min.
+  const waits: number[] = [];
+  for (let i = 0; i < 6; i++) {
+    let waited = 0;
+    while (!breaker.allows('a')) {
+      clock.advance(1_000);
+      waited += 1_000;
+    }
+    waits.push(waited);
+    breaker.begin('a');
+    breaker.onCredentialsRejected('a');
+  }
+  assert.deepEqual(waits, [120_000, 240_000, 480_000, 900_000, 900_000, 900_000]);
+  while (!breaker.allows('a')) clock.advance(1_000);
+  breaker.begin('a');
+  breaker.onSuccess('a');
+  assert.equal(breaker.state('a'), 'closed', 'a working key closes it');
+  const loud = transitions.filter((t) => t.reprobe !== true).map((t) => `${t.from}->${t.to}`);
+  assert.deepEqual(loud, ['closed->credentials', 'half-open->closed'], 'each change reported once');
+  breaker.onCredentialsRejected('a');
   breaker.reset('a');
   assert.equal(breaker.state('a'), 'closed');
   assert.equal(breaker.allows('a'), true);
-  assert.deepEqual(transitions.map((t) => `${t.deploymentId}:${t.from}->${t.to}`), ['a:closed->credentials', 'a:credentials->closed']);
 });
 
 test('reset() without an id clears every deployment', () => {

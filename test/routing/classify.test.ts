@@ -15,7 +15,7 @@ test('classifyStatus: retryable, credentials, fatal, success', () => {
   for (const [status, kind] of table) {
     const outcome = classifyStatus(status);
     assert.equal(outcome.kind, kind, `status ${status}`);
-    if (outcome.kind !== 'success') assert.equal(outcome.status, status);
+    if (outcome.kind !== 'success' && outcome.kind !== 'local') assert.equal(outcome.status, status);
   }
 });
 
@@ -67,9 +67,18 @@ test('classifyError: connection errors and timeouts retry, unknown errors do not
     [coded('UND_ERR_HEADERS_OVERFLOW'), { kind: 'retryable', malformed: true }],
     [coded('UND_ERR_RES_CONTENT_LENGTH_MISMATCH'), { kind: 'retryable', malformed: true }],
     [Object.assign(new Error('Response does not match the HTTP/1.1 protocol (Invalid character in chunk size)'), { name: 'HTTPParserError' }), { kind: 'retryable', malformed: true }],
-    [new TypeError('x is undefined'), { kind: 'fatal', status: 500 }],
-    ['a string', { kind: 'fatal', status: 500 }],
-    [null, { kind: 'fatal', status: 500 }],
+    // The gateway's own failures (issue 39): never the upstream's, never counted against it.
+    [new TypeError('x is undefined'), { kind: 'local' }],
+    [new RangeError('Maximum call stack size exceeded'), { kind: 'local' }],
+    [coded('EMFILE'), { kind: 'local' }],
+    [new TypeError('fetch failed', { cause: coded('EMFILE') }), { kind: 'local' }],
+    [coded('ENFILE'), { kind: 'local' }],
+    [coded('EADDRNOTAVAIL'), { kind: 'local' }],
+    // A certificate or handshake failure is the upstream's side, not the gateway's.
+    [coded('CERT_HAS_EXPIRED'), { kind: 'retryable' }],
+    [coded('ERR_TLS_CERT_ALTNAME_INVALID'), { kind: 'retryable' }],
+    ['a string', { kind: 'local' }],
+    [null, { kind: 'local' }],
   ];
   for (const [err, expected] of table) assert.deepEqual(classifyError(err), expected, String(err));
 });

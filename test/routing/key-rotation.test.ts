@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { KeyRotation, maskApiKey } from '../../src/routing/key-rotation.ts';
-import { provider } from './fixtures.ts';
+import { fakeClock, provider } from './fixtures.ts';
 
 test('keys are handed out in turn, per provider', () => {
   const keys = new KeyRotation();
@@ -55,4 +55,32 @@ test('a shorter key list after a reload still rotates within bounds', () => {
 test('maskApiKey shows first 4 and last 4 only', () => {
   assert.equal(maskApiKey('sk-abcdefghijklmnop9xQz'), 'sk-a…9xQz');
   assert.equal(maskApiKey('short'), '****');
+});
+
+test('a refused key is tried again after 60 s (doubling to 15 min) by one request, and is back once it works (issue 39)', () => {
+  const clock = fakeClock();
+  const keys = new KeyRotation({ now: clock.now });
+  const a = provider('a', ['k1', 'k2']);
+  keys.reject(a, 'k1');
+  assert.deepEqual([keys.next(a), keys.next(a), keys.next(a)], ['k2', 'k2', 'k2'], 'a good key is always preferred');
+  keys.reject(a, 'k2');
+  assert.equal(keys.usable(a), false);
+  assert.equal(keys.next(a), null);
+  clock.advance(60_000);
+  assert.equal(keys.usable(a), true);
+  assert.equal(keys.next(a), 'k1', 'the key due first');
+  assert.equal(keys.next(a), 'k2');
+  assert.equal(keys.next(a), null, 'each due key goes to one request until its outcome is known');
+  assert.equal(keys.reject(a, 'k1'), 0);
+  assert.equal(keys.retryInMs(a), 60_000, 'k2 (still on its first wait) is due first');
+  clock.advance(60_000);
+  assert.equal(keys.next(a), 'k2');
+  assert.equal(keys.accepted('a', 'k2'), true);
+  assert.equal(keys.accepted('a', 'k2'), false, 'said once');
+  assert.equal(keys.isRejected('a', 'k2'), false);
+  assert.deepEqual([keys.next(a), keys.next(a)], ['k2', 'k2']);
+  clock.advance(60_000);
+  assert.equal(keys.next(a), 'k2', 'k1 waits 120 s after its second refusal');
+  clock.advance(60_000);
+  assert.equal(keys.next(a), 'k2', 'good keys first even when a refused one is due');
 });

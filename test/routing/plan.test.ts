@@ -208,19 +208,60 @@ test('past the deadline no attempt starts', () => {
   assert.equal(plan.deadline, 1_000_000 + 5_000);
 });
 
-test('open deployments are skipped; when all are open: none-available → 503 with 0 attempts', () => {
+test('open deployments are skipped; when all are open: panic routing tries the one recovering first (issue 39)', () => {
   const r = rig();
   const m = model([{ priority: 0 }, { priority: 1 }]);
   for (let i = 0; i < 5; i++) r.breaker.onFailure('m#0');
   const first = r.plan(m).next();
   assert.equal(first.done !== true && first.deployment.id, 'm#1');
+  r.clock.advance(1_000);
   for (let i = 0; i < 5; i++) r.breaker.onFailure('m#1');
+  const plan = r.plan(m);
+  const step = plan.next();
+  assert.ok(step.done !== true);
+  assert.equal(step.deployment.id, 'm#0', 'its cooldown ends first');
+  assert.equal(step.panic, true);
+  assert.equal(step.delayMs, 0);
+  plan.record('m#0', ok);
+  assert.equal(r.breaker.state('m#0'), 'closed', 'a panic success closes the breaker');
+  assert.equal(r.breaker.state('m#1'), 'open');
+});
+
+test('a panic attempt that fails ends the plan after that one attempt (502, not 503)', () => {
+  const r = rig();
+  const m = model([{}]);
+  for (let i = 0; i < 5; i++) r.breaker.onFailure('m#0');
+  const plan = r.plan(m);
+  const { steps, reason } = drive(plan, { clock: r.clock, respond: always(s503) });
+  assert.equal(steps.length, 1);
+  assert.equal(reason, 'none-available');
+  assert.equal(plan.finalError().status, 502);
+  assert.equal(r.breaker.state('m#0'), 'open');
+});
+
+test('nothing to panic to: refused credentials only → none-available, 503 with 0 attempts', () => {
+  const r = rig();
+  const m = model([{}]);
+  r.breaker.onCredentialsRejected('m#0');
   const plan = r.plan(m);
   assert.deepEqual(plan.next(), { done: true, reason: 'none-available' });
   assert.deepEqual(plan.next(), { done: true, reason: 'none-available' }, 'stays ended');
   const error = plan.finalError();
   assert.equal(error.status, 503);
   assert.match(error.message, /0 attempts/);
+});
+
+test('a 429 is a rate signal: it never opens the breaker (issue 39)', () => {
+  const r = rig({ consecutiveFailures: 2 });
+  const m = model([{ priority: 0 }, { priority: 1 }]);
+  for (let i = 0; i < 5; i++) {
+    const plan = r.plan(m);
+    const step = plan.next();
+    assert.ok(step.done !== true && step.deployment.id === 'm#0');
+    plan.record(step.deployment.id, { kind: 'retryable', status: 429, retryAfterMs: 1_000 });
+    plan.cancel();
+  }
+  assert.equal(r.breaker.state('m#0'), 'closed');
 });
 
 test('half-open: one request gets the probe, a concurrent one goes elsewhere', () => {
@@ -337,4 +378,18 @@ test('the deadline counts from startedAt when given', () => {
   assert.equal(plan.deadline, r.clock.now() + 500);
   assert.deepEqual(plan.next(), { done: true, reason: 'deadline' });
   assert.equal(plan.finalError().status, 504);
+});
+
+test('the gateway\'s own failure (local) ends the plan with a 500 and never touches the breaker (issue 39)', () => {
+  const r = rig({ consecutiveFailures: 2 });
+  const m = model([{}]);
+  for (let i = 0; i < 5; i++) {
+    const plan = r.plan(m);
+    const { steps, reason } = drive(plan, { clock: r.clock, respond: always({ kind: 'local' }) });
+    assert.equal(steps.length, 1, 'not retried: another attempt would fail the same way');
+    assert.equal(reason, 'local');
+    assert.equal(plan.finalError().status, 500);
+    assert.equal(plan.finalError().code, 'internal_error');
+  }
+  assert.equal(r.breaker.state(m.deployments[0].id), 'closed');
 });

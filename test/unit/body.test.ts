@@ -8,7 +8,7 @@ import { readBody } from '../../src/http/body.ts';
 
 async function withServer(limit: number, fn: (port: number) => Promise<void>): Promise<void> {
   const server: Server = createServer((req, res) => {
-    readBody(req, limit).then(
+    readBody(req, { bytes: limit }).then(
       (buf) => res.end(`ok ${buf.length} ${buf.toString('utf8').slice(0, 20)}`),
       (err: Error) => res.end(`error ${err.message}`),
     );

@@ -73,10 +73,10 @@ test('the built-in config and the example file load', () => {
 });
 
 test('routing and shared-state settings', () => {
-  const c = parseConfigText(base + 'redis: redis://127.0.0.1:6379\nredis_prefix: "team-a:"\ncircuit_breaker: { failures: 3, cooldown_ms: 5000 }\n', { source: 'x', env: { K: 'k' } });
+  const c = parseConfigText(base + 'redis: redis://127.0.0.1:6379\nredis_prefix: "team-a:"\ncircuit_breaker: { failures: 3, cooldown_ms: 5000, credentials_retry_ms: 1000, credentials_retry_max_ms: 8000 }\n', { source: 'x', env: { K: 'k' } });
   assert.equal(c.redisUrl, 'redis://127.0.0.1:6379');
   assert.equal(c.redisPrefix, 'team-a:');
-  assert.deepEqual(c.breaker, { failures: 3, minCalls: undefined, cooldownMs: 5000 });
+  assert.deepEqual(c.breaker, { failures: 3, minCalls: undefined, cooldownMs: 5000, credentialsRetryMs: 1000, credentialsRetryMaxMs: 8000 });
   assert.throws(() => parseConfigText(base + 'redis: localhost\n', { source: 'x', env: { K: 'k' } }), /at redis: must be a redis:\/\//);
 });
 

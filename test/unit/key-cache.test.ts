@@ -148,24 +148,68 @@ test('refreshNow: callers at once share one store read that starts after they as
   assert.equal(reads, 3);
 });
 
-test('authenticateFresh: a known key at once; a key another replica just made after one store read; an unknown one still 401', async () => {
-  const { authenticateFresh } = await import('../../src/pipeline/authenticate.ts');
-  const keys = { list: [record(A)], version: 1 };
-  const cache = new KeyCache({ store: fakeStore(keys), onError: () => undefined });
+/** A store whose key table can change behind the cache's back, counting lookups by digest. */
+function liveStore(list: KeyRecord[]): { store: Store; reads: () => number } {
+  let reads = 0;
+  const store = {
+    keysVersion: async () => 1,
+    listKeys: async () => [],
+    findKeyByHash: async (hash: string) => {
+      reads++;
+      return list.find((k) => k.hash === hash) ?? null;
+    },
+  } as unknown as Store;
+  return { store, reads: () => reads };
+}
+
+test('a key the cache does not know yet is looked up in the store before it is refused (issue 39)', async () => {
+  const keys: KeyRecord[] = [];
+  const { store, reads } = liveStore(keys);
+  const cache = new KeyCache({ store, onError: () => undefined });
   await cache.refresh();
+  assert.equal(cache.lookup(A), null);
+  keys.push(record(A));
+  assert.equal((await cache.lookupStored(A))?.id, 'id-a', 'made a moment ago (the CLI), served at once');
+  assert.equal(cache.lookup(A)?.id, 'id-a', 'and from memory after');
+  assert.equal(reads(), 1);
+});
+
+test('unknown keys cannot hammer the store: misses are remembered, lookups shared and bounded', async () => {
+  const { store, reads } = liveStore([]);
+  let now = 1_000_000;
+  const cache = new KeyCache({ store, onError: () => undefined, now: () => now });
+  await cache.refresh();
+  // One unknown key, many requests at once and after: one read.
+  const same = await Promise.all(Array.from({ length: 50 }, () => cache.lookupStored(B)));
+  assert.ok(same.every((r) => r === null));
+  for (let i = 0; i < 50; i++) assert.equal(cache.lookupStored(B), null, 'a remembered miss is answered without the store');
+  assert.equal(reads(), 1);
+  // A flood of distinct unknown keys: at most 16 reads at once and 100 a second.
+  const flood = Array.from({ length: 1_000 }, (_, i) => cache.lookupStored(`sk-${String(i).padStart(48, '0')}`));
+  assert.ok(flood.filter((p) => p !== null).length <= 16, 'at most 16 store reads in flight');
+  await Promise.all(flood);
+  for (let i = 0; i < 1_000; i++) await cache.lookupStored(`sk-${String(i + 5_000).padStart(48, '0')}`);
+  assert.equal(reads(), 100, 'at most 100 store reads a second (the first one included)');
+  // A remembered miss is asked about again once it is 2 s old; the next second has reads of its own.
+  now += 2_000;
+  assert.notEqual(cache.lookupStored(B), null);
+});
+
+test('authenticate: a known key at once; a key just made elsewhere after one store read; an unknown one still 401', async () => {
+  const { authenticate } = await import('../../src/pipeline/authenticate.ts');
+  const keys: KeyRecord[] = [record(A)];
+  const { store } = liveStore(keys);
+  const cache = new KeyCache({ store, onError: () => undefined });
+  await cache.lookupStored(A);
   const now = Date.now();
   const bearer = (k: string) => ({ authorization: `Bearer ${k}` });
-  const known = authenticateFresh(bearer(A), cache, now);
+  const known = authenticate(bearer(A), cache, now);
   assert.ok(!(known instanceof Promise), 'no store read for a key the cache has');
   assert.equal(known.id, 'id-a');
-  keys.list = [record(A), record(B)];
-  keys.version = 2;
-  const fresh = authenticateFresh(bearer(B), cache, now);
+  keys.push(record(B));
+  const fresh = authenticate(bearer(B), cache, now);
   assert.ok(fresh instanceof Promise);
   assert.equal((await fresh).id, 'id-b');
-  await assert.rejects(Promise.resolve(authenticateFresh(bearer('sk-' + 'c'.repeat(48)), cache, now)), { code: 'invalid_api_key' });
-  keys.list = [record(A, { disabled: true }), record(B)];
-  keys.version = 3;
-  await cache.refresh();
-  assert.throws(() => authenticateFresh(bearer(A), cache, now), { code: 'key_disabled' }, 'other refusals stand without a store read');
+  await assert.rejects(Promise.resolve(authenticate(bearer('sk-' + 'c'.repeat(48)), cache, now)), { code: 'invalid_api_key' });
 });
+

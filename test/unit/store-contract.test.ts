@@ -46,6 +46,8 @@ function contract(name: string, open: () => Promise<Store>): void {
         assert.equal(byName?.id, 'key_b', 'by name, the newest');
         assert.deepEqual(byName, key({ id: 'key_b', name: 'alice', hash: 'b'.repeat(64), createdAt: T0 + 1, models: ['gpt-4o', 'claude-*'], budgetUsd: 12.5, budgetPeriod: 'monthly', rpm: 60, expiresAt: T0 + DAY }));
         assert.equal(await store.findKey('nobody'), null);
+        assert.equal((await store.findKeyByHash('b'.repeat(64)))?.id, 'key_b', 'by digest (a key the cache does not know yet)');
+        assert.equal(await store.findKeyByHash('c'.repeat(64)), null);
         assert.deepEqual((await store.listKeys()).map((k) => k.id), ['key_a', 'key_b']);
         assert.equal(await store.updateKey('key_a', { disabled: true, models: ['m'], tokenBudget: 1_000, maxConcurrency: 3 }), true);
         const updated = await store.findKey('key_a');

@@ -196,7 +196,7 @@ function decodeSegment(s: string): string {
 }
 
 async function jsonBody(c: Call): Promise<unknown> {
-  return parseJsonBody(await readBody(c.req, Math.min(ADMIN_BODY_LIMIT, c.gw.config.bodyLimitBytes))).value;
+  return parseJsonBody(await readBody(c.req, { ...c.gw.bodyLimits, bytes: Math.min(ADMIN_BODY_LIMIT, c.gw.bodyLimits.bytes) })).value;
 }
 
 function reply(c: Call, status: number, body: string): void {

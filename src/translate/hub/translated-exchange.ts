@@ -3,7 +3,7 @@
 // same way reversed. Which sides meet is hub/route.ts's choice.
 import type { Dialect } from '../../core/dialect.ts';
 import { GatewayError } from '../../core/errors.ts';
-import { isObject, nestedDeeperThan } from '../../core/json.ts';
+import { isObject, MAX_REQUEST_DEPTH, nestedDeeperThan } from '../../core/json.ts';
 import { SseDecoder } from '../../core/sse.ts';
 import type { Usage } from '../../core/usage.ts';
 import { renderStreamError } from '../../dialects/render-error.ts';
@@ -18,7 +18,7 @@ import { estimatedUsage } from './usage-estimate.ts';
  * body is serialised again, which a few thousand levels of brackets would overflow. Tool schemas, the
  * deepest part of a real request, stay far below it.
  */
-export const MAX_TRANSLATED_DEPTH = 128;
+export const MAX_TRANSLATED_DEPTH = MAX_REQUEST_DEPTH;
 
 export interface TranslatedExchangeOptions {
   client: ClientSide;

@@ -1,0 +1,65 @@
+// Requests Node's parser refuses before a handler sees them (malformed HTTP, headers over the limit, a
+// request not in time) answered with an error body in the caller's dialect where its path is known,
+// JSON otherwise, instead of an empty body (issue 39). Only public APIs: 'clientError', err.rawPacket.
+import type { ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import { GatewayError } from '../core/errors.ts';
+import type { Dialect } from '../core/dialect.ts';
+import { renderError } from '../dialects/render-error.ts';
+import { markAnsweredByNode } from './body.ts';
+import { newRequestId } from './request-id.ts';
+import { callerDialect, dialectForPath, findRoute, pathOf } from './routes.ts';
+
+/** The response of the request a socket is serving now: set per request (one property store), read here. */
+const RESPONSE = Symbol('modelgate.response');
+type Tagged = Socket & { [RESPONSE]?: ServerResponse };
+
+export function noteResponse(socket: Socket, res: ServerResponse): void {
+  (socket as Tagged)[RESPONSE] = res;
+}
+
+const STATUS_LINES: Readonly<Record<number, string>> = { 400: '400 Bad Request', 408: '408 Request Timeout', 431: '431 Request Header Fields Too Large' };
+
+export function answerClientError(err: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Socket): void {
+  const res = (socket as Tagged)[RESPONSE];
+  const current = res !== undefined && !res.writableFinished ? res : undefined;
+  // Not while a response is under way on the socket: raw bytes in the middle of it would corrupt what
+  // the client already has.
+  if (!socket.writable || current?.headersSent === true) {
+    socket.destroy(err);
+    return;
+  }
+  if (err.code !== undefined) markAnsweredByNode(socket, err.code);
+  const error = refusal(err);
+  const requestId = newRequestId();
+  const body = renderError(dialectOf(current, err.rawPacket), error, requestId);
+  socket.end(
+    `HTTP/1.1 ${STATUS_LINES[error.status]}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n` +
+      `connection: close\r\nx-request-id: ${requestId}\r\nrequest-id: ${requestId}\r\n\r\n${body}`,
+  );
+}
+
+function refusal(err: NodeJS.ErrnoException): GatewayError {
+  if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') return new GatewayError('request_timeout');
+  if (err.code === 'HPE_HEADER_OVERFLOW') return new GatewayError('header_too_large');
+  return new GatewayError('malformed_http', { message: `The request is not valid HTTP (${err.code ?? 'unparseable'}).` });
+}
+
+/**
+ * The request's dialect: from the request in progress when there is one (a body that did not arrive in
+ * time), else from the request line and headers Node could read before it gave up.
+ */
+function dialectOf(current: ServerResponse | undefined, raw: Buffer | undefined): Dialect {
+  if (current !== undefined) return dialectFor(pathOf(current.req.url), current.req.headers['anthropic-version'] !== undefined);
+  if (raw === undefined || raw.length === 0) return 'openai';
+  const head = raw.subarray(0, 16_384).toString('latin1');
+  const target = /^[A-Z]+ (\S+) HTTP\//.exec(head)?.[1];
+  if (target === undefined) return 'openai';
+  return dialectFor(pathOf(target), /\r\nanthropic-version:/i.test(head));
+}
+
+function dialectFor(path: string, anthropicVersion: boolean): Dialect {
+  const route = findRoute(path);
+  const version = anthropicVersion ? '' : undefined;
+  return route === undefined ? dialectForPath(path, version) : callerDialect(route, version);
+}
