@@ -3,6 +3,7 @@ import { readFileSync, existsSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
 import type { DeploymentConfig, GatewayConfig, ModelConfig, ProviderConfig, Timeouts } from '../core/config-types.ts';
+import type { ModelMode } from '../core/dialect.ts';
 import { BUILTIN_CONFIG_YAML } from './builtin.ts';
 import { configSchema, DEFAULTS, type RawConfig } from './schema.ts';
 
@@ -90,6 +91,7 @@ function build(raw: RawConfig, source: string): GatewayConfig {
       name: p.name,
       kind: p.kind,
       baseUrl: (p.base_url ?? 'http://mock.invalid').replace(/\/+$/, ''),
+      apis: p.apis ?? ['chat', 'embeddings'],
       apiKeys,
       headers: p.headers ?? {},
       mock: {
@@ -112,6 +114,7 @@ function build(raw: RawConfig, source: string): GatewayConfig {
     return {
       name: m.name,
       family: m.family ?? (m.name.toLowerCase().startsWith('claude') ? 'anthropic' : 'openai'),
+      mode: m.mode ?? inferredMode(m.deployments[0].model),
       price: m.price
         ? {
             input: m.price.input,
@@ -163,4 +166,9 @@ function timeouts(raw: RawConfig['timeouts'], base: Timeouts): Timeouts {
     idleMs: raw?.idle_ms ?? base.idleMs,
     totalMs: raw?.total_ms ?? base.totalMs,
   };
+}
+
+/** Upstream embedding models all say so in their names (text-embedding-3-small, gemini-embedding-001). */
+function inferredMode(upstreamModel: string): ModelMode {
+  return /embed/i.test(upstreamModel) ? 'embedding' : 'chat';
 }
