@@ -1,7 +1,10 @@
 // Exact path routing (SPEC §4.1, DESIGN.md): no trailing slash, no case folding; a query string is ignored.
 import type { Dialect } from '../core/dialect.ts';
+import { geminiCallOf } from './gemini-routes.ts';
 
-export type RouteName = 'chat' | 'messages' | 'count_tokens' | 'models' | 'model' | 'usage_token' | 'healthz' | 'metrics';
+export type RouteName =
+  | 'chat' | 'messages' | 'count_tokens' | 'models' | 'model' | 'usage_token' | 'healthz' | 'metrics' | 'embeddings'
+  | 'gemini_generate' | 'gemini_count' | 'gemini_models' | 'gemini_model' | 'gemini_unknown';
 
 export interface Route {
   name: RouteName;
@@ -14,6 +17,7 @@ const ROUTES = new Map<string, Route>([
   ['/v1/messages', { name: 'messages', method: 'POST', dialect: 'anthropic' }],
   ['/v1/messages/count_tokens', { name: 'count_tokens', method: 'POST', dialect: 'anthropic' }],
   ['/v1/models', { name: 'models', method: 'GET', dialect: 'openai' }],
+  ['/v1/embeddings', { name: 'embeddings', method: 'POST', dialect: 'openai' }],
   ['/api/usage/token', { name: 'usage_token', method: 'GET', dialect: 'openai' }],
   ['/healthz', { name: 'healthz', method: 'GET', dialect: 'openai' }],
   ['/metrics', { name: 'metrics', method: 'GET', dialect: 'openai' }],
@@ -40,8 +44,26 @@ const MODELS_PREFIX = '/v1/models/';
 /** GET /v1/models/{id}: both SDKs' `models.retrieve`. */
 const MODEL_ROUTE: Route = { name: 'model', method: 'GET', dialect: 'openai' };
 
+const GEMINI_ROUTES = {
+  generate: { name: 'gemini_generate', method: 'POST', dialect: 'gemini' },
+  count: { name: 'gemini_count', method: 'POST', dialect: 'gemini' },
+  models: { name: 'gemini_models', method: 'GET', dialect: 'gemini' },
+  model: { name: 'gemini_model', method: 'GET', dialect: 'gemini' },
+  unknown: { name: 'gemini_unknown', method: 'POST', dialect: 'gemini' },
+} as const satisfies Record<string, Route>;
+
 export function findRoute(path: string): Route | undefined {
-  return ROUTES.get(path) ?? (path.length > MODELS_PREFIX.length && path.startsWith(MODELS_PREFIX) ? MODEL_ROUTE : undefined);
+  const exact = ROUTES.get(path);
+  if (exact !== undefined) return exact;
+  // Only paths that can be Gemini's pay for its parse.
+  const gemini = path.charCodeAt(3) === 98 /* b */ || path.includes(':') ? geminiCallOf(path) : null;
+  if (gemini !== null) {
+    if (gemini.method === 'countTokens') return GEMINI_ROUTES.count;
+    if (gemini.method === 'generateContent' || gemini.method === 'streamGenerateContent') return GEMINI_ROUTES.generate;
+    if (gemini.method === '') return GEMINI_ROUTES.unknown;
+    return gemini.model === null ? GEMINI_ROUTES.models : GEMINI_ROUTES.model;
+  }
+  return path.length > MODELS_PREFIX.length && path.startsWith(MODELS_PREFIX) ? MODEL_ROUTE : undefined;
 }
 
 /** The model id of a `/v1/models/{id}` path (SDKs percent-encode it; a name may hold a `/`), or null. */
@@ -60,6 +82,7 @@ export function modelIdOf(path: string): string | null {
  */
 export function dialectForPath(path: string, anthropicVersion?: string | string[]): Dialect {
   if (path.startsWith('/v1/messages') || path.startsWith('/v1/complete')) return 'anthropic';
+  if (path.startsWith('/v1beta/') || path === '/v1beta') return 'gemini';
   return anthropicVersion === undefined ? 'openai' : 'anthropic';
 }
 

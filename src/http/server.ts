@@ -2,7 +2,11 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { GatewayError } from '../core/errors.ts';
 import { handleGeneration } from '../pipeline/generate.ts';
-import { authenticate, bearerToken, checkAnthropicVersion } from '../pipeline/authenticate.ts';
+import { authenticate, authenticateGemini, bearerToken, checkAnthropicVersion } from '../pipeline/authenticate.ts';
+import { geminiCountTokens } from '../pipeline/gemini-count.ts';
+import { geminiModelBody, geminiModelsBody } from '../pipeline/gemini-models.ts';
+import type { KeyRecord } from '../core/key-record.ts';
+import { geminiAuthenticated, geminiCallOf, geminiListingOf } from './gemini-routes.ts';
 import { hashKey, sameHash } from '../auth/key-material.ts';
 import { listModelsBody, modelBody } from '../pipeline/list-models.ts';
 import { usageTokenBody } from '../pipeline/usage-token.ts';
@@ -34,7 +38,12 @@ export function createGatewayServer(gw: Gateway): Server {
   }, function modelgateRequest(req, res) {
     const requestId = newRequestId();
     const path = pathOf(req.url);
-    const route = findRoute(path);
+    const route = geminiListing(findRoute(path), req);
+    if (route?.name === 'gemini_unknown') {
+      req.resume();
+      sendError(res, { dialect: 'gemini', error: new GatewayError('not_found', { message: `No route for ${req.method} ${path}. The gateway serves Gemini's models/{model}:generateContent, :streamGenerateContent and :countTokens, and GET models.` }), requestId });
+      return;
+    }
     if (!route) {
       req.resume();
       sendError(res, {
@@ -87,6 +96,25 @@ export function createGatewayServer(gw: Gateway): Server {
   return server;
 }
 
+async function geminiAuthed(gw: Gateway, req: IncomingMessage, res: ServerResponse, opts: { key: KeyRecord; route: Route; requestId: string }): Promise<void> {
+  const { key, route, requestId } = opts;
+  const path = pathOf(req.url);
+  const call = geminiCallOf(path) ?? geminiListingOf(path);
+  if (route.name === 'gemini_models') {
+    req.resume();
+    return sendJson(res, { status: 200, body: geminiModelsBody(gw.catalog, key), requestId });
+  }
+  if (route.name === 'gemini_model') {
+    req.resume();
+    const body = call?.model ? geminiModelBody(gw.catalog, key, call.model) : null;
+    if (body === null) throw new GatewayError('model_not_found', { message: `models/${call?.model ?? ''} is not found, or this key may not use it.` });
+    return sendJson(res, { status: 200, body, requestId });
+  }
+  const { value } = parseJsonBody(await readBody(req, gw.config.bodyLimitBytes));
+  const counted = await geminiCountTokens(gw, { key, call: call!, value });
+  return sendJson(res, { status: 200, body: counted.body, requestId, headers: { 'x-modelgate-token-count': counted.source } });
+}
+
 /** Hashes both sides first, so the comparison takes the same time whatever the lengths. */
 function bearerMatches(header: string | undefined, tokenHash: string): boolean {
   const token = bearerToken(header);
@@ -99,6 +127,13 @@ async function dispatch(gw: Gateway, req: IncomingMessage, res: ServerResponse, 
       return handleGeneration(gw, req, res, { dialect: 'openai', requestId, endpoint: '/v1/chat/completions' });
     case 'messages':
       return handleGeneration(gw, req, res, { dialect: 'anthropic', requestId, endpoint: '/v1/messages' });
+    case 'embeddings':
+      return handleGeneration(gw, req, res, { dialect: 'openai', requestId, endpoint: '/v1/embeddings', embedding: true });
+    case 'gemini_generate': {
+      const gemini = geminiCallOf(pathOf(req.url))!;
+      // A template, not the URL: the model is the row's own column, and a `?key=` never reaches a row or a label.
+      return handleGeneration(gw, req, res, { dialect: 'gemini', requestId, endpoint: `/${gemini.version}/models/{model}:${gemini.method}`, gemini });
+    }
     case 'healthz':
       return sendJson(res, { status: 200, body: '{"status":"ok"}', requestId });
     case 'metrics':
@@ -110,10 +145,17 @@ async function dispatch(gw: Gateway, req: IncomingMessage, res: ServerResponse, 
   }
 }
 
+/** GET /v1/models[/{id}] from a caller that authenticates the Gemini way is Gemini's listing. */
+function geminiListing(route: Route | undefined, req: IncomingMessage): Route | undefined {
+  if ((route?.name !== 'models' && route?.name !== 'model') || !geminiAuthenticated(req.headers, req.url)) return route;
+  return findRoute(route.name === 'models' ? '/v1beta/models' : '/v1beta/models/x');
+}
+
 async function simpleAuthed(gw: Gateway, req: IncomingMessage, res: ServerResponse, route: Route, requestId: string): Promise<void> {
   try {
     const now = Date.now();
-    const key = authenticate(req.headers, gw.keys, now, req.socket);
+    const key = route.dialect === 'gemini' ? authenticateGemini(req.headers, req.url, gw.keys, now, req.socket) : authenticate(req.headers, gw.keys, now, req.socket);
+    if (route.dialect === 'gemini') return await geminiAuthed(gw, req, res, { key, route, requestId });
     if (route.name === 'models') {
       req.resume();
       return sendJson(res, { status: 200, body: listModelsBody(gw.catalog, key), requestId });

@@ -108,6 +108,7 @@ async function attempt(a: { opts: ObtainAnswerOptions; step: AttemptStep; exchan
         deployment: step.deployment,
         dialect: exchange.upstreamDialect,
         body: exchange.upstreamBody(),
+        path: exchange.upstreamPath,
         forwardHeaders: opts.forwardHeaders,
         apiKey: step.apiKey,
         stop: watch,

@@ -3,6 +3,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { GatewayError } from '../core/errors.ts';
 import type { KeyRecord } from '../core/key-record.ts';
 import type { KeyCache } from '../auth/key-cache.ts';
+import { queryKey } from '../http/gemini-routes.ts';
 
 /** `connection` (the request's socket) lets a keep-alive client skip re-hashing the same key. */
 export function authenticate(headers: IncomingHttpHeaders, keys: KeyCache, now: number, connection?: object): KeyRecord {
@@ -13,6 +14,24 @@ export function authenticate(headers: IncomingHttpHeaders, keys: KeyCache, now: 
   }
   const presented = bearerToken(auth);
   if (presented === null) throw new GatewayError('missing_api_key', { message: 'The Authorization header must be `Bearer <key>`.' });
+  return checkedKey(presented, keys, now, connection);
+}
+
+/**
+ * The auth stage of Gemini's native paths (DESIGN.md Part 3): the key may also come as `x-goog-api-key`
+ * or `?key=`, as Gemini clients send it; here only, everywhere else Bearer-only stands.
+ */
+export function authenticateGemini(headers: IncomingHttpHeaders, url: string | undefined, keys: KeyCache, now: number, connection?: object): KeyRecord {
+  if (headers.authorization !== undefined && headers.authorization !== '') return authenticate(headers, keys, now, connection);
+  const header = headers['x-goog-api-key'];
+  const presented = typeof header === 'string' && header !== '' ? header : queryKey(url);
+  if (presented === null || presented === '') {
+    throw new GatewayError('missing_api_key', { message: 'Missing API key: send it as `x-goog-api-key: <key>`, `?key=<key>` or `Authorization: Bearer <key>`.' });
+  }
+  return checkedKey(presented.trim(), keys, now, connection);
+}
+
+function checkedKey(presented: string, keys: KeyCache, now: number, connection: object | undefined): KeyRecord {
   const key = presented ? keys.lookup(presented, connection) : null;
   if (!key) throw new GatewayError('invalid_api_key');
   if (key.disabled) throw new GatewayError('key_disabled');

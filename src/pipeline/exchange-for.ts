@@ -7,6 +7,7 @@ import type { TextMasker } from '../dialects/passthrough-tap.ts';
 import type { Exchange } from './exchange.ts';
 import { PassthroughExchange } from './passthrough-exchange.ts';
 import { ChatToAnthropicExchange, MessagesToOpenAIExchange } from './translated-exchange.ts';
+import { embeddingsExchangeFor, geminiPassthroughFor } from './exchange-for-gemini.ts';
 
 export interface ExchangeInput {
   dialect: Dialect;
@@ -22,11 +23,18 @@ export interface ExchangeInput {
   outputCap: number | null;
   /** Masks provider credentials in text an upstream sends back (its own stream error events). */
   masker?: TextMasker;
+  /** POST /v1/embeddings (dialect openai). */
+  embedding?: boolean;
+  /** The API version of a Gemini path (`v1beta` or `v1`). */
+  geminiVersion?: 'v1beta' | 'v1';
 }
 
 export function exchangeFor(input: ExchangeInput, deployment: DeploymentConfig): Exchange {
+  if (input.embedding === true) return embeddingsExchangeFor(input, deployment);
+  const gemini = geminiPassthroughFor(input, deployment);
+  if (gemini !== null) return gemini;
   const kind = deployment.provider.kind;
-  // The mock speaks both dialects, so it is always same-dialect.
+  // The mock speaks every dialect, so it is always same-dialect.
   const upstream: Dialect = kind === 'mock' ? input.dialect : kind;
   if (upstream === input.dialect) {
     return new PassthroughExchange({

@@ -1,4 +1,4 @@
-// POST /v1/chat/completions and POST /v1/messages: auth → body → validation → catalog → admission →
+// POST /v1/chat/completions, /v1/messages, /v1/embeddings and Gemini's generateContent: auth → body → validation → catalog → admission →
 // routing/attempts → relay → accounting. Each stage is a named function in its own file.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Dialect } from '../core/dialect.ts';
@@ -7,9 +7,13 @@ import { GatewayError } from '../core/errors.ts';
 import { validateChatRequest } from '../dialects/openai-chat/validate.ts';
 import { validateMessagesRequest } from '../dialects/anthropic-messages/validate.ts';
 import { answeredOrGone, readBody, parseJsonBody } from '../http/body.ts';
-import { estimatePromptTokens } from '../admission/estimate-tokens.ts';
+import { estimateEmbeddingTokens, estimatePromptTokens } from '../admission/estimate-tokens.ts';
+import { validateEmbeddingsRequest } from '../dialects/embeddings/validate.ts';
+import { validateGeminiRequest } from '../dialects/gemini/validate.ts';
+import type { RequestFacts } from '../dialects/request-facts.ts';
+import { queryAlt, type GeminiCall } from '../http/gemini-routes.ts';
 import { sendError } from '../http/respond.ts';
-import { authenticate, checkAnthropicVersion } from './authenticate.ts';
+import { authenticate, authenticateGemini, checkAnthropicVersion } from './authenticate.ts';
 import { resolveModel } from './resolve-model.ts';
 import { obtainAnswer, type Answer } from './attempts.ts';
 import type { Gateway } from './gateway.ts';
@@ -27,11 +31,23 @@ interface Flight {
   ticket: Ticket | null;
   /** Admission ran (admitted or refused), so an error already carries its rate headers. */
   admissionRan: boolean;
+  endpoint: GenerationEndpoint;
 }
 
-export async function handleGeneration(gw: Gateway, req: IncomingMessage, res: ServerResponse, opts: { dialect: Dialect; requestId: string; endpoint: string }): Promise<void> {
+export interface GenerationEndpoint {
+  dialect: Dialect;
+  requestId: string;
+  /** The endpoint as usage rows and metrics name it (a template for Gemini's paths, never the URL). */
+  endpoint: string;
+  /** POST /v1/embeddings: an embedding model, its input priced as prompt tokens, no output. */
+  embedding?: boolean;
+  /** A Gemini path: the model and the method come from it. */
+  gemini?: GeminiCall;
+}
+
+export async function handleGeneration(gw: Gateway, req: IncomingMessage, res: ServerResponse, opts: GenerationEndpoint): Promise<void> {
   const state = new RequestState(opts);
-  const flight: Flight = { state, ticket: null, admissionRan: false };
+  const flight: Flight = { state, ticket: null, admissionRan: false, endpoint: opts };
   // A client that leaves stops the upstream at once: no orphaned upstream streams.
   const client = new ResponseClientLink(res);
   gw.metrics.inFlight++;
@@ -93,37 +109,52 @@ function toGatewayError(err: unknown, gw: Gateway): GatewayError {
 
 async function serve(gw: Gateway, req: IncomingMessage, res: ServerResponse, flight: Flight, client: ResponseClientLink): Promise<void> {
   const { state } = flight;
-  const key = authenticate(req.headers, gw.keys, state.startedWall, req.socket);
+  const { embedding, gemini } = flight.endpoint;
+  const key = gemini === undefined ? authenticate(req.headers, gw.keys, state.startedWall, req.socket) : authenticateGemini(req.headers, req.url, gw.keys, state.startedWall, req.socket);
   state.key = key;
   if (state.dialect === 'anthropic') checkAnthropicVersion(req.headers);
   const raw = await readBody(req, gw.config.bodyLimitBytes);
   const { text, value } = parseJsonBody(raw);
-  const facts = state.dialect === 'openai' ? validateChatRequest(value) : validateMessagesRequest(value);
+  const facts = validated(value, flight.endpoint, req.url);
   state.model = facts.model;
   state.stream = facts.stream;
-  const model = resolveModel(gw.catalog, key, facts.model, state.dialect);
+  const model = resolveModel(gw.catalog, key, facts.model, state.dialect, embedding === true ? 'embedding' : 'chat');
   const parsed = value as Record<string, unknown>;
   flight.admissionRan = true;
   // The in-process store answers synchronously: await only a shared store's answer.
-  const admitting = gw.admission.admit({ key, model, body: parsed, bodyBytes: raw.length, now: Date.now(), dialect: state.dialect });
+  const admitting = gw.admission.admit({ key, model, body: parsed, bodyBytes: raw.length, now: Date.now(), dialect: state.dialect, embedding });
   const admitted = admitting instanceof Promise ? await admitting : admitting;
   flight.ticket = admitted.ticket;
   // The tokenizer runs only when something needs the prompt size: admission did already, or a
   // translated Anthropic stream's message_start, or the bill of a stream cut before its usage arrived.
   let known = admitted.promptTokens;
-  const promptEstimate = (): number => (known > 0 ? known : (known = Math.max(1, estimatePromptTokens(parsed, { model: model.deployments[0]?.model ?? model.name }))));
+  const estimate = embedding === true ? (body: Record<string, unknown>, o: { model: string }) => estimateEmbeddingTokens(body.input, o) : estimatePromptTokens;
+  const promptEstimate = (): number => (known > 0 ? known : (known = Math.max(1, estimate(parsed, { model: model.deployments[0]?.model ?? model.name }))));
 
   const answer = await obtainAnswer({
     gw,
     state,
     model,
-    input: { dialect: state.dialect, raw, text, parsed, facts, promptEstimate, defaultMaxTokens: gw.config.defaultMaxTokens, outputCap: admitted.outputCap, masker: gw.masker },
+    input: { dialect: state.dialect, raw, text, parsed, facts, promptEstimate, defaultMaxTokens: gw.config.defaultMaxTokens, outputCap: admitted.outputCap, masker: gw.masker, embedding, geminiVersion: gemini?.version },
     forwardHeaders: forwardHeaders(req),
     client,
   });
   state.deployment = answer.deployment.id;
   if (facts.stream) await relayStream(res, flight, answer);
   else relayJson(res, flight, answer);
+}
+
+/** The request's facts, by endpoint: chat, messages, embeddings or Gemini's generateContent. */
+function validated(value: unknown, endpoint: GenerationEndpoint, url: string | undefined): RequestFacts {
+  if (endpoint.embedding === true) return validateEmbeddingsRequest(value);
+  const { gemini } = endpoint;
+  if (gemini !== undefined) {
+    const stream = gemini.method === 'streamGenerateContent';
+    // Without alt=sse Gemini streams one JSON array: every client in use asks for SSE.
+    if (stream && queryAlt(url) !== 'sse') throw new GatewayError('invalid_request', { message: 'streamGenerateContent is served as server-sent events: add ?alt=sse to the URL.', param: 'alt' });
+    return validateGeminiRequest(value, { model: gemini.model ?? '', stream });
+  }
+  return endpoint.dialect === 'openai' ? validateChatRequest(value) : validateMessagesRequest(value);
 }
 
 const NO_FORWARDED: Record<string, string> = Object.freeze({}) as Record<string, string>;

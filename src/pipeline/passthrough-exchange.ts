@@ -16,6 +16,7 @@ const INCLUDE_USAGE_HEAD = Buffer.from('{"stream_options":{"include_usage":true}
 
 export class PassthroughExchange implements Exchange {
   readonly upstreamDialect: Dialect;
+  readonly upstreamPath: string | undefined;
   readonly responseHeaders: Record<string, string> = {};
   #raw: Buffer;
   #text: string;
@@ -39,8 +40,11 @@ export class PassthroughExchange implements Exchange {
     /** Masks provider credentials in the upstream's own stream error events. */
     masker?: TextMasker;
     maxTokensField?: 'max_tokens' | 'max_completion_tokens';
+    /** Another endpoint of the upstream than its generation one (`/embeddings`). */
+    upstreamPath?: string;
   }) {
     this.upstreamDialect = opts.dialect;
+    this.upstreamPath = opts.upstreamPath;
     this.#raw = opts.raw;
     this.#text = opts.text;
     this.#parsed = opts.parsed;

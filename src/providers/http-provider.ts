@@ -1,4 +1,4 @@
-// Thin client for OpenAI-compatible and Anthropic-style upstreams: endpoint path, auth headers and an
+// Thin client for OpenAI-compatible, Anthropic-style and Gemini upstreams: endpoint path, auth headers and an
 // undici Pool per origin. Everything about retries and timeouts above the socket lives in routing/.
 import { Pool, type Dispatcher } from 'undici';
 import type { ProviderConfig } from '../core/config-types.ts';
@@ -33,6 +33,8 @@ function poolFor(origin: string, connectTimeoutMs: number): Pool {
 interface Target {
   origin: string;
   path: string;
+  /** The base URL's own path, before an endpoint's (`call.path`). */
+  prefix: string;
   /** The pool last used from this target and its connect timeout: the per-request lookup is two reads. */
   pool: Pool | null;
   poolTimeout: number;
@@ -47,7 +49,7 @@ function targetFor(p: ProviderConfig): Target {
     const prefix = url.pathname.replace(/\/+$/, '');
     // openai kind: base_url already ends in /v1 (like the SDK's baseURL); anthropic kind: it does not.
     const path = p.kind === 'anthropic' ? `${prefix}/v1/messages` : `${prefix}/chat/completions`;
-    t = { origin: url.origin, path, pool: null, poolTimeout: -1 };
+    t = { origin: url.origin, path, prefix, pool: null, poolTimeout: -1 };
     targets.set(p.name, t);
   }
   return t;
@@ -71,7 +73,9 @@ function buildHeaders(p: ProviderConfig, call: UpstreamCall): Record<string, str
   // identity: the answer is tapped for usage and relayed as it comes; undici does not decompress.
   const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'accept-encoding': 'identity', ...p.headers };
   const key = call.apiKey;
-  if (p.kind === 'anthropic') {
+  if (p.kind === 'gemini') {
+    if (key) headers['x-goog-api-key'] = key;
+  } else if (p.kind === 'anthropic') {
     headers['anthropic-version'] = call.forwardHeaders['anthropic-version'] ?? '2023-06-01';
     const beta = call.forwardHeaders['anthropic-beta'];
     if (beta) headers['anthropic-beta'] = beta;
@@ -96,7 +100,7 @@ export function callHttpProvider(call: UpstreamCall, connectTimeoutMs: number): 
     pool.dispatch(
       {
         method: 'POST',
-        path: t.path,
+        path: call.path === undefined ? t.path : t.prefix + call.path,
         headers: upstreamHeaders(p, call),
         body: call.body,
       },

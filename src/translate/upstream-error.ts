@@ -97,7 +97,8 @@ function readErrorBody(bodyText: string): ParsedError {
     const err = body.error;
     if (isObject(err)) {
       const code = typeof err.code === 'number' ? String(err.code) : str(err.code);
-      return { message: str(err.message), type: str(err.type), code, param: str(err.param) };
+      // Gemini names its error kind in `status` (INVALID_ARGUMENT, …) where the others use `type`.
+      return { message: str(err.message), type: str(err.type) ?? str(err.status), code, param: str(err.param) };
     }
     if (typeof err === 'string') return { message: err, type: undefined, code: undefined, param: undefined };
     if (str(body.message) !== undefined) return { message: str(body.message), type: str(body.type), code: undefined, param: undefined };
