@@ -3,7 +3,7 @@
 
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 
-export type MockDialect = 'openai' | 'anthropic';
+export type MockDialect = 'openai' | 'anthropic' | 'gemini';
 
 export interface MockUpstreamOptions {
   /** Reply text, or a function of the request. Default `DEFAULT_REPLY_TEXT`. */
