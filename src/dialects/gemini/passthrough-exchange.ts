@@ -45,6 +45,8 @@ export class GeminiPassthroughExchange implements Exchange {
   upstreamBody(): string | Buffer {
     const { outputCap, parsed, raw } = this.#opts;
     if (outputCap === null) return raw;
+    // Added in front of the caller's bytes, which stay as they came, unless a generationConfig must change.
+    if (parsed.generationConfig === undefined) return Buffer.concat([Buffer.from(`{"generationConfig":{"maxOutputTokens":${outputCap}},`), raw.subarray(raw.indexOf(0x7b) + 1)]);
     const config = isObject(parsed.generationConfig) ? parsed.generationConfig : {};
     return JSON.stringify({ ...parsed, generationConfig: { ...config, maxOutputTokens: outputCap } });
   }
