@@ -45,9 +45,9 @@ export function bearerToken(header: string | undefined): string | null {
   return header.slice(7).trim();
 }
 
-/** SPEC §9 / DESIGN.md: /v1/messages requires anthropic-version 2023-06-01. */
+/** SPEC §9 / DESIGN.md: /v1/messages requires anthropic-version 2023-06-01 or 2026-10-21 (SDK 1.x). */
 export function checkAnthropicVersion(headers: IncomingHttpHeaders): void {
   const v = headers['anthropic-version'];
   if (v === undefined || v === '') throw new GatewayError('missing_version_header');
-  if (v !== '2023-06-01') throw new GatewayError('unsupported_version', { message: `Unsupported anthropic-version "${String(v)}"; the supported value is 2023-06-01.` });
+  if (v !== '2023-06-01' && v !== '2026-10-21') throw new GatewayError('unsupported_version', { message: `Unsupported anthropic-version "${String(v)}"; the supported values are 2023-06-01 and 2026-10-21.` });
 }
