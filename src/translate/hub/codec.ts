@@ -51,6 +51,11 @@ export interface EncodedRequest {
   adjustments: string[];
   /** What the reply decoder must know of how the request was written (a JSON-mode tool's name, …). */
   replyState: unknown;
+  /**
+   * The upstream path after the provider's base URL, for a dialect that names the model or the method in
+   * it (Gemini's `/v1beta/models/{model}:generateContent`); undefined for the kind's generation endpoint.
+   */
+  path?: string;
 }
 
 export interface UpstreamStreamDecoder {
