@@ -31,7 +31,8 @@ export function chatShapeOfGemini(body: unknown, model: string, stream: boolean)
   const messages = contents.map((c) => {
     const parts = Array.isArray(c.parts) ? c.parts.filter(isObject) : [];
     const answer = parts.some((p) => p.functionResponse !== undefined);
-    return { role: answer ? 'tool' : c.role === 'model' ? 'assistant' : 'user', content: parts.map((p) => (typeof p.text === 'string' ? p.text : '')).join(' ') };
+    const text = (p: Json): string => (typeof p.text === 'string' ? p.text : isObject(p.functionResponse) ? JSON.stringify(p.functionResponse.response) : '');
+    return { role: answer ? 'tool' : c.role === 'model' ? 'assistant' : 'user', content: parts.map(text).join(' ') };
   });
   const declarations = (Array.isArray(b.tools) ? b.tools.filter(isObject) : []).flatMap((t) => (Array.isArray(t.functionDeclarations) ? t.functionDeclarations.filter(isObject) : []));
   const tools = declarations.map((d) => ({ type: 'function', function: { name: d.name, parameters: d.parameters ?? d.parametersJsonSchema } }));
