@@ -129,6 +129,7 @@ function build(raw: RawConfig, source: string): GatewayConfig {
         const deployment: DeploymentConfig = { id: `${m.name}#${j}`, provider: provider!, model: d.model, priority: d.priority ?? 0, weight: d.weight ?? 1 };
         if (d.max_tokens_field !== undefined) deployment.maxTokensField = d.max_tokens_field;
         if (d.structured_output !== undefined) deployment.structuredOutput = d.structured_output;
+        if (d.refused_params !== undefined && d.refused_params.length > 0) deployment.refusedParams = d.refused_params;
         return deployment;
       }),
       timeouts: timeouts(m.timeouts, defaultTimeouts),

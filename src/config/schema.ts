@@ -51,6 +51,8 @@ export const deploymentSchema = z.strictObject({
   weight: num(z.number().positive()).optional(),
   max_tokens_field: z.enum(['max_tokens', 'max_completion_tokens']).optional(),
   structured_output: z.enum(['tool', 'native']).optional(),
+  /** Top-level request parameters the deployment's model refuses (upstream wire names): left out. */
+  refused_params: z.array(z.string().min(1)).optional(),
 });
 
 export const modelSchema = z.strictObject({

@@ -51,6 +51,11 @@ export interface DeploymentConfig {
   maxTokensField?: 'max_tokens' | 'max_completion_tokens';
   /** Translated chat requests with response_format to an Anthropic-style upstream: forced tool (default) or native `output_config.format`. */
   structuredOutput?: 'tool' | 'native';
+  /**
+   * Top-level request parameters the deployment's model refuses, by the upstream's wire names (`temperature`,
+   * `top_p`, …): left out of what is sent, on every route, and named in `x-modelgate-adjusted`.
+   */
+  refusedParams?: readonly string[];
 }
 
 export interface ModelConfig {

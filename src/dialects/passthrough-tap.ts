@@ -14,7 +14,8 @@
 // default) is also searched with the spaced forms, so its usage is still read.
 import type { Dialect } from '../core/dialect.ts';
 import { emptyUsage, type Usage } from '../core/usage.ts';
-import { readAnthropicUsage, readOpenAIUsage } from './usage-readers.ts';
+import { readAnthropicUsage } from './anthropic-messages/usage.ts';
+import { readOpenAIUsage } from './openai-chat/usage.ts';
 import { isObject } from '../core/json.ts';
 import { GatewayError } from '../core/errors.ts';
 

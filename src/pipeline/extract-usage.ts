@@ -2,7 +2,8 @@
 import type { Dialect } from '../core/dialect.ts';
 import { emptyUsage, type Usage } from '../core/usage.ts';
 import { isObject } from '../core/json.ts';
-import { readAnthropicUsage, readOpenAIUsage } from '../dialects/usage-readers.ts';
+import { readAnthropicUsage } from '../dialects/anthropic-messages/usage.ts';
+import { readOpenAIUsage } from '../dialects/openai-chat/usage.ts';
 
 /**
  * The top-level `usage` of a response body. The official APIs write it last or nearly last, so the

@@ -2,7 +2,11 @@
 // upstream's own text (masked) so the caller can fix a bad request.
 import type { Dialect } from '../core/dialect.ts';
 import { GatewayError, type ErrorCode } from '../core/errors.ts';
-import { upstreamErrorToDialect } from '../translate/upstream-error.ts';
+import { shapeChatError } from '../dialects/openai-chat/errors.ts';
+import { shapeMessagesError } from '../dialects/anthropic-messages/errors.ts';
+import { shapeGeminiError } from '../dialects/gemini/errors.ts';
+import { readUpstreamError, type DialectError } from '../translate/hub/upstream-error.ts';
+import type { HubDialect } from '../translate/hub/form.ts';
 import type { SecretMasker } from '../observability/mask-secrets.ts';
 
 /** The catalogue code for the status the caller gets (the body's `type` and text come from upstream). */
@@ -14,10 +18,26 @@ function codeFor(status: number): ErrorCode {
   return 'upstream_error';
 }
 
+const HUB_DIALECT: Readonly<Record<Dialect, HubDialect>> = { openai: 'chat', anthropic: 'messages', gemini: 'gemini' };
+
+export interface UpstreamErrorOptions {
+  upstreamKind: Dialect;
+  clientDialect: Dialect;
+  /** HTTP status the upstream answered with. */
+  status: number;
+  bodyText: string;
+}
+
+/** An upstream error body read by its dialect and shaped by the caller's (pass-through and hub alike). */
+export function upstreamErrorToDialect(opts: UpstreamErrorOptions): DialectError {
+  const err = readUpstreamError(HUB_DIALECT[opts.upstreamKind], opts.status, opts.bodyText);
+  if (opts.clientDialect === 'gemini') return shapeGeminiError(err);
+  return opts.clientDialect === 'anthropic' ? shapeMessagesError(err) : shapeChatError(err);
+}
+
 /**
- * A non-retryable upstream answer, shaped for the caller by the one mapping the translators use too
- * (translate/upstream-error.ts: statuses per DESIGN.md, upstream text kept), then masked again with the
- * configured provider keys, which only the gateway knows.
+ * A non-retryable upstream answer, shaped for the caller by its dialect (statuses per DESIGN.md,
+ * upstream text kept), then masked again with the configured provider keys, which only the gateway knows.
  */
 export function upstreamFailure(opts: { status: number; text: string; upstreamDialect: Dialect; clientDialect: Dialect; masker: SecretMasker }): GatewayError {
   const shaped = upstreamErrorToDialect({ upstreamKind: opts.upstreamDialect, clientDialect: opts.clientDialect, status: opts.status, bodyText: opts.text });

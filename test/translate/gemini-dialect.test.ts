@@ -7,7 +7,7 @@ import { SseDecoder } from '../../src/core/sse.ts';
 import type { ClientReplyContext } from '../../src/translate/hub/codec.ts';
 import type { HubEvent } from '../../src/translate/hub/events.ts';
 import type { HubRequest } from '../../src/translate/hub/form.ts';
-import { TranslationError } from '../../src/translate/translation-error.ts';
+import { TranslationError } from '../../src/translate/hub/translation-error.ts';
 import { decodeGeminiRequest } from '../../src/dialects/gemini/decode-request.ts';
 import { encodeGeminiRequest, SKIP_SIGNATURE } from '../../src/dialects/gemini/encode-request.ts';
 import { GeminiStreamDecoder } from '../../src/dialects/gemini/decode-stream.ts';
@@ -201,7 +201,7 @@ test('stream decode: a stream cut before its finishReason ends in an error event
   const cut = decodeSse(GEMINI_SSE.split('\r\n\r\n')[0] + '\r\n\r\n');
   assert.deepEqual(cut.at(-1), { type: 'error', status: 502, errorType: 'UNAVAILABLE', message: 'The upstream stream ended before it was complete.' });
   const failed = decodeSse('data: {"error": {"code": 503, "message": "The model is overloaded.", "status": "UNAVAILABLE"}}\r\n\r\n');
-  assert.deepEqual(failed, [{ type: 'start' }, { type: 'error', status: 503, errorType: 'UNAVAILABLE', message: 'The model is overloaded.' }]);
+  assert.deepEqual(failed, [{ type: 'start' }, { type: 'error', status: 503, errorType: 'UNAVAILABLE', message: 'The model is overloaded.', from: 'gemini' }]);
 });
 
 test('reply decode: a whole generateContent body is the fold of its one chunk', () => {

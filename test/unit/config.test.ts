@@ -37,6 +37,19 @@ test('per-deployment translation options: the max_tokens field and the structure
   assert.equal(body.max_tokens, undefined);
 });
 
+test('refused_params: the parameters a deployment\'s model refuses are left out of what it is sent', async () => {
+  const text = base.replace('model: m2, priority: 2, weight: 3', 'model: o3, refused_params: [temperature, top_p]');
+  const d = parseConfigText(text, { source: 'x.yaml', env: { K: 'k' } }).models[1].deployments[0];
+  assert.deepEqual(d.refusedParams, ['temperature', 'top_p']);
+  assert.throws(() => parseConfigText(base.replace('weight: 3', 'weight: 3, refused_params: temperature'), { source: 'x.yaml', env: { K: 'k' } }), /deployments\[0\]\.refused_params/);
+  const { exchangeFor } = await import('../../src/pipeline/exchange-for.ts');
+  const parsed = { model: 'claude-x', max_tokens: 300, temperature: 0.1, messages: [{ role: 'user', content: 'Hi' }] };
+  const input = { dialect: 'anthropic' as const, raw: Buffer.from(JSON.stringify(parsed)), text: JSON.stringify(parsed), parsed, facts: { model: 'claude-x', stream: false, includeUsage: false }, promptEstimate: () => 1, defaultMaxTokens: 4096 };
+  const exchange = exchangeFor(input as never, d);
+  assert.equal((JSON.parse(exchange.upstreamBody().toString()) as Record<string, unknown>).temperature, undefined);
+  assert.match(exchange.responseHeaders['x-modelgate-adjusted'] ?? '', /temperature left out/);
+});
+
 test('errors name the file, the key path and the problem', () => {
   const cases: [string, RegExp][] = [
     [base.replace('kind: openai', 'kind: azure'), /x\.yaml[\s\S]*providers\[0\]\.kind/],

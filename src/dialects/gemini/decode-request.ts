@@ -5,7 +5,7 @@
 // to stream come from the path (`call`).
 import { isObject } from '../../core/json.ts';
 import type { AssistantPart, FilePart, HubMessage, HubReasoning, HubRequest, HubResponseFormat, HubTool, HubToolChoice, TextPart, ToolResultPart, UserPart } from '../../translate/hub/form.ts';
-import { TranslationError } from '../../translate/translation-error.ts';
+import { TranslationError } from '../../translate/hub/translation-error.ts';
 import { jsonSchemaOf } from './schema.ts';
 
 /** generationConfig fields with no hub equivalent: carried by name for the encoders to name as dropped. */

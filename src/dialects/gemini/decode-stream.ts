@@ -51,7 +51,7 @@ export class GeminiStreamDecoder implements UpstreamStreamDecoder {
     if (isObject(c.error)) {
       this.#ended = true;
       const status = typeof c.error.code === 'number' ? c.error.code : 500;
-      out.push({ type: 'error', status, errorType: typeof c.error.status === 'string' ? c.error.status : geminiErrorStatus(status), message: typeof c.error.message === 'string' ? c.error.message : 'The upstream failed.' });
+      out.push({ type: 'error', status, errorType: typeof c.error.status === 'string' ? c.error.status : geminiErrorStatus(status), message: typeof c.error.message === 'string' ? c.error.message : 'The upstream failed.', from: 'gemini' });
       return out;
     }
     const candidate = Array.isArray(c.candidates) && isObject(c.candidates[0]) ? c.candidates[0] : undefined;

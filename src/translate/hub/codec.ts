@@ -30,7 +30,8 @@ export interface ClientStreamEncoder {
 export interface ClientSide {
   readonly dialect: HubDialect;
   /** Throws TranslationError (a 400 naming the field) for what has no faithful form in the hub. */
-  decodeRequest(body: Record<string, unknown>): HubRequest;
+  /** `call`: what the path says of the request (Gemini names streaming there, not in the body). */
+  decodeRequest(body: Record<string, unknown>, call?: { stream: boolean }): HubRequest;
   encodeReply(reply: HubReply, ctx: ClientReplyContext): string;
   streamEncoder(ctx: ClientReplyContext): ClientStreamEncoder;
 }

@@ -75,6 +75,8 @@ export interface ToolResultPart {
   content: Array<TextPart | FilePart>;
   isError?: boolean;
   cache?: CacheMarker;
+  /** The client sent the content as one bare string (content holds one text part, or none for ''). */
+  plainText?: boolean;
 }
 
 export type UserPart = TextPart | FilePart;

@@ -1,18 +1,5 @@
-// Fresh ids in each dialect's style, and the tool-id repair Anthropic's id pattern needs.
-import { randomBytes } from 'node:crypto';
-
-const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
-
-function randomToken(length: number): string {
-  const bytes = randomBytes(length);
-  let out = '';
-  for (let i = 0; i < length; i++) out += ALPHABET[bytes[i] % ALPHABET.length];
-  return out;
-}
-
-export function newChatCompletionId(): string {
-  return `chatcmpl-${randomToken(29)}`;
-}
+// Fresh ids in Anthropic's style, and the tool-id repair Anthropic's id pattern needs.
+import { randomToken } from '../../core/random-token.ts';
 
 export function newMessageId(): string {
   return `msg_${randomToken(24)}`;

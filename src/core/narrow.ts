@@ -1,6 +1,6 @@
 // Narrowing helpers for JSON read off the wire, so translators never need `any`.
 
-export { isObject, type JsonObject } from '../core/json.ts';
+export { isObject, type JsonObject } from './json.ts';
 
 export function str(value: unknown): string | undefined {
   return typeof value === 'string' ? value : undefined;
