@@ -61,6 +61,7 @@ export function exchangeFor(input: ExchangeInput, deployment: DeploymentConfig):
     parsed: input.parsed,
     model: input.facts.model,
     stream: input.facts.stream,
+    outputCap: input.outputCap,
     promptEstimate: input.promptEstimate,
     upstreamOptions: {
       upstreamModel: deployment.model,

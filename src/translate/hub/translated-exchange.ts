@@ -31,6 +31,8 @@ export interface TranslatedExchangeOptions {
   model: string;
   /** Whether the caller asked for a stream (a Gemini path says so; the other dialects' bodies do too). */
   stream?: boolean;
+  /** An output limit a budget reserved for a request that names none: the upstream is held to it. */
+  outputCap?: number | null;
   promptEstimate: () => number;
   upstreamOptions: UpstreamOptions;
 }
@@ -56,7 +58,10 @@ export class TranslatedExchange implements Exchange {
     }
     try {
       const request = opts.client.decodeRequest(opts.parsed, { stream: opts.stream === true });
+      const cap = request.maxOutputTokens === undefined ? (opts.outputCap ?? null) : null;
+      if (cap !== null) request.maxOutputTokens = cap;
       const encoded = opts.upstream.encodeRequest(request, opts.upstreamOptions);
+      if (cap !== null) encoded.adjustments.push(`output limit set to ${cap}: the key's limits reserve that much output for a request that names no limit`);
       this.upstreamPath = encoded.path;
       this.#body = encoded.body;
       this.#replyState = encoded.replyState;
