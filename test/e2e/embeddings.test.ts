@@ -12,6 +12,7 @@ import { startMockUpstream } from '../helpers/mock-upstream.ts';
 import type { MockUpstream } from '../helpers/mock-upstream-types.ts';
 import { startGateway, configYaml, waitUntil, type GatewayProcess } from '../helpers/gateway-process.ts';
 import { mockVector } from '../helpers/mock-gemini-wire.ts';
+import { validateEmbeddingResponse } from '../helpers/schemas.ts';
 import { keySpent, sum, usageRows } from '../admission/usage-db.ts';
 
 const SECRET = 'sk-upstream-secret-0123456789abcdefXYZ';
@@ -128,6 +129,10 @@ test('a Gemini upstream gets batchEmbedContents; the gateway writes the OpenAI l
       { model: 'models/gemini-embedding-001', content: { parts: [{ text: 'three' }] }, outputDimensionality: 3 },
     ],
   });
+  // The body the gateway wrote validates against OpenAI's schema.
+  const raw = await fetch(`${gw.url}/v1/embeddings`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'emb-gemini', input: 'raw call' }) });
+  assert.equal(raw.status, 200);
+  validateEmbeddingResponse(await raw.json());
   // The SDK's default base64: made by the gateway, decoded by the SDK.
   const b64 = await client().embeddings.create({ model: 'emb-gemini', input: 'four five six' });
   close(b64.data[0].embedding, mockVector('four five six'));
