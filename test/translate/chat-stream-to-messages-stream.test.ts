@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { SseDecoder } from '../../src/core/sse.ts';
 import { ChatStreamToMessagesStream } from './hub-pairs.ts';
-import { plainContentDelta } from '../../src/dialects/openai-chat/decode-stream.ts';
+import { plainContentDelta } from '../../src/dialects/openai-chat/plain-content-delta.ts';
 import type { ChatStreamToMessagesOptions } from './hub-pairs.ts';
 import { parseSseText } from '../helpers/schemas.ts';
 import { rebuildAnthropic } from './anthropic-stream-check.ts';

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { SseDecoder } from '../../src/core/sse.ts';
 import { MessagesStreamToChatStream } from './hub-pairs.ts';
-import { plainTextDelta } from '../../src/dialects/anthropic-messages/decode-stream.ts';
+import { plainTextDelta } from '../../src/dialects/anthropic-messages/plain-text-delta.ts';
 import type { MessagesStreamToChatOptions } from './hub-pairs.ts';
 import { parseSseText, validateChatCompletionChunk, validateOpenAIError } from '../helpers/schemas.ts';
 import { assertGolden, readFixture } from './golden.ts';

@@ -4,13 +4,14 @@
 // non-object value is unwrapped as it streams (as the whole reply, decode-reply.ts). One per request.
 import type { SseEvent } from '../../core/sse.ts';
 import { emptyUsage } from '../../core/usage.ts';
-import { isObject, isVerbatimJsonText, str, tryParseJson, type JsonObject } from '../../core/narrow.ts';
+import { isObject, str, tryParseJson, type JsonObject } from '../../core/narrow.ts';
 import type { UpstreamStreamDecoder } from '../../translate/hub/codec.ts';
 import type { HubEvent } from '../../translate/hub/events.ts';
 import type { FinishReason, HubUsage } from '../../translate/hub/form.ts';
 import { readUpstreamError } from '../../translate/hub/upstream-error.ts';
 import type { MessagesReplyState } from './encode-request.ts';
 import { ANTHROPIC_ERROR_STATUS } from './errors.ts';
+import { plainTextDelta } from './plain-text-delta.ts';
 import { finishOfStopReason } from './stop-reasons.ts';
 import { jsonTextOfToolInput, StreamedJsonUnwrap, type JsonMode } from './structured-output.ts';
 import { readAnthropicUsage } from './usage.ts';
@@ -234,27 +235,4 @@ export class MessagesStreamDecoder implements UpstreamStreamDecoder {
     const read = readUpstreamError('messages', status, JSON.stringify({ type: 'error', error }));
     return [{ type: 'error', status, errorType: read.type ?? errorType, message: read.message ?? `upstream returned HTTP ${status}`, from: 'messages' }];
   }
-}
-
-const TEXT_DELTA_HEAD = '{"type":"content_block_delta","index":';
-const TEXT_DELTA_MID = ',"delta":{"type":"text_delta","text":"';
-
-/**
- * An Anthropic text_delta event exactly as the API writes it — `{"type":"content_block_delta","index":N,
- * "delta":{"type":"text_delta","text":"…"}}` with no escapes in the text — as its block index and the
- * text's JSON string (quotes included); null for anything else, which then takes the general path.
- */
-export function plainTextDelta(data: string): { index: number; quoted: string } | null {
-  if (!data.startsWith(TEXT_DELTA_HEAD)) return null;
-  let i = TEXT_DELTA_HEAD.length;
-  let index = 0;
-  const first = i;
-  for (let c = data.charCodeAt(i); c >= 48 && c <= 57 && i - first < 9; c = data.charCodeAt(++i)) index = index * 10 + (c - 48);
-  if (i === first || !data.startsWith(TEXT_DELTA_MID, i)) return null;
-  const open = i + TEXT_DELTA_MID.length - 1;
-  // The text runs to the closing '"}}' at the very end, without escapes or raw control characters.
-  const close = data.length - 3;
-  if (close <= open || data.charCodeAt(close) !== 34 || data.charCodeAt(close + 1) !== 125 || data.charCodeAt(close + 2) !== 125) return null;
-  if (!isVerbatimJsonText(data, open + 1, close)) return null;
-  return { index, quoted: data.slice(open, close + 1) };
 }

@@ -2,16 +2,22 @@
 // Used where a stream must be kept or answered whole, and by the tests that pin each dialect's streamed
 // and whole replies to the same content.
 import type { HubEvent } from './events.ts';
-import type { AssistantPart, HubReply, ReasoningPart, TextPart, ToolCallPart } from './form.ts';
+import type { AssistantPart, HubDialect, HubReply, ReasoningPart, TextPart, ToolCallPart } from './form.ts';
 import { emptyUsage } from '../../core/usage.ts';
 
 export class ReplyFold {
+  /** The upstream dialect whose stream this is: its reasoning parts name it (form.ts ReasoningPart). */
+  readonly #origin: HubDialect | undefined;
   readonly #content: AssistantPart[] = [];
   /** The open block: one at a time (events.ts). */
   #open: TextPart | ReasoningPart | ToolCallPart | null = null;
   #reply: HubReply = { content: this.#content, finish: 'other', usage: emptyUsage() };
   #usageSeen = false;
   #ended = false;
+
+  constructor(origin?: HubDialect) {
+    this.#origin = origin;
+  }
 
   push(ev: HubEvent): void {
     if (this.#ended) return;
@@ -27,6 +33,7 @@ export class ReplyFold {
         return;
       case 'reasoning-start': {
         const part: ReasoningPart = { type: 'reasoning', text: '' };
+        if (this.#origin !== undefined) part.origin = this.#origin;
         if (ev.id !== undefined) part.id = ev.id;
         if (ev.redacted !== undefined) part.redacted = ev.redacted;
         if (ev.encrypted !== undefined) part.encrypted = ev.encrypted;
@@ -82,8 +89,8 @@ export class ReplyFold {
   }
 }
 
-export function foldEvents(events: Iterable<HubEvent>): HubReply {
-  const fold = new ReplyFold();
+export function foldEvents(events: Iterable<HubEvent>, origin?: HubDialect): HubReply {
+  const fold = new ReplyFold(origin);
   for (const ev of events) fold.push(ev);
   return fold.reply();
 }

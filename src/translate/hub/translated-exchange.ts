@@ -5,13 +5,13 @@ import type { Dialect } from '../../core/dialect.ts';
 import { GatewayError } from '../../core/errors.ts';
 import { isObject, nestedDeeperThan } from '../../core/json.ts';
 import { SseDecoder } from '../../core/sse.ts';
-import { outputTokensForChars, type Usage } from '../../core/usage.ts';
+import type { Usage } from '../../core/usage.ts';
 import { renderStreamError } from '../../dialects/render-error.ts';
 import type { Exchange, StreamRelay } from '../../pipeline/exchange.ts';
 import type { ClientReplyContext, ClientSide, UpstreamOptions, UpstreamSide } from './codec.ts';
-import type { HubReply } from './form.ts';
 import { HubStreamTranslator } from './stream-translator.ts';
 import { TranslationError } from './translation-error.ts';
+import { estimatedUsage } from './usage-estimate.ts';
 
 /**
  * Deeper than this a request is refused before translation: the translators walk it and the upstream
@@ -112,19 +112,6 @@ function parseUpstream(text: string): Record<string, unknown> {
   }
   if (!isObject(value)) throw new GatewayError('upstream_error', { message: 'The upstream answered 200 with JSON that is not an object.' });
   return value;
-}
-
-/**
- * The bill of a whole reply that came without usage (some local and compatible servers omit it): the
- * prompt estimate, and the reply's output at about four characters a token, as a stream without usage.
- */
-export function estimatedUsage(reply: HubReply, promptEstimate: () => number): Usage {
-  let chars = 0;
-  for (const part of reply.content) {
-    if (part.type === 'text' || part.type === 'reasoning') chars += part.text.length;
-    else if (part.type === 'tool-call') chars += part.name.length + part.input.length;
-  }
-  return { inputTokens: promptEstimate(), outputTokens: outputTokensForChars(chars), cacheReadTokens: 0, cacheWriteTokens: 0 };
 }
 
 class TranslatedRelay implements StreamRelay {

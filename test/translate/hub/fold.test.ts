@@ -56,7 +56,7 @@ test('fold: parts in block order, deltas joined, signature kept, last usage and 
 });
 
 test('an Anthropic stream folds to what the same Message decodes to whole', () => {
-  const streamed = foldEvents(decode(new MessagesStreamDecoder({ jsonMode: null }), readFixture('anthropic-upstream/thinking.sse')));
+  const streamed = foldEvents(decode(new MessagesStreamDecoder({ jsonMode: null }), readFixture('anthropic-upstream/thinking.sse')), 'messages');
   const whole = decodeMessagesReply(
     {
       id: 'msg_up3',
@@ -69,13 +69,13 @@ test('an Anthropic stream folds to what the same Message decodes to whole', () =
     },
     { jsonMode: null },
   );
-  assert.deepEqual(streamed.content.map((p) => (p.type === 'reasoning' ? { ...p, origin: 'messages' } : p)), whole.content);
+  assert.deepEqual(streamed.content, whole.content);
   assert.equal(streamed.finish, whole.finish);
   assert.deepEqual(streamed.usage, whole.usage);
 });
 
 test('a chat stream with parallel tools folds to what the same completion decodes to whole', () => {
-  const streamed = foldEvents(decode(new ChatStreamDecoder({ stopSequences: undefined }), readFixture('openai-upstream/text-then-tools.sse')));
+  const streamed = foldEvents(decode(new ChatStreamDecoder({ stopSequences: undefined }), readFixture('openai-upstream/text-then-tools.sse')), 'chat');
   const whole = decodeChatReply(
     {
       choices: [
