@@ -9,8 +9,6 @@ export function decodeGeminiReply(body: Record<string, unknown>): HubReply {
   const events = new GeminiStreamDecoder().chunk(body);
   const failed = events.find((e) => e.type === 'error');
   if (failed !== undefined) throw new GatewayError('upstream_error', { message: failed.message });
-  const reply = foldEvents(events);
   // Thoughts and their signatures are Gemini's to read back.
-  for (const part of reply.content) if (part.type === 'reasoning') part.origin = 'gemini';
-  return reply;
+  return foldEvents(events, 'gemini');
 }

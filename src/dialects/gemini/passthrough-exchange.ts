@@ -3,11 +3,13 @@
 // tapped for `usageMetadata` (STYLE.md "Pass-through never re-serialises").
 import { GatewayError } from '../../core/errors.ts';
 import { isObject } from '../../core/json.ts';
-import { emptyUsage, outputTokensForChars, type Usage } from '../../core/usage.ts';
+import type { Usage } from '../../core/usage.ts';
+import { estimatedUsage } from '../../translate/hub/usage-estimate.ts';
 import type { Exchange, StreamRelay } from '../../pipeline/exchange.ts';
 import { renderStreamError } from '../render-error.ts';
 import { GeminiStreamTap } from './passthrough-tap.ts';
 import { usageFromGemini } from './usage.ts';
+import { decodeGeminiReply } from './decode-reply.ts';
 
 export interface GeminiPassthroughOptions {
   raw: Buffer;
@@ -59,29 +61,14 @@ export class GeminiPassthroughExchange implements Exchange {
       throw new GatewayError('upstream_error', { message: 'The upstream answered 200 with a body that is not JSON.' });
     }
     if (!isObject(reply)) throw new GatewayError('upstream_error', { message: 'The upstream answered 200 with a body that is not a JSON object.' });
-    const usage = usageFromGemini(reply.usageMetadata) ?? { ...emptyUsage(), inputTokens: this.#opts.promptEstimate(), outputTokens: outputTokensForChars(textChars(reply)) };
+    // A reply without usage is billed as on every route: read by its dialect's decoder, estimated.
+    const usage = usageFromGemini(reply.usageMetadata) ?? estimatedUsage(decodeGeminiReply(reply), this.#opts.promptEstimate);
     return { body: upstreamText, usage };
   }
 
   stream(): StreamRelay {
     return new GeminiPassthroughRelay(new GeminiStreamTap(), this.#opts.promptEstimate);
   }
-}
-
-/** Characters of text in a reply's candidates: what a reply without usage is billed by. */
-function textChars(reply: Record<string, unknown>): number {
-  let chars = 0;
-  if (!Array.isArray(reply.candidates)) return 0;
-  for (const c of reply.candidates) {
-    const parts: unknown = isObject(c) && isObject(c.content) ? c.content.parts : undefined;
-    if (!Array.isArray(parts)) continue;
-    for (const p of parts) {
-      if (!isObject(p)) continue;
-      if (typeof p.text === 'string') chars += p.text.length;
-      if (isObject(p.functionCall)) chars += JSON.stringify(p.functionCall).length;
-    }
-  }
-  return chars;
 }
 
 class GeminiPassthroughRelay implements StreamRelay {
