@@ -134,13 +134,25 @@ function jsonObject(text: string): Record<string, unknown> | null {
   }
 }
 
-class PassthroughRelay implements StreamRelay {
+/** What a pass-through relay reads from its dialect's stream tap (dialects/passthrough-tap.ts, gemini's). */
+export interface RelayTap {
+  readonly usage: Usage;
+  readonly sawUsage: boolean;
+  readonly finished: boolean;
+  /** Events delivered: the fallback count of output tokens. */
+  readonly deltaEvents: number;
+  push(chunk: Uint8Array): string;
+  end(): string;
+  endsWithError(): boolean;
+}
+
+export class PassthroughRelay implements StreamRelay {
   readonly encoding = 'latin1';
-  #tap: PassthroughStreamTap;
+  #tap: RelayTap;
   #dialect: Dialect;
   #promptEstimate: () => number;
 
-  constructor(opts: { tap: PassthroughStreamTap; dialect: Dialect; promptEstimate: () => number }) {
+  constructor(opts: { tap: RelayTap; dialect: Dialect; promptEstimate: () => number }) {
     this.#tap = opts.tap;
     this.#dialect = opts.dialect;
     this.#promptEstimate = opts.promptEstimate;

@@ -40,7 +40,7 @@ test('the pass-through tap forwards bytes as they are and bills the last usageMe
   for (let i = 0; i < bytes.length; i += 17) out += tap.push(bytes.subarray(i, i + 17));
   out += tap.end();
   assert.equal(Buffer.from(out, 'latin1').toString('utf8'), stream);
-  assert.equal(tap.events, 2);
+  assert.equal(tap.deltaEvents, 2);
   assert.equal(tap.finished, true);
   assert.deepEqual(tap.usage, { inputTokens: 6, outputTokens: 6, cacheReadTokens: 3, cacheWriteTokens: 0, reasoningTokens: 2 });
 });

@@ -4,7 +4,7 @@ import { GatewayError } from '../../core/errors.ts';
 import { isObject } from '../../core/json.ts';
 import { emptyUsage, type Usage } from '../../core/usage.ts';
 import type { Exchange, StreamRelay } from '../../pipeline/exchange.ts';
-import { geminiUpstreamPath } from '../gemini/passthrough-exchange.ts';
+import { geminiUpstreamPath, upstreamObject } from '../gemini/passthrough-exchange.ts';
 import { usageFromGemini } from '../gemini/usage.ts';
 import { embeddingInputs } from './validate.ts';
 
@@ -48,13 +48,8 @@ export class EmbeddingsToGeminiExchange implements Exchange {
   }
 
   json(upstreamText: string): { body: string; usage: Usage } {
-    let reply: unknown;
-    try {
-      reply = JSON.parse(upstreamText);
-    } catch {
-      throw new GatewayError('upstream_error', { message: 'The upstream answered 200 with a body that is not JSON.' });
-    }
-    const embeddings = isObject(reply) && Array.isArray(reply.embeddings) ? reply.embeddings : null;
+    const reply = upstreamObject(upstreamText);
+    const embeddings = Array.isArray(reply.embeddings) ? reply.embeddings : null;
     if (embeddings === null || embeddings.length !== this.#count) {
       throw new GatewayError('upstream_error', { message: `The upstream answered without one embedding per input (${this.#count} asked).` });
     }
@@ -64,7 +59,7 @@ export class EmbeddingsToGeminiExchange implements Exchange {
       if (values === null) throw new GatewayError('upstream_error', { message: `The upstream's embedding ${index} has no values.` });
       return { object: 'embedding', index, embedding: base64 ? float32Base64(values) : values };
     });
-    const usage = (isObject(reply) ? usageFromGemini(reply.usageMetadata) : undefined) ?? { ...emptyUsage(), inputTokens: this.#opts.promptEstimate() };
+    const usage = usageFromGemini(reply.usageMetadata) ?? { ...emptyUsage(), inputTokens: this.#opts.promptEstimate() };
     const prompt = usage.inputTokens + usage.cacheReadTokens;
     const body = JSON.stringify({ object: 'list', data, model: this.#opts.clientModel, usage: { prompt_tokens: prompt, total_tokens: prompt } });
     return { body, usage: { ...usage, outputTokens: 0 } };

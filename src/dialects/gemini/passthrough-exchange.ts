@@ -6,7 +6,7 @@ import { isObject } from '../../core/json.ts';
 import type { Usage } from '../../core/usage.ts';
 import { estimatedUsage } from '../../translate/hub/usage-estimate.ts';
 import type { Exchange, StreamRelay } from '../../pipeline/exchange.ts';
-import { renderStreamError } from '../render-error.ts';
+import { PassthroughRelay } from '../../pipeline/passthrough-exchange.ts';
 import { GeminiStreamTap } from './passthrough-tap.ts';
 import { usageFromGemini } from './usage.ts';
 import { decodeGeminiReply } from './decode-reply.ts';
@@ -28,6 +28,18 @@ export function geminiUpstreamPath(version: string, model: string, method: strin
   // A model written `models/x` (as Google's own names are) is the same model.
   const name = model.startsWith('models/') ? model.slice(7) : model;
   return `/${version}/models/${encodeURIComponent(name)}:${method}${method === 'streamGenerateContent' ? '?alt=sse' : ''}`;
+}
+
+/** A 2xx body as a JSON object; anything else is the upstream's fault (a failed attempt). */
+export function upstreamObject(text: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new GatewayError('upstream_error', { message: 'The upstream answered 200 with a body that is not JSON.' });
+  }
+  if (!isObject(value)) throw new GatewayError('upstream_error', { message: 'The upstream answered 200 with a body that is not a JSON object.' });
+  return value;
 }
 
 export class GeminiPassthroughExchange implements Exchange {
@@ -54,57 +66,14 @@ export class GeminiPassthroughExchange implements Exchange {
   }
 
   json(upstreamText: string): { body: string; usage: Usage } {
-    let reply: unknown;
-    try {
-      reply = JSON.parse(upstreamText);
-    } catch {
-      throw new GatewayError('upstream_error', { message: 'The upstream answered 200 with a body that is not JSON.' });
-    }
-    if (!isObject(reply)) throw new GatewayError('upstream_error', { message: 'The upstream answered 200 with a body that is not a JSON object.' });
+    const reply = upstreamObject(upstreamText);
     // A reply without usage is billed as on every route: read by its dialect's decoder, estimated.
     const usage = usageFromGemini(reply.usageMetadata) ?? estimatedUsage(decodeGeminiReply(reply), this.#opts.promptEstimate);
     return { body: upstreamText, usage };
   }
 
   stream(): StreamRelay {
-    return new GeminiPassthroughRelay(new GeminiStreamTap(), this.#opts.promptEstimate);
+    return new PassthroughRelay({ tap: new GeminiStreamTap(), dialect: 'gemini', promptEstimate: this.#opts.promptEstimate });
   }
 }
 
-class GeminiPassthroughRelay implements StreamRelay {
-  readonly encoding = 'latin1';
-  // An upstream's own error event is its bytes, forwarded; a stream that stops early fails in relayStream.
-  readonly failed = false;
-  #tap: GeminiStreamTap;
-  #promptEstimate: () => number;
-
-  constructor(tap: GeminiStreamTap, promptEstimate: () => number) {
-    this.#tap = tap;
-    this.#promptEstimate = promptEstimate;
-  }
-
-  get finished(): boolean {
-    return this.#tap.finished;
-  }
-
-  push(chunk: Uint8Array): string {
-    return this.#tap.push(chunk);
-  }
-
-  end(): string {
-    return this.#tap.end();
-  }
-
-  // As the other pass-through: a stream cut before its usage bills the prompt estimate and one token
-  // per delivered event.
-  usage(): Usage {
-    const u = { ...this.#tap.usage };
-    if (!this.#tap.sawUsage) u.inputTokens = this.#promptEstimate();
-    if (!this.#tap.finished || !this.#tap.sawUsage) u.outputTokens = Math.max(u.outputTokens, this.#tap.events);
-    return u;
-  }
-
-  errorEvent(err: GatewayError, requestId: string): string {
-    return this.#tap.endedWithError ? '' : renderStreamError('gemini', err, requestId);
-  }
-}

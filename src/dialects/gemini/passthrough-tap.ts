@@ -15,9 +15,9 @@ export class GeminiStreamTap {
   /** A chunk named a finishReason: the answer is whole when the body ends. */
   finished = false;
   /** `data:` events forwarded: the fallback count of output tokens for a stream cut before its usage. */
-  events = 0;
+  deltaEvents = 0;
   /** The last event was an error object (the upstream's own in-stream error). */
-  endedWithError = false;
+  #endedWithError = false;
   #carry = '';
 
   /** What to forward for a chunk, as latin1 (one character a byte); only whole lines go out. */
@@ -36,6 +36,11 @@ export class GeminiStreamTap {
     return block;
   }
 
+  /** The upstream's own error event ended what was read: the stream already ends well-formed. */
+  endsWithError(): boolean {
+    return this.#endedWithError;
+  }
+
   end(): string {
     const rest = this.#carry;
     this.#carry = '';
@@ -46,10 +51,10 @@ export class GeminiStreamTap {
   #scan(block: string): void {
     // Only at a line's start: a model's text may itself hold `data:`.
     for (let at = block.startsWith('data:') ? 0 : lineStart(block, 0); at !== -1; at = lineStart(block, at + 5)) {
-      this.events++;
+      this.deltaEvents++;
       const end = block.indexOf('\n', at);
       const line = block.slice(at + 5, end === -1 ? block.length : end);
-      this.endedWithError = line.trimStart().startsWith('{"error"');
+      this.#endedWithError = line.trimStart().startsWith('{"error"');
       if (!this.finished && line.includes('"finishReason"')) this.finished = true;
       if (line.includes('"usageMetadata"')) this.#readUsage(line);
     }
