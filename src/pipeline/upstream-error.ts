@@ -3,7 +3,8 @@
 import type { Dialect } from '../core/dialect.ts';
 import { GatewayError, type ErrorCode } from '../core/errors.ts';
 import { upstreamErrorToDialect } from '../translate/upstream-error.ts';
-import type { SecretMasker } from '../observability/mask-secrets.ts';
+import { maskKeyLike, type SecretMasker } from '../observability/mask-secrets.ts';
+import { anthropicErrorDetails } from '../dialects/anthropic-messages/error-details.ts';
 
 /** The catalogue code for the status the caller gets (the body's `type` and text come from upstream). */
 function codeFor(status: number): ErrorCode {
@@ -29,6 +30,8 @@ export function upstreamFailure(opts: { status: number; text: string; upstreamDi
     upstreamType: shaped.type,
     // The upstream's code describes the gateway's own key on a credentials failure: never the caller's.
     upstreamCode: credentials ? null : shaped.code,
+    // Same dialect, same status: the upstream's error code (Anthropic's `error.details`) reaches the caller.
+    upstreamDetails: opts.upstreamDialect === 'anthropic' && opts.clientDialect === 'anthropic' && shaped.status === opts.status ? anthropicErrorDetails(opts.text, (t) => maskKeyLike(opts.masker.mask(t))) : null,
     // A 502 made of a refused key or an upstream 404 (the operator's configuration): retrying cannot help.
     headers: shaped.status >= 500 ? { 'x-should-retry': 'false' } : undefined,
   });
