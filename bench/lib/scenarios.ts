@@ -84,7 +84,8 @@ export const LOAD_SCENARIOS: LoadScenario[] = [
     kind: 'messages-stream',
     connections: 50,
     eventsPerResponse: STREAM_EVENTS,
-    only: ['modelgate', 'bare-proxy'],
+    // claude-code-router is the peer on this route: what Claude Code users run to reach other models.
+    only: ['modelgate', 'bare-proxy', 'ccr'],
     kindFor: { 'bare-proxy': 'chat-stream' },
     quick: true,
   },

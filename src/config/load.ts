@@ -94,6 +94,7 @@ function build(raw: RawConfig, source: string): GatewayConfig {
       apis: p.apis ?? ['chat', 'embeddings'],
       apiKeys,
       headers: p.headers ?? {},
+      ...(p.anthropic_version === undefined ? {} : { anthropicVersion: p.anthropic_version }),
       mock: {
         latencyMs: p.mock?.latency_ms ?? DEFAULTS.mock.latencyMs,
         chunkDelayMs: p.mock?.chunk_delay_ms ?? DEFAULTS.mock.chunkDelayMs,

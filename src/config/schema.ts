@@ -1,6 +1,7 @@
 // The YAML configuration schema (snake_case, as operators write it) and its defaults.
 import { z } from 'zod';
 import { DEFAULT_FLUSH_ROWS } from '../accounting/usage-writer.ts';
+import { ANTHROPIC_VERSIONS } from '../dialects/anthropic-messages/version.ts';
 
 /**
  * A number, also when written as a string of digits: `${NAME}` fills settings in as strings (`port:
@@ -35,6 +36,8 @@ export const providerSchema = z.strictObject({
   api_key: z.string().optional(),
   api_keys: z.array(z.string().min(1)).optional(),
   headers: z.record(z.string(), z.string()).optional(),
+  /** kind anthropic: the anthropic-version of translated requests (pass-through sends the caller's). */
+  anthropic_version: z.enum(ANTHROPIC_VERSIONS).optional(),
   mock: z
     .strictObject({
       latency_ms: nonNegInt.optional(),

@@ -29,6 +29,8 @@ export interface ProviderConfig {
   apiKeys: string[];
   /** Extra headers sent upstream on every call. */
   headers: Record<string, string>;
+  /** kind anthropic: the anthropic-version translated requests carry (default 2023-06-01). */
+  anthropicVersion?: string;
   mock: MockOptions;
 }
 

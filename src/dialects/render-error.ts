@@ -42,11 +42,9 @@ export function renderError(dialect: Dialect, err: GatewayError, requestId: stri
     return JSON.stringify({ error: { code: err.status, message, status } });
   }
   if (dialect === 'anthropic') {
-    return JSON.stringify({
-      type: 'error',
-      error: { type: err.upstreamType ?? anthropicErrorType(err.status), message },
-      request_id: requestId,
-    });
+    const error: Record<string, unknown> = { type: err.upstreamType ?? anthropicErrorType(err.status), message };
+    if (err.upstreamDetails !== null) error.details = err.upstreamDetails;
+    return JSON.stringify({ type: 'error', error, request_id: requestId });
   }
   return JSON.stringify({
     error: { message, type: err.upstreamType ?? openaiErrorType(err.status), param: err.param, code: err.upstreamCode ?? err.code },

@@ -1,8 +1,10 @@
 // The node:http server: request id, exact routing, and dispatch to the stage handlers.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { GatewayError } from '../core/errors.ts';
+import { isObject } from '../core/json.ts';
 import { handleGeneration } from '../pipeline/generate.ts';
-import { authenticate, authenticateGemini, bearerToken, checkAnthropicVersion } from '../pipeline/authenticate.ts';
+import { authenticate, authenticateGemini, bearerToken } from '../pipeline/authenticate.ts';
+import { checkAnthropicVersion, checkVersionRules } from '../dialects/anthropic-messages/version.ts';
 import { geminiCountTokens } from '../pipeline/gemini-count.ts';
 import { geminiModelBody, geminiModelsBody } from '../pipeline/gemini-models.ts';
 import type { KeyRecord } from '../core/key-record.ts';
@@ -172,8 +174,9 @@ async function simpleAuthed(gw: Gateway, req: IncomingMessage, res: ServerRespon
       req.resume();
       return sendJson(res, { status: 200, body: await usageTokenBody(gw, key, now), requestId });
     }
-    checkAnthropicVersion(req.headers);
+    const version = checkAnthropicVersion(req.headers);
     const { text, value } = parseJsonBody(await readBody(req, gw.config.bodyLimitBytes));
+    if (isObject(value)) checkVersionRules(value, version);
     const counted = await countTokens(gw, { key, text, value, req });
     return sendJson(res, { status: 200, body: counted.body, requestId, headers: { 'x-modelgate-token-count': counted.source } });
   } catch (err) {

@@ -51,6 +51,8 @@ type AttemptResult =
   | { kind: 'client' }
   | { kind: 'shutdown' };
 
+const NOT_FORWARDED: Record<string, string> = Object.freeze({}) as Record<string, string>;
+
 /** Upstream error text kept in the caller's message: enough to act on, never a whole page. */
 const MAX_UPSTREAM_TEXT = 300;
 
@@ -109,7 +111,8 @@ async function attempt(a: { opts: ObtainAnswerOptions; step: AttemptStep; exchan
         dialect: exchange.upstreamDialect,
         body: exchange.upstreamBody(),
         path: exchange.upstreamPath,
-        forwardHeaders: opts.forwardHeaders,
+        // The caller's anthropic-version and -beta describe its own body: they go only where it passes through.
+        forwardHeaders: exchange.upstreamDialect === opts.input.dialect ? opts.forwardHeaders : NOT_FORWARDED,
         apiKey: step.apiKey,
         stop: watch,
       },

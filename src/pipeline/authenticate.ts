@@ -1,19 +1,25 @@
 // The auth stage: Bearer only (SPEC §5), x-api-key refused, disabled and expired keys refused with 401.
+// Every refusal says `x-should-retry: false`: both SDKs (and Claude Code) read it before the status, so a
+// client stops at once and shows the message instead of retrying a key that cannot work.
 import type { IncomingHttpHeaders } from 'node:http';
-import { GatewayError } from '../core/errors.ts';
+import { GatewayError, type ErrorCode } from '../core/errors.ts';
 import type { KeyRecord } from '../core/key-record.ts';
 import type { KeyCache } from '../auth/key-cache.ts';
 import { queryKey } from '../http/gemini-routes.ts';
+
+function refused(code: ErrorCode, message?: string): GatewayError {
+  return new GatewayError(code, { message, headers: { 'x-should-retry': 'false' } });
+}
 
 /** `connection` (the request's socket) lets a keep-alive client skip re-hashing the same key. */
 export function authenticate(headers: IncomingHttpHeaders, keys: KeyCache, now: number, connection?: object): KeyRecord {
   const auth = headers.authorization;
   if (auth === undefined || auth === '') {
-    if (headers['x-api-key'] !== undefined) throw new GatewayError('x_api_key_not_accepted');
-    throw new GatewayError('missing_api_key');
+    if (headers['x-api-key'] !== undefined) throw refused('x_api_key_not_accepted');
+    throw refused('missing_api_key');
   }
   const presented = bearerToken(auth);
-  if (presented === null) throw new GatewayError('missing_api_key', { message: 'The Authorization header must be `Bearer <key>`.' });
+  if (presented === null) throw refused('missing_api_key', 'The Authorization header must be `Bearer <key>`.');
   return checkedKey(presented, keys, now, connection);
 }
 
@@ -26,16 +32,16 @@ export function authenticateGemini(headers: IncomingHttpHeaders, url: string | u
   const header = headers['x-goog-api-key'];
   const presented = typeof header === 'string' && header !== '' ? header : queryKey(url);
   if (presented === null || presented === '') {
-    throw new GatewayError('missing_api_key', { message: 'Missing API key: send it as `x-goog-api-key: <key>`, `?key=<key>` or `Authorization: Bearer <key>`.' });
+    throw refused('missing_api_key', 'Missing API key: send it as `x-goog-api-key: <key>`, `?key=<key>` or `Authorization: Bearer <key>`.');
   }
   return checkedKey(presented.trim(), keys, now, connection);
 }
 
 function checkedKey(presented: string, keys: KeyCache, now: number, connection: object | undefined): KeyRecord {
   const key = presented ? keys.lookup(presented, connection) : null;
-  if (!key) throw new GatewayError('invalid_api_key');
-  if (key.disabled) throw new GatewayError('key_disabled');
-  if (key.expiresAt !== null && key.expiresAt <= now) throw new GatewayError('key_expired');
+  if (!key) throw refused('invalid_api_key');
+  if (key.disabled) throw refused('key_disabled');
+  if (key.expiresAt !== null && key.expiresAt <= now) throw refused('key_expired');
   return key;
 }
 
@@ -43,11 +49,4 @@ function checkedKey(presented: string, keys: KeyCache, now: number, connection: 
 export function bearerToken(header: string | undefined): string | null {
   if (header === undefined || header.length < 8 || header.slice(0, 7).toLowerCase() !== 'bearer ') return null;
   return header.slice(7).trim();
-}
-
-/** SPEC §9 / DESIGN.md: /v1/messages requires anthropic-version 2023-06-01 or 2026-10-21 (SDK 1.x). */
-export function checkAnthropicVersion(headers: IncomingHttpHeaders): void {
-  const v = headers['anthropic-version'];
-  if (v === undefined || v === '') throw new GatewayError('missing_version_header');
-  if (v !== '2023-06-01' && v !== '2026-10-21') throw new GatewayError('unsupported_version', { message: `Unsupported anthropic-version "${String(v)}"; the supported values are 2023-06-01 and 2026-10-21.` });
 }

@@ -13,7 +13,8 @@ import { validateGeminiRequest } from '../dialects/gemini/validate.ts';
 import type { RequestFacts } from '../dialects/request-facts.ts';
 import { queryAlt, type GeminiCall } from '../http/gemini-routes.ts';
 import { sendError } from '../http/respond.ts';
-import { authenticate, authenticateGemini, checkAnthropicVersion } from './authenticate.ts';
+import { authenticate, authenticateGemini } from './authenticate.ts';
+import { checkAnthropicVersion, type AnthropicVersion } from '../dialects/anthropic-messages/version.ts';
 import { resolveModel } from './resolve-model.ts';
 import { obtainAnswer, type Answer } from './attempts.ts';
 import type { Gateway } from './gateway.ts';
@@ -112,10 +113,10 @@ async function serve(gw: Gateway, req: IncomingMessage, res: ServerResponse, fli
   const { embedding, gemini } = flight.endpoint;
   const key = gemini === undefined ? authenticate(req.headers, gw.keys, state.startedWall, req.socket) : authenticateGemini(req.headers, req.url, gw.keys, state.startedWall, req.socket);
   state.key = key;
-  if (state.dialect === 'anthropic') checkAnthropicVersion(req.headers);
+  const version = state.dialect === 'anthropic' ? checkAnthropicVersion(req.headers) : null;
   const raw = await readBody(req, gw.config.bodyLimitBytes);
   const { text, value } = parseJsonBody(raw);
-  const facts = validated(value, flight.endpoint, req.url);
+  const facts = validated(value, { endpoint: flight.endpoint, url: req.url, version });
   state.model = facts.model;
   state.stream = facts.stream;
   const model = resolveModel(gw.catalog, key, facts.model, state.dialect, embedding === true ? 'embedding' : 'chat');
@@ -145,7 +146,8 @@ async function serve(gw: Gateway, req: IncomingMessage, res: ServerResponse, fli
 }
 
 /** The request's facts, by endpoint: chat, messages, embeddings or Gemini's generateContent. */
-function validated(value: unknown, endpoint: GenerationEndpoint, url: string | undefined): RequestFacts {
+function validated(value: unknown, at: { endpoint: GenerationEndpoint; url: string | undefined; version: AnthropicVersion | null }): RequestFacts {
+  const { endpoint, url, version } = at;
   if (endpoint.embedding === true) return validateEmbeddingsRequest(value);
   const { gemini } = endpoint;
   if (gemini !== undefined) {
@@ -154,7 +156,7 @@ function validated(value: unknown, endpoint: GenerationEndpoint, url: string | u
     if (stream && queryAlt(url) !== 'sse') throw new GatewayError('invalid_request', { message: 'streamGenerateContent is served as server-sent events: add ?alt=sse to the URL.', param: 'alt' });
     return validateGeminiRequest(value, { model: gemini.model ?? '', stream });
   }
-  return endpoint.dialect === 'openai' ? validateChatRequest(value) : validateMessagesRequest(value);
+  return version === null ? validateChatRequest(value) : validateMessagesRequest(value, version);
 }
 
 const NO_FORWARDED: Record<string, string> = Object.freeze({}) as Record<string, string>;

@@ -7,7 +7,8 @@ import { shapeMessagesError } from '../dialects/anthropic-messages/errors.ts';
 import { shapeGeminiError } from '../dialects/gemini/errors.ts';
 import { readUpstreamError, type DialectError } from '../translate/hub/upstream-error.ts';
 import type { HubDialect } from '../translate/hub/form.ts';
-import type { SecretMasker } from '../observability/mask-secrets.ts';
+import { maskKeyLike, type SecretMasker } from '../observability/mask-secrets.ts';
+import { anthropicErrorDetails } from '../dialects/anthropic-messages/error-details.ts';
 
 /** The catalogue code for the status the caller gets (the body's `type` and text come from upstream). */
 function codeFor(status: number): ErrorCode {
@@ -49,6 +50,8 @@ export function upstreamFailure(opts: { status: number; text: string; upstreamDi
     upstreamType: shaped.type,
     // The upstream's code describes the gateway's own key on a credentials failure: never the caller's.
     upstreamCode: credentials ? null : shaped.code,
+    // Same dialect, same status: the upstream's error code (Anthropic's `error.details`) reaches the caller.
+    upstreamDetails: opts.upstreamDialect === 'anthropic' && opts.clientDialect === 'anthropic' && shaped.status === opts.status ? anthropicErrorDetails(opts.text, (t) => maskKeyLike(opts.masker.mask(t))) : null,
     // A 502 made of a refused key or an upstream 404 (the operator's configuration): retrying cannot help.
     headers: shaped.status >= 500 ? { 'x-should-retry': 'false' } : undefined,
   });

@@ -4,6 +4,7 @@ import { Pool, type Dispatcher } from 'undici';
 import type { ProviderConfig } from '../core/config-types.ts';
 import type { StopLink, UpstreamCall, UpstreamResponse } from './upstream-types.ts';
 import { ChunkFeed, type FeedSource } from './upstream-body.ts';
+import { DEFAULT_UPSTREAM_VERSION } from '../dialects/anthropic-messages/version.ts';
 
 const pools = new Map<string, Pool>();
 
@@ -76,7 +77,8 @@ function buildHeaders(p: ProviderConfig, call: UpstreamCall): Record<string, str
   if (p.kind === 'gemini') {
     if (key) headers['x-goog-api-key'] = key;
   } else if (p.kind === 'anthropic') {
-    headers['anthropic-version'] = call.forwardHeaders['anthropic-version'] ?? '2023-06-01';
+    // Pass-through carries the caller's version; a translated request the one the provider names.
+    headers['anthropic-version'] = call.forwardHeaders['anthropic-version'] ?? p.anthropicVersion ?? DEFAULT_UPSTREAM_VERSION;
     const beta = call.forwardHeaders['anthropic-beta'];
     if (beta) headers['anthropic-beta'] = beta;
     if (key) headers['x-api-key'] = key;

@@ -10,6 +10,11 @@ export interface MockUpstreamOptions {
   replyText?: string | ((req: RecordedRequest) => string);
   /** Text sent before a tool call (Anthropic: its own text block). Default none. */
   toolPreambleText?: string;
+  /**
+   * Call only the tool of this name, when the request offers it (else answer with text); default the first
+   * tool offered (or the one `tool_choice` names). For agents that send dozens of tools.
+   */
+  toolName?: string;
   /** Tool input the mock answers with; default built from the first tool's JSON schema. */
   toolArguments?: Record<string, unknown>;
   /** Content (or tool-argument) deltas per streamed reply; fewer when the text is shorter. Default 3. */
