@@ -44,7 +44,7 @@ export function parseConfigText(text: string, opts: { source: string; env?: Node
   const substituted = substituteEnv(doc, env, source, '');
   const parsed = configSchema.safeParse(substituted);
   if (!parsed.success) throw new ConfigError(formatIssues(source, parsed.error.issues));
-  return build(parsed.data, source);
+  return build(parsed.data, source, env);
 }
 
 // `${NAME}` and `${NAME:-default}` inside string values; a missing variable without default is an error,
@@ -78,7 +78,7 @@ function formatPath(path: PropertyKey[]): string {
   return out || '(root)';
 }
 
-function build(raw: RawConfig, source: string): GatewayConfig {
+function build(raw: RawConfig, source: string, env: NodeJS.ProcessEnv): GatewayConfig {
   const fail = (path: string, msg: string): never => {
     throw new ConfigError(`config error in ${source}:\n  at ${path}: ${msg}`);
   };
@@ -151,6 +151,7 @@ function build(raw: RawConfig, source: string): GatewayConfig {
     redisPrefix: raw.redis_prefix ?? null,
     instanceId: raw.instance_id ?? null,
     metricsToken: raw.metrics_token || null,
+    adminToken: adminToken(raw.admin_token, env),
     breaker: {
       failures: raw.circuit_breaker?.failures,
       minCalls: raw.circuit_breaker?.min_calls,
@@ -159,6 +160,14 @@ function build(raw: RawConfig, source: string): GatewayConfig {
     providers: [...providers.values()],
     models,
   };
+}
+
+/** `admin_token:` first, else MODELGATE_ADMIN_TOKEN; a token must be long enough not to be guessed. */
+function adminToken(fromFile: string | undefined, env: NodeJS.ProcessEnv): string | null {
+  const token = fromFile || env.MODELGATE_ADMIN_TOKEN || '';
+  if (token === '') return null;
+  if (token.length < 16) throw new ConfigError('config error: admin_token (or MODELGATE_ADMIN_TOKEN) must be at least 16 characters');
+  return token;
 }
 
 function timeouts(raw: RawConfig['timeouts'], base: Timeouts): Timeouts {

@@ -78,6 +78,8 @@ export const configSchema = z.strictObject({
   instance_id: z.string().min(1).optional(),
   // Empty = no token, so `${METRICS_TOKEN:-}` can leave it off.
   metrics_token: z.string().optional(),
+  // The admin API and dashboard's token; empty = off, like metrics_token.
+  admin_token: z.string().optional(),
   circuit_breaker: z
     .strictObject({ failures: positiveInt.optional(), min_calls: positiveInt.optional(), cooldown_ms: positiveInt.optional() })
     .optional(),

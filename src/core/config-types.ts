@@ -95,6 +95,8 @@ export interface GatewayConfig {
   instanceId: string | null;
   /** The token `GET /metrics` requires as `Authorization: Bearer …`; null = open to whoever reaches the port. */
   metricsToken: string | null;
+  /** The token `/admin/` and `/ui/` require as `Authorization: Bearer …`; null = both are off (404). */
+  adminToken: string | null;
   /** Circuit-breaker thresholds; unset fields take the breaker's defaults (src/routing/plan.ts). */
   breaker: { failures?: number; minCalls?: number; cooldownMs?: number };
   providers: ProviderConfig[];

@@ -19,6 +19,8 @@ export const ERROR_CODES = {
   not_found: { status: 404, message: 'Not found.' },
   model_not_found: { status: 404, message: 'The model does not exist.' },
   method_not_allowed: { status: 405, message: 'Method not allowed.' },
+  // Admin API only: a key name another key has, or a name two old keys share.
+  conflict: { status: 409, message: 'The request conflicts with the current state.' },
   body_too_large: { status: 413, message: 'The request body is too large.' },
   unsupported_media_type: { status: 415, message: 'The request body is in an encoding the gateway does not read.' },
   // Node has answered these itself (408, 400) and closed the socket: they appear in usage rows only.

@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { GatewayError } from '../core/errors.ts';
 import { isObject } from '../core/json.ts';
 import { handleGeneration } from '../pipeline/generate.ts';
-import { authenticate, authenticateGemini, bearerToken } from '../pipeline/authenticate.ts';
+import { authenticateFresh, authenticateGeminiFresh, bearerToken } from '../pipeline/authenticate.ts';
 import { checkAnthropicVersion, checkVersionRules } from '../dialects/anthropic-messages/version.ts';
 import { geminiCountTokens } from '../pipeline/gemini-count.ts';
 import { geminiModelBody, geminiModelsBody } from '../pipeline/gemini-models.ts';
@@ -18,6 +18,8 @@ import { answeredOrGone, markAnsweredByNode, readBody, parseJsonBody } from './b
 import { sendError, sendJson } from './respond.ts';
 import { newRequestId } from './request-id.ts';
 import { callerDialect, dialectForPath, findRoute, modelIdOf, pathOf, type Route } from './routes.ts';
+import { createAdminApi } from '../admin/api/admin-api.ts';
+import { createUiHandler } from '../admin/ui-files.ts';
 
 const rawResponse = (status: string): string => `HTTP/1.1 ${status}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`;
 const CLIENT_ERROR_RESPONSES: Readonly<Record<string, string>> = {
@@ -32,6 +34,9 @@ export function createGatewayServer(gw: Gateway): Server {
   // Node checks its connections every connectionsCheckingInterval, so that follows a short timeout.
   const requestTimeout = gw.config.clientRequestTimeoutMs;
   const metricsTokenHash = gw.config.metricsToken === null ? null : hashKey(gw.config.metricsToken);
+  // Both null without admin_token: their paths then fall through to the 404 below.
+  const admin = createAdminApi(gw);
+  const ui = createUiHandler({ enabled: admin !== null });
   const server = createServer({
     keepAliveTimeout: 65_000,
     requestTimeout,
@@ -45,6 +50,10 @@ export function createGatewayServer(gw: Gateway): Server {
       req.resume();
       sendError(res, { dialect: 'gemini', error: new GatewayError('not_found', { message: `No route for ${req.method} ${path}. The gateway serves Gemini's models/{model}:generateContent, :streamGenerateContent and :countTokens, and GET models.` }), requestId });
       return;
+    }
+    if (!route && admin !== null && ui !== null) {
+      if (path.startsWith('/admin/')) return admin(req, res, path, requestId);
+      if (path === '/ui' || path.startsWith('/ui/')) return ui(req, res, path);
     }
     if (!route) {
       req.resume();
@@ -156,7 +165,8 @@ function geminiListing(route: Route | undefined, req: IncomingMessage): Route | 
 async function simpleAuthed(gw: Gateway, req: IncomingMessage, res: ServerResponse, route: Route, requestId: string): Promise<void> {
   try {
     const now = Date.now();
-    const key = route.dialect === 'gemini' ? authenticateGemini(req.headers, req.url, gw.keys, now, req.socket) : authenticate(req.headers, gw.keys, now, req.socket);
+    let key = route.dialect === 'gemini' ? authenticateGeminiFresh(req.headers, req.url, gw.keys, now, req.socket) : authenticateFresh(req.headers, gw.keys, now, req.socket);
+    if (key instanceof Promise) key = await key;
     if (route.dialect === 'gemini') return await geminiAuthed(gw, req, res, { key, route, requestId });
     if (route.name === 'models') {
       req.resume();

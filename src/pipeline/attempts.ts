@@ -139,7 +139,7 @@ async function attempt(a: { opts: ObtainAnswerOptions; step: AttemptStep; exchan
         return { kind: 'failed', outcome: { kind: 'retryable', malformed: true }, detail: 'empty 2xx stream' };
       }
       watch.chunk();
-      const answer: Answer = { exchange, deployment: step.deployment, body: response.body, json: null, watch, streamFailed: () => opts.gw.breaker.onFailure(step.deployment.id) };
+      const answer: Answer = { exchange, deployment: step.deployment, body: response.body, json: null, watch, streamFailed: () => opts.gw.breaker.onFailure(step.deployment.id, 'stream failed') };
       return { kind: 'answer', answer };
     }
     // The first-byte/deadline clock stays armed until the whole body is in: a body that stalls halfway

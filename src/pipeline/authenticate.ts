@@ -45,6 +45,29 @@ function checkedKey(presented: string, keys: KeyCache, now: number, connection: 
   return key;
 }
 
+/**
+ * `authenticate`, and for a key this replica does not know one fresh look at the store first (a promise
+ * then; a known key is answered at once): a key made a moment ago on another replica sharing the store
+ * (its admin API, the CLI) works on the very next request here too, not after the next poll.
+ */
+export function authenticateFresh(headers: IncomingHttpHeaders, keys: KeyCache, now: number, connection?: object): KeyRecord | Promise<KeyRecord> {
+  return freshly(keys, () => authenticate(headers, keys, now, connection));
+}
+
+/** `authenticateGemini` with the same fresh look at the store for a key this replica does not know. */
+export function authenticateGeminiFresh(headers: IncomingHttpHeaders, url: string | undefined, keys: KeyCache, now: number, connection?: object): KeyRecord | Promise<KeyRecord> {
+  return freshly(keys, () => authenticateGemini(headers, url, keys, now, connection));
+}
+
+function freshly(keys: KeyCache, check: () => KeyRecord): KeyRecord | Promise<KeyRecord> {
+  try {
+    return check();
+  } catch (refusal) {
+    if (!(refusal instanceof GatewayError) || refusal.code !== 'invalid_api_key') throw refusal;
+    return keys.refreshNow().then(check, () => Promise.reject(refusal));
+  }
+}
+
 /** What follows `Bearer ` (RFC 7235: the scheme is case-insensitive), or null for any other header. */
 export function bearerToken(header: string | undefined): string | null {
   if (header === undefined || header.length < 8 || header.slice(0, 7).toLowerCase() !== 'bearer ') return null;

@@ -13,7 +13,7 @@ import { validateGeminiRequest } from '../dialects/gemini/validate.ts';
 import type { RequestFacts } from '../dialects/request-facts.ts';
 import { queryAlt, type GeminiCall } from '../http/gemini-routes.ts';
 import { sendError } from '../http/respond.ts';
-import { authenticate, authenticateGemini } from './authenticate.ts';
+import { authenticateFresh, authenticateGeminiFresh } from './authenticate.ts';
 import { checkAnthropicVersion, type AnthropicVersion } from '../dialects/anthropic-messages/version.ts';
 import { resolveModel } from './resolve-model.ts';
 import { obtainAnswer, type Answer } from './attempts.ts';
@@ -111,7 +111,8 @@ function toGatewayError(err: unknown, gw: Gateway): GatewayError {
 async function serve(gw: Gateway, req: IncomingMessage, res: ServerResponse, flight: Flight, client: ResponseClientLink): Promise<void> {
   const { state } = flight;
   const { embedding, gemini } = flight.endpoint;
-  const key = gemini === undefined ? authenticate(req.headers, gw.keys, state.startedWall, req.socket) : authenticateGemini(req.headers, req.url, gw.keys, state.startedWall, req.socket);
+  let key = gemini === undefined ? authenticateFresh(req.headers, gw.keys, state.startedWall, req.socket) : authenticateGeminiFresh(req.headers, req.url, gw.keys, state.startedWall, req.socket);
+  if (key instanceof Promise) key = await key;
   state.key = key;
   const version = state.dialect === 'anthropic' ? checkAnthropicVersion(req.headers) : null;
   const raw = await readBody(req, gw.config.bodyLimitBytes);

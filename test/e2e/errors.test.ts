@@ -298,7 +298,9 @@ test('keys made, disabled, enabled, expired and deleted with the CLI take effect
   const t0 = Date.now();
   while ((await ok()) !== 401) assert.ok(Date.now() - t0 < 1000, 'disable took effect within one second');
   await fx.gw.cli(['keys', 'enable', id]);
-  while ((await ok()) !== 200) assert.ok(Date.now() - t0 < 3000);
+  // Timed from the CLI's return, as the other two: its start-up on a loaded machine is not the server's doing.
+  const tEnabled = Date.now();
+  while ((await ok()) !== 200) assert.ok(Date.now() - tEnabled < 1000, 'enable took effect within one second');
   await fx.gw.cli(['keys', 'update', id, '--expires', '2000-01-01T00:00:00Z']);
   const t1 = Date.now();
   let r = await call(fx, { path: '/v1/chat/completions', body: chat('gpt-mock'), auth: key });

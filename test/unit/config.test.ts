@@ -88,6 +88,15 @@ test('metrics_token: set from the environment, or left empty for an open /metric
   assert.throws(() => parseConfigText(base + 'metrics_token: 42\n', { source: 'x', env }), /at metrics_token/);
 });
 
+test('admin_token: from the file, else MODELGATE_ADMIN_TOKEN; off when neither; a short token is refused', () => {
+  const env = { K: 'k' };
+  assert.equal(parseConfigText(base, { source: 'x', env }).adminToken, null);
+  assert.equal(parseConfigText(base + 'admin_token: "file-token-0123456789"\n', { source: 'x', env: { ...env, MODELGATE_ADMIN_TOKEN: 'env-token-0123456789' } }).adminToken, 'file-token-0123456789');
+  assert.equal(parseConfigText(base, { source: 'x', env: { ...env, MODELGATE_ADMIN_TOKEN: 'env-token-0123456789' } }).adminToken, 'env-token-0123456789');
+  assert.equal(parseConfigText(base + 'admin_token: ""\n', { source: 'x', env: { ...env, MODELGATE_ADMIN_TOKEN: '' } }).adminToken, null);
+  assert.throws(() => parseConfigText(base + 'admin_token: "short"\n', { source: 'x', env }), /at least 16 characters/);
+});
+
 test('numeric settings filled from the environment are numbers; what is not a number is still an error', () => {
   const env = { K: 'k', PORT: '9090', PRICE: '0.15', FLUSH: '' };
   const c = parseConfigText(
