@@ -144,7 +144,7 @@ test('an upstream that refuses mid-conversation system items: its type, error co
   });
 });
 
-test('mid-conversation system items to an OpenAI-style upstream: a system message at the same position', { todo: 'needs the hub: the translator to chat completions refuses mid-conversation system items' }, async () => {
+test('mid-conversation system items to an OpenAI-style upstream: a system message at the same position', async () => {
   const r = await call(fx, { path: MESSAGES, body: msgs({ model: 'claude-via-openai', messages: WITH_SYSTEM }), headers: V2, auth: allModels });
   assert.equal(r.status, 200, r.text);
   const sent = fx.up.requests.at(-1)!.json as { messages: { role: string; content: unknown }[] };

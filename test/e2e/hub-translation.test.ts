@@ -84,3 +84,15 @@ test('pass-through to an Anthropic-style upstream that refuses temperature and t
   assert.equal(sent.top_k, undefined);
   assert.equal(sent.top_p, 0.9);
 });
+
+test('messages → OpenAI-style upstream: a mid-conversation system message arrives as a system message at its position', async () => {
+  const res = await post(
+    '/v1/messages',
+    { model: 'claude-via-o3', max_tokens: 50, messages: [{ role: 'user', content: 'Hi' }, { role: 'system', content: 'Be brief.' }, { role: 'assistant', content: 'Hello' }, { role: 'user', content: 'Go' }] },
+    { 'anthropic-version': '2023-06-01' },
+  );
+  assert.equal(res.status, 200);
+  const sent = up.requests.at(-1)!.json as { messages: Array<{ role: string; content: unknown }> };
+  assert.deepEqual(sent.messages.map((m) => m.role), ['user', 'system', 'assistant', 'user']);
+  assert.equal(sent.messages[1].content, 'Be brief.');
+});
