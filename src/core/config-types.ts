@@ -1,5 +1,5 @@
 // The validated, defaulted configuration the rest of the gateway reads (the YAML schema lives in config/).
-import type { ModelMode, ProviderApi, ProviderKind } from './dialect.ts';
+import type { ModelMode, ProviderKind } from './dialect.ts';
 
 export interface Price {
   /** USD per million tokens. */
@@ -23,16 +23,18 @@ export interface ProviderConfig {
   kind: ProviderKind;
   /** For openai kinds including `/v1` (like the SDK's baseURL); for anthropic and gemini kinds the API origin, without it. */
   baseUrl: string;
-  /** Endpoints an openai-kind provider serves natively (default chat and embeddings). */
-  apis: ProviderApi[];
   /** Credentials used in turn; empty for mock. */
   apiKeys: string[];
   /** Extra headers sent upstream on every call. */
   headers: Record<string, string>;
+  /** The OpenAI endpoints a kind openai upstream serves natively (`responses` makes /v1/responses pass through); absent = chat and embeddings. */
+  apis?: readonly ProviderApi[];
   /** kind anthropic: the anthropic-version translated requests carry (default 2023-06-01). */
   anthropicVersion?: string;
   mock: MockOptions;
 }
+
+export type ProviderApi = 'chat' | 'responses' | 'embeddings';
 
 export interface Timeouts {
   connectMs: number;
@@ -88,6 +90,8 @@ export interface GatewayConfig {
   usageFlushRows: number;
   /** max_tokens used for budget reservation and translation when a chat request names none. */
   defaultMaxTokens: number;
+  /** How long stored Responses API responses are kept, ms. */
+  responsesRetentionMs: number;
   redisUrl: string | null;
   /** Key prefix of the shared admission state in Redis (default `mg:`). */
   redisPrefix: string | null;

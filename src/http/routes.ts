@@ -4,11 +4,14 @@ import { geminiCallOf } from './gemini-routes.ts';
 
 export type RouteName =
   | 'chat' | 'messages' | 'count_tokens' | 'models' | 'model' | 'usage_token' | 'healthz' | 'metrics' | 'embeddings'
+  | 'responses' | 'responses_input_tokens' | 'response'
   | 'gemini_generate' | 'gemini_count' | 'gemini_models' | 'gemini_model' | 'gemini_unknown';
 
 export interface Route {
   name: RouteName;
   method: string;
+  /** Further methods the path answers (GET and DELETE /v1/responses/{id}). */
+  alsoMethod?: string;
   dialect: Dialect;
 }
 
@@ -16,6 +19,8 @@ const ROUTES = new Map<string, Route>([
   ['/v1/chat/completions', { name: 'chat', method: 'POST', dialect: 'openai' }],
   ['/v1/messages', { name: 'messages', method: 'POST', dialect: 'anthropic' }],
   ['/v1/messages/count_tokens', { name: 'count_tokens', method: 'POST', dialect: 'anthropic' }],
+  ['/v1/responses', { name: 'responses', method: 'POST', dialect: 'responses' }],
+  ['/v1/responses/input_tokens', { name: 'responses_input_tokens', method: 'POST', dialect: 'responses' }],
   ['/v1/models', { name: 'models', method: 'GET', dialect: 'openai' }],
   ['/v1/embeddings', { name: 'embeddings', method: 'POST', dialect: 'openai' }],
   ['/api/usage/token', { name: 'usage_token', method: 'GET', dialect: 'openai' }],
@@ -51,6 +56,9 @@ const GEMINI_ROUTES = {
   model: { name: 'gemini_model', method: 'GET', dialect: 'gemini' },
   unknown: { name: 'gemini_unknown', method: 'POST', dialect: 'gemini' },
 } as const satisfies Record<string, Route>;
+const RESPONSE_PREFIX = '/v1/responses/';
+/** GET and DELETE /v1/responses/{id}: a stored response (the SDK's `responses.retrieve` and `delete`). */
+const RESPONSE_ROUTE: Route = { name: 'response', method: 'GET', alsoMethod: 'DELETE', dialect: 'responses' };
 
 export function findRoute(path: string): Route | undefined {
   const exact = ROUTES.get(path);
@@ -63,7 +71,18 @@ export function findRoute(path: string): Route | undefined {
     if (gemini.method === '') return GEMINI_ROUTES.unknown;
     return gemini.model === null ? GEMINI_ROUTES.models : GEMINI_ROUTES.model;
   }
-  return path.length > MODELS_PREFIX.length && path.startsWith(MODELS_PREFIX) ? MODEL_ROUTE : undefined;
+  if (path.length > MODELS_PREFIX.length && path.startsWith(MODELS_PREFIX)) return MODEL_ROUTE;
+  if (path.length > RESPONSE_PREFIX.length && path.startsWith(RESPONSE_PREFIX) && path.indexOf('/', RESPONSE_PREFIX.length) === -1) return RESPONSE_ROUTE;
+  return undefined;
+}
+
+/** The response id of a `/v1/responses/{id}` path, or null. */
+export function responseIdOf(path: string): string | null {
+  try {
+    return decodeURIComponent(path.slice(RESPONSE_PREFIX.length));
+  } catch {
+    return null;
+  }
 }
 
 /** The model id of a `/v1/models/{id}` path (SDKs percent-encode it; a name may hold a `/`), or null. */

@@ -8,12 +8,14 @@ import type { Exchange } from './exchange.ts';
 import type { ExchangeInput } from './exchange-for.ts';
 import { PassthroughExchange } from './passthrough-exchange.ts';
 
+const DEFAULT_APIS = ['chat', 'embeddings'];
+
 export function embeddingsExchangeFor(input: ExchangeInput, deployment: DeploymentConfig): Exchange {
   const p = deployment.provider;
   if (p.kind === 'gemini') {
     return new EmbeddingsToGeminiExchange({ parsed: input.parsed, clientModel: input.facts.model, upstreamModel: deployment.model, promptEstimate: input.promptEstimate });
   }
-  if (p.kind === 'mock' || (p.kind === 'openai' && p.apis.includes('embeddings'))) {
+  if (p.kind === 'mock' || (p.kind === 'openai' && (p.apis ?? DEFAULT_APIS).includes('embeddings'))) {
     return new PassthroughExchange({
       dialect: 'openai',
       raw: input.raw,

@@ -37,7 +37,7 @@ export function exchangeFor(input: ExchangeInput, deployment: DeploymentConfig):
   // Gemini names its model in the path: its pass-through is its own.
   const gemini = geminiPassthroughFor(input, deployment);
   if (gemini !== null) return gemini;
-  const route = routeFor(input.dialect, deployment.provider.kind);
+  const route = routeFor(input.dialect, deployment.provider.kind, deployment.provider.apis);
   if (route.kind === 'passthrough') {
     return new PassthroughExchange({
       dialect: input.dialect,

@@ -5,6 +5,7 @@ import { GatewayError } from '../core/errors.ts';
 import type { Usage } from '../core/usage.ts';
 import { patchFirstModel, patchModelBytes } from '../dialects/json-model-patch.ts';
 import { PassthroughStreamTap, type TextMasker } from '../dialects/passthrough-tap.ts';
+import { ResponsesStreamTap } from '../dialects/openai-responses/passthrough-tap.ts';
 import { renderStreamError } from '../dialects/render-error.ts';
 import { isObject } from '../core/json.ts';
 import type { RequestFacts } from '../dialects/request-facts.ts';
@@ -56,10 +57,11 @@ export class PassthroughExchange implements Exchange {
     this.#upstreamModel = opts.upstreamModel;
     this.#promptEstimate = opts.promptEstimate;
     this.#masker = opts.masker;
-    // Messages always name max_tokens; only chat requests can come without a limit. The field every
-    // OpenAI model accepts (reasoning models refuse max_tokens) unless the deployment says otherwise.
-    const cap = opts.dialect === 'openai' ? (opts.outputCap ?? null) : null;
-    this.#outputCap = cap === null ? null : { field: opts.maxTokensField ?? 'max_completion_tokens', tokens: cap };
+    // Messages always name max_tokens; only chat and Responses requests can come without a limit. On chat
+    // the field every OpenAI model accepts (reasoning models refuse max_tokens) unless the deployment says otherwise.
+    const cap = opts.dialect !== 'anthropic' ? (opts.outputCap ?? null) : null;
+    const field = opts.dialect === 'responses' ? 'max_output_tokens' : (opts.maxTokensField ?? 'max_completion_tokens');
+    this.#outputCap = cap === null ? null : { field, tokens: cap };
     const adjusted: string[] = [];
     if (this.#outputCap !== null) {
       adjusted.push(`${this.#outputCap.field} set to ${cap}: the key's limits reserve that much output for a request that names no limit`);
@@ -111,6 +113,10 @@ export class PassthroughExchange implements Exchange {
   }
 
   stream(): StreamRelay {
+    if (this.upstreamDialect === 'responses') {
+      const tap = new ResponsesStreamTap({ clientModel: this.#facts.model, upstreamModel: this.#upstreamModel, masker: this.#masker });
+      return new PassthroughRelay({ tap, dialect: 'responses', promptEstimate: this.#promptEstimate });
+    }
     return new PassthroughRelay({
       tap: new PassthroughStreamTap({
         dialect: this.upstreamDialect,
@@ -134,25 +140,16 @@ function jsonObject(text: string): Record<string, unknown> | null {
   }
 }
 
-/** What a pass-through relay reads from its dialect's stream tap (dialects/passthrough-tap.ts, gemini's). */
-export interface RelayTap {
-  readonly usage: Usage;
-  readonly sawUsage: boolean;
-  readonly finished: boolean;
-  /** Events delivered: the fallback count of output tokens. */
-  readonly deltaEvents: number;
-  push(chunk: Uint8Array): string;
-  end(): string;
-  endsWithError(): boolean;
-}
+/** What the relay needs of a dialect's stream tap (dialects/passthrough-tap.ts, Gemini's). */
+type StreamTap = Pick<PassthroughStreamTap, 'usage' | 'sawUsage' | 'finished' | 'deltaEvents' | 'push' | 'end' | 'endsWithError'>;
 
 export class PassthroughRelay implements StreamRelay {
   readonly encoding = 'latin1';
-  #tap: RelayTap;
+  #tap: StreamTap;
   #dialect: Dialect;
   #promptEstimate: () => number;
 
-  constructor(opts: { tap: RelayTap; dialect: Dialect; promptEstimate: () => number }) {
+  constructor(opts: { tap: StreamTap; dialect: Dialect; promptEstimate: () => number }) {
     this.#tap = opts.tap;
     this.#dialect = opts.dialect;
     this.#promptEstimate = opts.promptEstimate;
@@ -187,6 +184,11 @@ export class PassthroughRelay implements StreamRelay {
 
   errorEvent(err: GatewayError, requestId: string): string {
     // The upstream's own error event, just forwarded, already ends the stream well-formed: one is enough.
-    return this.#tap.endsWithError() ? '' : renderStreamError(this.#dialect, err, requestId);
+    if (this.#tap.endsWithError()) return '';
+    return renderStreamError(this.#dialect, err, requestId, this.#tap instanceof ResponsesStreamTap ? this.#tap.events : 0);
+  }
+
+  finalResponse(): string | null {
+    return this.#tap instanceof ResponsesStreamTap ? this.#tap.finalResponse : null;
   }
 }

@@ -19,7 +19,7 @@ function codeFor(status: number): ErrorCode {
   return 'upstream_error';
 }
 
-const HUB_DIALECT: Readonly<Record<Dialect, HubDialect>> = { openai: 'chat', anthropic: 'messages', gemini: 'gemini' };
+const HUB_DIALECT: Readonly<Record<Dialect, HubDialect>> = { openai: 'chat', anthropic: 'messages', responses: 'responses', gemini: 'gemini' };
 
 export interface UpstreamErrorOptions {
   upstreamKind: Dialect;
@@ -33,6 +33,7 @@ export interface UpstreamErrorOptions {
 export function upstreamErrorToDialect(opts: UpstreamErrorOptions): DialectError {
   const err = readUpstreamError(HUB_DIALECT[opts.upstreamKind], opts.status, opts.bodyText);
   if (opts.clientDialect === 'gemini') return shapeGeminiError(err);
+  // Chat and Responses callers share OpenAI's error shape.
   return opts.clientDialect === 'anthropic' ? shapeMessagesError(err) : shapeChatError(err);
 }
 

@@ -36,6 +36,8 @@ interface Target {
   path: string;
   /** The base URL's own path, before an endpoint's (`call.path`). */
   prefix: string;
+  /** kind openai: where Responses API requests go (`apis: [responses]`). */
+  responsesPath: string;
   /** The pool last used from this target and its connect timeout: the per-request lookup is two reads. */
   pool: Pool | null;
   poolTimeout: number;
@@ -50,7 +52,7 @@ function targetFor(p: ProviderConfig): Target {
     const prefix = url.pathname.replace(/\/+$/, '');
     // openai kind: base_url already ends in /v1 (like the SDK's baseURL); anthropic kind: it does not.
     const path = p.kind === 'anthropic' ? `${prefix}/v1/messages` : `${prefix}/chat/completions`;
-    t = { origin: url.origin, path, prefix, pool: null, poolTimeout: -1 };
+    t = { origin: url.origin, path, prefix, responsesPath: `${prefix}/responses`, pool: null, poolTimeout: -1 };
     targets.set(p.name, t);
   }
   return t;
@@ -102,7 +104,7 @@ export function callHttpProvider(call: UpstreamCall, connectTimeoutMs: number): 
     pool.dispatch(
       {
         method: 'POST',
-        path: call.path === undefined ? t.path : t.prefix + call.path,
+        path: call.path !== undefined ? t.prefix + call.path : call.dialect === 'responses' ? t.responsesPath : t.path,
         headers: upstreamHeaders(p, call),
         body: call.body,
       },
