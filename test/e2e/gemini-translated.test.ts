@@ -1,4 +1,4 @@
-// Issue 40: Gemini through the translation hub. Chat and messages callers reach a Gemini upstream (it
+// Issue 40: Gemini through the translation hub. Chat, messages and Responses callers reach a Gemini upstream (it
 // gets Gemini's wire format at its model's path), and Gemini callers (@google/genai, default API version
 // and v1beta) reach OpenAI-style and Anthropic-style upstreams: replies, streams, tool calls and usage.
 import { test, before, after } from 'node:test';
@@ -78,6 +78,19 @@ test('chat completions to a Gemini upstream: the upstream gets Gemini; replies, 
   assert.deepEqual(history[2], { role: 'user', parts: [{ functionResponse: { name: 'get_weather', response: { output: 'sunny' } } }] });
   // Chat has no place for the call's thought signature: the call goes back with Google's placeholder.
   assert.equal((history[1] as { parts: Array<{ thoughtSignature?: string }> }).parts[0].thoughtSignature, 'skip_thought_signature_validator');
+});
+
+test('Responses to a Gemini upstream: create and stream', async () => {
+  const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: key, maxRetries: 0 });
+  const res = await client.responses.create({ model: 'gpt-on-gemini', instructions: 'Be brief', input: 'Hello' });
+  assert.equal(res.output_text, DEFAULT_REPLY_TEXT);
+  const sent = up.requests.at(-1)!;
+  assert.equal(sent.url, '/v1beta/models/gemini-2.5-flash:generateContent');
+  assert.deepEqual((sent.json as { systemInstruction: unknown }).systemInstruction, { parts: [{ text: 'Be brief' }] });
+  let text = '';
+  for await (const ev of await client.responses.create({ model: 'gpt-on-gemini', input: 'Hello', stream: true })) if (ev.type === 'response.output_text.delta') text += ev.delta;
+  assert.equal(text, DEFAULT_REPLY_TEXT);
+  assert.equal(up.requests.at(-1)!.url, '/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse');
 });
 
 test('messages to a Gemini upstream: create and stream', async () => {
