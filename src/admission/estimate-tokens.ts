@@ -84,6 +84,15 @@ export function estimatePromptTokens(body: unknown, options: EstimateOptions = {
     found.messages += body.messages.length;
     collect(body.messages, found);
   }
+  // Gemini's generateContent: `contents` are its messages, `systemInstruction` its system prompt.
+  if (Array.isArray(body.contents)) {
+    found.messages += body.contents.length;
+    collect(body.contents, found);
+  }
+  if (body.systemInstruction !== undefined) {
+    found.messages += 1;
+    collect(body.systemInstruction, found);
+  }
   // Responses API: `instructions` is its system prompt, `input` a string or a list of items.
   if (body.instructions !== undefined) {
     found.messages += 1;
@@ -114,6 +123,7 @@ export function estimatePromptTokens(body: unknown, options: EstimateOptions = {
 export function namedMaxTokens(body: unknown, dialect: Dialect = 'openai'): number | null {
   if (!isObject(body)) return null;
   if (dialect === 'anthropic') return positiveInt(body.max_tokens);
+  if (dialect === 'gemini') return isObject(body.generationConfig) ? positiveInt(body.generationConfig.maxOutputTokens) : null;
   if (dialect === 'responses') return positiveInt(body.max_output_tokens);
   const completion = positiveInt(body.max_completion_tokens);
   const tokens = positiveInt(body.max_tokens);
@@ -146,7 +156,7 @@ function collect(value: unknown, found: Collected, depth = 0): void {
     return;
   }
   if (!isObject(value)) return;
-  if (typeof value.type === 'string' && MEDIA_TYPES.has(value.type)) {
+  if ((typeof value.type === 'string' && MEDIA_TYPES.has(value.type)) || value.inlineData !== undefined || value.fileData !== undefined) {
     found.media += 1;
     return;
   }
@@ -205,6 +215,25 @@ function countChunked(text: string, end: number): number {
     start = stop;
   }
   return tokens;
+}
+
+/**
+ * Prompt tokens of an embeddings request's `input`: token arrays count exactly, texts as a prompt does
+ * (no message framing: an embedding has none).
+ */
+export function estimateEmbeddingTokens(input: unknown, options: EstimateOptions = {}): number {
+  const items = Array.isArray(input) ? input : [input];
+  let tokens = 0;
+  const texts: string[] = [];
+  for (const item of items) {
+    if (typeof item === 'number') tokens += 1;
+    else if (Array.isArray(item)) tokens += item.length;
+    else if (typeof item === 'string') texts.push(item);
+  }
+  if (texts.length === 0) return Math.max(1, tokens);
+  const counted = options.boundBytes ?? countText(texts, options.charCap ?? TOKENIZER_CHAR_CAP);
+  const model = options.model ?? '';
+  return Math.max(1, tokens + (OPENAI_MODEL.test(model) ? counted : Math.ceil(counted * NON_OPENAI_MARGIN)));
 }
 
 function isHighSurrogate(code: number): boolean {

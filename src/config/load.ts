@@ -3,6 +3,7 @@ import { readFileSync, existsSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
 import type { DeploymentConfig, GatewayConfig, ModelConfig, ProviderConfig, Timeouts } from '../core/config-types.ts';
+import type { ModelMode } from '../core/dialect.ts';
 import { BUILTIN_CONFIG_YAML } from './builtin.ts';
 import { configSchema, DEFAULTS, type RawConfig } from './schema.ts';
 
@@ -115,6 +116,7 @@ function build(raw: RawConfig, source: string, env: NodeJS.ProcessEnv): GatewayC
     return {
       name: m.name,
       family: m.family ?? (m.name.toLowerCase().startsWith('claude') ? 'anthropic' : 'openai'),
+      mode: m.mode ?? inferredMode(m.deployments[0].model),
       price: m.price
         ? {
             input: m.price.input,
@@ -183,4 +185,9 @@ function timeouts(raw: RawConfig['timeouts'], base: Timeouts): Timeouts {
     idleMs: raw?.idle_ms ?? base.idleMs,
     totalMs: raw?.total_ms ?? base.totalMs,
   };
+}
+
+/** Upstream embedding models all say so in their names (text-embedding-3-small, gemini-embedding-001). */
+function inferredMode(upstreamModel: string): ModelMode {
+  return /embed/i.test(upstreamModel) ? 'embedding' : 'chat';
 }

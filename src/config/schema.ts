@@ -30,7 +30,7 @@ export const timeoutsSchema = z.strictObject({
 
 export const providerSchema = z.strictObject({
   name: z.string().min(1),
-  kind: z.enum(['openai', 'anthropic', 'mock']),
+  kind: z.enum(['openai', 'anthropic', 'gemini', 'mock']),
   base_url: z.url({ protocol: /^https?$/ }).optional(),
   api_key: z.string().optional(),
   api_keys: z.array(z.string().min(1)).optional(),
@@ -62,6 +62,7 @@ export const deploymentSchema = z.strictObject({
 export const modelSchema = z.strictObject({
   name: z.string().min(1),
   family: z.string().min(1).optional(),
+  mode: z.enum(['chat', 'embedding']).optional(),
   price: priceSchema.optional(),
   deployments: z.array(deploymentSchema).min(1),
   timeouts: timeoutsSchema.optional(),

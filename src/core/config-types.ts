@@ -1,5 +1,5 @@
 // The validated, defaulted configuration the rest of the gateway reads (the YAML schema lives in config/).
-import type { ProviderKind } from './dialect.ts';
+import type { ModelMode, ProviderKind } from './dialect.ts';
 
 export interface Price {
   /** USD per million tokens. */
@@ -21,7 +21,7 @@ export interface MockOptions {
 export interface ProviderConfig {
   name: string;
   kind: ProviderKind;
-  /** For openai kinds including `/v1` (like the SDK's baseURL); for anthropic kinds without it. */
+  /** For openai kinds including `/v1` (like the SDK's baseURL); for anthropic and gemini kinds the API origin, without it. */
   baseUrl: string;
   /** Credentials used in turn; empty for mock. */
   apiKeys: string[];
@@ -66,6 +66,8 @@ export interface ModelConfig {
   name: string;
   /** `anthropic` for Claude-family models (served by /v1/messages), else whatever the operator says. */
   family: string;
+  /** `embedding` models answer `/v1/embeddings` only; `chat` models every generation endpoint. */
+  mode: ModelMode;
   price: Price | null;
   deployments: DeploymentConfig[];
   timeouts: Timeouts;

@@ -22,9 +22,25 @@ export function anthropicErrorType(status: number): string {
   return ANTHROPIC_TYPES[status] ?? (status >= 500 ? 'api_error' : 'invalid_request_error');
 }
 
+/** Google's canonical status names by HTTP status (google.rpc.Code), as Gemini's error bodies carry them. */
+const GEMINI_STATUSES: Record<number, string> = {
+  400: 'INVALID_ARGUMENT', 401: 'UNAUTHENTICATED', 403: 'PERMISSION_DENIED', 404: 'NOT_FOUND', 405: 'INVALID_ARGUMENT',
+  408: 'DEADLINE_EXCEEDED', 409: 'ABORTED', 413: 'INVALID_ARGUMENT', 415: 'INVALID_ARGUMENT', 429: 'RESOURCE_EXHAUSTED',
+  499: 'CANCELLED', 500: 'INTERNAL', 501: 'UNIMPLEMENTED', 502: 'UNAVAILABLE', 503: 'UNAVAILABLE', 504: 'DEADLINE_EXCEEDED',
+};
+
+export function geminiErrorStatus(status: number): string {
+  return GEMINI_STATUSES[status] ?? (status >= 500 ? 'INTERNAL' : 'INVALID_ARGUMENT');
+}
+
 export function renderError(dialect: Dialect, err: GatewayError, requestId: string): string {
   // Messages echo what callers sent (a path, a model name); a key pasted there is not sent back whole.
   const message = maskKeyLike(err.message);
+  if (dialect === 'gemini') {
+    // An upstream Gemini status name is kept; anything else is named from the HTTP status.
+    const status = err.upstreamType !== null && /^[A-Z_]+$/.test(err.upstreamType) ? err.upstreamType : geminiErrorStatus(err.status);
+    return JSON.stringify({ error: { code: err.status, message, status } });
+  }
   if (dialect === 'anthropic') {
     const error: Record<string, unknown> = { type: err.upstreamType ?? anthropicErrorType(err.status), message };
     if (err.upstreamDetails !== null) error.details = err.upstreamDetails;
@@ -45,5 +61,6 @@ export function renderStreamError(dialect: Dialect, err: GatewayError, requestId
     return `event: error\ndata: ${JSON.stringify(event)}\n\n`;
   }
   const body = renderError(dialect, err, requestId);
+  // Gemini's streams carry an error as a `data:` line too (what its SDK reads).
   return dialect === 'anthropic' ? `event: error\ndata: ${body}\n\n` : `data: ${body}\n\n`;
 }

@@ -1,7 +1,11 @@
 // Exact path routing (SPEC §4.1, DESIGN.md): no trailing slash, no case folding; a query string is ignored.
 import type { Dialect } from '../core/dialect.ts';
+import { geminiCallOf } from './gemini-routes.ts';
 
-export type RouteName = 'chat' | 'messages' | 'count_tokens' | 'models' | 'model' | 'usage_token' | 'healthz' | 'metrics' | 'responses' | 'responses_input_tokens' | 'response';
+export type RouteName =
+  | 'chat' | 'messages' | 'count_tokens' | 'models' | 'model' | 'usage_token' | 'healthz' | 'metrics' | 'embeddings'
+  | 'responses' | 'responses_input_tokens' | 'response'
+  | 'gemini_generate' | 'gemini_count' | 'gemini_models' | 'gemini_model' | 'gemini_unknown';
 
 export interface Route {
   name: RouteName;
@@ -18,6 +22,7 @@ const ROUTES = new Map<string, Route>([
   ['/v1/responses', { name: 'responses', method: 'POST', dialect: 'responses' }],
   ['/v1/responses/input_tokens', { name: 'responses_input_tokens', method: 'POST', dialect: 'responses' }],
   ['/v1/models', { name: 'models', method: 'GET', dialect: 'openai' }],
+  ['/v1/embeddings', { name: 'embeddings', method: 'POST', dialect: 'openai' }],
   ['/api/usage/token', { name: 'usage_token', method: 'GET', dialect: 'openai' }],
   ['/healthz', { name: 'healthz', method: 'GET', dialect: 'openai' }],
   ['/metrics', { name: 'metrics', method: 'GET', dialect: 'openai' }],
@@ -44,6 +49,13 @@ const MODELS_PREFIX = '/v1/models/';
 /** GET /v1/models/{id}: both SDKs' `models.retrieve`. */
 const MODEL_ROUTE: Route = { name: 'model', method: 'GET', dialect: 'openai' };
 
+const GEMINI_ROUTES = {
+  generate: { name: 'gemini_generate', method: 'POST', dialect: 'gemini' },
+  count: { name: 'gemini_count', method: 'POST', dialect: 'gemini' },
+  models: { name: 'gemini_models', method: 'GET', dialect: 'gemini' },
+  model: { name: 'gemini_model', method: 'GET', dialect: 'gemini' },
+  unknown: { name: 'gemini_unknown', method: 'POST', dialect: 'gemini' },
+} as const satisfies Record<string, Route>;
 const RESPONSE_PREFIX = '/v1/responses/';
 /** GET and DELETE /v1/responses/{id}: a stored response (the SDK's `responses.retrieve` and `delete`). */
 const RESPONSE_ROUTE: Route = { name: 'response', method: 'GET', alsoMethod: 'DELETE', dialect: 'responses' };
@@ -51,6 +63,14 @@ const RESPONSE_ROUTE: Route = { name: 'response', method: 'GET', alsoMethod: 'DE
 export function findRoute(path: string): Route | undefined {
   const exact = ROUTES.get(path);
   if (exact !== undefined) return exact;
+  // Only paths that can be Gemini's pay for its parse.
+  const gemini = path.charCodeAt(3) === 98 /* b */ || path.includes(':') ? geminiCallOf(path) : null;
+  if (gemini !== null) {
+    if (gemini.method === 'countTokens') return GEMINI_ROUTES.count;
+    if (gemini.method === 'generateContent' || gemini.method === 'streamGenerateContent') return GEMINI_ROUTES.generate;
+    if (gemini.method === '') return GEMINI_ROUTES.unknown;
+    return gemini.model === null ? GEMINI_ROUTES.models : GEMINI_ROUTES.model;
+  }
   if (path.length > MODELS_PREFIX.length && path.startsWith(MODELS_PREFIX)) return MODEL_ROUTE;
   if (path.length > RESPONSE_PREFIX.length && path.startsWith(RESPONSE_PREFIX) && path.indexOf('/', RESPONSE_PREFIX.length) === -1) return RESPONSE_ROUTE;
   return undefined;
@@ -81,6 +101,7 @@ export function modelIdOf(path: string): string | null {
  */
 export function dialectForPath(path: string, anthropicVersion?: string | string[]): Dialect {
   if (path.startsWith('/v1/messages') || path.startsWith('/v1/complete')) return 'anthropic';
+  if (path.startsWith('/v1beta/') || path === '/v1beta') return 'gemini';
   return anthropicVersion === undefined ? 'openai' : 'anthropic';
 }
 

@@ -3,8 +3,12 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { GatewayError } from '../core/errors.ts';
 import { isObject } from '../core/json.ts';
 import { handleGeneration } from '../pipeline/generate.ts';
-import { authenticate, bearerToken } from '../pipeline/authenticate.ts';
+import { authenticate, authenticateGemini, bearerToken } from '../pipeline/authenticate.ts';
 import { checkAnthropicVersion, checkVersionRules } from '../dialects/anthropic-messages/version.ts';
+import { geminiCountTokens } from '../pipeline/gemini-count.ts';
+import { geminiModelBody, geminiModelsBody } from '../pipeline/gemini-models.ts';
+import type { KeyRecord } from '../core/key-record.ts';
+import { geminiAuthenticated, geminiCallOf, geminiListingOf } from './gemini-routes.ts';
 import { hashKey, sameHash } from '../auth/key-material.ts';
 import { listModelsBody, modelBody } from '../pipeline/list-models.ts';
 import { usageTokenBody } from '../pipeline/usage-token.ts';
@@ -41,7 +45,12 @@ export function createGatewayServer(gw: Gateway): Server {
     const requestId = newRequestId();
     noteResponse(req.socket, res);
     const path = pathOf(req.url);
-    const route = findRoute(path);
+    const route = geminiListing(findRoute(path), req);
+    if (route?.name === 'gemini_unknown') {
+      req.resume();
+      sendError(res, { dialect: 'gemini', error: new GatewayError('not_found', { message: `No route for ${req.method} ${path}. The gateway serves Gemini's models/{model}:generateContent, :streamGenerateContent and :countTokens, and GET models.` }), requestId });
+      return;
+    }
     if (!route && admin !== null && ui !== null) {
       if (path.startsWith('/admin/')) return admin(req, res, path, requestId);
       if (path === '/ui' || path.startsWith('/ui/')) return ui(req, res, path);
@@ -100,6 +109,25 @@ export function createGatewayServer(gw: Gateway): Server {
   return server;
 }
 
+async function geminiAuthed(gw: Gateway, req: IncomingMessage, res: ServerResponse, opts: { key: KeyRecord; route: Route; requestId: string }): Promise<void> {
+  const { key, route, requestId } = opts;
+  const path = pathOf(req.url);
+  const call = geminiCallOf(path) ?? geminiListingOf(path);
+  if (route.name === 'gemini_models') {
+    req.resume();
+    return sendJson(res, { status: 200, body: geminiModelsBody(gw.catalog, key), requestId });
+  }
+  if (route.name === 'gemini_model') {
+    req.resume();
+    const body = call?.model ? geminiModelBody(gw.catalog, key, call.model) : null;
+    if (body === null) throw new GatewayError('model_not_found', { message: `models/${call?.model ?? ''} is not found, or this key may not use it.` });
+    return sendJson(res, { status: 200, body, requestId });
+  }
+  const { value } = parseJsonBody(await readBody(req, gw.bodyLimits));
+  const counted = await geminiCountTokens(gw, { key, call: call!, value });
+  return sendJson(res, { status: 200, body: counted.body, requestId, headers: { 'x-modelgate-token-count': counted.source } });
+}
+
 /** Hashes both sides first, so the comparison takes the same time whatever the lengths. */
 function bearerMatches(header: string | undefined, tokenHash: string): boolean {
   const token = bearerToken(header);
@@ -112,6 +140,13 @@ async function dispatch(gw: Gateway, req: IncomingMessage, res: ServerResponse, 
       return handleGeneration(gw, req, res, { dialect: 'openai', requestId, endpoint: '/v1/chat/completions' });
     case 'messages':
       return handleGeneration(gw, req, res, { dialect: 'anthropic', requestId, endpoint: '/v1/messages' });
+    case 'embeddings':
+      return handleGeneration(gw, req, res, { dialect: 'openai', requestId, endpoint: '/v1/embeddings', embedding: true });
+    case 'gemini_generate': {
+      const gemini = geminiCallOf(pathOf(req.url))!;
+      // A template, not the URL: the model is the row's own column, and a `?key=` never reaches a row or a label.
+      return handleGeneration(gw, req, res, { dialect: 'gemini', requestId, endpoint: `/${gemini.version}/models/{model}:${gemini.method}`, gemini });
+    }
     case 'responses':
       return handleGeneration(gw, req, res, { dialect: 'responses', requestId, endpoint: '/v1/responses' });
     case 'healthz':
@@ -125,11 +160,18 @@ async function dispatch(gw: Gateway, req: IncomingMessage, res: ServerResponse, 
   }
 }
 
+/** GET /v1/models[/{id}] from a caller that authenticates the Gemini way is Gemini's listing. */
+function geminiListing(route: Route | undefined, req: IncomingMessage): Route | undefined {
+  if ((route?.name !== 'models' && route?.name !== 'model') || !geminiAuthenticated(req.headers, req.url)) return route;
+  return findRoute(route.name === 'models' ? '/v1beta/models' : '/v1beta/models/x');
+}
+
 async function simpleAuthed(gw: Gateway, req: IncomingMessage, res: ServerResponse, route: Route, requestId: string): Promise<void> {
   try {
     const now = Date.now();
-    const authenticated = authenticate(req.headers, gw.keys, now, req.socket);
+    const authenticated = route.dialect === 'gemini' ? authenticateGemini(req.headers, req.url, gw.keys, now, req.socket) : authenticate(req.headers, gw.keys, now, req.socket);
     const key = authenticated instanceof Promise ? await authenticated : authenticated;
+    if (route.dialect === 'gemini') return await geminiAuthed(gw, req, res, { key, route, requestId });
     if (route.name === 'models') {
       req.resume();
       return sendJson(res, { status: 200, body: listModelsBody(gw.catalog, key), requestId });

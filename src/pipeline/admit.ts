@@ -7,7 +7,7 @@ import type { Usage } from '../core/usage.ts';
 import { GatewayError, type ErrorCode } from '../core/errors.ts';
 import { reservationNanos, usdToNanos } from '../accounting/price.ts';
 import { nextPeriodStart, periodStart } from '../accounting/period.ts';
-import { estimatePromptTokens, namedMaxTokens, requestedMaxTokens, reservationTokens } from '../admission/estimate-tokens.ts';
+import { estimateEmbeddingTokens, estimatePromptTokens, namedMaxTokens, requestedMaxTokens, reservationTokens, type EstimateOptions } from '../admission/estimate-tokens.ts';
 import { rateLimitHeaders } from '../admission/rate-headers.ts';
 import { neverFitsTpm, refusalError } from '../admission/refusal.ts';
 import type { AdmissionLimits, AdmissionSnapshot, AdmissionStore, AdmitResult, MaybePromise, ReservationId, SettleResult } from '../admission/store.ts';
@@ -64,6 +64,8 @@ export interface AdmitOptions {
   dialect?: Dialect;
   /** A request that costs nothing upstream (count_tokens): counted against RPM and concurrency only. */
   free?: boolean;
+  /** An embeddings request: its `input` is the prompt and it produces no output tokens. */
+  embedding?: boolean;
 }
 
 /** How admit sized one request: the prompt estimate, and whether it was the quick byte bound. */
@@ -74,6 +76,11 @@ interface Sizing {
   named: number | null;
   promptTokens: number;
   quick: boolean;
+  embedding?: boolean;
+}
+
+function promptTokensOf(body: Record<string, unknown>, options: EstimateOptions, embedding: boolean | undefined): number {
+  return embedding === true ? estimateEmbeddingTokens(body.input, options) : estimatePromptTokens(body, options);
 }
 
 /** Background tries of a settle the store failed (1, 2, 4 … 32 s apart: about a minute). */
@@ -185,15 +192,16 @@ export class Admission {
       const result = this.#tryAdmit(entry, now, { nanos: 0, tokens: 0 });
       return result instanceof Promise ? result.then((r) => this.#conclude(entry, opts.key, nothing, r)) : this.#conclude(entry, opts.key, nothing, result);
     }
-    const maxTokens = requestedMaxTokens(body, this.#defaultMaxTokens, opts.dialect);
-    const sizing: Sizing = { target, maxTokens, named: namedMaxTokens(body, opts.dialect), promptTokens: 0, quick: false };
+    const embedding = opts.embedding === true;
+    const maxTokens = embedding ? 0 : requestedMaxTokens(body, this.#defaultMaxTokens, opts.dialect);
+    const sizing: Sizing = { target, maxTokens, named: embedding ? 0 : namedMaxTokens(body, opts.dialect), promptTokens: 0, quick: false, embedding };
     let size = reservationOf(model, 0, maxTokens);
     if (needsTokens(entry)) {
-      sizing.promptTokens = estimatePromptTokens(body, { model: target, boundBytes: opts.bodyBytes });
+      sizing.promptTokens = promptTokensOf(body, { model: target, boundBytes: opts.bodyBytes }, embedding);
       size = reservationOf(model, sizing.promptTokens, maxTokens);
       sizing.quick = roomy(entry, size);
       if (!sizing.quick) {
-        sizing.promptTokens = estimatePromptTokens(body, { model: target });
+        sizing.promptTokens = promptTokensOf(body, { model: target }, embedding);
         size = reservationOf(model, sizing.promptTokens, maxTokens);
       }
     }
@@ -205,7 +213,7 @@ export class Admission {
   /** A refusal of the quick (byte-bound) size is tried once more with the tokenizer's estimate. */
   #afterFirstTry(entry: KeyEntry, opts: AdmitOptions, sizing: Sizing, result: AdmitResult): MaybePromise<Admitted> {
     if (result.ok || !sizing.quick || result.reason === 'rpm' || result.reason === 'concurrency') return this.#conclude(entry, opts.key, sizing, result);
-    const full = estimatePromptTokens(opts.body, { model: sizing.target });
+    const full = promptTokensOf(opts.body, { model: sizing.target }, sizing.embedding);
     sizing.quick = false;
     if (full === sizing.promptTokens) return this.#conclude(entry, opts.key, sizing, result);
     sizing.promptTokens = full;

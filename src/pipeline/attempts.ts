@@ -128,6 +128,7 @@ async function attempt(a: { opts: ObtainAnswerOptions; step: AttemptStep; exchan
         deployment: step.deployment,
         dialect: exchange.upstreamDialect,
         body,
+        path: exchange.upstreamPath,
         // The caller's anthropic-version and -beta describe its own body: they go only where it passes through.
         forwardHeaders: exchange.upstreamDialect === opts.input.dialect ? opts.forwardHeaders : NOT_FORWARDED,
         apiKey: step.apiKey,

@@ -5,6 +5,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { GatewayError, type ErrorCode } from '../core/errors.ts';
 import type { KeyRecord } from '../core/key-record.ts';
 import type { KeyCache } from '../auth/key-cache.ts';
+import { queryKey } from '../http/gemini-routes.ts';
 
 function refused(code: ErrorCode, message?: string): GatewayError {
   return new GatewayError(code, { message, headers: { 'x-should-retry': 'false' } });
@@ -23,6 +24,24 @@ export function authenticate(headers: IncomingHttpHeaders, keys: KeyCache, now: 
   }
   const presented = bearerToken(auth);
   if (presented === null) throw refused('missing_api_key', 'The Authorization header must be `Bearer <key>`.');
+  return checkedKey(presented, keys, now, connection);
+}
+
+/**
+ * The auth stage of Gemini's native paths (DESIGN.md Part 3): the key may also come as `x-goog-api-key`
+ * or `?key=`, as Gemini clients send it; here only, everywhere else Bearer-only stands.
+ */
+export function authenticateGemini(headers: IncomingHttpHeaders, url: string | undefined, keys: KeyCache, now: number, connection?: object): KeyRecord | Promise<KeyRecord> {
+  if (headers.authorization !== undefined && headers.authorization !== '') return authenticate(headers, keys, now, connection);
+  const header = headers['x-goog-api-key'];
+  const presented = typeof header === 'string' && header !== '' ? header : queryKey(url);
+  if (presented === null || presented === '') {
+    throw refused('missing_api_key', 'Missing API key: send it as `x-goog-api-key: <key>`, `?key=<key>` or `Authorization: Bearer <key>`.');
+  }
+  return checkedKey(presented.trim(), keys, now, connection);
+}
+
+function checkedKey(presented: string, keys: KeyCache, now: number, connection: object | undefined): KeyRecord | Promise<KeyRecord> {
   const key = presented ? keys.lookup(presented, connection) : null;
   if (key !== null) return usableKey(key, now);
   const stored = presented ? keys.lookupStored(presented) : null;

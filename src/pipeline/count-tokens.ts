@@ -5,7 +5,8 @@
 import type { IncomingMessage } from 'node:http';
 import { request } from 'undici';
 import { GatewayError } from '../core/errors.ts';
-import type { DeploymentConfig } from '../core/config-types.ts';
+import type { DeploymentConfig, ModelConfig } from '../core/config-types.ts';
+import type { Dialect } from '../core/dialect.ts';
 import type { KeyRecord } from '../core/key-record.ts';
 import { isObject } from '../core/json.ts';
 import { emptyUsage } from '../core/usage.ts';
@@ -27,13 +28,25 @@ export async function countTokens(gw: Gateway, opts: { key: KeyRecord; text: str
   if (!isObject(value) || typeof value.model !== 'string') throw new GatewayError('invalid_request', { message: 'model: Field required.', param: 'model' });
   if (!Array.isArray(value.messages)) throw new GatewayError('invalid_request', { message: 'messages: Field required.', param: 'messages' });
   const model = resolveModel(gw.catalog, opts.key, value.model, 'anthropic');
-  // Free upstream, but not unlimited: the key's RPM and concurrency apply, its budgets are not touched.
-  const admitting = gw.admission.admit({ key: opts.key, model, body: value, bodyBytes: opts.text.length, now: Date.now(), dialect: 'anthropic', free: true });
+  const version = opts.req.headers['anthropic-version'];
+  return countAdmitted(gw, { key: opts.key, model, body: value, bodyBytes: opts.text.length, dialect: 'anthropic' }, (deployment) =>
+    count(gw, { deployment, value, text: opts.text, version: typeof version === 'string' ? version : DEFAULT_UPSTREAM_VERSION, beta: opts.req.headers['anthropic-beta'], timeouts: model.timeouts }),
+  );
+}
+
+/**
+ * Runs a count on the model's first deployment under the key's limits: free upstream, but not
+ * unlimited (the key's RPM and concurrency apply, its budgets are not touched).
+ */
+export async function countAdmitted<T>(
+  gw: Gateway,
+  opts: { key: KeyRecord; model: ModelConfig; body: Record<string, unknown>; bodyBytes: number; dialect: Dialect },
+  run: (deployment: DeploymentConfig) => Promise<T>,
+): Promise<T> {
+  const admitting = gw.admission.admit({ ...opts, now: Date.now(), free: true });
   const admitted = admitting instanceof Promise ? await admitting : admitting;
   try {
-    const deployment = [...model.deployments].sort((a, b) => a.priority - b.priority)[0];
-    const version = opts.req.headers['anthropic-version'];
-    return await count(gw, { deployment, value, text: opts.text, version: typeof version === 'string' ? version : DEFAULT_UPSTREAM_VERSION, beta: opts.req.headers['anthropic-beta'], timeouts: model.timeouts });
+    return await run([...opts.model.deployments].sort((a, b) => a.priority - b.priority)[0]);
   } finally {
     if (admitted.ticket !== null) {
       const released = gw.admission.finish(admitted.ticket, emptyUsage(), 0);
@@ -43,7 +56,7 @@ export async function countTokens(gw: Gateway, opts: { key: KeyRecord; text: str
 }
 
 /** Statuses that say the upstream cannot count now, not that the request is wrong. */
-function cannotCount(status: number): boolean {
+export function cannotCount(status: number): boolean {
   return status >= 500 || status === 429 || status === 401 || status === 403 || status === 404 || status === 405;
 }
 

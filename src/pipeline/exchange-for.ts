@@ -8,6 +8,7 @@ import { routeFor } from '../translate/hub/route.ts';
 import { TranslatedExchange } from '../translate/hub/translated-exchange.ts';
 import type { Exchange } from './exchange.ts';
 import { PassthroughExchange } from './passthrough-exchange.ts';
+import { embeddingsExchangeFor, geminiPassthroughFor } from './exchange-for-gemini.ts';
 
 export interface ExchangeInput {
   dialect: Dialect;
@@ -23,11 +24,19 @@ export interface ExchangeInput {
   outputCap: number | null;
   /** Masks provider credentials in text an upstream sends back (its own stream error events). */
   masker?: TextMasker;
+  /** POST /v1/embeddings (dialect openai). */
+  embedding?: boolean;
+  /** The API version of a Gemini path (`v1beta` or `v1`). */
+  geminiVersion?: 'v1beta' | 'v1';
 }
 
 const NO_REFUSED: readonly string[] = [];
 
 export function exchangeFor(input: ExchangeInput, deployment: DeploymentConfig): Exchange {
+  if (input.embedding === true) return embeddingsExchangeFor(input, deployment);
+  // Gemini names its model in the path: its pass-through is its own.
+  const gemini = geminiPassthroughFor(input, deployment);
+  if (gemini !== null) return gemini;
   const route = routeFor(input.dialect, deployment.provider.kind, deployment.provider.apis);
   if (route.kind === 'passthrough') {
     return new PassthroughExchange({
@@ -51,6 +60,8 @@ export function exchangeFor(input: ExchangeInput, deployment: DeploymentConfig):
     upstreamDialect: route.upstream,
     parsed: input.parsed,
     model: input.facts.model,
+    stream: input.facts.stream,
+    outputCap: input.outputCap,
     promptEstimate: input.promptEstimate,
     upstreamOptions: {
       upstreamModel: deployment.model,

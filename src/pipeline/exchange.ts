@@ -32,6 +32,8 @@ export interface StreamRelay {
 
 export interface Exchange {
   readonly upstreamDialect: Dialect;
+  /** The upstream path after the provider's base URL, when it is not the kind's generation endpoint. */
+  readonly upstreamPath?: string;
   /** Headers to add to the client response (e.g. which parameters translation adjusted). */
   readonly responseHeaders: Record<string, string>;
   /** The request body for the upstream: the client's bytes (pass-through) or a rebuilt JSON text. */

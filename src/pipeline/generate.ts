@@ -1,4 +1,4 @@
-// POST /v1/chat/completions and POST /v1/messages: auth → body → validation → catalog → admission →
+// POST /v1/chat/completions, /v1/messages, /v1/embeddings and Gemini's generateContent: auth → body → validation → catalog → admission →
 // routing/attempts → relay → accounting. Each stage is a named function in its own file.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Dialect } from '../core/dialect.ts';
@@ -10,10 +10,13 @@ import { validateResponsesRequest } from '../dialects/openai-responses/validate.
 import { prepareResponsesTurn, storeResponsesTurn, type ResponsesTurn } from './responses-turn.ts';
 import type { RequestFacts } from '../dialects/request-facts.ts';
 import { answeredOrGone, readBody, parseJsonBody } from '../http/body.ts';
-import { estimatePromptTokens } from '../admission/estimate-tokens.ts';
+import { estimateEmbeddingTokens, estimatePromptTokens } from '../admission/estimate-tokens.ts';
+import { validateEmbeddingsRequest } from '../dialects/embeddings/validate.ts';
+import { validateGeminiRequest } from '../dialects/gemini/validate.ts';
+import { queryAlt, type GeminiCall } from '../http/gemini-routes.ts';
 import { sendError } from '../http/respond.ts';
-import { authenticate } from './authenticate.ts';
-import { checkAnthropicVersion } from '../dialects/anthropic-messages/version.ts';
+import { authenticate, authenticateGemini } from './authenticate.ts';
+import { checkAnthropicVersion, type AnthropicVersion } from '../dialects/anthropic-messages/version.ts';
 import { resolveModel } from './resolve-model.ts';
 import { obtainAnswer, type Answer } from './attempts.ts';
 import type { Gateway } from './gateway.ts';
@@ -36,11 +39,23 @@ interface Flight {
   admissionRan: boolean;
   /** Keep-alive comments sent the stream's headers before its first byte (stream-keep-alive.ts). */
   keptAlive: boolean;
+  endpoint: GenerationEndpoint;
 }
 
-export async function handleGeneration(gw: Gateway, req: IncomingMessage, res: ServerResponse, opts: { dialect: Dialect; requestId: string; endpoint: string }): Promise<void> {
+export interface GenerationEndpoint {
+  dialect: Dialect;
+  requestId: string;
+  /** The endpoint as usage rows and metrics name it (a template for Gemini's paths, never the URL). */
+  endpoint: string;
+  /** POST /v1/embeddings: an embedding model, its input priced as prompt tokens, no output. */
+  embedding?: boolean;
+  /** A Gemini path: the model and the method come from it. */
+  gemini?: GeminiCall;
+}
+
+export async function handleGeneration(gw: Gateway, req: IncomingMessage, res: ServerResponse, opts: GenerationEndpoint): Promise<void> {
   const state = new RequestState(opts);
-  const flight: Flight = { state, ticket: null, admissionRan: false, keptAlive: false };
+  const flight: Flight = { state, ticket: null, admissionRan: false, keptAlive: false, endpoint: opts };
   // A client that leaves stops the upstream at once: no orphaned upstream streams.
   const client = new ResponseClientLink(res);
   gw.metrics.inFlight++;
@@ -106,19 +121,20 @@ function toGatewayError(err: unknown, gw: Gateway): GatewayError {
 
 async function serve(gw: Gateway, req: IncomingMessage, res: ServerResponse, flight: Flight, client: ResponseClientLink): Promise<void> {
   const { state } = flight;
-  const authenticated = authenticate(req.headers, gw.keys, state.startedWall, req.socket);
+  const { embedding, gemini } = flight.endpoint;
+  const authenticated = gemini === undefined ? authenticate(req.headers, gw.keys, state.startedWall, req.socket) : authenticateGemini(req.headers, req.url, gw.keys, state.startedWall, req.socket);
   const key = authenticated instanceof Promise ? await authenticated : authenticated;
   state.key = key;
   const version = state.dialect === 'anthropic' ? checkAnthropicVersion(req.headers) : null;
   // A compressed body costs memory to decode: a key that may use no model here is refused first.
-  if (req.headers['content-encoding'] !== undefined) refuseBeforeDecoding(gw, key, state.dialect);
+  if (req.headers['content-encoding'] !== undefined) refuseBeforeDecoding(gw, key, { dialect: state.dialect, endpoint: state.endpoint });
   let raw = await readBody(req, gw.bodyLimits);
   let { text, value } = parseJsonBody(raw);
   const responsesFacts = state.dialect === 'responses' ? validateResponsesRequest(value) : null;
-  const facts: RequestFacts = responsesFacts ?? (version === null ? validateChatRequest(value) : validateMessagesRequest(value, version));
+  const facts: RequestFacts = responsesFacts ?? validated(value, { endpoint: flight.endpoint, url: req.url, version });
   state.model = facts.model;
   state.stream = facts.stream;
-  let model = resolveModel(gw.catalog, key, facts.model, state.dialect);
+  let model = resolveModel(gw.catalog, key, facts.model, state.dialect, embedding === true ? 'embedding' : 'chat');
   let parsed = value as Record<string, unknown>;
   let turn: ResponsesTurn | null = null;
   if (responsesFacts !== null) {
@@ -134,13 +150,14 @@ async function serve(gw: Gateway, req: IncomingMessage, res: ServerResponse, fli
   }
   flight.admissionRan = true;
   // The in-process store answers synchronously: await only a shared store's answer.
-  const admitting = gw.admission.admit({ key, model, body: parsed, bodyBytes: raw.length, now: Date.now(), dialect: state.dialect });
+  const admitting = gw.admission.admit({ key, model, body: parsed, bodyBytes: raw.length, now: Date.now(), dialect: state.dialect, embedding });
   const admitted = admitting instanceof Promise ? await admitting : admitting;
   flight.ticket = admitted.ticket;
   // The tokenizer runs only when something needs the prompt size: admission did already, or a
   // translated Anthropic stream's message_start, or the bill of a stream cut before its usage arrived.
   let known = admitted.promptTokens;
-  const promptEstimate = (): number => (known > 0 ? known : (known = Math.max(1, estimatePromptTokens(parsed, { model: model.deployments[0]?.model ?? model.name }))));
+  const estimate = embedding === true ? (body: Record<string, unknown>, o: { model: string }) => estimateEmbeddingTokens(body.input, o) : estimatePromptTokens;
+  const promptEstimate = (): number => (known > 0 ? known : (known = Math.max(1, estimate(parsed, { model: model.deployments[0]?.model ?? model.name }))));
 
   // A streaming client hears from the gateway while the upstream is silent (stream-keep-alive.ts).
   const keepAlive = facts.stream && gw.config.streamKeepAliveMs > 0 ? keepAliveFor(res, flight, gw.config.streamKeepAliveMs) : null;
@@ -150,7 +167,7 @@ async function serve(gw: Gateway, req: IncomingMessage, res: ServerResponse, fli
       gw,
       state,
       model,
-      input: { dialect: state.dialect, raw, text, parsed, facts, promptEstimate, defaultMaxTokens: gw.config.defaultMaxTokens, outputCap: admitted.outputCap, masker: gw.masker },
+      input: { dialect: state.dialect, raw, text, parsed, facts, promptEstimate, defaultMaxTokens: gw.config.defaultMaxTokens, outputCap: admitted.outputCap, masker: gw.masker, embedding, geminiVersion: gemini?.version },
       forwardHeaders: forwardHeaders(req),
       client,
     });
@@ -171,14 +188,29 @@ async function serve(gw: Gateway, req: IncomingMessage, res: ServerResponse, fli
 }
 
 /** A key with no model it may use on this endpoint gets its 403 before its body is decoded (issue 39). */
-function refuseBeforeDecoding(gw: Gateway, key: KeyRecord, dialect: Dialect): void {
-  const usable = gw.catalog.listFor(key).some((m) => dialect === 'openai' || m.family === 'anthropic');
-  if (!usable) throw new GatewayError('model_not_allowed', { message: `This API key may not use any model served on ${dialect === 'openai' ? '/v1/chat/completions' : '/v1/messages'}.` });
+function refuseBeforeDecoding(gw: Gateway, key: KeyRecord, at: { dialect: Dialect; endpoint: string }): void {
+  // Only /v1/messages narrows the models by family; every other endpoint takes any model of the key.
+  const usable = gw.catalog.listFor(key).some((m) => at.dialect !== 'anthropic' || m.family === 'anthropic');
+  if (!usable) throw new GatewayError('model_not_allowed', { message: `This API key may not use any model served on ${at.endpoint}.` });
 }
 
 function keepAliveFor(res: ServerResponse, flight: Flight, intervalMs: number): StreamKeepAlive {
   const { requestId } = flight.state;
   return new StreamKeepAlive({ res, intervalMs, headers: () => ({ ...SSE_HEADERS, 'x-request-id': requestId, 'request-id': requestId, ...flight.ticket?.headers }) });
+}
+
+/** The request's facts, by endpoint: chat, messages, embeddings or Gemini's generateContent. */
+function validated(value: unknown, at: { endpoint: GenerationEndpoint; url: string | undefined; version: AnthropicVersion | null }): RequestFacts {
+  const { endpoint, url, version } = at;
+  if (endpoint.embedding === true) return validateEmbeddingsRequest(value);
+  const { gemini } = endpoint;
+  if (gemini !== undefined) {
+    const stream = gemini.method === 'streamGenerateContent';
+    // Without alt=sse Gemini streams one JSON array: every client in use asks for SSE.
+    if (stream && queryAlt(url) !== 'sse') throw new GatewayError('invalid_request', { message: 'streamGenerateContent is served as server-sent events: add ?alt=sse to the URL.', param: 'alt' });
+    return validateGeminiRequest(value, { model: gemini.model ?? '', stream });
+  }
+  return version === null ? validateChatRequest(value) : validateMessagesRequest(value, version);
 }
 
 const NO_FORWARDED: Record<string, string> = Object.freeze({}) as Record<string, string>;

@@ -17,6 +17,7 @@ const INCLUDE_USAGE_HEAD = Buffer.from('{"stream_options":{"include_usage":true}
 
 export class PassthroughExchange implements Exchange {
   readonly upstreamDialect: Dialect;
+  readonly upstreamPath: string | undefined;
   readonly responseHeaders: Record<string, string> = {};
   #raw: Buffer;
   #text: string;
@@ -42,10 +43,13 @@ export class PassthroughExchange implements Exchange {
     /** Masks provider credentials in the upstream's own stream error events. */
     masker?: TextMasker;
     maxTokensField?: 'max_tokens' | 'max_completion_tokens';
+    /** Another endpoint of the upstream than its generation one (`/embeddings`). */
+    upstreamPath?: string;
     /** Top-level parameters the deployment's model refuses. */
     refusedParams?: readonly string[];
   }) {
     this.upstreamDialect = opts.dialect;
+    this.upstreamPath = opts.upstreamPath;
     this.#raw = opts.raw;
     this.#text = opts.text;
     this.#parsed = opts.parsed;
@@ -136,10 +140,10 @@ function jsonObject(text: string): Record<string, unknown> | null {
   }
 }
 
-/** What the relay needs of a dialect's stream tap. */
+/** What the relay needs of a dialect's stream tap (dialects/passthrough-tap.ts, Gemini's). */
 type StreamTap = Pick<PassthroughStreamTap, 'usage' | 'sawUsage' | 'finished' | 'deltaEvents' | 'push' | 'end' | 'endsWithError'>;
 
-class PassthroughRelay implements StreamRelay {
+export class PassthroughRelay implements StreamRelay {
   readonly encoding = 'latin1';
   #tap: StreamTap;
   #dialect: Dialect;

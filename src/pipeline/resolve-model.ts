@@ -1,11 +1,12 @@
 // The catalog stage for one request: the model must exist for this key, be allowed, and suit the endpoint.
-import type { Dialect } from '../core/dialect.ts';
+import type { Dialect, ModelMode } from '../core/dialect.ts';
 import type { ModelConfig } from '../core/config-types.ts';
 import type { KeyRecord } from '../core/key-record.ts';
 import { GatewayError } from '../core/errors.ts';
 import type { Catalog } from '../catalog/catalog.ts';
 
-export function resolveModel(catalog: Catalog, key: KeyRecord, name: string, dialect: Dialect): ModelConfig {
+/** `mode` is what the endpoint serves: generation endpoints want chat models, /v1/embeddings embedding ones. */
+export function resolveModel(catalog: Catalog, key: KeyRecord, name: string, dialect: Dialect, mode: ModelMode = 'chat'): ModelConfig {
   const model = catalog.get(name);
   if (!model) {
     throw new GatewayError('model_not_found', {
@@ -15,6 +16,14 @@ export function resolveModel(catalog: Catalog, key: KeyRecord, name: string, dia
   }
   if (!catalog.allows(key, name)) {
     throw new GatewayError('model_not_allowed', { message: `This API key is not allowed to use the model \`${name}\`.`, param: 'model' });
+  }
+  if (model.mode !== mode) {
+    throw new GatewayError('wrong_endpoint_for_model', {
+      message: model.mode === 'embedding'
+        ? `The model \`${name}\` is an embedding model: it is served on POST /v1/embeddings, not on this endpoint.`
+        : `The model \`${name}\` is not an embedding model: POST /v1/embeddings serves embedding models only; use /v1/chat/completions, /v1/messages or Gemini's generateContent for it.`,
+      param: 'model',
+    });
   }
   if (dialect === 'anthropic' && model.family !== 'anthropic') {
     throw new GatewayError('wrong_endpoint_for_model', {

@@ -4,6 +4,7 @@ import type { Dialect } from '../core/dialect.ts';
 import { GatewayError, type ErrorCode } from '../core/errors.ts';
 import { shapeChatError } from '../dialects/openai-chat/errors.ts';
 import { shapeMessagesError } from '../dialects/anthropic-messages/errors.ts';
+import { shapeGeminiError } from '../dialects/gemini/errors.ts';
 import { readUpstreamError, type DialectError } from '../translate/hub/upstream-error.ts';
 import type { HubDialect } from '../translate/hub/form.ts';
 import { maskKeyLike, type SecretMasker } from '../observability/mask-secrets.ts';
@@ -18,7 +19,7 @@ function codeFor(status: number): ErrorCode {
   return 'upstream_error';
 }
 
-const HUB_DIALECT: Readonly<Record<Dialect, HubDialect>> = { openai: 'chat', anthropic: 'messages', responses: 'responses' };
+const HUB_DIALECT: Readonly<Record<Dialect, HubDialect>> = { openai: 'chat', anthropic: 'messages', responses: 'responses', gemini: 'gemini' };
 
 export interface UpstreamErrorOptions {
   upstreamKind: Dialect;
@@ -31,6 +32,7 @@ export interface UpstreamErrorOptions {
 /** An upstream error body read by its dialect and shaped by the caller's (pass-through and hub alike). */
 export function upstreamErrorToDialect(opts: UpstreamErrorOptions): DialectError {
   const err = readUpstreamError(HUB_DIALECT[opts.upstreamKind], opts.status, opts.bodyText);
+  if (opts.clientDialect === 'gemini') return shapeGeminiError(err);
   // Chat and Responses callers share OpenAI's error shape.
   return opts.clientDialect === 'anthropic' ? shapeMessagesError(err) : shapeChatError(err);
 }

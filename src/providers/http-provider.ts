@@ -1,4 +1,4 @@
-// Thin client for OpenAI-compatible and Anthropic-style upstreams: endpoint path, auth headers and an
+// Thin client for OpenAI-compatible, Anthropic-style and Gemini upstreams: endpoint path, auth headers and an
 // undici Pool per origin. Everything about retries and timeouts above the socket lives in routing/.
 import { Pool, type Dispatcher } from 'undici';
 import type { ProviderConfig } from '../core/config-types.ts';
@@ -34,6 +34,8 @@ function poolFor(origin: string, connectTimeoutMs: number): Pool {
 interface Target {
   origin: string;
   path: string;
+  /** The base URL's own path, before an endpoint's (`call.path`). */
+  prefix: string;
   /** kind openai: where Responses API requests go (`apis: [responses]`). */
   responsesPath: string;
   /** The pool last used from this target and its connect timeout: the per-request lookup is two reads. */
@@ -50,7 +52,7 @@ function targetFor(p: ProviderConfig): Target {
     const prefix = url.pathname.replace(/\/+$/, '');
     // openai kind: base_url already ends in /v1 (like the SDK's baseURL); anthropic kind: it does not.
     const path = p.kind === 'anthropic' ? `${prefix}/v1/messages` : `${prefix}/chat/completions`;
-    t = { origin: url.origin, path, responsesPath: `${prefix}/responses`, pool: null, poolTimeout: -1 };
+    t = { origin: url.origin, path, prefix, responsesPath: `${prefix}/responses`, pool: null, poolTimeout: -1 };
     targets.set(p.name, t);
   }
   return t;
@@ -74,7 +76,9 @@ function buildHeaders(p: ProviderConfig, call: UpstreamCall): Record<string, str
   // identity: the answer is tapped for usage and relayed as it comes; undici does not decompress.
   const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'accept-encoding': 'identity', ...p.headers };
   const key = call.apiKey;
-  if (p.kind === 'anthropic') {
+  if (p.kind === 'gemini') {
+    if (key) headers['x-goog-api-key'] = key;
+  } else if (p.kind === 'anthropic') {
     // Pass-through carries the caller's version; a translated request the one the provider names.
     headers['anthropic-version'] = call.forwardHeaders['anthropic-version'] ?? p.anthropicVersion ?? DEFAULT_UPSTREAM_VERSION;
     const beta = call.forwardHeaders['anthropic-beta'];
@@ -100,7 +104,7 @@ export function callHttpProvider(call: UpstreamCall, connectTimeoutMs: number): 
     pool.dispatch(
       {
         method: 'POST',
-        path: call.dialect === 'responses' ? t.responsesPath : t.path,
+        path: call.path !== undefined ? t.prefix + call.path : call.dialect === 'responses' ? t.responsesPath : t.path,
         headers: upstreamHeaders(p, call),
         body: call.body,
       },

@@ -21,6 +21,11 @@ export interface UpstreamCall {
   /** The dialect the body is written in: the provider's own (mock accepts either). */
   dialect: Dialect;
   body: string | Buffer;
+  /**
+   * The path after the provider's base URL when it is not the kind's generation endpoint (`/embeddings`,
+   * Gemini's `/v1beta/models/{model}:generateContent`); undefined for chat completions and messages.
+   */
+  path?: string;
   /** Client headers that are forwarded (anthropic-version, anthropic-beta). */
   forwardHeaders: Record<string, string>;
   /** The provider key routing handed out for this attempt (KeyRotation); null for keyless providers. */

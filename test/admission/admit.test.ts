@@ -9,7 +9,7 @@ import type { KeyRecord } from '../../src/core/key-record.ts';
 import type { ModelConfig } from '../../src/core/config-types.ts';
 
 const MODEL: ModelConfig = {
-  name: 'gpt-4o', family: 'openai', price: null, maxRetries: 0,
+  name: 'gpt-4o', family: 'openai', mode: 'chat', price: null, maxRetries: 0,
   deployments: [],
   timeouts: { connectMs: 1000, firstByteMs: 1000, idleMs: 1000, totalMs: 1000 },
 };

@@ -23,7 +23,7 @@ const NOV25 = NOV1 + 24 * DAY;
 const NOW = NOV25 + 10 * 3_600_000;
 
 const MODEL: ModelConfig = {
-  name: 'gpt-4o', family: 'openai', price: null, maxRetries: 0, deployments: [],
+  name: 'gpt-4o', family: 'openai', mode: 'chat', price: null, maxRetries: 0, deployments: [],
   timeouts: { connectMs: 1000, firstByteMs: 1000, idleMs: 1000, totalMs: 1000 },
 };
 const BODY = { model: 'gpt-4o', max_tokens: 1, messages: [{ role: 'user', content: 'hi' }] };

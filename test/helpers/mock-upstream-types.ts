@@ -4,7 +4,7 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 
 /** The wire format of a request's path; `responses` (POST /v1/responses) answers errors in OpenAI's shape. */
-export type MockDialect = 'openai' | 'anthropic' | 'responses';
+export type MockDialect = 'openai' | 'anthropic' | 'responses' | 'gemini';
 
 export interface MockUpstreamOptions {
   /** Reply text, or a function of the request. Default `DEFAULT_REPLY_TEXT`. */

@@ -25,6 +25,7 @@ import { mockPromptTokens, planReply } from './mock-reply.ts';
 import { closeSignal, pause, writePrepared } from './mock-respond.ts';
 import type { PreparedResponse } from './mock-respond.ts';
 import { planFault } from './mock-fault-plan.ts';
+import { chatShapeOfGemini, geminiBatchEmbed, geminiFrames, geminiModelList, geminiPath, geminiResponse, geminiTokenCount, openaiEmbeddings } from './mock-gemini-wire.ts';
 import type {
   Behaviour, Fault, HeaderMap, MockDialect, MockUpstream, MockUpstreamOptions, RecordedRequest, WaitOptions,
 } from './mock-upstream-types.ts';
@@ -35,18 +36,20 @@ export { mockErrorBody } from './mock-errors.ts';
 
 const DEFAULT_WAIT_MS = 2000;
 
-type Route = 'chat' | 'models' | 'messages' | 'count_tokens' | 'responses' | 'responses_input_tokens';
+type Route = 'chat' | 'models' | 'messages' | 'count_tokens' | 'embeddings' | 'responses' | 'responses_input_tokens';
 
 const ROUTES: Record<string, { method: string; route: Route }> = {
   '/v1/chat/completions': { method: 'POST', route: 'chat' },
   '/v1/models': { method: 'GET', route: 'models' },
   '/v1/messages': { method: 'POST', route: 'messages' },
   '/v1/messages/count_tokens': { method: 'POST', route: 'count_tokens' },
+  '/v1/embeddings': { method: 'POST', route: 'embeddings' },
   '/v1/responses': { method: 'POST', route: 'responses' },
   '/v1/responses/input_tokens': { method: 'POST', route: 'responses_input_tokens' },
 };
 
 function dialectOfPath(path: string): MockDialect {
+  if (path.startsWith('/v1beta/') || geminiPath(path) !== null) return 'gemini';
   return path.startsWith('/v1/messages') ? 'anthropic' : path.startsWith('/v1/responses') ? 'responses' : 'openai';
 }
 
@@ -232,6 +235,7 @@ class MockUpstreamServer implements MockUpstream {
       stream: false,
     });
     const requestId = `req_mock_${sequence}`;
+    if (dialect === 'gemini') return this.#prepareGemini({ recorded, sequence, json });
     const entry = ROUTES[recorded.path];
     if (entry === undefined) return json(404, mockErrorBody({ dialect, status: 404, requestId }));
     if (entry.method !== recorded.method) {
@@ -239,6 +243,7 @@ class MockUpstreamServer implements MockUpstream {
     }
     if (entry.route === 'models') return json(200, openaiModelList(this.#options.models ?? ['mock-model']));
     if (entry.route === 'count_tokens') return json(200, anthropicTokenCount(mockPromptTokens(recorded.json)));
+    if (entry.route === 'embeddings') return json(200, openaiEmbeddings(recorded.json));
     if (entry.route === 'responses_input_tokens') return json(200, { object: 'response.input_tokens', input_tokens: mockPromptTokens(responsesAsChat(recorded.json)) });
     if (entry.route === 'responses') {
       const asked = { ...recorded, json: responsesAsChat(recorded.json) };
@@ -252,6 +257,28 @@ class MockUpstreamServer implements MockUpstream {
       status: 200,
       headers: { ...headers, 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' },
       pieces: dialect === 'openai' ? openaiFrames(plan) : anthropicFrames(plan),
+      stream: true,
+    };
+  }
+
+  /** Gemini's paths: the model and the method are in the path, the stream only with `?alt=sse`. */
+  #prepareGemini(options: { recorded: RecordedRequest; sequence: number; json: (status: number, value: unknown) => PreparedResponse }): PreparedResponse {
+    const { recorded, sequence, json } = options;
+    const requestId = `req_mock_${sequence}`;
+    if (recorded.method === 'GET' && recorded.path === '/v1beta/models') return json(200, geminiModelList(this.#options.models ?? ['mock-model']));
+    const call = geminiPath(recorded.path);
+    if (call === null || recorded.method !== 'POST') return json(404, mockErrorBody({ dialect: 'gemini', status: 404, requestId }));
+    if (call.method === 'countTokens') return json(200, geminiTokenCount(recorded.json));
+    if (call.method === 'batchEmbedContents') return json(200, geminiBatchEmbed(recorded.json));
+    const stream = call.method === 'streamGenerateContent';
+    if (!stream && call.method !== 'generateContent') return json(404, mockErrorBody({ dialect: 'gemini', status: 404, requestId }));
+    const shaped = { ...recorded, json: chatShapeOfGemini(recorded.json, call.model, stream && recorded.url.includes('alt=sse')) };
+    const plan = planReply({ dialect: 'openai', recorded: shaped, config: this.#options, sequence });
+    if (!plan.stream) return json(200, geminiResponse(plan));
+    return {
+      status: 200,
+      headers: { ...this.#baseHeaders('gemini', sequence), 'content-type': 'text/event-stream', 'x-gemini-service-tier': 'standard' },
+      pieces: geminiFrames(plan),
       stream: true,
     };
   }

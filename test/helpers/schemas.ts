@@ -148,6 +148,7 @@ export const validateChatCompletion = createValidator('openai', 'CreateChatCompl
 export const validateChatCompletionChunk = createValidator('openai', 'CreateChatCompletionStreamResponse');
 export const validateOpenAIError = createValidator('openai', 'ErrorResponse');
 export const validateModelList = createValidator('openai', 'ListModelsResponse');
+export const validateEmbeddingResponse = createValidator('openai', 'CreateEmbeddingResponse');
 export const validateResponse = createValidator('openai', 'Response');
 export const validateMessage = createValidator('anthropic', 'Message');
 export const validateMessageStreamEvent = createValidator('anthropic', 'MessageStreamEvent');

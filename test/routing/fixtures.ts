@@ -16,6 +16,7 @@ export function provider(name: string, apiKeys: string[] = []): ProviderConfig {
     name,
     kind: 'openai',
     baseUrl: `http://127.0.0.1:9/${name}/v1`,
+    apis: ['chat', 'embeddings'],
     apiKeys,
     headers: {},
     mock: { latencyMs: 0, chunkDelayMs: 0, replyWords: 1 },
@@ -39,6 +40,7 @@ export function model(specs: DeploymentSpec[], overrides: Partial<ModelConfig> =
   return {
     name: 'm',
     family: 'openai',
+    mode: 'chat',
     price: null,
     deployments,
     timeouts: { connectMs: 5_000, firstByteMs: 60_000, idleMs: 30_000, totalMs: 600_000 },

@@ -1,4 +1,4 @@
-// The built-in `mock` provider: answers in whichever dialect it is called with, in-process, with
+// The built-in `mock` provider: answers in whichever dialect it is called with (embeddings too), in-process, with
 // optional latency and chunk pacing (the benchmarks and the zero-setup first run use it).
 import { randomBytes } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -9,6 +9,7 @@ import { anthropicMockEvents, anthropicMockJson } from './mock-anthropic.ts';
 import { openaiMockEvents, openaiMockJson } from './mock-openai.ts';
 import { responsesMockEvents, responsesMockJson, responsesPlanView } from './mock-responses.ts';
 import { planMockReply } from './mock-reply.ts';
+import { embeddingsMockJson, geminiMockEvents, geminiMockJson, plannerBodyOfGemini } from './mock-gemini.ts';
 
 export async function callMockProvider(call: UpstreamCall): Promise<UpstreamResponse> {
   const { mock } = call.deployment.provider;
@@ -16,7 +17,16 @@ export async function callMockProvider(call: UpstreamCall): Promise<UpstreamResp
   const body: unknown = JSON.parse(typeof call.body === 'string' ? call.body : call.body.toString('utf8'));
   if (!isObject(body)) throw new Error('mock provider: body is not an object');
   const model = typeof body.model === 'string' ? body.model : call.deployment.model;
+  const json = (text: string): UpstreamResponse => ({ status: 200, headers: { 'content-type': 'application/json' }, body: feedOf(once(Buffer.from(text)), call.stop) });
+  if (call.path === '/embeddings') return json(embeddingsMockJson(body, model));
   const suffix = randomBytes(12).toString('hex');
+  if (call.dialect === 'gemini') {
+    // Gemini names the model in the path and streams only when the path says so.
+    const plan = planMockReply(plannerBodyOfGemini(body), mock.replyWords, `call_${suffix}`);
+    const ids = { id: suffix, model: call.deployment.model };
+    if (call.path?.includes(':streamGenerateContent') !== true) return json(geminiMockJson(plan, ids));
+    return { status: 200, headers: { 'content-type': 'text/event-stream' }, body: feedOf(paced(geminiMockEvents(plan, ids), mock.chunkDelayMs, call.stop), call.stop) };
+  }
   const plan = planMockReply(call.dialect === 'responses' ? responsesPlanView(body) : body, mock.replyWords, call.dialect === 'anthropic' ? `toolu_${suffix}` : `call_${suffix}`);
   const stream = body.stream === true;
   if (call.dialect === 'responses') {

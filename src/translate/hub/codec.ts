@@ -32,7 +32,8 @@ export interface ClientStreamEncoder {
 export interface ClientSide {
   readonly dialect: HubDialect;
   /** Throws TranslationError (a 400 naming the field) for what has no faithful form in the hub. */
-  decodeRequest(body: Record<string, unknown>): HubRequest;
+  /** `call`: what the path says of the request (Gemini names streaming there, not in the body). */
+  decodeRequest(body: Record<string, unknown>, call?: { stream: boolean }): HubRequest;
   encodeReply(reply: HubReply, ctx: ClientReplyContext): string;
   streamEncoder(ctx: ClientReplyContext): ClientStreamEncoder;
 }
@@ -53,6 +54,11 @@ export interface EncodedRequest {
   adjustments: string[];
   /** What the reply decoder must know of how the request was written (a JSON-mode tool's name, …). */
   replyState: unknown;
+  /**
+   * The upstream path after the provider's base URL, for a dialect that names the model or the method in
+   * it (Gemini's `/v1beta/models/{model}:generateContent`); undefined for the kind's generation endpoint.
+   */
+  path?: string;
 }
 
 export interface UpstreamStreamDecoder {

@@ -6,13 +6,14 @@ import type { ProviderApi } from '../../core/config-types.ts';
 import { GatewayError } from '../../core/errors.ts';
 import { chatClient, chatUpstream } from '../../dialects/openai-chat/index.ts';
 import { messagesClient, messagesUpstream } from '../../dialects/anthropic-messages/index.ts';
+import { geminiClient, geminiUpstream } from '../../dialects/gemini/index.ts';
 import { responsesClient, responsesUpstream } from '../../dialects/openai-responses/index.ts';
 import type { ClientSide, UpstreamSide } from './codec.ts';
 
 export type Route = { kind: 'passthrough'; upstream: Dialect } | { kind: 'hub'; upstream: Dialect; client: ClientSide; side: UpstreamSide };
 
-const CLIENT_SIDES: Readonly<Record<Dialect, ClientSide>> = { openai: chatClient, anthropic: messagesClient, responses: responsesClient };
-const UPSTREAM_SIDES: Readonly<Record<Dialect, UpstreamSide>> = { openai: chatUpstream, anthropic: messagesUpstream, responses: responsesUpstream };
+const CLIENT_SIDES: Readonly<Record<Dialect, ClientSide>> = { openai: chatClient, anthropic: messagesClient, responses: responsesClient, gemini: geminiClient };
+const UPSTREAM_SIDES: Readonly<Record<Dialect, UpstreamSide>> = { openai: chatUpstream, anthropic: messagesUpstream, responses: responsesUpstream, gemini: geminiUpstream };
 const DEFAULT_APIS: readonly ProviderApi[] = ['chat', 'embeddings'];
 
 /**
@@ -24,6 +25,7 @@ const DEFAULT_APIS: readonly ProviderApi[] = ['chat', 'embeddings'];
 export function upstreamDialectFor(endpoint: Dialect, provider: ProviderKind, apis: readonly ProviderApi[] = DEFAULT_APIS): Dialect {
   if (provider === 'mock') return endpoint;
   if (provider === 'anthropic') return 'anthropic';
+  if (provider === 'gemini') return 'gemini';
   if (endpoint === 'responses' && apis.includes('responses')) return 'responses';
   return apis.includes('chat') || !apis.includes('responses') ? 'openai' : 'responses';
 }

@@ -29,12 +29,17 @@ export interface TranslatedExchangeOptions {
   parsed: Record<string, unknown>;
   /** The model name the caller asked for. */
   model: string;
+  /** Whether the caller asked for a stream (a Gemini path says so; the other dialects' bodies do too). */
+  stream?: boolean;
+  /** An output limit a budget reserved for a request that names none: the upstream is held to it. */
+  outputCap?: number | null;
   promptEstimate: () => number;
   upstreamOptions: UpstreamOptions;
 }
 
 export class TranslatedExchange implements Exchange {
   readonly upstreamDialect: Dialect;
+  readonly upstreamPath: string | undefined;
   readonly responseHeaders: Record<string, string> = {};
   readonly #client: ClientSide;
   readonly #upstream: UpstreamSide;
@@ -52,8 +57,12 @@ export class TranslatedExchange implements Exchange {
       throw new GatewayError('invalid_request', { message: `The request nests objects and arrays more than ${MAX_TRANSLATED_DEPTH} levels deep.` });
     }
     try {
-      const request = opts.client.decodeRequest(opts.parsed);
+      const request = opts.client.decodeRequest(opts.parsed, { stream: opts.stream === true });
+      const cap = request.maxOutputTokens === undefined ? (opts.outputCap ?? null) : null;
+      if (cap !== null) request.maxOutputTokens = cap;
       const encoded = opts.upstream.encodeRequest(request, opts.upstreamOptions);
+      if (cap !== null) encoded.adjustments.push(`output limit set to ${cap}: the key's limits reserve that much output for a request that names no limit`);
+      this.upstreamPath = encoded.path;
       this.#body = encoded.body;
       this.#replyState = encoded.replyState;
       if (encoded.adjustments.length > 0) this.responseHeaders['x-modelgate-adjusted'] = headerSafe(encoded.adjustments.join('; '));

@@ -56,7 +56,8 @@ export function readUpstreamError(from: HubDialect, status: number, bodyText: st
     const err = body.error;
     if (isObject(err)) {
       out.message = capped(str(err.message), MAX_MESSAGE);
-      out.type = capped(str(err.type), MAX_FIELD);
+      // Gemini names its error kind in `status` (INVALID_ARGUMENT, …) where the others use `type`.
+      out.type = capped(str(err.type) ?? str(err.status), MAX_FIELD);
       out.code = capped(typeof err.code === 'number' ? String(err.code) : str(err.code), MAX_FIELD);
       out.param = capped(str(err.param), MAX_FIELD);
       return out;

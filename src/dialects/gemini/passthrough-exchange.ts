@@ -1,0 +1,79 @@
+// Gemini requests to a Gemini upstream: the caller's bytes go up as they came (the model is named in
+// the path, which the gateway writes with the deployment's model) and the answer comes back as it is,
+// tapped for `usageMetadata` (STYLE.md "Pass-through never re-serialises").
+import { GatewayError } from '../../core/errors.ts';
+import { isObject } from '../../core/json.ts';
+import type { Usage } from '../../core/usage.ts';
+import { estimatedUsage } from '../../translate/hub/usage-estimate.ts';
+import type { Exchange, StreamRelay } from '../../pipeline/exchange.ts';
+import { PassthroughRelay } from '../../pipeline/passthrough-exchange.ts';
+import { GeminiStreamTap } from './passthrough-tap.ts';
+import { usageFromGemini } from './usage.ts';
+import { decodeGeminiReply } from './decode-reply.ts';
+
+export interface GeminiPassthroughOptions {
+  raw: Buffer;
+  parsed: Record<string, unknown>;
+  /** The caller's API version, kept upstream: a field one version lacks is the caller's choice. */
+  version: 'v1beta' | 'v1';
+  upstreamModel: string;
+  stream: boolean;
+  promptEstimate: () => number;
+  /** An output limit to add (the request names none and a budget reserved this much). */
+  outputCap: number | null;
+}
+
+/** `/v1beta/models/{model}:generateContent` (or the stream with `?alt=sse`) for an upstream model. */
+export function geminiUpstreamPath(version: string, model: string, method: string): string {
+  // A model written `models/x` (as Google's own names are) is the same model.
+  const name = model.startsWith('models/') ? model.slice(7) : model;
+  return `/${version}/models/${encodeURIComponent(name)}:${method}${method === 'streamGenerateContent' ? '?alt=sse' : ''}`;
+}
+
+/** A 2xx body as a JSON object; anything else is the upstream's fault (a failed attempt). */
+export function upstreamObject(text: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new GatewayError('upstream_error', { message: 'The upstream answered 200 with a body that is not JSON.' });
+  }
+  if (!isObject(value)) throw new GatewayError('upstream_error', { message: 'The upstream answered 200 with a body that is not a JSON object.' });
+  return value;
+}
+
+export class GeminiPassthroughExchange implements Exchange {
+  readonly upstreamDialect = 'gemini';
+  readonly upstreamPath: string;
+  readonly responseHeaders: Record<string, string> = {};
+  #opts: GeminiPassthroughOptions;
+
+  constructor(opts: GeminiPassthroughOptions) {
+    this.#opts = opts;
+    this.upstreamPath = geminiUpstreamPath(opts.version, opts.upstreamModel, opts.stream ? 'streamGenerateContent' : 'generateContent');
+    if (opts.outputCap !== null) {
+      this.responseHeaders['x-modelgate-adjusted'] = `generationConfig.maxOutputTokens set to ${opts.outputCap}: the key's limits reserve that much output for a request that names no limit`;
+    }
+  }
+
+  upstreamBody(): string | Buffer {
+    const { outputCap, parsed, raw } = this.#opts;
+    if (outputCap === null) return raw;
+    // Added in front of the caller's bytes, which stay as they came, unless a generationConfig must change.
+    if (parsed.generationConfig === undefined) return Buffer.concat([Buffer.from(`{"generationConfig":{"maxOutputTokens":${outputCap}},`), raw.subarray(raw.indexOf(0x7b) + 1)]);
+    const config = isObject(parsed.generationConfig) ? parsed.generationConfig : {};
+    return JSON.stringify({ ...parsed, generationConfig: { ...config, maxOutputTokens: outputCap } });
+  }
+
+  json(upstreamText: string): { body: string; usage: Usage } {
+    const reply = upstreamObject(upstreamText);
+    // A reply without usage is billed as on every route: read by its dialect's decoder, estimated.
+    const usage = usageFromGemini(reply.usageMetadata) ?? estimatedUsage(decodeGeminiReply(reply), this.#opts.promptEstimate);
+    return { body: upstreamText, usage };
+  }
+
+  stream(): StreamRelay {
+    return new PassthroughRelay({ tap: new GeminiStreamTap(), dialect: 'gemini', promptEstimate: this.#opts.promptEstimate });
+  }
+}
+

@@ -1,0 +1,29 @@
+// GET /v1beta/models and /v1beta/models/{model} (and /v1/ for callers that authenticate the Gemini
+// way): exactly the key's models, in Gemini's shape (`models/{name}`, supportedGenerationMethods).
+import type { Catalog } from '../catalog/catalog.ts';
+import type { ModelConfig } from '../core/config-types.ts';
+import type { KeyRecord } from '../core/key-record.ts';
+
+/** What the gateway serves for each kind of model on Gemini's paths. */
+const GENERATION_METHODS = ['generateContent', 'streamGenerateContent', 'countTokens'];
+
+function item(m: ModelConfig) {
+  return {
+    name: `models/${m.name}`,
+    version: '001',
+    displayName: m.name,
+    description: `${m.name}, served by modelgate`,
+    // Embedding models are served on POST /v1/embeddings, not on Gemini's paths.
+    supportedGenerationMethods: m.mode === 'embedding' ? [] : GENERATION_METHODS,
+  };
+}
+
+export function geminiModelsBody(catalog: Catalog, key: KeyRecord): string {
+  return JSON.stringify({ models: catalog.listFor(key).map(item) });
+}
+
+/** One model, or null when it is not configured or the key may not use it (as absent as in the listing). */
+export function geminiModelBody(catalog: Catalog, key: KeyRecord, name: string): string | null {
+  const m = catalog.get(name.startsWith('models/') ? name.slice(7) : name);
+  return m === undefined || !catalog.allows(key, m.name) ? null : JSON.stringify(item(m));
+}
