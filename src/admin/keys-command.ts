@@ -25,6 +25,8 @@ export async function keysCommand(store: Store, argv: string[], out: (s: string)
         disabled: false, budgetUsd: null, tokenBudget: null, budgetPeriod: null, rpm: null, tpm: null, maxConcurrency: null,
         createdAt: Date.now(), ...keyPatchFromFlags(values),
       };
+      // A key that could never be served is a typo (a year, a month), not something to print and store.
+      if (rec.expiresAt !== null && rec.expiresAt <= rec.createdAt) throw new UsageError(`--expires ${values.expires} is already past: a key must expire in the future`);
       await store.insertKey(rec);
       if (json) out(JSON.stringify({ key, ...publicView(rec) }));
       else out(`Created key ${rec.id} (${rec.name}). Store it now; it is not shown again:\n${key}`);
