@@ -1,6 +1,6 @@
 // SQLite implementation of Store on node:sqlite (WAL mode, so the CLI and the server share the file).
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
-import { mkdirSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
 // After the I/O callbacks already due: requests that arrived meanwhile are served first.
 import { setImmediate as yieldToIo } from 'node:timers/promises';
 import { dirname } from 'node:path';
@@ -76,7 +76,7 @@ export class SqliteStore implements Store {
   constructor(path: string, options: SqliteStoreOptions = {}) {
     this.#sliceRows = options.sliceRows ?? WRITE_SLICE_ROWS;
     const memory = path === ':memory:';
-    if (!memory) mkdirSync(dirname(path), { recursive: true });
+    if (!memory) createPrivately(path);
     this.#db = new DatabaseSync(path);
     this.#db.exec(openPragmas({ busyMs: OPEN_BUSY_TIMEOUT_MS, checkpointPages: LOOP_CHECKPOINT_PAGES }));
     this.#migrate();
@@ -203,6 +203,19 @@ export class SqliteStore implements Store {
   async close(): Promise<void> {
     await this.#thread?.close();
     if (this.#db.isOpen) this.#db.close();
+  }
+}
+
+/**
+ * The database holds key hashes and every caller's usage: a directory or file made here is the owner's
+ * alone (SQLite gives its -wal and -shm files the database file's mode). Existing ones are left as they are.
+ */
+function createPrivately(path: string): void {
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  try {
+    closeSync(openSync(path, 'wx', 0o600));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
   }
 }
 
