@@ -43,10 +43,10 @@ export function exchangeFor(input: ExchangeInput, deployment: DeploymentConfig):
     });
   }
   if (input.dialect === 'openai' && upstream === 'anthropic') {
-    return new ChatToAnthropicExchange({ parsed: input.parsed, facts: input.facts, upstreamModel: deployment.model, defaultMaxTokens: input.defaultMaxTokens, promptEstimate: input.promptEstimate, structuredOutput: deployment.structuredOutput });
+    return new ChatToAnthropicExchange({ parsed: input.parsed, facts: input.facts, upstreamModel: deployment.model, defaultMaxTokens: input.defaultMaxTokens, promptEstimate: input.promptEstimate, structuredOutput: deployment.structuredOutput, masker: input.masker });
   }
   if (input.dialect === 'anthropic' && upstream === 'openai') {
-    return new MessagesToOpenAIExchange({ parsed: input.parsed, facts: input.facts, upstreamModel: deployment.model, promptEstimate: input.promptEstimate, maxTokensField: deployment.maxTokensField });
+    return new MessagesToOpenAIExchange({ parsed: input.parsed, facts: input.facts, upstreamModel: deployment.model, promptEstimate: input.promptEstimate, maxTokensField: deployment.maxTokensField, masker: input.masker });
   }
   throw new GatewayError('internal_error', { message: `No translation from ${input.dialect} to ${upstream}.` });
 }

@@ -7,6 +7,7 @@ import { emptyUsage, type Usage } from '../core/usage.ts';
 import { SseDecoder, type SseEvent } from '../core/sse.ts';
 import { renderStreamError } from '../dialects/render-error.ts';
 import type { RequestFacts } from '../dialects/request-facts.ts';
+import type { TextMasker } from '../dialects/passthrough-tap.ts';
 import {
   chatRequestToMessages, messagesResponseToChat, MessagesStreamToChatStream,
   messagesRequestToChat, chatResponseToMessages, ChatStreamToMessagesStream,
@@ -87,9 +88,11 @@ export class ChatToAnthropicExchange implements Exchange {
   #created = Math.floor(Date.now() / 1000);
 
   #promptEstimate: () => number;
+  #masker: TextMasker | undefined;
 
-  constructor(opts: { parsed: Record<string, unknown>; facts: RequestFacts; upstreamModel: string; defaultMaxTokens: number; promptEstimate: () => number; structuredOutput?: 'tool' | 'native' }) {
+  constructor(opts: { parsed: Record<string, unknown>; facts: RequestFacts; upstreamModel: string; defaultMaxTokens: number; promptEstimate: () => number; structuredOutput?: 'tool' | 'native'; masker?: TextMasker }) {
     this.#facts = opts.facts;
+    this.#masker = opts.masker;
     this.#promptEstimate = opts.promptEstimate;
     const r = translateRequest(
       opts.parsed,
@@ -115,7 +118,7 @@ export class ChatToAnthropicExchange implements Exchange {
 
   stream(): StreamRelay {
     const t = new MessagesStreamToChatStream({ model: this.#facts.model, created: this.#created, includeUsage: this.#facts.includeUsage, jsonMode: this.#jsonMode ?? undefined });
-    return new TranslatedRelay({ translator: t, clientDialect: 'openai' });
+    return new TranslatedRelay({ translator: t, clientDialect: 'openai', masker: this.#masker });
   }
 }
 
@@ -128,7 +131,10 @@ export class MessagesToOpenAIExchange implements Exchange {
   #stopSequences: string[] | undefined;
   #promptEstimate: () => number;
 
-  constructor(opts: { parsed: Record<string, unknown>; facts: RequestFacts; upstreamModel: string; promptEstimate: () => number; maxTokensField?: 'max_tokens' | 'max_completion_tokens' }) {
+  #masker: TextMasker | undefined;
+
+  constructor(opts: { parsed: Record<string, unknown>; facts: RequestFacts; upstreamModel: string; promptEstimate: () => number; maxTokensField?: 'max_tokens' | 'max_completion_tokens'; masker?: TextMasker }) {
+    this.#masker = opts.masker;
     this.#facts = opts.facts;
     this.#promptEstimate = opts.promptEstimate;
     const stops = opts.parsed.stop_sequences;
@@ -151,7 +157,7 @@ export class MessagesToOpenAIExchange implements Exchange {
 
   stream(): StreamRelay {
     const t = new ChatStreamToMessagesStream({ model: this.#facts.model, inputTokens: this.#promptEstimate(), stopSequences: this.#stopSequences });
-    return new TranslatedRelay({ translator: t, clientDialect: 'anthropic' });
+    return new TranslatedRelay({ translator: t, clientDialect: 'anthropic', masker: this.#masker });
   }
 }
 
@@ -159,10 +165,18 @@ class TranslatedRelay implements StreamRelay {
   #decoder = new SseDecoder();
   #t: StreamTranslator;
   #dialect: Dialect;
+  #masker: TextMasker | undefined;
 
-  constructor(opts: { translator: StreamTranslator; clientDialect: Dialect }) {
+  constructor(opts: { translator: StreamTranslator; clientDialect: Dialect; masker?: TextMasker }) {
     this.#t = opts.translator;
     this.#dialect = opts.clientDialect;
+    this.#masker = opts.masker;
+  }
+
+  /** An upstream's error event has the provider's credentials masked before the translator reads it. */
+  #event(ev: SseEvent): string {
+    if (this.#masker !== undefined && (ev.event === 'error' || ev.data.startsWith('{"error"'))) ev = { event: ev.event, data: this.#masker.mask(ev.data) };
+    return this.#t.push(ev);
   }
 
   readonly encoding = 'utf8';
@@ -177,13 +191,13 @@ class TranslatedRelay implements StreamRelay {
 
   push(chunk: Uint8Array): string {
     let out = '';
-    for (const ev of this.#decoder.push(chunk)) out += this.#t.push(ev);
+    for (const ev of this.#decoder.push(chunk)) out += this.#event(ev);
     return out;
   }
 
   end(): string {
     let out = '';
-    for (const ev of this.#decoder.end()) out += this.#t.push(ev);
+    for (const ev of this.#decoder.end()) out += this.#event(ev);
     // The translator's end() writes its own well-formed error ending when the upstream stopped early.
     return out + this.#t.end();
   }
