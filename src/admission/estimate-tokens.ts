@@ -157,7 +157,11 @@ function jsonText(value: unknown): string {
   return JSON.stringify(value) ?? '';
 }
 
-function countText(pieces: string[], cap: number): number {
+/**
+ * Tokens of text pieces (a reply's delivered text): the first `cap` characters tokenized, the rest at
+ * the ratio measured on them (never below chars/4), as the prompt estimate counts its text.
+ */
+export function countText(pieces: string[], cap: number = TOKENIZER_CHAR_CAP): number {
   let budget = cap;
   let tokens = 0;
   let tokenizedChars = 0;

@@ -11,6 +11,8 @@ import type { RequestFacts } from '../dialects/request-facts.ts';
 import type { Exchange, StreamRelay } from './exchange.ts';
 import { extractUsage } from './extract-usage.ts';
 import { estimatedReplyUsage } from './reply-usage-estimate.ts';
+import { deliveredText } from '../dialects/delivered-text.ts';
+import { countText } from '../admission/estimate-tokens.ts';
 
 const INCLUDE_USAGE_HEAD = Buffer.from('{"stream_options":{"include_usage":true},');
 
@@ -143,14 +145,22 @@ class PassthroughRelay implements StreamRelay {
   }
 
   // A cut stream may never carry usage, and some servers never send it (they ignore stream_options):
-  // bill the prompt estimate and one token per delivered delta event (OpenAI streams one token a chunk;
-  // Anthropic deltas carry one or more, so this never overbills). A whole stream with the upstream's
-  // own usage is billed on that alone.
+  // bill the prompt estimate and the delivered output counted with the tokenizer (at least one token
+  // per delivered delta event). A whole stream with the upstream's own usage is billed on that alone.
   usage(): Usage {
     const u = { ...this.#tap.usage };
     if (!this.#tap.sawUsage) u.inputTokens = this.#promptEstimate();
-    if (!this.#tap.finished || !this.#tap.sawUsage) u.outputTokens = Math.max(u.outputTokens, this.#tap.deltaEvents);
+    if (!this.#tap.finished || !this.#tap.sawUsage) u.outputTokens = Math.max(u.outputTokens, this.#tap.deltaEvents, this.#deliveredTokens());
     return u;
+  }
+
+  /** The delivered output's tokens; bytes past what the tap kept count at the kept part's ratio. */
+  #deliveredTokens(): number {
+    const tap = this.#tap;
+    const tokens = countText(deliveredText(tap.delivered, this.#dialect));
+    if (tap.unkeptBytes === 0) return tokens;
+    const kept = tap.delivered.reduce((n, b) => n + b.length, 0);
+    return Math.ceil(tokens * ((kept + tap.unkeptBytes) / Math.max(1, kept)));
   }
 
   errorEvent(err: GatewayError, requestId: string): string {
