@@ -10,6 +10,7 @@ import { Catalog } from '../catalog/catalog.ts';
 import { KeyCache } from '../auth/key-cache.ts';
 import { generateKey, hashKey, maskKey, newKeyId } from '../auth/key-material.ts';
 import { UsageWriter } from '../accounting/usage-writer.ts';
+import { UsageSpill } from '../accounting/usage-spill.ts';
 import { Metrics } from '../observability/metrics.ts';
 import { createLogger } from '../observability/logger.ts';
 import { SecretMasker } from '../observability/mask-secrets.ts';
@@ -39,6 +40,16 @@ export async function serveCommand(config: GatewayConfig): Promise<void> {
   const log = createLogger();
   const store = await openStore(config.database);
   await ensureFirstKey(store, config, log);
+  // Rows a stop could not write are billed before any budget is loaded from the database.
+  const spill = spillFor(config);
+  if (spill !== null) {
+    await spill.load(store).then(
+      ({ rows, skipped }) => {
+        if (rows > 0 || skipped > 0) log.warn({ rows, skipped, file: spill.path }, 'wrote the usage rows an earlier stop could not write');
+      },
+      (err: unknown) => log.error({ err: String(err), file: spill.path }, 'could not write the usage rows an earlier stop left: they stay in the file for the next start'),
+    );
+  }
   const keys = new KeyCache({
     store,
     onError: (err) => log.error({ err: String(err) }, 'key refresh failed: serving the keys loaded before until the database answers'),
@@ -51,7 +62,10 @@ export async function serveCommand(config: GatewayConfig): Promise<void> {
     flushRows: config.usageFlushRows,
     onError: (err, rows) => log.error({ err: String(err), rows }, 'usage write failed: the rows are kept and retried'),
     onRecovered: (rows) => log.info({ rows }, 'usage writes work again'),
-    onDropped: (rows) => log.error({ rows }, 'usage rows lost: they could not be written'),
+    spill,
+    onSpilled: (rows, file) => log.error({ rows, file }, 'usage rows the database would not take are kept in the spill file; the next start writes them'),
+    // The last resort: the rows themselves go to the log, so a supervisor's journal still holds the spend.
+    onDropped: (rows, lost) => log.error({ rows, lost }, 'usage rows lost: neither the database nor the spill file took them'),
   });
   const masker = new SecretMasker(providerSecrets(config));
   const admission = new Admission({
@@ -124,6 +138,13 @@ export async function serveCommand(config: GatewayConfig): Promise<void> {
   process.on('SIGTERM', () => void stop('SIGTERM'));
   // SIGHUP would end the process without a flush (Node's default); there is no reload to run instead.
   process.on('SIGHUP', () => log.warn('SIGHUP ignored: modelgate has no reload; restart it (SIGTERM) to apply a new configuration'));
+}
+
+/** The spill file: as configured, or beside an SQLite file; none for an in-memory database. */
+function spillFor(config: GatewayConfig): UsageSpill | null {
+  if (config.usageSpillFile !== null) return new UsageSpill(config.usageSpillFile);
+  if (config.database === ':memory:' || isPostgresUrl(config.database)) return null;
+  return new UsageSpill(`${config.database}.usage-spill.jsonl`);
 }
 
 /**

@@ -141,6 +141,7 @@ function build(raw: RawConfig, source: string): GatewayConfig {
     quotaPerUsd: raw.quota_per_usd ?? DEFAULTS.quotaPerUsd,
     usageFlushMs: raw.usage_flush_ms ?? DEFAULTS.usageFlushMs,
     usageFlushRows: raw.usage_flush_rows ?? DEFAULTS.usageFlushRows,
+    usageSpillFile: raw.usage_spill_file ?? null,
     defaultMaxTokens: raw.default_max_tokens ?? DEFAULTS.defaultMaxTokens,
     redisUrl: raw.redis ?? null,
     redisPrefix: raw.redis_prefix ?? null,

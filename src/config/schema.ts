@@ -79,6 +79,8 @@ export const configSchema = z.strictObject({
   quota_per_usd: num(z.number().positive()).optional(),
   usage_flush_ms: nonNegInt.optional(),
   usage_flush_rows: positiveInt.optional(),
+  // Where rows the database would not take at a stop wait for the next start (default: beside an SQLite file).
+  usage_spill_file: z.string().min(1).optional(),
   default_max_tokens: positiveInt.optional(),
   timeouts: timeoutsSchema.optional(),
   max_retries: num(z.number().int().min(0).max(10)).optional(),
