@@ -30,6 +30,8 @@ export interface UsageWriterEvents {
   onRecovered?: (rows: number) => void;
   /** Rows given up for good: the store and the spill file both failed. They are handed over to be logged. */
   onDropped?: (rows: number, lost: readonly UsageRow[]) => void;
+  /** A batch is in the store (a shared admission store is told: admit.ts rowsWritten). */
+  onWritten?: (rows: readonly UsageRow[]) => void;
   /** Rows the store would not take, saved to the spill file for the next start. */
   onSpilled?: (rows: number, path: string) => void;
 }
@@ -143,6 +145,7 @@ export class UsageWriter {
       if (this.#timer === null) this.#schedule(Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * 2 ** Math.min(this.#failures - 1, 5)));
       return;
     }
+    this.#events.onWritten?.(rows);
     if (this.#failures > 0) {
       this.#failures = 0;
       this.#events.onRecovered?.(rows.length);

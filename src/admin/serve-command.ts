@@ -63,6 +63,8 @@ export async function serveCommand(config: GatewayConfig): Promise<void> {
     onError: (err, rows) => log.error({ err: String(err), rows }, 'usage write failed: the rows are kept and retried'),
     onRecovered: (rows) => log.info({ rows }, 'usage writes work again'),
     spill,
+    // Written rows are reported to a shared admission store (made below; writes start with requests).
+    onWritten: (rows) => admission.rowsWritten(rows),
     onSpilled: (rows, file) => log.error({ rows, file }, 'usage rows the database would not take are kept in the spill file; the next start writes them'),
     // The last resort: the rows themselves go to the log, so a supervisor's journal still holds the spend.
     onDropped: (rows, lost) => log.error({ rows, lost }, 'usage rows lost: neither the database nor the spill file took them'),
@@ -85,6 +87,14 @@ export async function serveCommand(config: GatewayConfig): Promise<void> {
   const reclaimed = (await admission.store.reclaimOwn?.(allKeys.map((k) => k.id))) ?? 0;
   if (reclaimed > 0) log.warn({ reclaimed }, 'freed reservations left by this instance before it stopped');
   await admission.seed(allKeys, Date.now());
+  // A replica that dies without writing its last rows leaves the shared spend above the rows: the first
+  // replica to notice reconciles it (docs/budgets.md, "Reservations after a crash").
+  admission.store.watchPeers?.({
+    timeoutMs: config.redisPeerTimeoutMs,
+    keys: () => admission.watchedKeys(Date.now()),
+    onLost: (tag, freed, nanos) => log.warn({ replica: tag.slice(0, 8), freed, unwrittenUsd: nanos / 1e9 }, 'a replica is gone (no heartbeat): its reservations are freed and the spend it never wrote rows for is taken back out'),
+    onError: (err) => log.error({ err: masker.mask(String(err)) }, 'replica heartbeat failed'),
+  });
   const metrics = new Metrics();
   metrics.watchUsage(usage);
   // From here on a write that finds another process's lock gives up soon (on the loop) or within a

@@ -126,6 +126,21 @@ export interface SeedRequest {
   periodEnd?: number;
 }
 
+/** Spend now in the database for one key (a usage batch written): what this instance no longer owes. */
+export interface SpendWritten {
+  keyId: string;
+  nanos: number;
+  tokens: number;
+}
+
+/** A key whose shared state a replica reconciles when another is found dead. */
+export interface WatchedKey {
+  keyId: string;
+  budgeted: boolean;
+  periodStart: number;
+  periodEnd: number;
+}
+
 /**
  * The in-process store answers at once and the shared one over the network: the per-request calls may
  * return the value itself, so the admission stage awaits (a microtask and a promise per call) only
@@ -147,6 +162,13 @@ export interface AdmissionStore {
    * outlives its replicas; the in-process store starts empty anyway). Returns how many were freed.
    */
   reclaimOwn?(keyIds: string[]): Promise<number>;
+  /**
+   * A shared store: this instance's usage rows for these amounts are in the database now. What a replica
+   * settled but had not written when it died is taken back out of spent, so the store agrees with the rows.
+   */
+  spendWritten?(written: SpendWritten[]): Promise<void>;
+  /** A shared store: notices replicas that died (no heartbeat) and reconciles the keys' spend for them. */
+  watchPeers?(opts: { timeoutMs: number; keys: () => WatchedKey[]; onLost: (tag: string, freed: number, nanos: number) => void; onError: (err: unknown) => void }): void;
   /** Resolves once a shared store is reachable; the gateway does not start without it. */
   ready?(timeoutMs?: number): Promise<void>;
   close(): Promise<void>;

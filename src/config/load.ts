@@ -146,6 +146,7 @@ function build(raw: RawConfig, source: string): GatewayConfig {
     redisUrl: raw.redis ?? null,
     redisPrefix: raw.redis_prefix ?? null,
     instanceId: raw.instance_id ?? null,
+    redisPeerTimeoutMs: raw.redis_peer_timeout_ms ?? DEFAULTS.redisPeerTimeoutMs,
     metricsToken: raw.metrics_token || null,
     breaker: {
       failures: raw.circuit_breaker?.failures,

@@ -69,6 +69,7 @@ export const configSchema = z.strictObject({
   redis: z.string().regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL').optional(),
   redis_prefix: z.string().min(1).optional(),
   instance_id: z.string().min(1).optional(),
+  redis_peer_timeout_ms: positiveInt.optional(),
   // Empty = no token, so `${METRICS_TOKEN:-}` can leave it off.
   metrics_token: z.string().optional(),
   circuit_breaker: z
@@ -102,6 +103,8 @@ export const DEFAULTS = {
   usageFlushRows: DEFAULT_FLUSH_ROWS,
   defaultMaxTokens: 4096,
   maxRetries: 5,
+  // A replica silent this long is taken for dead: its reservations and unwritten spend are reconciled.
+  redisPeerTimeoutMs: 30_000,
   timeouts: { connectMs: 10_000, firstByteMs: 120_000, idleMs: 60_000, totalMs: 600_000 },
   mock: { latencyMs: 0, chunkDelayMs: 0, replyWords: 12 },
 } as const;

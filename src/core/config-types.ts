@@ -84,6 +84,8 @@ export interface GatewayConfig {
   redisPrefix: string | null;
   /** Stable name of this replica (default host:port); lets a restarted replica free its own reservations. */
   instanceId: string | null;
+  /** A replica without a heartbeat for this long is taken for dead by the others (Redis only). */
+  redisPeerTimeoutMs: number;
   /** The token `GET /metrics` requires as `Authorization: Bearer …`; null = open to whoever reaches the port. */
   metricsToken: string | null;
   /** Circuit-breaker thresholds; unset fields take the breaker's defaults (src/routing/plan.ts). */

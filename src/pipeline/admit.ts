@@ -10,8 +10,8 @@ import { nextPeriodStart, periodStart } from '../accounting/period.ts';
 import { estimatePromptTokens, namedMaxTokens, requestedMaxTokens, reservationTokens } from '../admission/estimate-tokens.ts';
 import { rateLimitHeaders } from '../admission/rate-headers.ts';
 import { neverFitsTpm, refusalError } from '../admission/refusal.ts';
-import type { AdmissionLimits, AdmissionSnapshot, AdmissionStore, AdmitResult, MaybePromise, ReservationId, SettleResult } from '../admission/store.ts';
-import type { SpendTotals } from '../store/store.ts';
+import type { AdmissionLimits, AdmissionSnapshot, AdmissionStore, AdmitResult, MaybePromise, ReservationId, SettleResult, SpendWritten, WatchedKey } from '../admission/store.ts';
+import type { SpendTotals, UsageRow } from '../store/store.ts';
 
 const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
 
@@ -261,6 +261,37 @@ export class Admission {
       timer.unref();
     }
     return ticket.periodStart;
+  }
+
+  /**
+   * A usage batch is in the database: a shared store is told how much of this instance's settled spend
+   * now has rows, so that if this instance dies, only what it had not written is taken back out.
+   */
+  rowsWritten(rows: readonly UsageRow[]): void {
+    const store = this.store;
+    if (store.spendWritten === undefined) return;
+    const byKey = new Map<string, SpendWritten>();
+    for (const r of rows) {
+      if (this.#entries.get(r.keyId)?.limited !== true) continue;
+      const tokens = r.inputTokens + r.outputTokens + r.cacheReadTokens + r.cacheWriteTokens;
+      if (r.costNanos === 0 && tokens === 0) continue;
+      const w = byKey.get(r.keyId) ?? { keyId: r.keyId, nanos: 0, tokens: 0 };
+      w.nanos += r.costNanos;
+      w.tokens += tokens;
+      byKey.set(r.keyId, w);
+    }
+    if (byKey.size > 0) store.spendWritten([...byKey.values()]).catch((err: unknown) => this.#onError(err, 'spend written'));
+  }
+
+  /** The keys with limits this gateway has seen, for a shared store to reconcile when a replica dies. */
+  watchedKeys(now: number): WatchedKey[] {
+    const out: WatchedKey[] = [];
+    for (const entry of this.#entries.values()) {
+      if (!entry.limited) continue;
+      const e = this.#entry(entry.record, now);
+      out.push({ keyId: e.record.id, budgeted: e.budgeted, periodStart: e.period, periodEnd: e.periodEnd });
+    }
+    return out;
   }
 
   /** Rate headers for a response that never reached admission (an error before it), from a snapshot. */
