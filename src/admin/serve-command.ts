@@ -22,6 +22,7 @@ import { closeProviderPools } from '../providers/http-provider.ts';
 import type { Gateway } from '../pipeline/gateway.ts';
 import { createRouting } from '../routing/create-routing.ts';
 import { Admission } from '../pipeline/admit.ts';
+import { SoloGuard } from '../admission/solo-guard.ts';
 import { MemoryAdmissionStore } from '../admission/memory-store.ts';
 import { stopAllAttempts } from '../routing/attempt-watch.ts';
 import { reservationTtlFor, type AdmissionStore } from '../admission/store.ts';
@@ -70,7 +71,9 @@ export async function serveCommand(config: GatewayConfig): Promise<void> {
     onDropped: (rows, lost) => log.error({ rows, lost }, 'usage rows lost: neither the database nor the spill file took them'),
   });
   const masker = new SecretMasker(providerSecrets(config));
+  const solo = soloGuard(store, config, log);
   const admission = new Admission({
+    solo: solo ?? undefined,
     store: await admissionStore(config, store),
     keySpend: (keyId, period) => store.keySpend(keyId, period),
     defaultMaxTokens: config.defaultMaxTokens,
@@ -95,6 +98,8 @@ export async function serveCommand(config: GatewayConfig): Promise<void> {
     onLost: (tag, freed, nanos) => log.warn({ replica: tag.slice(0, 8), freed, unwrittenUsd: nanos / 1e9 }, 'a replica is gone (no heartbeat): its reservations are freed and the spend it never wrote rows for is taken back out'),
     onError: (err) => log.error({ err: masker.mask(String(err)) }, 'replica heartbeat failed'),
   });
+  // Another gateway on this database that counts the same keys: found before the first request.
+  await solo?.start();
   const metrics = new Metrics();
   metrics.watchUsage(usage);
   // From here on a write that finds another process's lock gives up soon (on the loop) or within a
@@ -138,6 +143,7 @@ export async function serveCommand(config: GatewayConfig): Promise<void> {
     // Requests cut at the end of the grace queue their rows as they unwind: wait for them (bounded).
     for (const until = Date.now() + 3_000; metrics.inFlight > 0 && Date.now() < until; ) await delay(20);
     await usage.close();
+    await solo?.stop();
     // A store that cannot be closed cleanly (Redis already gone) must not turn a clean stop into a crash.
     for (const [what, close] of [['admission store', () => admission.store.close()], ['upstream pools', closeProviderPools], ['database', () => store.close()]] as const) {
       await close().catch((err: unknown) => log.warn({ err: masker.mask(String(err)) }, `shutting down: could not close the ${what}`));
@@ -148,6 +154,21 @@ export async function serveCommand(config: GatewayConfig): Promise<void> {
   process.on('SIGTERM', () => void stop('SIGTERM'));
   // SIGHUP would end the process without a flush (Node's default); there is no reload to run instead.
   process.on('SIGHUP', () => log.warn('SIGHUP ignored: modelgate has no reload; restart it (SIGTERM) to apply a new configuration'));
+}
+
+/** The gateway's row in the database's list of gateways (SQLite), and what it does when it is not alone. */
+function soloGuard(store: Store, config: GatewayConfig, log: ReturnType<typeof createLogger>): SoloGuard | null {
+  const { putGateway, listGateways, removeGateway } = store;
+  if (putGateway === undefined || listGateways === undefined || removeGateway === undefined || config.database === ':memory:') return null;
+  return new SoloGuard({
+    registry: { putGateway: putGateway.bind(store), listGateways: listGateways.bind(store), removeGateway: removeGateway.bind(store) },
+    self: { id: randomUUID(), host: hostname(), pid: process.pid, startedAt: Date.now(), shared: config.redisUrl !== null },
+    onChange: (conflict) => {
+      if (conflict !== null) log.error({ fix: 'set `redis:` on every gateway sharing the database, or give each its own database' }, `another gateway is live on the same database: ${conflict}`);
+      else log.info('no other gateway counts limits on this database now: keys with limits are served again');
+    },
+    onError: (err) => log.warn({ err: String(err) }, 'could not update this gateway\'s row in the database'),
+  });
 }
 
 /** The spill file: as configured, or beside an SQLite file; none for an in-memory database. */

@@ -106,6 +106,8 @@ export interface AdmissionOptions {
   keySpend: (keyId: string, periodStart: number) => Promise<SpendTotals>;
   defaultMaxTokens: number;
   onError: (err: unknown, what: string) => void;
+  /** Why keys with limits must be refused here (another gateway counts them too), or null (admission/solo-guard.ts). */
+  solo?: { readonly conflict: string | null };
 }
 
 export class Admission {
@@ -114,9 +116,11 @@ export class Admission {
   readonly #defaultMaxTokens: number;
   readonly #onError: AdmissionOptions['onError'];
   readonly #entries = new Map<string, KeyEntry>();
+  readonly #solo: { readonly conflict: string | null } | null;
 
   constructor(options: AdmissionOptions) {
     this.store = options.store;
+    this.#solo = options.solo ?? null;
     this.#keySpend = options.keySpend;
     this.#defaultMaxTokens = options.defaultMaxTokens;
     this.#onError = options.onError;
@@ -135,6 +139,8 @@ export class Admission {
   admit(opts: AdmitOptions): MaybePromise<Admitted> {
     const entry = this.#entry(opts.key, opts.now);
     if (!entry.limited) return UNLIMITED;
+    const conflict = this.#solo?.conflict ?? null;
+    if (conflict !== null) throw new GatewayError('admission_unavailable', { message: conflict, headers: { 'x-should-retry': 'false' } });
     if (entry.seededPeriod !== entry.period || (needsTokens(entry) && entry.last === null)) return this.#admitAfterLoading(entry, opts);
     return this.#admitSeen(entry, opts);
   }

@@ -5,7 +5,7 @@ import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { setImmediate as yieldToIo } from 'node:timers/promises';
 import { dirname } from 'node:path';
 import type { BudgetPeriod, KeyRecord } from '../core/key-record.ts';
-import { KEY_COLUMNS, type SpendTotals, type Store, type UsageRow, type UsageSummaryRow } from './store.ts';
+import { KEY_COLUMNS, type GatewayBeat, type SpendTotals, type Store, type UsageRow, type UsageSummaryRow } from './store.ts';
 import { busyTimeoutPragma, LOOP_CHECKPOINT_PAGES, openPragmas } from './sqlite-pragmas.js';
 import { INSERT_BATCH, inTransaction, rowValues, spendDeltas, UsageStatements } from './usage-sql.js';
 import { SQLITE_WRITER, UsageThread, WRITE_SLICE_ROWS } from './usage-thread.ts';
@@ -34,6 +34,10 @@ const MIGRATIONS: string[] = [
   // instructions a row by callgrind, against ≈ 1,500 for an integer index on ts).
   `DROP INDEX IF EXISTS usage_key_ts`,
   `CREATE INDEX usage_ts ON usage (ts)`,
+  // Gateways serving from this file: a second one without a shared admission store must know (issue 39).
+  `CREATE TABLE gateways (
+     id TEXT PRIMARY KEY, host TEXT NOT NULL, pid INTEGER NOT NULL, started_at INTEGER NOT NULL,
+     beat_at INTEGER NOT NULL, shared INTEGER NOT NULL)`,
 ];
 
 /** The per-day report; exported for the test that checks it searches the ts index instead of scanning. */
@@ -198,6 +202,21 @@ export class SqliteStore implements Store {
   async usageSummary(opts: { sinceMs?: number; keyId?: string }): Promise<UsageSummaryRow[]> {
     const rows = this.#db.prepare(USAGE_SUMMARY_SQL).all(opts.sinceMs ?? 0, opts.keyId ?? null, opts.keyId ?? null);
     return rows as unknown as UsageSummaryRow[];
+  }
+
+  async putGateway(g: GatewayBeat): Promise<void> {
+    this.#db
+      .prepare('INSERT INTO gateways (id, host, pid, started_at, beat_at, shared) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET beat_at = excluded.beat_at')
+      .run(g.id, g.host, g.pid, g.startedAt, g.beatAt, g.shared ? 1 : 0);
+  }
+
+  async listGateways(): Promise<GatewayBeat[]> {
+    const rows = this.#db.prepare('SELECT id, host, pid, started_at, beat_at, shared FROM gateways').all() as { id: string; host: string; pid: number; started_at: number; beat_at: number; shared: number }[];
+    return rows.map((r) => ({ id: r.id, host: r.host, pid: r.pid, startedAt: r.started_at, beatAt: r.beat_at, shared: r.shared === 1 }));
+  }
+
+  async removeGateway(id: string): Promise<void> {
+    this.#db.prepare('DELETE FROM gateways WHERE id = ?').run(id);
   }
 
   async close(): Promise<void> {

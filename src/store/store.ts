@@ -48,6 +48,17 @@ export const KEY_COLUMNS: Readonly<Record<string, string>> = {
   tokenBudget: 'token_budget', budgetPeriod: 'budget_period', rpm: 'rpm', tpm: 'tpm', maxConcurrency: 'max_concurrency',
 };
 
+/** A gateway serving from a database, as it registers itself there (SQLite: one host's gateways). */
+export interface GatewayBeat {
+  id: string;
+  host: string;
+  pid: number;
+  startedAt: number;
+  beatAt: number;
+  /** Whether it counts limits in a shared admission store (Redis) rather than in its own memory. */
+  shared: boolean;
+}
+
 export interface Store {
   insertKey(key: KeyRecord): Promise<void>;
   updateKey(id: string, patch: Partial<Omit<KeyRecord, 'id' | 'hash' | 'masked' | 'createdAt'>>): Promise<boolean>;
@@ -72,5 +83,9 @@ export interface Store {
    */
   keySpend(keyId: string, periodStart: number): Promise<SpendTotals>;
   usageSummary(opts: { sinceMs?: number; keyId?: string }): Promise<UsageSummaryRow[]>;
+  /** The gateways registered on this database (SQLite), so that each can tell it is not alone. */
+  putGateway?(g: GatewayBeat): Promise<void>;
+  listGateways?(): Promise<GatewayBeat[]>;
+  removeGateway?(id: string): Promise<void>;
   close(): Promise<void>;
 }
