@@ -77,6 +77,7 @@ export async function serveCommand(config: GatewayConfig): Promise<void> {
     store: await admissionStore(config, store),
     keySpend: (keyId, period) => store.keySpend(keyId, period),
     defaultMaxTokens: config.defaultMaxTokens,
+    inFlightShare: config.inFlightBudgetShare,
     onError: (err, what) => log.error({ err: masker.mask(String(err)), what }, 'admission store failed'),
   });
   // Durable totals go into the admission store before the first request; later keys and later

@@ -52,7 +52,7 @@ end
  * KEYS: state, reservations, expiries, unwritten spend per instance.
  * ARGV: now (-1 = Redis's own clock), periodStart, reserveNanos, reserveTokens, rpm, tpm,
  *       maxConcurrency, budgetNanos, tokenBudget (each limit -1 = none), reservationId, ttlMs, windowMs,
- *       needsSeed ('1' | '0').
+ *       needsSeed ('1' | '0'), inFlightShare in millionths (-1 = none).
  * Returns { status, reason, ...snap, now }: status 1 admitted, 0 refused, 2 the key's state is gone (Redis
  * restarted without persistence, or was flushed): a budget must be loaded from the database again
  * before anything is admitted, or the key would get its whole budget a second time.
@@ -69,6 +69,7 @@ local needN, needT = tonumber(ARGV[3]), tonumber(ARGV[4])
 local rpm, tpm, conc = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
 local budgetN, budgetT = tonumber(ARGV[8]), tonumber(ARGV[9])
 local windowMs = tonumber(ARGV[12])
+local share = tonumber(ARGV[14] or '-1')
 local s = load(KEYS[1])
 
 local expired = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', now)
@@ -86,6 +87,8 @@ if win > s.win then s.win = win; s.rpm = 0; s.tpm = 0 end
 local reason = ''
 if budgetN >= 0 and s.spentN + s.resN + needN > budgetN then reason = 'budget'
 elseif budgetT >= 0 and s.spentT + s.resT + needT > budgetT then reason = 'token_budget'
+elseif share >= 0 and s.inflight > 0 and budgetN >= 0 and (s.resN + needN) * 1000000 > share * (budgetN - s.spentN) then reason = 'in_flight'
+elseif share >= 0 and s.inflight > 0 and budgetT >= 0 and (s.resT + needT) * 1000000 > share * (budgetT - s.spentT) then reason = 'in_flight'
 elseif rpm >= 0 and s.rpm + 1 > rpm then reason = 'rpm'
 elseif tpm >= 0 and s.tpm + needT > tpm then reason = 'tpm'
 elseif conc >= 0 and s.inflight + 1 > conc then reason = 'concurrency'

@@ -66,7 +66,7 @@ const DURABLE = script(DURABLE_LUA);
 const PEERS = script(PEERS_LUA);
 
 const UUID_LENGTH = 36;
-const REASONS: ReadonlySet<string> = new Set<RefusalReason>(['budget', 'token_budget', 'rpm', 'tpm', 'concurrency']);
+const REASONS: ReadonlySet<string> = new Set<RefusalReason>(['budget', 'token_budget', 'in_flight', 'rpm', 'tpm', 'concurrency']);
 
 export class RedisAdmissionStore implements AdmissionStore {
   readonly #redis: Redis;
@@ -118,6 +118,7 @@ export class RedisAdmissionStore implements AdmissionStore {
       int(this.#ttlMs),
       String(WINDOW_MS),
       needsSeed ? '1' : '0',
+      limits.inFlightShare === null || limits.inFlightShare === undefined ? '-1' : String(Math.round(limits.inFlightShare * 1e6)),
     ];
     let reply = await this.#run(ADMIT, this.#keysOf(req.keyId), args);
     if (Number(asArray(reply)[0]) === 2 && this.#spentFor !== undefined) {

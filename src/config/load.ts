@@ -143,6 +143,7 @@ function build(raw: RawConfig, source: string): GatewayConfig {
     usageFlushRows: raw.usage_flush_rows ?? DEFAULTS.usageFlushRows,
     usageSpillFile: raw.usage_spill_file ?? null,
     defaultMaxTokens: raw.default_max_tokens ?? DEFAULTS.defaultMaxTokens,
+    inFlightBudgetShare: raw.in_flight_budget_share ?? DEFAULTS.inFlightBudgetShare,
     redisUrl: raw.redis ?? null,
     redisPrefix: raw.redis_prefix ?? null,
     instanceId: raw.instance_id ?? null,

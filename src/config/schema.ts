@@ -83,6 +83,8 @@ export const configSchema = z.strictObject({
   // Where rows the database would not take at a stop wait for the next start (default: beside an SQLite file).
   usage_spill_file: z.string().min(1).optional(),
   default_max_tokens: positiveInt.optional(),
+  // The share of what is left of a budget that requests in flight may hold at once (docs/budgets.md).
+  in_flight_budget_share: num(z.number().positive().max(1)).optional(),
   timeouts: timeoutsSchema.optional(),
   max_retries: num(z.number().int().min(0).max(10)).optional(),
   providers: z.array(providerSchema).min(1),
@@ -102,6 +104,7 @@ export const DEFAULTS = {
   // Under load a batch goes before its interval is up: see DEFAULT_FLUSH_ROWS for why.
   usageFlushRows: DEFAULT_FLUSH_ROWS,
   defaultMaxTokens: 4096,
+  inFlightBudgetShare: 0.125,
   maxRetries: 5,
   // A replica silent this long is taken for dead: its reservations and unwritten spend are reconciled.
   redisPeerTimeoutMs: 30_000,

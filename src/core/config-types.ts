@@ -79,6 +79,8 @@ export interface GatewayConfig {
   usageSpillFile: string | null;
   /** max_tokens used for budget reservation and translation when a chat request names none. */
   defaultMaxTokens: number;
+  /** The share of what is left of a budget that reservations in flight may hold at once. */
+  inFlightBudgetShare: number;
   redisUrl: string | null;
   /** Key prefix of the shared admission state in Redis (default `mg:`). */
   redisPrefix: string | null;
