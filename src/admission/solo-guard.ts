@@ -23,6 +23,8 @@ export interface SoloGuardOptions {
 export class SoloGuard {
   #conflict: string | null = null;
   #timer: NodeJS.Timeout | null = null;
+  /** A beat failed (the database busy or gone): said once until one works again. */
+  #failing = false;
   readonly #o: SoloGuardOptions;
 
   constructor(options: SoloGuardOptions) {
@@ -36,7 +38,17 @@ export class SoloGuard {
 
   async start(): Promise<void> {
     await this.#beat();
-    this.#timer = setInterval(() => void this.#beat().catch(this.#o.onError), BEAT_MS);
+    this.#timer = setInterval(() => {
+      this.#beat().then(
+        () => {
+          this.#failing = false;
+        },
+        (err: unknown) => {
+          if (!this.#failing) this.#o.onError(err);
+          this.#failing = true;
+        },
+      );
+    }, BEAT_MS);
     this.#timer.unref();
   }
 
