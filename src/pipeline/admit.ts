@@ -203,7 +203,7 @@ export class Admission {
         size = this.#sized(entry, sizing);
       }
     }
-    const result = this.#tryAdmitRoom(entry, now, () => (needsTokens(entry) ? this.#sized(entry, sizing) : size));
+    const result = this.#tryAdmitRoom(entry, now, size, needsTokens(entry) ? sizing : null);
     if (result instanceof Promise) return result.then((r) => this.#afterFirstTry(entry, opts, sizing, r));
     return this.#afterFirstTry(entry, opts, sizing, result);
   }
@@ -215,7 +215,7 @@ export class Admission {
     sizing.quick = false;
     if (full === sizing.promptTokens) return this.#conclude(entry, opts.key, sizing, result);
     sizing.promptTokens = full;
-    const again = this.#tryAdmitRoom(entry, opts.now, () => this.#sized(entry, sizing));
+    const again = this.#tryAdmitRoom(entry, opts.now, this.#sized(entry, sizing), sizing);
     if (again instanceof Promise) return again.then((r) => this.#conclude(entry, opts.key, sizing, r));
     return this.#conclude(entry, opts.key, sizing, again);
   }
@@ -251,20 +251,21 @@ export class Admission {
   /**
    * Admits, or, held back by the in-flight share (the budget is nearly spent and requests in flight hold
    * their share of it), waits for those to settle and tries again, resized each time (a settle may have
-   * taught a ratio); after IN_FLIGHT_WAIT_MS it is a 429. The common case answers at once.
+   * taught a ratio: `sizing`, or the fixed `size` when it is null); after IN_FLIGHT_WAIT_MS it is a 429.
+   * The common case answers at once and allocates nothing for it.
    */
-  #tryAdmitRoom(entry: KeyEntry, now: number, size: () => { nanos: number; tokens: number }): MaybePromise<AdmitResult> {
-    const first = this.#tryAdmit(entry, now, size());
-    if (first instanceof Promise) return first.then((r) => (r.ok || r.reason !== 'in_flight' ? r : this.#waitForRoom(entry, size, r)));
-    return first.ok || first.reason !== 'in_flight' ? first : this.#waitForRoom(entry, size, first);
+  #tryAdmitRoom(entry: KeyEntry, now: number, size: { nanos: number; tokens: number }, sizing: Sizing | null): MaybePromise<AdmitResult> {
+    const first = this.#tryAdmit(entry, now, size);
+    if (first instanceof Promise) return first.then((r) => (r.ok || r.reason !== 'in_flight' ? r : this.#waitForRoom(entry, size, sizing, r)));
+    return first.ok || first.reason !== 'in_flight' ? first : this.#waitForRoom(entry, size, sizing, first);
   }
 
-  async #waitForRoom(entry: KeyEntry, size: () => { nanos: number; tokens: number }, refused: AdmitResult): Promise<AdmitResult> {
+  async #waitForRoom(entry: KeyEntry, size: { nanos: number; tokens: number }, sizing: Sizing | null, refused: AdmitResult): Promise<AdmitResult> {
     const until = Date.now() + IN_FLIGHT_WAIT_MS;
     let last = refused;
     for (let pause = IN_FLIGHT_FIRST_PAUSE_MS; Date.now() < until; pause = Math.min(IN_FLIGHT_MAX_PAUSE_MS, pause * 2)) {
       await delay(pause);
-      last = await this.#tryAdmit(entry, Date.now(), size());
+      last = await this.#tryAdmit(entry, Date.now(), sizing === null ? size : this.#sized(entry, sizing));
       if (last.ok || last.reason !== 'in_flight') return last;
     }
     return last.ok ? last : { ...last, retryAfterSec: 1 };
