@@ -1,8 +1,10 @@
 // The node:http server: request id, exact routing, and dispatch to the stage handlers.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { GatewayError } from '../core/errors.ts';
+import { isObject } from '../core/json.ts';
 import { handleGeneration } from '../pipeline/generate.ts';
-import { authenticate, bearerToken, checkAnthropicVersion } from '../pipeline/authenticate.ts';
+import { authenticateFresh, bearerToken } from '../pipeline/authenticate.ts';
+import { checkAnthropicVersion, checkVersionRules } from '../dialects/anthropic-messages/version.ts';
 import { hashKey, sameHash } from '../auth/key-material.ts';
 import { listModelsBody, modelBody } from '../pipeline/list-models.ts';
 import { usageTokenBody } from '../pipeline/usage-token.ts';
@@ -11,7 +13,11 @@ import type { Gateway } from '../pipeline/gateway.ts';
 import { answeredOrGone, markAnsweredByNode, readBody, parseJsonBody } from './body.ts';
 import { sendError, sendJson } from './respond.ts';
 import { newRequestId } from './request-id.ts';
-import { callerDialect, dialectForPath, findRoute, modelIdOf, pathOf, type Route } from './routes.ts';
+import { callerDialect, dialectForPath, findRoute, modelIdOf, pathOf, responseIdOf, type Route } from './routes.ts';
+import { storedResponse } from '../pipeline/stored-response.ts';
+import { countResponsesInputTokens } from '../pipeline/responses-input-tokens.ts';
+import { createAdminApi } from '../admin/api/admin-api.ts';
+import { createUiHandler } from '../admin/ui-files.ts';
 
 const rawResponse = (status: string): string => `HTTP/1.1 ${status}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`;
 const CLIENT_ERROR_RESPONSES: Readonly<Record<string, string>> = {
@@ -26,6 +32,9 @@ export function createGatewayServer(gw: Gateway): Server {
   // Node checks its connections every connectionsCheckingInterval, so that follows a short timeout.
   const requestTimeout = gw.config.clientRequestTimeoutMs;
   const metricsTokenHash = gw.config.metricsToken === null ? null : hashKey(gw.config.metricsToken);
+  // Both null without admin_token: their paths then fall through to the 404 below.
+  const admin = createAdminApi(gw);
+  const ui = createUiHandler({ enabled: admin !== null });
   const server = createServer({
     keepAliveTimeout: 65_000,
     requestTimeout,
@@ -35,24 +44,28 @@ export function createGatewayServer(gw: Gateway): Server {
     const requestId = newRequestId();
     const path = pathOf(req.url);
     const route = findRoute(path);
+    if (!route && admin !== null && ui !== null) {
+      if (path.startsWith('/admin/')) return admin(req, res, path, requestId);
+      if (path === '/ui' || path.startsWith('/ui/')) return ui(req, res, path);
+    }
     if (!route) {
       req.resume();
       sendError(res, {
         dialect: dialectForPath(path, req.headers['anthropic-version']),
-        error: new GatewayError('not_found', { message: `No route for ${req.method} ${path}. Paths are exact: /v1/chat/completions, /v1/messages, /v1/models, /api/usage/token.` }),
+        error: new GatewayError('not_found', { message: `No route for ${req.method} ${path}. Paths are exact: /v1/chat/completions, /v1/messages, /v1/responses, /v1/models, /api/usage/token.` }),
         requestId,
       });
       return;
     }
     // HEAD is GET without the body (RFC 9110 §9.3.2; load balancers probe /healthz with it): node:http
     // drops the body of a response to HEAD by itself.
-    if (req.method !== route.method && !(req.method === 'HEAD' && route.method === 'GET')) {
+    if (req.method !== route.method && req.method !== route.alsoMethod && !(req.method === 'HEAD' && route.method === 'GET')) {
       req.resume();
       sendError(res, {
         dialect: callerDialect(route, req.headers['anthropic-version']),
         error: new GatewayError('method_not_allowed', { message: `${req.method} is not allowed on ${path}; use ${route.method}.` }),
         requestId,
-        headers: { allow: route.method === 'GET' ? 'GET, HEAD' : route.method },
+        headers: { allow: [route.method, ...(route.method === 'GET' ? ['HEAD'] : []), ...(route.alsoMethod === undefined ? [] : [route.alsoMethod])].join(', ') },
       });
       return;
     }
@@ -99,6 +112,8 @@ async function dispatch(gw: Gateway, req: IncomingMessage, res: ServerResponse, 
       return handleGeneration(gw, req, res, { dialect: 'openai', requestId, endpoint: '/v1/chat/completions' });
     case 'messages':
       return handleGeneration(gw, req, res, { dialect: 'anthropic', requestId, endpoint: '/v1/messages' });
+    case 'responses':
+      return handleGeneration(gw, req, res, { dialect: 'responses', requestId, endpoint: '/v1/responses' });
     case 'healthz':
       return sendJson(res, { status: 200, body: '{"status":"ok"}', requestId });
     case 'metrics':
@@ -113,7 +128,8 @@ async function dispatch(gw: Gateway, req: IncomingMessage, res: ServerResponse, 
 async function simpleAuthed(gw: Gateway, req: IncomingMessage, res: ServerResponse, route: Route, requestId: string): Promise<void> {
   try {
     const now = Date.now();
-    const key = authenticate(req.headers, gw.keys, now, req.socket);
+    let key = authenticateFresh(req.headers, gw.keys, now, req.socket);
+    if (key instanceof Promise) key = await key;
     if (route.name === 'models') {
       req.resume();
       return sendJson(res, { status: 200, body: listModelsBody(gw.catalog, key), requestId });
@@ -130,8 +146,19 @@ async function simpleAuthed(gw: Gateway, req: IncomingMessage, res: ServerRespon
       req.resume();
       return sendJson(res, { status: 200, body: await usageTokenBody(gw, key, now), requestId });
     }
-    checkAnthropicVersion(req.headers);
+    if (route.name === 'response') {
+      req.resume();
+      const body = await storedResponse(gw, { key, id: responseIdOf(pathOf(req.url)), method: req.method ?? 'GET', now });
+      return sendJson(res, { status: 200, body, requestId });
+    }
+    if (route.name === 'responses_input_tokens') {
+      const { text, value } = parseJsonBody(await readBody(req, gw.config.bodyLimitBytes));
+      const counted = await countResponsesInputTokens(gw, { key, text, value });
+      return sendJson(res, { status: 200, body: counted.body, requestId, headers: { 'x-modelgate-token-count': counted.source } });
+    }
+    const version = checkAnthropicVersion(req.headers);
     const { text, value } = parseJsonBody(await readBody(req, gw.config.bodyLimitBytes));
+    if (isObject(value)) checkVersionRules(value, version);
     const counted = await countTokens(gw, { key, text, value, req });
     return sendJson(res, { status: 200, body: counted.body, requestId, headers: { 'x-modelgate-token-count': counted.source } });
   } catch (err) {

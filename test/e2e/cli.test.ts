@@ -81,7 +81,7 @@ test('a key created already expired is refused at creation, and nothing is store
   try {
     const past = await cli(['keys', 'create', '--name', 'late', '--expires', '2020-01-01', '--json'], dir);
     assert.equal(past.code, 2, past.stdout);
-    assert.match(past.stderr, /--expires 2020-01-01 is already past/);
+    assert.match(past.stderr, /expiry 2020-01-01T00:00:00.000Z is already past/);
     assert.equal(past.stdout, '', 'no key printed');
     const ok = await cli(['keys', 'create', '--name', 'soon', '--expires', '2999-01-01', '--json'], dir);
     assert.equal(ok.code, 0, ok.stderr);
