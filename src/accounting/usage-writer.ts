@@ -10,8 +10,10 @@
 // promoted: ≈ 190 bytes of old-generation garbage a request (bench/HISTORY.md, eighteenth round).
 // A write that fails (a full disk, another process holding SQLite's write lock) loses nothing: the rows
 // go back to the head of the queue and are tried again with a growing pause, up to MAX_PENDING_ROWS held
-// in memory; only past that are the oldest dropped, and that is said loudly. Usage rows are the spend
-// record budgets are rebuilt from at a restart: they are not given up on a transient failure.
+// in memory; past that the oldest, and at a stop whatever the last flush could not write, go to the
+// spill file beside the database (usage-spill.ts), written at the next start. Usage rows are the spend
+// record budgets are rebuilt from at a restart: they are not given up on a failure. Only a spill file
+// that cannot be written either loses rows, and then each lost row is handed to `onDropped` (the log).
 import type { Store, UsageRow } from '../store/store.ts';
 
 /** Rows held in memory while writes fail (≈ 300 bytes each): past this the oldest are dropped. */
@@ -26,8 +28,18 @@ export interface UsageWriterEvents {
   onError: (err: unknown, rows: number) => void;
   /** Writes work again after a failing streak: `rows` is how many waited. */
   onRecovered?: (rows: number) => void;
-  /** Rows given up for good (the memory bound, or the last flush at shutdown failed). */
-  onDropped?: (rows: number) => void;
+  /** Rows given up for good: the store and the spill file both failed. They are handed over to be logged. */
+  onDropped?: (rows: number, lost: readonly UsageRow[]) => void;
+  /** A batch is in the store (a shared admission store is told: admit.ts rowsWritten). */
+  onWritten?: (rows: readonly UsageRow[]) => void;
+  /** Rows the store would not take, saved to the spill file for the next start. */
+  onSpilled?: (rows: number, path: string) => void;
+}
+
+/** Where rows the store would not take wait for the next start (usage-spill.ts). */
+export interface SpillTarget {
+  readonly path: string;
+  save(rows: readonly UsageRow[]): void;
 }
 
 export class UsageWriter {
@@ -42,9 +54,11 @@ export class UsageWriter {
   #failures = 0;
   #failed = 0;
   #dropped = 0;
+  #spill: SpillTarget | null;
 
-  constructor(opts: { store: Store; flushMs: number; flushRows?: number } & UsageWriterEvents) {
+  constructor(opts: { store: Store; flushMs: number; flushRows?: number; spill?: SpillTarget | null } & UsageWriterEvents) {
     this.#store = opts.store;
+    this.#spill = opts.spill ?? null;
     this.#flushMs = opts.flushMs;
     this.#flushRows = opts.flushRows ?? DEFAULT_FLUSH_ROWS;
     this.#events = opts;
@@ -90,7 +104,7 @@ export class UsageWriter {
     return this.#writing;
   }
 
-  /** The last flush: tried a few times over a couple of seconds, then what is left is reported lost. */
+  /** The last flush: tried a few times over a couple of seconds, then what is left goes to the spill file. */
   async close(): Promise<void> {
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = null;
@@ -99,8 +113,11 @@ export class UsageWriter {
       if (this.#queue.length === 0) return;
       await new Promise((resolve) => setTimeout(resolve, 250 * 2 ** attempt));
     }
-    this.#drop(this.#queue.length);
+    // A flush still running (a writer thread waiting out a lock) would re-queue its batch after this: wait for it.
+    await this.#writing;
+    const left = this.#queue;
     this.#queue = [];
+    this.#setAside(left);
   }
 
   #schedule(ms: number): void {
@@ -122,13 +139,13 @@ export class UsageWriter {
       this.#queue = rows.concat(this.#queue);
       const over = this.#queue.length - MAX_PENDING_ROWS;
       if (over > 0) {
-        this.#queue.splice(0, over);
-        this.#drop(over);
+        this.#setAside(this.#queue.splice(0, over));
         this.#events.onError(err, this.#queue.length);
       }
       if (this.#timer === null) this.#schedule(Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * 2 ** Math.min(this.#failures - 1, 5)));
       return;
     }
+    this.#events.onWritten?.(rows);
     if (this.#failures > 0) {
       this.#failures = 0;
       this.#events.onRecovered?.(rows.length);
@@ -136,8 +153,19 @@ export class UsageWriter {
     }
   }
 
-  #drop(rows: number): void {
-    this.#dropped += rows;
-    this.#events.onDropped?.(rows);
+  /** Rows the store would not take: to the spill file, or, when that fails too, reported lost one by one. */
+  #setAside(rows: UsageRow[]): void {
+    if (rows.length === 0) return;
+    if (this.#spill !== null) {
+      try {
+        this.#spill.save(rows);
+        this.#events.onSpilled?.(rows.length, this.#spill.path);
+        return;
+      } catch (err) {
+        this.#events.onError(err, rows.length);
+      }
+    }
+    this.#dropped += rows.length;
+    this.#events.onDropped?.(rows.length, rows);
   }
 }

@@ -10,6 +10,7 @@ import { Catalog } from '../catalog/catalog.ts';
 import { KeyCache } from '../auth/key-cache.ts';
 import { generateKey, hashKey, maskKey, newKeyId } from '../auth/key-material.ts';
 import { UsageWriter } from '../accounting/usage-writer.ts';
+import { UsageSpill } from '../accounting/usage-spill.ts';
 import { Metrics } from '../observability/metrics.ts';
 import { createLogger } from '../observability/logger.ts';
 import { SecretMasker } from '../observability/mask-secrets.ts';
@@ -24,6 +25,7 @@ import { closeProviderPools } from '../providers/http-provider.ts';
 import type { Gateway } from '../pipeline/gateway.ts';
 import { createRouting } from '../routing/create-routing.ts';
 import { Admission } from '../pipeline/admit.ts';
+import { SoloGuard } from '../admission/solo-guard.ts';
 import { MemoryAdmissionStore } from '../admission/memory-store.ts';
 import { stopAllAttempts } from '../routing/attempt-watch.ts';
 import { reservationTtlFor, type AdmissionStore } from '../admission/store.ts';
@@ -42,6 +44,16 @@ export async function serveCommand(config: GatewayConfig): Promise<void> {
   const log = createLogger();
   const store = await openStore(config.database);
   await ensureFirstKey(store, config, log);
+  // Rows a stop could not write are billed before any budget is loaded from the database.
+  const spill = spillFor(config);
+  if (spill !== null) {
+    await spill.load(store).then(
+      ({ rows, skipped }) => {
+        if (rows > 0 || skipped > 0) log.warn({ rows, skipped, file: spill.path }, 'wrote the usage rows an earlier stop could not write');
+      },
+      (err: unknown) => log.error({ err: String(err), file: spill.path }, 'could not write the usage rows an earlier stop left: they stay in the file for the next start'),
+    );
+  }
   const keys = new KeyCache({
     store,
     onError: (err) => log.error({ err: String(err) }, 'key refresh failed: serving the keys loaded before until the database answers'),
@@ -54,13 +66,21 @@ export async function serveCommand(config: GatewayConfig): Promise<void> {
     flushRows: config.usageFlushRows,
     onError: (err, rows) => log.error({ err: String(err), rows }, 'usage write failed: the rows are kept and retried'),
     onRecovered: (rows) => log.info({ rows }, 'usage writes work again'),
-    onDropped: (rows) => log.error({ rows }, 'usage rows lost: they could not be written'),
+    spill,
+    // Written rows are reported to a shared admission store (made below; writes start with requests).
+    onWritten: (rows) => admission.rowsWritten(rows),
+    onSpilled: (rows, file) => log.error({ rows, file }, 'usage rows the database would not take are kept in the spill file; the next start writes them'),
+    // The last resort: the rows themselves go to the log, so a supervisor's journal still holds the spend.
+    onDropped: (rows, lost) => log.error({ rows, lost }, 'usage rows lost: neither the database nor the spill file took them'),
   });
   const masker = new SecretMasker(providerSecrets(config));
+  const solo = soloGuard(store, config, log);
   const admission = new Admission({
+    solo: solo ?? undefined,
     store: await admissionStore(config, store),
     keySpend: (keyId, period) => store.keySpend(keyId, period),
     defaultMaxTokens: config.defaultMaxTokens,
+    inFlightShare: config.inFlightBudgetShare,
     // Once when an outage starts and once when it ends, as the database's outage is (issue 39).
     onError: (err, what) => log.error({ err: masker.mask(String(err)), what }, 'admission store unreachable: requests of keys with limits are refused with 503 until it answers again'),
     onRecovered: () => log.info('admission store answers again'),
@@ -76,6 +96,16 @@ export async function serveCommand(config: GatewayConfig): Promise<void> {
   const reclaimed = (await admission.store.reclaimOwn?.(allKeys.map((k) => k.id))) ?? 0;
   if (reclaimed > 0) log.warn({ reclaimed }, 'freed reservations left by this instance before it stopped');
   await admission.seed(allKeys, Date.now());
+  // A replica that dies without writing its last rows leaves the shared spend above the rows: the first
+  // replica to notice reconciles it (docs/budgets.md, "Reservations after a crash").
+  admission.store.watchPeers?.({
+    timeoutMs: config.redisPeerTimeoutMs,
+    keys: () => admission.watchedKeys(Date.now()),
+    onLost: (tag, freed, nanos) => log.warn({ replica: tag.slice(0, 8), freed, unwrittenUsd: nanos / 1e9 }, 'a replica is gone (no heartbeat): its reservations are freed and the spend it never wrote rows for is taken back out'),
+    onError: (err) => log.error({ err: masker.mask(String(err)) }, 'replica heartbeat failed'),
+  });
+  // Another gateway on this database that counts the same keys: found before the first request.
+  await solo?.start();
   const metrics = new Metrics();
   metrics.watchUsage(usage);
   metrics.watchAdmission(admission);
@@ -123,6 +153,7 @@ export async function serveCommand(config: GatewayConfig): Promise<void> {
     // Requests cut at the end of the grace queue their rows as they unwind: wait for them (bounded).
     for (const until = Date.now() + 3_000; metrics.inFlight > 0 && Date.now() < until; ) await delay(20);
     await usage.close();
+    await solo?.stop();
     // A store that cannot be closed cleanly (Redis already gone) must not turn a clean stop into a crash.
     stopPurge();
     for (const [what, close] of [['admission store', () => admission.store.close()], ['upstream pools', closeProviderPools], ['stored responses', () => responses.close()], ['database', () => store.close()]] as const) {
@@ -134,6 +165,28 @@ export async function serveCommand(config: GatewayConfig): Promise<void> {
   process.on('SIGTERM', () => void stop('SIGTERM'));
   // SIGHUP would end the process without a flush (Node's default); there is no reload to run instead.
   process.on('SIGHUP', () => log.warn('SIGHUP ignored: modelgate has no reload; restart it (SIGTERM) to apply a new configuration'));
+}
+
+/** The gateway's row in the database's list of gateways (SQLite), and what it does when it is not alone. */
+function soloGuard(store: Store, config: GatewayConfig, log: ReturnType<typeof createLogger>): SoloGuard | null {
+  const { putGateway, listGateways, removeGateway } = store;
+  if (putGateway === undefined || listGateways === undefined || removeGateway === undefined || config.database === ':memory:') return null;
+  return new SoloGuard({
+    registry: { putGateway: putGateway.bind(store), listGateways: listGateways.bind(store), removeGateway: removeGateway.bind(store) },
+    self: { id: randomUUID(), host: hostname(), pid: process.pid, startedAt: Date.now(), shared: config.redisUrl !== null },
+    onChange: (conflict) => {
+      if (conflict !== null) log.error({ fix: 'set `redis:` on every gateway sharing the database, or give each its own database' }, `another gateway is live on the same database: ${conflict}`);
+      else log.info('no other gateway counts limits on this database now: keys with limits are served again');
+    },
+    onError: (err) => log.warn({ err: String(err) }, 'could not update this gateway\'s row in the database'),
+  });
+}
+
+/** The spill file: as configured, or beside an SQLite file; none for an in-memory database. */
+function spillFor(config: GatewayConfig): UsageSpill | null {
+  if (config.usageSpillFile !== null) return new UsageSpill(config.usageSpillFile);
+  if (config.database === ':memory:' || isPostgresUrl(config.database)) return null;
+  return new UsageSpill(`${config.database}.usage-spill.jsonl`);
 }
 
 /**

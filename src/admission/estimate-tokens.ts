@@ -20,6 +20,7 @@
 //   top: their tokenizers produce more tokens than o200k for the same text.
 import { isObject, nestedDeeperThan } from '../core/json.ts';
 import { countTokens } from './tokenizer.ts';
+import { MEDIA_TOKENS, mediaTokens } from './media-tokens.ts';
 import { MAX_TOKENS_PER_KIND } from '../core/usage.ts';
 import type { Dialect } from '../core/dialect.ts';
 
@@ -27,7 +28,12 @@ export const TOKENIZER_CHAR_CAP = 8192;
 export const CHUNK_CHARS = 256;
 /** How far back from a chunk's end a space is looked for. */
 const SPACE_LOOKBACK = 64;
-export const MEDIA_TOKENS = 1600;
+export { MEDIA_TOKENS };
+/**
+ * The system prompt a provider adds when a request carries tools (Anthropic: 313–346 tokens for current
+ * models): billed as prompt, and not in the body.
+ */
+export const TOOL_PROMPT_TOKENS = 350;
 export const MESSAGE_OVERHEAD_TOKENS = 4;
 export const REPLY_PRIMING_TOKENS = 3;
 export const NON_OPENAI_MARGIN = 1.2;
@@ -52,7 +58,10 @@ const JSON_KEYS: ReadonlySet<string> = new Set(['input', 'parameters', 'input_sc
 
 interface Collected {
   pieces: string[];
+  /** Tokens of the media parts (media-tokens.ts), summed. */
   media: number;
+  /** The upstream model: picks the image formula. */
+  model: string;
   messages: number;
   /** False in the quick pass: only media and messages are counted, the text is bounded by size. */
   textNeeded: boolean;
@@ -75,7 +84,8 @@ export interface EstimateOptions {
 export function estimatePromptTokens(body: unknown, options: EstimateOptions = {}): number {
   if (!isObject(body)) return REPLY_PRIMING_TOKENS;
   const bound = options.boundBytes;
-  const found: Collected = { pieces: [], media: 0, messages: 0, textNeeded: bound === undefined };
+  const model = options.model ?? (typeof body.model === 'string' ? body.model : '');
+  const found: Collected = { pieces: [], media: 0, model, messages: 0, textNeeded: bound === undefined };
   if (body.system !== undefined) {
     found.messages += 1;
     collect(body.system, found);
@@ -108,8 +118,8 @@ export function estimatePromptTokens(body: unknown, options: EstimateOptions = {
     }
   }
   const text = bound ?? countText(found.pieces, options.charCap ?? TOKENIZER_CHAR_CAP);
-  const base = text + found.media * MEDIA_TOKENS + found.messages * MESSAGE_OVERHEAD_TOKENS + REPLY_PRIMING_TOKENS;
-  const model = options.model ?? (typeof body.model === 'string' ? body.model : '');
+  const tools = hasTools(body) ? TOOL_PROMPT_TOKENS : 0;
+  const base = text + found.media + tools + found.messages * MESSAGE_OVERHEAD_TOKENS + REPLY_PRIMING_TOKENS;
   return OPENAI_MODEL.test(model) ? base : Math.ceil(base * NON_OPENAI_MARGIN);
 }
 
@@ -156,8 +166,18 @@ function collect(value: unknown, found: Collected, depth = 0): void {
     return;
   }
   if (!isObject(value)) return;
-  if ((typeof value.type === 'string' && MEDIA_TYPES.has(value.type)) || value.inlineData !== undefined || value.fileData !== undefined) {
-    found.media += 1;
+  if (typeof value.type === 'string' && MEDIA_TYPES.has(value.type)) {
+    // A plain-text document is its text (Anthropic `source: { type: 'text', data }`).
+    const source = value.source;
+    if (isObject(source) && source.type === 'text' && typeof source.data === 'string') {
+      if (found.textNeeded) found.pieces.push(source.data);
+      return;
+    }
+    found.media += mediaTokens(value, found.model, found.textNeeded);
+    return;
+  }
+  if (value.inlineData !== undefined || value.fileData !== undefined) {
+    found.media += mediaTokens(geminiMediaPart(value), found.model, found.textNeeded);
     return;
   }
   // for-in over a parsed JSON object (own, enumerable keys only): no entries array per object.
@@ -171,13 +191,21 @@ function collect(value: unknown, found: Collected, depth = 0): void {
   }
 }
 
+function hasTools(body: Record<string, unknown>): boolean {
+  return (Array.isArray(body.tools) && body.tools.length > 0) || (Array.isArray(body.functions) && body.functions.length > 0);
+}
+
 /** JSON text of a schema or tool input; one nested too deep to serialise counts as nothing. */
 function jsonText(value: unknown): string {
   if (nestedDeeperThan(value, MAX_WALK_DEPTH)) return '';
   return JSON.stringify(value) ?? '';
 }
 
-function countText(pieces: string[], cap: number): number {
+/**
+ * Tokens of text pieces (a reply's delivered text): the first `cap` characters tokenized, the rest at
+ * the ratio measured on them (never below chars/4), as the prompt estimate counts its text.
+ */
+export function countText(pieces: string[], cap: number = TOKENIZER_CHAR_CAP): number {
   let budget = cap;
   let tokens = 0;
   let tokenizedChars = 0;
@@ -242,4 +270,12 @@ function isHighSurrogate(code: number): boolean {
 
 function positiveInt(v: unknown): number | null {
   return typeof v === 'number' && Number.isInteger(v) && v > 0 ? v : null;
+}
+
+/** A Gemini `inlineData` / `fileData` part in the shape mediaTokens reads (an image or a document). */
+function geminiMediaPart(part: Record<string, unknown>): Record<string, unknown> {
+  const media = isObject(part.inlineData) ? part.inlineData : isObject(part.fileData) ? part.fileData : {};
+  const mime = typeof media.mimeType === 'string' ? media.mimeType : '';
+  const data = typeof media.data === 'string' ? media.data : undefined;
+  return { type: mime.startsWith('image/') ? 'image' : 'document', source: data === undefined ? undefined : { type: 'base64', media_type: mime, data } };
 }

@@ -279,6 +279,11 @@ function refusalReason(state: KeyState, req: AdmitRequest): RefusalReason | null
   if (limits.tokenBudget !== null && state.spentTokens + state.reservedTokens + req.reserveTokens > limits.tokenBudget) {
     return 'token_budget';
   }
+  const share = limits.inFlightShare ?? null;
+  if (share !== null && state.inFlight > 0) {
+    if (limits.budgetNanos !== null && state.reservedNanos + req.reserveNanos > share * (limits.budgetNanos - state.spentNanos)) return 'in_flight';
+    if (limits.tokenBudget !== null && state.reservedTokens + req.reserveTokens > share * (limits.tokenBudget - state.spentTokens)) return 'in_flight';
+  }
   if (limits.rpm !== null && state.rpmUsed + 1 > limits.rpm) return 'rpm';
   if (limits.tpm !== null && state.tpmUsed + req.reserveTokens > limits.tpm) return 'tpm';
   if (limits.maxConcurrency !== null && state.inFlight + 1 > limits.maxConcurrency) return 'concurrency';

@@ -1,7 +1,7 @@
 // Admission store shared by many replicas: one Redis round trip per operation, atomic via Lua.
 import { createHash, randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { ADMIT_LUA, FINISH_LUA, RECLAIM_LUA, SEED_LUA } from './redis-scripts.ts';
+import { ADMIT_LUA, DURABLE_LUA, FINISH_LUA, PEERS_LUA, RECLAIM_LUA, SEED_LUA } from './redis-scripts.ts';
 import {
   DEFAULT_RESERVATION_TTL_MS,
   WINDOW_MS,
@@ -19,6 +19,8 @@ import type {
   SeedRequest,
   SettleRequest,
   SettleResult,
+  SpendWritten,
+  WatchedKey,
 } from './store.ts';
 
 export interface RedisStoreOptions {
@@ -60,8 +62,11 @@ const ADMIT = script(ADMIT_LUA);
 const FINISH = script(FINISH_LUA);
 const SEED = script(SEED_LUA);
 const RECLAIM = script(RECLAIM_LUA);
+const DURABLE = script(DURABLE_LUA);
+const PEERS = script(PEERS_LUA);
+
 const UUID_LENGTH = 36;
-const REASONS: ReadonlySet<string> = new Set<RefusalReason>(['budget', 'token_budget', 'rpm', 'tpm', 'concurrency']);
+const REASONS: ReadonlySet<string> = new Set<RefusalReason>(['budget', 'token_budget', 'in_flight', 'rpm', 'tpm', 'concurrency']);
 
 export class RedisAdmissionStore implements AdmissionStore {
   readonly #redis: Redis;
@@ -74,6 +79,7 @@ export class RedisAdmissionStore implements AdmissionStore {
   #waiting: Promise<void> | null = null;
   /** 8 hex characters + '-': the first 9 of the 36-character id part of every reservation id. */
   readonly #tag: string;
+  #heartbeat: NodeJS.Timeout | null = null;
 
   constructor(options: RedisStoreOptions) {
     if (options.client === undefined && options.url === undefined) {
@@ -112,6 +118,7 @@ export class RedisAdmissionStore implements AdmissionStore {
       int(this.#ttlMs),
       String(WINDOW_MS),
       needsSeed ? '1' : '0',
+      limits.inFlightShare === null || limits.inFlightShare === undefined ? '-1' : String(Math.round(limits.inFlightShare * 1e6)),
     ];
     let reply = await this.#run(ADMIT, this.#keysOf(req.keyId), args);
     if (Number(asArray(reply)[0]) === 2 && this.#spentFor !== undefined) {
@@ -168,7 +175,8 @@ export class RedisAdmissionStore implements AdmissionStore {
   }
 
   async seedSpent(req: SeedRequest): Promise<void> {
-    await this.#run(SEED, [this.#keysOf(req.keyId)[0]], [
+    const keys = this.#keysOf(req.keyId);
+    await this.#run(SEED, [keys[0], keys[3]], [
       int(req.periodStart),
       int(req.spentNanos),
       int(req.spentTokens),
@@ -204,12 +212,57 @@ export class RedisAdmissionStore implements AdmissionStore {
   }
 
   async reclaimOwn(keyIds: string[]): Promise<number> {
+    return (await this.#reclaim(this.#tag, keyIds)).freed;
+  }
+
+  /** Frees a dead instance's reservations and takes back out the spend it never wrote rows for. */
+  async #reclaim(tag: string, keyIds: string[]): Promise<{ freed: number; nanos: number }> {
     let freed = 0;
-    for (const keyId of keyIds) freed += Number(await this.#run(RECLAIM, this.#keysOf(keyId), [this.#tag]));
-    return freed;
+    let nanos = 0;
+    for (const keyId of keyIds) {
+      const [f, n] = asArray(await this.#run(RECLAIM, this.#keysOf(keyId), [tag])).map(Number);
+      freed += f;
+      nanos += n;
+    }
+    return { freed, nanos };
+  }
+
+  async spendWritten(written: SpendWritten[]): Promise<void> {
+    await Promise.all(written.map((w) => this.#run(DURABLE, [this.#keysOf(w.keyId)[3]], [this.#tag, int(w.nanos), int(w.tokens)])));
+  }
+
+  /**
+   * Beats every third of `timeoutMs` in a ZSET of the replicas, and claims those silent longer: for each,
+   * its reservations are freed and the spend it settled without writing rows is taken out, then the
+   * keys' spent totals are raised to the database's again (mode 'max', as at a start).
+   */
+  watchPeers(opts: { timeoutMs: number; keys: () => WatchedKey[]; onLost: (tag: string, freed: number, nanos: number) => void; onError: (err: unknown) => void }): void {
+    const beat = async (): Promise<void> => {
+      const lost = asArray(await this.#run(PEERS, [`${this.#prefix}replicas`], [this.#tag, int(opts.timeoutMs)])).map(String);
+      for (const tag of lost) {
+        if (tag === this.#tag) continue;
+        const keys = opts.keys();
+        const { freed, nanos } = await this.#reclaim(tag, keys.map((k) => k.keyId));
+        for (const k of keys) {
+          if (this.#spentFor === undefined || !k.budgeted) continue;
+          const spent = await this.#spentFor(k.keyId, k.periodStart);
+          await this.seedSpent({ keyId: k.keyId, periodStart: k.periodStart, periodEnd: k.periodEnd, spentNanos: spent.nanos, spentTokens: spent.tokens });
+        }
+        opts.onLost(tag, freed, nanos);
+      }
+    };
+    const run = (): void => {
+      beat().catch(opts.onError);
+    };
+    run();
+    this.#heartbeat = setInterval(run, Math.max(100, Math.floor(opts.timeoutMs / 3)));
+    this.#heartbeat.unref();
   }
 
   async close(): Promise<void> {
+    if (this.#heartbeat !== null) clearInterval(this.#heartbeat);
+    // A clean stop leaves the replicas' list at once: its rows are written, nobody has to reconcile for it.
+    await this.#redis.zrem(`${this.#prefix}replicas`, this.#tag).catch(() => undefined);
     if (this.#ownsClient) await this.#redis.quit();
   }
 
@@ -222,9 +275,9 @@ export class RedisAdmissionStore implements AdmissionStore {
     return Number(reply[0]) === 1 ? { ok: true, periodStart: Number(reply[1]) } : { ok: false };
   }
 
-  #keysOf(keyId: string): [string, string, string] {
+  #keysOf(keyId: string): [string, string, string, string] {
     const base = `${this.#prefix}{${keyId}}`;
-    return [`${base}:s`, `${base}:r`, `${base}:e`];
+    return [`${base}:s`, `${base}:r`, `${base}:e`, `${base}:u`];
   }
 
   /** EVALSHA, loading the script once when the server does not know it (fresh server, SCRIPT FLUSH). */

@@ -28,12 +28,14 @@ export type RefusalCode =
   | 'token_budget_exhausted'
   | 'rate_limit_requests'
   | 'rate_limit_tokens'
-  | 'concurrency_limit';
+  | 'concurrency_limit'
+  | 'budget_in_flight';
 
 /** Every code with its status, so a test can check each one is documented and reachable. */
 export const REFUSAL_CODES: Readonly<Record<RefusalReason, { code: RefusalCode; status: 403 | 429 }>> = {
   budget: { code: 'budget_exhausted', status: 403 },
   token_budget: { code: 'token_budget_exhausted', status: 403 },
+  in_flight: { code: 'budget_in_flight', status: 429 },
   rpm: { code: 'rate_limit_requests', status: 429 },
   tpm: { code: 'rate_limit_tokens', status: 429 },
   concurrency: { code: 'concurrency_limit', status: 429 },
@@ -74,6 +76,12 @@ export function refusalError(input: RefusalInput): RefusalError {
         message: `rate limit reached: ${tpm} tokens per minute, ${left} left this minute (the request reserves prompt + max_tokens)${retry}`,
       };
     }
+    case 'in_flight':
+      return {
+        status,
+        code,
+        message: `budget nearly spent: requests already in flight hold as much of what is left as may be reserved at once${retry}`,
+      };
     case 'concurrency':
       return {
         status,

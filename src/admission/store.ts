@@ -7,7 +7,7 @@
 //   counts the request into the RPM window, reserves its worst-case tokens into the TPM window, takes
 //   a concurrency slot and reserves `reserveNanos` / `reserveTokens` against the budgets. A refusal
 //   changes nothing (it does not count toward RPM either).
-// - Refusal order when several limits fail: budget, token_budget, rpm, tpm, concurrency — the
+// - Refusal order when several limits fail: budget, token_budget, in_flight, rpm, tpm, concurrency — the
 //   permanent ones first, so a caller is not told to retry what a retry cannot fix.
 // - RPM/TPM windows are FIXED 60-second windows aligned to the epoch minute (floor(now / 60 s)).
 //   Inside one window at most `rpm` requests are admitted and at most `tpm` tokens are reserved or
@@ -40,7 +40,7 @@
 //   the current start: the key was moved to a period that starts earlier, daily → monthly): the current
 //   period keeps its start until it ends, and counts the older one's durable total from then on.
 
-export type RefusalReason = 'budget' | 'token_budget' | 'rpm' | 'tpm' | 'concurrency';
+export type RefusalReason = 'budget' | 'token_budget' | 'in_flight' | 'rpm' | 'tpm' | 'concurrency';
 
 export const WINDOW_MS = 60_000;
 export const DEFAULT_RESERVATION_TTL_MS = 10 * 60_000;
@@ -63,6 +63,13 @@ export interface AdmissionLimits {
   maxConcurrency: number | null;
   budgetNanos: number | null;
   tokenBudget: number | null;
+  /**
+   * The share (0–1] of what is left of a money or token budget that reservations in flight may hold at
+   * once; null = no such bound. A request alone in flight always may take what is left: the bound
+   * only holds back the others ('in_flight', a refusal to wait on), so that real usage beating the
+   * estimates can only overspend by that share of what was left (docs/budgets.md).
+   */
+  inFlightShare?: number | null;
 }
 
 export interface AdmitRequest {
@@ -126,6 +133,21 @@ export interface SeedRequest {
   periodEnd?: number;
 }
 
+/** Spend now in the database for one key (a usage batch written): what this instance no longer owes. */
+export interface SpendWritten {
+  keyId: string;
+  nanos: number;
+  tokens: number;
+}
+
+/** A key whose shared state a replica reconciles when another is found dead. */
+export interface WatchedKey {
+  keyId: string;
+  budgeted: boolean;
+  periodStart: number;
+  periodEnd: number;
+}
+
 /**
  * The in-process store answers at once and the shared one over the network: the per-request calls may
  * return the value itself, so the admission stage awaits (a microtask and a promise per call) only
@@ -147,6 +169,13 @@ export interface AdmissionStore {
    * outlives its replicas; the in-process store starts empty anyway). Returns how many were freed.
    */
   reclaimOwn?(keyIds: string[]): Promise<number>;
+  /**
+   * A shared store: this instance's usage rows for these amounts are in the database now. What a replica
+   * settled but had not written when it died is taken back out of spent, so the store agrees with the rows.
+   */
+  spendWritten?(written: SpendWritten[]): Promise<void>;
+  /** A shared store: notices replicas that died (no heartbeat) and reconciles the keys' spend for them. */
+  watchPeers?(opts: { timeoutMs: number; keys: () => WatchedKey[]; onLost: (tag: string, freed: number, nanos: number) => void; onError: (err: unknown) => void }): void;
   /** Resolves once a shared store is reachable; the gateway does not start without it. */
   ready?(timeoutMs?: number): Promise<void>;
   close(): Promise<void>;

@@ -77,6 +77,7 @@ export const configSchema = z.strictObject({
   redis: z.string().regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL').optional(),
   redis_prefix: z.string().min(1).optional(),
   instance_id: z.string().min(1).optional(),
+  redis_peer_timeout_ms: positiveInt.optional(),
   // Empty = no token, so `${METRICS_TOKEN:-}` can leave it off.
   metrics_token: z.string().optional(),
   // The admin API and dashboard's token; empty = off, like metrics_token.
@@ -99,7 +100,11 @@ export const configSchema = z.strictObject({
   quota_per_usd: num(z.number().positive()).optional(),
   usage_flush_ms: nonNegInt.optional(),
   usage_flush_rows: positiveInt.optional(),
+  // Where rows the database would not take at a stop wait for the next start (default: beside an SQLite file).
+  usage_spill_file: z.string().min(1).optional(),
   default_max_tokens: positiveInt.optional(),
+  // The share of what is left of a budget that requests in flight may hold at once (docs/budgets.md).
+  in_flight_budget_share: num(z.number().positive().max(1)).optional(),
   // Stored Responses API responses (previous_response_id, GET/DELETE /v1/responses/{id}) are kept this long.
   responses_retention_days: num(z.number().positive()).optional(),
   timeouts: timeoutsSchema.optional(),
@@ -127,8 +132,11 @@ export const DEFAULTS = {
   // Under load a batch goes before its interval is up: see DEFAULT_FLUSH_ROWS for why.
   usageFlushRows: DEFAULT_FLUSH_ROWS,
   defaultMaxTokens: 4096,
+  inFlightBudgetShare: 0.125,
   responsesRetentionDays: 30,
   maxRetries: 5,
+  // A replica silent this long is taken for dead: its reservations and unwritten spend are reconciled.
+  redisPeerTimeoutMs: 30_000,
   timeouts: { connectMs: 10_000, firstByteMs: 120_000, idleMs: 60_000, totalMs: 600_000 },
   mock: { latencyMs: 0, chunkDelayMs: 0, replyWords: 12 },
 } as const;

@@ -96,8 +96,12 @@ export interface GatewayConfig {
   usageFlushMs: number;
   /** Queued rows that start a write before usageFlushMs is up. */
   usageFlushRows: number;
+  /** Where rows the database would not take at a stop are kept for the next start; null = beside an SQLite file. */
+  usageSpillFile: string | null;
   /** max_tokens used for budget reservation and translation when a chat request names none. */
   defaultMaxTokens: number;
+  /** The share of what is left of a budget that reservations in flight may hold at once. */
+  inFlightBudgetShare: number;
   /** How long stored Responses API responses are kept, ms. */
   responsesRetentionMs: number;
   redisUrl: string | null;
@@ -105,6 +109,8 @@ export interface GatewayConfig {
   redisPrefix: string | null;
   /** Stable name of this replica (default host:port); lets a restarted replica free its own reservations. */
   instanceId: string | null;
+  /** A replica without a heartbeat for this long is taken for dead by the others (Redis only). */
+  redisPeerTimeoutMs: number;
   /** The token `GET /metrics` requires as `Authorization: Bearer …`; null = open to whoever reaches the port. */
   metricsToken: string | null;
   /** The token `/admin/` and `/ui/` require as `Authorization: Bearer …`; null = both are off (404). */

@@ -26,6 +26,11 @@ export interface TextMasker {
 
 /** A line this long without its end is a broken upstream, not an event to hold in memory (as the 64 MB cap on whole bodies). */
 const MAX_LINE = 64 * 1048576;
+/**
+ * Delivered bytes kept (as the blocks already read, no copy) so that a stream left without its usage is
+ * billed its delivered text; past this the rest is only measured, and counted at the kept part's ratio.
+ */
+const KEPT_BYTES = 1048576;
 
 export class PassthroughStreamTap {
   readonly usage: Usage = emptyUsage();
@@ -51,6 +56,10 @@ export class PassthroughStreamTap {
   #spaced: boolean | null = null;
   /** Masks credentials in the upstream's own error events, which may echo the gateway's provider key. */
   #masker: TextMasker | null;
+  /** The blocks forwarded so far (up to KEPT_BYTES), and the bytes forwarded past them. */
+  readonly delivered: string[] = [];
+  #keptBytes = 0;
+  unkeptBytes = 0;
 
   constructor(opts: { dialect: Dialect; clientModel: string; upstreamModel: string; stripUsageChunk: boolean; masker?: TextMasker }) {
     this.#dialect = opts.dialect;
@@ -88,10 +97,21 @@ export class PassthroughStreamTap {
     }
     if (lastNl === text.length - 1) {
       this.#carry = '';
-      return this.#block(text);
+      return this.#block(this.#keep(text));
     }
     this.#carry = text.slice(lastNl + 1);
-    return this.#block(text.slice(0, lastNl + 1));
+    return this.#block(this.#keep(text.slice(0, lastNl + 1)));
+  }
+
+  /** Holds a reference to a forwarded block: the text a stream left without usage is billed for. */
+  #keep(block: string): string {
+    if (this.#keptBytes < KEPT_BYTES) {
+      this.delivered.push(block);
+      this.#keptBytes += block.length;
+    } else {
+      this.unkeptBytes += block.length;
+    }
+    return block;
   }
 
   /**
@@ -108,7 +128,7 @@ export class PassthroughStreamTap {
   end(): string {
     const rest = this.#carry;
     this.#carry = '';
-    const out = rest ? this.#block(rest) : '';
+    const out = rest ? this.#block(this.#keep(rest)) : '';
     if (this.finished || this.#dialect !== 'openai' || !this.sawUsage) return out;
     // An OpenAI-style upstream that closes after its finish_reason and usage chunks without `[DONE]`
     // (some servers do) has answered in full: the caller gets the terminator, not an error after a

@@ -4,14 +4,15 @@ import type { ModelConfig } from '../core/config-types.ts';
 import type { Dialect } from '../core/dialect.ts';
 import type { KeyRecord } from '../core/key-record.ts';
 import type { Usage } from '../core/usage.ts';
+import { setTimeout as delay } from 'node:timers/promises';
 import { GatewayError, type ErrorCode } from '../core/errors.ts';
 import { reservationNanos, usdToNanos } from '../accounting/price.ts';
 import { nextPeriodStart, periodStart } from '../accounting/period.ts';
 import { estimateEmbeddingTokens, estimatePromptTokens, namedMaxTokens, requestedMaxTokens, reservationTokens, type EstimateOptions } from '../admission/estimate-tokens.ts';
 import { rateLimitHeaders } from '../admission/rate-headers.ts';
 import { neverFitsTpm, refusalError } from '../admission/refusal.ts';
-import type { AdmissionLimits, AdmissionSnapshot, AdmissionStore, AdmitResult, MaybePromise, ReservationId, SettleResult } from '../admission/store.ts';
-import type { SpendTotals } from '../store/store.ts';
+import type { AdmissionLimits, AdmissionSnapshot, AdmissionStore, AdmitResult, MaybePromise, ReservationId, SettleResult, SpendWritten, WatchedKey } from '../admission/store.ts';
+import type { SpendTotals, UsageRow } from '../store/store.ts';
 
 const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
 
@@ -22,6 +23,10 @@ export interface Ticket {
   /** Budget period the request counts against (unix ms; 0 = lifetime). */
   periodStart: number;
   headers: Readonly<Record<string, string>>;
+  /** The prompt tokens the reservation assumed (before any learned ratio): what the real usage is compared with. */
+  promptTokens: number;
+  /** The model whose estimates the real usage teaches (its first deployment's upstream name). */
+  target: string;
 }
 
 /** What admit hands back: the ticket (null for a key without limits) and the prompt estimate. */
@@ -52,6 +57,8 @@ interface KeyEntry {
   seeding: Promise<void> | null;
   /** What the store said at this key's last admit: decides whether the quick estimate is safe. */
   last: AdmissionSnapshot | null;
+  /** How far this key's real prompts have been beating their estimates (≥ 1; 1 = not at all). */
+  ratio: number;
 }
 
 export interface AdmitOptions {
@@ -70,6 +77,7 @@ export interface AdmitOptions {
 
 /** How admit sized one request: the prompt estimate, and whether it was the quick byte bound. */
 interface Sizing {
+  model: ModelConfig;
   target: string;
   maxTokens: number;
   /** The output limit the request names itself; null when the default was reserved. */
@@ -82,6 +90,18 @@ interface Sizing {
 function promptTokensOf(body: Record<string, unknown>, options: EstimateOptions, embedding: boolean | undefined): number {
   return embedding === true ? estimateEmbeddingTokens(body.input, options) : estimatePromptTokens(body, options);
 }
+
+/**
+ * Real prompts that beat their estimates teach a ratio, per key and per model: it rises at once to what
+ * was seen and decays a fifth of the way back towards 1 with each request that did not beat it.
+ */
+const RATIO_DECAY = 0.8;
+/** No estimate is scaled by more than this (a ratio comes from what an upstream reports). */
+const MAX_RATIO = 100;
+/** How long a request held back by the in-flight share waits for room before a 429. */
+const IN_FLIGHT_WAIT_MS = 30_000;
+const IN_FLIGHT_FIRST_PAUSE_MS = 5;
+const IN_FLIGHT_MAX_PAUSE_MS = 200;
 
 /** Background tries of a settle the store failed (1, 2, 4 … 32 s apart: about a minute). */
 const SETTLE_RETRIES = 6;
@@ -119,6 +139,10 @@ export interface AdmissionOptions {
   onError: (err: unknown, what: string) => void;
   /** The store answers again after an outage: called once. */
   onRecovered?: () => void;
+  /** AdmissionLimits.inFlightShare for every budgeted key (config `in_flight_budget_share`); null = none. */
+  inFlightShare?: number | null;
+  /** Why keys with limits must be refused here (another gateway counts them too), or null (admission/solo-guard.ts). */
+  solo?: { readonly conflict: string | null };
 }
 
 export class Admission {
@@ -132,9 +156,15 @@ export class Admission {
   #storeDown = false;
   /** Requests refused (503) because the store could not be asked, for /metrics. */
   unavailableRefusals = 0;
+  readonly #solo: { readonly conflict: string | null } | null;
+  readonly #inFlightShare: number | null;
+  /** Per upstream model: how far real prompts have been beating the estimates (see RATIO_DECAY). */
+  readonly #modelRatios = new Map<string, number>();
 
   constructor(options: AdmissionOptions) {
     this.store = options.store;
+    this.#solo = options.solo ?? null;
+    this.#inFlightShare = options.inFlightShare ?? null;
     this.#keySpend = options.keySpend;
     this.#defaultMaxTokens = options.defaultMaxTokens;
     this.#onError = options.onError;
@@ -168,6 +198,8 @@ export class Admission {
   admit(opts: AdmitOptions): MaybePromise<Admitted> {
     const entry = this.#entry(opts.key, opts.now);
     if (!entry.limited) return UNLIMITED;
+    const conflict = this.#solo?.conflict ?? null;
+    if (conflict !== null) throw new GatewayError('admission_unavailable', { message: conflict, headers: { 'x-should-retry': 'false' } });
     if (entry.seededPeriod !== entry.period || (needsTokens(entry) && entry.last === null)) return this.#admitAfterLoading(entry, opts);
     return this.#admitSeen(entry, opts);
   }
@@ -188,24 +220,24 @@ export class Admission {
     // the quick size is refused, the full tokenizer estimate decides, so it has the last word at the margin.
     const target = model.deployments[0]?.model ?? model.name;
     if (opts.free === true) {
-      const nothing: Sizing = { target, maxTokens: 0, named: 0, promptTokens: 0, quick: true };
+      const nothing: Sizing = { model, target, maxTokens: 0, named: 0, promptTokens: 0, quick: true };
       const result = this.#tryAdmit(entry, now, { nanos: 0, tokens: 0 });
       return result instanceof Promise ? result.then((r) => this.#conclude(entry, opts.key, nothing, r)) : this.#conclude(entry, opts.key, nothing, result);
     }
     const embedding = opts.embedding === true;
     const maxTokens = embedding ? 0 : requestedMaxTokens(body, this.#defaultMaxTokens, opts.dialect);
-    const sizing: Sizing = { target, maxTokens, named: embedding ? 0 : namedMaxTokens(body, opts.dialect), promptTokens: 0, quick: false, embedding };
+    const sizing: Sizing = { model, target, maxTokens, named: embedding ? 0 : namedMaxTokens(body, opts.dialect), promptTokens: 0, quick: false, embedding };
     let size = reservationOf(model, 0, maxTokens);
     if (needsTokens(entry)) {
       sizing.promptTokens = promptTokensOf(body, { model: target, boundBytes: opts.bodyBytes }, embedding);
-      size = reservationOf(model, sizing.promptTokens, maxTokens);
+      size = this.#sized(entry, sizing);
       sizing.quick = roomy(entry, size);
       if (!sizing.quick) {
         sizing.promptTokens = promptTokensOf(body, { model: target }, embedding);
-        size = reservationOf(model, sizing.promptTokens, maxTokens);
+        size = this.#sized(entry, sizing);
       }
     }
-    const result = this.#tryAdmit(entry, now, size);
+    const result = this.#tryAdmitRoom(entry, now, size, needsTokens(entry) ? sizing : null);
     if (result instanceof Promise) return result.then((r) => this.#afterFirstTry(entry, opts, sizing, r));
     return this.#afterFirstTry(entry, opts, sizing, result);
   }
@@ -217,7 +249,7 @@ export class Admission {
     sizing.quick = false;
     if (full === sizing.promptTokens) return this.#conclude(entry, opts.key, sizing, result);
     sizing.promptTokens = full;
-    const again = this.#tryAdmit(entry, opts.now, reservationOf(opts.model, full, sizing.maxTokens));
+    const again = this.#tryAdmitRoom(entry, opts.now, this.#sized(entry, sizing), sizing);
     if (again instanceof Promise) return again.then((r) => this.#conclude(entry, opts.key, sizing, r));
     return this.#conclude(entry, opts.key, sizing, again);
   }
@@ -237,7 +269,41 @@ export class Admission {
     }
     const headers = hasRateLimits(entry.limits) ? rateLimitHeaders({ limits: entry.limits, snapshot: result.snapshot }) : NO_HEADERS;
     const outputCap = needsTokens(entry) && sizing.named === null ? this.#defaultMaxTokens : null;
-    return { ticket: { reservationId: result.reservationId, keyId: key.id, periodStart: entry.period, headers }, promptTokens: sizing.quick ? 0 : sizing.promptTokens, outputCap };
+    const ticket: Ticket = { reservationId: result.reservationId, keyId: key.id, periodStart: entry.period, headers, promptTokens: sizing.promptTokens, target: sizing.target };
+    return { ticket, promptTokens: sizing.quick ? 0 : sizing.promptTokens, outputCap };
+  }
+
+  /**
+   * The reservation of a sized request: its prompt estimate scaled by how far this key's and this model's
+   * real prompts have been beating their estimates, and its worst-case output.
+   */
+  #sized(entry: KeyEntry, sizing: Sizing): { nanos: number; tokens: number } {
+    const ratio = Math.max(entry.ratio, this.#modelRatios.get(sizing.target) ?? 1);
+    const prompt = ratio === 1 ? sizing.promptTokens : Math.ceil(sizing.promptTokens * ratio);
+    return reservationOf(sizing.model, prompt, sizing.maxTokens);
+  }
+
+  /**
+   * Admits, or, held back by the in-flight share (the budget is nearly spent and requests in flight hold
+   * their share of it), waits for those to settle and tries again, resized each time (a settle may have
+   * taught a ratio: `sizing`, or the fixed `size` when it is null); after IN_FLIGHT_WAIT_MS it is a 429.
+   * The common case answers at once and allocates nothing for it.
+   */
+  #tryAdmitRoom(entry: KeyEntry, now: number, size: { nanos: number; tokens: number }, sizing: Sizing | null): MaybePromise<AdmitResult> {
+    const first = this.#tryAdmit(entry, now, size);
+    if (first instanceof Promise) return first.then((r) => (r.ok || r.reason !== 'in_flight' ? r : this.#waitForRoom(entry, size, sizing, r)));
+    return first.ok || first.reason !== 'in_flight' ? first : this.#waitForRoom(entry, size, sizing, first);
+  }
+
+  async #waitForRoom(entry: KeyEntry, size: { nanos: number; tokens: number }, sizing: Sizing | null, refused: AdmitResult): Promise<AdmitResult> {
+    const until = Date.now() + IN_FLIGHT_WAIT_MS;
+    let last = refused;
+    for (let pause = IN_FLIGHT_FIRST_PAUSE_MS; Date.now() < until; pause = Math.min(IN_FLIGHT_MAX_PAUSE_MS, pause * 2)) {
+      await delay(pause);
+      last = await this.#tryAdmit(entry, Date.now(), sizing === null ? size : this.#sized(entry, sizing));
+      if (last.ok || last.reason !== 'in_flight') return last;
+    }
+    return last.ok ? last : { ...last, retryAfterSec: 1 };
   }
 
   #tryAdmit(entry: KeyEntry, now: number, size: { nanos: number; tokens: number }): MaybePromise<AdmitResult> {
@@ -268,6 +334,7 @@ export class Admission {
    */
   finish(ticket: Ticket, usage: Usage, nanos: number): MaybePromise<number> {
     const tokens = usage.inputTokens + usage.outputTokens + usage.cacheReadTokens + usage.cacheWriteTokens;
+    if (ticket.promptTokens > 0 && tokens > 0) this.#learn(ticket, usage.inputTokens + usage.cacheReadTokens + usage.cacheWriteTokens);
     const settle = (): MaybePromise<SettleResult> =>
       nanos === 0 && tokens === 0 ? this.store.release(ticket.reservationId) : this.store.settle({ reservationId: ticket.reservationId, nanos, tokens });
     let done: MaybePromise<SettleResult>;
@@ -278,6 +345,16 @@ export class Admission {
     }
     if (done instanceof Promise) return done.then((d) => periodOf(d, ticket), (err: unknown) => this.#settleFailed(err, ticket, settle));
     return periodOf(done, ticket);
+  }
+
+  /** A settled request's real prompt against its estimate: the key's and the model's ratios follow it. */
+  #learn(ticket: Ticket, realPrompt: number): void {
+    const seen = Math.min(MAX_RATIO, realPrompt / ticket.promptTokens);
+    const entry = this.#entries.get(ticket.keyId);
+    if (entry !== undefined) entry.ratio = nextRatio(entry.ratio, seen);
+    const model = this.#modelRatios.get(ticket.target) ?? 1;
+    const next = nextRatio(model, seen);
+    if (next !== model) this.#modelRatios.set(ticket.target, next);
   }
 
   /**
@@ -297,6 +374,37 @@ export class Admission {
       timer.unref();
     }
     return ticket.periodStart;
+  }
+
+  /**
+   * A usage batch is in the database: a shared store is told how much of this instance's settled spend
+   * now has rows, so that if this instance dies, only what it had not written is taken back out.
+   */
+  rowsWritten(rows: readonly UsageRow[]): void {
+    const store = this.store;
+    if (store.spendWritten === undefined) return;
+    const byKey = new Map<string, SpendWritten>();
+    for (const r of rows) {
+      if (this.#entries.get(r.keyId)?.limited !== true) continue;
+      const tokens = r.inputTokens + r.outputTokens + r.cacheReadTokens + r.cacheWriteTokens;
+      if (r.costNanos === 0 && tokens === 0) continue;
+      const w = byKey.get(r.keyId) ?? { keyId: r.keyId, nanos: 0, tokens: 0 };
+      w.nanos += r.costNanos;
+      w.tokens += tokens;
+      byKey.set(r.keyId, w);
+    }
+    if (byKey.size > 0) store.spendWritten([...byKey.values()]).catch((err: unknown) => this.#onError(err, 'spend written'));
+  }
+
+  /** The keys with limits this gateway has seen, for a shared store to reconcile when a replica dies. */
+  watchedKeys(now: number): WatchedKey[] {
+    const out: WatchedKey[] = [];
+    for (const entry of this.#entries.values()) {
+      if (!entry.limited) continue;
+      const e = this.#entry(entry.record, now);
+      out.push({ keyId: e.record.id, budgeted: e.budgeted, periodStart: e.period, periodEnd: e.periodEnd });
+    }
+    return out;
   }
 
   /** Rate headers for a response that never reached admission (an error before it), from a snapshot. */
@@ -321,7 +429,7 @@ export class Admission {
   #entry(key: KeyRecord, now: number): KeyEntry {
     let entry = this.#entries.get(key.id);
     if (entry === undefined || entry.record !== key) {
-      entry = newEntry(key, now, entry);
+      entry = newEntry(key, now, entry, this.#inFlightShare);
       this.#entries.set(key.id, entry);
     } else if (now >= entry.periodEnd) {
       entry.period = periodStart(key.budgetPeriod, now);
@@ -358,16 +466,24 @@ export class Admission {
   }
 }
 
-function newEntry(key: KeyRecord, now: number, previous: KeyEntry | undefined): KeyEntry {
+/** Up at once to what was seen; otherwise a fifth of the way back towards 1 (or to what was seen, if higher). */
+function nextRatio(current: number, seen: number): number {
+  if (seen >= current) return seen;
+  return Math.max(1, seen, current * RATIO_DECAY + 1 - RATIO_DECAY);
+}
+
+function newEntry(key: KeyRecord, now: number, previous: KeyEntry | undefined, inFlightShare: number | null): KeyEntry {
   const limits: AdmissionLimits = {
     rpm: key.rpm,
     tpm: key.tpm,
     maxConcurrency: key.maxConcurrency,
     budgetNanos: key.budgetUsd === null ? null : usdToNanos(key.budgetUsd),
     tokenBudget: key.tokenBudget,
+    inFlightShare: null,
   };
   const period = periodStart(key.budgetPeriod, now);
   const budgeted = limits.budgetNanos !== null || limits.tokenBudget !== null;
+  if (budgeted) limits.inFlightShare = inFlightShare;
   return {
     record: key,
     limits,
@@ -379,6 +495,7 @@ function newEntry(key: KeyRecord, now: number, previous: KeyEntry | undefined): 
     seededPeriod: previous !== undefined && previous.period === period ? previous.seededPeriod : -1,
     seeding: null,
     last: null,
+    ratio: previous?.ratio ?? 1,
   };
 }
 

@@ -285,7 +285,8 @@ function finalFailure(f: { plan: AttemptPlan; lastText: string; gw: Gateway; dia
 }
 
 function readUpstreamText(text: string, gw: Gateway): string {
-  const trimmed = text.trim();
+  // Masked whole before anything is cut: a key across the cut would otherwise leave all but its end.
+  const trimmed = gw.masker.maskErrorBody(text.trim());
   if (trimmed === '') return '';
   let message = trimmed;
   try {
@@ -294,5 +295,5 @@ function readUpstreamText(text: string, gw: Gateway): string {
   } catch {
     // not JSON: keep the raw text
   }
-  return gw.masker.mask(message.slice(0, MAX_UPSTREAM_TEXT));
+  return message.slice(0, MAX_UPSTREAM_TEXT);
 }

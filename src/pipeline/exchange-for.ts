@@ -70,5 +70,6 @@ export function exchangeFor(input: ExchangeInput, deployment: DeploymentConfig):
       maxTokensField: deployment.maxTokensField,
       structuredOutput: deployment.structuredOutput,
     },
+    masker: input.masker,
   });
 }

@@ -12,6 +12,8 @@ import type { RequestFacts } from '../dialects/request-facts.ts';
 import type { Exchange, StreamRelay } from './exchange.ts';
 import { extractUsage } from './extract-usage.ts';
 import { estimatedReplyUsage } from './reply-usage-estimate.ts';
+import { deliveredText } from '../dialects/delivered-text.ts';
+import { countText } from '../admission/estimate-tokens.ts';
 
 const INCLUDE_USAGE_HEAD = Buffer.from('{"stream_options":{"include_usage":true},');
 
@@ -141,7 +143,8 @@ function jsonObject(text: string): Record<string, unknown> | null {
 }
 
 /** What the relay needs of a dialect's stream tap (dialects/passthrough-tap.ts, Gemini's). */
-type StreamTap = Pick<PassthroughStreamTap, 'usage' | 'sawUsage' | 'finished' | 'deltaEvents' | 'push' | 'end' | 'endsWithError'>;
+type StreamTap = Pick<PassthroughStreamTap, 'usage' | 'sawUsage' | 'finished' | 'deltaEvents' | 'push' | 'end' | 'endsWithError'> &
+  Partial<Pick<PassthroughStreamTap, 'delivered' | 'unkeptBytes'>>;
 
 export class PassthroughRelay implements StreamRelay {
   readonly encoding = 'latin1';
@@ -172,15 +175,27 @@ export class PassthroughRelay implements StreamRelay {
   }
 
   // A cut stream may never carry usage, and some servers never send it (they ignore stream_options):
-  // bill the prompt estimate and one token per delivered delta event (OpenAI streams one token a chunk;
-  // Anthropic deltas carry one or more, so this never overbills). A whole stream with the upstream's
-  // own usage is billed on that alone.
+  // bill the prompt estimate and the delivered output counted with the tokenizer (at least one token
+  // per delivered delta event). A whole stream with the upstream's own usage is billed on that alone.
   usage(): Usage {
     const u = { ...this.#tap.usage };
     if (!this.#tap.sawUsage) u.inputTokens = this.#promptEstimate();
-    if (!this.#tap.finished || !this.#tap.sawUsage) u.outputTokens = Math.max(u.outputTokens, this.#tap.deltaEvents);
+    if (!this.#tap.finished || !this.#tap.sawUsage) u.outputTokens = Math.max(u.outputTokens, this.#tap.deltaEvents, this.#deliveredTokens());
     return u;
   }
+
+  /** The delivered output's tokens; bytes past what the tap kept count at the kept part's ratio. */
+  #deliveredTokens(): number {
+    const tap = this.#tap;
+    // The chat and messages taps keep what they forwarded; the Responses tap counts its events only.
+    if (tap.delivered === undefined || this.#dialect === 'responses') return 0;
+    const tokens = countText(deliveredText(tap.delivered, this.#dialect));
+    const unkept = tap.unkeptBytes ?? 0;
+    if (unkept === 0) return tokens;
+    const kept = tap.delivered.reduce((n, b) => n + b.length, 0);
+    return Math.ceil(tokens * ((kept + unkept) / Math.max(1, kept)));
+  }
+
 
   errorEvent(err: GatewayError, requestId: string): string {
     // The upstream's own error event, just forwarded, already ends the stream well-formed: one is enough.

@@ -42,17 +42,21 @@ export function upstreamErrorToDialect(opts: UpstreamErrorOptions): DialectError
  * upstream text kept), then masked again with the configured provider keys, which only the gateway knows.
  */
 export function upstreamFailure(opts: { status: number; text: string; upstreamDialect: Dialect; clientDialect: Dialect; masker: SecretMasker }): GatewayError {
-  const shaped = upstreamErrorToDialect({ upstreamKind: opts.upstreamDialect, clientDialect: opts.clientDialect, status: opts.status, bodyText: opts.text });
+  // Every string of the body is masked before the mapping reads or cuts any of them: a key in `param`,
+  // `code`, `type` or across the message's cut would otherwise leave whole or in part.
+  const { masker } = opts;
+  const bodyText = masker.maskErrorBody(opts.text);
+  const shaped = upstreamErrorToDialect({ upstreamKind: opts.upstreamDialect, clientDialect: opts.clientDialect, status: opts.status, bodyText });
   const credentials = opts.status === 401;
   return new GatewayError(codeFor(shaped.status), {
-    message: opts.masker.mask(shaped.message),
+    message: masker.mask(shaped.message),
     status: shaped.status,
-    param: shaped.param,
-    upstreamType: shaped.type,
+    param: shaped.param === null ? null : masker.mask(shaped.param),
+    upstreamType: masker.mask(shaped.type),
     // The upstream's code describes the gateway's own key on a credentials failure: never the caller's.
-    upstreamCode: credentials ? null : shaped.code,
+    upstreamCode: credentials || shaped.code === null ? null : masker.mask(shaped.code),
     // Same dialect, same status: the upstream's error code (Anthropic's `error.details`) reaches the caller.
-    upstreamDetails: opts.upstreamDialect === 'anthropic' && opts.clientDialect === 'anthropic' && shaped.status === opts.status ? anthropicErrorDetails(opts.text, (t) => maskKeyLike(opts.masker.mask(t))) : null,
+    upstreamDetails: opts.upstreamDialect === 'anthropic' && opts.clientDialect === 'anthropic' && shaped.status === opts.status ? anthropicErrorDetails(bodyText, (t) => maskKeyLike(masker.mask(t))) : null,
     // A 502 made of a refused key or an upstream 404 (the operator's configuration): retrying cannot help.
     headers: shaped.status >= 500 ? { 'x-should-retry': 'false' } : undefined,
   });

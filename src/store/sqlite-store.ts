@@ -1,11 +1,11 @@
 // SQLite implementation of Store on node:sqlite (WAL mode, so the CLI and the server share the file).
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
-import { mkdirSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
 // After the I/O callbacks already due: requests that arrived meanwhile are served first.
 import { setImmediate as yieldToIo } from 'node:timers/promises';
 import { dirname } from 'node:path';
 import type { BudgetPeriod, KeyRecord } from '../core/key-record.ts';
-import { KEY_COLUMNS, type SpendTotals, type Store, type UsageDimension, type UsageFilter, type UsageGroup, type UsageRecord, type UsageRow, type UsageSummaryRow } from './store.ts';
+import { KEY_COLUMNS, type GatewayBeat, type SpendTotals, type Store, type UsageDimension, type UsageFilter, type UsageGroup, type UsageRecord, type UsageRow, type UsageSummaryRow } from './store.ts';
 import { usageGroupQueries, usageGroupsFrom, usageRecordFrom, usageRecordsQuery, type SumsRow } from './usage-report-sql.ts';
 import { busyTimeoutPragma, LOOP_CHECKPOINT_PAGES, openPragmas } from './sqlite-pragmas.js';
 import { INSERT_BATCH, inTransaction, rowValues, spendDeltas, UsageStatements } from './usage-sql.js';
@@ -35,6 +35,10 @@ const MIGRATIONS: string[] = [
   // instructions a row by callgrind, against ≈ 1,500 for an integer index on ts).
   `DROP INDEX IF EXISTS usage_key_ts`,
   `CREATE INDEX usage_ts ON usage (ts)`,
+  // Gateways serving from this file: a second one without a shared admission store must know (issue 39).
+  `CREATE TABLE gateways (
+     id TEXT PRIMARY KEY, host TEXT NOT NULL, pid INTEGER NOT NULL, started_at INTEGER NOT NULL,
+     beat_at INTEGER NOT NULL, shared INTEGER NOT NULL)`,
 ];
 
 /** The per-day report; exported for the test that checks it searches the ts index instead of scanning. */
@@ -77,7 +81,7 @@ export class SqliteStore implements Store {
   constructor(path: string, options: SqliteStoreOptions = {}) {
     this.#sliceRows = options.sliceRows ?? WRITE_SLICE_ROWS;
     const memory = path === ':memory:';
-    if (!memory) mkdirSync(dirname(path), { recursive: true });
+    if (!memory) createPrivately(path);
     this.#db = new DatabaseSync(path);
     this.#db.exec(openPragmas({ busyMs: OPEN_BUSY_TIMEOUT_MS, checkpointPages: LOOP_CHECKPOINT_PAGES }));
     this.#migrate();
@@ -206,6 +210,21 @@ export class SqliteStore implements Store {
     return rows as unknown as UsageSummaryRow[];
   }
 
+  async putGateway(g: GatewayBeat): Promise<void> {
+    this.#db
+      .prepare('INSERT INTO gateways (id, host, pid, started_at, beat_at, shared) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET beat_at = excluded.beat_at')
+      .run(g.id, g.host, g.pid, g.startedAt, g.beatAt, g.shared ? 1 : 0);
+  }
+
+  async listGateways(): Promise<GatewayBeat[]> {
+    const rows = this.#db.prepare('SELECT id, host, pid, started_at, beat_at, shared FROM gateways').all() as { id: string; host: string; pid: number; started_at: number; beat_at: number; shared: number }[];
+    return rows.map((r) => ({ id: r.id, host: r.host, pid: r.pid, startedAt: r.started_at, beatAt: r.beat_at, shared: r.shared === 1 }));
+  }
+
+  async removeGateway(id: string): Promise<void> {
+    this.#db.prepare('DELETE FROM gateways WHERE id = ?').run(id);
+  }
+
   async usageGroups(filter: UsageFilter, dims: UsageDimension[]): Promise<UsageGroup[]> {
     const { sums, latencies } = usageGroupQueries(filter, dims, () => '?');
     const sumRows = this.#db.prepare(sums.text).all(...sums.params) as unknown as SumsRow[];
@@ -221,6 +240,19 @@ export class SqliteStore implements Store {
   async close(): Promise<void> {
     await this.#thread?.close();
     if (this.#db.isOpen) this.#db.close();
+  }
+}
+
+/**
+ * The database holds key hashes and every caller's usage: a directory or file made here is the owner's
+ * alone (SQLite gives its -wal and -shm files the database file's mode). Existing ones are left as they are.
+ */
+function createPrivately(path: string): void {
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  try {
+    closeSync(openSync(path, 'wx', 0o600));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
   }
 }
 

@@ -85,6 +85,17 @@ export const KEY_COLUMNS: Readonly<Record<string, string>> = {
   tokenBudget: 'token_budget', budgetPeriod: 'budget_period', rpm: 'rpm', tpm: 'tpm', maxConcurrency: 'max_concurrency',
 };
 
+/** A gateway serving from a database, as it registers itself there (SQLite: one host's gateways). */
+export interface GatewayBeat {
+  id: string;
+  host: string;
+  pid: number;
+  startedAt: number;
+  beatAt: number;
+  /** Whether it counts limits in a shared admission store (Redis) rather than in its own memory. */
+  shared: boolean;
+}
+
 export interface Store {
   insertKey(key: KeyRecord): Promise<void>;
   updateKey(id: string, patch: Partial<Omit<KeyRecord, 'id' | 'hash' | 'masked' | 'createdAt'>>): Promise<boolean>;
@@ -115,5 +126,9 @@ export interface Store {
   usageGroups(filter: UsageFilter, dims: UsageDimension[]): Promise<UsageGroup[]>;
   /** The newest rows first, `limit` of them, older than the row id `beforeId` when given. */
   usageRecords(filter: UsageFilter, page: { limit: number; beforeId?: number }): Promise<UsageRecord[]>;
+  /** The gateways registered on this database (SQLite), so that each can tell it is not alone. */
+  putGateway?(g: GatewayBeat): Promise<void>;
+  listGateways?(): Promise<GatewayBeat[]>;
+  removeGateway?(id: string): Promise<void>;
   close(): Promise<void>;
 }

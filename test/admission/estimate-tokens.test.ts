@@ -7,6 +7,7 @@ import { reservationNanos } from '../../src/accounting/price.ts';
 import { MAX_TOKENS_PER_KIND } from '../../src/core/usage.ts';
 import {
   MEDIA_TOKENS,
+  TOOL_PROMPT_TOKENS,
   MESSAGE_OVERHEAD_TOKENS,
   NON_OPENAI_MARGIN,
   REPLY_PRIMING_TOKENS,
@@ -67,10 +68,10 @@ test('images count a flat amount in both dialects, whatever their byte size', ()
   assert.equal(estimatePromptTokens(anthropic), expected);
 });
 
-test('tool definitions are counted as their JSON text', () => {
+test('tool definitions are counted as their JSON text, with the system prompt a provider adds for tools', () => {
   const tools = [{ type: 'function', function: { name: 'lookup', description: 'Find a record by id', parameters: { type: 'object', properties: { id: { type: 'string' } } } } }];
   const without = { model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] };
-  assert.equal(estimatePromptTokens({ ...without, tools }) - estimatePromptTokens(without), countTokens(JSON.stringify(tools)));
+  assert.equal(estimatePromptTokens({ ...without, tools }) - estimatePromptTokens(without), countTokens(JSON.stringify(tools)) + TOOL_PROMPT_TOKENS);
 });
 
 test('special-token text is counted as plain text, not rejected', () => {
@@ -145,8 +146,8 @@ test('bodies nested 100,000 levels deep are estimated without overflowing the st
   const deepObject = JSON.parse(`${'{"a":'.repeat(100_000)}1${'}'.repeat(100_000)}`) as unknown;
   const plain = { model: 'gpt-4o', messages: [{ role: 'user', content: 'Hello there' }] };
   const withDeep = { model: 'gpt-4o', messages: [{ role: 'user', content: 'Hello there', x: deep }], tools: [{ parameters: deepObject }], tool_choice: deepObject };
-  assert.equal(estimatePromptTokens(withDeep), estimatePromptTokens(plain), 'the deep parts count as nothing; the message text as before');
-  assert.equal(estimatePromptTokens(withDeep, { boundBytes: 500_000 }), 500_000 + FRAME, 'the quick pass bounds by size, deep or not');
+  assert.equal(estimatePromptTokens(withDeep), estimatePromptTokens(plain) + TOOL_PROMPT_TOKENS, 'the deep parts count as nothing; the message text as before');
+  assert.equal(estimatePromptTokens(withDeep, { boundBytes: 500_000 }), 500_000 + FRAME + TOOL_PROMPT_TOKENS, 'the quick pass bounds by size, deep or not');
 });
 
 test('the tokenizer is loaded on first use only', () => {

@@ -76,6 +76,27 @@ export function storeContract(name: string, open: OpenStores): void {
       });
     });
 
+    test('in flight: reservations may hold only a share of what is left; one alone may take it all', async () => {
+      await withStore(open, async (store, key) => {
+        const limits = { budgetNanos: 1000, inFlightShare: 0.25 };
+        const alone = await store.admit(request(key, { reserveNanos: 900, limits }));
+        admitted(alone);
+        await store.release(alone.reservationId);
+        const first = await store.admit(request(key, { reserveNanos: 200, limits }));
+        admitted(first);
+        admitted(await store.admit(request(key, { reserveNanos: 50, limits })));
+        const held = await store.admit(request(key, { reserveNanos: 1, limits }));
+        assert.equal(held.ok, false);
+        if (!held.ok) assert.equal(held.reason, 'in_flight');
+        // 600 spent: a quarter of the 400 left is 100, and 50 of it is still in flight.
+        await store.settle({ reservationId: first.reservationId, nanos: 600, tokens: 0 });
+        admitted(await store.admit(request(key, { reserveNanos: 50, limits })));
+        const r = await store.admit(request(key, { reserveNanos: 1, limits }));
+        assert.equal(r.ok, false);
+        if (!r.ok) assert.equal(r.reason, 'in_flight');
+      });
+    });
+
     test('token budget refusal', async () => {
       await withStore(open, async (store, key) => {
         const limits = { tokenBudget: 100 };

@@ -64,8 +64,10 @@ for (const endpoint of ENDPOINTS) {
   });
 
   test(`${endpoint}: an expired key is 401`, async () => {
-    const out = await fx.gw.cli(['keys', 'create', '--name', `old-${endpoint}`, '--json', '--expires', '2001-01-01T00:00:00Z']);
-    const { key } = JSON.parse(out) as { key: string };
+    // A key cannot be created expired (it is refused at creation); one that has expired since can be made so.
+    const out = await fx.gw.cli(['keys', 'create', '--name', `old-${endpoint}`, '--json']);
+    const { key, id } = JSON.parse(out) as { key: string; id: string };
+    await fx.gw.cli(['keys', 'update', id, '--expires', '2001-01-01T00:00:00Z']);
     let r = await send(endpoint, { key });
     await waitUntil(async () => {
       r = await send(endpoint, { key });

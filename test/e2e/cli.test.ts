@@ -75,3 +75,34 @@ test('an unknown MODELGATE_LOG_LEVEL logs at info and says so, instead of stoppi
   assert.equal(logger.level, 'info');
   assert.equal(createLogger({ level: 'DEBUG' }).level, 'debug');
 });
+
+test('a key created already expired is refused at creation, and nothing is stored', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'mg-cli-'));
+  try {
+    const past = await cli(['keys', 'create', '--name', 'late', '--expires', '2020-01-01', '--json'], dir);
+    assert.equal(past.code, 2, past.stdout);
+    assert.match(past.stderr, /expiry 2020-01-01T00:00:00.000Z is already past/);
+    assert.equal(past.stdout, '', 'no key printed');
+    const ok = await cli(['keys', 'create', '--name', 'soon', '--expires', '2999-01-01', '--json'], dir);
+    assert.equal(ok.code, 0, ok.stderr);
+    const list = JSON.parse((await cli(['keys', 'list', '--json'], dir)).stdout) as { name: string }[];
+    assert.deepEqual(list.map((k) => k.name), ['soon']);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('the SQLite file and its directory are created readable by the owner only', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'mg-cli-'));
+  try {
+    const created = await cli(['keys', 'create', '--name', 'first', '--json'], dir);
+    assert.equal(created.code, 0, created.stderr);
+    const { statSync, readdirSync } = await import('node:fs');
+    const data = join(dir, 'data');
+    assert.equal(statSync(data).mode & 0o777, 0o700, 'the directory the gateway made');
+    for (const name of readdirSync(data)) assert.equal(statSync(join(data, name)).mode & 0o077, 0, `${name} is not readable by group or others`);
+    assert.ok(readdirSync(data).some((n) => n.endsWith('.db')));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

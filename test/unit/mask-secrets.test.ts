@@ -21,3 +21,32 @@ test('configured secrets (provider keys and credential header values) are masked
   assert.ok(!out.includes(azure), out);
   assert.match(out, /9f8e…b1a0/);
 });
+
+test('a configured secret is masked in any case, cut short, and in base64 at every alignment', () => {
+  const secret = 'sk-proj-Q7fzLw2mXc9RtUb4Hn6JkPa1Vy8Ds3Ge5Wq0Zi';
+  const masker = new SecretMasker([secret]);
+  const b64 = (s: string): string => Buffer.from(s).toString('base64');
+  const texts = [
+    secret.toUpperCase(),
+    `cut: ${secret.slice(0, 20)}`,
+    `tail ${secret.slice(-14)}.`,
+    b64(`Bearer ${secret}`),
+    b64(`u:${secret}`),
+    b64(`ab${secret}`).replaceAll('+', '-').replaceAll('/', '_'),
+  ];
+  for (const text of texts) {
+    const out = masker.mask(text).toLowerCase();
+    for (let i = 0; i + 12 <= secret.length; i++) assert.ok(!out.includes(secret.slice(i, i + 12).toLowerCase()), `${text} → ${out}`);
+    assert.ok(!out.includes(b64(secret).slice(4, 16).toLowerCase()), out);
+  }
+  assert.equal(masker.mask('nothing secret here, sk-proj-Q7'), 'nothing secret here, sk-proj-Q7');
+});
+
+test('every string of an error body is masked before anything reads it, escaped ones too', () => {
+  const secret = 'sk-proj-Q7fzLw2mXc9RtUb4Hn6JkPa1Vy8Ds3Ge5Wq0Zi';
+  const masker = new SecretMasker([secret]);
+  const body = `{"error":{"message":"m","param":"${secret}","code":"${secret.replace('Q', '\\u0051')}","nested":[{"${secret}":1}]}}`;
+  const out = masker.maskErrorBody(body);
+  assert.ok(!out.includes('Q7fzLw2mXc9R'), out);
+  assert.deepEqual(Object.keys((JSON.parse(out) as { error: object }).error), ['message', 'param', 'code', 'nested']);
+});

@@ -209,3 +209,35 @@ test('under load a batch goes as soon as flushRows are queued, without waiting f
   assert.deepEqual(batches.map((b) => b.length), [4, 4, 2], 'the second batch at eight rows, the rest at close');
   assert.deepEqual(batches.flat().map((r) => r.requestId), Array.from({ length: 10 }, (_, i) => `req_${i}`));
 });
+
+test('rows the store will not take at close go to the spill file, which the next start writes; a spill that fails hands the rows to onDropped', async () => {
+  const { UsageSpill } = await import('../../src/accounting/usage-spill.ts');
+  const { readFileSync, existsSync, mkdtempSync: tmp } = await import('node:fs');
+  const dir = tmp(join(tmpdir(), 'usage-spill-'));
+  try {
+    const spill = new UsageSpill(join(dir, 'db.usage-spill.jsonl'));
+    const spilled: number[] = [];
+    const { store } = recordingStore([], () => true);
+    const writer = new UsageWriter({ store, flushMs: 60_000, spill, onError: () => undefined, onSpilled: (n) => spilled.push(n), onDropped: () => assert.fail('nothing is dropped') });
+    for (let i = 0; i < 5; i++) writer.add(row(i));
+    await writer.close();
+    assert.deepEqual(spilled, [5]);
+    assert.equal(writer.droppedRows, 0);
+    assert.equal(readFileSync(spill.path, 'utf8').trim().split('\n').length, 5);
+
+    const db = new SqliteStore(':memory:');
+    assert.deepEqual(await spill.load(db), { rows: 5, skipped: 0 });
+    assert.deepEqual(await db.keySpend('k1', 0), { nanos: 50, tokens: 10 });
+    assert.ok(!existsSync(spill.path));
+    assert.deepEqual(await spill.load(db), { rows: 0, skipped: 0 }, 'a second start writes nothing twice');
+    await db.close();
+
+    const lost: UsageRow[][] = [];
+    const nowhere = new UsageWriter({ store, flushMs: 60_000, spill: new UsageSpill(join(dir, 'no-such-dir', 'x.jsonl')), onError: () => undefined, onDropped: (_n, rows) => lost.push([...rows]) });
+    nowhere.add(row(1));
+    await nowhere.close();
+    assert.deepEqual(lost.map((rows) => rows.map((r) => r.requestId)), [['req_1']]);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

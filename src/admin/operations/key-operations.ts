@@ -25,6 +25,8 @@ export async function createKey(ops: KeyOperations, patch: KeyPatch & { name: st
     disabled: false, budgetUsd: null, tokenBudget: null, budgetPeriod: null, rpm: null, tpm: null, maxConcurrency: null,
     createdAt: now, ...patch, name,
   };
+  // A key that could never be served is a typo (a year, a month), not something to print and store.
+  if (record.expiresAt !== null && record.expiresAt <= now) throw new UsageError(`expiry ${new Date(record.expiresAt).toISOString()} is already past: a key must expire in the future`);
   await ops.store.insertKey(record);
   await ops.changed?.();
   return { key, record };

@@ -4,9 +4,10 @@
 import type { Dialect } from '../../core/dialect.ts';
 import { GatewayError } from '../../core/errors.ts';
 import { isObject, MAX_REQUEST_DEPTH, nestedDeeperThan } from '../../core/json.ts';
-import { SseDecoder } from '../../core/sse.ts';
+import { SseDecoder, type SseEvent } from '../../core/sse.ts';
 import type { Usage } from '../../core/usage.ts';
 import { renderStreamError } from '../../dialects/render-error.ts';
+import type { TextMasker } from '../../dialects/passthrough-tap.ts';
 import type { Exchange, StreamRelay } from '../../pipeline/exchange.ts';
 import type { ClientReplyContext, ClientSide, UpstreamOptions, UpstreamSide } from './codec.ts';
 import { HubStreamTranslator } from './stream-translator.ts';
@@ -35,6 +36,8 @@ export interface TranslatedExchangeOptions {
   outputCap?: number | null;
   promptEstimate: () => number;
   upstreamOptions: UpstreamOptions;
+  /** Masks provider credentials in the upstream's own stream error events before they are translated. */
+  masker?: TextMasker;
 }
 
 export class TranslatedExchange implements Exchange {
@@ -47,9 +50,11 @@ export class TranslatedExchange implements Exchange {
   readonly #body: string;
   readonly #replyState: unknown;
   readonly #ctx: ClientReplyContext;
+  readonly #masker: TextMasker | undefined;
 
   constructor(opts: TranslatedExchangeOptions) {
     this.upstreamDialect = opts.upstreamDialect;
+    this.#masker = opts.masker;
     this.#client = opts.client;
     this.#upstream = opts.upstream;
     this.#clientDialect = opts.clientDialect;
@@ -99,7 +104,7 @@ export class TranslatedExchange implements Exchange {
       encoder: this.#client.streamEncoder(this.#ctx),
       promptEstimate: this.#ctx.promptEstimate,
     });
-    return new TranslatedRelay(translator, this.#clientDialect);
+    return new TranslatedRelay(translator, this.#clientDialect, this.#masker);
   }
 }
 
@@ -119,10 +124,18 @@ class TranslatedRelay implements StreamRelay {
   readonly #decoder = new SseDecoder();
   readonly #t: HubStreamTranslator;
   readonly #dialect: Dialect;
+  readonly #masker: TextMasker | undefined;
 
-  constructor(translator: HubStreamTranslator, clientDialect: Dialect) {
+  constructor(translator: HubStreamTranslator, clientDialect: Dialect, masker: TextMasker | undefined) {
     this.#t = translator;
     this.#dialect = clientDialect;
+    this.#masker = masker;
+  }
+
+  /** An upstream's error event has the provider's credentials masked before the translator reads it. */
+  #event(ev: SseEvent): string {
+    if (this.#masker !== undefined && (ev.event === 'error' || ev.data.startsWith('{"error"'))) ev = { event: ev.event, data: this.#masker.mask(ev.data) };
+    return this.#t.push(ev);
   }
 
   get finished(): boolean {
@@ -135,13 +148,13 @@ class TranslatedRelay implements StreamRelay {
 
   push(chunk: Uint8Array): string {
     let out = '';
-    for (const ev of this.#decoder.push(chunk)) out += this.#t.push(ev);
+    for (const ev of this.#decoder.push(chunk)) out += this.#event(ev);
     return out;
   }
 
   end(): string {
     let out = '';
-    for (const ev of this.#decoder.end()) out += this.#t.push(ev);
+    for (const ev of this.#decoder.end()) out += this.#event(ev);
     // The decoder's end() gives its own well-formed error ending when the upstream stopped early.
     return out + this.#t.end();
   }
