@@ -81,7 +81,8 @@ test('a replica killed for good: another one finds it gone and reconciles the sp
     assert.equal(usageRows(a.dbPath, id).length, 0, 'no row is written yet: a\'s are lost, b\'s wait for their flush');
     // b's two requests are still to be written (its rows wait a minute); a's five are lost with it.
     await waitUntil(async () => (await spentNanos(b!, key)) === bCost, 'b to drop the lost replica\'s unwritten spend', 15_000);
-    assert.match(b.logs(), /replica .*gone/);
+    // The log line is written by pino's asynchronous destination: wait for it rather than race it.
+    await waitUntil(() => /replica .*gone/.test(b!.logs()), 'b to log the lost replica');
     await b.stop();
     assert.equal(rowsTotal(a, id), bCost, 'b\'s rows, written at its stop, are exactly the spend it kept');
   } finally {
