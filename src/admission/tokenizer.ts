@@ -5,8 +5,7 @@
 // Most requests never need this: admission's quick pass counts bytes, and only a key near a limit, a
 // translated Anthropic stream's message_start, a stream cut before its usage, or a count_tokens call
 // for an OpenAI-style model asks for real token counts. The tables load on first use, synchronously
-// so an estimate never depends on timing: one read of a 1.6 MB file and a table build, ≈ 60 ms on the
-// benchmark's machines (`npm run bench -- --tokenizer`) where gpt-tokenizer took ≈ 290 ms.
+// so an estimate never depends on timing (`npm run bench -- --tokenizer` compares it with gpt-tokenizer).
 import { readFileSync } from 'node:fs';
 import { NO_RANK, decodeVocabulary, rankOf, type Vocabulary } from './o200k-table.ts';
 

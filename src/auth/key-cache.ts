@@ -24,7 +24,7 @@ export class KeyCache {
   #onRecovered: () => void;
   #listeners: ((keys: KeyRecord[]) => void)[] = [];
   // Keep-alive clients send the same key on every request. Remembering it per connection spares the
-  // SHA-256 (µs-scale on a cold path) for every request after the first. The comparison is constant-time:
+  // SHA-256 for every request after the first. The comparison is constant-time:
   // a shared connection (a proxy in front) may carry different clients' keys one after another.
   #byConnection = new WeakMap<object, ConnectionAuth>();
   /** The refresh under way for `refreshNow`, and the one queued to start after it. */

@@ -18,7 +18,7 @@
 //   probe (freed after 60 s if it never reports); success closes, failure reopens. Open deployments
 //   are skipped; when none is left the plan ends with `none-available` (→ 503 if nothing was tried).
 //   Client 4xx answers count as the upstream being healthy; 429, 5xx, timeouts, resets as failures.
-// - Credentials: a 401/403 takes the key out of the provider's rotation; when the provider has no
+// - Credentials: a 401 takes the key out of the provider's rotation; when the provider has no
 //   key left the deployment's breaker goes to `credentials` until `CircuitBreaker.reset()` (operator).
 // - Timeouts are the model's `timeouts` (config defaults: connect 10 s, first byte 120 s, idle
 //   between stream chunks 60 s, total 600 s); each gives 504 before the first byte (classify.ts)
