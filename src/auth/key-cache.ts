@@ -22,7 +22,6 @@ export class KeyCache {
   #failing = false;
   #onError: (err: unknown) => void;
   #onRecovered: () => void;
-  #listeners: ((keys: KeyRecord[]) => void)[] = [];
   // Keep-alive clients send the same key on every request. Remembering it per connection spares the
   // SHA-256 for every request after the first. The comparison is constant-time:
   // a shared connection (a proxy in front) may carry different clients' keys one after another.
@@ -69,10 +68,6 @@ export class KeyCache {
     this.#timer = null;
   }
 
-  onChange(listener: (keys: KeyRecord[]) => void): void {
-    this.#listeners.push(listener);
-  }
-
   async refresh(): Promise<void> {
     const version = await this.#store.keysVersion();
     if (version === this.#version) return;
@@ -81,7 +76,6 @@ export class KeyCache {
     for (const k of keys) next.set(k.hash, k);
     this.#byHash = next;
     this.#version = version;
-    for (const l of this.#listeners) l(keys);
   }
 
   /**
@@ -117,11 +111,6 @@ export class KeyCache {
     if (!rec || !sameHash(rec.hash, digest)) return null;
     if (connection !== undefined) this.#byConnection.set(connection, { presented, record: rec, version: this.#version });
     return rec;
-  }
-
-  byId(id: string): KeyRecord | undefined {
-    for (const k of this.#byHash.values()) if (k.id === id) return k;
-    return undefined;
   }
 
   size(): number {

@@ -108,7 +108,6 @@ export class AttemptPlan {
   readonly #attempts: AttemptRecord[] = [];
   #pending: Pending | null = null;
   #ended: PlanEndReason | null = null;
-  #answeredBy: string | null = null;
 
   constructor(options: AttemptPlanOptions) {
     this.#model = options.model;
@@ -123,19 +122,6 @@ export class AttemptPlan {
   /** Monotonic ms by which the whole request must be over. */
   get deadline(): number {
     return this.#deadline;
-  }
-
-  get attempts(): readonly AttemptRecord[] {
-    return this.#attempts;
-  }
-
-  /** The deployment that answered, for the usage row; null until one did. */
-  get answeredBy(): string | null {
-    return this.#answeredBy;
-  }
-
-  get endReason(): PlanEndReason | null {
-    return this.#ended;
   }
 
   /**
@@ -190,7 +176,6 @@ export class AttemptPlan {
     switch (outcome.kind) {
       case 'success':
         this.#breaker.onSuccess(deploymentId);
-        this.#answeredBy = deploymentId;
         this.#ended = 'succeeded';
         return;
       case 'fatal':
