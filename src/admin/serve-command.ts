@@ -127,8 +127,8 @@ export async function serveCommand(config: GatewayConfig): Promise<void> {
 }
 
 /**
- * Memory for one node; Redis (shared by replicas) when `redis:` is set. MODELGATE_REDIS_PREFIX
- * namespaces the Redis keys, so gateways that must not share budgets can share one Redis.
+ * Memory for one node; Redis (shared by replicas) when `redis:` is set. `redis_prefix` (or
+ * MODELGATE_REDIS_PREFIX) namespaces the Redis keys, so gateways that must not share budgets can share one Redis.
  */
 async function admissionStore(config: GatewayConfig, db: Store): Promise<AdmissionStore> {
   const reservationTtlMs = reservationTtlFor(config.models.map((m) => m.timeouts.totalMs));
@@ -137,7 +137,7 @@ async function admissionStore(config: GatewayConfig, db: Store): Promise<Admissi
   const { RedisAdmissionStore } = await import('../admission/redis-store.ts');
   return new RedisAdmissionStore({
     url: config.redisUrl,
-    prefix: process.env.MODELGATE_REDIS_PREFIX || config.redisPrefix || undefined,
+    prefix: config.redisPrefix ?? undefined,
     instanceId: config.instanceId ?? defaultInstanceId(config),
     reservationTtlMs,
     spentFor: (keyId, periodStart) => db.keySpend(keyId, periodStart),

@@ -10,15 +10,7 @@ export interface Routing {
   keyRotation: KeyRotation;
 }
 
-/** Positive integer from the environment, else undefined (the breaker's own default then applies). */
-function envMs(name: string): number | undefined {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return undefined;
-  const value = Number(raw);
-  return Number.isInteger(value) && value > 0 ? value : undefined;
-}
-
-/** `breaker`: thresholds from the config; the MODELGATE_BREAKER_* variables override them (tests use them). */
+/** `breaker`: thresholds from the config (MODELGATE_BREAKER_* overrides resolved there); unset = the breaker's defaults. */
 export function createRouting(deps: { log: Logger; metrics: Metrics; breaker?: { failures?: number; minCalls?: number; cooldownMs?: number } }): Routing {
   const { log, metrics } = deps;
   const conf = deps.breaker ?? {};
@@ -36,9 +28,9 @@ export function createRouting(deps: { log: Logger; metrics: Metrics; breaker?: {
   };
   const breaker = new CircuitBreaker({
     onTransition,
-    consecutiveFailures: envMs('MODELGATE_BREAKER_FAILURES') ?? conf.failures,
-    cooldownMs: envMs('MODELGATE_BREAKER_COOLDOWN_MS') ?? conf.cooldownMs,
-    minCalls: envMs('MODELGATE_BREAKER_MIN_CALLS') ?? conf.minCalls,
+    consecutiveFailures: conf.failures,
+    cooldownMs: conf.cooldownMs,
+    minCalls: conf.minCalls,
   });
   metrics.watchBreaker(() => breaker.snapshot());
   return { breaker, keyRotation: new KeyRotation() };
