@@ -25,6 +25,7 @@ import { MemoryAdmissionStore } from '../admission/memory-store.ts';
 import { stopAllAttempts } from '../routing/attempt-watch.ts';
 import { reservationTtlFor, type AdmissionStore } from '../admission/store.ts';
 import { glibcRuntimeVersion, mallocArenaNote, youngGenerationNote } from '../runtime/node-flags.ts';
+import { warmTokenizer } from '../tokenizer/count-tokens.ts';
 
 /**
  * While serving, how long a write waits for another process's SQLite lock (sqlite-store.ts busyTimeout):
@@ -93,6 +94,8 @@ export async function serveCommand(config: GatewayConfig): Promise<void> {
   if (heapNote !== null) log[heapNote.level](heapNote.message);
   const arenaNote = mallocArenaNote({ mallocArenaMax: process.env.MALLOC_ARENA_MAX, glibcVersion: glibcRuntimeVersion });
   if (arenaNote !== null) log.info(arenaNote);
+  // Now rather than on the first request that needs a token count, which would wait for the load.
+  warmTokenizer().catch((err: unknown) => log.warn({ err: String(err) }, 'tokenizer tables not preloaded: the first request that needs them loads them'));
 
   let stopping = false;
   const stop = async (signal: string): Promise<void> => {
