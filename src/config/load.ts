@@ -91,6 +91,7 @@ function build(raw: RawConfig, source: string, env: NodeJS.ProcessEnv): GatewayC
   raw.providers.forEach((p, i) => {
     if (providers.has(p.name)) fail(`providers[${i}].name`, `duplicate provider name "${p.name}"`);
     if (p.kind !== 'mock' && !p.base_url) fail(`providers[${i}].base_url`, `required for kind ${p.kind}`);
+    if (p.apis !== undefined && p.kind !== 'openai') fail(`providers[${i}].apis`, `only kind openai lists its endpoints (this provider is kind ${p.kind})`);
     const apiKeys = [...(p.api_key ? [p.api_key] : []), ...(p.api_keys ?? [])];
     providers.set(p.name, {
       name: p.name,
@@ -98,6 +99,7 @@ function build(raw: RawConfig, source: string, env: NodeJS.ProcessEnv): GatewayC
       baseUrl: (p.base_url ?? 'http://mock.invalid').replace(/\/+$/, ''),
       apiKeys,
       headers: p.headers ?? {},
+      apis: p.apis ?? (p.kind === 'anthropic' ? [] : ['chat', 'embeddings']),
       ...(p.anthropic_version === undefined ? {} : { anthropicVersion: p.anthropic_version }),
       mock: {
         latencyMs: p.mock?.latency_ms ?? DEFAULTS.mock.latencyMs,
@@ -150,6 +152,7 @@ function build(raw: RawConfig, source: string, env: NodeJS.ProcessEnv): GatewayC
     usageFlushMs: raw.usage_flush_ms ?? DEFAULTS.usageFlushMs,
     usageFlushRows: raw.usage_flush_rows ?? DEFAULTS.usageFlushRows,
     defaultMaxTokens: raw.default_max_tokens ?? DEFAULTS.defaultMaxTokens,
+    responsesRetentionMs: Math.round((raw.responses_retention_days ?? DEFAULTS.responsesRetentionDays) * 86_400_000),
     redisUrl: raw.redis ?? null,
     redisPrefix: raw.redis_prefix ?? null,
     instanceId: raw.instance_id ?? null,

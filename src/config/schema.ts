@@ -35,6 +35,8 @@ export const providerSchema = z.strictObject({
   api_key: z.string().optional(),
   api_keys: z.array(z.string().min(1)).optional(),
   headers: z.record(z.string(), z.string()).optional(),
+  // kind openai: the OpenAI endpoints the upstream serves natively (default chat and embeddings).
+  apis: z.array(z.enum(['chat', 'responses', 'embeddings'])).min(1).optional(),
   /** kind anthropic: the anthropic-version of translated requests (pass-through sends the caller's). */
   anthropic_version: z.enum(ANTHROPIC_VERSIONS).optional(),
   mock: z
@@ -87,6 +89,8 @@ export const configSchema = z.strictObject({
   usage_flush_ms: nonNegInt.optional(),
   usage_flush_rows: positiveInt.optional(),
   default_max_tokens: positiveInt.optional(),
+  // Stored Responses API responses (previous_response_id, GET/DELETE /v1/responses/{id}) are kept this long.
+  responses_retention_days: num(z.number().positive()).optional(),
   timeouts: timeoutsSchema.optional(),
   max_retries: num(z.number().int().min(0).max(10)).optional(),
   providers: z.array(providerSchema).min(1),
@@ -106,6 +110,7 @@ export const DEFAULTS = {
   // Under load a batch goes before its interval is up: see DEFAULT_FLUSH_ROWS for why.
   usageFlushRows: DEFAULT_FLUSH_ROWS,
   defaultMaxTokens: 4096,
+  responsesRetentionDays: 30,
   maxRetries: 5,
   timeouts: { connectMs: 10_000, firstByteMs: 120_000, idleMs: 60_000, totalMs: 600_000 },
   mock: { latencyMs: 0, chunkDelayMs: 0, replyWords: 12 },

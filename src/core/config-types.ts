@@ -27,10 +27,14 @@ export interface ProviderConfig {
   apiKeys: string[];
   /** Extra headers sent upstream on every call. */
   headers: Record<string, string>;
+  /** The OpenAI endpoints a kind openai upstream serves natively (`responses` makes /v1/responses pass through); absent = chat and embeddings. */
+  apis?: readonly ProviderApi[];
   /** kind anthropic: the anthropic-version translated requests carry (default 2023-06-01). */
   anthropicVersion?: string;
   mock: MockOptions;
 }
+
+export type ProviderApi = 'chat' | 'responses' | 'embeddings';
 
 export interface Timeouts {
   connectMs: number;
@@ -84,6 +88,8 @@ export interface GatewayConfig {
   usageFlushRows: number;
   /** max_tokens used for budget reservation and translation when a chat request names none. */
   defaultMaxTokens: number;
+  /** How long stored Responses API responses are kept, ms. */
+  responsesRetentionMs: number;
   redisUrl: string | null;
   /** Key prefix of the shared admission state in Redis (default `mg:`). */
   redisPrefix: string | null;

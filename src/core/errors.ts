@@ -18,6 +18,8 @@ export const ERROR_CODES = {
   token_budget_exhausted: { status: 403, message: 'Quota restricted: the token budget of this key is used up.' },
   not_found: { status: 404, message: 'Not found.' },
   model_not_found: { status: 404, message: 'The model does not exist.' },
+  response_not_found: { status: 404, message: 'No stored response with this id for this key.' },
+  previous_response_not_found: { status: 400, message: 'The previous response is not stored for this key (expired, deleted, another key\'s, or made with store: false).' },
   method_not_allowed: { status: 405, message: 'Method not allowed.' },
   // Admin API only: a key name another key has, or a name two old keys share.
   conflict: { status: 409, message: 'The request conflicts with the current state.' },

@@ -35,8 +35,15 @@ export function renderError(dialect: Dialect, err: GatewayError, requestId: stri
   });
 }
 
-/** The same error as one in-stream SSE event, for failures after the first byte. */
-export function renderStreamError(dialect: Dialect, err: GatewayError, requestId: string): string {
+/**
+ * The same error as one in-stream SSE event, for failures after the first byte. A Responses stream
+ * gets its `error` event (ResponseErrorEvent), numbered after the `sequence` events before it.
+ */
+export function renderStreamError(dialect: Dialect, err: GatewayError, requestId: string, sequence = 0): string {
+  if (dialect === 'responses') {
+    const event = { type: 'error', code: err.upstreamCode ?? err.code, message: maskKeyLike(err.message), param: err.param, sequence_number: sequence };
+    return `event: error\ndata: ${JSON.stringify(event)}\n\n`;
+  }
   const body = renderError(dialect, err, requestId);
   return dialect === 'anthropic' ? `event: error\ndata: ${body}\n\n` : `data: ${body}\n\n`;
 }

@@ -13,7 +13,9 @@ import type { Gateway } from '../pipeline/gateway.ts';
 import { answeredOrGone, markAnsweredByNode, readBody, parseJsonBody } from './body.ts';
 import { sendError, sendJson } from './respond.ts';
 import { newRequestId } from './request-id.ts';
-import { callerDialect, dialectForPath, findRoute, modelIdOf, pathOf, type Route } from './routes.ts';
+import { callerDialect, dialectForPath, findRoute, modelIdOf, pathOf, responseIdOf, type Route } from './routes.ts';
+import { storedResponse } from '../pipeline/stored-response.ts';
+import { countResponsesInputTokens } from '../pipeline/responses-input-tokens.ts';
 import { createAdminApi } from '../admin/api/admin-api.ts';
 import { createUiHandler } from '../admin/ui-files.ts';
 
@@ -50,20 +52,20 @@ export function createGatewayServer(gw: Gateway): Server {
       req.resume();
       sendError(res, {
         dialect: dialectForPath(path, req.headers['anthropic-version']),
-        error: new GatewayError('not_found', { message: `No route for ${req.method} ${path}. Paths are exact: /v1/chat/completions, /v1/messages, /v1/models, /api/usage/token.` }),
+        error: new GatewayError('not_found', { message: `No route for ${req.method} ${path}. Paths are exact: /v1/chat/completions, /v1/messages, /v1/responses, /v1/models, /api/usage/token.` }),
         requestId,
       });
       return;
     }
     // HEAD is GET without the body (RFC 9110 §9.3.2; load balancers probe /healthz with it): node:http
     // drops the body of a response to HEAD by itself.
-    if (req.method !== route.method && !(req.method === 'HEAD' && route.method === 'GET')) {
+    if (req.method !== route.method && req.method !== route.alsoMethod && !(req.method === 'HEAD' && route.method === 'GET')) {
       req.resume();
       sendError(res, {
         dialect: callerDialect(route, req.headers['anthropic-version']),
         error: new GatewayError('method_not_allowed', { message: `${req.method} is not allowed on ${path}; use ${route.method}.` }),
         requestId,
-        headers: { allow: route.method === 'GET' ? 'GET, HEAD' : route.method },
+        headers: { allow: [route.method, ...(route.method === 'GET' ? ['HEAD'] : []), ...(route.alsoMethod === undefined ? [] : [route.alsoMethod])].join(', ') },
       });
       return;
     }
@@ -110,6 +112,8 @@ async function dispatch(gw: Gateway, req: IncomingMessage, res: ServerResponse, 
       return handleGeneration(gw, req, res, { dialect: 'openai', requestId, endpoint: '/v1/chat/completions' });
     case 'messages':
       return handleGeneration(gw, req, res, { dialect: 'anthropic', requestId, endpoint: '/v1/messages' });
+    case 'responses':
+      return handleGeneration(gw, req, res, { dialect: 'responses', requestId, endpoint: '/v1/responses' });
     case 'healthz':
       return sendJson(res, { status: 200, body: '{"status":"ok"}', requestId });
     case 'metrics':
@@ -141,6 +145,16 @@ async function simpleAuthed(gw: Gateway, req: IncomingMessage, res: ServerRespon
     if (route.name === 'usage_token') {
       req.resume();
       return sendJson(res, { status: 200, body: await usageTokenBody(gw, key, now), requestId });
+    }
+    if (route.name === 'response') {
+      req.resume();
+      const body = await storedResponse(gw, { key, id: responseIdOf(pathOf(req.url)), method: req.method ?? 'GET', now });
+      return sendJson(res, { status: 200, body, requestId });
+    }
+    if (route.name === 'responses_input_tokens') {
+      const { text, value } = parseJsonBody(await readBody(req, gw.config.bodyLimitBytes));
+      const counted = await countResponsesInputTokens(gw, { key, text, value });
+      return sendJson(res, { status: 200, body: counted.body, requestId, headers: { 'x-modelgate-token-count': counted.source } });
     }
     const version = checkAnthropicVersion(req.headers);
     const { text, value } = parseJsonBody(await readBody(req, gw.config.bodyLimitBytes));

@@ -28,7 +28,7 @@ export interface ExchangeInput {
 const NO_REFUSED: readonly string[] = [];
 
 export function exchangeFor(input: ExchangeInput, deployment: DeploymentConfig): Exchange {
-  const route = routeFor(input.dialect, deployment.provider.kind);
+  const route = routeFor(input.dialect, deployment.provider.kind, deployment.provider.apis);
   if (route.kind === 'passthrough') {
     return new PassthroughExchange({
       dialect: input.dialect,

@@ -5,6 +5,7 @@ import { GatewayError } from '../core/errors.ts';
 import type { Usage } from '../core/usage.ts';
 import { patchFirstModel, patchModelBytes } from '../dialects/json-model-patch.ts';
 import { PassthroughStreamTap, type TextMasker } from '../dialects/passthrough-tap.ts';
+import { ResponsesStreamTap } from '../dialects/openai-responses/passthrough-tap.ts';
 import { renderStreamError } from '../dialects/render-error.ts';
 import { isObject } from '../core/json.ts';
 import type { RequestFacts } from '../dialects/request-facts.ts';
@@ -52,10 +53,11 @@ export class PassthroughExchange implements Exchange {
     this.#upstreamModel = opts.upstreamModel;
     this.#promptEstimate = opts.promptEstimate;
     this.#masker = opts.masker;
-    // Messages always name max_tokens; only chat requests can come without a limit. The field every
-    // OpenAI model accepts (reasoning models refuse max_tokens) unless the deployment says otherwise.
-    const cap = opts.dialect === 'openai' ? (opts.outputCap ?? null) : null;
-    this.#outputCap = cap === null ? null : { field: opts.maxTokensField ?? 'max_completion_tokens', tokens: cap };
+    // Messages always name max_tokens; only chat and Responses requests can come without a limit. On chat
+    // the field every OpenAI model accepts (reasoning models refuse max_tokens) unless the deployment says otherwise.
+    const cap = opts.dialect !== 'anthropic' ? (opts.outputCap ?? null) : null;
+    const field = opts.dialect === 'responses' ? 'max_output_tokens' : (opts.maxTokensField ?? 'max_completion_tokens');
+    this.#outputCap = cap === null ? null : { field, tokens: cap };
     const adjusted: string[] = [];
     if (this.#outputCap !== null) {
       adjusted.push(`${this.#outputCap.field} set to ${cap}: the key's limits reserve that much output for a request that names no limit`);
@@ -107,6 +109,10 @@ export class PassthroughExchange implements Exchange {
   }
 
   stream(): StreamRelay {
+    if (this.upstreamDialect === 'responses') {
+      const tap = new ResponsesStreamTap({ clientModel: this.#facts.model, upstreamModel: this.#upstreamModel, masker: this.#masker });
+      return new PassthroughRelay({ tap, dialect: 'responses', promptEstimate: this.#promptEstimate });
+    }
     return new PassthroughRelay({
       tap: new PassthroughStreamTap({
         dialect: this.upstreamDialect,
@@ -130,13 +136,16 @@ function jsonObject(text: string): Record<string, unknown> | null {
   }
 }
 
+/** What the relay needs of a dialect's stream tap. */
+type StreamTap = Pick<PassthroughStreamTap, 'usage' | 'sawUsage' | 'finished' | 'deltaEvents' | 'push' | 'end' | 'endsWithError'>;
+
 class PassthroughRelay implements StreamRelay {
   readonly encoding = 'latin1';
-  #tap: PassthroughStreamTap;
+  #tap: StreamTap;
   #dialect: Dialect;
   #promptEstimate: () => number;
 
-  constructor(opts: { tap: PassthroughStreamTap; dialect: Dialect; promptEstimate: () => number }) {
+  constructor(opts: { tap: StreamTap; dialect: Dialect; promptEstimate: () => number }) {
     this.#tap = opts.tap;
     this.#dialect = opts.dialect;
     this.#promptEstimate = opts.promptEstimate;
@@ -171,6 +180,11 @@ class PassthroughRelay implements StreamRelay {
 
   errorEvent(err: GatewayError, requestId: string): string {
     // The upstream's own error event, just forwarded, already ends the stream well-formed: one is enough.
-    return this.#tap.endsWithError() ? '' : renderStreamError(this.#dialect, err, requestId);
+    if (this.#tap.endsWithError()) return '';
+    return renderStreamError(this.#dialect, err, requestId, this.#tap instanceof ResponsesStreamTap ? this.#tap.events : 0);
+  }
+
+  finalResponse(): string | null {
+    return this.#tap instanceof ResponsesStreamTap ? this.#tap.finalResponse : null;
   }
 }

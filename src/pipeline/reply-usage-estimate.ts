@@ -6,10 +6,11 @@ import { isObject } from '../core/json.ts';
 import type { Usage } from '../core/usage.ts';
 import { decodeChatReply } from '../dialects/openai-chat/decode-reply.ts';
 import { decodeMessagesReply } from '../dialects/anthropic-messages/decode-reply.ts';
+import { decodeResponsesReply } from '../dialects/openai-responses/decode-reply.ts';
 import { estimatedUsage } from '../translate/hub/usage-estimate.ts';
 
 export function estimatedReplyUsage(reply: unknown, dialect: Dialect, promptEstimate: () => number): Usage {
   const body = isObject(reply) ? reply : {};
-  const decoded = dialect === 'openai' ? decodeChatReply(body, undefined) : decodeMessagesReply(body, undefined);
+  const decoded = dialect === 'openai' ? decodeChatReply(body, undefined) : dialect === 'responses' ? decodeResponsesReply(body) : decodeMessagesReply(body, undefined);
   return estimatedUsage(decoded, promptEstimate);
 }

@@ -18,7 +18,7 @@ function codeFor(status: number): ErrorCode {
   return 'upstream_error';
 }
 
-const HUB_DIALECT: Readonly<Record<Dialect, HubDialect>> = { openai: 'chat', anthropic: 'messages' };
+const HUB_DIALECT: Readonly<Record<Dialect, HubDialect>> = { openai: 'chat', anthropic: 'messages', responses: 'responses' };
 
 export interface UpstreamErrorOptions {
   upstreamKind: Dialect;
@@ -31,6 +31,7 @@ export interface UpstreamErrorOptions {
 /** An upstream error body read by its dialect and shaped by the caller's (pass-through and hub alike). */
 export function upstreamErrorToDialect(opts: UpstreamErrorOptions): DialectError {
   const err = readUpstreamError(HUB_DIALECT[opts.upstreamKind], opts.status, opts.bodyText);
+  // Chat and Responses callers share OpenAI's error shape.
   return opts.clientDialect === 'anthropic' ? shapeMessagesError(err) : shapeChatError(err);
 }
 

@@ -33,6 +33,8 @@ function poolFor(origin: string, connectTimeoutMs: number): Pool {
 interface Target {
   origin: string;
   path: string;
+  /** kind openai: where Responses API requests go (`apis: [responses]`). */
+  responsesPath: string;
   /** The pool last used from this target and its connect timeout: the per-request lookup is two reads. */
   pool: Pool | null;
   poolTimeout: number;
@@ -47,7 +49,7 @@ function targetFor(p: ProviderConfig): Target {
     const prefix = url.pathname.replace(/\/+$/, '');
     // openai kind: base_url already ends in /v1 (like the SDK's baseURL); anthropic kind: it does not.
     const path = p.kind === 'anthropic' ? `${prefix}/v1/messages` : `${prefix}/chat/completions`;
-    t = { origin: url.origin, path, pool: null, poolTimeout: -1 };
+    t = { origin: url.origin, path, responsesPath: `${prefix}/responses`, pool: null, poolTimeout: -1 };
     targets.set(p.name, t);
   }
   return t;
@@ -97,7 +99,7 @@ export function callHttpProvider(call: UpstreamCall, connectTimeoutMs: number): 
     pool.dispatch(
       {
         method: 'POST',
-        path: t.path,
+        path: call.dialect === 'responses' ? t.responsesPath : t.path,
         headers: upstreamHeaders(p, call),
         body: call.body,
       },

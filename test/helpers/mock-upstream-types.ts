@@ -3,7 +3,8 @@
 
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 
-export type MockDialect = 'openai' | 'anthropic';
+/** The wire format of a request's path; `responses` (POST /v1/responses) answers errors in OpenAI's shape. */
+export type MockDialect = 'openai' | 'anthropic' | 'responses';
 
 export interface MockUpstreamOptions {
   /** Reply text, or a function of the request. Default `DEFAULT_REPLY_TEXT`. */

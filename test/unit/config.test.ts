@@ -112,3 +112,14 @@ test('numeric settings filled from the environment are numbers; what is not a nu
   // Strings stay strings: an API key of digits is not turned into a number.
   assert.equal(parseConfigText(base, { source: 'x', env: { K: '12345' } }).providers[0].apiKeys[0], '12345');
 });
+
+test('apis: which OpenAI endpoints a kind openai upstream serves; stored responses retention', async () => {
+  const c = parseConfigText(base.replace('api_key: "${K}" }', 'api_key: "${K}", apis: [chat, responses, embeddings] }') + 'responses_retention_days: 7\n', { source: 'x.yaml', env: { K: 'k' } });
+  assert.deepEqual(c.providers[0].apis, ['chat', 'responses', 'embeddings']);
+  assert.equal(c.responsesRetentionMs, 7 * 86_400_000);
+  const d = parseConfigText(base, { source: 'x.yaml', env: { K: 'k' } });
+  assert.deepEqual(d.providers[0].apis, ['chat', 'embeddings'], 'default: chat and embeddings');
+  assert.equal(d.responsesRetentionMs, 30 * 86_400_000);
+  assert.throws(() => parseConfigText(base.replace('apis', 'x').replace('api_key: "${K}" }', 'api_key: "${K}", apis: [images] }'), { source: 'x.yaml', env: { K: 'k' } }), /providers\[0\]\.apis/);
+  assert.throws(() => parseConfigText(base.replace('kind: openai, base_url: "http://x/v1"', 'kind: anthropic, base_url: "http://x"').replace('api_key: "${K}" }', 'api_key: "${K}", apis: [responses] }'), { source: 'x.yaml', env: { K: 'k' } }), /only kind openai/);
+});

@@ -74,7 +74,8 @@ function assistantBlocks(parts: readonly AssistantPart[]): ContentBlock[] {
         if (part.text.length > 0) out.push(textBlock(part));
         break;
       case 'tool-call': {
-        const input = part.input.trim().length === 0 ? {} : tryParseJson(part.input);
+        // A custom tool's free-form input goes as the one string parameter it was declared with.
+        const input = part.kind === 'custom' ? { input: part.input } : part.input.trim().length === 0 ? {} : tryParseJson(part.input);
         out.push(withCache({ type: 'tool_use', id: toAnthropicToolId(part.id), name: part.name, input: isObject(input) ? input : {} }, part.cache));
         break;
       }

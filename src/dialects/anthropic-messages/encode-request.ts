@@ -5,6 +5,7 @@ import type { EncodedRequest, UpstreamOptions } from '../../translate/hub/codec.
 import type { HubRequest, HubTool, HubToolChoice } from '../../translate/hub/form.ts';
 import { refusedParam } from '../../translate/hub/refused-params.ts';
 import { TranslationError } from '../../translate/hub/translation-error.ts';
+import { CUSTOM_TOOL_SCHEMA } from '../../translate/hub/custom-tool.ts';
 import { encodeHistory } from './encode-history.ts';
 import { jsonFormatOf, jsonToolName, type JsonMode } from './structured-output.ts';
 import { EFFORT_TO_THINKING_BUDGET, MIN_THINKING_BUDGET } from './thinking.ts';
@@ -17,9 +18,10 @@ export interface MessagesReplyState {
 }
 
 function toolOf(tool: HubTool, i: number): AnthropicTool {
-  if (tool.kind !== 'function') throw new TranslationError(`tools[${i}].type`, 'only function tools can be sent to this model');
+  if (tool.kind !== 'function' && tool.kind !== 'custom') throw new TranslationError(`tools[${i}].type`, 'only function tools can be sent to this model');
   // A parameterless tool still needs an object schema: Anthropic rejects a tool without input_schema.
-  const params = tool.inputSchema ?? {};
+  // A custom (free-form) tool is a function with one string parameter, `input`.
+  const params = tool.kind === 'custom' ? CUSTOM_TOOL_SCHEMA : (tool.inputSchema ?? {});
   const out: AnthropicTool = { name: tool.name, input_schema: { ...params, type: 'object', ...(params.properties === undefined ? { properties: {} } : {}) } };
   if (tool.description !== undefined) out.description = tool.description;
   if (tool.cache !== undefined) out.cache_control = { ...tool.cache };

@@ -6,6 +6,7 @@ import type { EncodedRequest, UpstreamOptions } from '../../translate/hub/codec.
 import type { FilePart, HubMessage, HubRequest, HubToolChoice, TextPart, UserPart } from '../../translate/hub/form.ts';
 import { refusedParam } from '../../translate/hub/refused-params.ts';
 import { TranslationError } from '../../translate/hub/translation-error.ts';
+import { CUSTOM_TOOL_SCHEMA, wrapCustomInput } from '../../translate/hub/custom-tool.ts';
 import type { ChatContentPart, ChatFunctionTool, ChatMessage, ChatRequest, ChatToolCall, ChatToolChoice } from './wire.ts';
 
 /** What the reply decoders must know of how the request was written. */
@@ -46,7 +47,8 @@ function assistantMessage(msg: Extract<HubMessage, { role: 'assistant' }>): Chat
   const toolCalls: ChatToolCall[] = [];
   for (const part of msg.content) {
     if (part.type === 'text') text += part.text;
-    else if (part.type === 'tool-call') toolCalls.push({ id: part.id, type: 'function', function: { name: part.name, arguments: part.input } });
+    // A custom tool's free-form input goes as the one string parameter it was declared with.
+    else if (part.type === 'tool-call') toolCalls.push({ id: part.id, type: 'function', function: { name: part.name, arguments: part.kind === 'custom' ? wrapCustomInput(part.input) : part.input } });
     // Reasoning is signed by its producer for its producer: an OpenAI-compatible upstream cannot use it.
   }
   const out: ChatMessage = { role: 'assistant', content: text.length === 0 && toolCalls.length > 0 ? null : text };
@@ -122,7 +124,7 @@ export function encodeChatRequest(req: HubRequest, opts: UpstreamOptions): Encod
   }
   if (req.tools.length > 0) {
     out.tools = req.tools.map((t): ChatFunctionTool => {
-      const fn: ChatFunctionTool['function'] = { name: t.name, parameters: t.inputSchema ?? { type: 'object', properties: {} } };
+      const fn: ChatFunctionTool['function'] = { name: t.name, parameters: t.kind === 'custom' ? { ...CUSTOM_TOOL_SCHEMA } : (t.inputSchema ?? { type: 'object', properties: {} }) };
       if (t.description !== undefined) fn.description = t.description;
       return { type: 'function', function: fn };
     });

@@ -25,6 +25,8 @@ export interface ClientReplyContext {
 export interface ClientStreamEncoder {
   /** Client SSE text for one hub event ('' when nothing is to be sent yet). */
   push(ev: HubEvent): string;
+  /** Responses API: the whole response object the stream ended with (JSON text), which the gateway stores. */
+  final?(): string | null;
 }
 
 export interface ClientSide {

@@ -62,6 +62,22 @@ export class HubStreamTranslator {
     return copy;
   }
 
+  /** The client encoder's whole final object (Responses API), for the gateway to store. */
+  final(): string | null {
+    return this.#encoder.final?.() ?? null;
+  }
+
+  /**
+   * Ends the stream with the gateway's own failure (a stall, a deadline), written by the client encoder
+   * as its dialect's failed ending ('' when the stream has already ended).
+   */
+  failWith(ev: Extract<HubEvent, { type: 'error' }>): string {
+    if (this.#finished) return '';
+    this.#finished = true;
+    this.#failed = true;
+    return this.#encoder.push(ev);
+  }
+
   /** True once the stream reached its end, normal or an error. */
   get finished(): boolean {
     return this.#finished;

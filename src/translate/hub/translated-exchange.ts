@@ -142,7 +142,13 @@ class TranslatedRelay implements StreamRelay {
   }
 
   errorEvent(err: GatewayError, requestId: string): string {
+    // A Responses stream ends with response.failed, written by its encoder with the output so far.
+    if (this.#dialect === 'responses') return this.#t.failWith({ type: 'error', status: err.status, errorType: 'server_error', message: err.message, code: err.code });
     return renderStreamError(this.#dialect, err, requestId);
+  }
+
+  finalResponse(): string | null {
+    return this.#t.final();
   }
 }
 
