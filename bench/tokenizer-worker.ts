@@ -19,7 +19,7 @@ if (options.impl === 'gpt-tokenizer') {
   const plain = { disallowedSpecial: new Set<string>() };
   count = (text) => reference.countTokens(text, plain);
 } else {
-  count = (await import('../src/admission/tokenizer.ts')).countTokens;
+  count = (await import('../src/tokenizer/count-tokens.ts')).countTokens;
 }
 count('How many tokens is this?');
 const firstUseMs = Number(process.hrtime.bigint() - started) / 1e6;

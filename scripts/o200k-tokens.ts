@@ -1,11 +1,11 @@
-// Writes src/admission/o200k-base.tokens, the tokenizer's vocabulary, from gpt-tokenizer's o200k_base
+// Writes src/tokenizer/o200k-base.tokens, the tokenizer's vocabulary, from gpt-tokenizer's o200k_base
 // ranks (a dev dependency: the gateway reads only the file). Run after upgrading gpt-tokenizer:
 //   node scripts/o200k-tokens.ts          (rewrites the file)
 //   node scripts/o200k-tokens.ts --check  (exit 1 when the file differs from the package's ranks)
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { encodeVocabulary } from '../src/admission/o200k-table.ts';
-import { O200K_TABLE_FILE } from '../src/admission/tokenizer.ts';
+import { encodeVocabulary } from '../src/tokenizer/o200k-table.ts';
+import { O200K_TABLE_FILE } from '../src/tokenizer/count-tokens.ts';
 
 /** gpt-tokenizer's ranks as byte strings: a rank is a string when its bytes are valid UTF-8, else the bytes. */
 export function packageRanks(): Uint8Array[] {

@@ -5,9 +5,8 @@
 // Why a row count too: a row queued across two of V8's young-generation collections is copied into the
 // old generation, and dead after its flush it is garbage there; the major collections that garbage
 // brings on are the longest pauses a request meets. Between two young collections the gateway serves
-// ≈ 550 requests whatever the rate (16 MB of young generation at ≈ 29 KB allocated a request), so a
-// batch of fewer rows never sees two. At 200 ms and thousands of requests a second every row was
-// promoted: ≈ 190 bytes of old-generation garbage a request (bench/HISTORY.md, eighteenth round).
+// several hundred requests whatever the rate, so a batch of fewer rows never sees two; a time-only
+// batch at thousands of requests a second would promote every row.
 // A write that fails (a full disk, another process holding SQLite's write lock) loses nothing: the rows
 // go back to the head of the queue and are tried again with a growing pause, up to MAX_PENDING_ROWS held
 // in memory; past that the oldest, and at a stop whatever the last flush could not write, go to the
@@ -18,7 +17,7 @@ import type { Store, UsageRow } from '../store/store.ts';
 
 /** Rows held in memory while writes fail (≈ 300 bytes each): past this the oldest are dropped. */
 export const MAX_PENDING_ROWS = 200_000;
-/** Rows that start a flush before its interval is up (see above: well under ≈ 550). */
+/** Rows that start a flush before its interval is up (see above: well under a young generation's worth). */
 export const DEFAULT_FLUSH_ROWS = 256;
 const FIRST_RETRY_MS = 1_000;
 const MAX_RETRY_MS = 30_000;

@@ -30,6 +30,7 @@ import { MemoryAdmissionStore } from '../admission/memory-store.ts';
 import { stopAllAttempts } from '../routing/attempt-watch.ts';
 import { reservationTtlFor, type AdmissionStore } from '../admission/store.ts';
 import { glibcRuntimeVersion, mallocArenaNote, youngGenerationNote } from '../runtime/node-flags.ts';
+import { warmTokenizer } from '../tokenizer/count-tokens.ts';
 
 /**
  * While serving, how long a write waits for another process's SQLite lock (sqlite-store.ts busyTimeout):
@@ -132,6 +133,8 @@ export async function serveCommand(config: GatewayConfig): Promise<void> {
   if (heapNote !== null) log[heapNote.level](heapNote.message);
   const arenaNote = mallocArenaNote({ mallocArenaMax: process.env.MALLOC_ARENA_MAX, glibcVersion: glibcRuntimeVersion });
   if (arenaNote !== null) log.info(arenaNote);
+  // Now rather than on the first request that needs a token count, which would wait for the load.
+  warmTokenizer().catch((err: unknown) => log.warn({ err: String(err) }, 'tokenizer tables not preloaded: the first request that needs them loads them'));
 
   let stopping = false;
   const stop = async (signal: string): Promise<void> => {
@@ -190,8 +193,8 @@ function spillFor(config: GatewayConfig): UsageSpill | null {
 }
 
 /**
- * Memory for one node; Redis (shared by replicas) when `redis:` is set. MODELGATE_REDIS_PREFIX
- * namespaces the Redis keys, so gateways that must not share budgets can share one Redis.
+ * Memory for one node; Redis (shared by replicas) when `redis:` is set. `redis_prefix` (or
+ * MODELGATE_REDIS_PREFIX) namespaces the Redis keys, so gateways that must not share budgets can share one Redis.
  */
 async function admissionStore(config: GatewayConfig, db: Store): Promise<AdmissionStore> {
   const reservationTtlMs = reservationTtlFor(config.models.map((m) => m.timeouts.totalMs));
@@ -200,7 +203,7 @@ async function admissionStore(config: GatewayConfig, db: Store): Promise<Admissi
   const { RedisAdmissionStore } = await import('../admission/redis-store.ts');
   return new RedisAdmissionStore({
     url: config.redisUrl,
-    prefix: process.env.MODELGATE_REDIS_PREFIX || config.redisPrefix || undefined,
+    prefix: config.redisPrefix ?? undefined,
     instanceId: config.instanceId ?? defaultInstanceId(config),
     reservationTtlMs,
     spentFor: (keyId, periodStart) => db.keySpend(keyId, periodStart),

@@ -13,13 +13,13 @@
 //   1.15-megapixel image, its largest unresized size; OpenAI high detail is 765 for 1024×1024).
 // - Cap: at most TOKENIZER_CHAR_CAP characters per request go through the BPE tokenizer, cut into
 //   CHUNK_CHARS pieces (cut before a space when one is near) because BPE time grows with the square
-//   of a run without spaces: a 32k-char CJK run takes ~5 s whole; the capped, chunked worst case is
-//   ~50 ms and English ~1 ms. Characters past the cap count at the tokens-per-char ratio measured on
+//   of a run without spaces: chunked and capped, a long CJK run costs no more than the cap allows.
+//   Characters past the cap count at the tokens-per-char ratio measured on
 //   the tokenized part, never below chars/4 (so English, ~4.5 chars/token, is slightly overestimated).
 // - Models whose name does not look like an OpenAI one (Claude, Llama, …) get NON_OPENAI_MARGIN on
 //   top: their tokenizers produce more tokens than o200k for the same text.
 import { isObject, nestedDeeperThan } from '../core/json.ts';
-import { countTokens } from './tokenizer.ts';
+import { countTokens } from '../tokenizer/count-tokens.ts';
 import { MEDIA_TOKENS, mediaTokens } from './media-tokens.ts';
 import { MAX_TOKENS_PER_KIND } from '../core/usage.ts';
 import type { Dialect } from '../core/dialect.ts';

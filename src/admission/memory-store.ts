@@ -44,9 +44,8 @@ const SLOTS = 2 ** 21;
 /**
  * One reservation's place, reused from request to request. Map and Set entries added and deleted per
  * request made V8 rebuild their hash tables, and a long-lived table's rebuild is allocated straight in
- * the old generation: ≈ 260 bytes of old-generation garbage a request, a quarter of the gateway's,
- * and the major collections it brings are the longest pauses a request meets (bench/HISTORY.md, eighteenth
- * round). Slots allocate nothing once the pool has grown to the most requests ever in flight.
+ * the old generation, and the major collections that garbage brings are the longest pauses a request
+ * meets. Slots allocate nothing once the pool has grown to the most requests ever in flight.
  */
 class Slot {
   /** Times this slot has been handed out; its live reservation's id carries the count before this one. */

@@ -33,9 +33,8 @@ export class KeyCache {
   #failing = false;
   #onError: (err: unknown) => void;
   #onRecovered: () => void;
-  #listeners: ((keys: KeyRecord[]) => void)[] = [];
   // Keep-alive clients send the same key on every request. Remembering it per connection spares the
-  // SHA-256 (µs-scale on a cold path) for every request after the first. The comparison is constant-time:
+  // SHA-256 for every request after the first. The comparison is constant-time:
   // a shared connection (a proxy in front) may carry different clients' keys one after another.
   #byConnection = new WeakMap<object, ConnectionAuth>();
   /** The refresh under way for `refreshNow`, and the one queued to start after it. */
@@ -91,10 +90,6 @@ export class KeyCache {
     this.#timer = null;
   }
 
-  onChange(listener: (keys: KeyRecord[]) => void): void {
-    this.#listeners.push(listener);
-  }
-
   async refresh(): Promise<void> {
     const version = await this.#store.keysVersion();
     if (version === this.#version) return;
@@ -105,7 +100,6 @@ export class KeyCache {
     this.#version = version;
     // A key made since a miss was remembered is in the map now; a deleted one is gone from it.
     this.#misses.clear();
-    for (const l of this.#listeners) l(keys);
   }
 
   /**
@@ -191,11 +185,6 @@ export class KeyCache {
       if (oldest.done !== true) this.#misses.delete(oldest.value);
     }
     this.#misses.set(digest, now + MISS_TTL_MS);
-  }
-
-  byId(id: string): KeyRecord | undefined {
-    for (const k of this.#byHash.values()) if (k.id === id) return k;
-    return undefined;
   }
 
   size(): number {

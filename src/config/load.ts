@@ -5,6 +5,7 @@ import type { z } from 'zod';
 import type { DeploymentConfig, GatewayConfig, ModelConfig, ProviderConfig, Timeouts } from '../core/config-types.ts';
 import type { ModelMode } from '../core/dialect.ts';
 import { BUILTIN_CONFIG_YAML } from './builtin.ts';
+import { applyEnvOverrides } from './env-overrides.ts';
 import { configSchema, DEFAULTS, type RawConfig } from './schema.ts';
 
 export class ConfigError extends Error {
@@ -41,9 +42,9 @@ export function parseConfigText(text: string, opts: { source: string; env?: Node
   } catch (err) {
     throw new ConfigError(`config error in ${source}: invalid YAML: ${(err as Error).message}`);
   }
-  const substituted = substituteEnv(doc, env, source, '');
-  const parsed = configSchema.safeParse(substituted);
-  if (!parsed.success) throw new ConfigError(formatIssues(source, parsed.error.issues));
+  const overridden = applyEnvOverrides(substituteEnv(doc, env, source, ''), env);
+  const parsed = configSchema.safeParse(overridden.doc);
+  if (!parsed.success) throw new ConfigError(formatIssues(source, parsed.error.issues, overridden.from));
   return build(parsed.data, source, env);
 }
 
@@ -67,8 +68,13 @@ function substituteEnv(value: unknown, env: NodeJS.ProcessEnv, source: string, p
   return value;
 }
 
-function formatIssues(source: string, issues: z.core.$ZodIssue[]): string {
-  const lines = issues.slice(0, 10).map((i) => `  at ${formatPath(i.path)}: ${i.message}`);
+/** `from`: the environment variable behind an overridden setting, named so the operator looks there. */
+function formatIssues(source: string, issues: z.core.$ZodIssue[], from: ReadonlyMap<string, string>): string {
+  const lines = issues.slice(0, 10).map((i) => {
+    const path = formatPath(i.path);
+    const variable = from.get(path);
+    return `  at ${path}${variable === undefined ? '' : ` (from ${variable})`}: ${i.message}`;
+  });
   return `config error in ${source}:\n${lines.join('\n')}`;
 }
 

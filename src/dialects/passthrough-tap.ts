@@ -1,12 +1,10 @@
 // The same-dialect stream path: forwards upstream SSE bytes, rewriting the model name, reading usage from
 // the few events that carry it, and (OpenAI) dropping the usage chunk the gateway asked for on the
-// caller's behalf. This runs for every streamed token (issue 6 budget: ≤ 9 µs CPU per event), so it
-// works per chunk with a handful of native string searches over the chunk read as latin1: one character
-// per byte, so nothing is validated or transcoded and string offsets are byte offsets. What goes out is
-// a latin1 string the socket writes back as the same bytes, which the stream writer frames as a chunk
-// in the same string (src/http/stream-writer.ts). (As UTF-8 text every event cost a decode, then a
-// UTF-8 length and an encode in the socket write; as a new Buffer, 2,000 instructions an event to build
-// it; the upstream's own chunk, when unchanged, needs its framing written apart: callgrind, bench/HISTORY.md.) Every
+// caller's behalf. This runs for every streamed token, so it works per chunk with a handful of native
+// string searches over the chunk read as latin1: one character per byte, so nothing is validated or
+// transcoded and string offsets are byte offsets. What goes out is a latin1 string the socket writes
+// back as the same bytes, which the stream writer frames as a chunk in the same string
+// (src/http/stream-writer.ts); UTF-8 text would cost a decode and an encode an event. Every
 // pattern searched is ASCII, and UTF-8 never puts an ASCII byte inside a multi-byte character, so a match
 // is never inside one. Search anchors avoid a leading `"` (V8's search is several times slower for
 // patterns starting with a common character). The anchors are compact JSON (`"key":"value"`), as the

@@ -5,8 +5,7 @@
 // chunk itself in one string. What a turn of the event loop writes to a response leaves in one socket
 // write at the end of that turn (one upstream read often holds several events), through one
 // process-wide flush per turn rather than a cork and an uncork per response (writing each chunk at once
-// cost a third more CPU when events come in bursts: a system call each). Measured (bench/HISTORY.md,
-// eighth round): events 3 ms apart, 5 – 9 % less CPU an event, about the bare proxy's; in bursts the same.
+// costs a system call each when events come in bursts).
 // Everything else — headers not yet sent (they go out with the first chunk), no chunked encoding (an
 // HTTP/1.0 client), a pipelined response still queued behind another, bytes rather than text, the end —
 // goes through node:http, after whatever this writer holds.

@@ -14,15 +14,14 @@ function poolFor(origin: string, connectTimeoutMs: number): Pool {
   let pool = pools.get(id);
   if (!pool) {
     pool = new Pool(origin, {
-      // No cap: one streaming response holds one upstream connection, and the 1,000-stream benchmark needs 1,000.
+      // No cap: one streaming response holds one upstream connection for as long as it streams.
       connections: null,
       pipelining: 1,
       keepAliveTimeout: 30_000,
       connect: { timeout: connectTimeoutMs },
       // The attempt's own clocks (routing/attempt-watch.ts) govern first byte, idle gaps and the deadline,
       // and abort the request through the handler. undici's would be a second pair of timers a request, each
-      // allocated afresh and kept in its half-second sweep long enough to reach V8's old generation
-      // (≈ 70 bytes a request of garbage for the major collector; bench/HISTORY.md, nineteenth round).
+      // allocated afresh and kept in its half-second sweep long enough to reach V8's old generation.
       headersTimeout: 0,
       bodyTimeout: 0,
     });

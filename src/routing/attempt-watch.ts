@@ -11,8 +11,7 @@ export type WatchReason = 'first-byte' | 'idle' | 'total' | 'client' | 'done' | 
  * swap-removal, not a Set: a Set that gains and loses an entry per request rebuilds its hash table every
  * few dozen requests, and each discarded table, once in the old generation, still points at the attempts
  * it held; the scavenger takes those pointers as roots until the next full collection, so every request
- * graph they reach was promoted and left for the major GC (measured: ≈ 2.8 KB promoted a request, a
- * scavenge 3.5 µs a request, against 0.3 KB and 0.4 µs for the bare proxy; bench/HISTORY.md, fourteenth round).
+ * graph they reach was promoted and left for the major GC.
  */
 const live: AttemptWatch[] = [];
 let shuttingDown = false;

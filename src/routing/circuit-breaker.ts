@@ -253,7 +253,7 @@ export class CircuitBreaker {
     return !reprobe;
   }
 
-  /** Operator action (config reload, admin API): one deployment, or all when no id is given. */
+  /** Operator action (the admin API's deployment reset): one deployment, or all when no id is given. */
   reset(deploymentId?: string): void {
     const ids = deploymentId === undefined ? [...this.#entries.keys()] : [deploymentId];
     const now = this.#now();

@@ -10,20 +10,12 @@ export interface Routing {
   keyRotation: KeyRotation;
 }
 
-/** Positive integer from the environment, else undefined (the breaker's own default then applies). */
-function envMs(name: string): number | undefined {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return undefined;
-  const value = Number(raw);
-  return Number.isInteger(value) && value > 0 ? value : undefined;
-}
-
 /** A wait for a log line: seconds, or milliseconds when shorter (tests set short waits). */
 export function duration(ms: number): string {
   return ms < 1_000 ? `${ms} ms` : `${Math.round(ms / 1000)} s`;
 }
 
-/** `breaker`: thresholds from the config; the MODELGATE_BREAKER_* variables override them (tests use them). */
+/** `breaker`: thresholds from the config (MODELGATE_BREAKER_* overrides resolved there); unset = the breaker's defaults. */
 export function createRouting(deps: {
   log: Logger;
   metrics: Metrics;
@@ -48,9 +40,9 @@ export function createRouting(deps: {
   };
   const breaker = new CircuitBreaker({
     onTransition,
-    consecutiveFailures: envMs('MODELGATE_BREAKER_FAILURES') ?? conf.failures,
-    cooldownMs: envMs('MODELGATE_BREAKER_COOLDOWN_MS') ?? conf.cooldownMs,
-    minCalls: envMs('MODELGATE_BREAKER_MIN_CALLS') ?? conf.minCalls,
+    consecutiveFailures: conf.failures,
+    cooldownMs: conf.cooldownMs,
+    minCalls: conf.minCalls,
     credentialsRetryMs: conf.credentialsRetryMs,
     maxCredentialsRetryMs: conf.credentialsRetryMaxMs,
   });

@@ -78,7 +78,6 @@ export class KeyRotation {
     if (keys.length === 0) return null;
     const state = this.#state(provider.name);
     for (let tried = 0; tried < keys.length; tried++) {
-      // Modulo at read time: a config reload may have shortened the list.
       const key = keys[state.cursor % keys.length];
       state.cursor = (state.cursor + 1) % keys.length;
       if (!state.rejected.has(key)) return key;

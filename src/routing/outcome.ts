@@ -24,7 +24,7 @@ export interface FatalOutcome {
   status: number;
 }
 
-/** Upstream 401/403: the gateway's own provider credentials were refused. */
+/** Upstream 401 (or OpenAI's 429 `insufficient_quota`): the gateway's own provider credentials were refused. */
 export interface CredentialsOutcome {
   kind: 'credentials';
   status?: number;

@@ -22,7 +22,7 @@
 //   Client 4xx answers count as the upstream being healthy; 5xx, timeouts, resets as failures. A 429 is
 //   a rate signal, not a failure: it fails over, and its `retry-after` sets the wait for a retry of the
 //   same deployment and the caller's `retry-after` when every attempt was rate-limited.
-// - Credentials: a 401/403 takes the key out of the provider's rotation; when the provider has no
+// - Credentials: a 401 takes the key out of the provider's rotation; when the provider has no
 //   key left the deployment's breaker goes to `credentials` until `CircuitBreaker.reset()` (operator).
 // - Timeouts are the model's `timeouts` (config defaults: connect 10 s, first byte 120 s, idle
 //   between stream chunks 60 s, total 600 s); each gives 504 before the first byte (classify.ts)
@@ -115,7 +115,6 @@ export class AttemptPlan {
   readonly #attempts: AttemptRecord[] = [];
   #pending: Pending | null = null;
   #ended: PlanEndReason | null = null;
-  #answeredBy: string | null = null;
 
   constructor(options: AttemptPlanOptions) {
     this.#model = options.model;
@@ -130,19 +129,6 @@ export class AttemptPlan {
   /** Monotonic ms by which the whole request must be over. */
   get deadline(): number {
     return this.#deadline;
-  }
-
-  get attempts(): readonly AttemptRecord[] {
-    return this.#attempts;
-  }
-
-  /** The deployment that answered, for the usage row; null until one did. */
-  get answeredBy(): string | null {
-    return this.#answeredBy;
-  }
-
-  get endReason(): PlanEndReason | null {
-    return this.#ended;
   }
 
   /**
@@ -218,7 +204,6 @@ export class AttemptPlan {
       case 'success':
         if (pending.panic) this.#breaker.recovered(deploymentId);
         else this.#breaker.onSuccess(deploymentId);
-        this.#answeredBy = deploymentId;
         this.#ended = 'succeeded';
         return;
       case 'fatal':

@@ -1,18 +1,16 @@
 // The Node/V8 flags modelgate ships with, and what the gateway says at start when it runs without them.
 //
 // V8 sizes its young generation from the memory it sees: semi-spaces of 64 MB on a machine or container
-// with 4 GB or more, 16 MB at 1 GB, and 1 MB at 512 MB. Measured on the gateway (bench/HISTORY.md, ninth
-// round): in a 512 MB memory cgroup, V8's own choice cost 1.24 – 1.34 × the CPU a non-streamed request and
-// 1.14 × a streamed event (scavenges every few dozen requests); on a large machine its 64 MB semi-spaces
-// held 55 – 105 MB more RSS after load than 16 MB, for no CPU difference alternated runs could show.
+// with 4 GB or more, 16 MB at 1 GB, and 1 MB at 512 MB. In a small container V8's own choice scavenges
+// every few dozen requests and costs CPU; on a large machine 64 MB semi-spaces hold more memory for no
+// CPU gain (BENCHMARKS.md).
 // 16 MB is what `npm start` and the `modelgate` command set; a direct `node src/main.ts` launch should
 // pass the same flags.
 export const SHIPPED_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=16'];
 
 // glibc's malloc gives each thread that allocates an arena of its own (up to 8 a core): the usage writer
-// thread, V8's helper threads and libuv's pool each keep freed memory in theirs. Measured after load
-// (bench/HISTORY.md, twentieth round): two arenas held 13 – 33 MB less RSS for no CPU difference alternated
-// runs could show (0.95 – 1.01 × a request). glibc reads it once, at process start, so the launchers set
+// thread, V8's helper threads and libuv's pool each keep freed memory in theirs. Two arenas hold less
+// memory after load at no CPU cost (BENCHMARKS.md). glibc reads it once, at process start, so the launchers set
 // it, both only when the operator has not (sh's ${VAR:-default}): `npm start` in its script, the
 // `modelgate` command in the sh line Node reads as a comment (bin/modelgate.js). Other C libraries (musl)
 // ignore it.

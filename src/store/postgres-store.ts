@@ -134,7 +134,7 @@ export class PostgresStore implements Store {
 
   /**
    * On a thread of its own (pg-usage-worker.js), as SQLite's rows are: the driver builds the wire protocol
-   * in JavaScript, ≈ 5 µs of CPU a row that the event loop no longer pays (bench/HISTORY.md, twenty-third round).
+   * in JavaScript, CPU a row that the event loop then no longer pays.
    */
   async writeUsage(rows: UsageRow[]): Promise<void> {
     if (rows.length === 0) return;

@@ -31,8 +31,8 @@ const MIGRATIONS: string[] = [
      key_id TEXT NOT NULL, period_start INTEGER NOT NULL, spent_nanos INTEGER NOT NULL, spent_tokens INTEGER NOT NULL,
      PRIMARY KEY (key_id, period_start))`,
   // Reports select a time range (then maybe a key): (key_id, ts) could not serve that and made every
-  // report scan the whole table, while costing each usage row a text-keyed index insert (≈ 2,200
-  // instructions a row by callgrind, against ≈ 1,500 for an integer index on ts).
+  // report scan the whole table, while costing each usage row a text-keyed index insert (dearer than
+  // an integer index on ts).
   `DROP INDEX IF EXISTS usage_key_ts`,
   `CREATE INDEX usage_ts ON usage (ts)`,
   // Gateways serving from this file: a second one without a shared admission store must know (issue 39).
@@ -180,8 +180,8 @@ export class SqliteStore implements Store {
     if (rows.length === 0) return;
     if (this.#thread !== null) return this.#thread.write(rows, this.#sliceRows);
     const usage = (this.#usage ??= new UsageStatements(this.#db));
-    // One transaction for the whole batch, even across the yields below: a commit per slice cost
-    // ≈ 0.3 µs a row more (a WAL sync point and a checkpoint check each), and a batch is all or nothing.
+    // One transaction for the whole batch, even across the yields below: a commit per slice costs a WAL
+    // sync point and a checkpoint check each, and a batch is all or nothing.
     await inTransaction(this.#db, async () => {
       let sinceYield = 0;
       for (let i = 0; i < rows.length; i += INSERT_BATCH) {

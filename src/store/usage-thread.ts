@@ -13,9 +13,8 @@ import type { FromWriter, ToWriter, WriterError } from './usage-thread-worker.js
 
 /**
  * Rows sent (or, in-thread, written) between yields to the event loop. A SQLite write holds the loop for
- * its whole batch (≈ 2 µs a row), so a 200 ms batch at 10,000 requests/s would stall every request in
- * flight for ~4 ms; slices of this size stall it for well under a millisecond, with the loop free between
- * them. Handing rows to the writer thread costs a fraction of writing them.
+ * its whole batch, so a large batch would stall every request in flight; slices of this size keep each
+ * stall short, with the loop free between them. Handing rows to the writer thread costs a fraction of writing them.
  */
 export const WRITE_SLICE_ROWS = 128;
 

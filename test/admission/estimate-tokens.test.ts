@@ -152,7 +152,7 @@ test('bodies nested 100,000 levels deep are estimated without overflowing the st
 
 test('the tokenizer is loaded on first use only', () => {
   const child = spawnSync(process.execPath, ['--input-type=module', '-e', `
-    const t = await import(${JSON.stringify(new URL('../../src/admission/tokenizer.ts', import.meta.url).href)});
+    const t = await import(${JSON.stringify(new URL('../../src/tokenizer/count-tokens.ts', import.meta.url).href)});
     const e = await import(${JSON.stringify(new URL('../../src/admission/estimate-tokens.ts', import.meta.url).href)});
     const before = t.tokenizerLoaded();
     e.estimatePromptTokens({ messages: [{ role: 'user', content: 'hi there' }] }, { boundBytes: 60 });

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { startFixture, type Fixture } from './fixture.ts';
 import { waitUntil } from '../helpers/gateway-process.ts';
 import { usageRows } from '../admission/usage-db.ts';
-import { countTokens } from '../../src/admission/tokenizer.ts';
+import { countTokens } from '../../src/tokenizer/count-tokens.ts';
 
 let fx: Fixture;
 before(async () => {

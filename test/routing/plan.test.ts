@@ -55,14 +55,12 @@ const ok: AttemptOutcome = { kind: 'success' };
 const s503: AttemptOutcome = { kind: 'retryable', status: 503 };
 const always = (outcome: AttemptOutcome) => () => outcome;
 
-test('first success ends the plan; answeredBy names the deployment', () => {
+test('first success ends the plan', () => {
   const r = rig();
   const plan = r.plan(model([{}]));
   const { steps, reason } = drive(plan, { clock: r.clock, respond: always(ok) });
   assert.deepEqual(steps.map((s) => [s.id, s.delayMs]), [['m#0', 0]]);
   assert.equal(reason, 'succeeded');
-  assert.equal(plan.answeredBy, 'm#0');
-  assert.equal(plan.attempts.length, 1);
 });
 
 test('lower priority tier first, whatever the weights', () => {
@@ -112,7 +110,7 @@ test('failover: every deployment once without waiting, then the failed ones agai
     ['m#0', 800], ['m#1', 0], ['m#2', 0],
   ]);
   assert.equal(reason, 'retries-exhausted');
-  assert.equal(plan.attempts.length, 6, 'maxRetries 5 → 6 attempts');
+  assert.equal(steps.length, 6, 'maxRetries 5 → 6 attempts');
   assert.equal(plan.finalError().status, 502);
   assert.match(plan.finalError().message, /6 attempts on 3 deployments/);
 });
@@ -122,7 +120,6 @@ test('a failed deployment is not retried while a fresh one remains, even a worse
   const plan = r.plan(model([{ priority: 0 }, { priority: 9 }]));
   const { steps } = drive(plan, { clock: r.clock, respond: (d) => (d.id === 'm#1' ? ok : s503) });
   assert.deepEqual(steps.map((s) => s.id), ['m#0', 'm#1']);
-  assert.equal(plan.answeredBy, 'm#1');
 });
 
 test('one deployment: backoff 1 s doubling, 5 retries at most (SPEC §8)', () => {
@@ -361,14 +358,12 @@ test('mis-sequenced calls are programming errors', () => {
   assert.deepEqual(plan.next(), { done: true, reason: 'succeeded' });
 });
 
-test('attempt records carry start (after the delay) and end times', () => {
+test('the backoff counts from the end of the failed attempt, not its start', () => {
   const r = rig();
   const plan = r.plan(model([{}]));
-  drive(plan, { clock: r.clock, attemptMs: 250, respond: (_d, n) => (n === 1 ? s503 : ok) });
-  assert.deepEqual(
-    plan.attempts.map((a) => [a.deploymentId, a.startedAt - 1_000_000, a.endedAt - 1_000_000, a.outcome.kind]),
-    [['m#0', 0, 250, 'retryable'], ['m#0', 1250, 1500, 'success']],
-  );
+  const { steps, reason } = drive(plan, { clock: r.clock, attemptMs: 250, respond: (_d, n) => (n === 1 ? s503 : ok) });
+  assert.deepEqual(steps.map((s) => [s.id, s.delayMs]), [['m#0', 0], ['m#0', 1000]]);
+  assert.equal(reason, 'succeeded');
 });
 
 test('the deadline counts from startedAt when given', () => {

@@ -1,8 +1,7 @@
 // The o200k_base vocabulary as compact tables: one byte string per rank, found by an open-addressing
-// hash over the bytes. gpt-tokenizer keeps the same vocabulary as 200k JS strings in a Map, which costs
-// ≈ 66 MB of RSS and ≈ 290 ms to build on first use — a stall of the event loop and a footprint the
-// gateway would carry for the rest of its life. Here: the 1.6 MB file, 0.8 MB of offsets and a 2 MB
-// hash, all typed arrays (nothing for the GC to trace), built in tens of milliseconds.
+// hash over the bytes. gpt-tokenizer keeps the same vocabulary as 200k JS strings in a Map: a long
+// stall of the event loop to build and a footprint the gateway would carry for the rest of its life.
+// Here: the file, its offsets and a hash, all typed arrays (nothing for the GC to trace).
 //
 // File format (`o200k-base.tokens`, written by scripts/o200k-tokens.ts from gpt-tokenizer's ranks):
 // for each rank from 0 upwards, one length byte (1–255) and then that many bytes.

@@ -1,13 +1,14 @@
 // Token counts with OpenAI's o200k_base BPE (gpt-4o and newer), exact: the same pieces and merges as
-// tiktoken, checked against gpt-tokenizer by test/admission/o200k.test.ts. Text that spells a special
+// tiktoken, checked against gpt-tokenizer by test/tokenizer/o200k.test.ts. Text that spells a special
 // token ("<|endoftext|>") is counted as the ordinary text it is: prompts are user data.
 //
 // Most requests never need this: admission's quick pass counts bytes, and only a key near a limit, a
 // translated Anthropic stream's message_start, a stream cut before its usage, or a count_tokens call
-// for an OpenAI-style model asks for real token counts. The tables load on first use, synchronously
-// so an estimate never depends on timing: one read of a 1.6 MB file and a table build, ≈ 60 ms on the
-// benchmark's machines (`npm run bench -- --tokenizer`) where gpt-tokenizer took ≈ 290 ms.
+// for an OpenAI-style model asks for real token counts. The server loads the tables after it starts
+// listening (`warmTokenizer`), so no request waits for them; a count before that loads them at once,
+// synchronously, so an estimate never depends on timing.
 import { readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { NO_RANK, decodeVocabulary, rankOf, type Vocabulary } from './o200k-table.ts';
 
 export const O200K_TABLE_FILE = new URL('./o200k-base.tokens', import.meta.url);
@@ -55,6 +56,16 @@ function mergedCount(v: Vocabulary, key: string, length: number): number {
     merged.set(key, parts);
   }
   return parts;
+}
+
+/**
+ * Loads the tables off the request path: the file read is asynchronous, and a caller runs this once the
+ * server listens, so the first request that needs a token count does not pay for the load.
+ */
+export async function warmTokenizer(): Promise<void> {
+  if (vocab !== null) return;
+  const file = await readFile(O200K_TABLE_FILE);
+  vocab ??= decodeVocabulary(file);
 }
 
 /** Whether the tables are in memory (tests check that the quick pass never loads them). */

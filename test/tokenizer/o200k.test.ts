@@ -6,8 +6,8 @@ import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { countTokens as referenceCount } from 'gpt-tokenizer/encoding/o200k_base';
 import { O200K_TOKEN_SPLIT_REGEX } from 'gpt-tokenizer/encodingParams/constants';
-import { O200K_SPLIT, O200K_TABLE_FILE, countTokens } from '../../src/admission/tokenizer.ts';
-import { NO_RANK, decodeVocabulary, encodeVocabulary, rankOf, vocabularyTokens } from '../../src/admission/o200k-table.ts';
+import { O200K_SPLIT, O200K_TABLE_FILE, countTokens } from '../../src/tokenizer/count-tokens.ts';
+import { NO_RANK, decodeVocabulary, encodeVocabulary, rankOf, vocabularyTokens } from '../../src/tokenizer/o200k-table.ts';
 import { packageRanks } from '../../scripts/o200k-tokens.ts';
 import { seededRandom } from '../helpers/seeded-random.ts';
 
