@@ -9,7 +9,7 @@ const base = `providers:\n  - { name: p, kind: mock }\nmodels:\n  - { name: m, d
 const parse = (text: string, env: NodeJS.ProcessEnv) => parseConfigText(text, { source: 'x.yaml', env });
 
 test('without the variables the file decides, and unset settings stay unset', () => {
-  assert.deepEqual(parse(base, {}).breaker, { failures: undefined, minCalls: undefined, cooldownMs: undefined });
+  assert.deepEqual(parse(base, {}).breaker, { failures: undefined, minCalls: undefined, cooldownMs: undefined, credentialsRetryMs: undefined, credentialsRetryMaxMs: undefined });
   assert.equal(parse(base, {}).redisPrefix, null);
   const file = parse(base + 'circuit_breaker: { failures: 7, cooldown_ms: 9000 }\nredis_prefix: "file:"\n', {});
   assert.deepEqual([file.breaker.failures, file.breaker.cooldownMs, file.redisPrefix], [7, 9000, 'file:']);
@@ -18,7 +18,7 @@ test('without the variables the file decides, and unset settings stay unset', ()
 test('the variables override the file, as numbers', () => {
   const env = { MODELGATE_BREAKER_FAILURES: '2', MODELGATE_BREAKER_MIN_CALLS: '30', MODELGATE_BREAKER_COOLDOWN_MS: '60000', MODELGATE_REDIS_PREFIX: 'env:' };
   const fromEnv = parse(base, env);
-  assert.deepEqual(fromEnv.breaker, { failures: 2, minCalls: 30, cooldownMs: 60_000 });
+  assert.deepEqual(fromEnv.breaker, { failures: 2, minCalls: 30, cooldownMs: 60_000, credentialsRetryMs: undefined, credentialsRetryMaxMs: undefined });
   assert.equal(fromEnv.redisPrefix, 'env:');
   const both = parse(base + 'circuit_breaker: { failures: 7, min_calls: 5 }\nredis_prefix: "file:"\n', { MODELGATE_BREAKER_FAILURES: '3' });
   assert.deepEqual([both.breaker.failures, both.breaker.minCalls, both.redisPrefix], [3, 5, 'file:'], 'only the variable set overrides');
