@@ -81,6 +81,7 @@ export async function obtainAnswer(opts: ObtainAnswerOptions): Promise<Answer> {
     if (step.panic === true) {
       // Said to the caller and in /metrics: the answer comes from a deployment the breaker had taken out.
       gw.metrics.panicRouted(model.name);
+      state.routing = 'panic';
       exchange.responseHeaders['x-modelgate-routing'] = `panic: every deployment of the model was cooling down; tried ${step.deployment.id}, the soonest to recover`;
     }
     const result = await attempt({ opts, step, exchange, deadline: plan.deadline });

@@ -37,6 +37,7 @@ export function recordRequest(gw: Gateway, state: RequestState, settledPeriod: n
     attempts: state.attempts,
     periodStart: settledPeriod ?? periodStart(state.key.budgetPeriod, state.startedWall),
     errorCode: state.errorCode,
+    routing: state.routing,
   });
 }
 

@@ -16,6 +16,8 @@ export class RequestState {
   attempts = 0;
   status = 0;
   errorCode: string | null = null;
+  /** 'panic' when the answer came from a deployment sent to although every one was cooling down. */
+  routing: string | null = null;
   usage: Usage = emptyUsage();
   ttfbMs: number | null = null;
   costNanos = 0;

@@ -28,6 +28,7 @@ const USAGE_COLUMNS = [
   ['deployment', 'text'], ['status', 'int4'], ['input_tokens', 'int8'], ['output_tokens', 'int8'],
   ['cache_read_tokens', 'int8'], ['cache_write_tokens', 'int8'], ['cost_nanos', 'int8'], ['latency_ms', 'int8'],
   ['ttfb_ms', 'int8'], ['streamed', 'bool'], ['attempts', 'int4'], ['period_start', 'int8'], ['error_code', 'text'],
+  ['routing', 'text'],
 ];
 
 /** Its text never changes, so the server parses it once; each parameter is a whole column. */

@@ -33,6 +33,8 @@ const MIGRATIONS: string[] = [
   `CREATE TABLE key_spend (
      key_id TEXT NOT NULL, period_start BIGINT NOT NULL, spent_nanos BIGINT NOT NULL, spent_tokens BIGINT NOT NULL,
      PRIMARY KEY (key_id, period_start))`,
+  // A panic-routed request says so in its row (issue 39).
+  `ALTER TABLE usage ADD COLUMN routing TEXT`,
 ];
 
 /** Any constant: replicas starting at once take turns at the migrations instead of racing them. */

@@ -39,6 +39,8 @@ const MIGRATIONS: string[] = [
   `CREATE TABLE gateways (
      id TEXT PRIMARY KEY, host TEXT NOT NULL, pid INTEGER NOT NULL, started_at INTEGER NOT NULL,
      beat_at INTEGER NOT NULL, shared INTEGER NOT NULL)`,
+  // A panic-routed request says so in its row (issue 39).
+  `ALTER TABLE usage ADD COLUMN routing TEXT`,
 ];
 
 /** The per-day report; exported for the test that checks it searches the ts index instead of scanning. */

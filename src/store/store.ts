@@ -23,6 +23,8 @@ export interface UsageRow {
   /** The budget period the cost counts against (unix ms of its start; 0 = lifetime). */
   periodStart: number;
   errorCode: string | null;
+  /** How the request was routed when not the usual way: 'panic' (every deployment was cooling down); else null. */
+  routing: string | null;
 }
 
 export interface SpendTotals {

@@ -6,9 +6,9 @@
 /** @import { UsageRow } from './store.ts' */
 
 const INSERT_USAGE_HEAD = `INSERT INTO usage (ts, request_id, key_id, endpoint, model, deployment, status, input_tokens,
-  output_tokens, cache_read_tokens, cache_write_tokens, cost_nanos, latency_ms, ttfb_ms, streamed, attempts, period_start, error_code)`;
-const USAGE_COLUMNS = 18;
-/** Rows per INSERT statement (18 × 64 = 1,152 parameters, under SQLite's 32,766 limit). */
+  output_tokens, cache_read_tokens, cache_write_tokens, cost_nanos, latency_ms, ttfb_ms, streamed, attempts, period_start, error_code, routing)`;
+const USAGE_COLUMNS = 19;
+/** Rows per INSERT statement (19 × 64 = 1,216 parameters, under SQLite's 32,766 limit). */
 export const INSERT_BATCH = 64;
 
 const ADD_SPEND_SQL = `INSERT INTO key_spend (key_id, period_start, spent_nanos, spent_tokens) VALUES (?, ?, ?, ?)
@@ -35,7 +35,7 @@ export function rowValues(rows) {
   for (const r of rows) {
     values.push(r.ts, r.requestId, r.keyId, r.endpoint, r.model, r.deployment, r.status, r.inputTokens,
       r.outputTokens, r.cacheReadTokens, r.cacheWriteTokens, r.costNanos, r.latencyMs, r.ttfbMs, r.streamed ? 1 : 0,
-      r.attempts, r.periodStart, r.errorCode);
+      r.attempts, r.periodStart, r.errorCode, r.routing ?? null);
   }
   return values;
 }

@@ -40,7 +40,7 @@ function row(ts: number, periodStart: number, costNanos: number): UsageRow {
   return {
     ts, requestId: `req_${ts}_${costNanos}`, keyId: daily.id, endpoint: '/v1/chat/completions', model: 'gpt-4o', deployment: 'gpt-4o#0',
     status: 200, inputTokens: 1, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, costNanos, latencyMs: 1,
-    ttfbMs: 1, streamed: false, attempts: 1, periodStart, errorCode: null,
+    ttfbMs: 1, streamed: false, attempts: 1, periodStart, errorCode: null, routing: null,
   };
 }
 

@@ -17,7 +17,7 @@ function row(over: Partial<UsageRow>): UsageRow {
   return {
     ts: T0, requestId: 'req_1', keyId: 'key_a', endpoint: '/v1/chat/completions', model: 'gpt-4o', deployment: 'gpt-4o#0',
     status: 200, inputTokens: 10, outputTokens: 5, cacheReadTokens: 0, cacheWriteTokens: 0, costNanos: 100, latencyMs: 3,
-    ttfbMs: 2, streamed: false, attempts: 1, periodStart: 0, errorCode: null, ...over,
+    ttfbMs: 2, streamed: false, attempts: 1, periodStart: 0, errorCode: null, routing: null, ...over,
   };
 }
 

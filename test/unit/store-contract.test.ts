@@ -27,7 +27,7 @@ function row(over: Partial<UsageRow>): UsageRow {
   return {
     ts: T0, requestId: 'req_1', keyId: 'key_a', endpoint: '/v1/chat/completions', model: 'gpt-4o', deployment: 'gpt-4o#0',
     status: 200, inputTokens: 10, outputTokens: 5, cacheReadTokens: 0, cacheWriteTokens: 0, costNanos: 100, latencyMs: 3,
-    ttfbMs: 2, streamed: false, attempts: 1, periodStart: 0, errorCode: null, ...over,
+    ttfbMs: 2, streamed: false, attempts: 1, periodStart: 0, errorCode: null, routing: null, ...over,
   };
 }
 
@@ -116,7 +116,7 @@ function contract(name: string, open: () => Promise<Store>): void {
           row({ requestId: 'a1', latencyMs: 10, cacheReadTokens: 4 }),
           row({ requestId: 'a2', latencyMs: 30, ts: T0 + HOUR, costNanos: 300 }),
           row({ requestId: 'a3', latencyMs: 20, ts: T0 + HOUR + 5, status: 502, errorCode: 'upstream_error', deployment: null, inputTokens: 0, outputTokens: 0, costNanos: 0 }),
-          row({ requestId: 'b1', keyId: 'key_gone', model: 'claude', deployment: 'claude#1', latencyMs: 7, ts: T0 + DAY, cacheWriteTokens: 2 }),
+          row({ requestId: 'b1', keyId: 'key_gone', model: 'claude', deployment: 'claude#1', latencyMs: 7, ts: T0 + DAY, cacheWriteTokens: 2, routing: 'panic' }),
         ]);
         const range = { fromMs: T0 - DAY, toMs: T0 + 2 * DAY };
         const byModel = plain(await store.usageGroups(range, ['model']));
@@ -140,6 +140,7 @@ function contract(name: string, open: () => Promise<Store>): void {
         const newest = await store.usageRecords(range, { limit: 2 });
         assert.deepEqual(newest.map((r) => r.requestId), ['b1', 'a3']);
         assert.equal(newest[0].keyMasked, null, 'a deleted key has no masked form to show');
+        assert.deepEqual(newest.map((r) => r.routing), ['panic', null], 'a panic-routed request says so in its row');
         assert.deepEqual([newest[1].keyName, newest[1].keyMasked, newest[1].status, newest[1].errorCode, newest[1].deployment, newest[1].ttfbMs, newest[1].streamed], ['alice', 'sk-a…aaaa', 502, 'upstream_error', null, 2, false]);
         const next = await store.usageRecords(range, { limit: 2, beforeId: newest[1].id });
         assert.deepEqual(next.map((r) => r.requestId), ['a2', 'a1']);

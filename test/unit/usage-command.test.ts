@@ -14,7 +14,7 @@ async function setup(): Promise<{ store: SqliteStore; keyId: string; masked: str
   const row = (over: Partial<UsageRow>): UsageRow => ({
     ts: now - 1000, requestId: 'r', keyId: record.id, endpoint: '/v1/chat/completions', model: 'gpt-up', deployment: 'gpt-up#0', status: 200,
     inputTokens: 10, outputTokens: 5, cacheReadTokens: 0, cacheWriteTokens: 0, costNanos: 20_000, latencyMs: 40, ttfbMs: 30, streamed: false,
-    attempts: 1, periodStart: 0, errorCode: null, ...over,
+    attempts: 1, periodStart: 0, errorCode: null, routing: null, ...over,
   });
   await store.writeUsage([row({ requestId: 'r1' }), row({ requestId: 'r2', model: 'claude-up', deployment: 'claude-up#0', status: 502, errorCode: 'upstream_error', costNanos: 0 }), row({ requestId: 'r3' })]);
   return { store, keyId: record.id, masked: record.masked };

@@ -10,14 +10,14 @@ function row(over: Partial<UsageRow>): UsageRow {
   return {
     ts: 1_700_000_000_000, requestId: 'req_1', keyId: 'key_a', endpoint: '/v1/chat/completions', model: 'gpt-4o', deployment: 'gpt-4o#0',
     status: 200, inputTokens: 10, outputTokens: 5, cacheReadTokens: 1, cacheWriteTokens: 2, costNanos: 100, latencyMs: 3,
-    ttfbMs: null, streamed: true, attempts: 1, periodStart: 0, errorCode: null, ...over,
+    ttfbMs: null, streamed: true, attempts: 1, periodStart: 0, errorCode: null, routing: null, ...over,
   };
 }
 
-test('statement values are the 18 columns of each row in the insert\'s order, streamed as 1', () => {
-  assert.deepEqual(rowValues([row({}), row({ requestId: 'req_2', streamed: false, errorCode: 'upstream_error' })]), [
-    1_700_000_000_000, 'req_1', 'key_a', '/v1/chat/completions', 'gpt-4o', 'gpt-4o#0', 200, 10, 5, 1, 2, 100, 3, null, 1, 1, 0, null,
-    1_700_000_000_000, 'req_2', 'key_a', '/v1/chat/completions', 'gpt-4o', 'gpt-4o#0', 200, 10, 5, 1, 2, 100, 3, null, 0, 1, 0, 'upstream_error',
+test('statement values are the 19 columns of each row in the insert\'s order, streamed as 1', () => {
+  assert.deepEqual(rowValues([row({}), row({ requestId: 'req_2', streamed: false, errorCode: 'upstream_error', routing: 'panic' })]), [
+    1_700_000_000_000, 'req_1', 'key_a', '/v1/chat/completions', 'gpt-4o', 'gpt-4o#0', 200, 10, 5, 1, 2, 100, 3, null, 1, 1, 0, null, null,
+    1_700_000_000_000, 'req_2', 'key_a', '/v1/chat/completions', 'gpt-4o', 'gpt-4o#0', 200, 10, 5, 1, 2, 100, 3, null, 0, 1, 0, 'upstream_error', 'panic',
   ]);
 });
 

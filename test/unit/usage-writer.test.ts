@@ -31,7 +31,7 @@ function row(i: number): UsageRow {
   return {
     ts: 1_700_000_000_000 + i, requestId: `req_${i}`, keyId: 'k1', endpoint: '/v1/chat/completions', model: 'm', deployment: 'm#0',
     status: 200, inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0, costNanos: 10, latencyMs: 1, ttfbMs: 1,
-    streamed: false, attempts: 1, periodStart: 0, errorCode: null,
+    streamed: false, attempts: 1, periodStart: 0, errorCode: null, routing: null,
   };
 }
 

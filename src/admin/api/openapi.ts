@@ -122,6 +122,7 @@ export const OPENAPI_DOCUMENT = {
                   deployment: nullable('string'), status: { type: 'integer' }, input_tokens: { type: 'integer' }, output_tokens: { type: 'integer' },
                   cache_read_tokens: { type: 'integer' }, cache_write_tokens: { type: 'integer' }, cost_usd: { type: 'number' },
                   latency_ms: { type: 'integer' }, ttfb_ms: nullable('integer'), streamed: { type: 'boolean' }, attempts: { type: 'integer' }, error_code: nullable('string'),
+                  routing: { ...nullable('string'), description: "'panic' when sent to a cooling-down deployment because every deployment of the model was; null otherwise." },
                 } } },
               },
             }),

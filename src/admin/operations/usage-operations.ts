@@ -138,7 +138,7 @@ function requestRow(r: UsageRecord): ReportRow {
     endpoint: r.endpoint, model: r.model, deployment: r.deployment, status: r.status,
     input_tokens: r.inputTokens, output_tokens: r.outputTokens, cache_read_tokens: r.cacheReadTokens, cache_write_tokens: r.cacheWriteTokens,
     cost_usd: r.costNanos / 1e9, latency_ms: r.latencyMs, ttfb_ms: r.ttfbMs, streamed: r.streamed, attempts: r.attempts,
-    error_code: r.errorCode,
+    error_code: r.errorCode, routing: r.routing,
   };
 }
 
