@@ -12,6 +12,7 @@ export interface UsageDbRow {
   cost_nanos: number;
   streamed: number;
   error_code: string | null;
+  routing: string | null;
   ts: number;
   latency_ms: number;
   period_start: number;

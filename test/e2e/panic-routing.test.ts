@@ -4,6 +4,8 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startFixture, call, type Fixture } from './fixture.ts';
+import { usageRows } from '../admission/usage-db.ts';
+import { waitUntil } from '../helpers/gateway-process.ts';
 
 let fx: Fixture;
 before(async () => {
@@ -17,7 +19,7 @@ after(async () => fx.close());
 const chat = (model: string) => ({ model, messages: [{ role: 'user', content: 'hi' }] });
 
 test('five upstream 500s on a one-deployment model, upstream recovers: the next request is served', async () => {
-  const { key } = await fx.gw.createKey({ name: 'panic', flags: ['--models', 'gpt-one,gpt-limited'] });
+  const { key, id } = await fx.gw.createKey({ name: 'panic', flags: ['--models', 'gpt-one,gpt-limited'] });
   let down = true;
   fx.up.setBehaviour((req) => ((req.json as { model?: string } | undefined)?.model === 'upstream-one' && down ? { kind: 'status', status: 500 } : undefined));
   for (let i = 0; i < 5; i++) {
@@ -37,6 +39,11 @@ test('five upstream 500s on a one-deployment model, upstream recovers: the next 
   assert.equal(again.status, 200);
   assert.equal(again.headers.get('x-modelgate-routing'), null, 'routed normally again');
   fx.up.setBehaviour(undefined);
+  // The row says it too: the five 502s and the normal request after are not panic-routed, the recovery is.
+  await waitUntil(() => usageRows(fx.gw.dbPath, id).length >= 7, 'the seven usage rows');
+  assert.deepEqual(usageRows(fx.gw.dbPath, id).map((r) => [r.status, r.routing]), [
+    [502, null], [502, null], [502, null], [502, null], [502, null], [200, 'panic'], [200, null],
+  ]);
 });
 
 test('upstream 429s do not take the deployment out; the caller gets the 429 and its retry-after', async () => {
