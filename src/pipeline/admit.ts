@@ -419,6 +419,30 @@ export class Admission {
     }
   }
 
+  /**
+   * Refuses with the admission's 429 and retry-after a key whose requests-per-minute or concurrency window
+   * is already full, read from a snapshot without reserving: what a compressed body is checked against
+   * before it costs memory to decode (issue 39). A store that cannot answer leaves it to admission.
+   */
+  async refuseIfFull(key: KeyRecord, now: number): Promise<void> {
+    const entry = this.#entry(key, now);
+    const { limits } = entry;
+    if (limits.rpm === null && limits.maxConcurrency === null) return;
+    let snapshot: AdmissionSnapshot;
+    try {
+      snapshot = await this.store.snapshot(key.id, now);
+    } catch (err) {
+      this.#failed(err, 'snapshot');
+      return;
+    }
+    const reason = limits.rpm !== null && snapshot.rpmUsed >= limits.rpm ? 'rpm' : limits.maxConcurrency !== null && snapshot.inFlight >= limits.maxConcurrency ? 'concurrency' : null;
+    if (reason === null) return;
+    // As the stores answer an admit refused for the same reason.
+    const retryAfterSec = reason === 'rpm' ? snapshot.windowResetSec : 1;
+    const refusal = refusalError({ reason, limits, snapshot, retryAfterSec });
+    throw new GatewayError(refusal.code, { message: refusal.message, status: refusal.status, headers: rateLimitHeaders({ limits, snapshot, retryAfterSec }) });
+  }
+
   /** The key's limits and live counters for /api/usage/token. */
   async view(key: KeyRecord, now: number): Promise<{ limits: AdmissionLimits; snapshot: AdmissionSnapshot; period: number }> {
     const entry = this.#entry(key, now);

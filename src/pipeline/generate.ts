@@ -126,8 +126,12 @@ async function serve(gw: Gateway, req: IncomingMessage, res: ServerResponse, fli
   const key = authenticated instanceof Promise ? await authenticated : authenticated;
   state.key = key;
   const version = state.dialect === 'anthropic' ? checkAnthropicVersion(req.headers) : null;
-  // A compressed body costs memory to decode: a key that may use no model here is refused first.
-  if (req.headers['content-encoding'] !== undefined) refuseBeforeDecoding(gw, key, { dialect: state.dialect, endpoint: state.endpoint });
+  // A compressed body costs memory to decode: a key that may use no model here, or whose rate window is
+  // already full, is refused first.
+  if (req.headers['content-encoding'] !== undefined) {
+    refuseBeforeDecoding(gw, key, { dialect: state.dialect, endpoint: state.endpoint, gemini, embedding });
+    await gw.admission.refuseIfFull(key, Date.now());
+  }
   let raw = await readBody(req, gw.bodyLimits);
   let { text, value } = parseJsonBody(raw);
   const responsesFacts = state.dialect === 'responses' ? validateResponsesRequest(value) : null;
@@ -187,8 +191,15 @@ async function serve(gw: Gateway, req: IncomingMessage, res: ServerResponse, fli
   }
 }
 
-/** A key with no model it may use on this endpoint gets its 403 before its body is decoded (issue 39). */
-function refuseBeforeDecoding(gw: Gateway, key: KeyRecord, at: { dialect: Dialect; endpoint: string }): void {
+/**
+ * A key with no model it may use on this endpoint gets its 403 before its body is decoded (issue 39); on a
+ * Gemini path the model is in the URL, so that model is checked as the catalog stage will.
+ */
+function refuseBeforeDecoding(gw: Gateway, key: KeyRecord, at: { dialect: Dialect; endpoint: string; gemini: GeminiCall | undefined; embedding: boolean | undefined }): void {
+  if (at.gemini?.model) {
+    resolveModel(gw.catalog, key, at.gemini.model, at.dialect, at.embedding === true ? 'embedding' : 'chat');
+    return;
+  }
   // Only /v1/messages narrows the models by family; every other endpoint takes any model of the key.
   const usable = gw.catalog.listFor(key).some((m) => at.dialect !== 'anthropic' || m.family === 'anthropic');
   if (!usable) throw new GatewayError('model_not_allowed', { message: `This API key may not use any model served on ${at.endpoint}.` });

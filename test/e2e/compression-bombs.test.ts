@@ -9,7 +9,7 @@ import { startGateway, configYaml, type GatewayProcess } from '../helpers/gatewa
 
 let gw: GatewayProcess;
 before(async () => {
-  gw = await startGateway({ configYaml: configYaml({ models: '  - { name: gpt-mock, deployments: [ { provider: mock, model: gpt-mock } ] }' }) });
+  gw = await startGateway({ configYaml: configYaml({ models: '  - { name: gpt-mock, deployments: [ { provider: mock, model: gpt-mock } ] }\n  - { name: gpt-other, deployments: [ { provider: mock, model: gpt-mock } ] }' }) });
 });
 after(async () => gw.cleanup());
 
@@ -53,4 +53,31 @@ test('100 parallel compression bombs keep the gateway under 600 MB; every one is
   const honest = gzipSync(JSON.stringify({ model: 'gpt-mock', messages: [{ role: 'user', content: 'hi' }] }));
   const ok = await post(key, honest, 'gzip');
   assert.equal(ok.status, 200, ok.text);
+});
+
+/** Bytes that claim to be gzip but are not: decoding them fails, so a refusal that names a limit came first. */
+const UNDECODABLE = Buffer.from('not gzip at all, and never decoded');
+
+test('a key whose rate window is full gets its 429 and retry-after before its compressed body is decoded', async () => {
+  const { key } = await gw.createKey({ name: 'rpm-one', flags: ['--models', 'gpt-mock', '--rpm', '1'] });
+  const undecodable = await post(key, UNDECODABLE, 'gzip');
+  assert.equal(undecodable.status, 400, `a window with room lets the body on to decoding: ${undecodable.text}`);
+  const ok = await post(key, gzipSync(JSON.stringify({ model: 'gpt-mock', messages: [{ role: 'user', content: 'hi' }] })), 'gzip');
+  assert.equal(ok.status, 200, ok.text);
+  const full = await post(key, UNDECODABLE, 'gzip');
+  assert.equal(full.status, 429, full.text);
+  assert.equal((JSON.parse(full.text) as { error: { code: string } }).error.code, 'rate_limit_requests');
+  assert.ok(Number(full.retryAfter) >= 1 && Number(full.retryAfter) <= 60, `retry-after ${full.retryAfter}`);
+});
+
+test('on a Gemini path the model in the URL is checked before the compressed body is decoded', async () => {
+  const { key } = await gw.createKey({ name: 'gemini-rights', flags: ['--models', 'gpt-mock'] });
+  const gemini = (model: string) =>
+    fetch(`${gw.url}/v1beta/models/${model}:generateContent`, { method: 'POST', headers: { 'x-goog-api-key': key, 'content-type': 'application/json', 'content-encoding': 'gzip' }, body: UNDECODABLE })
+      .then(async (r) => ({ status: r.status, text: await r.text() }));
+  const refused = await gemini('gpt-other');
+  assert.equal(refused.status, 403, refused.text);
+  assert.match(refused.text, /not allowed to use the model `gpt-other`/);
+  const allowed = await gemini('gpt-mock');
+  assert.equal(allowed.status, 400, `a model the key may use goes on to decoding: ${allowed.text}`);
 });
