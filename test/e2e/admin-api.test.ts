@@ -125,7 +125,8 @@ test('GET /admin/requests: newest first, masked keys, filters and pages that fol
   assert.equal(page1.data[0].model, 'claude-up', 'newest first');
   assert.equal(page1.data[0].key_masked, k.masked);
   assert.ok(!first.text.includes(k.key!), 'never the whole key');
-  for (const field of ['time', 'deployment', 'status', 'input_tokens', 'output_tokens', 'cost_usd', 'latency_ms', 'ttfb_ms', 'error_code']) assert.ok(field in page1.data[0], field);
+  for (const field of ['time', 'deployment', 'status', 'input_tokens', 'output_tokens', 'cost_usd', 'latency_ms', 'ttfb_ms', 'error_code', 'routing']) assert.ok(field in page1.data[0], field);
+  assert.equal(page1.data[0].routing, null, 'routed the usual way');
   assert.equal(page1.data[0].deployment, 'claude-up#0');
   assert.equal(typeof page1.next_cursor, 'number');
   const page2 = (await admin(`/admin/requests?key=pager&limit=3&before=${page1.next_cursor}`)).json as typeof page1;
