@@ -143,3 +143,29 @@ test('a settle the store failed (a Redis blip) is tried again in the background 
   assert.equal(after.inFlight, 0, 'the slot is free once the store answers again');
   assert.equal(after.spentTokens, 10);
 });
+
+test('refuseIfFull reads the key\'s window without reserving: a full concurrency or rpm window is the admission\'s 429', async () => {
+  const a = admission();
+  const k = key({ maxConcurrency: 1, rpm: 2 });
+  await a.refuseIfFull(k, 1_000);
+  await a.refuseIfFull(k, 1_000);
+  const first = await a.admit({ key: k, model: MODEL, body: BODY, bodyBytes: BYTES, now: 1_000 });
+  assert.ok(first.ticket !== null, 'the reads reserved nothing: the first admit still has the window');
+  await assert.rejects(a.refuseIfFull(k, 1_000), (err: { code: string; status: number; headers: Record<string, string> }) => {
+    assert.equal(err.code, 'concurrency_limit');
+    assert.equal(err.status, 429);
+    assert.equal(err.headers['retry-after'], '1');
+    return true;
+  });
+  await a.finish(first.ticket!, { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 }, 0);
+  await a.refuseIfFull(k, 1_000);
+  const second = await a.admit({ key: k, model: MODEL, body: BODY, bodyBytes: BYTES, now: 1_000 });
+  await a.finish(second.ticket!, { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 }, 0);
+  await assert.rejects(a.refuseIfFull(k, 1_000), (err: { code: string; headers: Record<string, string> }) => {
+    assert.equal(err.code, 'rate_limit_requests');
+    assert.equal(err.headers['x-ratelimit-remaining-requests'], '0');
+    assert.ok(Number(err.headers['retry-after']) >= 1);
+    return true;
+  });
+  await a.refuseIfFull(key({ id: 'key_free' }), 1_000);
+});
