@@ -146,6 +146,7 @@ function build(raw: RawConfig, source: string): GatewayConfig {
     redisPrefix: raw.redis_prefix ?? null,
     instanceId: raw.instance_id ?? null,
     metricsToken: raw.metrics_token || null,
+    corsOrigins: raw.cors_origins ?? [],
     breaker: {
       failures: raw.circuit_breaker?.failures,
       minCalls: raw.circuit_breaker?.min_calls,

@@ -71,6 +71,8 @@ export const configSchema = z.strictObject({
   instance_id: z.string().min(1).optional(),
   // Empty = no token, so `${METRICS_TOKEN:-}` can leave it off.
   metrics_token: z.string().optional(),
+  // Browser origins allowed to call the gateway (CORS); none by default.
+  cors_origins: z.array(z.string().regex(/^https?:\/\/[^/?#\s*]+$/i, 'must be an origin like https://app.example.com: scheme, host and optional port, no path and no *')).optional(),
   circuit_breaker: z
     .strictObject({ failures: positiveInt.optional(), min_calls: positiveInt.optional(), cooldown_ms: positiveInt.optional() })
     .optional(),

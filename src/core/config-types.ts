@@ -84,6 +84,8 @@ export interface GatewayConfig {
   instanceId: string | null;
   /** The token `GET /metrics` requires as `Authorization: Bearer …`; null = open to whoever reaches the port. */
   metricsToken: string | null;
+  /** Browser origins allowed cross-origin calls (`cors_origins:`); empty = cross-origin calls are refused. */
+  corsOrigins: string[];
   /** Circuit-breaker thresholds; unset fields take the breaker's defaults (src/routing/plan.ts). */
   breaker: { failures?: number; minCalls?: number; cooldownMs?: number };
   providers: ProviderConfig[];

@@ -16,6 +16,7 @@ export const ERROR_CODES = {
   quota_exceeded: { status: 403, message: 'Quota restricted.' },
   budget_exhausted: { status: 403, message: 'Quota restricted: the USD budget of this key is used up.' },
   token_budget_exhausted: { status: 403, message: 'Quota restricted: the token budget of this key is used up.' },
+  cors_not_allowed: { status: 403, message: 'Cross-origin requests from this origin are not allowed (cors_origins).' },
   not_found: { status: 404, message: 'Not found.' },
   model_not_found: { status: 404, message: 'The model does not exist.' },
   method_not_allowed: { status: 405, message: 'Method not allowed.' },

@@ -1,29 +1,98 @@
-// Prometheus counters and a latency histogram, kept as plain numbers: the hot path does two map
-// lookups and an increment; text is only built when /metrics is scraped.
-
+// Prometheus metrics through prom-client: the gateway's series (names and labels as dashboards know
+// them), Node's default process and event-loop metrics, and the GenAI histograms (gen-ai-metrics.ts).
+// The hot path finds a request's pre-bound label children in three map lookups of existing strings;
+// state kept elsewhere (breaker, usage writer, requests in flight) is read only when /metrics is scraped.
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { BreakerState, BreakerStatus } from '../routing/circuit-breaker.ts';
+import { GenAiMetrics } from './gen-ai-metrics.ts';
 
 const BREAKER_STATES: readonly BreakerState[] = ['closed', 'open', 'half-open', 'credentials'];
 
 const BUCKETS_MS = [5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000, 30000, 60000];
 
+interface UsageQueue {
+  pending(): number;
+  readonly failedWrites: number;
+  readonly droppedRows: number;
+}
+
+/** What the accounting stage reports once per request. */
+export interface RequestObservation {
+  endpoint: string;
+  /** The bounded label (a configured model, `(unknown)` or `(none)`), never the caller's raw text. */
+  model: string;
+  status: number;
+  latencyMs: number;
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  /** The deployment that answered, or null when no upstream was reached. */
+  deployment: string | null;
+  stream: boolean;
+  ttfbMs: number | null;
+}
+
+/** One (endpoint, model, status) series: its label children, bound once. */
 interface Series {
-  labels: string;
-  requests: number;
-  tokensIn: number;
-  tokensOut: number;
-  buckets: number[];
-  sumMs: number;
+  requests: { inc(value?: number): void };
+  tokensIn: { inc(value?: number): void };
+  tokensOut: { inc(value?: number): void };
+  duration: { observe(value: number): void };
 }
 
 export class Metrics {
-  /** endpoint → model → status: three lookups of existing strings, no key string built per request. */
-  #series = new Map<string, Map<string, Map<number, Series>>>();
-  #upstreamErrors = new Map<string, number>();
-  #breakerTransitions = new Map<string, number>();
-  #breakerSnapshot: (() => BreakerStatus[]) | null = null;
-  #usage: { pending(): number; readonly failedWrites: number; readonly droppedRows: number } | null = null;
+  readonly registry = new Registry();
+  /** Requests being served (read by /metrics and by a clean stop). */
   inFlight = 0;
+  #series = new Map<string, Map<string, Map<number, Series>>>();
+  #requests: Counter<'endpoint' | 'model' | 'status'>;
+  #tokens: Counter<'endpoint' | 'model' | 'status' | 'direction'>;
+  #duration: Histogram<'endpoint' | 'model' | 'status'>;
+  #upstreamErrors: Counter<'deployment' | 'kind'>;
+  #transitions: Counter<'deployment' | 'to'>;
+  #unrouted: Counter<'endpoint_class' | 'reason'>;
+  #genAi: GenAiMetrics;
+  #breakerSnapshot: (() => BreakerStatus[]) | null = null;
+  #usage: UsageQueue | null = null;
+
+  /** `providerOf` names a deployment's provider for the GenAI series (gen_ai_provider_name). */
+  constructor(opts: { providerOf?: (deploymentId: string) => string; defaultMetrics?: boolean } = {}) {
+    const registers = [this.registry];
+    if (opts.defaultMetrics !== false) collectDefaultMetrics({ register: this.registry });
+    this.#requests = new Counter({ name: 'modelgate_requests_total', help: 'Requests answered, by endpoint, model and status.', labelNames: ['endpoint', 'model', 'status'], registers });
+    this.#tokens = new Counter({ name: 'modelgate_tokens_total', help: 'Tokens billed, by direction.', labelNames: ['endpoint', 'model', 'status', 'direction'], registers });
+    this.#duration = new Histogram({ name: 'modelgate_request_duration_ms', help: 'Request latency in milliseconds.', labelNames: ['endpoint', 'model', 'status'], buckets: BUCKETS_MS, registers });
+    this.#upstreamErrors = new Counter({ name: 'modelgate_upstream_errors_total', help: 'Failed upstream attempts.', labelNames: ['deployment', 'kind'], registers });
+    const metrics = this;
+    new Gauge({
+      name: 'modelgate_deployment_circuit',
+      help: 'Circuit state per deployment (1 for the current state); deployments never failed are closed and not listed.',
+      labelNames: ['deployment', 'state'],
+      registers,
+      collect() {
+        this.reset();
+        for (const b of metrics.#breakerSnapshot?.() ?? []) {
+          for (const state of BREAKER_STATES) this.set({ deployment: b.deploymentId, state }, b.state === state ? 1 : 0);
+        }
+      },
+    });
+    this.#transitions = new Counter({ name: 'modelgate_circuit_transitions_total', help: 'Circuit state changes per deployment.', labelNames: ['deployment', 'to'], registers });
+    // For the soak's bound on heap growth; cheap enough to read on every scrape.
+    new Gauge({ name: 'modelgate_heap_used_bytes', help: 'V8 heap in use.', registers, collect() { this.set(process.memoryUsage().heapUsed); } });
+    new Gauge({ name: 'modelgate_in_flight', help: 'Requests being served.', registers, collect() { this.set(metrics.inFlight); } });
+    new Gauge({ name: 'modelgate_usage_rows_pending', help: 'Usage rows waiting to be written.', registers, collect() { this.set(metrics.#usage?.pending() ?? 0); } });
+    // The usage writer counts these itself; a scrape copies its totals.
+    new Counter({ name: 'modelgate_usage_write_failures_total', help: 'Usage writes that failed (their rows are retried).', registers, collect() { this.reset(); this.inc(metrics.#usage?.failedWrites ?? 0); } });
+    new Counter({ name: 'modelgate_usage_rows_dropped_total', help: 'Usage rows lost for good.', registers, collect() { this.reset(); this.inc(metrics.#usage?.droppedRows ?? 0); } });
+    this.#unrouted = new Counter({
+      name: 'modelgate_unrouted_requests_total',
+      help: 'Requests refused before any route handled them: an unknown path or a wrong method (by endpoint class, not raw path), or a refused cross-origin preflight.',
+      labelNames: ['endpoint_class', 'reason'],
+      registers,
+    });
+    this.#genAi = new GenAiMetrics({ registers, providerOf: opts.providerOf ?? (() => 'unknown') });
+  }
 
   /** Breaker state is read from the breaker when /metrics is scraped, never tracked on the hot path. */
   watchBreaker(snapshot: () => BreakerStatus[]): void {
@@ -31,92 +100,59 @@ export class Metrics {
   }
 
   /** The usage writer's queue and failures: lost or delayed spend records must show in monitoring. */
-  watchUsage(usage: { pending(): number; readonly failedWrites: number; readonly droppedRows: number }): void {
+  watchUsage(usage: UsageQueue): void {
     this.#usage = usage;
   }
 
   breakerTransition(deployment: string, to: BreakerState): void {
-    const id = `deployment="${esc(deployment)}",to="${to}"`;
-    this.#breakerTransitions.set(id, (this.#breakerTransitions.get(id) ?? 0) + 1);
-  }
-
-  observe(opts: { endpoint: string; model: string; status: number; latencyMs: number; inputTokens: number; outputTokens: number }): void {
-    let byModel = this.#series.get(opts.endpoint);
-    if (byModel === undefined) this.#series.set(opts.endpoint, (byModel = new Map()));
-    let byStatus = byModel.get(opts.model);
-    if (byStatus === undefined) byModel.set(opts.model, (byStatus = new Map()));
-    let s = byStatus.get(opts.status);
-    if (s === undefined) {
-      s = {
-        labels: `endpoint="${esc(opts.endpoint)}",model="${esc(opts.model)}",status="${opts.status}"`,
-        requests: 0, tokensIn: 0, tokensOut: 0, buckets: new Array<number>(BUCKETS_MS.length).fill(0), sumMs: 0,
-      };
-      byStatus.set(opts.status, s);
-    }
-    s.requests++;
-    s.tokensIn += opts.inputTokens;
-    s.tokensOut += opts.outputTokens;
-    s.sumMs += opts.latencyMs;
-    // Buckets hold counts per bucket here; render() makes them cumulative, as Prometheus wants.
-    let i = 0;
-    while (i < BUCKETS_MS.length && opts.latencyMs > BUCKETS_MS[i]) i++;
-    if (i < BUCKETS_MS.length) s.buckets[i]++;
-  }
-
-  #allSeries(): Series[] {
-    const out: Series[] = [];
-    for (const byModel of this.#series.values()) for (const byStatus of byModel.values()) for (const s of byStatus.values()) out.push(s);
-    return out;
+    this.#transitions.inc({ deployment, to });
   }
 
   upstreamError(deployment: string, kind: string): void {
-    const id = `deployment="${esc(deployment)}",kind="${esc(kind)}"`;
-    this.#upstreamErrors.set(id, (this.#upstreamErrors.get(id) ?? 0) + 1);
+    this.#upstreamErrors.inc({ deployment, kind });
   }
 
-  render(): string {
-    const lines: string[] = [
-      '# HELP modelgate_requests_total Requests answered, by endpoint, model and status.',
-      '# TYPE modelgate_requests_total counter',
-    ];
-    const series = this.#allSeries();
-    for (const s of series) lines.push(`modelgate_requests_total{${s.labels}} ${s.requests}`);
-    lines.push('# HELP modelgate_tokens_total Tokens billed, by direction.', '# TYPE modelgate_tokens_total counter');
-    for (const s of series) {
-      lines.push(`modelgate_tokens_total{${s.labels},direction="input"} ${s.tokensIn}`);
-      lines.push(`modelgate_tokens_total{${s.labels},direction="output"} ${s.tokensOut}`);
-    }
-    lines.push('# HELP modelgate_request_duration_ms Request latency in milliseconds.', '# TYPE modelgate_request_duration_ms histogram');
-    for (const s of series) {
-      let cumulative = 0;
-      BUCKETS_MS.forEach((b, i) => lines.push(`modelgate_request_duration_ms_bucket{${s.labels},le="${b}"} ${(cumulative += s.buckets[i])}`));
-      lines.push(`modelgate_request_duration_ms_bucket{${s.labels},le="+Inf"} ${s.requests}`);
-      lines.push(`modelgate_request_duration_ms_sum{${s.labels}} ${s.sumMs}`);
-      lines.push(`modelgate_request_duration_ms_count{${s.labels}} ${s.requests}`);
-    }
-    lines.push('# HELP modelgate_upstream_errors_total Failed upstream attempts.', '# TYPE modelgate_upstream_errors_total counter');
-    for (const [labels, n] of this.#upstreamErrors) lines.push(`modelgate_upstream_errors_total{${labels}} ${n}`);
-    if (this.#breakerSnapshot !== null) {
-      lines.push('# HELP modelgate_deployment_circuit Circuit state per deployment (1 for the current state); deployments never failed are closed and not listed.', '# TYPE modelgate_deployment_circuit gauge');
-      for (const b of this.#breakerSnapshot()) {
-        for (const st of BREAKER_STATES) lines.push(`modelgate_deployment_circuit{deployment="${esc(b.deploymentId)}",state="${st}"} ${b.state === st ? 1 : 0}`);
-      }
-    }
-    lines.push('# HELP modelgate_circuit_transitions_total Circuit state changes per deployment.', '# TYPE modelgate_circuit_transitions_total counter');
-    for (const [labels, n] of this.#breakerTransitions) lines.push(`modelgate_circuit_transitions_total{${labels}} ${n}`);
-    // For the soak's bound on heap growth; cheap enough to read on every scrape.
-    lines.push('# HELP modelgate_heap_used_bytes V8 heap in use.', '# TYPE modelgate_heap_used_bytes gauge', `modelgate_heap_used_bytes ${process.memoryUsage().heapUsed}`);
-    lines.push('# HELP modelgate_in_flight Requests being served.', '# TYPE modelgate_in_flight gauge', `modelgate_in_flight ${this.inFlight}`);
-    const u = this.#usage;
-    if (u !== null) {
-      lines.push('# HELP modelgate_usage_rows_pending Usage rows waiting to be written.', '# TYPE modelgate_usage_rows_pending gauge', `modelgate_usage_rows_pending ${u.pending()}`);
-      lines.push('# HELP modelgate_usage_write_failures_total Usage writes that failed (their rows are retried).', '# TYPE modelgate_usage_write_failures_total counter', `modelgate_usage_write_failures_total ${u.failedWrites}`);
-      lines.push('# HELP modelgate_usage_rows_dropped_total Usage rows lost for good.', '# TYPE modelgate_usage_rows_dropped_total counter', `modelgate_usage_rows_dropped_total ${u.droppedRows}`);
-    }
-    return lines.join('\n') + '\n';
+  unrouted(endpointClass: string, reason: string): void {
+    this.#unrouted.inc({ endpoint_class: endpointClass, reason });
   }
-}
 
-function esc(v: string): string {
-  return v.replace(/[\\"\n]/g, (c) => (c === '\n' ? '\\n' : `\\${c}`));
+  observe(o: RequestObservation): void {
+    const s = this.#seriesFor(o.endpoint, o.model, o.status);
+    s.requests.inc();
+    const input = o.inputTokens + o.cacheReadTokens + o.cacheWriteTokens;
+    if (input > 0) s.tokensIn.inc(input);
+    if (o.outputTokens > 0) s.tokensOut.inc(o.outputTokens);
+    s.duration.observe(o.latencyMs);
+    if (o.deployment !== null) this.#genAi.observe(o, o.deployment);
+  }
+
+  #seriesFor(endpoint: string, model: string, status: number): Series {
+    let byModel = this.#series.get(endpoint);
+    if (byModel === undefined) this.#series.set(endpoint, (byModel = new Map()));
+    let byStatus = byModel.get(model);
+    if (byStatus === undefined) byModel.set(model, (byStatus = new Map()));
+    let s = byStatus.get(status);
+    if (s === undefined) {
+      const st = String(status);
+      s = {
+        requests: this.#requests.labels(endpoint, model, st),
+        tokensIn: this.#tokens.labels(endpoint, model, st, 'input'),
+        tokensOut: this.#tokens.labels(endpoint, model, st, 'output'),
+        duration: this.#duration.labels(endpoint, model, st),
+      };
+      // A series shows from its first request, with both directions, as it always has.
+      s.tokensIn.inc(0);
+      s.tokensOut.inc(0);
+      byStatus.set(status, s);
+    }
+    return s;
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+
+  render(): Promise<string> {
+    return this.registry.metrics();
+  }
 }

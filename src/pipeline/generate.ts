@@ -16,8 +16,9 @@ import type { Gateway } from './gateway.ts';
 import { RequestState } from './request-state.ts';
 import { ResponseClientLink } from './client-link.ts';
 import { StreamWriter } from '../http/stream-writer.ts';
-import { priceRequest, recordRequest } from './record.ts';
+import { priceRequest, recordRequest, rowModel } from './record.ts';
 import type { Ticket } from './admit.ts';
+import type { RequestTrace } from '../observability/tracing.ts';
 
 const SSE_HEADERS = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' };
 
@@ -34,6 +35,7 @@ export async function handleGeneration(gw: Gateway, req: IncomingMessage, res: S
   const flight: Flight = { state, ticket: null, admissionRan: false };
   // A client that leaves stops the upstream at once: no orphaned upstream streams.
   const client = new ResponseClientLink(res);
+  if (gw.tracing !== null) state.trace = gw.tracing.startRequest({ method: req.method ?? 'POST', endpoint: opts.endpoint, requestId: opts.requestId, headers: req.headers });
   gw.metrics.inFlight++;
   try {
     await serve(gw, req, res, flight, client);
@@ -62,6 +64,7 @@ export async function handleGeneration(gw: Gateway, req: IncomingMessage, res: S
       res.end();
     }
     if (gerr.status >= 500) gw.log.warn({ requestId: opts.requestId, code: gerr.code, status: gerr.status, reason: gerr.message }, 'request failed');
+    else if (gw.log.isLevelEnabled('debug')) gw.log.debug({ requestId: opts.requestId, code: gerr.code, status: gerr.status, model: rowModel(gw, state.model), reason: gw.masker.mask(gerr.message) }, 'request refused');
   } finally {
     // Settle before the row is queued: the row must carry the cost the store settled, and the period
     // the reservation belonged to. The upstream's counts are clamped first: they are its word, not ours.
@@ -72,10 +75,15 @@ export async function handleGeneration(gw: Gateway, req: IncomingMessage, res: S
       let period = flight.ticket === null ? null : gw.admission.finish(flight.ticket, state.usage, cost);
       if (period instanceof Promise) period = await period;
       recordRequest(gw, state, period);
+      if (state.trace !== null) endTrace(gw, state, state.trace);
     } finally {
       gw.metrics.inFlight--;
     }
   }
+}
+
+function endTrace(gw: Gateway, state: RequestState, trace: RequestTrace): void {
+  trace.end({ model: rowModel(gw, state.model), stream: state.stream, status: state.status, errorCode: state.errorCode, deployment: state.deployment, usage: state.usage, ttfbMs: state.ttfbMs, attempts: state.attempts });
 }
 
 /** Every response of the generation endpoints carries the key's rate headers, errors included. */
@@ -98,6 +106,9 @@ async function serve(gw: Gateway, req: IncomingMessage, res: ServerResponse, fli
   if (state.dialect === 'anthropic') checkAnthropicVersion(req.headers);
   const raw = await readBody(req, gw.config.bodyLimitBytes);
   const { text, value } = parseJsonBody(raw);
+  // A request refused by validation still names its model in the usage row, metrics and logs.
+  const named = (value as { model?: unknown } | null)?.model;
+  if (typeof named === 'string') state.model = named;
   const facts = state.dialect === 'openai' ? validateChatRequest(value) : validateMessagesRequest(value);
   state.model = facts.model;
   state.stream = facts.stream;

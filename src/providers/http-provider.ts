@@ -97,7 +97,7 @@ export function callHttpProvider(call: UpstreamCall, connectTimeoutMs: number): 
       {
         method: 'POST',
         path: t.path,
-        headers: upstreamHeaders(p, call),
+        headers: call.traceHeaders === null ? upstreamHeaders(p, call) : { ...upstreamHeaders(p, call), ...call.traceHeaders },
         body: call.body,
       },
       handler,
