@@ -13,7 +13,6 @@ export const ERROR_CODES = {
   key_disabled: { status: 401, message: 'This API key is disabled.' },
   key_expired: { status: 401, message: 'This API key has expired.' },
   model_not_allowed: { status: 403, message: 'This API key may not use this model.' },
-  quota_exceeded: { status: 403, message: 'Quota restricted.' },
   budget_exhausted: { status: 403, message: 'Quota restricted: the USD budget of this key is used up.' },
   token_budget_exhausted: { status: 403, message: 'Quota restricted: the token budget of this key is used up.' },
   cors_not_allowed: { status: 403, message: 'Cross-origin requests from this origin are not allowed (cors_origins).' },
@@ -27,7 +26,6 @@ export const ERROR_CODES = {
   malformed_http: { status: 400, message: 'The request is not valid HTTP.' },
   // nginx's 499: only ever in usage rows and logs, since nobody is left to read it.
   client_disconnected: { status: 499, message: 'The client closed the connection before it was answered.' },
-  rate_limited: { status: 429, message: 'Rate limit reached.' },
   rate_limit_requests: { status: 429, message: 'Requests-per-minute limit of this key reached.' },
   rate_limit_tokens: { status: 429, message: 'Tokens-per-minute limit of this key reached.' },
   concurrency_limit: { status: 429, message: 'Concurrent-request limit of this key reached.' },
