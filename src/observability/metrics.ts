@@ -1,7 +1,9 @@
 // Prometheus metrics through prom-client: the gateway's series (names and labels as dashboards know
 // them), Node's default process and event-loop metrics, and the GenAI histograms (gen-ai-metrics.ts).
-// The hot path finds a request's pre-bound label children in three map lookups of existing strings;
-// state kept elsewhere (breaker, usage writer, requests in flight) is read only when /metrics is scraped.
+// A request finds its series in three map lookups of existing strings; its counts are plain numbers that
+// the counters' collect() copies into prom-client when /metrics is scraped (a prom-client call hashes its
+// labels each time), and only the histograms are observed per request, through label children bound once.
+// State kept elsewhere (breaker, usage writer, requests in flight) is read only when /metrics is scraped.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { BreakerState, BreakerStatus } from '../routing/circuit-breaker.ts';
 import { GenAiMetrics } from './gen-ai-metrics.ts';
@@ -33,11 +35,12 @@ export interface RequestObservation {
   ttfbMs: number | null;
 }
 
-/** One (endpoint, model, status) series: its label children, bound once. */
+/** One (endpoint, model, status) series: its counts, and its latency histogram's child bound once. */
 interface Series {
-  requests: { inc(value?: number): void };
-  tokensIn: { inc(value?: number): void };
-  tokensOut: { inc(value?: number): void };
+  labels: { endpoint: string; model: string; status: string };
+  requests: number;
+  tokensIn: number;
+  tokensOut: number;
   duration: { observe(value: number): void };
 }
 
@@ -46,8 +49,6 @@ export class Metrics {
   /** Requests being served (read by /metrics and by a clean stop). */
   inFlight = 0;
   #series = new Map<string, Map<string, Map<number, Series>>>();
-  #requests: Counter<'endpoint' | 'model' | 'status'>;
-  #tokens: Counter<'endpoint' | 'model' | 'status' | 'direction'>;
   #duration: Histogram<'endpoint' | 'model' | 'status'>;
   #upstreamErrors: Counter<'deployment' | 'kind'>;
   #transitions: Counter<'deployment' | 'to'>;
@@ -60,11 +61,26 @@ export class Metrics {
   constructor(opts: { providerOf?: (deploymentId: string) => string; defaultMetrics?: boolean } = {}) {
     const registers = [this.registry];
     if (opts.defaultMetrics !== false) collectDefaultMetrics({ register: this.registry });
-    this.#requests = new Counter({ name: 'modelgate_requests_total', help: 'Requests answered, by endpoint, model and status.', labelNames: ['endpoint', 'model', 'status'], registers });
-    this.#tokens = new Counter({ name: 'modelgate_tokens_total', help: 'Tokens billed, by direction.', labelNames: ['endpoint', 'model', 'status', 'direction'], registers });
+    const metrics = this;
+    new Counter({
+      name: 'modelgate_requests_total', help: 'Requests answered, by endpoint, model and status.', labelNames: ['endpoint', 'model', 'status'], registers,
+      collect() {
+        this.reset();
+        for (const s of metrics.#allSeries()) this.inc(s.labels, s.requests);
+      },
+    });
+    new Counter({
+      name: 'modelgate_tokens_total', help: 'Tokens billed, by direction.', labelNames: ['endpoint', 'model', 'status', 'direction'], registers,
+      collect() {
+        this.reset();
+        for (const s of metrics.#allSeries()) {
+          this.inc({ ...s.labels, direction: 'input' }, s.tokensIn);
+          this.inc({ ...s.labels, direction: 'output' }, s.tokensOut);
+        }
+      },
+    });
     this.#duration = new Histogram({ name: 'modelgate_request_duration_ms', help: 'Request latency in milliseconds.', labelNames: ['endpoint', 'model', 'status'], buckets: BUCKETS_MS, registers });
     this.#upstreamErrors = new Counter({ name: 'modelgate_upstream_errors_total', help: 'Failed upstream attempts.', labelNames: ['deployment', 'kind'], registers });
-    const metrics = this;
     new Gauge({
       name: 'modelgate_deployment_circuit',
       help: 'Circuit state per deployment (1 for the current state); deployments never failed are closed and not listed.',
@@ -118,10 +134,9 @@ export class Metrics {
 
   observe(o: RequestObservation): void {
     const s = this.#seriesFor(o.endpoint, o.model, o.status);
-    s.requests.inc();
-    const input = o.inputTokens + o.cacheReadTokens + o.cacheWriteTokens;
-    if (input > 0) s.tokensIn.inc(input);
-    if (o.outputTokens > 0) s.tokensOut.inc(o.outputTokens);
+    s.requests++;
+    s.tokensIn += o.inputTokens + o.cacheReadTokens + o.cacheWriteTokens;
+    s.tokensOut += o.outputTokens;
     s.duration.observe(o.latencyMs);
     if (o.deployment !== null) this.#genAi.observe(o, o.deployment);
   }
@@ -133,19 +148,15 @@ export class Metrics {
     if (byStatus === undefined) byModel.set(model, (byStatus = new Map()));
     let s = byStatus.get(status);
     if (s === undefined) {
-      const st = String(status);
-      s = {
-        requests: this.#requests.labels(endpoint, model, st),
-        tokensIn: this.#tokens.labels(endpoint, model, st, 'input'),
-        tokensOut: this.#tokens.labels(endpoint, model, st, 'output'),
-        duration: this.#duration.labels(endpoint, model, st),
-      };
-      // A series shows from its first request, with both directions, as it always has.
-      s.tokensIn.inc(0);
-      s.tokensOut.inc(0);
+      const labels = { endpoint, model, status: String(status) };
+      s = { labels, requests: 0, tokensIn: 0, tokensOut: 0, duration: this.#duration.labels(labels) };
       byStatus.set(status, s);
     }
     return s;
+  }
+
+  *#allSeries(): Iterable<Series> {
+    for (const byModel of this.#series.values()) for (const byStatus of byModel.values()) yield* byStatus.values();
   }
 
   get contentType(): string {
