@@ -36,6 +36,13 @@ export function createGatewayServer(gw: Gateway): Server {
     connectionsCheckingInterval: Math.min(30_000, Math.max(100, Math.floor(requestTimeout / 4))),
   }, function modelgateRequest(req, res) {
     const requestId = newRequestId();
+    // Answers to the origins the operator named carry CORS headers, errors included (a browser script
+    // can then read why); without cors_origins nothing is looked at here.
+    if (cors !== null) {
+      const origin = req.headers.origin;
+      if (cors.allows(origin)) for (const [name, value] of Object.entries(cors.responseHeaders(origin))) res.setHeader(name, value);
+      else res.setHeader('vary', 'Origin');
+    }
     const path = pathOf(req.url);
     const route = findRoute(path);
     if (!route) {
@@ -65,13 +72,6 @@ export function createGatewayServer(gw: Gateway): Server {
         headers: { allow },
       });
       return;
-    }
-    // Cross-origin answers carry CORS headers only for the origins the operator named; without
-    // cors_origins nothing is looked at here.
-    if (cors !== null) {
-      const origin = req.headers.origin;
-      if (cors.allows(origin)) for (const [name, value] of Object.entries(cors.responseHeaders(origin))) res.setHeader(name, value);
-      else res.setHeader('vary', 'Origin');
     }
     if (route.name === 'metrics' && metricsTokenHash !== null && !bearerMatches(req.headers.authorization, metricsTokenHash)) {
       req.resume();

@@ -70,6 +70,9 @@ test('an allowed origin: answers and errors echo the origin and expose the reque
   const refused = await call(on, { path: '/v1/chat/completions', auth: 'sk-wrong', body: { model: 'gpt-mock', messages: [] }, headers: { origin: APP } });
   assert.equal(refused.status, 401);
   assert.equal(refused.headers.get('access-control-allow-origin'), APP, 'a browser can read why it was refused');
+  const unknown = await call(on, { path: '/v1/nope', headers: { origin: APP } });
+  assert.equal(unknown.status, 404);
+  assert.equal(unknown.headers.get('access-control-allow-origin'), APP);
 });
 
 test('another origin gets no CORS headers, and its preflight is refused with its name', async () => {
