@@ -31,7 +31,7 @@ import { idleLine } from './lib/machine.ts';
 import { SETTLE_FULL, SETTLE_QUICK, probeFor, settle, settleNote } from './lib/settle.ts';
 import { CHUNKS, FULL, LOAD_SCENARIOS, PACED_MS, QUICK, STAGE_PLAN, kindOf } from './lib/scenarios.ts';
 import type { LoadScenario, Timing } from './lib/scenarios.ts';
-import { directTarget, startBareProxy, startMock, startNginx, startPortkey } from './lib/targets.ts';
+import { directTarget, startBareProxy, startClaudeCodeRouter, startMock, startNginx, startPortkey } from './lib/targets.ts';
 import type { Started, Target, TargetName } from './lib/targets.ts';
 
 const BENCH = new URL('.', import.meta.url).pathname;
@@ -82,6 +82,7 @@ function starters(mock: { child: Child; port: number }, workDir: string): Array<
     ['bare-proxy', () => startBareProxy(mock.port)],
     ['nginx', () => startNginx({ mockPort: mock.port, workDir })],
     ['portkey', () => startPortkey({ mockPort: mock.port, install: !quick })],
+    ['ccr', () => startClaudeCodeRouter({ mockPort: mock.port, install: !quick, workDir })],
   ];
 }
 

@@ -6,7 +6,7 @@ import { loadConfig, resolveConfigPath, ConfigError } from './config/load.ts';
 import { openStore } from './store/open-store.ts';
 import { isPostgresUrl } from './store/database-url.ts';
 import { keysCommand } from './admin/keys-command.ts';
-import { usageCommand } from './admin/usage-command.ts';
+import { requestsCommand, usageCommand } from './admin/usage-command.ts';
 import { serveCommand } from './admin/serve-command.ts';
 import { UsageError } from './admin/key-flags.ts';
 
@@ -19,6 +19,9 @@ usage:
                         [--concurrency N] [--json]
   modelgate keys list|show|update|disable|enable|delete [ID|NAME] [options] [--json]
   modelgate usage [--days N] [--key ID|NAME] [--json]
+  modelgate usage --group-by day,hour,model,key,deployment [--from D] [--to D] [--key K] [--model M]
+                  [--deployment D] [--errors] [--csv|--json]
+  modelgate requests [--limit N] [--before ID] [--key K] [--model M] [--errors] [--json]
 
 The config comes from --config, else $MODELGATE_CONFIG, else ./modelgate.yaml, else a built-in mock setup.`;
 
@@ -28,7 +31,7 @@ async function main(argv: string[]): Promise<void> {
     console.log(HELP);
     return;
   }
-  if (command !== 'serve' && command !== 'keys' && command !== 'usage') throw new UsageError(`unknown command "${command}"\n\n${HELP}`);
+  if (command !== 'serve' && command !== 'keys' && command !== 'usage' && command !== 'requests') throw new UsageError(`unknown command "${command}"\n\n${HELP}`);
   const configFlag = flagValue(rest, '--config');
   // Key management and reports need the database, not the upstreams: credentials missing from this
   // shell's environment do not stop them.
@@ -55,16 +58,20 @@ async function main(argv: string[]): Promise<void> {
     const out = (s: string): void => console.log(s);
     if (command === 'keys') await keysCommand(store, rest, out);
     else if (command === 'usage') await usageCommand(store, rest, out);
+    else if (command === 'requests') await requestsCommand(store, rest, out);
     else throw new UsageError(`unknown command "${command}"\n\n${HELP}`);
   } finally {
     await store.close();
   }
 }
 
-/** The environment, with unset credential variables (…KEY, …TOKEN, …SECRET) read as a placeholder. */
+/**
+ * The environment, with unset credential variables (…KEY, …TOKEN, …SECRET) read as a placeholder. The
+ * gateway's own MODELGATE_* variables stay as they are: unset means off, not a placeholder.
+ */
 function withoutCredentials(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return new Proxy(env, {
-    get: (target, name) => (typeof name === 'string' && target[name] === undefined && /KEY|TOKEN|SECRET|PASSWORD/i.test(name) ? '(unset)' : target[name as string]),
+    get: (target, name) => (typeof name === 'string' && target[name] === undefined && /KEY|TOKEN|SECRET|PASSWORD/i.test(name) && !name.startsWith('MODELGATE_') ? '(unset)' : target[name as string]),
   });
 }
 

@@ -22,7 +22,7 @@ import type { Started, Target } from './targets.ts';
 export type CountedTarget = 'modelgate' | 'bare-proxy';
 
 /** The scenarios counted, each on every target that serves it (the translated one on modelgate only). */
-export const COUNTED_KINDS: readonly RequestKind[] = ['chat', 'chat-stream', 'messages-stream'];
+export const COUNTED_KINDS: readonly RequestKind[] = ['chat', 'chat-stream', 'messages-stream', 'responses-stream'];
 
 export interface InstructionCell {
   target: CountedTarget;
@@ -40,6 +40,9 @@ export interface InstructionCell {
 export interface InstructionPassOptions extends InstructionPlan {
   workDir: string;
   log: (line: string) => void;
+  /** Only these kinds and targets (default: every counted kind on both). */
+  kinds?: readonly RequestKind[];
+  targets?: readonly CountedTarget[];
 }
 
 // Under valgrind modelgate takes ~10 s to answer its first health check.
@@ -87,9 +90,9 @@ export async function runInstructionPass(options: InstructionPassOptions): Promi
   const mock = await startMock({ chunks: CHUNKS, chunkSize: 6, pacing: 'tick', latencyMs: 0 });
   const cells: InstructionCell[] = [];
   try {
-    for (const kind of COUNTED_KINDS) {
-      for (const name of ['modelgate', 'bare-proxy'] as const) {
-        if (name === 'bare-proxy' && kind === 'messages-stream') continue; // translation is modelgate's alone
+    for (const kind of options.kinds ?? COUNTED_KINDS) {
+      for (const name of options.targets ?? (['modelgate', 'bare-proxy'] as const)) {
+        if (name === 'bare-proxy' && (kind === 'messages-stream' || kind === 'responses-stream')) continue; // translation is modelgate's alone
         cells.push(await countOne(name, kind, options, mock.port));
       }
     }

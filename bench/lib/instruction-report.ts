@@ -9,6 +9,7 @@ const TITLES: Record<string, string> = {
   chat: 'Non-streaming chat',
   'chat-stream': `Streaming chat (${STREAM_EVENTS} events)`,
   'messages-stream': `Streaming /v1/messages translated from an OpenAI-style upstream (${STREAM_EVENTS} events)`,
+  'responses-stream': `Streaming /v1/responses translated from an OpenAI-style upstream (${STREAM_EVENTS} events)`,
 };
 
 function count(n: number): string {

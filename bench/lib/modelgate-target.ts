@@ -96,7 +96,7 @@ export async function startModelgate(options: { mockPort: number; workDir: strin
     name: 'modelgate',
     baseUrl,
     child,
-    kinds: new Set<RequestKind>(['chat', 'chat-stream', 'chat-50kb', 'messages-stream', 'hold-stream']),
+    kinds: new Set<RequestKind>(['chat', 'chat-stream', 'chat-50kb', 'messages-stream', 'responses-stream', 'hold-stream']),
     request: (kind) => buildRequest(setup, kind),
     notes: [`bench key ${masked}: ${created.admission}`, `started with Node flags ${flags.join(' ')}${options.nodeFlags?.length ? '' : ' (as shipped: npm start, the modelgate command)'}, MALLOC_ARENA_MAX=${env.MALLOC_ARENA_MAX}`],
   };

@@ -307,6 +307,8 @@ export function headline(results: RunResults): string[] {
   const bare = cell(results, 'chat-c50', 'bare-proxy');
   const nginx = cell(results, 'chat-c50', 'nginx');
   const portkey = cell(results, 'chat-c50', 'portkey');
+  const ccr = cell(results, 'translated-c50', 'ccr');
+  const mgTranslated = cell(results, 'translated-c50', 'modelgate');
   const hold = results.hold.find((h) => h.target === 'modelgate' && h.phase === 'fresh process') ?? results.hold.find((h) => h.target === 'modelgate');
   const holdAfterLoad = results.hold.find((h) => h.target === 'modelgate' && h.phase === 'after load');
   const bareHold = results.hold.find((h) => h.target === 'bare-proxy' && h.phase === (hold?.phase ?? 'fresh process'));
@@ -350,6 +352,7 @@ export function headline(results: RunResults): string[] {
     `| modelgate / bare-proxy | ${fmt(ratio(mg?.cpu, bare?.cpu), 2)} |`,
     `| modelgate / nginx | ${fmt(ratio(mg?.cpu, nginx?.cpu), 2)} |`,
     `| Portkey / modelgate | ${fmt(ratio(portkey?.cpu, mg?.cpu), 2)} |`,
+    `| claude-code-router / modelgate (translated stream, CPU per request) | ${fmt(ratio(ccr?.cpu, mgTranslated?.cpu), 2)} |`,
     '',
     'Each target is judged on the median of its per-repetition values (ratios pair the two targets of the',
     'same alternation round); the range across repetitions is in brackets, and the bare proxy of the same',

@@ -1,7 +1,7 @@
 // The request bodies and headers of each benchmark scenario, built once per target.
 import type { LoadRequest } from './load.ts';
 
-export type RequestKind = 'chat' | 'chat-stream' | 'chat-50kb' | 'messages-stream' | 'hold-stream';
+export type RequestKind = 'chat' | 'chat-stream' | 'chat-50kb' | 'messages-stream' | 'responses-stream' | 'hold-stream';
 
 export interface ModelNames {
   chat: string;
@@ -31,6 +31,9 @@ function body(kind: RequestKind, models: ModelNames): string {
       return JSON.stringify({ model: models.chat, messages: BIG_PROMPT, max_tokens: 64 });
     case 'messages-stream':
       return JSON.stringify({ model: models.claude, messages: PROMPT, max_tokens: 64, stream: true });
+    case 'responses-stream':
+      // The Responses API to the OpenAI-style (chat-only) upstream: translated by the hub; stored nothing.
+      return JSON.stringify({ model: models.chat, input: PROMPT[0].content, max_output_tokens: 64, stream: true, store: false });
     case 'hold-stream':
       return JSON.stringify({ model: models.hold, messages: PROMPT, max_tokens: 64, stream: true });
   }
@@ -43,6 +46,7 @@ export function buildRequest(setup: RequestSetup, kind: RequestKind): LoadReques
     path = '/v1/messages';
     headers['anthropic-version'] = '2023-06-01';
   }
+  if (kind === 'responses-stream') path = '/v1/responses';
   if (kind === 'hold-stream') path = `${setup.holdPrefix}${path}`;
   return { url: `${setup.baseUrl}${path}`, method: 'POST', headers, body: body(kind, setup.models) };
 }

@@ -84,9 +84,20 @@ export const LOAD_SCENARIOS: LoadScenario[] = [
     kind: 'messages-stream',
     connections: 50,
     eventsPerResponse: STREAM_EVENTS,
-    only: ['modelgate', 'bare-proxy'],
+    // claude-code-router is the peer on this route: what Claude Code users run to reach other models.
+    only: ['modelgate', 'bare-proxy', 'ccr'],
     kindFor: { 'bare-proxy': 'chat-stream' },
     quick: true,
+  },
+  {
+    id: 'translated-responses-c50',
+    title: `Streaming /v1/responses translated from an OpenAI-style upstream (${CHUNKS} chunks), 50 connections`,
+    kind: 'responses-stream',
+    connections: 50,
+    eventsPerResponse: STREAM_EVENTS,
+    only: ['modelgate', 'bare-proxy'],
+    kindFor: { 'bare-proxy': 'chat-stream' },
+    quick: false,
   },
   { id: 'big-c50', title: 'Non-streaming chat with a 50 KB prompt, 50 connections', kind: 'chat-50kb', connections: 50, eventsPerResponse: undefined, only: undefined, quick: true },
 ];

@@ -45,7 +45,7 @@ export interface SettleProbe {
   now(): number;
 }
 
-const WARMED_KINDS: readonly RequestKind[] = ['chat', 'chat-stream', 'messages-stream', 'chat-50kb'];
+const WARMED_KINDS: readonly RequestKind[] = ['chat', 'chat-stream', 'messages-stream', 'responses-stream', 'chat-50kb'];
 
 export function probeFor(target: Target): SettleProbe {
   return {

@@ -1,5 +1,6 @@
 // The processes the harness measures side by side: the mock upstream (direct), the bare reference proxy,
-// nginx and the Portkey peer. Each start function returns a Target or a reason it was skipped.
+// nginx, the Portkey peer and, for the translated route, claude-code-router. Each start function returns a
+// Target or a reason it was skipped.
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { hasCommand } from './load.ts';
@@ -9,7 +10,7 @@ import { Child, NODE, freePort, nodeLaunch, waitForHttp } from './processes.ts';
 import { buildRequest } from './requests.ts';
 import type { RequestKind, RequestSetup } from './requests.ts';
 
-export type TargetName = 'direct' | 'modelgate' | 'bare-proxy' | 'nginx' | 'portkey';
+export type TargetName = 'direct' | 'modelgate' | 'bare-proxy' | 'nginx' | 'portkey' | 'ccr';
 
 export interface Target {
   name: TargetName;
@@ -99,20 +100,21 @@ export async function startNginx(options: { mockPort: number; workDir: string })
 
 const PEER_DIR = join(BENCH, 'peer');
 const PORTKEY_BIN = join(PEER_DIR, 'node_modules/@portkey-ai/gateway/build/start-server.js');
+const CCR_BIN = join(PEER_DIR, 'node_modules/@musistudio/claude-code-router/dist/cli.js');
 
 /** Installs bench/peer on demand; returns why not when it cannot. */
-async function ensurePortkey(install: boolean): Promise<string | undefined> {
-  if (existsSync(PORTKEY_BIN)) return undefined;
-  if (!install) return 'Portkey not installed (quick mode does not install; run `npm install --prefix bench/peer`)';
-  process.stderr.write('installing the Portkey peer into bench/peer (npm install --prefix bench/peer)…\n');
+async function ensurePeer(name: string, bin: string, install: boolean): Promise<string | undefined> {
+  if (existsSync(bin)) return undefined;
+  if (!install) return `${name} not installed (quick mode does not install; run \`npm install --prefix bench/peer\`)`;
+  process.stderr.write(`installing the ${name} peer into bench/peer (npm install --prefix bench/peer)…\n`);
   const npm = new Child({ name: 'npm', command: 'npm', args: ['install', '--prefix', PEER_DIR, '--no-audit', '--no-fund'] });
   const code = await npm.exit();
-  if (code !== 0 || !existsSync(PORTKEY_BIN)) return `npm install --prefix bench/peer failed (${npm.stderrTail})`;
+  if (code !== 0 || !existsSync(bin)) return `npm install --prefix bench/peer failed (${npm.stderrTail})`;
   return undefined;
 }
 
 export async function startPortkey(options: { mockPort: number; install: boolean }): Promise<Started> {
-  const missing = await ensurePortkey(options.install);
+  const missing = await ensurePeer('Portkey', PORTKEY_BIN, options.install);
   if (missing !== undefined) return { ok: false, reason: missing };
   const port = await freePort();
   const child = new Child({ name: 'portkey', command: NODE, args: [PORTKEY_BIN, `--port=${port}`, '--headless'], cwd: PEER_DIR });
@@ -131,6 +133,40 @@ export async function startPortkey(options: { mockPort: number; install: boolean
       setup: { baseUrl, models: PLAIN, headers, holdPrefix: '' },
       kinds: new Set(['chat', 'chat-stream', 'chat-50kb']),
       notes: ['@portkey-ai/gateway 1.15.2 with @hono/node-server pinned to 1.13.8 by npm overrides (streaming fails unpinned: Portkey-AI/gateway#1389, #1550)'],
+    }),
+  };
+}
+
+/**
+ * claude-code-router (what Claude Code users run to reach other models): Anthropic messages in, chat
+ * completions to the mock out. It reads ~/.claude-code-router/config.json, so it gets a HOME of its own.
+ * 2.0.0, the newest that installs: 3.x depends on a package the registry does not have.
+ */
+export async function startClaudeCodeRouter(options: { mockPort: number; install: boolean; workDir: string }): Promise<Started> {
+  const missing = await ensurePeer('claude-code-router', CCR_BIN, options.install);
+  if (missing !== undefined) return { ok: false, reason: missing };
+  const port = await freePort();
+  const home = join(options.workDir, 'ccr-home');
+  mkdirSync(join(home, '.claude-code-router'), { recursive: true });
+  const config = {
+    HOST: '127.0.0.1',
+    PORT: port,
+    LOG: false,
+    Providers: [{ name: 'mock', api_base_url: `http://127.0.0.1:${options.mockPort}/v1/chat/completions`, api_key: 'x', models: ['m'] }],
+    Router: { default: 'mock,m' },
+  };
+  writeFileSync(join(home, '.claude-code-router', 'config.json'), JSON.stringify(config));
+  const child = new Child({ name: 'ccr', command: NODE, args: [CCR_BIN, 'start'], cwd: PEER_DIR, env: { ...process.env, HOME: home } });
+  const baseUrl = `http://127.0.0.1:${port}`;
+  await waitForHttp({ url: `${baseUrl}/`, child, timeoutMs: 20_000 });
+  return {
+    ok: true,
+    target: makeTarget({
+      name: 'ccr',
+      child,
+      setup: { baseUrl, models: { ...PLAIN, claude: 'claude-bench' }, headers: {}, holdPrefix: '' },
+      kinds: new Set(['messages-stream']),
+      notes: ['@musistudio/claude-code-router 2.0.0 (`ccr start`, no API key, logging off), routing every model to the mock as `mock,m`'],
     }),
   };
 }

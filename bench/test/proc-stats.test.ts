@@ -5,6 +5,17 @@ import { Child, NODE } from '../lib/processes.ts';
 import { Worker } from 'node:worker_threads';
 import { cpuMicros, helperCpuMicros, helperCpuSplit, parseStat, processTree, rssBytes, ticksPerSecond } from '../lib/proc-stats.ts';
 
+// The worker spins until its own thread has burnt 200 ms of CPU (read from /proc), not for a wall-clock
+// span: on a loaded machine a thread may get little CPU in any given 150 ms.
+const SPIN_THREAD = `
+const { parentPort } = require('node:worker_threads');
+const { readFileSync } = require('node:fs');
+const ticks = () => { const s = readFileSync('/proc/thread-self/stat', 'utf8'); const f = s.slice(s.lastIndexOf(')') + 2).split(' '); return Number(f[11]) + Number(f[12]); };
+const start = ticks();
+while (ticks() - start < 20) for (let i = 0; i < 1e5; i++) Math.sqrt(Math.random());
+parentPort.postMessage('spun');
+setInterval(() => {}, 1000);`;
+
 describe('proc stats', () => {
   it('parses utime+stime after a command name holding spaces and parentheses', () => {
     const line = '1234 (node (a) b) S 77 1234 1234 0 -1 4194560 100 0 0 0 250 50 0 0 20 0 11 0 999 1000 2000';
@@ -34,7 +45,7 @@ describe('proc stats', () => {
     const before = helperCpuMicros([process.pid]);
     // A thread's time leaves /proc/<pid>/task with it, so the worker spins, says so, and waits to be ended.
     const worker = new Worker(
-      "const { parentPort } = require('node:worker_threads'); const u = process.hrtime.bigint() + 150000000n; while (process.hrtime.bigint() < u) Math.sqrt(Math.random()); parentPort.postMessage('spun'); setInterval(() => {}, 1000);",
+      SPIN_THREAD,
       { eval: true },
     );
     try {
@@ -47,7 +58,7 @@ describe('proc stats', () => {
 
   it('counts the CPU of threads with a given name only', async () => {
     const worker = new Worker(
-      "const { parentPort } = require('node:worker_threads'); const u = process.hrtime.bigint() + 150000000n; while (process.hrtime.bigint() < u) Math.sqrt(Math.random()); parentPort.postMessage('spun'); setInterval(() => {}, 1000);",
+      SPIN_THREAD,
       { eval: true, name: 'spinner-test' },
     );
     try {

@@ -15,8 +15,17 @@ export const KEY_OPTION_SPEC = {
 
 export type KeyFlags = Partial<Record<keyof typeof KEY_OPTION_SPEC, string>>;
 
+/** What went wrong in an operation: the CLI prints it (exit 2); the admin API answers 400, 404 or 409. */
+export type UsageErrorKind = 'invalid' | 'not_found' | 'conflict';
+
 export class UsageError extends Error {
   override name = 'UsageError';
+  readonly kind: UsageErrorKind;
+
+  constructor(message: string, kind: UsageErrorKind = 'invalid') {
+    super(message);
+    this.kind = kind;
+  }
 }
 
 /** `none`/`''` clears a limit; anything else must parse. */

@@ -16,6 +16,8 @@ import { SecretMasker } from '../observability/mask-secrets.ts';
 import { openStore } from '../store/open-store.ts';
 import { isPostgresUrl, maskDatabaseUrl } from '../store/database-url.ts';
 import type { Store } from '../store/store.ts';
+import { openResponseStore } from '../store/response-store.ts';
+import { startResponsePurge } from '../pipeline/response-purge.ts';
 import { createGatewayServer } from '../http/server.ts';
 import { closeProviderPools } from '../providers/http-provider.ts';
 import type { Gateway } from '../pipeline/gateway.ts';
@@ -78,7 +80,9 @@ export async function serveCommand(config: GatewayConfig): Promise<void> {
   // second (the usage writer thread), and a failed usage batch is retried (usage-writer.ts).
   store.busyTimeout?.(SERVING_BUSY_TIMEOUT_MS, SERVING_WRITER_BUSY_TIMEOUT_MS);
   const tracing = await startTracing(process.env, log);
-  const gw: Gateway = { config, catalog: new Catalog(config), keys, store, usage, metrics, log, masker, admission, tracing, ...createRouting({ log, metrics, breaker: config.breaker }) };
+  const responses = await openResponseStore(config.database, isPostgresUrl(config.database));
+  const stopPurge = startResponsePurge(responses, log);
+  const gw: Gateway = { config, catalog: new Catalog(config), keys, store, responses, usage, metrics, log, masker, admission, tracing, ...createRouting({ log, metrics, breaker: config.breaker }) };
   const server = createGatewayServer(gw);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -118,7 +122,8 @@ export async function serveCommand(config: GatewayConfig): Promise<void> {
     await usage.close();
     await tracing?.shutdown().catch((err: unknown) => log.warn({ err: String(err) }, 'shutting down: could not export the last spans'));
     // A store that cannot be closed cleanly (Redis already gone) must not turn a clean stop into a crash.
-    for (const [what, close] of [['admission store', () => admission.store.close()], ['upstream pools', closeProviderPools], ['database', () => store.close()]] as const) {
+    stopPurge();
+    for (const [what, close] of [['admission store', () => admission.store.close()], ['upstream pools', closeProviderPools], ['stored responses', () => responses.close()], ['database', () => store.close()]] as const) {
       await close().catch((err: unknown) => log.warn({ err: masker.mask(String(err)) }, `shutting down: could not close the ${what}`));
     }
     process.exit(0);

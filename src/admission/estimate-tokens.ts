@@ -84,8 +84,17 @@ export function estimatePromptTokens(body: unknown, options: EstimateOptions = {
     found.messages += body.messages.length;
     collect(body.messages, found);
   }
+  // Responses API: `instructions` is its system prompt, `input` a string or a list of items.
+  if (body.instructions !== undefined) {
+    found.messages += 1;
+    collect(body.instructions, found);
+  }
+  if (body.input !== undefined && body.messages === undefined) {
+    found.messages += Array.isArray(body.input) ? body.input.length : 1;
+    collect(body.input, found);
+  }
   if (found.textNeeded) {
-    for (const key of ['tools', 'functions', 'response_format', 'tool_choice'] as const) {
+    for (const key of ['tools', 'functions', 'response_format', 'tool_choice', 'text'] as const) {
       if (body[key] !== undefined) found.pieces.push(jsonText(body[key]));
     }
   }
@@ -105,6 +114,7 @@ export function estimatePromptTokens(body: unknown, options: EstimateOptions = {
 export function namedMaxTokens(body: unknown, dialect: Dialect = 'openai'): number | null {
   if (!isObject(body)) return null;
   if (dialect === 'anthropic') return positiveInt(body.max_tokens);
+  if (dialect === 'responses') return positiveInt(body.max_output_tokens);
   const completion = positiveInt(body.max_completion_tokens);
   const tokens = positiveInt(body.max_tokens);
   if (completion === null) return tokens;

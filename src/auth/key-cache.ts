@@ -27,6 +27,9 @@ export class KeyCache {
   // SHA-256 (µs-scale on a cold path) for every request after the first. The comparison is constant-time:
   // a shared connection (a proxy in front) may carry different clients' keys one after another.
   #byConnection = new WeakMap<object, ConnectionAuth>();
+  /** The refresh under way for `refreshNow`, and the one queued to start after it. */
+  #refreshing: Promise<void> | null = null;
+  #queued: Promise<void> | null = null;
 
   constructor(opts: { store: Store; onError: (err: unknown) => void; onRecovered?: () => void }) {
     this.#store = opts.store;
@@ -81,6 +84,27 @@ export class KeyCache {
     for (const l of this.#listeners) l(keys);
   }
 
+  /**
+   * A refresh that starts after this call, shared by every caller meanwhile: a key another replica made a
+   * moment ago is known once it settles. Callers at once share one store read, so a flood of unknown keys
+   * costs at most one read in flight and one queued.
+   */
+  refreshNow(): Promise<void> {
+    if (this.#refreshing === null) return this.#startRefresh();
+    return (this.#queued ??= this.#refreshing.then(noop, noop).then(() => {
+      this.#queued = null;
+      return this.#startRefresh();
+    }));
+  }
+
+  #startRefresh(): Promise<void> {
+    const p: Promise<void> = this.refresh().finally(() => {
+      if (this.#refreshing === p) this.#refreshing = null;
+    });
+    this.#refreshing = p;
+    return p;
+  }
+
   /** The record for a presented key, or null. The map lookup is by digest; the final check is constant-time. */
   lookup(presented: string, connection?: object): KeyRecord | null {
     if (connection !== undefined) {
@@ -104,3 +128,5 @@ export class KeyCache {
     return this.#byHash.size;
   }
 }
+
+const noop = (): void => undefined;

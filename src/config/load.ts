@@ -43,7 +43,7 @@ export function parseConfigText(text: string, opts: { source: string; env?: Node
   const substituted = substituteEnv(doc, env, source, '');
   const parsed = configSchema.safeParse(substituted);
   if (!parsed.success) throw new ConfigError(formatIssues(source, parsed.error.issues));
-  return build(parsed.data, source);
+  return build(parsed.data, source, env);
 }
 
 // `${NAME}` and `${NAME:-default}` inside string values; a missing variable without default is an error,
@@ -77,7 +77,7 @@ function formatPath(path: PropertyKey[]): string {
   return out || '(root)';
 }
 
-function build(raw: RawConfig, source: string): GatewayConfig {
+function build(raw: RawConfig, source: string, env: NodeJS.ProcessEnv): GatewayConfig {
   const fail = (path: string, msg: string): never => {
     throw new ConfigError(`config error in ${source}:\n  at ${path}: ${msg}`);
   };
@@ -85,6 +85,7 @@ function build(raw: RawConfig, source: string): GatewayConfig {
   raw.providers.forEach((p, i) => {
     if (providers.has(p.name)) fail(`providers[${i}].name`, `duplicate provider name "${p.name}"`);
     if (p.kind !== 'mock' && !p.base_url) fail(`providers[${i}].base_url`, `required for kind ${p.kind}`);
+    if (p.apis !== undefined && p.kind !== 'openai') fail(`providers[${i}].apis`, `only kind openai lists its endpoints (this provider is kind ${p.kind})`);
     const apiKeys = [...(p.api_key ? [p.api_key] : []), ...(p.api_keys ?? [])];
     providers.set(p.name, {
       name: p.name,
@@ -92,6 +93,8 @@ function build(raw: RawConfig, source: string): GatewayConfig {
       baseUrl: (p.base_url ?? 'http://mock.invalid').replace(/\/+$/, ''),
       apiKeys,
       headers: p.headers ?? {},
+      apis: p.apis ?? (p.kind === 'anthropic' ? [] : ['chat', 'embeddings']),
+      ...(p.anthropic_version === undefined ? {} : { anthropicVersion: p.anthropic_version }),
       mock: {
         latencyMs: p.mock?.latency_ms ?? DEFAULTS.mock.latencyMs,
         chunkDelayMs: p.mock?.chunk_delay_ms ?? DEFAULTS.mock.chunkDelayMs,
@@ -126,6 +129,7 @@ function build(raw: RawConfig, source: string): GatewayConfig {
         const deployment: DeploymentConfig = { id: `${m.name}#${j}`, provider: provider!, model: d.model, priority: d.priority ?? 0, weight: d.weight ?? 1 };
         if (d.max_tokens_field !== undefined) deployment.maxTokensField = d.max_tokens_field;
         if (d.structured_output !== undefined) deployment.structuredOutput = d.structured_output;
+        if (d.refused_params !== undefined && d.refused_params.length > 0) deployment.refusedParams = d.refused_params;
         return deployment;
       }),
       timeouts: timeouts(m.timeouts, defaultTimeouts),
@@ -142,11 +146,13 @@ function build(raw: RawConfig, source: string): GatewayConfig {
     usageFlushMs: raw.usage_flush_ms ?? DEFAULTS.usageFlushMs,
     usageFlushRows: raw.usage_flush_rows ?? DEFAULTS.usageFlushRows,
     defaultMaxTokens: raw.default_max_tokens ?? DEFAULTS.defaultMaxTokens,
+    responsesRetentionMs: Math.round((raw.responses_retention_days ?? DEFAULTS.responsesRetentionDays) * 86_400_000),
     redisUrl: raw.redis ?? null,
     redisPrefix: raw.redis_prefix ?? null,
     instanceId: raw.instance_id ?? null,
     metricsToken: raw.metrics_token || null,
     corsOrigins: raw.cors_origins ?? [],
+    adminToken: adminToken(raw.admin_token, env),
     breaker: {
       failures: raw.circuit_breaker?.failures,
       minCalls: raw.circuit_breaker?.min_calls,
@@ -155,6 +161,14 @@ function build(raw: RawConfig, source: string): GatewayConfig {
     providers: [...providers.values()],
     models,
   };
+}
+
+/** `admin_token:` first, else MODELGATE_ADMIN_TOKEN; a token must be long enough not to be guessed. */
+function adminToken(fromFile: string | undefined, env: NodeJS.ProcessEnv): string | null {
+  const token = fromFile || env.MODELGATE_ADMIN_TOKEN || '';
+  if (token === '') return null;
+  if (token.length < 16) throw new ConfigError('config error: admin_token (or MODELGATE_ADMIN_TOKEN) must be at least 16 characters');
+  return token;
 }
 
 function timeouts(raw: RawConfig['timeouts'], base: Timeouts): Timeouts {

@@ -1,6 +1,7 @@
 // The YAML configuration schema (snake_case, as operators write it) and its defaults.
 import { z } from 'zod';
 import { DEFAULT_FLUSH_ROWS } from '../accounting/usage-writer.ts';
+import { ANTHROPIC_VERSIONS } from '../dialects/anthropic-messages/version.ts';
 
 /**
  * A number, also when written as a string of digits: `${NAME}` fills settings in as strings (`port:
@@ -34,6 +35,10 @@ export const providerSchema = z.strictObject({
   api_key: z.string().optional(),
   api_keys: z.array(z.string().min(1)).optional(),
   headers: z.record(z.string(), z.string()).optional(),
+  // kind openai: the OpenAI endpoints the upstream serves natively (default chat and embeddings).
+  apis: z.array(z.enum(['chat', 'responses', 'embeddings'])).min(1).optional(),
+  /** kind anthropic: the anthropic-version of translated requests (pass-through sends the caller's). */
+  anthropic_version: z.enum(ANTHROPIC_VERSIONS).optional(),
   mock: z
     .strictObject({
       latency_ms: nonNegInt.optional(),
@@ -50,6 +55,8 @@ export const deploymentSchema = z.strictObject({
   weight: num(z.number().positive()).optional(),
   max_tokens_field: z.enum(['max_tokens', 'max_completion_tokens']).optional(),
   structured_output: z.enum(['tool', 'native']).optional(),
+  /** Top-level request parameters the deployment's model refuses (upstream wire names): left out. */
+  refused_params: z.array(z.string().min(1)).optional(),
 });
 
 export const modelSchema = z.strictObject({
@@ -73,6 +80,8 @@ export const configSchema = z.strictObject({
   metrics_token: z.string().optional(),
   // Browser origins allowed to call the gateway (CORS); none by default.
   cors_origins: z.array(z.string().regex(/^https?:\/\/[^/?#\s*]+$/i, 'must be an origin like https://app.example.com: scheme, host and optional port, no path and no *')).optional(),
+  // The admin API and dashboard's token; empty = off, like metrics_token.
+  admin_token: z.string().optional(),
   circuit_breaker: z
     .strictObject({ failures: positiveInt.optional(), min_calls: positiveInt.optional(), cooldown_ms: positiveInt.optional() })
     .optional(),
@@ -82,6 +91,8 @@ export const configSchema = z.strictObject({
   usage_flush_ms: nonNegInt.optional(),
   usage_flush_rows: positiveInt.optional(),
   default_max_tokens: positiveInt.optional(),
+  // Stored Responses API responses (previous_response_id, GET/DELETE /v1/responses/{id}) are kept this long.
+  responses_retention_days: num(z.number().positive()).optional(),
   timeouts: timeoutsSchema.optional(),
   max_retries: num(z.number().int().min(0).max(10)).optional(),
   providers: z.array(providerSchema).min(1),
@@ -101,6 +112,7 @@ export const DEFAULTS = {
   // Under load a batch goes before its interval is up: see DEFAULT_FLUSH_ROWS for why.
   usageFlushRows: DEFAULT_FLUSH_ROWS,
   defaultMaxTokens: 4096,
+  responsesRetentionDays: 30,
   maxRetries: 5,
   timeouts: { connectMs: 10_000, firstByteMs: 120_000, idleMs: 60_000, totalMs: 600_000 },
   mock: { latencyMs: 0, chunkDelayMs: 0, replyWords: 12 },

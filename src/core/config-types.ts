@@ -27,8 +27,14 @@ export interface ProviderConfig {
   apiKeys: string[];
   /** Extra headers sent upstream on every call. */
   headers: Record<string, string>;
+  /** The OpenAI endpoints a kind openai upstream serves natively (`responses` makes /v1/responses pass through); absent = chat and embeddings. */
+  apis?: readonly ProviderApi[];
+  /** kind anthropic: the anthropic-version translated requests carry (default 2023-06-01). */
+  anthropicVersion?: string;
   mock: MockOptions;
 }
+
+export type ProviderApi = 'chat' | 'responses' | 'embeddings';
 
 export interface Timeouts {
   connectMs: number;
@@ -49,6 +55,11 @@ export interface DeploymentConfig {
   maxTokensField?: 'max_tokens' | 'max_completion_tokens';
   /** Translated chat requests with response_format to an Anthropic-style upstream: forced tool (default) or native `output_config.format`. */
   structuredOutput?: 'tool' | 'native';
+  /**
+   * Top-level request parameters the deployment's model refuses, by the upstream's wire names (`temperature`,
+   * `top_p`, …): left out of what is sent, on every route, and named in `x-modelgate-adjusted`.
+   */
+  refusedParams?: readonly string[];
 }
 
 export interface ModelConfig {
@@ -77,6 +88,8 @@ export interface GatewayConfig {
   usageFlushRows: number;
   /** max_tokens used for budget reservation and translation when a chat request names none. */
   defaultMaxTokens: number;
+  /** How long stored Responses API responses are kept, ms. */
+  responsesRetentionMs: number;
   redisUrl: string | null;
   /** Key prefix of the shared admission state in Redis (default `mg:`). */
   redisPrefix: string | null;
@@ -86,6 +99,8 @@ export interface GatewayConfig {
   metricsToken: string | null;
   /** Browser origins allowed cross-origin calls (`cors_origins:`); empty = cross-origin calls are refused. */
   corsOrigins: string[];
+  /** The token `/admin/` and `/ui/` require as `Authorization: Bearer …`; null = both are off (404). */
+  adminToken: string | null;
   /** Circuit-breaker thresholds; unset fields take the breaker's defaults (src/routing/plan.ts). */
   breaker: { failures?: number; minCalls?: number; cooldownMs?: number };
   providers: ProviderConfig[];

@@ -5,8 +5,8 @@ export const ERROR_CODES = {
   invalid_json: { status: 400, message: 'The request body is not valid JSON.' },
   invalid_request: { status: 400, message: 'The request is invalid.' },
   wrong_endpoint_for_model: { status: 400, message: 'This model is not served on /v1/messages; use /v1/chat/completions.' },
-  missing_version_header: { status: 400, message: 'The anthropic-version header is required on /v1/messages (use 2023-06-01).' },
-  unsupported_version: { status: 400, message: 'Unsupported anthropic-version; the supported value is 2023-06-01.' },
+  missing_version_header: { status: 400, message: 'The anthropic-version header is required on /v1/messages (2023-06-01 or 2026-10-21).' },
+  unsupported_version: { status: 400, message: 'Unsupported anthropic-version; the supported values are 2023-06-01 or 2026-10-21.' },
   missing_api_key: { status: 401, message: 'Missing API key: send Authorization: Bearer <key>.' },
   x_api_key_not_accepted: { status: 401, message: 'The x-api-key header is not accepted: send the key as Authorization: Bearer <key>.' },
   invalid_api_key: { status: 401, message: 'Invalid API key.' },
@@ -18,7 +18,11 @@ export const ERROR_CODES = {
   cors_not_allowed: { status: 403, message: 'Cross-origin requests from this origin are not allowed (cors_origins).' },
   not_found: { status: 404, message: 'Not found.' },
   model_not_found: { status: 404, message: 'The model does not exist.' },
+  response_not_found: { status: 404, message: 'No stored response with this id for this key.' },
+  previous_response_not_found: { status: 400, message: 'The previous response is not stored for this key (expired, deleted, another key\'s, or made with store: false).' },
   method_not_allowed: { status: 405, message: 'Method not allowed.' },
+  // Admin API only: a key name another key has, or a name two old keys share.
+  conflict: { status: 409, message: 'The request conflicts with the current state.' },
   body_too_large: { status: 413, message: 'The request body is too large.' },
   unsupported_media_type: { status: 415, message: 'The request body is in an encoding the gateway does not read.' },
   // Node has answered these itself (408, 400) and closed the socket: they appear in usage rows only.
@@ -52,10 +56,12 @@ export class GatewayError extends Error {
   readonly upstreamType: string | null;
   /** The upstream's own OpenAI `code` (e.g. context_length_exceeded), shown instead of ours when set. */
   readonly upstreamCode: string | null;
+  /** An Anthropic-style upstream's `error.details` (its `error_code`), kept for an Anthropic caller. */
+  readonly upstreamDetails: Record<string, unknown> | null;
 
   constructor(
     code: ErrorCode,
-    opts: { message?: string; param?: string | null; status?: number; headers?: Record<string, string>; upstreamType?: string | null; upstreamCode?: string | null; cause?: unknown } = {},
+    opts: { message?: string; param?: string | null; status?: number; headers?: Record<string, string>; upstreamType?: string | null; upstreamCode?: string | null; upstreamDetails?: Record<string, unknown> | null; cause?: unknown } = {},
   ) {
     super(opts.message ?? ERROR_CODES[code].message, { cause: opts.cause });
     this.code = code;
@@ -64,5 +70,6 @@ export class GatewayError extends Error {
     this.headers = opts.headers ?? {};
     this.upstreamType = opts.upstreamType ?? null;
     this.upstreamCode = opts.upstreamCode ?? null;
+    this.upstreamDetails = opts.upstreamDetails ?? null;
   }
 }

@@ -33,6 +33,25 @@ export function usageFromOpenAi(raw: unknown): Usage | undefined {
   };
 }
 
+/**
+ * A Responses API `usage` object: `input_tokens` includes the cached tokens (and any cache writes),
+ * `output_tokens` includes the reasoning tokens.
+ */
+export function usageFromResponses(raw: unknown): Usage | undefined {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return undefined;
+  const u = raw as Record<string, unknown>;
+  if (typeof u.input_tokens !== 'number' && typeof u.output_tokens !== 'number') return undefined;
+  const details = typeof u.input_tokens_details === 'object' && u.input_tokens_details !== null ? (u.input_tokens_details as Record<string, unknown>) : {};
+  const cached = finite(details.cached_tokens);
+  const written = finite(details.cache_write_tokens);
+  return {
+    inputTokens: Math.max(0, finite(u.input_tokens) - cached - written),
+    outputTokens: finite(u.output_tokens),
+    cacheReadTokens: cached,
+    cacheWriteTokens: written,
+  };
+}
+
 function finite(v: unknown): number {
   return typeof v === 'number' && Number.isFinite(v) ? v : 0;
 }

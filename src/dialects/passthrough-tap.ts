@@ -14,7 +14,8 @@
 // default) is also searched with the spaced forms, so its usage is still read.
 import type { Dialect } from '../core/dialect.ts';
 import { emptyUsage, type Usage } from '../core/usage.ts';
-import { readAnthropicUsage, readOpenAIUsage } from './usage-readers.ts';
+import { readAnthropicUsage } from './anthropic-messages/usage.ts';
+import { readOpenAIUsage } from './openai-chat/usage.ts';
 import { isObject } from '../core/json.ts';
 import { GatewayError } from '../core/errors.ts';
 
@@ -223,7 +224,7 @@ export class PassthroughStreamTap {
 }
 
 /** [start, end) of the line holding index `at`; lines end in LF, CRLF or a lone CR (the SSE rule). */
-function lineAround(block: string, at: number): [number, number] {
+export function lineAround(block: string, at: number): [number, number] {
   const start = Math.max(block.lastIndexOf('\n', at), block.lastIndexOf('\r', at)) + 1;
   let end = block.indexOf('\n', at);
   const cr = block.indexOf('\r', at);
@@ -232,7 +233,7 @@ function lineAround(block: string, at: number): [number, number] {
 }
 
 /** The literal `model":"value"` text (with whatever spaces the upstream used, no leading quote), or null. */
-function modelKeyIn(text: string): string | null {
+export function modelKeyIn(text: string): string | null {
   const at = text.indexOf('"model"');
   if (at === -1) return null;
   let j = at + 7;
@@ -250,18 +251,18 @@ function modelKeyIn(text: string): string | null {
   return k < text.length ? text.slice(at + 1, k + 1) : null;
 }
 
-function count(text: string, needle: string): number {
+export function count(text: string, needle: string): number {
   let n = 0;
   for (let i = text.indexOf(needle); i !== -1; i = text.indexOf(needle, i + needle.length)) n++;
   return n;
 }
 
 /** UTF-8 text as the latin1 string of its bytes (how the tap reads the stream). */
-function latin1(text: string): string {
+export function latin1(text: string): string {
   return Buffer.from(text, 'utf8').toString('latin1');
 }
 
-function parseData(line: string): Record<string, unknown> | null {
+export function parseData(line: string): Record<string, unknown> | null {
   const colon = line.indexOf('data:');
   if (colon === -1) return null;
   try {

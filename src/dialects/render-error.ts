@@ -26,19 +26,24 @@ export function renderError(dialect: Dialect, err: GatewayError, requestId: stri
   // Messages echo what callers sent (a path, a model name); a key pasted there is not sent back whole.
   const message = maskKeyLike(err.message);
   if (dialect === 'anthropic') {
-    return JSON.stringify({
-      type: 'error',
-      error: { type: err.upstreamType ?? anthropicErrorType(err.status), message },
-      request_id: requestId,
-    });
+    const error: Record<string, unknown> = { type: err.upstreamType ?? anthropicErrorType(err.status), message };
+    if (err.upstreamDetails !== null) error.details = err.upstreamDetails;
+    return JSON.stringify({ type: 'error', error, request_id: requestId });
   }
   return JSON.stringify({
     error: { message, type: err.upstreamType ?? openaiErrorType(err.status), param: err.param, code: err.upstreamCode ?? err.code },
   });
 }
 
-/** The same error as one in-stream SSE event, for failures after the first byte. */
-export function renderStreamError(dialect: Dialect, err: GatewayError, requestId: string): string {
+/**
+ * The same error as one in-stream SSE event, for failures after the first byte. A Responses stream
+ * gets its `error` event (ResponseErrorEvent), numbered after the `sequence` events before it.
+ */
+export function renderStreamError(dialect: Dialect, err: GatewayError, requestId: string, sequence = 0): string {
+  if (dialect === 'responses') {
+    const event = { type: 'error', code: err.upstreamCode ?? err.code, message: maskKeyLike(err.message), param: err.param, sequence_number: sequence };
+    return `event: error\ndata: ${JSON.stringify(event)}\n\n`;
+  }
   const body = renderError(dialect, err, requestId);
   return dialect === 'anthropic' ? `event: error\ndata: ${body}\n\n` : `data: ${body}\n\n`;
 }

@@ -1,11 +1,13 @@
 // Exact path routing (SPEC §4.1, DESIGN.md): no trailing slash, no case folding; a query string is ignored.
 import type { Dialect } from '../core/dialect.ts';
 
-export type RouteName = 'chat' | 'messages' | 'count_tokens' | 'models' | 'model' | 'usage_token' | 'healthz' | 'metrics';
+export type RouteName = 'chat' | 'messages' | 'count_tokens' | 'models' | 'model' | 'usage_token' | 'healthz' | 'metrics' | 'responses' | 'responses_input_tokens' | 'response';
 
 export interface Route {
   name: RouteName;
   method: string;
+  /** Further methods the path answers (GET and DELETE /v1/responses/{id}). */
+  alsoMethod?: string;
   dialect: Dialect;
 }
 
@@ -13,6 +15,8 @@ const ROUTES = new Map<string, Route>([
   ['/v1/chat/completions', { name: 'chat', method: 'POST', dialect: 'openai' }],
   ['/v1/messages', { name: 'messages', method: 'POST', dialect: 'anthropic' }],
   ['/v1/messages/count_tokens', { name: 'count_tokens', method: 'POST', dialect: 'anthropic' }],
+  ['/v1/responses', { name: 'responses', method: 'POST', dialect: 'responses' }],
+  ['/v1/responses/input_tokens', { name: 'responses_input_tokens', method: 'POST', dialect: 'responses' }],
   ['/v1/models', { name: 'models', method: 'GET', dialect: 'openai' }],
   ['/api/usage/token', { name: 'usage_token', method: 'GET', dialect: 'openai' }],
   ['/healthz', { name: 'healthz', method: 'GET', dialect: 'openai' }],
@@ -40,8 +44,25 @@ const MODELS_PREFIX = '/v1/models/';
 /** GET /v1/models/{id}: both SDKs' `models.retrieve`. */
 const MODEL_ROUTE: Route = { name: 'model', method: 'GET', dialect: 'openai' };
 
+const RESPONSE_PREFIX = '/v1/responses/';
+/** GET and DELETE /v1/responses/{id}: a stored response (the SDK's `responses.retrieve` and `delete`). */
+const RESPONSE_ROUTE: Route = { name: 'response', method: 'GET', alsoMethod: 'DELETE', dialect: 'responses' };
+
 export function findRoute(path: string): Route | undefined {
-  return ROUTES.get(path) ?? (path.length > MODELS_PREFIX.length && path.startsWith(MODELS_PREFIX) ? MODEL_ROUTE : undefined);
+  const exact = ROUTES.get(path);
+  if (exact !== undefined) return exact;
+  if (path.length > MODELS_PREFIX.length && path.startsWith(MODELS_PREFIX)) return MODEL_ROUTE;
+  if (path.length > RESPONSE_PREFIX.length && path.startsWith(RESPONSE_PREFIX) && path.indexOf('/', RESPONSE_PREFIX.length) === -1) return RESPONSE_ROUTE;
+  return undefined;
+}
+
+/** The response id of a `/v1/responses/{id}` path, or null. */
+export function responseIdOf(path: string): string | null {
+  try {
+    return decodeURIComponent(path.slice(RESPONSE_PREFIX.length));
+  } catch {
+    return null;
+  }
 }
 
 /** The model id of a `/v1/models/{id}` path (SDKs percent-encode it; a name may hold a `/`), or null. */

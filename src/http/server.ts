@@ -1,8 +1,10 @@
 // The node:http server: request id, exact routing, and dispatch to the stage handlers.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { GatewayError } from '../core/errors.ts';
+import { isObject } from '../core/json.ts';
 import { handleGeneration } from '../pipeline/generate.ts';
-import { authenticate, bearerToken, checkAnthropicVersion } from '../pipeline/authenticate.ts';
+import { authenticateFresh, bearerToken } from '../pipeline/authenticate.ts';
+import { checkAnthropicVersion, checkVersionRules } from '../dialects/anthropic-messages/version.ts';
 import { hashKey, sameHash } from '../auth/key-material.ts';
 import { listModelsBody, modelBody } from '../pipeline/list-models.ts';
 import { usageTokenBody } from '../pipeline/usage-token.ts';
@@ -11,9 +13,13 @@ import type { Gateway } from '../pipeline/gateway.ts';
 import { answeredOrGone, markAnsweredByNode, readBody, parseJsonBody } from './body.ts';
 import { sendError, sendJson } from './respond.ts';
 import { newRequestId } from './request-id.ts';
-import { callerDialect, dialectForPath, endpointClass, findRoute, modelIdOf, pathOf, type Route } from './routes.ts';
+import { callerDialect, dialectForPath, endpointClass, findRoute, modelIdOf, pathOf, responseIdOf, type Route } from './routes.ts';
 import { CorsPolicy, refusalMessage } from './cors.ts';
 import { maskKeyLike } from '../observability/mask-secrets.ts';
+import { storedResponse } from '../pipeline/stored-response.ts';
+import { countResponsesInputTokens } from '../pipeline/responses-input-tokens.ts';
+import { createAdminApi } from '../admin/api/admin-api.ts';
+import { createUiHandler } from '../admin/ui-files.ts';
 
 const rawResponse = (status: string): string => `HTTP/1.1 ${status}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`;
 const CLIENT_ERROR_RESPONSES: Readonly<Record<string, string>> = {
@@ -29,6 +35,9 @@ export function createGatewayServer(gw: Gateway): Server {
   const requestTimeout = gw.config.clientRequestTimeoutMs;
   const metricsTokenHash = gw.config.metricsToken === null ? null : hashKey(gw.config.metricsToken);
   const cors = gw.config.corsOrigins.length === 0 ? null : new CorsPolicy(gw.config.corsOrigins);
+  // Both null without admin_token: their paths then fall through to the 404 below.
+  const admin = createAdminApi(gw);
+  const ui = createUiHandler({ enabled: admin !== null });
   const server = createServer({
     keepAliveTimeout: 65_000,
     requestTimeout,
@@ -45,21 +54,25 @@ export function createGatewayServer(gw: Gateway): Server {
     }
     const path = pathOf(req.url);
     const route = findRoute(path);
+    if (!route && admin !== null && ui !== null) {
+      if (path.startsWith('/admin/')) return admin(req, res, path, requestId);
+      if (path === '/ui' || path.startsWith('/ui/')) return ui(req, res, path);
+    }
     if (!route) {
       req.resume();
       refusedRoute(gw, { req, path, reason: 'unknown_path' });
       sendError(res, {
         dialect: dialectForPath(path, req.headers['anthropic-version']),
-        error: new GatewayError('not_found', { message: `No route for ${req.method} ${path}. Paths are exact: /v1/chat/completions, /v1/messages, /v1/models, /api/usage/token.` }),
+        error: new GatewayError('not_found', { message: `No route for ${req.method} ${path}. Paths are exact: /v1/chat/completions, /v1/messages, /v1/responses, /v1/models, /api/usage/token.` }),
         requestId,
       });
       return;
     }
     // HEAD is GET without the body (RFC 9110 §9.3.2; load balancers probe /healthz with it): node:http
     // drops the body of a response to HEAD by itself.
-    if (req.method !== route.method && !(req.method === 'HEAD' && route.method === 'GET')) {
+    if (req.method !== route.method && req.method !== route.alsoMethod && !(req.method === 'HEAD' && route.method === 'GET')) {
       req.resume();
-      const allow = route.method === 'GET' ? 'GET, HEAD' : route.method;
+      const allow = [route.method, ...(route.method === 'GET' ? ['HEAD'] : []), ...(route.alsoMethod === undefined ? [] : [route.alsoMethod])].join(', ');
       if (req.method === 'OPTIONS' && req.headers['access-control-request-method'] !== undefined) {
         answerPreflight(gw, { req, res, route, path, allow, requestId, cors });
         return;
@@ -144,6 +157,8 @@ async function dispatch(gw: Gateway, req: IncomingMessage, res: ServerResponse, 
       return handleGeneration(gw, req, res, { dialect: 'openai', requestId, endpoint: '/v1/chat/completions' });
     case 'messages':
       return handleGeneration(gw, req, res, { dialect: 'anthropic', requestId, endpoint: '/v1/messages' });
+    case 'responses':
+      return handleGeneration(gw, req, res, { dialect: 'responses', requestId, endpoint: '/v1/responses' });
     case 'healthz':
       return sendJson(res, { status: 200, body: '{"status":"ok"}', requestId });
     case 'metrics': {
@@ -160,7 +175,8 @@ async function dispatch(gw: Gateway, req: IncomingMessage, res: ServerResponse, 
 async function simpleAuthed(gw: Gateway, req: IncomingMessage, res: ServerResponse, route: Route, requestId: string): Promise<void> {
   try {
     const now = Date.now();
-    const key = authenticate(req.headers, gw.keys, now, req.socket);
+    let key = authenticateFresh(req.headers, gw.keys, now, req.socket);
+    if (key instanceof Promise) key = await key;
     if (route.name === 'models') {
       req.resume();
       return sendJson(res, { status: 200, body: listModelsBody(gw.catalog, key), requestId });
@@ -177,8 +193,19 @@ async function simpleAuthed(gw: Gateway, req: IncomingMessage, res: ServerRespon
       req.resume();
       return sendJson(res, { status: 200, body: await usageTokenBody(gw, key, now), requestId });
     }
-    checkAnthropicVersion(req.headers);
+    if (route.name === 'response') {
+      req.resume();
+      const body = await storedResponse(gw, { key, id: responseIdOf(pathOf(req.url)), method: req.method ?? 'GET', now });
+      return sendJson(res, { status: 200, body, requestId });
+    }
+    if (route.name === 'responses_input_tokens') {
+      const { text, value } = parseJsonBody(await readBody(req, gw.config.bodyLimitBytes));
+      const counted = await countResponsesInputTokens(gw, { key, text, value });
+      return sendJson(res, { status: 200, body: counted.body, requestId, headers: { 'x-modelgate-token-count': counted.source } });
+    }
+    const version = checkAnthropicVersion(req.headers);
     const { text, value } = parseJsonBody(await readBody(req, gw.config.bodyLimitBytes));
+    if (isObject(value)) checkVersionRules(value, version);
     const counted = await countTokens(gw, { key, text, value, req });
     return sendJson(res, { status: 200, body: counted.body, requestId, headers: { 'x-modelgate-token-count': counted.source } });
   } catch (err) {

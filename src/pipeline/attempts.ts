@@ -52,6 +52,8 @@ type AttemptResult =
   | { kind: 'client' }
   | { kind: 'shutdown' };
 
+const NOT_FORWARDED: Record<string, string> = Object.freeze({}) as Record<string, string>;
+
 /** Upstream error text kept in the caller's message: enough to act on, never a whole page. */
 const MAX_UPSTREAM_TEXT = 300;
 
@@ -111,7 +113,8 @@ async function attempt(a: { opts: ObtainAnswerOptions; step: AttemptStep; exchan
         deployment: step.deployment,
         dialect: exchange.upstreamDialect,
         body: exchange.upstreamBody(),
-        forwardHeaders: opts.forwardHeaders,
+        // The caller's anthropic-version and -beta describe its own body: they go only where it passes through.
+        forwardHeaders: exchange.upstreamDialect === opts.input.dialect ? opts.forwardHeaders : NOT_FORWARDED,
         apiKey: step.apiKey,
         stop: watch,
         traceHeaders: a.traceHeaders,
@@ -139,7 +142,7 @@ async function attempt(a: { opts: ObtainAnswerOptions; step: AttemptStep; exchan
         return { kind: 'failed', outcome: { kind: 'retryable', malformed: true }, detail: 'empty 2xx stream' };
       }
       watch.chunk();
-      const answer: Answer = { exchange, deployment: step.deployment, body: response.body, json: null, watch, streamFailed: () => opts.gw.breaker.onFailure(step.deployment.id) };
+      const answer: Answer = { exchange, deployment: step.deployment, body: response.body, json: null, watch, streamFailed: () => opts.gw.breaker.onFailure(step.deployment.id, 'stream failed') };
       return { kind: 'answer', answer };
     }
     // The first-byte/deadline clock stays armed until the whole body is in: a body that stalls halfway

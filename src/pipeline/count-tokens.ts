@@ -11,6 +11,7 @@ import { isObject } from '../core/json.ts';
 import { emptyUsage } from '../core/usage.ts';
 import { patchModel } from '../dialects/json-model-patch.ts';
 import { estimatePromptTokens } from '../admission/estimate-tokens.ts';
+import { DEFAULT_UPSTREAM_VERSION } from '../dialects/anthropic-messages/version.ts';
 import { resolveModel } from './resolve-model.ts';
 import { upstreamFailure } from './upstream-error.ts';
 import type { Gateway } from './gateway.ts';
@@ -31,7 +32,8 @@ export async function countTokens(gw: Gateway, opts: { key: KeyRecord; text: str
   const admitted = admitting instanceof Promise ? await admitting : admitting;
   try {
     const deployment = [...model.deployments].sort((a, b) => a.priority - b.priority)[0];
-    return await count(gw, { deployment, value, text: opts.text, beta: opts.req.headers['anthropic-beta'], timeouts: model.timeouts });
+    const version = opts.req.headers['anthropic-version'];
+    return await count(gw, { deployment, value, text: opts.text, version: typeof version === 'string' ? version : DEFAULT_UPSTREAM_VERSION, beta: opts.req.headers['anthropic-beta'], timeouts: model.timeouts });
   } finally {
     if (admitted.ticket !== null) {
       const released = gw.admission.finish(admitted.ticket, emptyUsage(), 0);
@@ -47,7 +49,7 @@ function cannotCount(status: number): boolean {
 
 async function count(
   gw: Gateway,
-  opts: { deployment: DeploymentConfig; value: Record<string, unknown>; text: string; beta: string | string[] | undefined; timeouts: { firstByteMs: number; idleMs: number } },
+  opts: { deployment: DeploymentConfig; value: Record<string, unknown>; text: string; version: string; beta: string | string[] | undefined; timeouts: { firstByteMs: number; idleMs: number } },
 ): Promise<CountResult> {
   const { deployment, value } = opts;
   const estimate = (): CountResult => ({ body: JSON.stringify({ input_tokens: estimatePromptTokens(value, { model: deployment.model }) }), source: 'estimate' });
@@ -56,7 +58,8 @@ async function count(
   const apiKey = gw.keyRotation.next(p);
   // Every key of the provider was refused: the generation path has taken it out too.
   if (apiKey === null && p.apiKeys.length > 0) return estimate();
-  const headers: Record<string, string> = { 'content-type': 'application/json', 'anthropic-version': '2023-06-01', 'accept-encoding': 'identity' };
+  // Counting passes through: the upstream reads the body under the caller's version.
+  const headers: Record<string, string> = { 'content-type': 'application/json', 'anthropic-version': opts.version, 'accept-encoding': 'identity' };
   if (typeof opts.beta === 'string') headers['anthropic-beta'] = opts.beta;
   if (apiKey !== null) headers['x-api-key'] = apiKey;
   let status: number;

@@ -1,12 +1,13 @@
-// The one explicit switch on (endpoint dialect, provider kind) that picks pass-through or a translator.
+// Picks how one request meets its deployment's upstream: pass-through or the translation hub, by the
+// hub's one switch (translate/hub/route.ts).
 import type { Dialect } from '../core/dialect.ts';
 import type { DeploymentConfig } from '../core/config-types.ts';
-import { GatewayError } from '../core/errors.ts';
 import type { RequestFacts } from '../dialects/request-facts.ts';
 import type { TextMasker } from '../dialects/passthrough-tap.ts';
+import { routeFor } from '../translate/hub/route.ts';
+import { TranslatedExchange } from '../translate/hub/translated-exchange.ts';
 import type { Exchange } from './exchange.ts';
 import { PassthroughExchange } from './passthrough-exchange.ts';
-import { ChatToAnthropicExchange, MessagesToOpenAIExchange } from './translated-exchange.ts';
 
 export interface ExchangeInput {
   dialect: Dialect;
@@ -24,11 +25,11 @@ export interface ExchangeInput {
   masker?: TextMasker;
 }
 
+const NO_REFUSED: readonly string[] = [];
+
 export function exchangeFor(input: ExchangeInput, deployment: DeploymentConfig): Exchange {
-  const kind = deployment.provider.kind;
-  // The mock speaks both dialects, so it is always same-dialect.
-  const upstream: Dialect = kind === 'mock' ? input.dialect : kind;
-  if (upstream === input.dialect) {
+  const route = routeFor(input.dialect, deployment.provider.kind, deployment.provider.apis);
+  if (route.kind === 'passthrough') {
     return new PassthroughExchange({
       dialect: input.dialect,
       raw: input.raw,
@@ -40,13 +41,23 @@ export function exchangeFor(input: ExchangeInput, deployment: DeploymentConfig):
       outputCap: input.outputCap,
       maxTokensField: deployment.maxTokensField,
       masker: input.masker,
+      refusedParams: deployment.refusedParams,
     });
   }
-  if (input.dialect === 'openai' && upstream === 'anthropic') {
-    return new ChatToAnthropicExchange({ parsed: input.parsed, facts: input.facts, upstreamModel: deployment.model, defaultMaxTokens: input.defaultMaxTokens, promptEstimate: input.promptEstimate, structuredOutput: deployment.structuredOutput });
-  }
-  if (input.dialect === 'anthropic' && upstream === 'openai') {
-    return new MessagesToOpenAIExchange({ parsed: input.parsed, facts: input.facts, upstreamModel: deployment.model, promptEstimate: input.promptEstimate, maxTokensField: deployment.maxTokensField });
-  }
-  throw new GatewayError('internal_error', { message: `No translation from ${input.dialect} to ${upstream}.` });
+  return new TranslatedExchange({
+    client: route.client,
+    upstream: route.side,
+    clientDialect: input.dialect,
+    upstreamDialect: route.upstream,
+    parsed: input.parsed,
+    model: input.facts.model,
+    promptEstimate: input.promptEstimate,
+    upstreamOptions: {
+      upstreamModel: deployment.model,
+      defaultMaxTokens: input.defaultMaxTokens,
+      refusedParams: deployment.refusedParams ?? NO_REFUSED,
+      maxTokensField: deployment.maxTokensField,
+      structuredOutput: deployment.structuredOutput,
+    },
+  });
 }

@@ -26,6 +26,8 @@ export interface StreamRelay {
   usage(): Usage;
   /** A well-formed in-stream error in the caller's dialect (the stream then ends). */
   errorEvent(err: GatewayError, requestId: string): string;
+  /** Responses API: the whole response object the stream ended with (JSON text), for the gateway to store. */
+  finalResponse?(): string | null;
 }
 
 export interface Exchange {

@@ -2,7 +2,9 @@
 import type { Dialect } from '../core/dialect.ts';
 import { emptyUsage, type Usage } from '../core/usage.ts';
 import { isObject } from '../core/json.ts';
-import { readAnthropicUsage, readOpenAIUsage } from '../dialects/usage-readers.ts';
+import { readAnthropicUsage } from '../dialects/anthropic-messages/usage.ts';
+import { readOpenAIUsage } from '../dialects/openai-chat/usage.ts';
+import { readResponsesUsage } from '../dialects/openai-responses/usage.ts';
 
 /**
  * The top-level `usage` of a response body. The official APIs write it last or nearly last, so the
@@ -83,6 +85,6 @@ function read(objectText: string, dialect: Dialect): Usage | null {
 
 function readValue(obj: unknown, dialect: Dialect): Usage | null {
   const u = emptyUsage();
-  const ok = dialect === 'openai' ? readOpenAIUsage(obj, u) : readAnthropicUsage(obj, u);
+  const ok = dialect === 'openai' ? readOpenAIUsage(obj, u) : dialect === 'responses' ? readResponsesUsage(obj, u) : readAnthropicUsage(obj, u);
   return ok ? u : null;
 }

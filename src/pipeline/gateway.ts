@@ -3,6 +3,7 @@ import type { GatewayConfig } from '../core/config-types.ts';
 import type { Catalog } from '../catalog/catalog.ts';
 import type { KeyCache } from '../auth/key-cache.ts';
 import type { Store } from '../store/store.ts';
+import type { ResponseStore } from '../store/response-store.ts';
 import type { UsageWriter } from '../accounting/usage-writer.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import type { Logger } from '../observability/logger.ts';
@@ -17,6 +18,8 @@ export interface Gateway {
   catalog: Catalog;
   keys: KeyCache;
   store: Store;
+  /** Stored Responses API responses (previous_response_id, GET/DELETE /v1/responses/{id}). */
+  responses: ResponseStore;
   usage: UsageWriter;
   metrics: Metrics;
   log: Logger;

@@ -6,10 +6,14 @@ import { billableUsage } from '../core/usage.ts';
 import { GatewayError } from '../core/errors.ts';
 import { validateChatRequest } from '../dialects/openai-chat/validate.ts';
 import { validateMessagesRequest } from '../dialects/anthropic-messages/validate.ts';
+import { validateResponsesRequest } from '../dialects/openai-responses/validate.ts';
+import { prepareResponsesTurn, storeResponsesTurn, type ResponsesTurn } from './responses-turn.ts';
+import type { RequestFacts } from '../dialects/request-facts.ts';
 import { answeredOrGone, readBody, parseJsonBody } from '../http/body.ts';
 import { estimatePromptTokens } from '../admission/estimate-tokens.ts';
 import { sendError } from '../http/respond.ts';
-import { authenticate, checkAnthropicVersion } from './authenticate.ts';
+import { authenticateFresh } from './authenticate.ts';
+import { checkAnthropicVersion } from '../dialects/anthropic-messages/version.ts';
 import { resolveModel } from './resolve-model.ts';
 import { obtainAnswer, type Answer } from './attempts.ts';
 import type { Gateway } from './gateway.ts';
@@ -101,19 +105,33 @@ function toGatewayError(err: unknown, gw: Gateway): GatewayError {
 
 async function serve(gw: Gateway, req: IncomingMessage, res: ServerResponse, flight: Flight, client: ResponseClientLink): Promise<void> {
   const { state } = flight;
-  const key = authenticate(req.headers, gw.keys, state.startedWall, req.socket);
+  let key = authenticateFresh(req.headers, gw.keys, state.startedWall, req.socket);
+  if (key instanceof Promise) key = await key;
   state.key = key;
-  if (state.dialect === 'anthropic') checkAnthropicVersion(req.headers);
-  const raw = await readBody(req, gw.config.bodyLimitBytes);
-  const { text, value } = parseJsonBody(raw);
+  const version = state.dialect === 'anthropic' ? checkAnthropicVersion(req.headers) : null;
+  let raw = await readBody(req, gw.config.bodyLimitBytes);
+  let { text, value } = parseJsonBody(raw);
   // A request refused by validation still names its model in the usage row, metrics and logs.
   const named = (value as { model?: unknown } | null)?.model;
   if (typeof named === 'string') state.model = named;
-  const facts = state.dialect === 'openai' ? validateChatRequest(value) : validateMessagesRequest(value);
+  const responsesFacts = state.dialect === 'responses' ? validateResponsesRequest(value) : null;
+  const facts: RequestFacts = responsesFacts ?? (version === null ? validateChatRequest(value) : validateMessagesRequest(value, version));
   state.model = facts.model;
   state.stream = facts.stream;
-  const model = resolveModel(gw.catalog, key, facts.model, state.dialect);
-  const parsed = value as Record<string, unknown>;
+  let model = resolveModel(gw.catalog, key, facts.model, state.dialect);
+  let parsed = value as Record<string, unknown>;
+  let turn: ResponsesTurn | null = null;
+  if (responsesFacts !== null) {
+    // A continued conversation: its stored items, and the deployment a native chain stays on.
+    const prepared = await prepareResponsesTurn(gw, { key, facts: responsesFacts, parsed, model, now: state.startedWall });
+    turn = prepared.turn;
+    model = prepared.model;
+    if (prepared.body !== null) {
+      parsed = value = prepared.body;
+      text = JSON.stringify(parsed);
+      raw = Buffer.from(text);
+    }
+  }
   flight.admissionRan = true;
   // The in-process store answers synchronously: await only a shared store's answer.
   const admitting = gw.admission.admit({ key, model, body: parsed, bodyBytes: raw.length, now: Date.now(), dialect: state.dialect });
@@ -133,8 +151,13 @@ async function serve(gw: Gateway, req: IncomingMessage, res: ServerResponse, fli
     client,
   });
   state.deployment = answer.deployment.id;
-  if (facts.stream) await relayStream(res, flight, answer);
-  else relayJson(res, flight, answer);
+  const answered = facts.stream ? await relayStream(res, flight, answer) : relayJson(res, flight, answer);
+  if (turn !== null && answered !== null) {
+    // The caller has its answer: a store that fails now costs the conversation's next turn, not this one.
+    await storeResponsesTurn(gw, { turn, responseText: answered, deployment: answer.deployment, now: Date.now() }).catch((err: unknown) => {
+      gw.log.warn({ requestId: state.requestId, err: gw.masker.mask(String(err)) }, 'could not store the response: previous_response_id will not find it');
+    });
+  }
 }
 
 const NO_FORWARDED: Record<string, string> = Object.freeze({}) as Record<string, string>;
@@ -150,7 +173,8 @@ function forwardHeaders(req: IncomingMessage): Record<string, string> {
   return out;
 }
 
-function relayJson(res: ServerResponse, flight: Flight, answer: Answer): void {
+/** Relays a whole answer; returns the body sent. */
+function relayJson(res: ServerResponse, flight: Flight, answer: Answer): string {
   const { state } = flight;
   // Routing read and converted the whole body before committing, so a bad 200 could still fail over.
   if (answer.json === null) throw new GatewayError('internal_error', { message: 'A non-streamed answer arrived without its body.' });
@@ -167,9 +191,11 @@ function relayJson(res: ServerResponse, flight: Flight, answer: Answer): void {
     ...flight.ticket?.headers,
   });
   res.end(body);
+  return body;
 }
 
-async function relayStream(res: ServerResponse, flight: Flight, answer: Answer): Promise<void> {
+/** Relays a stream; returns the Responses API response object it ended with, when there is one. */
+async function relayStream(res: ServerResponse, flight: Flight, answer: Answer): Promise<string | null> {
   const { state } = flight;
   const relay = answer.exchange.stream();
   state.status = 200;
@@ -208,7 +234,7 @@ async function relayStream(res: ServerResponse, flight: Flight, answer: Answer):
     if (answer.watch.reason === 'client' || res.destroyed || res.writableEnded) {
       state.errorCode = 'client_disconnected';
       state.status = 499;
-      return;
+      return null;
     }
     // A stream the gateway itself stopped (shutting down) says nothing about the deployment's health.
     if (answer.watch.reason !== 'shutdown') answer.streamFailed();
@@ -216,7 +242,7 @@ async function relayStream(res: ServerResponse, flight: Flight, answer: Answer):
     state.errorCode = gerr.code;
     state.status = gerr.status;
     writer.end(relay.errorEvent(gerr, state.requestId), 'utf8');
-    return;
+    return null;
   } finally {
     writer.dispose();
     answer.watch.dispose();
@@ -227,7 +253,9 @@ async function relayStream(res: ServerResponse, flight: Flight, answer: Answer):
     answer.streamFailed();
     state.status = 502;
     state.errorCode = 'upstream_error';
+    return null;
   }
+  return relay.finalResponse?.() ?? null;
 }
 
 /** After the first byte the status line is gone: the failure becomes an in-stream error event. */

@@ -5,6 +5,7 @@ import { GatewayError } from '../core/errors.ts';
 import type { Usage } from '../core/usage.ts';
 import { patchFirstModel, patchModelBytes } from '../dialects/json-model-patch.ts';
 import { PassthroughStreamTap, type TextMasker } from '../dialects/passthrough-tap.ts';
+import { ResponsesStreamTap } from '../dialects/openai-responses/passthrough-tap.ts';
 import { renderStreamError } from '../dialects/render-error.ts';
 import { isObject } from '../core/json.ts';
 import type { RequestFacts } from '../dialects/request-facts.ts';
@@ -25,6 +26,8 @@ export class PassthroughExchange implements Exchange {
   #promptEstimate: () => number;
   #outputCap: { field: string; tokens: number } | null;
   #masker: TextMasker | undefined;
+  /** Refused parameters this body sets: they are left out (config `refused_params`). */
+  #refused: string[] | null = null;
 
   constructor(opts: {
     dialect: Dialect;
@@ -39,6 +42,8 @@ export class PassthroughExchange implements Exchange {
     /** Masks provider credentials in the upstream's own stream error events. */
     masker?: TextMasker;
     maxTokensField?: 'max_tokens' | 'max_completion_tokens';
+    /** Top-level parameters the deployment's model refuses. */
+    refusedParams?: readonly string[];
   }) {
     this.upstreamDialect = opts.dialect;
     this.#raw = opts.raw;
@@ -48,13 +53,23 @@ export class PassthroughExchange implements Exchange {
     this.#upstreamModel = opts.upstreamModel;
     this.#promptEstimate = opts.promptEstimate;
     this.#masker = opts.masker;
-    // Messages always name max_tokens; only chat requests can come without a limit. The field every
-    // OpenAI model accepts (reasoning models refuse max_tokens) unless the deployment says otherwise.
-    const cap = opts.dialect === 'openai' ? (opts.outputCap ?? null) : null;
-    this.#outputCap = cap === null ? null : { field: opts.maxTokensField ?? 'max_completion_tokens', tokens: cap };
+    // Messages always name max_tokens; only chat and Responses requests can come without a limit. On chat
+    // the field every OpenAI model accepts (reasoning models refuse max_tokens) unless the deployment says otherwise.
+    const cap = opts.dialect !== 'anthropic' ? (opts.outputCap ?? null) : null;
+    const field = opts.dialect === 'responses' ? 'max_output_tokens' : (opts.maxTokensField ?? 'max_completion_tokens');
+    this.#outputCap = cap === null ? null : { field, tokens: cap };
+    const adjusted: string[] = [];
     if (this.#outputCap !== null) {
-      this.responseHeaders['x-modelgate-adjusted'] = `${this.#outputCap.field} set to ${cap}: the key's limits reserve that much output for a request that names no limit`;
+      adjusted.push(`${this.#outputCap.field} set to ${cap}: the key's limits reserve that much output for a request that names no limit`);
     }
+    if (opts.refusedParams !== undefined) {
+      const present = opts.refusedParams.filter((field) => field !== 'model' && opts.parsed[field] !== undefined);
+      if (present.length > 0) {
+        this.#refused = present;
+        for (const field of present) adjusted.push(`${field} left out: the deployment's model refuses it`);
+      }
+    }
+    if (adjusted.length > 0) this.responseHeaders['x-modelgate-adjusted'] = adjusted.join('; ');
   }
 
   upstreamBody(): string | Buffer {
@@ -62,17 +77,20 @@ export class PassthroughExchange implements Exchange {
     // DESIGN.md: always ask OpenAI-style upstreams for stream usage; the tap strips it again if unasked.
     const askUsage = this.upstreamDialect === 'openai' && this.#facts.stream && !this.#facts.includeUsage;
     const cap = this.#outputCap;
-    if (body !== null && !askUsage && cap === null) return body;
+    const refused = this.#refused;
+    if (body !== null && !askUsage && cap === null && refused === null) return body;
     // Added fields go in front of the caller's bytes, which stay as they came (numbers past 2^53 too);
     // only a key the body already has (a stream_options to amend, an invalid limit) needs re-serialising.
-    if (body !== null && !(askUsage && this.#parsed.stream_options !== undefined) && !(cap !== null && this.#parsed[cap.field] !== undefined)) {
+    if (body !== null && refused === null && !(askUsage && this.#parsed.stream_options !== undefined) && !(cap !== null && this.#parsed[cap.field] !== undefined)) {
       const head = cap === null ? INCLUDE_USAGE_HEAD : Buffer.from(`${askUsage ? INCLUDE_USAGE_HEAD.toString('latin1') : '{'}"${cap.field}":${cap.tokens},`);
       // The body is a JSON object (validated, with its model and messages), so its first '{' opens it.
       return Buffer.concat([head, body.subarray(body.indexOf(0x7b) + 1)]);
     }
     // Re-serialised when the model key is repeated or escaped (the upstream must read the model that was
-    // routed and billed, whichever of repeated keys its parser keeps), or a key it has must change.
+    // routed and billed, whichever of repeated keys its parser keeps), or a key it has must change or go
+    // (a parameter the deployment's model refuses: rare, so the bytes are not spliced for it).
     const out: Record<string, unknown> = { ...this.#parsed, model: this.#upstreamModel };
+    if (refused !== null) for (const field of refused) delete out[field];
     if (askUsage) out.stream_options = { ...(isObject(this.#parsed.stream_options) ? this.#parsed.stream_options : {}), include_usage: true };
     if (cap !== null) out[cap.field] = cap.tokens;
     return JSON.stringify(out);
@@ -91,6 +109,10 @@ export class PassthroughExchange implements Exchange {
   }
 
   stream(): StreamRelay {
+    if (this.upstreamDialect === 'responses') {
+      const tap = new ResponsesStreamTap({ clientModel: this.#facts.model, upstreamModel: this.#upstreamModel, masker: this.#masker });
+      return new PassthroughRelay({ tap, dialect: 'responses', promptEstimate: this.#promptEstimate });
+    }
     return new PassthroughRelay({
       tap: new PassthroughStreamTap({
         dialect: this.upstreamDialect,
@@ -114,13 +136,16 @@ function jsonObject(text: string): Record<string, unknown> | null {
   }
 }
 
+/** What the relay needs of a dialect's stream tap. */
+type StreamTap = Pick<PassthroughStreamTap, 'usage' | 'sawUsage' | 'finished' | 'deltaEvents' | 'push' | 'end' | 'endsWithError'>;
+
 class PassthroughRelay implements StreamRelay {
   readonly encoding = 'latin1';
-  #tap: PassthroughStreamTap;
+  #tap: StreamTap;
   #dialect: Dialect;
   #promptEstimate: () => number;
 
-  constructor(opts: { tap: PassthroughStreamTap; dialect: Dialect; promptEstimate: () => number }) {
+  constructor(opts: { tap: StreamTap; dialect: Dialect; promptEstimate: () => number }) {
     this.#tap = opts.tap;
     this.#dialect = opts.dialect;
     this.#promptEstimate = opts.promptEstimate;
@@ -155,6 +180,11 @@ class PassthroughRelay implements StreamRelay {
 
   errorEvent(err: GatewayError, requestId: string): string {
     // The upstream's own error event, just forwarded, already ends the stream well-formed: one is enough.
-    return this.#tap.endsWithError() ? '' : renderStreamError(this.#dialect, err, requestId);
+    if (this.#tap.endsWithError()) return '';
+    return renderStreamError(this.#dialect, err, requestId, this.#tap instanceof ResponsesStreamTap ? this.#tap.events : 0);
+  }
+
+  finalResponse(): string | null {
+    return this.#tap instanceof ResponsesStreamTap ? this.#tap.finalResponse : null;
   }
 }

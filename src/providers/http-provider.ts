@@ -4,6 +4,7 @@ import { Pool, type Dispatcher } from 'undici';
 import type { ProviderConfig } from '../core/config-types.ts';
 import type { StopLink, UpstreamCall, UpstreamResponse } from './upstream-types.ts';
 import { ChunkFeed, type FeedSource } from './upstream-body.ts';
+import { DEFAULT_UPSTREAM_VERSION } from '../dialects/anthropic-messages/version.ts';
 
 const pools = new Map<string, Pool>();
 
@@ -33,6 +34,8 @@ function poolFor(origin: string, connectTimeoutMs: number): Pool {
 interface Target {
   origin: string;
   path: string;
+  /** kind openai: where Responses API requests go (`apis: [responses]`). */
+  responsesPath: string;
   /** The pool last used from this target and its connect timeout: the per-request lookup is two reads. */
   pool: Pool | null;
   poolTimeout: number;
@@ -47,7 +50,7 @@ function targetFor(p: ProviderConfig): Target {
     const prefix = url.pathname.replace(/\/+$/, '');
     // openai kind: base_url already ends in /v1 (like the SDK's baseURL); anthropic kind: it does not.
     const path = p.kind === 'anthropic' ? `${prefix}/v1/messages` : `${prefix}/chat/completions`;
-    t = { origin: url.origin, path, pool: null, poolTimeout: -1 };
+    t = { origin: url.origin, path, responsesPath: `${prefix}/responses`, pool: null, poolTimeout: -1 };
     targets.set(p.name, t);
   }
   return t;
@@ -72,7 +75,8 @@ function buildHeaders(p: ProviderConfig, call: UpstreamCall): Record<string, str
   const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'accept-encoding': 'identity', ...p.headers };
   const key = call.apiKey;
   if (p.kind === 'anthropic') {
-    headers['anthropic-version'] = call.forwardHeaders['anthropic-version'] ?? '2023-06-01';
+    // Pass-through carries the caller's version; a translated request the one the provider names.
+    headers['anthropic-version'] = call.forwardHeaders['anthropic-version'] ?? p.anthropicVersion ?? DEFAULT_UPSTREAM_VERSION;
     const beta = call.forwardHeaders['anthropic-beta'];
     if (beta) headers['anthropic-beta'] = beta;
     if (key) headers['x-api-key'] = key;
@@ -96,7 +100,7 @@ export function callHttpProvider(call: UpstreamCall, connectTimeoutMs: number): 
     pool.dispatch(
       {
         method: 'POST',
-        path: t.path,
+        path: call.dialect === 'responses' ? t.responsesPath : t.path,
         headers: call.traceHeaders === null ? upstreamHeaders(p, call) : { ...upstreamHeaders(p, call), ...call.traceHeaders },
         body: call.body,
       },

@@ -48,6 +48,19 @@ export interface BreakerStatus {
   retryInMs: number;
 }
 
+/** What the admin API shows of one deployment (`health()`). */
+export interface BreakerHealth {
+  state: BreakerState;
+  consecutiveFailures: number;
+  /** While open: ms until a probe may go through. */
+  retryInMs: number;
+  /** Attempts and failures in the window since the last change of state (none counted before a first failure). */
+  recentCalls: number;
+  recentFailures: number;
+  /** The last failure's reason and how long ago it was, or null. */
+  lastFailure: { reason: string; agoMs: number } | null;
+}
+
 /** Window buckets: a fixed ring of counters, so a busy deployment costs no allocation per call. */
 const BUCKETS = 10;
 
@@ -63,6 +76,8 @@ interface Entry {
   bucketIds: number[];
   calls: number[];
   failures: number[];
+  lastFailure: string | null;
+  lastFailureAt: number;
 }
 
 function positive(name: string, value: number): number {
@@ -171,9 +186,12 @@ export class CircuitBreaker {
     this.#count(entry, { now, failed: false });
   }
 
-  onFailure(deploymentId: string): void {
+  /** `reason` (e.g. `HTTP 503`, `timeout`) is kept for the admin API's last error; only failures pay for it. */
+  onFailure(deploymentId: string, reason = 'failed'): void {
     const entry = this.#entry(deploymentId);
     const now = this.#now();
+    entry.lastFailure = reason;
+    entry.lastFailureAt = now;
     if (entry.state === 'half-open') {
       this.#open(deploymentId, entry, now);
       return;
@@ -189,6 +207,8 @@ export class CircuitBreaker {
   onCredentialsRejected(deploymentId: string): boolean {
     const entry = this.#entry(deploymentId);
     if (entry.state === 'credentials') return false;
+    entry.lastFailure = 'the upstream refused the credentials';
+    entry.lastFailureAt = this.#now();
     this.#move(deploymentId, entry, { to: 'credentials', at: this.#now() });
     return true;
   }
@@ -216,6 +236,28 @@ export class CircuitBreaker {
     }));
   }
 
+  health(deploymentId: string): BreakerHealth {
+    const entry = this.#entries.get(deploymentId);
+    if (entry === undefined) return { state: 'closed', consecutiveFailures: 0, retryInMs: 0, recentCalls: 0, recentFailures: 0, lastFailure: null };
+    const now = this.#now();
+    const bucketId = Math.floor(now / this.#bucketMs);
+    let calls = 0;
+    let failures = 0;
+    for (let i = 0; i < BUCKETS; i++) {
+      if (bucketId - entry.bucketIds[i] >= BUCKETS) continue;
+      calls += entry.calls[i];
+      failures += entry.failures[i];
+    }
+    return {
+      state: this.state(deploymentId),
+      consecutiveFailures: entry.consecutive,
+      retryInMs: entry.state === 'open' ? Math.max(0, entry.openUntil - now) : 0,
+      recentCalls: calls,
+      recentFailures: failures,
+      lastFailure: entry.lastFailure === null ? null : { reason: entry.lastFailure, agoMs: Math.max(0, now - entry.lastFailureAt) },
+    };
+  }
+
   #entry(deploymentId: string): Entry {
     let entry = this.#entries.get(deploymentId);
     if (entry === undefined) {
@@ -228,6 +270,8 @@ export class CircuitBreaker {
         bucketIds: new Array<number>(BUCKETS).fill(-Infinity),
         calls: new Array<number>(BUCKETS).fill(0),
         failures: new Array<number>(BUCKETS).fill(0),
+        lastFailure: null,
+        lastFailureAt: 0,
       };
       this.#entries.set(deploymentId, entry);
     }

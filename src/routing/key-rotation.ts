@@ -61,6 +61,12 @@ export class KeyRotation {
     return provider.apiKeys.filter((k) => !state.rejected.has(k)).length;
   }
 
+  /** The provider's keys the upstream refused, masked (the admin API shows them; the whole key never leaves). */
+  refusedMasked(provider: ProviderConfig): string[] {
+    const rejected = this.#providers.get(provider.name)?.rejected;
+    return rejected === undefined ? [] : provider.apiKeys.filter((k) => rejected.has(k)).map(maskApiKey);
+  }
+
   /** Operator action: bring refused keys back, for one provider or all. */
   reset(providerName?: string): void {
     if (providerName === undefined) this.#providers.clear();

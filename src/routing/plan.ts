@@ -28,7 +28,7 @@ import type { CircuitBreaker } from './circuit-breaker.ts';
 import { finalError } from './classify.ts';
 import type { FinalError } from './classify.ts';
 import type { KeyRotation } from './key-rotation.ts';
-import type { AttemptOutcome, AttemptRecord, PlanEndReason } from './outcome.ts';
+import type { AttemptOutcome, AttemptRecord, PlanEndReason, RetryableOutcome } from './outcome.ts';
 
 export interface RetryPolicy {
   /** First wait before retrying the same deployment (SPEC §8: 1 s, doubled each time). */
@@ -195,12 +195,12 @@ export class AttemptPlan {
         return;
       case 'fatal':
         // A 4xx means the upstream is up and read the request; only 5xx say something about its health.
-        if (outcome.status >= 500) this.#breaker.onFailure(deploymentId);
+        if (outcome.status >= 500) this.#breaker.onFailure(deploymentId, `HTTP ${outcome.status}`);
         else this.#breaker.onSuccess(deploymentId);
         this.#ended = 'fatal';
         return;
       case 'retryable': {
-        this.#breaker.onFailure(deploymentId);
+        this.#breaker.onFailure(deploymentId, failureReason(outcome));
         const failures = (this.#failed?.get(deploymentId)?.failures ?? 0) + 1;
         (this.#failed ??= new Map()).set(deploymentId, { failures, failedAt: now, retryAfterMs: outcome.retryAfterMs ?? 0, keyRefused: false });
         return;
@@ -284,4 +284,12 @@ export class AttemptPlan {
     if (failed.retryAfterMs >= backoff || at.latestStart < failed.failedAt + baseBackoffMs) return undefined;
     return Math.max(at.now, at.latestStart);
   }
+}
+
+/** A retryable outcome in a few words, for the admin API's last error of a deployment. */
+function failureReason(o: RetryableOutcome): string {
+  if (o.status !== undefined) return `HTTP ${o.status}`;
+  if (o.timeout === true) return 'timeout';
+  if (o.malformed === true) return 'malformed reply';
+  return 'connection failed';
 }

@@ -4,7 +4,8 @@
 // start, a new period, `/api/usage/token`), and written by the usage writer's batches on a thread.
 import type postgres from 'postgres';
 import type { BudgetPeriod, KeyRecord } from '../core/key-record.ts';
-import { KEY_COLUMNS, type SpendTotals, type Store, type UsageRow, type UsageSummaryRow } from './store.ts';
+import { KEY_COLUMNS, type SpendTotals, type Store, type UsageDimension, type UsageFilter, type UsageGroup, type UsageRecord, type UsageRow, type UsageSummaryRow } from './store.ts';
+import { usageGroupQueries, usageGroupsFrom, usageRecordFrom, usageRecordsQuery, type SumsRow } from './usage-report-sql.ts';
 import { POSTGRES_WRITER, UsageThread, WRITE_SLICE_ROWS } from './usage-thread.ts';
 import { maskDatabaseUrl, parseDatabaseUrl } from './database-url.ts';
 import { connectionOptions } from './pg-usage-sql.js';
@@ -153,6 +154,20 @@ export class PostgresStore implements Store {
       WHERE u.ts >= ${opts.sinceMs ?? 0} AND (${keyId}::text IS NULL OR u.key_id = ${keyId})
       GROUP BY day, u.key_id, k.name, u.model ORDER BY day, "keyName" NULLS FIRST, u.model`;
     return [...rows];
+  }
+
+  async usageGroups(filter: UsageFilter, dims: UsageDimension[]): Promise<UsageGroup[]> {
+    const { sums, latencies } = usageGroupQueries(filter, dims, (n) => `$${n}`);
+    const [sumRows, latencyRows] = await Promise.all([
+      this.#sql.unsafe(sums.text, sums.params),
+      this.#sql.unsafe(latencies.text, latencies.params),
+    ]);
+    return usageGroupsFrom(dims, sumRows as unknown as SumsRow[], latencyRows as unknown as Record<string, unknown>[]);
+  }
+
+  async usageRecords(filter: UsageFilter, page: { limit: number; beforeId?: number }): Promise<UsageRecord[]> {
+    const q = usageRecordsQuery(filter, page, (n) => `$${n}`);
+    return (await this.#sql.unsafe(q.text, q.params)).map((r) => usageRecordFrom(r as Record<string, unknown>));
   }
 
   async close(): Promise<void> {

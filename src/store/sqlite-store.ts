@@ -5,7 +5,8 @@ import { mkdirSync } from 'node:fs';
 import { setImmediate as yieldToIo } from 'node:timers/promises';
 import { dirname } from 'node:path';
 import type { BudgetPeriod, KeyRecord } from '../core/key-record.ts';
-import { KEY_COLUMNS, type SpendTotals, type Store, type UsageRow, type UsageSummaryRow } from './store.ts';
+import { KEY_COLUMNS, type SpendTotals, type Store, type UsageDimension, type UsageFilter, type UsageGroup, type UsageRecord, type UsageRow, type UsageSummaryRow } from './store.ts';
+import { usageGroupQueries, usageGroupsFrom, usageRecordFrom, usageRecordsQuery, type SumsRow } from './usage-report-sql.ts';
 import { busyTimeoutPragma, LOOP_CHECKPOINT_PAGES, openPragmas } from './sqlite-pragmas.js';
 import { INSERT_BATCH, inTransaction, rowValues, spendDeltas, UsageStatements } from './usage-sql.js';
 import { SQLITE_WRITER, UsageThread, WRITE_SLICE_ROWS } from './usage-thread.ts';
@@ -198,6 +199,18 @@ export class SqliteStore implements Store {
   async usageSummary(opts: { sinceMs?: number; keyId?: string }): Promise<UsageSummaryRow[]> {
     const rows = this.#db.prepare(USAGE_SUMMARY_SQL).all(opts.sinceMs ?? 0, opts.keyId ?? null, opts.keyId ?? null);
     return rows as unknown as UsageSummaryRow[];
+  }
+
+  async usageGroups(filter: UsageFilter, dims: UsageDimension[]): Promise<UsageGroup[]> {
+    const { sums, latencies } = usageGroupQueries(filter, dims, () => '?');
+    const sumRows = this.#db.prepare(sums.text).all(...sums.params) as unknown as SumsRow[];
+    const latencyRows = this.#db.prepare(latencies.text).all(...latencies.params) as Record<string, unknown>[];
+    return usageGroupsFrom(dims, sumRows, latencyRows);
+  }
+
+  async usageRecords(filter: UsageFilter, page: { limit: number; beforeId?: number }): Promise<UsageRecord[]> {
+    const q = usageRecordsQuery(filter, page, () => '?');
+    return (this.#db.prepare(q.text).all(...q.params) as Record<string, unknown>[]).map(usageRecordFrom);
   }
 
   async close(): Promise<void> {

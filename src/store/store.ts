@@ -42,6 +42,43 @@ export interface UsageSummaryRow {
   costNanos: number;
 }
 
+/** Which usage rows a report or a listing reads: a time range [fromMs, toMs) (open where absent), then exact matches. */
+export interface UsageFilter {
+  fromMs?: number;
+  toMs?: number;
+  keyId?: string;
+  model?: string;
+  deployment?: string;
+  /** Only rows with status >= 400. */
+  errorsOnly?: boolean;
+}
+
+/** What `GET /admin/usage` groups by: a UTC day or hour (its start, unix ms), or a column. */
+export type UsageDimension = 'day' | 'hour' | 'model' | 'key' | 'deployment';
+
+export interface UsageGroup {
+  /** One value per requested dimension, in the order asked (day/hour as unix ms; key as the key id). */
+  dims: (string | number | null)[];
+  requests: number;
+  errors: number;
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  costNanos: number;
+  latencyP50Ms: number | null;
+  latencyP95Ms: number | null;
+  latencyP99Ms: number | null;
+}
+
+/** One usage row as the admin listing shows it, with the key's masked form and name when it still exists. */
+export interface UsageRecord extends UsageRow {
+  /** The row's position in the table: newer rows have larger ids (the listing's cursor). */
+  id: number;
+  keyName: string | null;
+  keyMasked: string | null;
+}
+
 /** The key fields `updateKey` may change, and their columns (the same in every SQL store). */
 export const KEY_COLUMNS: Readonly<Record<string, string>> = {
   name: 'name', models: 'models', expiresAt: 'expires_at', disabled: 'disabled', budgetUsd: 'budget_usd',
@@ -72,5 +109,9 @@ export interface Store {
    */
   keySpend(keyId: string, periodStart: number): Promise<SpendTotals>;
   usageSummary(opts: { sinceMs?: number; keyId?: string }): Promise<UsageSummaryRow[]>;
+  /** Totals per group of `dims` (none: one group for the whole range), ordered by the dimensions. */
+  usageGroups(filter: UsageFilter, dims: UsageDimension[]): Promise<UsageGroup[]>;
+  /** The newest rows first, `limit` of them, older than the row id `beforeId` when given. */
+  usageRecords(filter: UsageFilter, page: { limit: number; beforeId?: number }): Promise<UsageRecord[]>;
   close(): Promise<void>;
 }

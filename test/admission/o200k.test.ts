@@ -124,7 +124,7 @@ test('long runs without spaces (the quadratic merge) and whole files count as th
     Array.from({ length: 800 }, () => String.fromCharCode(0x4e00 + Math.floor(next() * 0x5000))).join(''),
   ];
   const root = new URL('../../', import.meta.url);
-  const files = ['README.md', 'CHANGELOG.md', 'src/admission/estimate-tokens.ts', 'src/translate/chat-stream-to-messages-stream.ts']
+  const files = ['README.md', 'CHANGELOG.md', 'src/admission/estimate-tokens.ts', 'src/dialects/openai-chat/decode-stream.ts']
     .map((f) => readFileSync(new URL(f, root), 'utf8'));
   const goldens = readdirSync(new URL('test/golden/', root), { recursive: true, encoding: 'utf8' })
     .filter((f) => f.endsWith('.json'))

@@ -218,9 +218,10 @@ if (!available && process.env.CI === 'true') {
     const s = new RedisAdmissionStore({ client: admin, prefix: p, reservationTtlMs: ttl });
     const limits = { rpm: null, tpm: null, maxConcurrency: 1, budgetNanos: null, tokenBudget: null };
     const req = { keyId: 'k', limits, periodStart: 0, reserveNanos: 0, reserveTokens: 1, now: Date.now() };
-    const start = await redisNow();
     const crashed = await s.admit(req);
     assert.ok(crashed.ok);
+    // Read after the admit, so the reservation was made at or before this instant of Redis's clock.
+    const start = await redisNow();
     // Waits on Redis's clock, not the test's: the expiry is its to judge.
     while ((await redisNow()) <= start + ttl + 1);
     // A caller whose clock is an hour behind still sees the reservation expired.

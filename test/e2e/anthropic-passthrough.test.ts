@@ -24,7 +24,7 @@ test('non-streamed message: model name rewritten both ways, upstream credentials
   assert.equal((seen.json as { model: string }).model, 'claude-upstream-1');
   assert.equal(seen.headers['x-api-key'], 'sk-upstream-secret-0123456789abcdefXYZ');
   assert.equal(seen.headers.authorization, undefined, "the caller's key never goes upstream");
-  assert.equal(seen.headers['anthropic-version'], '2023-06-01');
+  assert.equal(seen.headers['anthropic-version'], '2026-10-21', "SDK 1.x's version is forwarded as it came");
 });
 
 test('anthropic-beta is forwarded, and every field survives byte for byte', async () => {

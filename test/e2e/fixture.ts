@@ -17,13 +17,15 @@ export const UPSTREAM_SECRET = 'sk-upstream-secret-0123456789abcdefXYZ';
 export const CROSS_DIALECT_MODELS = `  - { name: gpt-via-anthropic, deployments: [ { provider: upa, model: claude-upstream-2 } ] }
   - { name: claude-via-openai, deployments: [ { provider: up, model: openrouter-claude } ] }`;
 
-export async function startFixture(opts: { extraModels?: string; extraConfig?: string; env?: Record<string, string> } = {}): Promise<Fixture> {
+/** `extraProviders` gets the mock upstream's URL (`http://127.0.0.1:PORT`) and returns YAML list items. */
+export async function startFixture(opts: { extraModels?: string; extraProviders?: (upUrl: string) => string; extraConfig?: string; env?: Record<string, string> } = {}): Promise<Fixture> {
   const up = await startMockUpstream();
   const gw = await startGateway({
     env: opts.env,
     configYaml: configYaml({
       providers: `  - { name: up, kind: openai, base_url: "${up.url}/v1", api_key: "${UPSTREAM_SECRET}" }
-  - { name: upa, kind: anthropic, base_url: "${up.url}", api_key: "${UPSTREAM_SECRET}" }`,
+  - { name: upa, kind: anthropic, base_url: "${up.url}", api_key: "${UPSTREAM_SECRET}" }
+${opts.extraProviders?.(up.url) ?? ''}`,
       models: `  - { name: gpt-up, price: { input: 1, output: 2 }, deployments: [ { provider: up, model: upstream-gpt } ] }
   - { name: claude-up, price: { input: 3, output: 15 }, deployments: [ { provider: upa, model: claude-upstream-1 } ] }
   - { name: gpt-mock, deployments: [ { provider: mock, model: gpt-mock } ] }

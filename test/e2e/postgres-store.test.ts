@@ -68,4 +68,30 @@ models:
       }, 'the disabled key to be refused');
     }
   });
+
+  test('a key made through one replica’s admin API works at once on the other; its usage report covers both', async () => {
+    const ADMIN = 'adm-pg-0123456789abcdef';
+    const configYaml = `database: "${database}"
+usage_flush_ms: 20
+admin_token: "${ADMIN}"
+providers:
+  - { name: mock, kind: mock }
+models:
+  - { name: gpt-mock, price: { input: 1, output: 2 }, deployments: [ { provider: mock, model: gpt-mock } ] }
+`;
+    const a = await startGateway({ configYaml });
+    gateways.push(a);
+    const b = await startGateway({ configYaml });
+    gateways.push(b);
+    const created = await fetch(`${a.url}/admin/keys`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'via-api' }) });
+    assert.equal(created.status, 201);
+    const { key } = (await created.json()) as { key: string };
+    // No wait: B has not polled yet, and looks the unknown key up in the shared store.
+    const client = new OpenAI({ baseURL: `${b.url}/v1`, apiKey: key, maxRetries: 0 });
+    validateChatCompletion(await client.chat.completions.create({ model: 'gpt-mock', messages: [{ role: 'user', content: 'hello' }] }));
+    // B's report flushes B's rows; A's rows would be there too.
+    const report = (await (await fetch(`${b.url}/admin/usage?key=via-api&group_by=model`, { headers: { authorization: `Bearer ${ADMIN}` } })).json()) as { groups: { model: string; requests: number; cost_usd: number }[] };
+    assert.deepEqual(report.groups.map((g) => [g.model, g.requests]), [['gpt-mock', 1]]);
+    assert.ok(report.groups[0].cost_usd > 0);
+  });
 }

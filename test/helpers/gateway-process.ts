@@ -93,7 +93,7 @@ export async function startGateway(opts: { configYaml: string; env?: Record<stri
       return rec;
     },
     async stop() {
-      if (!child || child.exitCode !== null) return;
+      if (!child || child.exitCode !== null || child.signalCode !== null) return;
       const exited = once(child, 'exit');
       child.kill('SIGTERM');
       await exited;
@@ -102,7 +102,7 @@ export async function startGateway(opts: { configYaml: string; env?: Record<stri
       child?.kill(name);
     },
     async kill() {
-      if (!child || child.exitCode !== null) return;
+      if (!child || child.exitCode !== null || child.signalCode !== null) return;
       const exited = once(child, 'exit');
       child.kill('SIGKILL');
       await exited;

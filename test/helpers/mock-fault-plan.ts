@@ -3,6 +3,7 @@
 
 import { encodeSse } from '../../src/core/sse.ts';
 import { mockErrorBody } from './mock-errors.ts';
+import { responsesErrorFrame } from './mock-responses-wire.ts';
 import type { Damage, PreparedResponse } from './mock-respond.ts';
 import type { Fault, HeaderMap, MockDialect } from './mock-upstream-types.ts';
 
@@ -62,7 +63,9 @@ export function planFault(options: {
       // In-stream errors carry no request_id; the event name is what the Anthropic SDK dispatches on.
       const frame = dialect === 'anthropic'
         ? encodeSse('error', JSON.stringify({ type: 'error', error: (body as { error: unknown }).error }))
-        : encodeSse(undefined, JSON.stringify(body));
+        : dialect === 'responses'
+          ? responsesErrorFrame((body as { error: { message: string } }).error.message, fault.afterEvents ?? 2)
+          : encodeSse(undefined, JSON.stringify(body));
       return { action: 'write', prepared, damage: { kind: 'tail', at: fault.afterEvents ?? 2, text: frame } };
     }
     case 'non-json-200': {

@@ -79,7 +79,7 @@ export function planReply(options: {
 }): ReplyPlan {
   const { dialect, recorded, config, sequence } = options;
   const body = isObject(recorded.json) ? recorded.json : {};
-  const tool = chooseTool(dialect, body);
+  const tool = chooseTool(dialect, body, config.toolName);
   const preamble = tool === undefined ? undefined : config.toolPreambleText;
   const replyText = typeof config.replyText === 'function' ? config.replyText(recorded) : config.replyText;
   const ended = applyStop(preamble ?? (tool === undefined ? replyText ?? DEFAULT_REPLY_TEXT : ''), stopSequences(dialect, body));
@@ -118,7 +118,7 @@ interface ChosenTool {
   schema: unknown;
 }
 
-function chooseTool(dialect: MockDialect, body: Json): ChosenTool | undefined {
+function chooseTool(dialect: MockDialect, body: Json, only: string | undefined): ChosenTool | undefined {
   const tools = Array.isArray(body.tools) ? body.tools.filter(isObject) : [];
   if (tools.length === 0 || lastMessageIsToolResult(dialect, body)) return undefined;
   const choice = body.tool_choice;
@@ -128,6 +128,7 @@ function chooseTool(dialect: MockDialect, body: Json): ChosenTool | undefined {
     const fn = isObject(t.function) ? t.function : {};
     return { name: String(fn.name), schema: fn.parameters };
   });
+  if (only !== undefined) return all.find((t) => t.name === only);
   let wanted: unknown;
   if (isObject(choice)) wanted = dialect === 'anthropic' ? choice.name : isObject(choice.function) ? choice.function.name : undefined;
   return all.find((t) => t.name === wanted) ?? all[0];

@@ -3,13 +3,19 @@
 
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 
-export type MockDialect = 'openai' | 'anthropic';
+/** The wire format of a request's path; `responses` (POST /v1/responses) answers errors in OpenAI's shape. */
+export type MockDialect = 'openai' | 'anthropic' | 'responses';
 
 export interface MockUpstreamOptions {
   /** Reply text, or a function of the request. Default `DEFAULT_REPLY_TEXT`. */
   replyText?: string | ((req: RecordedRequest) => string);
   /** Text sent before a tool call (Anthropic: its own text block). Default none. */
   toolPreambleText?: string;
+  /**
+   * Call only the tool of this name, when the request offers it (else answer with text); default the first
+   * tool offered (or the one `tool_choice` names). For agents that send dozens of tools.
+   */
+  toolName?: string;
   /** Tool input the mock answers with; default built from the first tool's JSON schema. */
   toolArguments?: Record<string, unknown>;
   /** Content (or tool-argument) deltas per streamed reply; fewer when the text is shorter. Default 3. */

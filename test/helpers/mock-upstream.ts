@@ -1,7 +1,7 @@
 // A programmable upstream on 127.0.0.1 that speaks the real OpenAI and Anthropic wire formats, records every
 // request and can be told to fail in specific ways, so end-to-end tests exercise the gateway against
-// something that behaves like a provider. Routes: POST /v1/chat/completions, GET /v1/models (OpenAI);
-// POST /v1/messages, POST /v1/messages/count_tokens (Anthropic).
+// something that behaves like a provider. Routes: POST /v1/chat/completions, POST /v1/responses,
+// POST /v1/responses/input_tokens, GET /v1/models (OpenAI); POST /v1/messages, POST /v1/messages/count_tokens (Anthropic).
 //
 //   const up = await startMockUpstream();          // openai base `${up.url}/v1`, anthropic base `${up.url}`
 //   up.enqueue({ kind: 'status', status: 429, headers: { 'retry-after': '1' } });   // next request only
@@ -20,6 +20,7 @@ import { EventEmitter } from 'node:events';
 import { anthropicFrames, anthropicMessage, anthropicTokenCount } from './mock-anthropic-wire.ts';
 import { mockErrorBody } from './mock-errors.ts';
 import { openaiCompletion, openaiFrames, openaiModelList } from './mock-openai-wire.ts';
+import { responsesAsChat, responsesBody, responsesFrames } from './mock-responses-wire.ts';
 import { mockPromptTokens, planReply } from './mock-reply.ts';
 import { closeSignal, pause, writePrepared } from './mock-respond.ts';
 import type { PreparedResponse } from './mock-respond.ts';
@@ -34,17 +35,19 @@ export { mockErrorBody } from './mock-errors.ts';
 
 const DEFAULT_WAIT_MS = 2000;
 
-type Route = 'chat' | 'models' | 'messages' | 'count_tokens';
+type Route = 'chat' | 'models' | 'messages' | 'count_tokens' | 'responses' | 'responses_input_tokens';
 
 const ROUTES: Record<string, { method: string; route: Route }> = {
   '/v1/chat/completions': { method: 'POST', route: 'chat' },
   '/v1/models': { method: 'GET', route: 'models' },
   '/v1/messages': { method: 'POST', route: 'messages' },
   '/v1/messages/count_tokens': { method: 'POST', route: 'count_tokens' },
+  '/v1/responses': { method: 'POST', route: 'responses' },
+  '/v1/responses/input_tokens': { method: 'POST', route: 'responses_input_tokens' },
 };
 
 function dialectOfPath(path: string): MockDialect {
-  return path.startsWith('/v1/messages') ? 'anthropic' : 'openai';
+  return path.startsWith('/v1/messages') ? 'anthropic' : path.startsWith('/v1/responses') ? 'responses' : 'openai';
 }
 
 function parseJson(body: Buffer): unknown {
@@ -236,7 +239,14 @@ class MockUpstreamServer implements MockUpstream {
     }
     if (entry.route === 'models') return json(200, openaiModelList(this.#options.models ?? ['mock-model']));
     if (entry.route === 'count_tokens') return json(200, anthropicTokenCount(mockPromptTokens(recorded.json)));
-    const plan = planReply({ dialect, recorded, config: this.#options, sequence });
+    if (entry.route === 'responses_input_tokens') return json(200, { object: 'response.input_tokens', input_tokens: mockPromptTokens(responsesAsChat(recorded.json)) });
+    if (entry.route === 'responses') {
+      const asked = { ...recorded, json: responsesAsChat(recorded.json) };
+      const rplan = planReply({ dialect: 'openai', recorded: asked, config: this.#options, sequence });
+      if (!rplan.stream) return json(200, responsesBody(rplan, recorded.json));
+      return { status: 200, headers: { ...headers, 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' }, pieces: responsesFrames(rplan, recorded.json), stream: true };
+    }
+    const plan = planReply({ dialect: dialect === 'anthropic' ? 'anthropic' : 'openai', recorded, config: this.#options, sequence });
     if (!plan.stream) return json(200, dialect === 'openai' ? openaiCompletion(plan) : anthropicMessage(plan));
     return {
       status: 200,

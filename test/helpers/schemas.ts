@@ -148,6 +148,7 @@ export const validateChatCompletion = createValidator('openai', 'CreateChatCompl
 export const validateChatCompletionChunk = createValidator('openai', 'CreateChatCompletionStreamResponse');
 export const validateOpenAIError = createValidator('openai', 'ErrorResponse');
 export const validateModelList = createValidator('openai', 'ListModelsResponse');
+export const validateResponse = createValidator('openai', 'Response');
 export const validateMessage = createValidator('anthropic', 'Message');
 export const validateMessageStreamEvent = createValidator('anthropic', 'MessageStreamEvent');
 export const validateAnthropicError = createValidator('anthropic', 'ErrorResponse');
@@ -159,3 +160,19 @@ export function parseSseText(text: string): SseEvent[] {
 }
 
 export type { SseEvent };
+
+/**
+ * A Responses API stream event, checked against the one member of the `ResponseStreamEvent` union its
+ * `type` names (the union itself lists every member's errors, which hides the one that matters).
+ */
+export function validateResponseStreamEvent(value: unknown): void {
+  const type = (value as { type?: unknown } | null)?.type;
+  const schemas = loadComponentSchemas('openai');
+  const union = schemas.ResponseStreamEvent as { anyOf?: { $ref: string }[]; oneOf?: { $ref: string }[] };
+  for (const member of union.anyOf ?? union.oneOf ?? []) {
+    const name = member.$ref.split('/').at(-1)!;
+    const props = (schemas[name] as { properties?: { type?: { enum?: unknown[] } } }).properties;
+    if (props?.type?.enum?.includes(type)) return createValidator('openai', name)(value);
+  }
+  throw new Error(`no Responses stream event has the type ${JSON.stringify(type)}`);
+}

@@ -181,3 +181,24 @@ test('availableInMs: 0 when it may be tried, the rest of the cooldown when open,
   breaker.onCredentialsRejected('b');
   assert.equal(breaker.availableInMs('b'), null);
 });
+
+test('health(): recent calls and failures in the window, the last failure and how long ago, the cooldown left', () => {
+  const { clock, breaker } = setup();
+  assert.deepEqual(breaker.health('a'), { state: 'closed', consecutiveFailures: 0, retryInMs: 0, recentCalls: 0, recentFailures: 0, lastFailure: null });
+  breaker.onFailure('a', 'HTTP 503');
+  breaker.onSuccess('a');
+  breaker.onSuccess('a');
+  clock.advance(1_000);
+  let h = breaker.health('a');
+  assert.deepEqual([h.state, h.recentCalls, h.recentFailures, h.lastFailure], ['closed', 3, 1, { reason: 'HTTP 503', agoMs: 1_000 }]);
+  clock.advance(60_000);
+  h = breaker.health('a');
+  assert.deepEqual([h.recentCalls, h.recentFailures], [0, 0], 'outside the window');
+  assert.equal(h.lastFailure?.reason, 'HTTP 503', 'the last failure is kept');
+  fail(breaker, 'a', 5);
+  clock.advance(10_000);
+  h = breaker.health('a');
+  assert.deepEqual([h.state, h.retryInMs, h.lastFailure?.reason], ['open', 20_000, 'failed']);
+  breaker.onCredentialsRejected('b');
+  assert.match(breaker.health('b').lastFailure?.reason ?? '', /credentials/);
+});

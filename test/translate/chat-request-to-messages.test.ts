@@ -1,8 +1,8 @@
 // Chat-completions request → Anthropic messages request: one table row per bullet of issue 3.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { chatRequestToMessages, LEADING_USER_PLACEHOLDER, TranslationError } from '../../src/translate/index.ts';
-import type { ChatRequest, ChatToMessagesOptions } from '../../src/translate/index.ts';
+import { chatRequestToMessages, LEADING_USER_PLACEHOLDER, TranslationError } from './hub-pairs.ts';
+import type { ChatRequest, ChatToMessagesOptions } from './hub-pairs.ts';
 import { createValidator } from '../helpers/schemas.ts';
 
 const validateRequest = createValidator('anthropic', 'CreateMessageParams');
@@ -305,4 +305,36 @@ test('what has no Anthropic field is said: user names dropped (recorded); an ass
   });
   assert.ok(r.adjustments.includes('name dropped from 2 user messages'), r.adjustments.join('; '));
   assert.deepEqual(r.body.messages[1], { role: 'assistant', content: 'I cannot help with that.' });
+});
+
+test('prompt caching survives translation: cache_control on system, tools, parts and messages reaches the Anthropic body', () => {
+  const eph = { type: 'ephemeral' };
+  const r = tr({
+    messages: [
+      { role: 'system', content: [{ type: 'text', text: 'Long rules.', cache_control: eph }] },
+      { role: 'user', content: [{ type: 'text', text: 'Doc', cache_control: { type: 'ephemeral', ttl: '1h' } }, { type: 'text', text: 'Question' }] },
+      { role: 'assistant', content: 'Answer', cache_control: eph },
+      { role: 'user', content: 'Next' },
+    ] as never,
+    tools: [{ type: 'function', function: { name: 'f' }, cache_control: eph } as never],
+  });
+  assert.deepEqual(r.body.system, [{ type: 'text', text: 'Long rules.', cache_control: eph }]);
+  assert.deepEqual(r.body.tools?.[0].cache_control, eph);
+  assert.deepEqual(r.body.messages, [
+    { role: 'user', content: [{ type: 'text', text: 'Doc', cache_control: { type: 'ephemeral', ttl: '1h' } }, { type: 'text', text: 'Question' }] },
+    { role: 'assistant', content: [{ type: 'text', text: 'Answer', cache_control: eph }] },
+    { role: 'user', content: 'Next' },
+  ]);
+});
+
+test('refused parameters are left out of the Anthropic body and named', () => {
+  const r = tr({ temperature: 0.5, top_p: 0.9, top_k: 4 }, { refusedParams: ['temperature', 'top_p', 'top_k'] });
+  assert.equal(r.body.temperature, undefined);
+  assert.equal(r.body.top_p, undefined);
+  assert.equal(r.body.top_k, undefined);
+  assert.deepEqual(r.adjustments, [
+    "temperature left out: the deployment's model refuses it",
+    "top_p left out: the deployment's model refuses it",
+    "top_k left out: the deployment's model refuses it",
+  ]);
 });

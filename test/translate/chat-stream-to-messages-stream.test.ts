@@ -2,9 +2,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { SseDecoder } from '../../src/core/sse.ts';
-import { ChatStreamToMessagesStream } from '../../src/translate/index.ts';
-import { plainContentDelta } from '../../src/translate/chat-stream-to-messages-stream.ts';
-import type { ChatStreamToMessagesOptions } from '../../src/translate/index.ts';
+import { ChatStreamToMessagesStream } from './hub-pairs.ts';
+import { plainContentDelta } from '../../src/dialects/openai-chat/plain-content-delta.ts';
+import type { ChatStreamToMessagesOptions } from './hub-pairs.ts';
 import { parseSseText } from '../helpers/schemas.ts';
 import { rebuildAnthropic } from './anthropic-stream-check.ts';
 import { assertGolden, readFixture } from './golden.ts';

@@ -9,13 +9,13 @@ import { validateMessagesRequest } from '../../src/dialects/anthropic-messages/v
 import { estimatePromptTokens, requestedMaxTokens } from '../../src/admission/estimate-tokens.ts';
 import { GatewayError } from '../../src/core/errors.ts';
 import { nestedDeeperThan } from '../../src/core/json.ts';
-import { ChatToAnthropicExchange, MAX_TRANSLATED_DEPTH } from '../../src/pipeline/translated-exchange.ts';
+import { ChatToAnthropicExchange, MAX_TRANSLATED_DEPTH } from './hub-pairs.ts';
 import { SseDecoder, type SseEvent } from '../../src/core/sse.ts';
 import {
   chatRequestToMessages, messagesRequestToChat, messagesResponseToChat, chatResponseToMessages,
   MessagesStreamToChatStream, ChatStreamToMessagesStream, TranslationError,
   type ChatRequest, type MessagesRequest,
-} from '../../src/translate/index.ts';
+} from './hub-pairs.ts';
 import { ANTHROPIC_REPLY_SEED, CHAT_REQUEST_SEED, MESSAGES_REQUEST_SEED, OPENAI_REPLY_SEED, createMutator } from '../helpers/mutate-json.ts';
 import { GOLDEN_DIR } from './golden.ts';
 

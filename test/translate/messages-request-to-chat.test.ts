@@ -1,8 +1,8 @@
 // Anthropic messages request → chat-completions request for an OpenAI-compatible upstream.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { messagesRequestToChat, TranslationError } from '../../src/translate/index.ts';
-import type { MessagesRequest } from '../../src/translate/index.ts';
+import { messagesRequestToChat, TranslationError } from './hub-pairs.ts';
+import type { MessagesRequest } from './hub-pairs.ts';
 import { createValidator } from '../helpers/schemas.ts';
 
 const validateRequest = createValidator('openai', 'CreateChatCompletionRequest');
@@ -144,4 +144,34 @@ test('a prefill (final assistant turn) is sent as history and the caller is told
   assert.deepEqual(r.body.messages.at(-1), { role: 'assistant', content: '{' });
   assert.ok(r.adjustments.some((a) => a.startsWith('final assistant message sent as history')), r.adjustments.join('; '));
   assert.ok(!tr({}).adjustments.some((a) => a.startsWith('final assistant')));
+});
+
+test('a system message inside the conversation (Claude Code sends one) becomes a system message at that position', () => {
+  const r = tr({
+    system: 'Top.',
+    messages: [
+      { role: 'user', content: 'Hi' },
+      { role: 'system', content: 'Use the tools.' } as never,
+      { role: 'assistant', content: 'Hello' },
+      { role: 'user', content: 'Go' },
+    ],
+  });
+  assert.deepEqual(r.body.messages, [
+    { role: 'system', content: 'Top.' },
+    { role: 'user', content: 'Hi' },
+    { role: 'system', content: 'Use the tools.' },
+    { role: 'assistant', content: 'Hello' },
+    { role: 'user', content: 'Go' },
+  ]);
+  assert.deepEqual(r.adjustments, []);
+});
+
+test('a deployment that refuses temperature and top_p gets neither, and the caller is told', () => {
+  const r = messagesRequestToChat(
+    { model: 'claude-x', max_tokens: 10, messages: [{ role: 'user', content: 'Hi' }], temperature: 0.3, top_p: 0.5 } as MessagesRequest,
+    { upstreamModel: 'o3', refusedParams: ['temperature', 'top_p'] },
+  );
+  assert.equal(r.body.temperature, undefined);
+  assert.equal(r.body.top_p, undefined);
+  assert.deepEqual(r.adjustments, ["temperature left out: the deployment's model refuses it", "top_p left out: the deployment's model refuses it"]);
 });

@@ -2,9 +2,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { SseDecoder } from '../../src/core/sse.ts';
-import { MessagesStreamToChatStream } from '../../src/translate/index.ts';
-import { plainTextDelta } from '../../src/translate/messages-stream-to-chat-stream.ts';
-import type { MessagesStreamToChatOptions } from '../../src/translate/index.ts';
+import { MessagesStreamToChatStream } from './hub-pairs.ts';
+import { plainTextDelta } from '../../src/dialects/anthropic-messages/plain-text-delta.ts';
+import type { MessagesStreamToChatOptions } from './hub-pairs.ts';
 import { parseSseText, validateChatCompletionChunk, validateOpenAIError } from '../helpers/schemas.ts';
 import { assertGolden, readFixture } from './golden.ts';
 

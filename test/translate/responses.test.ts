@@ -1,8 +1,8 @@
 // Non-streaming replies both ways: Message → chat.completion and chat.completion → Message, validated by schema.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { chatResponseToMessages, messagesResponseToChat, RAW_ARGUMENTS_KEY, STOP_REASON_TO_FINISH_REASON, FINISH_REASON_TO_STOP_REASON } from '../../src/translate/index.ts';
-import type { ChatCompletion, Message } from '../../src/translate/index.ts';
+import { chatResponseToMessages, messagesResponseToChat, RAW_ARGUMENTS_KEY, STOP_REASON_TO_FINISH_REASON, FINISH_REASON_TO_STOP_REASON } from './hub-pairs.ts';
+import type { ChatCompletion, Message } from './hub-pairs.ts';
 import { createValidator, validateChatCompletion, validateMessage } from '../helpers/schemas.ts';
 
 const validateMessageStrict = createValidator('anthropic', 'Message', { requireNullable: true });

@@ -7,7 +7,7 @@ import { after, before, test } from 'node:test';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { SseDecoder } from '../../src/core/sse.ts';
-import { ChatStreamToMessagesStream, MessagesStreamToChatStream } from '../../src/translate/index.ts';
+import { ChatStreamToMessagesStream, MessagesStreamToChatStream } from './hub-pairs.ts';
 import { readFixture } from './golden.ts';
 
 function translate(fixture: string, t: { push(ev: { event: string | undefined; data: string }): string; end(): string }): string {

@@ -1,7 +1,8 @@
 // Upstream error bodies re-shaped into the client's dialect with statuses per DESIGN.md and text preserved.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { maskSecrets, upstreamErrorToDialect } from '../../src/translate/index.ts';
+import { maskSecrets } from '../../src/translate/hub/upstream-error.ts';
+import { upstreamErrorToDialect } from '../../src/pipeline/upstream-error.ts';
 import { validateAnthropicError, validateOpenAIError } from '../helpers/schemas.ts';
 
 const ANT_BODY = (type: string, message: string) => JSON.stringify({ type: 'error', error: { type, message }, request_id: 'req_1' });

@@ -37,6 +37,19 @@ test('per-deployment translation options: the max_tokens field and the structure
   assert.equal(body.max_tokens, undefined);
 });
 
+test('refused_params: the parameters a deployment\'s model refuses are left out of what it is sent', async () => {
+  const text = base.replace('model: m2, priority: 2, weight: 3', 'model: o3, refused_params: [temperature, top_p]');
+  const d = parseConfigText(text, { source: 'x.yaml', env: { K: 'k' } }).models[1].deployments[0];
+  assert.deepEqual(d.refusedParams, ['temperature', 'top_p']);
+  assert.throws(() => parseConfigText(base.replace('weight: 3', 'weight: 3, refused_params: temperature'), { source: 'x.yaml', env: { K: 'k' } }), /deployments\[0\]\.refused_params/);
+  const { exchangeFor } = await import('../../src/pipeline/exchange-for.ts');
+  const parsed = { model: 'claude-x', max_tokens: 300, temperature: 0.1, messages: [{ role: 'user', content: 'Hi' }] };
+  const input = { dialect: 'anthropic' as const, raw: Buffer.from(JSON.stringify(parsed)), text: JSON.stringify(parsed), parsed, facts: { model: 'claude-x', stream: false, includeUsage: false }, promptEstimate: () => 1, defaultMaxTokens: 4096 };
+  const exchange = exchangeFor(input as never, d);
+  assert.equal((JSON.parse(exchange.upstreamBody().toString()) as Record<string, unknown>).temperature, undefined);
+  assert.match(exchange.responseHeaders['x-modelgate-adjusted'] ?? '', /temperature left out/);
+});
+
 test('errors name the file, the key path and the problem', () => {
   const cases: [string, RegExp][] = [
     [base.replace('kind: openai', 'kind: azure'), /x\.yaml[\s\S]*providers\[0\]\.kind/],
@@ -75,6 +88,15 @@ test('metrics_token: set from the environment, or left empty for an open /metric
   assert.throws(() => parseConfigText(base + 'metrics_token: 42\n', { source: 'x', env }), /at metrics_token/);
 });
 
+test('admin_token: from the file, else MODELGATE_ADMIN_TOKEN; off when neither; a short token is refused', () => {
+  const env = { K: 'k' };
+  assert.equal(parseConfigText(base, { source: 'x', env }).adminToken, null);
+  assert.equal(parseConfigText(base + 'admin_token: "file-token-0123456789"\n', { source: 'x', env: { ...env, MODELGATE_ADMIN_TOKEN: 'env-token-0123456789' } }).adminToken, 'file-token-0123456789');
+  assert.equal(parseConfigText(base, { source: 'x', env: { ...env, MODELGATE_ADMIN_TOKEN: 'env-token-0123456789' } }).adminToken, 'env-token-0123456789');
+  assert.equal(parseConfigText(base + 'admin_token: ""\n', { source: 'x', env: { ...env, MODELGATE_ADMIN_TOKEN: '' } }).adminToken, null);
+  assert.throws(() => parseConfigText(base + 'admin_token: "short"\n', { source: 'x', env }), /at least 16 characters/);
+});
+
 test('numeric settings filled from the environment are numbers; what is not a number is still an error', () => {
   const env = { K: 'k', PORT: '9090', PRICE: '0.15', FLUSH: '' };
   const c = parseConfigText(
@@ -89,4 +111,15 @@ test('numeric settings filled from the environment are numbers; what is not a nu
   assert.throws(() => parseConfigText(base + 'listen:\n  port: ${PORT}\n', { source: 'x', env: { K: 'k', PORT: '0x50' } }), /at listen\.port/);
   // Strings stay strings: an API key of digits is not turned into a number.
   assert.equal(parseConfigText(base, { source: 'x', env: { K: '12345' } }).providers[0].apiKeys[0], '12345');
+});
+
+test('apis: which OpenAI endpoints a kind openai upstream serves; stored responses retention', async () => {
+  const c = parseConfigText(base.replace('api_key: "${K}" }', 'api_key: "${K}", apis: [chat, responses, embeddings] }') + 'responses_retention_days: 7\n', { source: 'x.yaml', env: { K: 'k' } });
+  assert.deepEqual(c.providers[0].apis, ['chat', 'responses', 'embeddings']);
+  assert.equal(c.responsesRetentionMs, 7 * 86_400_000);
+  const d = parseConfigText(base, { source: 'x.yaml', env: { K: 'k' } });
+  assert.deepEqual(d.providers[0].apis, ['chat', 'embeddings'], 'default: chat and embeddings');
+  assert.equal(d.responsesRetentionMs, 30 * 86_400_000);
+  assert.throws(() => parseConfigText(base.replace('apis', 'x').replace('api_key: "${K}" }', 'api_key: "${K}", apis: [images] }'), { source: 'x.yaml', env: { K: 'k' } }), /providers\[0\]\.apis/);
+  assert.throws(() => parseConfigText(base.replace('kind: openai, base_url: "http://x/v1"', 'kind: anthropic, base_url: "http://x"').replace('api_key: "${K}" }', 'api_key: "${K}", apis: [responses] }'), { source: 'x.yaml', env: { K: 'k' } }), /only kind openai/);
 });

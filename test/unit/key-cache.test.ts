@@ -115,3 +115,57 @@ test('a database that stops answering is reported once, and once again when it i
   assert.deepEqual(said, ['error: Error: connection refused', 'recovered']);
   cache.stop();
 });
+
+test('refreshNow: callers at once share one store read that starts after they asked; a later caller gets a new one', async () => {
+  const keys = { list: [record(A)], version: 1 };
+  let reads = 0;
+  let release: () => void = () => undefined;
+  let gate = Promise.resolve();
+  const store = {
+    keysVersion: async () => {
+      reads++;
+      await gate;
+      return keys.version;
+    },
+    listKeys: async () => keys.list,
+  } as unknown as Store;
+  const cache = new KeyCache({ store, onError: () => undefined });
+  await cache.refresh();
+  assert.equal(cache.lookup(B), null);
+  reads = 0;
+  gate = new Promise((r) => (release = r));
+  const first = cache.refreshNow();
+  // B is made while the first read is under way: it may have read the version before B existed.
+  keys.list = [record(A), record(B)];
+  keys.version = 2;
+  const waiting = [cache.refreshNow(), cache.refreshNow(), cache.refreshNow()];
+  release();
+  await first;
+  await Promise.all(waiting);
+  assert.equal(reads, 2, 'one read in flight and one queued, whatever the number of callers');
+  assert.equal(cache.lookup(B)?.id, 'id-b');
+  await cache.refreshNow();
+  assert.equal(reads, 3);
+});
+
+test('authenticateFresh: a known key at once; a key another replica just made after one store read; an unknown one still 401', async () => {
+  const { authenticateFresh } = await import('../../src/pipeline/authenticate.ts');
+  const keys = { list: [record(A)], version: 1 };
+  const cache = new KeyCache({ store: fakeStore(keys), onError: () => undefined });
+  await cache.refresh();
+  const now = Date.now();
+  const bearer = (k: string) => ({ authorization: `Bearer ${k}` });
+  const known = authenticateFresh(bearer(A), cache, now);
+  assert.ok(!(known instanceof Promise), 'no store read for a key the cache has');
+  assert.equal(known.id, 'id-a');
+  keys.list = [record(A), record(B)];
+  keys.version = 2;
+  const fresh = authenticateFresh(bearer(B), cache, now);
+  assert.ok(fresh instanceof Promise);
+  assert.equal((await fresh).id, 'id-b');
+  await assert.rejects(Promise.resolve(authenticateFresh(bearer('sk-' + 'c'.repeat(48)), cache, now)), { code: 'invalid_api_key' });
+  keys.list = [record(A, { disabled: true }), record(B)];
+  keys.version = 3;
+  await cache.refresh();
+  assert.throws(() => authenticateFresh(bearer(A), cache, now), { code: 'key_disabled' }, 'other refusals stand without a store read');
+});

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { PassthroughExchange } from '../../src/pipeline/passthrough-exchange.ts';
-import { ChatToAnthropicExchange, MessagesToOpenAIExchange } from '../../src/pipeline/translated-exchange.ts';
+import { ChatToAnthropicExchange, MessagesToOpenAIExchange } from '../translate/hub-pairs.ts';
 import { estimatedReplyUsage } from '../../src/pipeline/reply-usage-estimate.ts';
 
 const estimate = (): number => 42;

@@ -28,3 +28,13 @@ test('endpointClass puts any path in one of a few fixed classes (metrics labels 
   ];
   for (const [path, want] of cases) assert.equal(endpointClass(path), want, path);
 });
+
+test('/v1/responses, its token count, and /v1/responses/{id} for GET and DELETE', async () => {
+  const { findRoute, responseIdOf } = await import('../../src/http/routes.ts');
+  assert.equal(findRoute('/v1/responses')?.name, 'responses');
+  assert.equal(findRoute('/v1/responses/input_tokens')?.name, 'responses_input_tokens');
+  const one = findRoute('/v1/responses/resp_abc');
+  assert.deepEqual([one?.name, one?.method, one?.alsoMethod, one?.dialect], ['response', 'GET', 'DELETE', 'responses']);
+  assert.equal(findRoute('/v1/responses/resp_abc/input_items'), undefined);
+  assert.equal(responseIdOf('/v1/responses/resp%5Fx'), 'resp_x');
+});

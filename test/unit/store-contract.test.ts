@@ -105,6 +105,50 @@ function contract(name: string, open: () => Promise<Store>): void {
       }
     });
 
+    test('admin reports: totals per day, hour, model, key and deployment; latency percentiles; filters', async () => {
+      const store = await open();
+      try {
+        await store.insertKey(key({}));
+        const HOUR = 3_600_000;
+        await store.writeUsage([
+          row({ requestId: 'a1', latencyMs: 10, cacheReadTokens: 4 }),
+          row({ requestId: 'a2', latencyMs: 30, ts: T0 + HOUR, costNanos: 300 }),
+          row({ requestId: 'a3', latencyMs: 20, ts: T0 + HOUR + 5, status: 502, errorCode: 'upstream_error', deployment: null, inputTokens: 0, outputTokens: 0, costNanos: 0 }),
+          row({ requestId: 'b1', keyId: 'key_gone', model: 'claude', deployment: 'claude#1', latencyMs: 7, ts: T0 + DAY, cacheWriteTokens: 2 }),
+        ]);
+        const range = { fromMs: T0 - DAY, toMs: T0 + 2 * DAY };
+        const byModel = plain(await store.usageGroups(range, ['model']));
+        assert.deepEqual(byModel, [
+          { dims: ['claude'], requests: 1, errors: 0, inputTokens: 10, outputTokens: 5, cacheReadTokens: 0, cacheWriteTokens: 2, costNanos: 100, latencyP50Ms: 7, latencyP95Ms: 7, latencyP99Ms: 7 },
+          { dims: ['gpt-4o'], requests: 3, errors: 1, inputTokens: 20, outputTokens: 10, cacheReadTokens: 4, cacheWriteTokens: 0, costNanos: 400, latencyP50Ms: 20, latencyP95Ms: 30, latencyP99Ms: 30 },
+        ]);
+        const byDay = plain(await store.usageGroups(range, ['day']));
+        assert.deepEqual(byDay.map((g) => [g.dims[0], g.requests]), [[Date.UTC(2026, 10, 1), 3], [Date.UTC(2026, 10, 2), 1]]);
+        const byHourKey = plain(await store.usageGroups({ ...range, keyId: 'key_a' }, ['hour', 'key']));
+        assert.deepEqual(byHourKey.map((g) => [g.dims, g.requests, g.errors]), [[[T0, 'key_a'], 1, 0], [[T0 + HOUR, 'key_a'], 2, 1]]);
+        const byDeployment = plain(await store.usageGroups(range, ['deployment']));
+        assert.deepEqual(byDeployment.map((g) => g.dims[0]), [null, 'claude#1', 'gpt-4o#0'], 'no deployment (nothing reached) sorts first on both');
+        const all = plain(await store.usageGroups(range, []));
+        assert.equal(all.length, 1);
+        assert.equal(all[0].requests, 4);
+        assert.deepEqual(plain(await store.usageGroups({ fromMs: T0 + 2 * DAY, toMs: T0 + 3 * DAY }, ['model'])), [], 'an empty range has no groups');
+        assert.deepEqual(plain(await store.usageGroups({ ...range, model: 'claude' }, ['key'])).map((g) => g.dims), [['key_gone']]);
+        assert.equal((await store.usageGroups({ ...range, errorsOnly: true }, []))[0].requests, 1);
+
+        const newest = await store.usageRecords(range, { limit: 2 });
+        assert.deepEqual(newest.map((r) => r.requestId), ['b1', 'a3']);
+        assert.equal(newest[0].keyMasked, null, 'a deleted key has no masked form to show');
+        assert.deepEqual([newest[1].keyName, newest[1].keyMasked, newest[1].status, newest[1].errorCode, newest[1].deployment, newest[1].ttfbMs, newest[1].streamed], ['alice', 'sk-a…aaaa', 502, 'upstream_error', null, 2, false]);
+        const next = await store.usageRecords(range, { limit: 2, beforeId: newest[1].id });
+        assert.deepEqual(next.map((r) => r.requestId), ['a2', 'a1']);
+        assert.deepEqual((await store.usageRecords(range, { limit: 2, beforeId: next[1].id })).map((r) => r.requestId), []);
+        assert.deepEqual((await store.usageRecords({ ...range, deployment: 'claude#1' }, { limit: 10 })).map((r) => r.requestId), ['b1']);
+        assert.deepEqual((await store.usageRecords({ ...range, errorsOnly: true, keyId: 'key_a' }, { limit: 10 })).map((r) => r.requestId), ['a3']);
+      } finally {
+        await store.close();
+      }
+    });
+
     test('a usage batch is all or nothing', async () => {
       const store = await open();
       try {

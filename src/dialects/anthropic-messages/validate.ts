@@ -1,14 +1,16 @@
 // Validation of POST /v1/messages bodies (SPEC §2.3 and §8): required max_tokens, first role user,
-// strict alternation, no system role inside messages, temperature 0–1.
+// strict alternation of user and assistant, temperature 0–1. Mid-conversation `role: "system"` items
+// (Claude Code sends them) are kept in place and do not take part in the alternation (DESIGN.md Part 3).
 import { GatewayError } from '../../core/errors.ts';
 import { isObject } from '../../core/json.ts';
 import type { RequestFacts } from '../request-facts.ts';
+import { checkVersionRules, type AnthropicVersion } from './version.ts';
 
 function bad(message: string, param: string): GatewayError {
   return new GatewayError('invalid_request', { message, param });
 }
 
-export function validateMessagesRequest(body: unknown): RequestFacts {
+export function validateMessagesRequest(body: unknown, version: AnthropicVersion = '2023-06-01'): RequestFacts {
   if (!isObject(body)) throw bad('The request body must be a JSON object.', '');
   const { model, messages, max_tokens: maxTokens, stream, system } = body;
   if (typeof model !== 'string' || model.length === 0) throw bad('model: Field required (a non-empty string).', 'model');
@@ -18,28 +20,32 @@ export function validateMessagesRequest(body: unknown): RequestFacts {
   }
   if (!Array.isArray(messages) || messages.length === 0) throw bad('messages: Field required (a non-empty array).', 'messages');
   let expected = 'user';
+  let seenTurn = false;
   for (let i = 0; i < messages.length; i++) {
     const m: unknown = messages[i];
     if (!isObject(m)) throw bad(`messages.${i}: must be an object.`, `messages.${i}`);
     if (m.role === 'system') {
-      throw bad(`messages.${i}.role: "system" is not allowed inside messages; put the system prompt in the top-level \`system\` field.`, `messages.${i}.role`);
+      systemItem(m.content, i);
+      continue;
     }
-    if (m.role !== 'user' && m.role !== 'assistant') throw bad(`messages.${i}.role: must be "user" or "assistant".`, `messages.${i}.role`);
+    if (m.role !== 'user' && m.role !== 'assistant') throw bad(`messages.${i}.role: must be "user", "assistant" or "system".`, `messages.${i}.role`);
     if (m.role !== expected) {
       throw bad(
-        i === 0
-          ? 'messages.0.role: the first message must use the "user" role.'
+        !seenTurn
+          ? `messages.${i}.role: the first message must use the "user" role${i === 0 ? '' : ' (system messages aside)'}.`
           : `messages.${i}.role: roles must alternate between "user" and "assistant"; found two "${m.role}" messages in a row.`,
         `messages.${i}.role`,
       );
     }
     expected = expected === 'user' ? 'assistant' : 'user';
+    seenTurn = true;
     const c = m.content;
     if (typeof c !== 'string' && !Array.isArray(c)) throw bad(`messages.${i}.content: must be a string or an array of content blocks.`, `messages.${i}.content`);
   }
   if (system !== undefined && system !== null && typeof system !== 'string' && !Array.isArray(system)) {
     throw bad('system: must be a string or an array of text blocks.', 'system');
   }
+  checkVersionRules(body, version);
   if (stream !== undefined && stream !== null && typeof stream !== 'boolean') throw bad('stream: must be a boolean.', 'stream');
   range(body, 'temperature', 0, 1);
   range(body, 'top_p', 0, 1);
@@ -55,6 +61,14 @@ export function validateMessagesRequest(body: unknown): RequestFacts {
   const tc = body.tool_choice;
   if (tc !== undefined && tc !== null && (!isObject(tc) || typeof tc.type !== 'string')) throw bad('tool_choice: must be an object with a `type`.', 'tool_choice');
   return { model, stream: stream === true, maxTokens, includeUsage: false };
+}
+
+/** A system item holds what the top-level `system` field may hold: a string or text blocks. */
+function systemItem(content: unknown, i: number): void {
+  if (typeof content === 'string') return;
+  if (!Array.isArray(content) || content.some((b) => !isObject(b) || b.type !== 'text' || typeof b.text !== 'string')) {
+    throw bad(`messages.${i}.content: a system message holds a string or an array of text blocks.`, `messages.${i}.content`);
+  }
 }
 
 function range(body: Record<string, unknown>, field: string, min: number, max: number): void {

@@ -49,14 +49,14 @@ export function validateChatRequest(body: unknown): RequestFacts {
   };
 }
 
-function optionalPositiveInt(body: Record<string, unknown>, field: string): number | null {
+export function optionalPositiveInt(body: Record<string, unknown>, field: string): number | null {
   const v = body[field];
   if (v === undefined || v === null) return null;
   if (typeof v !== 'number' || !Number.isInteger(v) || v < 1) throw bad(`\`${field}\` must be a positive integer.`, field);
   return v;
 }
 
-function optionalNumber(body: Record<string, unknown>, field: string, min: number, max: number): void {
+export function optionalNumber(body: Record<string, unknown>, field: string, min: number, max: number): void {
   const v = body[field];
   if (v === undefined || v === null) return;
   if (typeof v !== 'number' || !Number.isFinite(v) || v < min || v > max) throw bad(`\`${field}\` must be a number from ${min} to ${max}.`, field);

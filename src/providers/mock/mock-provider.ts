@@ -7,6 +7,7 @@ import type { StopLink, UpstreamCall, UpstreamResponse } from '../upstream-types
 import { ChunkFeed } from '../upstream-body.ts';
 import { anthropicMockEvents, anthropicMockJson } from './mock-anthropic.ts';
 import { openaiMockEvents, openaiMockJson } from './mock-openai.ts';
+import { responsesMockEvents, responsesMockJson, responsesPlanView } from './mock-responses.ts';
 import { planMockReply } from './mock-reply.ts';
 
 export async function callMockProvider(call: UpstreamCall): Promise<UpstreamResponse> {
@@ -16,8 +17,13 @@ export async function callMockProvider(call: UpstreamCall): Promise<UpstreamResp
   if (!isObject(body)) throw new Error('mock provider: body is not an object');
   const model = typeof body.model === 'string' ? body.model : call.deployment.model;
   const suffix = randomBytes(12).toString('hex');
-  const plan = planMockReply(body, mock.replyWords, call.dialect === 'anthropic' ? `toolu_${suffix}` : `call_${suffix}`);
+  const plan = planMockReply(call.dialect === 'responses' ? responsesPlanView(body) : body, mock.replyWords, call.dialect === 'anthropic' ? `toolu_${suffix}` : `call_${suffix}`);
   const stream = body.stream === true;
+  if (call.dialect === 'responses') {
+    const ids = { id: `resp_${suffix}`, model, created: Math.floor(Date.now() / 1000), request: body };
+    if (!stream) return { status: 200, headers: { 'content-type': 'application/json' }, body: feedOf(once(Buffer.from(responsesMockJson(plan, ids))), call.stop) };
+    return { status: 200, headers: { 'content-type': 'text/event-stream' }, body: feedOf(paced(responsesMockEvents(plan, ids), mock.chunkDelayMs, call.stop), call.stop) };
+  }
   if (!stream) {
     const json =
       call.dialect === 'anthropic'

@@ -1,6 +1,12 @@
 // What each dialect folder gives the hub: its client side (decode a caller's request, encode the reply
 // and stream back) and its upstream side (encode a request for that upstream, decode what it answers).
-// A translated exchange is one client side joined to one upstream side through the hub form.
+// A translated exchange is one client side joined to one upstream side through the hub form
+// (hub/translated-exchange.ts); hub/route.ts is the one switch that picks pass-through or the hub.
+// Contract: every function here is pure (no I/O); one decoder or encoder instance serves one request and
+// keeps its stream state in typed fields. Request decoders throw TranslationError for what the form
+// cannot hold; request encoders report what they changed or left out in `adjustments` (sent to the caller
+// as `x-modelgate-adjusted`). Stream decoders follow the event contract of events.ts; stream encoders
+// get those events in order, with a `usage` event carrying the billed usage just before `finish`.
 import type { SseEvent } from '../../core/sse.ts';
 import type { HubEvent } from './events.ts';
 import type { HubDialect, HubReply, HubRequest } from './form.ts';
@@ -19,6 +25,8 @@ export interface ClientReplyContext {
 export interface ClientStreamEncoder {
   /** Client SSE text for one hub event ('' when nothing is to be sent yet). */
   push(ev: HubEvent): string;
+  /** Responses API: the whole response object the stream ended with (JSON text), which the gateway stores. */
+  final?(): string | null;
 }
 
 export interface ClientSide {
@@ -48,6 +56,7 @@ export interface EncodedRequest {
 }
 
 export interface UpstreamStreamDecoder {
+  /** The hub events one upstream SSE event stands for (often none or one). */
   push(ev: SseEvent): HubEvent[];
   /** The upstream body ended: an `error` event if it stopped before its normal end. */
   end(): HubEvent[];

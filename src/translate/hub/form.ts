@@ -1,6 +1,11 @@
 // The hub's internal form of a generation request: every dialect decodes its requests into it and encodes
 // it into its upstream requests, so no pair of dialects is ever written twice (issue 35). Shaped after
 // the Vercel AI SDK's LanguageModelV3 prompt, with the inbound direction and cache markers added.
+// Contract: a decoder refuses (TranslationError, a 400 naming the client's field) only what the form
+// cannot hold; an encoder leaves out what its wire cannot carry and names it in `adjustments`, or
+// refuses it when dropping it would change the meaning. Message order is the conversation's order;
+// decoders do not repair history (merging turns, pairing tool results): the encoder whose upstream
+// needs it does.
 import type { Usage } from '../../core/usage.ts';
 
 /** Every dialect the hub speaks; each is one folder under src/dialects/. */
@@ -70,6 +75,8 @@ export interface ToolResultPart {
   content: Array<TextPart | FilePart>;
   isError?: boolean;
   cache?: CacheMarker;
+  /** The client sent the content as one bare string (content holds one text part, or none for ''). */
+  plainText?: boolean;
 }
 
 export type UserPart = TextPart | FilePart;
@@ -78,7 +85,8 @@ export type AssistantPart = TextPart | FilePart | ReasoningPart | ToolCallPart;
 export type HubMessage =
   /** A system message inside the conversation, kept at its position (Claude Code sends one). */
   | { role: 'system'; content: TextPart[] }
-  | { role: 'user'; content: UserPart[] }
+  /** `name`: chat's speaker name; dialects without one name it in adjustments. */
+  | { role: 'user'; content: UserPart[]; name?: string }
   | { role: 'assistant'; content: AssistantPart[] }
   | { role: 'tool'; content: ToolResultPart[] };
 
@@ -151,14 +159,31 @@ export interface HubRequest {
 
 export type FinishReason = 'stop' | 'stop-sequence' | 'length' | 'tool-calls' | 'content-filter' | 'refusal' | 'pause' | 'context-window' | 'error' | 'other';
 
-/** A whole reply: the fold of its stream's events (events.ts). */
+/** A whole reply: the fold of its stream's events (events.ts, hub/fold.ts). */
 export interface HubReply {
   id?: string;
   content: AssistantPart[];
   finish: FinishReason;
   /** The matched stop sequence when finish is `stop-sequence`. */
   stopSequence?: string;
+  /** What the upstream reported (zeros when it reported nothing; see usageMissing). */
   usage: HubUsage;
+  /** The upstream's reply carried no usage: the hub bills its own estimate instead. */
+  usageMissing?: boolean;
+}
+
+/**
+ * An upstream's error as read from its body or in-stream event, before it is shaped for the caller
+ * (hub/upstream-error.ts). `type`/`code`/`param` are the upstream dialect's own words.
+ */
+export interface UpstreamError {
+  from: HubDialect;
+  /** The upstream's HTTP status (for in-stream errors, the one its error type stands for). */
+  status: number;
+  message?: string;
+  type?: string;
+  code?: string;
+  param?: string;
 }
 
 /** Billing usage plus what replies show but budgets do not need apart. */

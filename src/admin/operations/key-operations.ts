@@ -1,0 +1,100 @@
+// The key operations behind both front ends: `modelgate keys …` (keys-command.ts) and /admin/keys (api/).
+import type { KeyRecord } from '../../core/key-record.ts';
+import type { Store } from '../../store/store.ts';
+import { generateKey, hashKey, maskKey, newKeyId } from '../../auth/key-material.ts';
+import { periodStart } from '../../accounting/period.ts';
+import { UsageError } from '../key-flags.ts';
+
+/** The fields an operator sets on a key; everything else is the gateway's. */
+export type KeyPatch = Partial<Omit<KeyRecord, 'id' | 'hash' | 'masked' | 'createdAt'>>;
+
+export interface KeyOperations {
+  store: Store;
+  /** Called after every change: the serving gateway reloads its key cache, so the change holds for the next request. */
+  changed?: () => Promise<void>;
+}
+
+/** A new key: the whole key is in the result only, never stored and never shown again. */
+export async function createKey(ops: KeyOperations, patch: KeyPatch & { name: string }, now = Date.now()): Promise<{ key: string; record: KeyRecord }> {
+  const name = patch.name.trim();
+  if (name === '') throw new UsageError('a key needs a name');
+  await nameFree(ops.store, name);
+  const key = generateKey();
+  const record: KeyRecord = {
+    id: newKeyId(), hash: hashKey(key), masked: maskKey(key), models: null, expiresAt: null,
+    disabled: false, budgetUsd: null, tokenBudget: null, budgetPeriod: null, rpm: null, tpm: null, maxConcurrency: null,
+    createdAt: now, ...patch, name,
+  };
+  await ops.store.insertKey(record);
+  await ops.changed?.();
+  return { key, record };
+}
+
+export async function updateKey(ops: KeyOperations, idOrName: string | undefined, patch: KeyPatch): Promise<KeyRecord> {
+  const k = await findKeyOrFail(ops.store, idOrName);
+  if (patch.name !== undefined) {
+    const name = patch.name.trim();
+    if (name === '') throw new UsageError('a key name must not be empty');
+    if (name !== k.name) await nameFree(ops.store, name);
+    patch = { ...patch, name };
+  }
+  await ops.store.updateKey(k.id, patch);
+  await ops.changed?.();
+  return findKeyOrFail(ops.store, k.id);
+}
+
+export async function deleteKey(ops: KeyOperations, idOrName: string | undefined): Promise<KeyRecord> {
+  const k = await findKeyOrFail(ops.store, idOrName);
+  await ops.store.deleteKey(k.id);
+  await ops.changed?.();
+  return k;
+}
+
+/** Names pick keys in disable, delete and update: two keys of one name would make those ambiguous. */
+async function nameFree(store: Store, name: string): Promise<void> {
+  const taken = (await store.listKeys()).find((k) => k.name === name);
+  if (taken) throw new UsageError(`a key named "${name}" already exists (${taken.id}); choose another name`, 'conflict');
+}
+
+export async function findKeyOrFail(store: Store, idOrName: string | undefined): Promise<KeyRecord> {
+  if (!idOrName) throw new UsageError('name the key by id or name');
+  // A database from before names were unique may hold several: act on none rather than on one of them.
+  const named = (await store.listKeys()).filter((k) => k.name === idOrName && k.id !== idOrName);
+  if (named.length > 1) throw new UsageError(`${named.length} keys are named "${idOrName}"; name one by id: ${named.map((k) => k.id).join(', ')}`, 'conflict');
+  const k = await store.findKey(idOrName);
+  if (!k) throw new UsageError(`no key with id or name "${idOrName}"`, 'not_found');
+  return k;
+}
+
+export function keyStatus(k: KeyRecord, now = Date.now()): 'active' | 'disabled' | 'expired' {
+  if (k.disabled) return 'disabled';
+  if (k.expiresAt !== null && k.expiresAt <= now) return 'expired';
+  return 'active';
+}
+
+/** A key as listings show it: masked, never its hash. */
+export function publicView(k: KeyRecord): Record<string, unknown> {
+  return {
+    id: k.id, name: k.name, masked: k.masked, status: keyStatus(k), models: k.models,
+    expires_at: k.expiresAt === null ? null : new Date(k.expiresAt).toISOString(),
+    budget_usd: k.budgetUsd, token_budget: k.tokenBudget, budget_period: k.budgetPeriod,
+    rpm: k.rpm, tpm: k.tpm, concurrency: k.maxConcurrency, created_at: new Date(k.createdAt).toISOString(),
+  };
+}
+
+/** The public view with what the key spent in its current budget period and what it has left. */
+export async function keyWithSpend(store: Store, k: KeyRecord, now = Date.now()): Promise<Record<string, unknown>> {
+  const spent = await store.keySpend(k.id, periodStart(k.budgetPeriod, now));
+  return {
+    ...publicView(k),
+    spent_usd: spent.nanos / 1e9,
+    budget_left_usd: k.budgetUsd === null ? null : Math.max(0, k.budgetUsd - spent.nanos / 1e9),
+    tokens_used: spent.tokens,
+    tokens_left: k.tokenBudget === null ? null : Math.max(0, k.tokenBudget - spent.tokens),
+  };
+}
+
+export async function listKeysWithSpend(store: Store, now = Date.now()): Promise<Record<string, unknown>[]> {
+  const keys = await store.listKeys();
+  return Promise.all(keys.map((k) => keyWithSpend(store, k, now)));
+}

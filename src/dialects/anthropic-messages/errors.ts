@@ -1,0 +1,38 @@
+// Errors in Anthropic's words: the status each error type stands for (in-stream errors carry no status),
+// and an upstream error shaped for a /v1/messages caller.
+import { shapedStatusAndMessage, type DialectError } from '../../translate/hub/upstream-error.ts';
+import type { UpstreamError } from '../../translate/hub/form.ts';
+
+/** The HTTP status an Anthropic error type stands for (STREAMING.md §3.1); used for in-stream errors. */
+export const ANTHROPIC_ERROR_STATUS: Readonly<Record<string, number>> = {
+  invalid_request_error: 400,
+  authentication_error: 401,
+  billing_error: 402,
+  permission_error: 403,
+  not_found_error: 404,
+  request_too_large: 413,
+  rate_limit_error: 429,
+  api_error: 500,
+  timeout_error: 504,
+  overloaded_error: 529,
+};
+
+function typeFor(upstreamStatus: number, clientStatus: number): string {
+  if (upstreamStatus === 529 || upstreamStatus === 503) return 'overloaded_error';
+  if (clientStatus === 504) return 'timeout_error';
+  if (clientStatus >= 500) return 'api_error';
+  if (clientStatus === 403) return 'permission_error';
+  if (clientStatus === 404) return 'not_found_error';
+  if (clientStatus === 429) return 'rate_limit_error';
+  return 'invalid_request_error';
+}
+
+/**
+ * An upstream error for a messages caller. An Anthropic-style upstream's own type is kept when the status
+ * is too, so a client's fallback keyed on it (Claude Code's) still fires; code and param do not exist here.
+ */
+export function shapeMessagesError(err: UpstreamError): DialectError {
+  const { status, message } = shapedStatusAndMessage(err);
+  const type = err.from === 'messages' && err.type !== undefined && status === err.status ? err.type : typeFor(err.status, status);
+  return { status, type, message, code: null, param: null };
+}

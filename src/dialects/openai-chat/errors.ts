@@ -1,0 +1,32 @@
+// Errors in OpenAI chat's words: an upstream error shaped for a chat caller, and the status an in-stream
+// error chunk stands for (it carries none).
+import { isObject, num, str } from '../../core/narrow.ts';
+import { shapedStatusAndMessage, type DialectError } from '../../translate/hub/upstream-error.ts';
+import type { UpstreamError } from '../../translate/hub/form.ts';
+
+function typeFor(clientStatus: number): string {
+  if (clientStatus >= 500) return 'server_error';
+  if (clientStatus === 429) return 'rate_limit_error';
+  return 'invalid_request_error';
+}
+
+/**
+ * An upstream error for a chat caller. Another dialect's error type is still useful to OpenAI clients:
+ * it travels as the code. Param is only an OpenAI-style upstream's.
+ */
+export function shapeChatError(err: UpstreamError): DialectError {
+  const { status, message } = shapedStatusAndMessage(err);
+  const own = err.from === 'chat' || err.from === 'responses';
+  const type = own && err.type !== undefined && status === err.status ? err.type : typeFor(status);
+  const code = own ? (err.code ?? null) : (err.type ?? err.code ?? null);
+  return { status, type, message, code, param: own ? (err.param ?? null) : null };
+}
+
+/** OpenAI in-stream errors carry no status; the type or code hints at one. */
+export function statusOfStreamError(error: unknown): number {
+  if (!isObject(error)) return 500;
+  const hint = `${str(error.type) ?? ''} ${str(error.code) ?? ''}`;
+  if (hint.includes('rate_limit')) return 429;
+  if (hint.includes('invalid_request')) return 400;
+  return num(error.status) ?? num(error.code) ?? 500;
+}

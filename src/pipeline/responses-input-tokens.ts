@@ -1,0 +1,122 @@
+// POST /v1/responses/input_tokens: the upstream's exact count where it has one (an upstream that serves
+// the Responses API natively, `apis: [responses]`; an Anthropic-style upstream's count_tokens, asked with
+// the request as the hub writes it), else the gateway's estimate (the admission tokenizer), as
+// /v1/messages/count_tokens does. A count is advisory: an estimate serves better than an error.
+import { request } from 'undici';
+import { GatewayError } from '../core/errors.ts';
+import type { DeploymentConfig } from '../core/config-types.ts';
+import type { KeyRecord } from '../core/key-record.ts';
+import { isObject } from '../core/json.ts';
+import { emptyUsage } from '../core/usage.ts';
+import { patchModel } from '../dialects/json-model-patch.ts';
+import { estimatePromptTokens } from '../admission/estimate-tokens.ts';
+import { resolveModel } from './resolve-model.ts';
+import { upstreamFailure } from './upstream-error.ts';
+import type { CountResult } from './count-tokens.ts';
+import type { Gateway } from './gateway.ts';
+import { responsesClient } from '../dialects/openai-responses/index.ts';
+import { messagesUpstream } from '../dialects/anthropic-messages/index.ts';
+
+export async function countResponsesInputTokens(gw: Gateway, opts: { key: KeyRecord; text: string; value: unknown }): Promise<CountResult> {
+  const { value } = opts;
+  if (!isObject(value) || typeof value.model !== 'string') throw new GatewayError('invalid_request', { message: 'model: Field required.', param: 'model' });
+  if (value.input !== undefined && typeof value.input !== 'string' && !Array.isArray(value.input)) {
+    throw new GatewayError('invalid_request', { message: '`input` must be a string or an array of input items.', param: 'input' });
+  }
+  const model = resolveModel(gw.catalog, opts.key, value.model, 'responses');
+  // Free, but not unlimited: the key's RPM and concurrency apply, its budgets are not touched.
+  const admitting = gw.admission.admit({ key: opts.key, model, body: value, bodyBytes: opts.text.length, now: Date.now(), dialect: 'responses', free: true });
+  const admitted = admitting instanceof Promise ? await admitting : admitting;
+  try {
+    const deployment = [...model.deployments].sort((a, b) => a.priority - b.priority)[0];
+    return await count(gw, { deployment, value, text: opts.text, timeouts: model.timeouts });
+  } finally {
+    if (admitted.ticket !== null) {
+      const released = gw.admission.finish(admitted.ticket, emptyUsage(), 0);
+      if (released instanceof Promise) await released;
+    }
+  }
+}
+
+function cannotCount(status: number): boolean {
+  return status >= 500 || status === 429 || status === 401 || status === 403 || status === 404 || status === 405;
+}
+
+interface CountTarget {
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+  upstreamDialect: 'responses' | 'anthropic';
+}
+
+/** Where the deployment's upstream counts a Responses request exactly, or null (then: the estimate). */
+function countTarget(gw: Gateway, opts: { deployment: DeploymentConfig; value: Record<string, unknown>; text: string }): CountTarget | null {
+  const { deployment } = opts;
+  const p = deployment.provider;
+  const native = p.kind === 'openai' && (p.apis ?? []).includes('responses');
+  if (!native && p.kind !== 'anthropic') return null;
+  const apiKey = gw.keyRotation.next(p);
+  // Every key of the provider was refused: the generation path has taken it out too.
+  if (apiKey === null && p.apiKeys.length > 0) return null;
+  const headers: Record<string, string> = { 'content-type': 'application/json', 'accept-encoding': 'identity', ...p.headers };
+  if (native) {
+    if (apiKey !== null) headers.authorization = `Bearer ${apiKey}`;
+    return { url: `${p.baseUrl}/responses/input_tokens`, headers, body: patchModel(opts.text, deployment.model) ?? JSON.stringify({ ...opts.value, model: deployment.model }), upstreamDialect: 'responses' };
+  }
+  // An Anthropic-style upstream counts the request as the hub would send it.
+  let encoded: Record<string, unknown>;
+  try {
+    const req = responsesClient.decodeRequest(opts.value);
+    encoded = JSON.parse(messagesUpstream.encodeRequest(req, { upstreamModel: deployment.model, defaultMaxTokens: gw.config.defaultMaxTokens, refusedParams: deployment.refusedParams ?? [] }).body) as Record<string, unknown>;
+  } catch {
+    return null;
+  }
+  const body: Record<string, unknown> = {};
+  for (const k of COUNTED_FIELDS) if (encoded[k] !== undefined) body[k] = encoded[k];
+  headers['anthropic-version'] = '2023-06-01';
+  if (apiKey !== null) headers['x-api-key'] = apiKey;
+  return { url: `${p.baseUrl}/v1/messages/count_tokens`, headers, body: JSON.stringify(body), upstreamDialect: 'anthropic' };
+}
+
+/** What Anthropic's count_tokens takes of a messages request (it refuses max_tokens, stream, sampling). */
+const COUNTED_FIELDS = ['model', 'messages', 'system', 'tools', 'tool_choice', 'thinking'] as const;
+
+async function count(gw: Gateway, opts: { deployment: DeploymentConfig; value: Record<string, unknown>; text: string; timeouts: { firstByteMs: number; idleMs: number } }): Promise<CountResult> {
+  const { deployment, value } = opts;
+  const estimate = (): CountResult => ({
+    body: JSON.stringify({ object: 'response.input_tokens', input_tokens: estimatePromptTokens(value, { model: deployment.model }) }),
+    source: 'estimate',
+  });
+  const p = deployment.provider;
+  const target = countTarget(gw, opts);
+  if (target === null) return estimate();
+  let status: number;
+  let text: string;
+  try {
+    const res = await request(target.url, { method: 'POST', headers: target.headers, body: target.body, headersTimeout: opts.timeouts.firstByteMs, bodyTimeout: opts.timeouts.idleMs });
+    status = res.statusCode;
+    text = await res.body.text();
+  } catch (err) {
+    gw.log.warn({ provider: p.name, err: gw.masker.mask(String(err)) }, 'responses input_tokens: the upstream could not be reached; answered with an estimate');
+    return estimate();
+  }
+  if (status >= 200 && status < 300) {
+    if (target.upstreamDialect === 'responses') return { body: text, source: 'exact' };
+    const counted = anthropicCount(text);
+    return counted === null ? estimate() : { body: JSON.stringify({ object: 'response.input_tokens', input_tokens: counted }), source: 'exact' };
+  }
+  if (cannotCount(status)) {
+    gw.log.warn({ provider: p.name, status }, 'responses input_tokens: the upstream could not count; answered with an estimate');
+    return estimate();
+  }
+  throw upstreamFailure({ status, text, upstreamDialect: target.upstreamDialect, clientDialect: 'responses', masker: gw.masker });
+}
+
+function anthropicCount(text: string): number | null {
+  try {
+    const v: unknown = JSON.parse(text);
+    return isObject(v) && typeof v.input_tokens === 'number' ? v.input_tokens : null;
+  } catch {
+    return null;
+  }
+}

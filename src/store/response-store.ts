@@ -1,0 +1,38 @@
+// Stored Responses API responses (issue 36): what `previous_response_id` continues and
+// GET/DELETE /v1/responses/{id} read, owned by the key that made them, kept for a retention period.
+// SQLite (sqlite-response-store.ts) and PostgreSQL (pg-response-store.ts) implement it.
+
+export interface StoredResponse {
+  id: string;
+  keyId: string;
+  /** The deployment that answered (`model#index`): a native chain continues there. */
+  deployment: string | null;
+  /** The upstream keeps this conversation itself (native pass-through): forward previous_response_id. */
+  native: boolean;
+  /** Unix ms. */
+  createdAt: number;
+  expiresAt: number;
+  /** The response object as the caller received it, JSON text. */
+  response: string;
+  /** The conversation up to and including this response (input and output items), JSON array text. */
+  items: string;
+}
+
+export interface ResponseStore {
+  put(row: StoredResponse): Promise<void>;
+  /** The key's response, or null when it is absent, expired or another key's. */
+  get(id: string, keyId: string, now: number): Promise<StoredResponse | null>;
+  delete(id: string, keyId: string): Promise<boolean>;
+  /** Removes what expired before `now`; how many rows went. */
+  purge(now: number): Promise<number>;
+  close(): Promise<void>;
+}
+
+export async function openResponseStore(database: string, isPostgres: boolean): Promise<ResponseStore> {
+  if (isPostgres) {
+    const { PgResponseStore } = await import('./pg-response-store.ts');
+    return PgResponseStore.open(database);
+  }
+  const { SqliteResponseStore } = await import('./sqlite-response-store.ts');
+  return new SqliteResponseStore(database);
+}

@@ -1,0 +1,157 @@
+// Cross-dialect traffic, for every pair alike: the client side decodes the caller's request into the hub
+// form, the upstream side writes it for its upstream, and the answer (whole or streamed) comes back the
+// same way reversed. Which sides meet is hub/route.ts's choice.
+import type { Dialect } from '../../core/dialect.ts';
+import { GatewayError } from '../../core/errors.ts';
+import { isObject, nestedDeeperThan } from '../../core/json.ts';
+import { SseDecoder } from '../../core/sse.ts';
+import type { Usage } from '../../core/usage.ts';
+import { renderStreamError } from '../../dialects/render-error.ts';
+import type { Exchange, StreamRelay } from '../../pipeline/exchange.ts';
+import type { ClientReplyContext, ClientSide, UpstreamOptions, UpstreamSide } from './codec.ts';
+import { HubStreamTranslator } from './stream-translator.ts';
+import { TranslationError } from './translation-error.ts';
+import { estimatedUsage } from './usage-estimate.ts';
+
+/**
+ * Deeper than this a request is refused before translation: the translators walk it and the upstream
+ * body is serialised again, which a few thousand levels of brackets would overflow. Tool schemas, the
+ * deepest part of a real request, stay far below it.
+ */
+export const MAX_TRANSLATED_DEPTH = 128;
+
+export interface TranslatedExchangeOptions {
+  client: ClientSide;
+  upstream: UpstreamSide;
+  /** The endpoint's dialect (for in-stream gateway errors) and the upstream's (for its error bodies). */
+  clientDialect: Dialect;
+  upstreamDialect: Dialect;
+  parsed: Record<string, unknown>;
+  /** The model name the caller asked for. */
+  model: string;
+  promptEstimate: () => number;
+  upstreamOptions: UpstreamOptions;
+}
+
+export class TranslatedExchange implements Exchange {
+  readonly upstreamDialect: Dialect;
+  readonly responseHeaders: Record<string, string> = {};
+  readonly #client: ClientSide;
+  readonly #upstream: UpstreamSide;
+  readonly #clientDialect: Dialect;
+  readonly #body: string;
+  readonly #replyState: unknown;
+  readonly #ctx: ClientReplyContext;
+
+  constructor(opts: TranslatedExchangeOptions) {
+    this.upstreamDialect = opts.upstreamDialect;
+    this.#client = opts.client;
+    this.#upstream = opts.upstream;
+    this.#clientDialect = opts.clientDialect;
+    if (nestedDeeperThan(opts.parsed, MAX_TRANSLATED_DEPTH)) {
+      throw new GatewayError('invalid_request', { message: `The request nests objects and arrays more than ${MAX_TRANSLATED_DEPTH} levels deep.` });
+    }
+    try {
+      const request = opts.client.decodeRequest(opts.parsed);
+      const encoded = opts.upstream.encodeRequest(request, opts.upstreamOptions);
+      this.#body = encoded.body;
+      this.#replyState = encoded.replyState;
+      if (encoded.adjustments.length > 0) this.responseHeaders['x-modelgate-adjusted'] = headerSafe(encoded.adjustments.join('; '));
+      this.#ctx = { model: opts.model, created: Math.floor(Date.now() / 1000), request, promptEstimate: opts.promptEstimate };
+    } catch (err) {
+      if (err instanceof TranslationError) throw new GatewayError('invalid_request', { message: err.message, param: err.param });
+      throw err;
+    }
+  }
+
+  upstreamBody(): string {
+    return this.#body;
+  }
+
+  json(upstreamText: string): { body: string; usage: Usage } {
+    const value = parseUpstream(upstreamText);
+    try {
+      const reply = this.#upstream.decodeReply(value, this.#replyState);
+      const usage = reply.usageMissing === true ? estimatedUsage(reply, this.#ctx.promptEstimate) : reply.usage;
+      return { body: this.#client.encodeReply(reply, this.#ctx), usage };
+    } catch (err) {
+      if (err instanceof GatewayError) throw err;
+      // What the decoders copy (a tool's input) is serialised again, which an upstream's thousands of
+      // nested brackets would overflow: such a reply is the upstream's fault, a failed attempt like any
+      // malformed 2xx, not the gateway's 500. The cause is named so a decoder bug is not taken for it.
+      const cause = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+      throw new GatewayError('upstream_error', { message: `The upstream answered 200 with a body that could not be translated (${cause}).` });
+    }
+  }
+
+  stream(): StreamRelay {
+    const translator = new HubStreamTranslator({
+      decoder: this.#upstream.streamDecoder(this.#replyState),
+      encoder: this.#client.streamEncoder(this.#ctx),
+      promptEstimate: this.#ctx.promptEstimate,
+    });
+    return new TranslatedRelay(translator, this.#clientDialect);
+  }
+}
+
+function parseUpstream(text: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new GatewayError('upstream_error', { message: 'The upstream answered 200 with a body that is not JSON.' });
+  }
+  if (!isObject(value)) throw new GatewayError('upstream_error', { message: 'The upstream answered 200 with JSON that is not an object.' });
+  return value;
+}
+
+class TranslatedRelay implements StreamRelay {
+  readonly encoding = 'utf8';
+  readonly #decoder = new SseDecoder();
+  readonly #t: HubStreamTranslator;
+  readonly #dialect: Dialect;
+
+  constructor(translator: HubStreamTranslator, clientDialect: Dialect) {
+    this.#t = translator;
+    this.#dialect = clientDialect;
+  }
+
+  get finished(): boolean {
+    return this.#t.finished;
+  }
+
+  get failed(): boolean {
+    return this.#t.failed;
+  }
+
+  push(chunk: Uint8Array): string {
+    let out = '';
+    for (const ev of this.#decoder.push(chunk)) out += this.#t.push(ev);
+    return out;
+  }
+
+  end(): string {
+    let out = '';
+    for (const ev of this.#decoder.end()) out += this.#t.push(ev);
+    // The decoder's end() gives its own well-formed error ending when the upstream stopped early.
+    return out + this.#t.end();
+  }
+
+  usage(): Usage {
+    return this.#t.usage;
+  }
+
+  errorEvent(err: GatewayError, requestId: string): string {
+    // A Responses stream ends with response.failed, written by its encoder with the output so far.
+    if (this.#dialect === 'responses') return this.#t.failWith({ type: 'error', status: err.status, errorType: 'server_error', message: err.message, code: err.code });
+    return renderStreamError(this.#dialect, err, requestId);
+  }
+
+  finalResponse(): string | null {
+    return this.#t.final();
+  }
+}
+
+function headerSafe(v: string): string {
+  return v.replace(/[^\x20-\x7e]/g, '?').slice(0, 500);
+}

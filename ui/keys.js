@@ -1,0 +1,131 @@
+// The keys view: list with spend, create (the key shown once, with a copy button), edit limits, disable, delete.
+import { api } from './api.js';
+import { count, fillRows, h, usd } from './dom.js';
+
+const $ = (id) => document.getElementById(id);
+/** The id of the key the dialog edits; null while it creates one. */
+let editing = null;
+
+function limitsText(k) {
+  const parts = [];
+  if (k.budget_usd !== null) parts.push(`${usd(k.budget_usd)}${k.budget_period ? ` / ${k.budget_period}` : ''}`);
+  if (k.token_budget !== null) parts.push(`${count(k.token_budget)} tokens${k.budget_period ? ` / ${k.budget_period}` : ''}`);
+  if (k.rpm !== null) parts.push(`${k.rpm} rpm`);
+  if (k.tpm !== null) parts.push(`${count(k.tpm)} tpm`);
+  if (k.concurrency !== null) parts.push(`${k.concurrency} at once`);
+  if (k.expires_at !== null) parts.push(`expires ${k.expires_at.slice(0, 10)}`);
+  return parts.length > 0 ? parts.join(' · ') : 'none';
+}
+
+function spentText(k) {
+  const money = k.budget_usd === null ? usd(k.spent_usd) : `${usd(k.spent_usd)} of ${usd(k.budget_usd)}`;
+  return k.tokens_used > 0 ? `${money} · ${count(k.tokens_used)} tokens` : money;
+}
+
+function row(k) {
+  const toggle = k.status === 'disabled' ? 'enable' : 'disable';
+  return h('tr', { 'data-key-id': k.id },
+    h('td', {}, h('strong', {}, k.name)),
+    h('td', { class: 'mono' }, k.masked),
+    h('td', {}, h('span', { class: `badge ${k.status}` }, k.status)),
+    h('td', {}, k.models === null ? 'all' : k.models.join(', ')),
+    h('td', {}, limitsText(k)),
+    h('td', { class: 'spent' }, spentText(k)),
+    h('td', {}, h('div', { class: 'actions-cell' },
+      h('button', { type: 'button', class: 'small secondary', onclick: () => openDialog(k) }, 'Edit'),
+      h('button', { type: 'button', class: 'small secondary', onclick: () => act(() => api(`/admin/keys/${encodeURIComponent(k.id)}/${toggle}`, { method: 'POST' })) }, toggle === 'enable' ? 'Enable' : 'Disable'),
+      h('button', { type: 'button', class: 'small danger', onclick: () => confirm(`Delete the key "${k.name}"? Requests with it stop at once.`) && act(() => api(`/admin/keys/${encodeURIComponent(k.id)}`, { method: 'DELETE' })) }, 'Delete'))));
+}
+
+async function act(run) {
+  $('keys-error').textContent = '';
+  try {
+    await run();
+  } catch (err) {
+    $('keys-error').textContent = err.message;
+  }
+  await loadKeys();
+}
+
+export async function loadKeys() {
+  try {
+    const { data } = await api('/admin/keys');
+    fillRows($('keys-table').tBodies[0], data.map(row), 'No keys yet. Create one with “New key”.');
+  } catch (err) {
+    $('keys-error').textContent = err.message;
+  }
+}
+
+const NUMBER_FIELDS = ['budget_usd', 'token_budget', 'rpm', 'tpm', 'concurrency'];
+
+function openDialog(k) {
+  editing = k === null ? null : k.id;
+  const form = $('key-form');
+  form.reset();
+  $('key-form-error').textContent = '';
+  $('key-form-title').textContent = k === null ? 'New key' : `Edit ${k.name}`;
+  $('key-save').textContent = k === null ? 'Create' : 'Save';
+  if (k !== null) {
+    form.elements.name.value = k.name;
+    form.elements.models.value = k.models === null ? '' : k.models.join(', ');
+    form.elements.expires_at.value = k.expires_at === null ? '' : k.expires_at.slice(0, 10);
+    form.elements.budget_period.value = k.budget_period ?? '';
+    for (const f of NUMBER_FIELDS) form.elements[f].value = k[f] === null ? '' : String(k[f]);
+  }
+  $('key-dialog').showModal();
+}
+
+function bodyFromForm(form) {
+  const el = form.elements;
+  const models = el.models.value.split(',').map((m) => m.trim()).filter(Boolean);
+  const body = {
+    name: el.name.value.trim(),
+    models: models.length === 0 ? null : models,
+    expires_at: el.expires_at.value === '' ? null : el.expires_at.value,
+    budget_period: el.budget_period.value === '' ? null : el.budget_period.value,
+  };
+  for (const f of NUMBER_FIELDS) body[f] = el[f].value === '' ? null : Number(el[f].value);
+  return body;
+}
+
+async function save(event) {
+  event.preventDefault();
+  const body = bodyFromForm($('key-form'));
+  try {
+    if (editing === null) {
+      const created = await api('/admin/keys', { method: 'POST', body });
+      $('new-key-value').value = created.key;
+      $('new-key-shown').hidden = false;
+      $('copy-key').textContent = 'Copy';
+    } else {
+      await api(`/admin/keys/${encodeURIComponent(editing)}`, { method: 'PATCH', body });
+    }
+    $('key-dialog').close();
+    await loadKeys();
+  } catch (err) {
+    $('key-form-error').textContent = err.message;
+  }
+}
+
+async function copyKey() {
+  const input = $('new-key-value');
+  try {
+    await navigator.clipboard.writeText(input.value);
+    $('copy-key').textContent = 'Copied';
+  } catch {
+    // No clipboard permission (plain http on another host): leave it selected for Ctrl+C.
+    input.select();
+    $('copy-key').textContent = 'Press Ctrl+C';
+  }
+}
+
+export function setupKeys() {
+  $('new-key').addEventListener('click', () => openDialog(null));
+  $('key-cancel').addEventListener('click', () => $('key-dialog').close());
+  $('key-form').addEventListener('submit', save);
+  $('copy-key').addEventListener('click', copyKey);
+  $('dismiss-key').addEventListener('click', () => {
+    $('new-key-value').value = '';
+    $('new-key-shown').hidden = true;
+  });
+}

@@ -1,0 +1,118 @@
+// The usage view: totals, cost and tokens per day by model and by key, requests and errors per hour, a table by model.
+import { api } from './api.js';
+import { count, fillRows, h, ms, usd, usdAxis } from './dom.js';
+import { requestsAndErrors, stackedBars } from './charts.js';
+
+const $ = (id) => document.getElementById(id);
+const DAY = 86_400_000;
+const HOUR = 3_600_000;
+/** Series beyond these are summed as "other", so a chart stays readable. */
+const MAX_SERIES = 8;
+
+function rangeStart() {
+  const days = Number($('usage-range').value);
+  const now = Date.now();
+  return days === 1 ? now - DAY : Date.UTC(new Date(now).getUTCFullYear(), new Date(now).getUTCMonth(), new Date(now).getUTCDate()) - (days - 1) * DAY;
+}
+
+function dayLabels(from) {
+  const out = [];
+  for (let t = Math.floor(from / DAY) * DAY; t <= Date.now(); t += DAY) out.push(new Date(t).toISOString().slice(0, 10));
+  return out;
+}
+
+function hourLabels(from) {
+  const out = [];
+  for (let t = Math.floor(from / HOUR) * HOUR; t <= Date.now(); t += HOUR) out.push(new Date(t).toISOString().slice(0, 13) + ':00Z');
+  return out;
+}
+
+/** Rows grouped by (day, name) into stacked series, the biggest first. */
+function seriesBy(rows, { labels, nameOf, valueOf }) {
+  const byName = new Map();
+  for (const r of rows) {
+    const name = nameOf(r);
+    if (!byName.has(name)) byName.set(name, new Array(labels.length).fill(0));
+    const i = labels.indexOf(r.day);
+    if (i >= 0) byName.get(name)[i] += valueOf(r);
+  }
+  const all = [...byName].map(([name, values]) => ({ name, values, total: values.reduce((a, b) => a + b, 0) })).sort((a, b) => b.total - a.total);
+  if (all.length <= MAX_SERIES) return all;
+  const kept = all.slice(0, MAX_SERIES - 1);
+  const other = all.slice(MAX_SERIES - 1).reduce((acc, s) => acc.map((v, i) => v + s.values[i]), new Array(labels.length).fill(0));
+  return [...kept, { name: 'other', values: other }];
+}
+
+const keyName = (r) => r.key_name ?? r.key_masked ?? r.key_id;
+const tokens = (r) => r.total_tokens;
+const cost = (r) => r.cost_usd;
+
+function totalsBox(totals) {
+  const item = (label, value) => h('div', {}, h('span', {}, label), h('strong', {}, value));
+  $('usage-totals').replaceChildren(
+    item('Requests', count(totals.requests)),
+    item('Errors', count(totals.errors)),
+    item('Tokens', count(totals.total_tokens)),
+    item('Cost', usd(totals.cost_usd)),
+    item('Latency p50 / p95', `${ms(totals.latency_p50_ms)} / ${ms(totals.latency_p95_ms)}`),
+  );
+}
+
+export async function loadUsage() {
+  $('usage-error').textContent = '';
+  const from = rangeStart();
+  const fromIso = new Date(from).toISOString();
+  // The hourly chart covers at most the last two days: more hours than that are too thin to read.
+  const hourFrom = Math.max(from, Date.now() - 2 * DAY);
+  try {
+    const [byModelDay, byKeyDay, hourly, byModel] = await Promise.all([
+      api(`/admin/usage?from=${fromIso}&group_by=day,model`),
+      api(`/admin/usage?from=${fromIso}&group_by=day,key`),
+      api(`/admin/usage?from=${new Date(hourFrom).toISOString()}&group_by=hour`),
+      api(`/admin/usage?from=${fromIso}&group_by=model`),
+    ]);
+    totalsBox(byModel.totals);
+    const days = dayLabels(from);
+    const short = days.map((d) => d.slice(5));
+    stackedBars($('chart-cost-model'), { labels: short, series: seriesBy(byModelDay.groups, { labels: days, nameOf: (r) => r.model, valueOf: cost }), format: usdAxis });
+    stackedBars($('chart-tokens-model'), { labels: short, series: seriesBy(byModelDay.groups, { labels: days, nameOf: (r) => r.model, valueOf: tokens }), format: count });
+    stackedBars($('chart-cost-key'), { labels: short, series: seriesBy(byKeyDay.groups, { labels: days, nameOf: keyName, valueOf: cost }), format: usdAxis });
+    stackedBars($('chart-tokens-key'), { labels: short, series: seriesBy(byKeyDay.groups, { labels: days, nameOf: keyName, valueOf: tokens }), format: count });
+    const hours = hourLabels(hourFrom);
+    const at = new Map(hourly.groups.map((g) => [g.hour, g]));
+    requestsAndErrors($('chart-hourly'), {
+      labels: hours.map((x) => `${x.slice(5, 10)} ${x.slice(11, 16)}`),
+      requests: hours.map((x) => at.get(x)?.requests ?? 0),
+      errors: hours.map((x) => at.get(x)?.errors ?? 0),
+    });
+    fillRows($('usage-by-model').tBodies[0], byModel.groups.map((g) => h('tr', { 'data-model': g.model },
+      h('td', {}, g.model),
+      h('td', { class: 'num' }, count(g.requests)),
+      h('td', { class: 'num' }, count(g.errors)),
+      h('td', { class: 'num' }, count(g.input_tokens + g.cache_read_tokens + g.cache_write_tokens)),
+      h('td', { class: 'num' }, count(g.output_tokens)),
+      h('td', { class: 'num cost' }, usd(g.cost_usd)),
+      h('td', { class: 'num' }, `${ms(g.latency_p50_ms)} / ${ms(g.latency_p95_ms)}`))), 'No usage in this range.');
+  } catch (err) {
+    $('usage-error').textContent = err.message;
+  }
+}
+
+async function downloadCsv() {
+  try {
+    const res = await api(`/admin/usage?from=${new Date(rangeStart()).toISOString()}&group_by=day,key,model&format=csv`, { raw: true });
+    const url = URL.createObjectURL(await res.blob());
+    const a = h('a', { href: url, download: 'modelgate-usage.csv' });
+    document.body.append(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 10_000);
+  } catch (err) {
+    $('usage-error').textContent = err.message;
+  }
+}
+
+export function setupUsage() {
+  $('usage-range').addEventListener('change', loadUsage);
+  $('usage-csv').addEventListener('click', downloadCsv);
+}
