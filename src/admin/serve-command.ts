@@ -24,6 +24,7 @@ import { DecodeBudget } from '../http/decode-budget.ts';
 import { closeProviderPools } from '../providers/http-provider.ts';
 import type { Gateway } from '../pipeline/gateway.ts';
 import { createRouting } from '../routing/create-routing.ts';
+import { startTracing } from '../observability/tracing.ts';
 import { Admission } from '../pipeline/admit.ts';
 import { SoloGuard } from '../admission/solo-guard.ts';
 import { MemoryAdmissionStore } from '../admission/memory-store.ts';
@@ -107,16 +108,17 @@ export async function serveCommand(config: GatewayConfig): Promise<void> {
   });
   // Another gateway on this database that counts the same keys: found before the first request.
   await solo?.start();
-  const metrics = new Metrics();
+  const metrics = new Metrics({ providerOf: providerNames(config) });
   metrics.watchUsage(usage);
   metrics.watchAdmission(admission);
   // From here on a write that finds another process's lock gives up soon (on the loop) or within a
   // second (the usage writer thread), and a failed usage batch is retried (usage-writer.ts).
   store.busyTimeout?.(SERVING_BUSY_TIMEOUT_MS, SERVING_WRITER_BUSY_TIMEOUT_MS);
+  const tracing = await startTracing(process.env, log);
   const responses = await openResponseStore(config.database, isPostgresUrl(config.database));
   const stopPurge = startResponsePurge(responses, log);
   const bodyLimits = { bytes: config.bodyLimitBytes, progressMs: config.clientBodyTimeoutMs, decoding: new DecodeBudget(config.decodeBudgetBytes) };
-  const gw: Gateway = { config, bodyLimits, catalog: new Catalog(config), keys, store, responses, usage, metrics, log, masker, admission, ...createRouting({ log, metrics, breaker: config.breaker }) };
+  const gw: Gateway = { config, bodyLimits, catalog: new Catalog(config), keys, store, responses, usage, metrics, log, masker, admission, tracing, ...createRouting({ log, metrics, breaker: config.breaker }) };
   const server = createGatewayServer(gw);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -157,6 +159,7 @@ export async function serveCommand(config: GatewayConfig): Promise<void> {
     for (const until = Date.now() + 3_000; metrics.inFlight > 0 && Date.now() < until; ) await delay(20);
     await usage.close();
     await solo?.stop();
+    await tracing?.shutdown().catch((err: unknown) => log.warn({ err: String(err) }, 'shutting down: could not export the last spans'));
     // A store that cannot be closed cleanly (Redis already gone) must not turn a clean stop into a crash.
     stopPurge();
     for (const [what, close] of [['admission store', () => admission.store.close()], ['upstream pools', closeProviderPools], ['stored responses', () => responses.close()], ['database', () => store.close()]] as const) {
@@ -241,6 +244,13 @@ async function ensureFirstKey(store: Store, config: GatewayConfig, log: ReturnTy
   await store.insertKey(rec);
   writeFileSync(file, key + '\n', { mode: 0o600 });
   log.info({ keyId: rec.id, masked: rec.masked, file }, `created a first API key; it is in ${file} (delete the file once you have stored the key)`);
+}
+
+/** gen_ai.provider.name of each deployment (OpenTelemetry's names; the mock is modelgate's own). */
+function providerNames(config: GatewayConfig): (deploymentId: string) => string {
+  const names = new Map<string, string>();
+  for (const m of config.models) for (const d of m.deployments) names.set(d.id, d.provider.kind === 'mock' ? 'modelgate.mock' : d.provider.kind);
+  return (id) => names.get(id) ?? 'unknown';
 }
 
 /** Header names whose values are credentials (Azure's `api-key`, a proxy's token). */

@@ -166,6 +166,7 @@ function build(raw: RawConfig, source: string, env: NodeJS.ProcessEnv): GatewayC
     instanceId: raw.instance_id ?? null,
     redisPeerTimeoutMs: raw.redis_peer_timeout_ms ?? DEFAULTS.redisPeerTimeoutMs,
     metricsToken: raw.metrics_token || null,
+    corsOrigins: raw.cors_origins ?? [],
     adminToken: adminToken(raw.admin_token, env),
     breaker: {
       failures: raw.circuit_breaker?.failures,

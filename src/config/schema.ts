@@ -80,6 +80,8 @@ export const configSchema = z.strictObject({
   redis_peer_timeout_ms: positiveInt.optional(),
   // Empty = no token, so `${METRICS_TOKEN:-}` can leave it off.
   metrics_token: z.string().optional(),
+  // Browser origins allowed to call the gateway (CORS); none by default.
+  cors_origins: z.array(z.string().regex(/^https?:\/\/[^/?#\s*]+$/i, 'must be an origin like https://app.example.com: scheme, host and optional port, no path and no *')).optional(),
   // The admin API and dashboard's token; empty = off, like metrics_token.
   admin_token: z.string().optional(),
   circuit_breaker: z

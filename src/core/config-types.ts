@@ -113,6 +113,8 @@ export interface GatewayConfig {
   redisPeerTimeoutMs: number;
   /** The token `GET /metrics` requires as `Authorization: Bearer …`; null = open to whoever reaches the port. */
   metricsToken: string | null;
+  /** Browser origins allowed cross-origin calls (`cors_origins:`); empty = cross-origin calls are refused. */
+  corsOrigins: string[];
   /** The token `/admin/` and `/ui/` require as `Authorization: Bearer …`; null = both are off (404). */
   adminToken: string | null;
   /** Circuit-breaker thresholds; unset fields take the breaker's defaults (src/routing/plan.ts). */

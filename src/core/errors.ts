@@ -13,9 +13,9 @@ export const ERROR_CODES = {
   key_disabled: { status: 401, message: 'This API key is disabled.' },
   key_expired: { status: 401, message: 'This API key has expired.' },
   model_not_allowed: { status: 403, message: 'This API key may not use this model.' },
-  quota_exceeded: { status: 403, message: 'Quota restricted.' },
   budget_exhausted: { status: 403, message: 'Quota restricted: the USD budget of this key is used up.' },
   token_budget_exhausted: { status: 403, message: 'Quota restricted: the token budget of this key is used up.' },
+  cors_not_allowed: { status: 403, message: 'Cross-origin requests from this origin are not allowed (cors_origins).' },
   not_found: { status: 404, message: 'Not found.' },
   model_not_found: { status: 404, message: 'The model does not exist.' },
   response_not_found: { status: 404, message: 'No stored response with this id for this key.' },
@@ -33,7 +33,6 @@ export const ERROR_CODES = {
   header_too_large: { status: 431, message: 'The request headers are larger than the gateway accepts (16 KB in all).' },
   // nginx's 499: only ever in usage rows and logs, since nobody is left to read it.
   client_disconnected: { status: 499, message: 'The client closed the connection before it was answered.' },
-  rate_limited: { status: 429, message: 'Rate limit reached.' },
   rate_limit_requests: { status: 429, message: 'Requests-per-minute limit of this key reached.' },
   rate_limit_tokens: { status: 429, message: 'Tokens-per-minute limit of this key reached.' },
   concurrency_limit: { status: 429, message: 'Concurrent-request limit of this key reached.' },

@@ -109,3 +109,16 @@ export function dialectForPath(path: string, anthropicVersion?: string | string[
 export function callerDialect(route: Route, anthropicVersion: string | string[] | undefined): Dialect {
   return route.dialect === 'openai' && anthropicVersion !== undefined && (route.name === 'models' || route.name === 'model') ? 'anthropic' : route.dialect;
 }
+
+/**
+ * The class of a path that no route matched, for metrics and logs: a handful of fixed names, so a
+ * client probing made-up paths cannot grow the metrics without bound.
+ */
+export function endpointClass(path: string): string {
+  if (path.startsWith('/v1/messages') || path.startsWith('/v1/complete')) return 'anthropic';
+  if (path.startsWith('/v1beta/')) return 'gemini';
+  if (path.startsWith('/v1/')) return 'openai';
+  if (path === '/admin' || path.startsWith('/admin/')) return 'admin';
+  if (path === '/ui' || path.startsWith('/ui/')) return 'ui';
+  return 'other';
+}

@@ -18,7 +18,9 @@ import { answeredOrGone, readBody, parseJsonBody } from './body.ts';
 import { answerClientError, noteResponse } from './client-error.ts';
 import { sendError, sendJson } from './respond.ts';
 import { newRequestId } from './request-id.ts';
-import { callerDialect, dialectForPath, findRoute, modelIdOf, pathOf, responseIdOf, type Route } from './routes.ts';
+import { callerDialect, dialectForPath, endpointClass, findRoute, modelIdOf, pathOf, responseIdOf, type Route } from './routes.ts';
+import { CorsPolicy, refusalMessage } from './cors.ts';
+import { maskKeyLike } from '../observability/mask-secrets.ts';
 import { storedResponse } from '../pipeline/stored-response.ts';
 import { countResponsesInputTokens } from '../pipeline/responses-input-tokens.ts';
 import { createAdminApi } from '../admin/api/admin-api.ts';
@@ -33,6 +35,7 @@ export function createGatewayServer(gw: Gateway): Server {
   // Node checks its connections every connectionsCheckingInterval, so that follows a short timeout.
   const requestTimeout = gw.config.clientRequestTimeoutMs;
   const metricsTokenHash = gw.config.metricsToken === null ? null : hashKey(gw.config.metricsToken);
+  const cors = gw.config.corsOrigins.length === 0 ? null : new CorsPolicy(gw.config.corsOrigins);
   // Both null without admin_token: their paths then fall through to the 404 below.
   const admin = createAdminApi(gw);
   const ui = createUiHandler({ enabled: admin !== null });
@@ -44,6 +47,13 @@ export function createGatewayServer(gw: Gateway): Server {
   }, function modelgateRequest(req, res) {
     const requestId = newRequestId();
     noteResponse(req.socket, res);
+    // Answers to the origins the operator named carry CORS headers, errors included (a browser script
+    // can then read why); without cors_origins nothing is looked at here.
+    if (cors !== null) {
+      const origin = req.headers.origin;
+      if (cors.allows(origin)) for (const [name, value] of Object.entries(cors.responseHeaders(origin))) res.setHeader(name, value);
+      else res.setHeader('vary', 'Origin');
+    }
     const path = pathOf(req.url);
     const route = geminiListing(findRoute(path), req);
     if (route?.name === 'gemini_unknown') {
@@ -57,6 +67,7 @@ export function createGatewayServer(gw: Gateway): Server {
     }
     if (!route) {
       req.resume();
+      refusedRoute(gw, { req, path, reason: 'unknown_path' });
       sendError(res, {
         dialect: dialectForPath(path, req.headers['anthropic-version']),
         error: new GatewayError('not_found', { message: `No route for ${req.method} ${path}. Paths are exact: /v1/chat/completions, /v1/messages, /v1/responses, /v1/models, /api/usage/token.` }),
@@ -68,11 +79,17 @@ export function createGatewayServer(gw: Gateway): Server {
     // drops the body of a response to HEAD by itself.
     if (req.method !== route.method && req.method !== route.alsoMethod && !(req.method === 'HEAD' && route.method === 'GET')) {
       req.resume();
+      const allow = [route.method, ...(route.method === 'GET' ? ['HEAD'] : []), ...(route.alsoMethod === undefined ? [] : [route.alsoMethod])].join(', ');
+      if (req.method === 'OPTIONS' && req.headers['access-control-request-method'] !== undefined) {
+        answerPreflight(gw, { req, res, route, path, allow, requestId, cors });
+        return;
+      }
+      refusedRoute(gw, { req, path, reason: 'method_not_allowed' });
       sendError(res, {
         dialect: callerDialect(route, req.headers['anthropic-version']),
         error: new GatewayError('method_not_allowed', { message: `${req.method} is not allowed on ${path}; use ${route.method}.` }),
         requestId,
-        headers: { allow: [route.method, ...(route.method === 'GET' ? ['HEAD'] : []), ...(route.alsoMethod === undefined ? [] : [route.alsoMethod])].join(', ') },
+        headers: { allow },
       });
       return;
     }
@@ -128,6 +145,34 @@ async function geminiAuthed(gw: Gateway, req: IncomingMessage, res: ServerRespon
   return sendJson(res, { status: 200, body: counted.body, requestId, headers: { 'x-modelgate-token-count': counted.source } });
 }
 
+/** A request no route served: counted by endpoint class (never the raw path) and logged at debug. */
+function refusedRoute(gw: Gateway, r: { req: IncomingMessage; path: string; reason: string }): void {
+  const cls = endpointClass(r.path);
+  gw.metrics.unrouted(cls, r.reason);
+  if (gw.log.isLevelEnabled('debug')) {
+    gw.log.debug({ method: r.req.method, endpointClass: cls, path: maskKeyLike(r.path.slice(0, 200)), reason: r.reason }, 'request refused before routing');
+  }
+}
+
+/**
+ * A CORS preflight: 204 with what the route allows when the origin is in cors_origins; else a 403 in
+ * the route's dialect that says cross-origin calls are off and how an operator turns them on.
+ */
+function answerPreflight(gw: Gateway, p: { req: IncomingMessage; res: ServerResponse; route: Route; path: string; allow: string; requestId: string; cors: CorsPolicy | null }): void {
+  const origin = p.req.headers.origin;
+  if (p.cors !== null && p.cors.allows(origin)) {
+    p.res.writeHead(204, { ...p.cors.preflightHeaders(origin, p.allow, p.req.headers), 'x-request-id': p.requestId });
+    p.res.end();
+    return;
+  }
+  refusedRoute(gw, { req: p.req, path: p.path, reason: 'cors_preflight_refused' });
+  sendError(p.res, {
+    dialect: callerDialect(p.route, p.req.headers['anthropic-version']),
+    error: new GatewayError('cors_not_allowed', { message: refusalMessage(origin, p.cors !== null) }),
+    requestId: p.requestId,
+  });
+}
+
 /** Hashes both sides first, so the comparison takes the same time whatever the lengths. */
 function bearerMatches(header: string | undefined, tokenHash: string): boolean {
   const token = bearerToken(header);
@@ -151,10 +196,12 @@ async function dispatch(gw: Gateway, req: IncomingMessage, res: ServerResponse, 
       return handleGeneration(gw, req, res, { dialect: 'responses', requestId, endpoint: '/v1/responses' });
     case 'healthz':
       return sendJson(res, { status: 200, body: '{"status":"ok"}', requestId });
-    case 'metrics':
-      res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8', 'x-request-id': requestId });
-      res.end(gw.metrics.render());
+    case 'metrics': {
+      const text = await gw.metrics.render();
+      res.writeHead(200, { 'content-type': gw.metrics.contentType, 'x-request-id': requestId });
+      res.end(text);
       return;
+    }
     default:
       return simpleAuthed(gw, req, res, route, requestId);
   }

@@ -1,34 +1,134 @@
-// Prometheus counters and a latency histogram, kept as plain numbers: the hot path does two map
-// lookups and an increment; text is only built when /metrics is scraped.
-
+// Prometheus metrics through prom-client: the gateway's series (names and labels as dashboards know
+// them), Node's default process and event-loop metrics, and the GenAI histograms (gen-ai-metrics.ts).
+// A request finds its series in three map lookups of existing strings; its counts are plain numbers that
+// the counters' collect() copies into prom-client when /metrics is scraped (a prom-client call hashes its
+// labels each time), and only the histograms are observed per request, through label children bound once.
+// State kept elsewhere (breaker, usage writer, requests in flight) is read only when /metrics is scraped.
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { BreakerState, BreakerStatus } from '../routing/circuit-breaker.ts';
+import { GenAiMetrics } from './gen-ai-metrics.ts';
 
 const BREAKER_STATES: readonly BreakerState[] = ['closed', 'open', 'half-open', 'credentials'];
 
 const BUCKETS_MS = [5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000, 30000, 60000];
 
+interface UsageQueue {
+  pending(): number;
+  readonly failedWrites: number;
+  readonly droppedRows: number;
+}
+
+/** What the accounting stage reports once per request. */
+export interface RequestObservation {
+  endpoint: string;
+  /** The bounded label (a configured model, `(unknown)` or `(none)`), never the caller's raw text. */
+  model: string;
+  status: number;
+  latencyMs: number;
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  /** The deployment that answered, or null when no upstream was reached. */
+  deployment: string | null;
+  stream: boolean;
+  ttfbMs: number | null;
+}
+
+/** One (endpoint, model, status) series: its counts, and its latency histogram's child bound once. */
 interface Series {
-  labels: string;
+  labels: { endpoint: string; model: string; status: string };
   requests: number;
   tokensIn: number;
   tokensOut: number;
-  buckets: number[];
-  sumMs: number;
+  duration: { observe(value: number): void };
 }
 
 export class Metrics {
-  /** endpoint → model → status: three lookups of existing strings, no key string built per request. */
-  #series = new Map<string, Map<string, Map<number, Series>>>();
-  #upstreamErrors = new Map<string, number>();
-  #breakerTransitions = new Map<string, number>();
-  #breakerSnapshot: (() => BreakerStatus[]) | null = null;
-  /** model → requests sent to a cooling-down deployment because every one was (panic routing). */
-  #panicRouted = new Map<string, number>();
-  #usage: { pending(): number; readonly failedWrites: number; readonly droppedRows: number } | null = null;
-  #admission: { readonly unavailableRefusals: number } | null = null;
+  readonly registry = new Registry();
+  /** Requests being served (read by /metrics and by a clean stop). */
   inFlight = 0;
+  #series = new Map<string, Map<string, Map<number, Series>>>();
+  #duration: Histogram<'endpoint' | 'model' | 'status'>;
+  #upstreamErrors: Counter<'deployment' | 'kind'>;
+  #transitions: Counter<'deployment' | 'to'>;
+  #unrouted: Counter<'endpoint_class' | 'reason'>;
+  #genAi: GenAiMetrics;
+  #breakerSnapshot: (() => BreakerStatus[]) | null = null;
+  #usage: UsageQueue | null = null;
+  #admission: { readonly unavailableRefusals: number } | null = null;
+  #panicRouted: Counter<'model'>;
   /** Client connections closed at once because max_connections were open. */
   connectionsDropped = 0;
+
+  /** `providerOf` names a deployment's provider for the GenAI series (gen_ai_provider_name). */
+  constructor(opts: { providerOf?: (deploymentId: string) => string; defaultMetrics?: boolean } = {}) {
+    const registers = [this.registry];
+    if (opts.defaultMetrics !== false) collectDefaultMetrics({ register: this.registry });
+    const metrics = this;
+    new Counter({
+      name: 'modelgate_requests_total', help: 'Requests answered, by endpoint, model and status.', labelNames: ['endpoint', 'model', 'status'], registers,
+      collect() {
+        this.reset();
+        for (const s of metrics.#allSeries()) this.inc(s.labels, s.requests);
+      },
+    });
+    new Counter({
+      name: 'modelgate_tokens_total', help: 'Tokens billed, by direction.', labelNames: ['endpoint', 'model', 'status', 'direction'], registers,
+      collect() {
+        this.reset();
+        for (const s of metrics.#allSeries()) {
+          this.inc({ ...s.labels, direction: 'input' }, s.tokensIn);
+          this.inc({ ...s.labels, direction: 'output' }, s.tokensOut);
+        }
+      },
+    });
+    this.#duration = new Histogram({ name: 'modelgate_request_duration_ms', help: 'Request latency in milliseconds.', labelNames: ['endpoint', 'model', 'status'], buckets: BUCKETS_MS, registers });
+    this.#upstreamErrors = new Counter({ name: 'modelgate_upstream_errors_total', help: 'Failed upstream attempts.', labelNames: ['deployment', 'kind'], registers });
+    new Gauge({
+      name: 'modelgate_deployment_circuit',
+      help: 'Circuit state per deployment (1 for the current state); deployments never failed are closed and not listed.',
+      labelNames: ['deployment', 'state'],
+      registers,
+      collect() {
+        this.reset();
+        for (const b of metrics.#breakerSnapshot?.() ?? []) {
+          for (const state of BREAKER_STATES) this.set({ deployment: b.deploymentId, state }, b.state === state ? 1 : 0);
+        }
+      },
+    });
+    this.#transitions = new Counter({ name: 'modelgate_circuit_transitions_total', help: 'Circuit state changes per deployment.', labelNames: ['deployment', 'to'], registers });
+    // For the soak's bound on heap growth; cheap enough to read on every scrape.
+    new Gauge({ name: 'modelgate_heap_used_bytes', help: 'V8 heap in use.', registers, collect() { this.set(process.memoryUsage().heapUsed); } });
+    new Gauge({ name: 'modelgate_in_flight', help: 'Requests being served.', registers, collect() { this.set(metrics.inFlight); } });
+    new Gauge({ name: 'modelgate_usage_rows_pending', help: 'Usage rows waiting to be written.', registers, collect() { this.set(metrics.#usage?.pending() ?? 0); } });
+    // The usage writer counts these itself; a scrape copies its totals.
+    new Counter({ name: 'modelgate_usage_write_failures_total', help: 'Usage writes that failed (their rows are retried).', registers, collect() { this.reset(); this.inc(metrics.#usage?.failedWrites ?? 0); } });
+    new Counter({ name: 'modelgate_usage_rows_dropped_total', help: 'Usage rows lost for good.', registers, collect() { this.reset(); this.inc(metrics.#usage?.droppedRows ?? 0); } });
+    this.#unrouted = new Counter({
+      name: 'modelgate_unrouted_requests_total',
+      help: 'Requests refused before any route handled them: an unknown path or a wrong method (by endpoint class, not raw path), or a refused cross-origin preflight.',
+      labelNames: ['endpoint_class', 'reason'],
+      registers,
+    });
+    this.#panicRouted = new Counter({
+      name: 'modelgate_panic_routed_total',
+      help: 'Requests sent to a cooling-down deployment because every deployment of the model was (panic routing).',
+      labelNames: ['model'],
+      registers,
+    });
+    new Counter({ name: 'modelgate_connections_dropped_total', help: 'Client connections closed at once because max_connections were open.', registers, collect() { this.reset(); this.inc(metrics.connectionsDropped); } });
+    new Counter({
+      name: 'modelgate_admission_unavailable_total',
+      help: 'Requests refused with 503 because the admission store (Redis) could not be asked.',
+      registers,
+      collect() {
+        this.reset();
+        this.inc(metrics.#admission?.unavailableRefusals ?? 0);
+      },
+    });
+    this.#genAi = new GenAiMetrics({ registers, providerOf: opts.providerOf ?? (() => 'unknown') });
+  }
 
   /** Breaker state is read from the breaker when /metrics is scraped, never tracked on the hot path. */
   watchBreaker(snapshot: () => BreakerStatus[]): void {
@@ -36,7 +136,7 @@ export class Metrics {
   }
 
   /** The usage writer's queue and failures: lost or delayed spend records must show in monitoring. */
-  watchUsage(usage: { pending(): number; readonly failedWrites: number; readonly droppedRows: number }): void {
+  watchUsage(usage: UsageQueue): void {
     this.#usage = usage;
   }
 
@@ -45,98 +145,54 @@ export class Metrics {
     this.#admission = admission;
   }
 
-  breakerTransition(deployment: string, to: BreakerState): void {
-    const id = `deployment="${esc(deployment)}",to="${to}"`;
-    this.#breakerTransitions.set(id, (this.#breakerTransitions.get(id) ?? 0) + 1);
-  }
-
-  observe(opts: { endpoint: string; model: string; status: number; latencyMs: number; inputTokens: number; outputTokens: number }): void {
-    let byModel = this.#series.get(opts.endpoint);
-    if (byModel === undefined) this.#series.set(opts.endpoint, (byModel = new Map()));
-    let byStatus = byModel.get(opts.model);
-    if (byStatus === undefined) byModel.set(opts.model, (byStatus = new Map()));
-    let s = byStatus.get(opts.status);
-    if (s === undefined) {
-      s = {
-        labels: `endpoint="${esc(opts.endpoint)}",model="${esc(opts.model)}",status="${opts.status}"`,
-        requests: 0, tokensIn: 0, tokensOut: 0, buckets: new Array<number>(BUCKETS_MS.length).fill(0), sumMs: 0,
-      };
-      byStatus.set(opts.status, s);
-    }
-    s.requests++;
-    s.tokensIn += opts.inputTokens;
-    s.tokensOut += opts.outputTokens;
-    s.sumMs += opts.latencyMs;
-    // Buckets hold counts per bucket here; render() makes them cumulative, as Prometheus wants.
-    let i = 0;
-    while (i < BUCKETS_MS.length && opts.latencyMs > BUCKETS_MS[i]) i++;
-    if (i < BUCKETS_MS.length) s.buckets[i]++;
-  }
-
-  #allSeries(): Series[] {
-    const out: Series[] = [];
-    for (const byModel of this.#series.values()) for (const byStatus of byModel.values()) for (const s of byStatus.values()) out.push(s);
-    return out;
-  }
-
   panicRouted(model: string): void {
-    this.#panicRouted.set(model, (this.#panicRouted.get(model) ?? 0) + 1);
+    this.#panicRouted.inc({ model });
+  }
+
+  breakerTransition(deployment: string, to: BreakerState): void {
+    this.#transitions.inc({ deployment, to });
   }
 
   upstreamError(deployment: string, kind: string): void {
-    const id = `deployment="${esc(deployment)}",kind="${esc(kind)}"`;
-    this.#upstreamErrors.set(id, (this.#upstreamErrors.get(id) ?? 0) + 1);
+    this.#upstreamErrors.inc({ deployment, kind });
   }
 
-  render(): string {
-    const lines: string[] = [
-      '# HELP modelgate_requests_total Requests answered, by endpoint, model and status.',
-      '# TYPE modelgate_requests_total counter',
-    ];
-    const series = this.#allSeries();
-    for (const s of series) lines.push(`modelgate_requests_total{${s.labels}} ${s.requests}`);
-    lines.push('# HELP modelgate_tokens_total Tokens billed, by direction.', '# TYPE modelgate_tokens_total counter');
-    for (const s of series) {
-      lines.push(`modelgate_tokens_total{${s.labels},direction="input"} ${s.tokensIn}`);
-      lines.push(`modelgate_tokens_total{${s.labels},direction="output"} ${s.tokensOut}`);
-    }
-    lines.push('# HELP modelgate_request_duration_ms Request latency in milliseconds.', '# TYPE modelgate_request_duration_ms histogram');
-    for (const s of series) {
-      let cumulative = 0;
-      BUCKETS_MS.forEach((b, i) => lines.push(`modelgate_request_duration_ms_bucket{${s.labels},le="${b}"} ${(cumulative += s.buckets[i])}`));
-      lines.push(`modelgate_request_duration_ms_bucket{${s.labels},le="+Inf"} ${s.requests}`);
-      lines.push(`modelgate_request_duration_ms_sum{${s.labels}} ${s.sumMs}`);
-      lines.push(`modelgate_request_duration_ms_count{${s.labels}} ${s.requests}`);
-    }
-    lines.push('# HELP modelgate_upstream_errors_total Failed upstream attempts.', '# TYPE modelgate_upstream_errors_total counter');
-    for (const [labels, n] of this.#upstreamErrors) lines.push(`modelgate_upstream_errors_total{${labels}} ${n}`);
-    if (this.#breakerSnapshot !== null) {
-      lines.push('# HELP modelgate_deployment_circuit Circuit state per deployment (1 for the current state); deployments never failed are closed and not listed.', '# TYPE modelgate_deployment_circuit gauge');
-      for (const b of this.#breakerSnapshot()) {
-        for (const st of BREAKER_STATES) lines.push(`modelgate_deployment_circuit{deployment="${esc(b.deploymentId)}",state="${st}"} ${b.state === st ? 1 : 0}`);
-      }
-    }
-    lines.push('# HELP modelgate_panic_routed_total Requests sent to a cooling-down deployment because every deployment of the model was (panic routing).', '# TYPE modelgate_panic_routed_total counter');
-    for (const [model, n] of this.#panicRouted) lines.push(`modelgate_panic_routed_total{model="${esc(model)}"} ${n}`);
-    lines.push('# HELP modelgate_circuit_transitions_total Circuit state changes per deployment.', '# TYPE modelgate_circuit_transitions_total counter');
-    for (const [labels, n] of this.#breakerTransitions) lines.push(`modelgate_circuit_transitions_total{${labels}} ${n}`);
-    // For the soak's bound on heap growth; cheap enough to read on every scrape.
-    lines.push('# HELP modelgate_heap_used_bytes V8 heap in use.', '# TYPE modelgate_heap_used_bytes gauge', `modelgate_heap_used_bytes ${process.memoryUsage().heapUsed}`);
-    lines.push('# HELP modelgate_connections_dropped_total Client connections closed at once because max_connections were open.', '# TYPE modelgate_connections_dropped_total counter', `modelgate_connections_dropped_total ${this.connectionsDropped}`);
-    lines.push('# HELP modelgate_in_flight Requests being served.', '# TYPE modelgate_in_flight gauge', `modelgate_in_flight ${this.inFlight}`);
-    if (this.#admission !== null) {
-      lines.push('# HELP modelgate_admission_unavailable_total Requests refused with 503 because the admission store (Redis) could not be asked.', '# TYPE modelgate_admission_unavailable_total counter', `modelgate_admission_unavailable_total ${this.#admission.unavailableRefusals}`);
-    }
-    const u = this.#usage;
-    if (u !== null) {
-      lines.push('# HELP modelgate_usage_rows_pending Usage rows waiting to be written.', '# TYPE modelgate_usage_rows_pending gauge', `modelgate_usage_rows_pending ${u.pending()}`);
-      lines.push('# HELP modelgate_usage_write_failures_total Usage writes that failed (their rows are retried).', '# TYPE modelgate_usage_write_failures_total counter', `modelgate_usage_write_failures_total ${u.failedWrites}`);
-      lines.push('# HELP modelgate_usage_rows_dropped_total Usage rows lost for good.', '# TYPE modelgate_usage_rows_dropped_total counter', `modelgate_usage_rows_dropped_total ${u.droppedRows}`);
-    }
-    return lines.join('\n') + '\n';
+  unrouted(endpointClass: string, reason: string): void {
+    this.#unrouted.inc({ endpoint_class: endpointClass, reason });
   }
-}
 
-function esc(v: string): string {
-  return v.replace(/[\\"\n]/g, (c) => (c === '\n' ? '\\n' : `\\${c}`));
+  observe(o: RequestObservation): void {
+    const s = this.#seriesFor(o.endpoint, o.model, o.status);
+    s.requests++;
+    s.tokensIn += o.inputTokens + o.cacheReadTokens + o.cacheWriteTokens;
+    s.tokensOut += o.outputTokens;
+    s.duration.observe(o.latencyMs);
+    if (o.deployment !== null) this.#genAi.observe(o, o.deployment);
+  }
+
+  #seriesFor(endpoint: string, model: string, status: number): Series {
+    let byModel = this.#series.get(endpoint);
+    if (byModel === undefined) this.#series.set(endpoint, (byModel = new Map()));
+    let byStatus = byModel.get(model);
+    if (byStatus === undefined) byModel.set(model, (byStatus = new Map()));
+    let s = byStatus.get(status);
+    if (s === undefined) {
+      const labels = { endpoint, model, status: String(status) };
+      s = { labels, requests: 0, tokensIn: 0, tokensOut: 0, duration: this.#duration.labels(labels) };
+      byStatus.set(status, s);
+    }
+    return s;
+  }
+
+  *#allSeries(): Iterable<Series> {
+    for (const byModel of this.#series.values()) for (const byStatus of byModel.values()) yield* byStatus.values();
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+
+  render(): Promise<string> {
+    return this.registry.metrics();
+  }
 }

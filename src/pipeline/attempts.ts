@@ -22,6 +22,7 @@ import { decodeText } from '../http/content-encoding.ts';
 import { upstreamFailure } from './upstream-error.ts';
 import type { Gateway } from './gateway.ts';
 import type { RequestState } from './request-state.ts';
+import type { AttemptEnd } from '../observability/tracing.ts';
 
 /** What the relay stage gets: an upstream answer that is committed to (its first byte has arrived). */
 export interface Answer {
@@ -84,7 +85,9 @@ export async function obtainAnswer(opts: ObtainAnswerOptions): Promise<Answer> {
       state.routing = 'panic';
       exchange.responseHeaders['x-modelgate-routing'] = `panic: every deployment of the model was cooling down; tried ${step.deployment.id}, the soonest to recover`;
     }
-    const result = await attempt({ opts, step, exchange, deadline: plan.deadline });
+    const span = state.trace === null ? null : state.trace.startAttempt({ deployment: step.deployment, attempt: step.attempt });
+    const result = await attempt({ opts, step, exchange, deadline: plan.deadline, traceHeaders: span === null ? null : span.headers });
+    if (span !== null) span.end(attemptEnd(result));
     if (result.kind === 'client') throw clientGone(plan);
     if (result.kind === 'shutdown') {
       plan.cancel();
@@ -110,7 +113,7 @@ export async function obtainAnswer(opts: ObtainAnswerOptions): Promise<Answer> {
 }
 
 /** One attempt, start to commitment: headers, then the first body chunk (streamed) or the whole body. */
-async function attempt(a: { opts: ObtainAnswerOptions; step: AttemptStep; exchange: Exchange; deadline: number }): Promise<AttemptResult> {
+async function attempt(a: { opts: ObtainAnswerOptions; step: AttemptStep; exchange: Exchange; deadline: number; traceHeaders: Readonly<Record<string, string>> | null }): Promise<AttemptResult> {
   const { opts, step, exchange } = a;
   const { timeouts } = opts.model;
   const watch = new AttemptWatch({ client: opts.client, firstByteMs: timeouts.firstByteMs, idleMs: timeouts.idleMs, deadline: a.deadline });
@@ -134,6 +137,7 @@ async function attempt(a: { opts: ObtainAnswerOptions; step: AttemptStep; exchan
         forwardHeaders: exchange.upstreamDialect === opts.input.dialect ? opts.forwardHeaders : NOT_FORWARDED,
         apiKey: step.apiKey,
         stop: watch,
+        traceHeaders: a.traceHeaders,
       },
       timeouts.connectMs,
     );
@@ -227,6 +231,16 @@ function describe(err: unknown): string {
   if (!(err instanceof Error)) return String(err);
   const code = (err as { code?: unknown }).code;
   return typeof code === 'string' ? `${code}: ${err.message}` : err.message;
+}
+
+/** An attempt's result as its span records it. */
+function attemptEnd(result: AttemptResult): AttemptEnd {
+  switch (result.kind) {
+    case 'answer': return { kind: 'answer', status: 200 };
+    case 'failed': return { kind: 'failed', status: result.status, outcome: outcomeLabel(result.outcome, result.status), detail: result.detail };
+    case 'client': return { kind: 'stopped', reason: 'client_disconnected' };
+    default: return { kind: 'stopped', reason: 'shutting_down' };
+  }
 }
 
 function outcomeLabel(outcome: AttemptOutcome, status: number | undefined): string {

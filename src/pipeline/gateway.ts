@@ -12,6 +12,7 @@ import type { Admission } from './admit.ts';
 import type { CircuitBreaker } from '../routing/circuit-breaker.ts';
 import type { KeyRotation } from '../routing/key-rotation.ts';
 import type { BodyLimits } from '../http/body.ts';
+import type { Tracing } from '../observability/tracing.ts';
 
 export interface Gateway {
   config: GatewayConfig;
@@ -32,4 +33,6 @@ export interface Gateway {
   breaker: CircuitBreaker;
   /** Provider keys in turn, minus those the upstream refused (routing/). */
   keyRotation: KeyRotation;
+  /** OpenTelemetry spans; null when tracing is off (the default), and then nothing of it runs. */
+  tracing: Tracing | null;
 }

@@ -25,9 +25,10 @@ import { ResponseClientLink } from './client-link.ts';
 import { StreamWriter } from '../http/stream-writer.ts';
 import { StreamKeepAlive } from '../http/stream-keep-alive.ts';
 import { renderStreamError } from '../dialects/render-error.ts';
-import { priceRequest, recordRequest } from './record.ts';
+import { priceRequest, recordRequest, rowModel } from './record.ts';
 import type { Ticket } from './admit.ts';
 import type { KeyRecord } from '../core/key-record.ts';
+import type { RequestTrace } from '../observability/tracing.ts';
 
 const SSE_HEADERS = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' };
 
@@ -58,6 +59,7 @@ export async function handleGeneration(gw: Gateway, req: IncomingMessage, res: S
   const flight: Flight = { state, ticket: null, admissionRan: false, keptAlive: false, endpoint: opts };
   // A client that leaves stops the upstream at once: no orphaned upstream streams.
   const client = new ResponseClientLink(res);
+  if (gw.tracing !== null) state.trace = gw.tracing.startRequest({ method: req.method ?? 'POST', endpoint: opts.endpoint, requestId: opts.requestId, headers: req.headers });
   gw.metrics.inFlight++;
   try {
     await serve(gw, req, res, flight, client);
@@ -90,6 +92,7 @@ export async function handleGeneration(gw: Gateway, req: IncomingMessage, res: S
     }
     // A store outage is logged once when it starts and once when it ends (serve-command.ts), not per request.
     if (gerr.status >= 500 && gerr.code !== 'admission_unavailable') gw.log.warn({ requestId: opts.requestId, code: gerr.code, status: gerr.status, reason: gerr.message }, 'request failed');
+    else if (gerr.status < 500 && gw.log.isLevelEnabled('debug')) gw.log.debug({ requestId: opts.requestId, code: gerr.code, status: gerr.status, model: rowModel(gw, state.model), reason: gw.masker.mask(gerr.message) }, 'request refused');
   } finally {
     // Settle before the row is queued: the row must carry the cost the store settled, and the period
     // the reservation belonged to. The upstream's counts are clamped first: they are its word, not ours.
@@ -100,10 +103,15 @@ export async function handleGeneration(gw: Gateway, req: IncomingMessage, res: S
       let period = flight.ticket === null ? null : gw.admission.finish(flight.ticket, state.usage, cost);
       if (period instanceof Promise) period = await period;
       recordRequest(gw, state, period);
+      if (state.trace !== null) endTrace(gw, state, state.trace);
     } finally {
       gw.metrics.inFlight--;
     }
   }
+}
+
+function endTrace(gw: Gateway, state: RequestState, trace: RequestTrace): void {
+  trace.end({ model: rowModel(gw, state.model), stream: state.stream, status: state.status, errorCode: state.errorCode, deployment: state.deployment, usage: state.usage, ttfbMs: state.ttfbMs, attempts: state.attempts });
 }
 
 /** Every response of the generation endpoints carries the key's rate headers, errors included. */
@@ -134,6 +142,9 @@ async function serve(gw: Gateway, req: IncomingMessage, res: ServerResponse, fli
   }
   let raw = await readBody(req, gw.bodyLimits);
   let { text, value } = parseJsonBody(raw);
+  // A request refused by validation still names its model in the usage row, metrics and logs.
+  const named = (value as { model?: unknown } | null)?.model;
+  if (typeof named === 'string') state.model = named;
   const responsesFacts = state.dialect === 'responses' ? validateResponsesRequest(value) : null;
   const facts: RequestFacts = responsesFacts ?? validated(value, { endpoint: flight.endpoint, url: req.url, version });
   state.model = facts.model;

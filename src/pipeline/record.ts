@@ -16,7 +16,11 @@ export function recordRequest(gw: Gateway, state: RequestState, settledPeriod: n
   const u = state.usage;
   priceRequest(gw, state);
   const latencyMs = state.elapsedMs();
-  gw.metrics.observe({ endpoint: state.endpoint, model: modelLabel(gw, state.model), status: state.status, latencyMs, inputTokens: u.inputTokens + u.cacheReadTokens + u.cacheWriteTokens, outputTokens: u.outputTokens });
+  gw.metrics.observe({
+    endpoint: state.endpoint, model: modelLabel(gw, state.model), status: state.status, latencyMs,
+    inputTokens: u.inputTokens, outputTokens: u.outputTokens, cacheReadTokens: u.cacheReadTokens, cacheWriteTokens: u.cacheWriteTokens,
+    deployment: state.deployment, stream: state.stream, ttfbMs: state.ttfbMs,
+  });
   if (!state.key) return;
   gw.usage.add({
     ts: state.startedWall,

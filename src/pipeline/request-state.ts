@@ -2,6 +2,7 @@
 import type { Dialect } from '../core/dialect.ts';
 import type { KeyRecord } from '../core/key-record.ts';
 import { emptyUsage, type Usage } from '../core/usage.ts';
+import type { RequestTrace } from '../observability/tracing.ts';
 
 export class RequestState {
   readonly requestId: string;
@@ -21,6 +22,8 @@ export class RequestState {
   usage: Usage = emptyUsage();
   ttfbMs: number | null = null;
   costNanos = 0;
+  /** The request's server span when tracing is on. */
+  trace: RequestTrace | null = null;
 
   constructor(opts: { requestId: string; dialect: Dialect; endpoint: string }) {
     this.requestId = opts.requestId;

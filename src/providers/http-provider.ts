@@ -104,7 +104,7 @@ export function callHttpProvider(call: UpstreamCall, connectTimeoutMs: number): 
       {
         method: 'POST',
         path: call.path !== undefined ? t.prefix + call.path : call.dialect === 'responses' ? t.responsesPath : t.path,
-        headers: upstreamHeaders(p, call),
+        headers: call.traceHeaders === null ? upstreamHeaders(p, call) : { ...upstreamHeaders(p, call), ...call.traceHeaders },
         body: call.body,
       },
       handler,

@@ -32,6 +32,8 @@ export interface UpstreamCall {
   apiKey: string | null;
   /** The attempt's clocks and the client: the only timers on the request (providers set none of their own). */
   stop: StopLink;
+  /** W3C trace context for the upstream when tracing is on (`traceparent`), else null. */
+  traceHeaders: Readonly<Record<string, string>> | null;
 }
 
 export interface UpstreamResponse {

@@ -82,7 +82,7 @@ test('anthropic_version in a provider: loaded, checked, and sent when no caller 
   assert.equal(named.anthropicVersion, '2026-10-21');
   assert.equal(plain.anthropicVersion, undefined);
   assert.throws(() => parseConfigText(yaml(', anthropic_version: "2024-01-01"'), { source: 'x.yaml', env: {} }), /anthropic_version/);
-  const call = (forwardHeaders: Record<string, string>) => ({ deployment: c.models[0].deployments[0], dialect: 'anthropic' as const, body: '', forwardHeaders, apiKey: 'k', stop: null as never });
+  const call = (forwardHeaders: Record<string, string>) => ({ deployment: c.models[0].deployments[0], dialect: 'anthropic' as const, body: '', forwardHeaders, apiKey: 'k', stop: null as never, traceHeaders: null });
   // Translated (nothing forwarded): the provider's version, else the default.
   assert.equal(upstreamHeaders(named, call({}))['anthropic-version'], '2026-10-21');
   assert.equal(upstreamHeaders(plain, call({}))['anthropic-version'], '2023-06-01');

@@ -1,7 +1,7 @@
 // Exact routing: the path of every request-target form a client may send.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { dialectForPath, pathOf } from '../../src/http/routes.ts';
+import { dialectForPath, endpointClass, pathOf } from '../../src/http/routes.ts';
 
 test('pathOf takes the path of origin-form and absolute-form targets and drops the query', () => {
   const cases: Array<[string | undefined, string]> = [
@@ -18,6 +18,15 @@ test('pathOf takes the path of origin-form and absolute-form targets and drops t
   ];
   for (const [url, want] of cases) assert.equal(pathOf(url), want, String(url));
   assert.equal(dialectForPath(pathOf('http://h/v1/messages/nope')), 'anthropic');
+});
+
+test('endpointClass puts any path in one of a few fixed classes (metrics labels never hold a raw path)', () => {
+  const cases: Array<[string, string]> = [
+    ['/v1/messages/batches', 'anthropic'], ['/v1/complete', 'anthropic'], ['/v1/chat/completion', 'openai'], ['/v1/files', 'openai'],
+    ['/v1beta/models/x:embedContent', 'gemini'], ['/admin', 'admin'], ['/admin/keys/x', 'admin'], ['/ui/', 'ui'],
+    ['/administrator', 'other'], ['/', 'other'], ['*', 'other'], ['/wp-login.php', 'other'],
+  ];
+  for (const [path, want] of cases) assert.equal(endpointClass(path), want, path);
 });
 
 test('/v1/responses, its token count, and /v1/responses/{id} for GET and DELETE', async () => {

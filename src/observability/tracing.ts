@@ -1,0 +1,56 @@
+// OpenTelemetry traces, on only when the standard OTLP endpoint variables are set. The request path
+// sees this interface and a null when tracing is off; the SDK (otel-tracing.ts) is imported only when
+// tracing is on, so a gateway without it loads and runs none of it.
+import type { IncomingHttpHeaders } from 'node:http';
+import type { DeploymentConfig } from '../core/config-types.ts';
+import type { Usage } from '../core/usage.ts';
+import type { Logger } from './logger.ts';
+
+export interface Tracing {
+  /** The server span of one request, continuing the caller's `traceparent` when it sent one. */
+  startRequest(r: { method: string; endpoint: string; requestId: string; headers: IncomingHttpHeaders }): RequestTrace;
+  /** Exports what is buffered and stops (a clean stop calls it after the last request). */
+  shutdown(): Promise<void>;
+}
+
+/** What the request's end reports to its server span. */
+export interface RequestSummary {
+  model: string;
+  stream: boolean;
+  status: number;
+  errorCode: string | null;
+  deployment: string | null;
+  usage: Usage;
+  ttfbMs: number | null;
+  attempts: number;
+}
+
+export interface RequestTrace {
+  /** A client span for one upstream attempt, a child of the request's span. */
+  startAttempt(a: { deployment: DeploymentConfig; attempt: number }): AttemptTrace;
+  end(s: RequestSummary): void;
+}
+
+/** How an attempt ended before the relay: an answer (kept open until the request ends) or a failure. */
+export type AttemptEnd = { kind: 'answer'; status: number } | { kind: 'failed'; status?: number; outcome: string; detail: string } | { kind: 'stopped'; reason: string };
+
+export interface AttemptTrace {
+  /** W3C trace context for the upstream call (`traceparent`, and `tracestate` when there is one). */
+  readonly headers: Readonly<Record<string, string>>;
+  end(e: AttemptEnd): void;
+}
+
+/** `OTEL_SDK_DISABLED` and `OTEL_TRACES_EXPORTER=none` win over an endpoint, as the specification says. */
+export function tracingWanted(env: NodeJS.ProcessEnv): boolean {
+  if ((env.OTEL_SDK_DISABLED ?? '').trim().toLowerCase() === 'true') return false;
+  const exporters = (env.OTEL_TRACES_EXPORTER ?? 'otlp').split(',').map((e) => e.trim().toLowerCase());
+  if (!exporters.includes('otlp')) return false;
+  return Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT);
+}
+
+/** The tracer when the environment asks for traces, else null (and nothing of the SDK is loaded). */
+export async function startTracing(env: NodeJS.ProcessEnv, log: Logger): Promise<Tracing | null> {
+  if (!tracingWanted(env)) return null;
+  const { createOtelTracing } = await import('./otel-tracing.ts');
+  return createOtelTracing(env, log);
+}
