@@ -4,6 +4,7 @@
 import { isObject, num, str } from '../../core/narrow.ts';
 import type { AssistantPart, FilePart, HubMessage, HubReasoning, HubRequest, HubTool, HubToolChoice, TextPart, ToolResultPart, UserPart } from '../../translate/hub/form.ts';
 import { cacheOf } from '../../translate/hub/cache-marker.ts';
+import { decodeSampling } from '../../translate/hub/sampling.ts';
 import { TranslationError } from '../../translate/hub/translation-error.ts';
 import { effortForBudget } from './thinking.ts';
 
@@ -189,12 +190,7 @@ export function decodeMessagesRequest(body: Record<string, unknown>): HubRequest
   });
   const maxTokens = num(body.max_tokens);
   if (maxTokens !== undefined) req.maxOutputTokens = maxTokens;
-  const temperature = num(body.temperature);
-  if (temperature !== undefined) req.temperature = temperature;
-  const topP = num(body.top_p);
-  if (topP !== undefined) req.topP = topP;
-  const topK = num(body.top_k);
-  if (topK !== undefined) req.topK = topK;
+  decodeSampling(body, req);
   if (Array.isArray(body.stop_sequences) && body.stop_sequences.length > 0) req.stopSequences = body.stop_sequences.filter((s): s is string => typeof s === 'string');
   req.tools = toolsOf(body.tools);
   if (req.tools.length > 0) toolChoiceOf(body.tool_choice, req);

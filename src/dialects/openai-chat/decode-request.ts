@@ -6,6 +6,7 @@ import type { HubReasoning, HubRequest, HubResponseFormat, HubTool, HubToolChoic
 import { TranslationError } from '../../translate/hub/translation-error.ts';
 import { decodeChatMessages } from './decode-messages.ts';
 import { cacheOf } from '../../translate/hub/cache-marker.ts';
+import { decodeSampling } from '../../translate/hub/sampling.ts';
 
 /** Chat fields with no hub equivalent: carried by name for the encoders to name as dropped. */
 const EXTRA_FIELDS = [
@@ -101,12 +102,7 @@ export function decodeChatRequest(body: Record<string, unknown>): HubRequest {
   if (maxTokens !== undefined) req.maxOutputTokens = maxTokens;
   const reasoning = reasoningOf(body.reasoning_effort);
   if (reasoning !== undefined) req.reasoning = reasoning;
-  const temperature = num(body.temperature);
-  if (temperature !== undefined) req.temperature = temperature;
-  const topP = num(body.top_p);
-  if (topP !== undefined) req.topP = topP;
-  const topK = num(body.top_k);
-  if (topK !== undefined) req.topK = topK;
+  decodeSampling(body, req);
   const stop = stopSequencesOf(body.stop);
   if (stop !== undefined) req.stopSequences = stop;
   if (isObject(body.stream_options) && body.stream_options.include_usage === true) req.streamUsage = true;
