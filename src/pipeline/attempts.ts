@@ -10,7 +10,7 @@ import { UpstreamBodyTooLarge, type UpstreamBody } from '../providers/upstream-b
 import type { ResponseClientLink } from './client-link.ts';
 import { AttemptWatch } from '../routing/attempt-watch.ts';
 import { classifyError, classifyStatus, header, isQuotaExhausted, type UpstreamHeaders } from '../routing/classify.ts';
-import { maskApiKey } from '../routing/key-rotation.ts';
+import { maskKey } from '../auth/key-material.ts';
 import { duration } from '../routing/create-routing.ts';
 import type { AttemptOutcome } from '../routing/outcome.ts';
 import { AttemptPlan, type AttemptStep } from '../routing/plan.ts';
@@ -263,7 +263,7 @@ function noteFailure(n: { gw: Gateway; state: RequestState; step: AttemptStep; r
     const provider = step.deployment.provider.name;
     if (!gw.keyRotation.isRejected(provider, step.apiKey)) {
       const why = result.status === 429 ? "the provider account behind the gateway's key is out of quota" : "upstream refused the gateway's key";
-      gw.log.error({ ...fields, provider, maskedKey: maskApiKey(step.apiKey) }, `${why} for provider '${provider}': key taken out of rotation, tried again in ${duration(gw.keyRotation.firstRetryMs)} (the wait doubling while it is refused) and put back when it works`);
+      gw.log.error({ ...fields, provider, maskedKey: maskKey(step.apiKey) }, `${why} for provider '${provider}': key taken out of rotation, tried again in ${duration(gw.keyRotation.firstRetryMs)} (the wait doubling while it is refused) and put back when it works`);
       return;
     }
   }
@@ -275,7 +275,7 @@ function keyAnswered(gw: Gateway, step: AttemptStep, result: AttemptResult): voi
   const answered = result.kind === 'answer' || (result.kind === 'failed' && result.status !== undefined && result.outcome.kind !== 'credentials');
   const provider = step.deployment.provider.name;
   if (answered && gw.keyRotation.accepted(provider, step.apiKey!)) {
-    gw.log.info({ provider, maskedKey: maskApiKey(step.apiKey!) }, `provider '${provider}' accepts the gateway's key again: back in rotation`);
+    gw.log.info({ provider, maskedKey: maskKey(step.apiKey!) }, `provider '${provider}' accepts the gateway's key again: back in rotation`);
   }
 }
 

@@ -1,6 +1,7 @@
 // A provider's API keys handed out in turn (round robin per provider), minus keys the upstream refused;
 // a refused key is tried again on a timer (60 s doubling to 15 min by default) and put back when it works.
 import type { ProviderConfig } from '../core/config-types.ts';
+import { maskKey } from '../auth/key-material.ts';
 
 /** A key the upstream refused (401): out of rotation until `retryAt`, then offered to one request. */
 interface Refused {
@@ -22,10 +23,6 @@ export interface KeyRotationOptions {
   maxRetryMs?: number;
 }
 
-/** Masked for logs: first 4 + last 4, never the whole key (preamble rule). */
-export function maskApiKey(key: string): string {
-  return key.length <= 8 ? '****' : `${key.slice(0, 4)}…${key.slice(-4)}`;
-}
 
 export class KeyRotation {
   readonly #providers = new Map<string, ProviderKeys>();
@@ -117,7 +114,7 @@ export class KeyRotation {
   /** The provider's keys the upstream refused, masked (the admin API shows them; the whole key never leaves). */
   refusedMasked(provider: ProviderConfig): string[] {
     const rejected = this.#providers.get(provider.name)?.rejected;
-    return rejected === undefined ? [] : provider.apiKeys.filter((k) => rejected.has(k)).map(maskApiKey);
+    return rejected === undefined ? [] : provider.apiKeys.filter((k) => rejected.has(k)).map(maskKey);
   }
 
   /** An attempt with this key got an answer: a refused key is back in rotation. True when it was out. */

@@ -1,7 +1,8 @@
 // Key rotation: round robin per provider, refused keys skipped until reset, masking.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { KeyRotation, maskApiKey } from '../../src/routing/key-rotation.ts';
+import { KeyRotation } from '../../src/routing/key-rotation.ts';
+import { maskKey } from '../../src/auth/key-material.ts';
 import { fakeClock, provider } from './fixtures.ts';
 
 test('keys are handed out in turn, per provider', () => {
@@ -52,9 +53,9 @@ test('a shorter key list after a reload still rotates within bounds', () => {
   assert.deepEqual([keys.next(shorter), keys.next(shorter)], ['k1', 'k1']);
 });
 
-test('maskApiKey shows first 4 and last 4 only', () => {
-  assert.equal(maskApiKey('sk-abcdefghijklmnop9xQz'), 'sk-a…9xQz');
-  assert.equal(maskApiKey('short'), '****');
+test('a refused provider key is masked to its first 4 and last 4 only', () => {
+  assert.equal(maskKey('sk-abcdefghijklmnop9xQz'), 'sk-a…9xQz');
+  assert.equal(maskKey('short'), '****');
 });
 
 test('a refused key is tried again after 60 s (doubling to 15 min) by one request, and is back once it works (issue 39)', () => {

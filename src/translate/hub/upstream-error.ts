@@ -5,6 +5,7 @@
 // with secrets masked. The type names each dialect uses are its own (dialects/*/errors.ts).
 import { isObject, str, tryParseJson } from '../../core/narrow.ts';
 import type { HubDialect, UpstreamError } from './form.ts';
+import { maskKey } from '../../auth/key-material.ts';
 
 /** An upstream error shaped for the caller's dialect. */
 export interface DialectError {
@@ -32,8 +33,8 @@ export function clientStatusFor(upstreamStatus: number): number {
 /** Masks API-key-looking tokens to first 4 + last 4 characters. */
 export function maskSecrets(text: string): string {
   return text
-    .replace(/\b(?:sk|pk|rk)[-_][A-Za-z0-9_\-]{12,}/g, (k) => `${k.slice(0, 4)}…${k.slice(-4)}`)
-    .replace(/(Bearer\s+)([A-Za-z0-9._\-]{12,})/gi, (_m, p: string, k: string) => `${p}${k.slice(0, 4)}…${k.slice(-4)}`);
+    .replace(/\b(?:sk|pk|rk)[-_][A-Za-z0-9_\-]{12,}/g, (k) => maskKey(k))
+    .replace(/(Bearer\s+)([A-Za-z0-9._\-]{12,})/gi, (_m, p: string, k: string) => `${p}${maskKey(k)}`);
 }
 
 /** Upstream text kept in an error: enough to act on, never a whole page (an upstream's 5 MB message). */
