@@ -1,7 +1,6 @@
 // The PostgreSQL usage writer thread: its own connection, fed rows by usage-thread.ts in the messages
 // usage-thread-worker.js takes ('rows', 'commit', 'busy', 'close'). The driver builds and parses the wire
-// protocol in JavaScript: on the event loop that was ≈ 5 µs of CPU a row (bench/HISTORY.md, twenty-third
-// round); here it is this thread's. A batch's rows and its keys' spend are one transaction, sent in one
+// protocol in JavaScript: that CPU is this thread's, not the event loop's. A batch's rows and its keys' spend are one transaction, sent in one
 // round trip. The usage writer never starts a batch before the last one is answered.
 import { parentPort, workerData } from 'node:worker_threads';
 import postgres from 'postgres';

@@ -1,6 +1,6 @@
 // The usage writer thread: its own SQLite connection, fed rows by usage-thread.ts. node:sqlite is
-// synchronous, so inserts, commits and the WAL checkpoints inside them ran on the event loop and stalled
-// every request in flight (a checkpoint 2 – 4 ms; bench/HISTORY.md, sixteenth round). Here they stall nobody.
+// synchronous, so inserts, commits and the WAL checkpoints inside them would stall every request in flight
+// on the event loop. Here they stall nobody.
 //
 // Messages, in order on one port: 'rows' (flat statement values of up to INSERT_BATCH rows; the first
 // of a batch opens its transaction), 'commit' (the batch's last rows and its spend totals; answered with
@@ -9,8 +9,8 @@
 // failed 'rows' the rest of the batch is skipped and its 'commit' rolls back and answers with that error.
 //
 // JavaScript with JSDoc types (checked by tsc), as are the two modules it imports: a thread that loads a
-// TypeScript file starts Node's type stripper (a WebAssembly module) in its own isolate, and that took
-// the thread from ≈ 18 MB to ≈ 33 MB of resident memory (bench/HISTORY.md, seventeenth round).
+// TypeScript file starts Node's type stripper (a WebAssembly module) in its own isolate, which nearly
+// doubles the thread's resident memory.
 import { DatabaseSync } from 'node:sqlite';
 import { parentPort, workerData } from 'node:worker_threads';
 import { describeError, rollback, UsageStatements } from './usage-sql.js';
