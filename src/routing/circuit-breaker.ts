@@ -281,13 +281,7 @@ export class CircuitBreaker {
     if (entry === undefined) return { state: 'closed', consecutiveFailures: 0, retryInMs: 0, recentCalls: 0, recentFailures: 0, lastFailure: null };
     const now = this.#now();
     const bucketId = Math.floor(now / this.#bucketMs);
-    let calls = 0;
-    let failures = 0;
-    for (let i = 0; i < BUCKETS; i++) {
-      if (bucketId - entry.bucketIds[i] >= BUCKETS) continue;
-      calls += entry.calls[i];
-      failures += entry.failures[i];
-    }
+    const { calls, failures } = windowTotals(entry, bucketId);
     return {
       state: this.state(deploymentId),
       consecutiveFailures: entry.consecutive,
@@ -331,14 +325,7 @@ export class CircuitBreaker {
     }
     entry.calls[slot] += 1;
     if (call.failed) entry.failures[slot] += 1;
-    let calls = 0;
-    let failures = 0;
-    for (let i = 0; i < BUCKETS; i++) {
-      if (bucketId - entry.bucketIds[i] >= BUCKETS) continue;
-      calls += entry.calls[i];
-      failures += entry.failures[i];
-    }
-    return { calls, failures };
+    return windowTotals(entry, bucketId);
   }
 
   #open(deploymentId: string, entry: Entry, now: number): void {
@@ -361,4 +348,16 @@ export class CircuitBreaker {
     if (change.to === 'half-open') entry.probeAt = change.at;
     this.#onTransition?.({ deploymentId, from, ...change });
   }
+}
+
+/** Calls and failures in the buckets of the window that ends with `bucketId`. */
+function windowTotals(entry: Entry, bucketId: number): { calls: number; failures: number } {
+  let calls = 0;
+  let failures = 0;
+  for (let i = 0; i < BUCKETS; i++) {
+    if (bucketId - entry.bucketIds[i] >= BUCKETS) continue;
+    calls += entry.calls[i];
+    failures += entry.failures[i];
+  }
+  return { calls, failures };
 }
