@@ -3,7 +3,7 @@
 // no usable key, an endpoint it does not have), a local estimate (the admission tokenizer, see
 // docs/translation.md). A count is advisory: an estimate serves the caller better than an error.
 import type { IncomingMessage } from 'node:http';
-import { request } from 'undici';
+import { countCall } from '../providers/count-call.ts';
 import { GatewayError } from '../core/errors.ts';
 import type { DeploymentConfig, ModelConfig } from '../core/config-types.ts';
 import type { Dialect } from '../core/dialect.ts';
@@ -55,11 +55,6 @@ export async function countAdmitted<T>(
   }
 }
 
-/** Statuses that say the upstream cannot count now, not that the request is wrong. */
-export function cannotCount(status: number): boolean {
-  return status >= 500 || status === 429 || status === 401 || status === 403 || status === 404 || status === 405;
-}
-
 async function count(
   gw: Gateway,
   opts: { deployment: DeploymentConfig; value: Record<string, unknown>; text: string; version: string; beta: string | string[] | undefined; timeouts: { firstByteMs: number; idleMs: number } },
@@ -75,27 +70,15 @@ async function count(
   const headers: Record<string, string> = { 'content-type': 'application/json', 'anthropic-version': opts.version, 'accept-encoding': 'identity' };
   if (typeof opts.beta === 'string') headers['anthropic-beta'] = opts.beta;
   if (apiKey !== null) headers['x-api-key'] = apiKey;
-  let status: number;
-  let text: string;
-  try {
-    const res = await request(`${p.baseUrl}/v1/messages/count_tokens`, {
-      method: 'POST',
-      headers,
-      body: patchModel(opts.text, deployment.model) ?? JSON.stringify({ ...value, model: deployment.model }),
-      headersTimeout: opts.timeouts.firstByteMs,
-      bodyTimeout: opts.timeouts.idleMs,
-    });
-    status = res.statusCode;
-    text = await res.body.text();
-  } catch (err) {
-    // The detail (an address, a host name) is the operator's, for the log; the caller gets a count.
-    gw.log.warn({ provider: p.name, err: gw.masker.mask(String(err)) }, 'count_tokens: the upstream could not be reached; answered with an estimate');
-    return estimate();
-  }
-  if (status >= 200 && status < 300) return { body: text, source: 'exact' };
-  if (cannotCount(status)) {
-    gw.log.warn({ provider: p.name, status }, 'count_tokens: the upstream could not count; answered with an estimate');
-    return estimate();
-  }
-  throw upstreamFailure({ status, text, upstreamDialect: 'anthropic', clientDialect: 'anthropic', masker: gw.masker });
+  const r = await countCall(gw, {
+    provider: p.name,
+    what: 'count_tokens',
+    url: `${p.baseUrl}/v1/messages/count_tokens`,
+    headers,
+    body: patchModel(opts.text, deployment.model) ?? JSON.stringify({ ...value, model: deployment.model }),
+    timeouts: opts.timeouts,
+  });
+  if (r.kind === 'counted') return { body: r.text, source: 'exact' };
+  if (r.kind === 'estimate') return estimate();
+  throw upstreamFailure({ status: r.status, text: r.text, upstreamDialect: 'anthropic', clientDialect: 'anthropic', masker: gw.masker });
 }

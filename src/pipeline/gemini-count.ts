@@ -1,14 +1,14 @@
 // POST /v1beta/models/{model}:countTokens: forwarded to a Gemini upstream for an exact count; for any
 // other upstream, and whenever the upstream cannot count, the local estimate (as count_tokens does on
 // /v1/messages: a count is advisory, and an estimate serves the caller better than an error).
-import { request } from 'undici';
+import { countCall } from '../providers/count-call.ts';
 import type { DeploymentConfig, ModelConfig } from '../core/config-types.ts';
 import type { KeyRecord } from '../core/key-record.ts';
 import { estimatePromptTokens } from '../admission/estimate-tokens.ts';
 import { validateGeminiCount } from '../dialects/gemini/validate.ts';
 import { geminiUpstreamPath } from '../dialects/gemini/passthrough-exchange.ts';
 import type { GeminiCall } from '../http/gemini-routes.ts';
-import { cannotCount, countAdmitted, type CountResult } from './count-tokens.ts';
+import { countAdmitted, type CountResult } from './count-tokens.ts';
 import { resolveModel } from './resolve-model.ts';
 import { upstreamFailure } from './upstream-error.ts';
 import type { Gateway } from './gateway.ts';
@@ -39,26 +39,15 @@ async function count(
   const body = opts.value.generateContentRequest === undefined
     ? JSON.stringify(opts.value)
     : JSON.stringify({ ...opts.value, generateContentRequest: { ...opts.request, model: `models/${deployment.model.replace(/^models\//, '')}` } });
-  let status: number;
-  let text: string;
-  try {
-    const res = await request(`${p.baseUrl}${geminiUpstreamPath(opts.version, deployment.model, 'countTokens')}`, {
-      method: 'POST',
-      headers,
-      body,
-      headersTimeout: opts.model.timeouts.firstByteMs,
-      bodyTimeout: opts.model.timeouts.idleMs,
-    });
-    status = res.statusCode;
-    text = await res.body.text();
-  } catch (err) {
-    gw.log.warn({ provider: p.name, err: gw.masker.mask(String(err)) }, 'countTokens: the upstream could not be reached; answered with an estimate');
-    return estimate();
-  }
-  if (status >= 200 && status < 300) return { body: text, source: 'exact' };
-  if (cannotCount(status)) {
-    gw.log.warn({ provider: p.name, status }, 'countTokens: the upstream could not count; answered with an estimate');
-    return estimate();
-  }
-  throw upstreamFailure({ status, text, upstreamDialect: 'gemini', clientDialect: 'gemini', masker: gw.masker });
+  const r = await countCall(gw, {
+    provider: p.name,
+    what: 'countTokens',
+    url: `${p.baseUrl}${geminiUpstreamPath(opts.version, deployment.model, 'countTokens')}`,
+    headers,
+    body,
+    timeouts: opts.model.timeouts,
+  });
+  if (r.kind === 'counted') return { body: r.text, source: 'exact' };
+  if (r.kind === 'estimate') return estimate();
+  throw upstreamFailure({ status: r.status, text: r.text, upstreamDialect: 'gemini', clientDialect: 'gemini', masker: gw.masker });
 }

@@ -2,7 +2,7 @@
 // the Responses API natively, `apis: [responses]`; an Anthropic-style upstream's count_tokens, asked with
 // the request as the hub writes it), else the gateway's estimate (the admission tokenizer), as
 // /v1/messages/count_tokens does. A count is advisory: an estimate serves better than an error.
-import { request } from 'undici';
+import { countCall } from '../providers/count-call.ts';
 import { GatewayError } from '../core/errors.ts';
 import type { DeploymentConfig } from '../core/config-types.ts';
 import type { KeyRecord } from '../core/key-record.ts';
@@ -36,10 +36,6 @@ export async function countResponsesInputTokens(gw: Gateway, opts: { key: KeyRec
       if (released instanceof Promise) await released;
     }
   }
-}
-
-function cannotCount(status: number): boolean {
-  return status >= 500 || status === 429 || status === 401 || status === 403 || status === 404 || status === 405;
 }
 
 interface CountTarget {
@@ -90,26 +86,12 @@ async function count(gw: Gateway, opts: { deployment: DeploymentConfig; value: R
   const p = deployment.provider;
   const target = countTarget(gw, opts);
   if (target === null) return estimate();
-  let status: number;
-  let text: string;
-  try {
-    const res = await request(target.url, { method: 'POST', headers: target.headers, body: target.body, headersTimeout: opts.timeouts.firstByteMs, bodyTimeout: opts.timeouts.idleMs });
-    status = res.statusCode;
-    text = await res.body.text();
-  } catch (err) {
-    gw.log.warn({ provider: p.name, err: gw.masker.mask(String(err)) }, 'responses input_tokens: the upstream could not be reached; answered with an estimate');
-    return estimate();
-  }
-  if (status >= 200 && status < 300) {
-    if (target.upstreamDialect === 'responses') return { body: text, source: 'exact' };
-    const counted = anthropicCount(text);
-    return counted === null ? estimate() : { body: JSON.stringify({ object: 'response.input_tokens', input_tokens: counted }), source: 'exact' };
-  }
-  if (cannotCount(status)) {
-    gw.log.warn({ provider: p.name, status }, 'responses input_tokens: the upstream could not count; answered with an estimate');
-    return estimate();
-  }
-  throw upstreamFailure({ status, text, upstreamDialect: target.upstreamDialect, clientDialect: 'responses', masker: gw.masker });
+  const r = await countCall(gw, { provider: p.name, what: 'responses input_tokens', url: target.url, headers: target.headers, body: target.body, timeouts: opts.timeouts });
+  if (r.kind === 'estimate') return estimate();
+  if (r.kind === 'failed') throw upstreamFailure({ status: r.status, text: r.text, upstreamDialect: target.upstreamDialect, clientDialect: 'responses', masker: gw.masker });
+  if (target.upstreamDialect === 'responses') return { body: r.text, source: 'exact' };
+  const counted = anthropicCount(r.text);
+  return counted === null ? estimate() : { body: JSON.stringify({ object: 'response.input_tokens', input_tokens: counted }), source: 'exact' };
 }
 
 function anthropicCount(text: string): number | null {
