@@ -1,7 +1,7 @@
 // The admission stage's two-tier estimate: a byte bound far from limits, the tokenizer near them.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Admission } from '../../src/pipeline/admit.ts';
+import { Admission } from '../../src/admission/admission.ts';
 import { MemoryAdmissionStore } from '../../src/admission/memory-store.ts';
 import type { AdmissionStore } from '../../src/admission/store.ts';
 import { estimatePromptTokens } from '../../src/admission/estimate-tokens.ts';

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
-import { Admission } from '../../src/pipeline/admit.ts';
+import { Admission } from '../../src/admission/admission.ts';
 import { MemoryAdmissionStore } from '../../src/admission/memory-store.ts';
 import { SqliteStore } from '../../src/store/sqlite-store.ts';
 import { GatewayError } from '../../src/core/errors.ts';

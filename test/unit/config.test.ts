@@ -29,7 +29,7 @@ test('per-deployment translation options: the max_tokens field and the structure
   assert.equal(c.models[0].deployments[0].maxTokensField, undefined, 'unset: the translator default (max_tokens, forced tool)');
   assert.throws(() => parseConfigText(base.replace('weight: 3', 'weight: 3, max_tokens_field: max_output_tokens'), { source: 'x.yaml', env: { K: 'k' } }), /deployments\[0\]\.max_tokens_field/);
   // The option reaches the upstream body of a translated request.
-  const { exchangeFor } = await import('../../src/pipeline/exchange-for.ts');
+  const { exchangeFor } = await import('../../src/translate/exchange-for.ts');
   const parsed = { model: 'claude-x', max_tokens: 300, messages: [{ role: 'user', content: 'Hi' }] };
   const input = { dialect: 'anthropic' as const, raw: Buffer.from(JSON.stringify(parsed)), text: JSON.stringify(parsed), parsed, facts: { model: 'claude-x', stream: false, includeUsage: false }, promptEstimate: () => 1, defaultMaxTokens: 4096 };
   const body = JSON.parse(exchangeFor(input as never, d).upstreamBody().toString()) as Record<string, unknown>;
@@ -42,7 +42,7 @@ test('refused_params: the parameters a deployment\'s model refuses are left out 
   const d = parseConfigText(text, { source: 'x.yaml', env: { K: 'k' } }).models[1].deployments[0];
   assert.deepEqual(d.refusedParams, ['temperature', 'top_p']);
   assert.throws(() => parseConfigText(base.replace('weight: 3', 'weight: 3, refused_params: temperature'), { source: 'x.yaml', env: { K: 'k' } }), /deployments\[0\]\.refused_params/);
-  const { exchangeFor } = await import('../../src/pipeline/exchange-for.ts');
+  const { exchangeFor } = await import('../../src/translate/exchange-for.ts');
   const parsed = { model: 'claude-x', max_tokens: 300, temperature: 0.1, messages: [{ role: 'user', content: 'Hi' }] };
   const input = { dialect: 'anthropic' as const, raw: Buffer.from(JSON.stringify(parsed)), text: JSON.stringify(parsed), parsed, facts: { model: 'claude-x', stream: false, includeUsage: false }, promptEstimate: () => 1, defaultMaxTokens: 4096 };
   const exchange = exchangeFor(input as never, d);

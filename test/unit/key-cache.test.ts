@@ -196,7 +196,7 @@ test('unknown keys cannot hammer the store: misses are remembered, lookups share
 });
 
 test('authenticate: a known key at once; a key just made elsewhere after one store read; an unknown one still 401', async () => {
-  const { authenticate } = await import('../../src/pipeline/authenticate.ts');
+  const { authenticate } = await import('../../src/auth/authenticate.ts');
   const keys: KeyRecord[] = [record(A)];
   const { store } = liveStore(keys);
   const cache = new KeyCache({ store, onError: () => undefined });

@@ -3,7 +3,7 @@
 // per delivered delta, never zero output for an answer the client received.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { PassthroughExchange } from '../../src/pipeline/passthrough-exchange.ts';
+import { PassthroughExchange } from '../../src/translate/passthrough-exchange.ts';
 import type { Dialect } from '../../src/core/dialect.ts';
 
 function relayOf(dialect: Dialect) {

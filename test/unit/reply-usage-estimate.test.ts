@@ -2,9 +2,9 @@
 // characters a token, on every route — never nothing.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { PassthroughExchange } from '../../src/pipeline/passthrough-exchange.ts';
+import { PassthroughExchange } from '../../src/translate/passthrough-exchange.ts';
 import { ChatToAnthropicExchange, MessagesToOpenAIExchange } from '../translate/hub-pairs.ts';
-import { estimatedReplyUsage } from '../../src/pipeline/reply-usage-estimate.ts';
+import { estimatedReplyUsage } from '../../src/translate/reply-usage-estimate.ts';
 
 const estimate = (): number => 42;
 

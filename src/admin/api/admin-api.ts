@@ -4,7 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
 import { GatewayError } from '../../core/errors.ts';
 import type { Gateway } from '../../pipeline/gateway.ts';
-import { bearerToken } from '../../pipeline/authenticate.ts';
+import { bearerToken } from '../../auth/authenticate.ts';
 import { hashKey, sameHash } from '../../auth/key-material.ts';
 import { readBody, parseJsonBody } from '../../http/body.ts';
 import { sendError, sendJson } from '../../http/respond.ts';

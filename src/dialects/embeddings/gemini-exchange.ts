@@ -3,7 +3,7 @@
 import { GatewayError } from '../../core/errors.ts';
 import { isObject } from '../../core/json.ts';
 import { emptyUsage, type Usage } from '../../core/usage.ts';
-import type { Exchange, StreamRelay } from '../../pipeline/exchange.ts';
+import type { Exchange, StreamRelay } from '../../translate/exchange.ts';
 import { geminiUpstreamPath, upstreamObject } from '../gemini/passthrough-exchange.ts';
 import { usageFromGemini } from '../gemini/usage.ts';
 import { embeddingInputs } from './validate.ts';

@@ -8,7 +8,7 @@ import { SseDecoder, type SseEvent } from '../../core/sse.ts';
 import type { Usage } from '../../core/usage.ts';
 import { renderStreamError } from '../../dialects/render-error.ts';
 import type { TextMasker } from '../../dialects/passthrough-tap.ts';
-import type { Exchange, StreamRelay } from '../../pipeline/exchange.ts';
+import type { Exchange, StreamRelay } from '../exchange.ts';
 import type { ClientReplyContext, ClientSide, UpstreamOptions, UpstreamSide } from './codec.ts';
 import { HubStreamTranslator } from './stream-translator.ts';
 import { TranslationError } from './translation-error.ts';

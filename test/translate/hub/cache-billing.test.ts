@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { costNanos } from '../../../src/accounting/price.ts';
-import { PassthroughExchange } from '../../../src/pipeline/passthrough-exchange.ts';
+import { PassthroughExchange } from '../../../src/translate/passthrough-exchange.ts';
 import { ChatToAnthropicExchange, MessagesToOpenAIExchange } from '../hub-pairs.ts';
 
 const PRICE = { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 };

@@ -8,10 +8,10 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { GatewayError, type ErrorCode } from '../core/errors.ts';
 import { reservationNanos, usdToNanos } from '../accounting/price.ts';
 import { nextPeriodStart, periodStart } from '../accounting/period.ts';
-import { estimateEmbeddingTokens, estimatePromptTokens, namedMaxTokens, requestedMaxTokens, reservationTokens, type EstimateOptions } from '../admission/estimate-tokens.ts';
-import { rateLimitHeaders } from '../admission/rate-headers.ts';
-import { neverFitsTpm, refusalError } from '../admission/refusal.ts';
-import type { AdmissionLimits, AdmissionSnapshot, AdmissionStore, AdmitResult, MaybePromise, ReservationId, SettleResult, SpendWritten, WatchedKey } from '../admission/store.ts';
+import { estimateEmbeddingTokens, estimatePromptTokens, namedMaxTokens, requestedMaxTokens, reservationTokens, type EstimateOptions } from './estimate-tokens.ts';
+import { rateLimitHeaders } from './rate-headers.ts';
+import { neverFitsTpm, refusalError } from './refusal.ts';
+import type { AdmissionLimits, AdmissionSnapshot, AdmissionStore, AdmitResult, MaybePromise, ReservationId, SettleResult, SpendWritten, WatchedKey } from './store.ts';
 import type { SpendTotals, UsageRow } from '../store/store.ts';
 
 const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});

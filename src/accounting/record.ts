@@ -1,8 +1,8 @@
 // The accounting stage's last step for every request: a usage row (queued), metrics and cost.
-import type { Gateway } from './gateway.ts';
+import type { Gateway } from '../pipeline/gateway.ts';
 import type { RequestState } from './request-state.ts';
-import { costNanos } from '../accounting/price.ts';
-import { periodStart } from '../accounting/period.ts';
+import { costNanos } from './price.ts';
+import { periodStart } from './period.ts';
 import { maskKeyLike } from '../observability/mask-secrets.ts';
 
 /** The request's cost in nano-USD, computed once: the settle and the usage row must agree exactly. */

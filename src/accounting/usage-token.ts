@@ -1,9 +1,9 @@
 // GET /api/usage/token: the caller's own quota in the new-api shape (DESIGN.md "Listing and self-check"),
 // plus the key's limits and the live counters of the admission store under `data`.
 import type { KeyRecord } from '../core/key-record.ts';
-import { nanosToQuota, nanosToUsd, usdToNanos } from '../accounting/price.ts';
-import { nextPeriodStart } from '../accounting/period.ts';
-import type { Gateway } from './gateway.ts';
+import { nanosToQuota, nanosToUsd, usdToNanos } from './price.ts';
+import { nextPeriodStart } from './period.ts';
+import type { Gateway } from '../pipeline/gateway.ts';
 import { GatewayError } from '../core/errors.ts';
 
 export async function usageTokenBody(gw: Gateway, key: KeyRecord, now: number): Promise<string> {

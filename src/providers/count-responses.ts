@@ -2,7 +2,7 @@
 // the Responses API natively, `apis: [responses]`; an Anthropic-style upstream's count_tokens, asked with
 // the request as the hub writes it), else the gateway's estimate (the admission tokenizer), as
 // /v1/messages/count_tokens does. A count is advisory: an estimate serves better than an error.
-import { countCall } from '../providers/count-call.ts';
+import { countCall } from './count-call.ts';
 import { GatewayError } from '../core/errors.ts';
 import type { DeploymentConfig } from '../core/config-types.ts';
 import type { KeyRecord } from '../core/key-record.ts';
@@ -10,10 +10,10 @@ import { isObject } from '../core/json.ts';
 import { emptyUsage } from '../core/usage.ts';
 import { patchModel } from '../dialects/json-model-patch.ts';
 import { estimatePromptTokens } from '../admission/estimate-tokens.ts';
-import { resolveModel } from './resolve-model.ts';
-import { upstreamFailure } from './upstream-error.ts';
-import type { CountResult } from './count-tokens.ts';
-import type { Gateway } from './gateway.ts';
+import { resolveModel } from '../catalog/resolve-model.ts';
+import { upstreamFailure } from '../pipeline/upstream-error.ts';
+import type { CountResult } from './count-messages.ts';
+import type { Gateway } from '../pipeline/gateway.ts';
 import { responsesClient } from '../dialects/openai-responses/index.ts';
 import { messagesUpstream } from '../dialects/anthropic-messages/index.ts';
 

@@ -3,7 +3,7 @@ import type { Dialect, ModelMode } from '../core/dialect.ts';
 import type { ModelConfig } from '../core/config-types.ts';
 import type { KeyRecord } from '../core/key-record.ts';
 import { GatewayError } from '../core/errors.ts';
-import type { Catalog } from '../catalog/catalog.ts';
+import type { Catalog } from './catalog.ts';
 
 /** `mode` is what the endpoint serves: generation endpoints want chat models, /v1/embeddings embedding ones. */
 export function resolveModel(catalog: Catalog, key: KeyRecord, name: string, dialect: Dialect, mode: ModelMode = 'chat'): ModelConfig {

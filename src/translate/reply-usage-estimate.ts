@@ -7,7 +7,7 @@ import type { Usage } from '../core/usage.ts';
 import { decodeChatReply } from '../dialects/openai-chat/decode-reply.ts';
 import { decodeMessagesReply } from '../dialects/anthropic-messages/decode-reply.ts';
 import { decodeResponsesReply } from '../dialects/openai-responses/decode-reply.ts';
-import { estimatedUsage } from '../translate/hub/usage-estimate.ts';
+import { estimatedUsage } from './hub/usage-estimate.ts';
 
 export function estimatedReplyUsage(reply: unknown, dialect: Dialect, promptEstimate: () => number): Usage {
   const body = isObject(reply) ? reply : {};

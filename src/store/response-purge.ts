@@ -1,5 +1,5 @@
 // Expired stored responses are removed in the background: once at start, then every ten minutes.
-import type { ResponseStore } from '../store/response-store.ts';
+import type { ResponseStore } from './response-store.ts';
 import type { Logger } from '../observability/logger.ts';
 
 const PURGE_EVERY_MS = 10 * 60_000;

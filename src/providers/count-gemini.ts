@@ -1,17 +1,17 @@
 // POST /v1beta/models/{model}:countTokens: forwarded to a Gemini upstream for an exact count; for any
 // other upstream, and whenever the upstream cannot count, the local estimate (as count_tokens does on
 // /v1/messages: a count is advisory, and an estimate serves the caller better than an error).
-import { countCall } from '../providers/count-call.ts';
+import { countCall } from './count-call.ts';
 import type { DeploymentConfig, ModelConfig } from '../core/config-types.ts';
 import type { KeyRecord } from '../core/key-record.ts';
 import { estimatePromptTokens } from '../admission/estimate-tokens.ts';
 import { validateGeminiCount } from '../dialects/gemini/validate.ts';
 import { geminiUpstreamPath } from '../dialects/gemini/passthrough-exchange.ts';
 import type { GeminiCall } from '../http/gemini-routes.ts';
-import { countAdmitted, type CountResult } from './count-tokens.ts';
-import { resolveModel } from './resolve-model.ts';
-import { upstreamFailure } from './upstream-error.ts';
-import type { Gateway } from './gateway.ts';
+import { countAdmitted, type CountResult } from './count-messages.ts';
+import { resolveModel } from '../catalog/resolve-model.ts';
+import { upstreamFailure } from '../pipeline/upstream-error.ts';
+import type { Gateway } from '../pipeline/gateway.ts';
 
 export async function geminiCountTokens(gw: Gateway, opts: { key: KeyRecord; call: GeminiCall; value: unknown }): Promise<CountResult> {
   const name = opts.call.model ?? '';

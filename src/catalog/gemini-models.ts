@@ -1,6 +1,6 @@
 // GET /v1beta/models and /v1beta/models/{model} (and /v1/ for callers that authenticate the Gemini
 // way): exactly the key's models, in Gemini's shape (`models/{name}`, supportedGenerationMethods).
-import type { Catalog } from '../catalog/catalog.ts';
+import type { Catalog } from './catalog.ts';
 import type { ModelConfig } from '../core/config-types.ts';
 import type { KeyRecord } from '../core/key-record.ts';
 

@@ -2,7 +2,7 @@
 // (DESIGN.md "Listing"): each item carries OpenAI's fields and Anthropic's.
 import type { KeyRecord } from '../core/key-record.ts';
 import type { ModelConfig } from '../core/config-types.ts';
-import type { Catalog } from '../catalog/catalog.ts';
+import type { Catalog } from './catalog.ts';
 
 function item(catalog: Catalog, m: ModelConfig) {
   return {

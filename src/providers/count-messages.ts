@@ -3,7 +3,7 @@
 // no usable key, an endpoint it does not have), a local estimate (the admission tokenizer, see
 // docs/translation.md). A count is advisory: an estimate serves the caller better than an error.
 import type { IncomingMessage } from 'node:http';
-import { countCall } from '../providers/count-call.ts';
+import { countCall } from './count-call.ts';
 import { GatewayError } from '../core/errors.ts';
 import type { DeploymentConfig, ModelConfig } from '../core/config-types.ts';
 import type { Dialect } from '../core/dialect.ts';
@@ -13,9 +13,9 @@ import { emptyUsage } from '../core/usage.ts';
 import { patchModel } from '../dialects/json-model-patch.ts';
 import { estimatePromptTokens } from '../admission/estimate-tokens.ts';
 import { DEFAULT_UPSTREAM_VERSION } from '../dialects/anthropic-messages/version.ts';
-import { resolveModel } from './resolve-model.ts';
-import { upstreamFailure } from './upstream-error.ts';
-import type { Gateway } from './gateway.ts';
+import { resolveModel } from '../catalog/resolve-model.ts';
+import { upstreamFailure } from '../pipeline/upstream-error.ts';
+import type { Gateway } from '../pipeline/gateway.ts';
 
 export interface CountResult {
   body: string;

@@ -7,7 +7,7 @@ import type { DeploymentConfig, ModelConfig } from '../core/config-types.ts';
 import type { KeyRecord } from '../core/key-record.ts';
 import { isObject, type JsonObject } from '../core/json.ts';
 import type { ResponsesFacts } from '../dialects/openai-responses/validate.ts';
-import type { Gateway } from './gateway.ts';
+import type { Gateway } from '../pipeline/gateway.ts';
 import { upstreamDialectFor } from '../translate/hub/route.ts';
 
 export interface ResponsesTurn {

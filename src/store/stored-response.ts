@@ -2,7 +2,7 @@
 // expired one and an unknown one are the same 404, so ids cannot be probed across keys.
 import { GatewayError } from '../core/errors.ts';
 import type { KeyRecord } from '../core/key-record.ts';
-import type { Gateway } from './gateway.ts';
+import type { Gateway } from '../pipeline/gateway.ts';
 
 export async function storedResponse(gw: Gateway, opts: { key: KeyRecord; id: string | null; method: string; now: number }): Promise<string> {
   const { id } = opts;

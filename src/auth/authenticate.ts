@@ -4,7 +4,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { GatewayError, type ErrorCode } from '../core/errors.ts';
 import type { KeyRecord } from '../core/key-record.ts';
-import type { KeyCache } from '../auth/key-cache.ts';
+import type { KeyCache } from './key-cache.ts';
 import { queryKey } from '../http/gemini-routes.ts';
 
 function refused(code: ErrorCode, message?: string): GatewayError {
