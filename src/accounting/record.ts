@@ -1,18 +1,68 @@
-// The accounting stage's last step for every request: a usage row (queued), metrics and cost.
-import type { Gateway } from '../pipeline/gateway.ts';
-import type { RequestState } from './request-state.ts';
+// The accounting stage for every request: its bookkeeping while it runs (RequestState), and at its end a
+// usage row (queued), metrics and its cost.
+import type { Dialect } from '../core/dialect.ts';
+import type { KeyRecord } from '../core/key-record.ts';
+import { emptyUsage, type Usage } from '../core/usage.ts';
+import type { Catalog } from '../catalog/catalog.ts';
+import type { Metrics } from '../observability/metrics.ts';
+import type { RequestTrace } from '../observability/tracing.ts';
+import { maskKeyLike } from '../observability/mask-secrets.ts';
 import { costNanos } from './price.ts';
 import { periodStart } from './period.ts';
-import { maskKeyLike } from '../observability/mask-secrets.ts';
+import type { UsageWriter } from './usage-writer.ts';
+
+/** What recording a request uses of the gateway. */
+export interface RecordServices {
+  catalog: Catalog;
+  metrics: Pick<Metrics, 'observe'>;
+  usage: Pick<UsageWriter, 'add'>;
+}
+
+/** Per-request bookkeeping that ends up in the usage row, metrics and logs. One instance per request. */
+export class RequestState {
+  readonly requestId: string;
+  readonly dialect: Dialect;
+  readonly endpoint: string;
+  readonly startedAt = performance.now();
+  readonly startedWall = Date.now();
+  key: KeyRecord | null = null;
+  model = '';
+  stream = false;
+  deployment: string | null = null;
+  attempts = 0;
+  status = 0;
+  errorCode: string | null = null;
+  /** 'panic' when the answer came from a deployment sent to although every one was cooling down. */
+  routing: string | null = null;
+  usage: Usage = emptyUsage();
+  ttfbMs: number | null = null;
+  costNanos = 0;
+  /** The request's server span when tracing is on. */
+  trace: RequestTrace | null = null;
+
+  constructor(opts: { requestId: string; dialect: Dialect; endpoint: string }) {
+    this.requestId = opts.requestId;
+    this.dialect = opts.dialect;
+    this.endpoint = opts.endpoint;
+  }
+
+  markFirstByte(): void {
+    if (this.ttfbMs === null) this.ttfbMs = Math.round(performance.now() - this.startedAt);
+  }
+
+  elapsedMs(): number {
+    return Math.round(performance.now() - this.startedAt);
+  }
+}
 
 /** The request's cost in nano-USD, computed once: the settle and the usage row must agree exactly. */
-export function priceRequest(gw: Gateway, state: RequestState): number {
+export function priceRequest(gw: { catalog: Catalog }, state: RequestState): number {
   if (state.costNanos === 0) state.costNanos = costNanos(state.usage, gw.catalog.get(state.model)?.price ?? null);
   return state.costNanos;
 }
 
 /** `settledPeriod` is the budget period the admission store billed (null when the key had no reservation). */
-export function recordRequest(gw: Gateway, state: RequestState, settledPeriod: number | null = null): void {
+export function recordRequest(gw: RecordServices, state: RequestState, settledPeriod: number | null = null): void {
   const u = state.usage;
   priceRequest(gw, state);
   const latencyMs = state.elapsedMs();
@@ -50,7 +100,7 @@ export function recordRequest(gw: Gateway, state: RequestState, settledPeriod: n
  * name is the caller's text until the catalog has found it, and a label per unknown name would let any
  * key grow the metrics without bound (and the scrape with it) by asking for made-up models.
  */
-function modelLabel(gw: Gateway, model: string): string {
+function modelLabel(gw: { catalog: Catalog }, model: string): string {
   if (model === '') return '(none)';
   return gw.catalog.get(model) === undefined ? '(unknown)' : model;
 }
@@ -64,7 +114,7 @@ const UNKNOWN_MODEL_CHARS = 100;
  * masked (a key pasted into `model`), control characters replaced (they would forge lines in
  * `modelgate usage`), at most UNKNOWN_MODEL_CHARS.
  */
-export function rowModel(gw: Gateway, model: string): string {
+export function rowModel(gw: { catalog: Catalog }, model: string): string {
   if (gw.catalog.get(model) !== undefined) return model;
   // Masked before it is cut, so a key across the cut cannot leave a piece; a key is far shorter than 10×.
   const masked = maskKeyLike(model.slice(0, 10 * UNKNOWN_MODEL_CHARS)).replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, '?');

@@ -3,10 +3,24 @@
 import type { KeyRecord } from '../core/key-record.ts';
 import { nanosToQuota, nanosToUsd, usdToNanos } from './price.ts';
 import { nextPeriodStart } from './period.ts';
-import type { Gateway } from '../pipeline/gateway.ts';
+import type { Catalog } from '../catalog/catalog.ts';
+import type { Admission } from '../admission/admission.ts';
+import type { Store } from '../store/store.ts';
+import type { Logger } from '../observability/logger.ts';
+import type { SecretMasker } from '../observability/mask-secrets.ts';
 import { GatewayError } from '../core/errors.ts';
 
-export async function usageTokenBody(gw: Gateway, key: KeyRecord, now: number): Promise<string> {
+/** What the self-check reads: the admission store's live counters, the database's totals, the key's models. */
+export interface UsageTokenServices {
+  admission: Pick<Admission, 'view'>;
+  store: Pick<Store, 'keySpend'>;
+  catalog: Catalog;
+  config: { quotaPerUsd: number };
+  log: Logger;
+  masker: SecretMasker;
+}
+
+export async function usageTokenBody(gw: UsageTokenServices, key: KeyRecord, now: number): Promise<string> {
   const { limits, snapshot, period } = await gw.admission.view(key, now);
   // The store is ahead of the database by the rows not flushed yet; the database knows keys the store
   // never saw (no limits, or spent before this process started). The larger one is the truth.

@@ -20,6 +20,10 @@ import type { Store } from '../store/store.ts';
 import { openResponseStore } from '../store/response-store.ts';
 import { startResponsePurge } from '../store/response-purge.ts';
 import { createGatewayServer } from '../http/server.ts';
+import { dispatch } from '../pipeline/endpoints.ts';
+import { metricsTokenCheck } from '../auth/authenticate.ts';
+import { createAdminApi } from './api/admin-api.ts';
+import { createUiHandler } from './ui-files.ts';
 import { DecodeBudget } from '../http/decode-budget.ts';
 import { closeProviderPools } from '../providers/http-provider.ts';
 import type { Gateway } from '../pipeline/gateway.ts';
@@ -119,7 +123,14 @@ export async function serveCommand(config: GatewayConfig): Promise<void> {
   const stopPurge = startResponsePurge(responses, log);
   const bodyLimits = { bytes: config.bodyLimitBytes, progressMs: config.clientBodyTimeoutMs, decoding: new DecodeBudget(config.decodeBudgetBytes) };
   const gw: Gateway = { config, bodyLimits, catalog: new Catalog(config), keys, store, responses, usage, metrics, log, masker, admission, tracing, ...createRouting({ log, metrics, breaker: config.breaker }) };
-  const server = createGatewayServer(gw);
+  const admin = createAdminApi(gw);
+  const server = createGatewayServer({
+    ...gw,
+    metricsAuthorized: metricsTokenCheck(config.metricsToken),
+    dispatch: (req, res, route, requestId) => dispatch(gw, req, res, route, requestId),
+    admin,
+    ui: createUiHandler({ enabled: admin !== null }),
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.listen.port, config.listen.host, resolve);

@@ -3,12 +3,13 @@
 import type { ModelConfig } from '../core/config-types.ts';
 import type { Dialect } from '../core/dialect.ts';
 import type { KeyRecord } from '../core/key-record.ts';
-import type { Usage } from '../core/usage.ts';
+import { emptyUsage, type Usage } from '../core/usage.ts';
 import { setTimeout as delay } from 'node:timers/promises';
 import { GatewayError, type ErrorCode } from '../core/errors.ts';
-import { reservationNanos, usdToNanos } from '../accounting/price.ts';
 import { nextPeriodStart, periodStart } from '../accounting/period.ts';
-import { estimateEmbeddingTokens, estimatePromptTokens, namedMaxTokens, requestedMaxTokens, reservationTokens, type EstimateOptions } from './estimate-tokens.ts';
+import { namedMaxTokens, requestedMaxTokens, reservationTokens } from './estimate-tokens.ts';
+import { MAX_RATIO, newEntry, nextRatio, type KeyEntry } from './key-entry.ts';
+import { needsTokens, promptTokensOf, reservationOf, roomy, type Sizing } from './sizing.ts';
 import { rateLimitHeaders } from './rate-headers.ts';
 import { neverFitsTpm, refusalError } from './refusal.ts';
 import type { AdmissionLimits, AdmissionSnapshot, AdmissionStore, AdmitResult, MaybePromise, ReservationId, SettleResult, SpendWritten, WatchedKey } from './store.ts';
@@ -41,24 +42,14 @@ export interface Admitted {
   outputCap: number | null;
 }
 
-/** Per-key state computed once per key record and period, so the hot path only compares numbers. */
-interface KeyEntry {
-  record: KeyRecord;
-  limits: AdmissionLimits;
-  /** The key has at least one limit; a key without any never touches the store. */
-  limited: boolean;
-  /** The key has a budget, so its spent total must be seeded from the database. */
-  budgeted: boolean;
-  period: number;
-  /** First ms after the period (Infinity for lifetime budgets). */
-  periodEnd: number;
-  /** Period whose durable total was loaded into the store; -1 = not yet. */
-  seededPeriod: number;
-  seeding: Promise<void> | null;
-  /** What the store said at this key's last admit: decides whether the quick estimate is safe. */
-  last: AdmissionSnapshot | null;
-  /** How far this key's real prompts have been beating their estimates (≥ 1; 1 = not at all). */
-  ratio: number;
+/**
+ * The request's prompt estimate, made at most once: admission's own when it made one, else the
+ * tokenizer's on first use (a translated Anthropic stream's message_start, or the bill of a stream cut
+ * before its usage arrived). `model` is the upstream name whose tokenizer counts.
+ */
+export function promptEstimator(o: { known: number; body: Record<string, unknown>; model: string; embedding?: boolean }): () => number {
+  let known = o.known;
+  return () => (known > 0 ? known : (known = Math.max(1, promptTokensOf(o.body, { model: o.model }, o.embedding))));
 }
 
 export interface AdmitOptions {
@@ -75,30 +66,6 @@ export interface AdmitOptions {
   embedding?: boolean;
 }
 
-/** How admit sized one request: the prompt estimate, and whether it was the quick byte bound. */
-interface Sizing {
-  model: ModelConfig;
-  target: string;
-  maxTokens: number;
-  /** The output limit the request names itself; null when the default was reserved. */
-  named: number | null;
-  promptTokens: number;
-  quick: boolean;
-  embedding?: boolean;
-}
-
-function promptTokensOf(body: Record<string, unknown>, options: EstimateOptions, embedding: boolean | undefined): number {
-  return embedding === true ? estimateEmbeddingTokens(body.input, options) : estimatePromptTokens(body, options);
-}
-
-/**
- * Real prompts that beat their estimates teach a ratio, per key and per model: it rises at once to what
- * was seen and decays a fifth of the way back towards 1 with each request that did not beat it.
- */
-const RATIO_DECAY = 0.8;
-/** No estimate is scaled by more than this (a ratio comes from what an upstream reports). */
-const MAX_RATIO = 100;
-/** How long a request held back by the in-flight share waits for room before a 429. */
 const IN_FLIGHT_WAIT_MS = 30_000;
 const IN_FLIGHT_FIRST_PAUSE_MS = 5;
 const IN_FLIGHT_MAX_PAUSE_MS = 200;
@@ -107,25 +74,6 @@ const IN_FLIGHT_MAX_PAUSE_MS = 200;
 const SETTLE_RETRIES = 6;
 
 const UNLIMITED: Admitted = Object.freeze({ ticket: null, promptTokens: 0, outputCap: null });
-
-/** Money and token limits need the prompt's size; RPM and concurrency do not. */
-function needsTokens(entry: KeyEntry): boolean {
-  return entry.budgeted || entry.limits.tpm !== null;
-}
-
-/** The quick estimate is used only while every limit has this many times the request's size left. */
-const QUICK_HEADROOM = 100;
-
-/** True when the key is far from every money and token limit, judged on its last known snapshot. */
-function roomy(entry: KeyEntry, sizes: { nanos: number; tokens: number }): boolean {
-  const s = entry.last;
-  if (s === null) return false;
-  const l = entry.limits;
-  if (l.budgetNanos !== null && l.budgetNanos - s.spentNanos - s.reservedNanos < QUICK_HEADROOM * sizes.nanos) return false;
-  if (l.tokenBudget !== null && l.tokenBudget - s.spentTokens - s.reservedTokens < QUICK_HEADROOM * sizes.tokens) return false;
-  if (l.tpm !== null && l.tpm - s.tpmUsed < QUICK_HEADROOM * sizes.tokens) return false;
-  return true;
-}
 
 export interface AdmissionOptions {
   store: AdmissionStore;
@@ -158,7 +106,7 @@ export class Admission {
   unavailableRefusals = 0;
   readonly #solo: { readonly conflict: string | null } | null;
   readonly #inFlightShare: number | null;
-  /** Per upstream model: how far real prompts have been beating the estimates (see RATIO_DECAY). */
+  /** Per upstream model: how far real prompts have been beating the estimates (see key-entry.ts). */
   readonly #modelRatios = new Map<string, number>();
 
   constructor(options: AdmissionOptions) {
@@ -191,39 +139,47 @@ export class Admission {
   }
 
   /**
-   * Reserves the request's worst case; throws (or rejects with) the refusal as a GatewayError in the
-   * caller's dialect. With the in-process store and a key already seen this period it answers
-   * synchronously: no promise or microtask on the request path for it.
+   * Reserves the request's worst case; rejects with the refusal as a GatewayError in the caller's
+   * dialect. The in-process store answers at once: the reservation is made before the first await.
    */
-  admit(opts: AdmitOptions): MaybePromise<Admitted> {
+  async admit(opts: AdmitOptions): Promise<Admitted> {
     const entry = this.#entry(opts.key, opts.now);
     if (!entry.limited) return UNLIMITED;
     const conflict = this.#solo?.conflict ?? null;
     if (conflict !== null) throw new GatewayError('admission_unavailable', { message: conflict, headers: { 'x-should-retry': 'false' } });
-    if (entry.seededPeriod !== entry.period || (needsTokens(entry) && entry.last === null)) return this.#admitAfterLoading(entry, opts);
-    return this.#admitSeen(entry, opts);
-  }
-
-  /** A key's first request this period: its durable total and where it stands are loaded first (once). */
-  async #admitAfterLoading(entry: KeyEntry, opts: AdmitOptions): Promise<Admitted> {
+    // A key's first request this period: its durable total and where it stands are loaded first (once).
     if (entry.seededPeriod !== entry.period) await this.#ready(entry);
     // Asking the store where the key stands (once) keeps a burst of first requests near a limit from
     // being refused on the byte bound's oversized reservations.
     if (needsTokens(entry) && entry.last === null) entry.last = await this.store.snapshot(opts.key.id, opts.now, entry.period).catch(() => null);
-    return this.#admitSeen(entry, opts);
+    return opts.free === true ? this.#admitFree(entry, opts) : this.#admitSized(entry, opts);
   }
 
-  #admitSeen(entry: KeyEntry, opts: AdmitOptions): MaybePromise<Admitted> {
+  /**
+   * Runs a token count under the key's limits: free upstream, but not unlimited (the key's RPM and
+   * concurrency apply, its budgets are not touched); its slot is released when the count is done.
+   */
+  async whileCounting<T>(opts: Omit<AdmitOptions, 'free' | 'now'>, count: () => Promise<T>): Promise<T> {
+    const { ticket } = await this.admit({ ...opts, now: Date.now(), free: true });
+    try {
+      return await count();
+    } finally {
+      if (ticket !== null) await this.finish(ticket, emptyUsage(), 0);
+    }
+  }
+
+  async #admitFree(entry: KeyEntry, opts: AdmitOptions): Promise<Admitted> {
+    const { model } = opts;
+    const nothing: Sizing = { model, target: model.deployments[0]?.model ?? model.name, maxTokens: 0, named: 0, promptTokens: 0, quick: true };
+    return this.#conclude(entry, opts.key, nothing, await this.#tryAdmit(entry, opts.now, { nanos: 0, tokens: 0 }));
+  }
+
+  async #admitSized(entry: KeyEntry, opts: AdmitOptions): Promise<Admitted> {
     const { model, body, now } = opts;
     // Only money and token limits need the prompt size. Far from every limit, a quick upper bound is
     // enough (the request's size in bytes: no tokenizer, no scan of the text); near a limit, or when
     // the quick size is refused, the full tokenizer estimate decides, so it has the last word at the margin.
     const target = model.deployments[0]?.model ?? model.name;
-    if (opts.free === true) {
-      const nothing: Sizing = { model, target, maxTokens: 0, named: 0, promptTokens: 0, quick: true };
-      const result = this.#tryAdmit(entry, now, { nanos: 0, tokens: 0 });
-      return result instanceof Promise ? result.then((r) => this.#conclude(entry, opts.key, nothing, r)) : this.#conclude(entry, opts.key, nothing, result);
-    }
     const embedding = opts.embedding === true;
     const maxTokens = embedding ? 0 : requestedMaxTokens(body, this.#defaultMaxTokens, opts.dialect);
     const sizing: Sizing = { model, target, maxTokens, named: embedding ? 0 : namedMaxTokens(body, opts.dialect), promptTokens: 0, quick: false, embedding };
@@ -237,21 +193,17 @@ export class Admission {
         size = this.#sized(entry, sizing);
       }
     }
-    const result = this.#tryAdmitRoom(entry, now, size, needsTokens(entry) ? sizing : null);
-    if (result instanceof Promise) return result.then((r) => this.#afterFirstTry(entry, opts, sizing, r));
-    return this.#afterFirstTry(entry, opts, sizing, result);
-  }
-
-  /** A refusal of the quick (byte-bound) size is tried once more with the tokenizer's estimate. */
-  #afterFirstTry(entry: KeyEntry, opts: AdmitOptions, sizing: Sizing, result: AdmitResult): MaybePromise<Admitted> {
-    if (result.ok || !sizing.quick || result.reason === 'rpm' || result.reason === 'concurrency') return this.#conclude(entry, opts.key, sizing, result);
-    const full = promptTokensOf(opts.body, { model: sizing.target }, sizing.embedding);
-    sizing.quick = false;
-    if (full === sizing.promptTokens) return this.#conclude(entry, opts.key, sizing, result);
-    sizing.promptTokens = full;
-    const again = this.#tryAdmitRoom(entry, opts.now, this.#sized(entry, sizing), sizing);
-    if (again instanceof Promise) return again.then((r) => this.#conclude(entry, opts.key, sizing, r));
-    return this.#conclude(entry, opts.key, sizing, again);
+    let result = await this.#tryAdmitRoom(entry, now, size, needsTokens(entry) ? sizing : null);
+    // A refusal of the quick (byte-bound) size is tried once more with the tokenizer's estimate.
+    if (!result.ok && sizing.quick && result.reason !== 'rpm' && result.reason !== 'concurrency') {
+      const full = promptTokensOf(body, { model: target }, embedding);
+      sizing.quick = false;
+      if (full !== sizing.promptTokens) {
+        sizing.promptTokens = full;
+        result = await this.#tryAdmitRoom(entry, now, this.#sized(entry, sizing), sizing);
+      }
+    }
+    return this.#conclude(entry, opts.key, sizing, result);
   }
 
   #conclude(entry: KeyEntry, key: KeyRecord, sizing: Sizing, result: AdmitResult): Admitted {
@@ -289,9 +241,8 @@ export class Admission {
    * taught a ratio: `sizing`, or the fixed `size` when it is null); after IN_FLIGHT_WAIT_MS it is a 429.
    * The common case answers at once and allocates nothing for it.
    */
-  #tryAdmitRoom(entry: KeyEntry, now: number, size: { nanos: number; tokens: number }, sizing: Sizing | null): MaybePromise<AdmitResult> {
-    const first = this.#tryAdmit(entry, now, size);
-    if (first instanceof Promise) return first.then((r) => (r.ok || r.reason !== 'in_flight' ? r : this.#waitForRoom(entry, size, sizing, r)));
+  async #tryAdmitRoom(entry: KeyEntry, now: number, size: { nanos: number; tokens: number }, sizing: Sizing | null): Promise<AdmitResult> {
+    const first = await this.#tryAdmit(entry, now, size);
     return first.ok || first.reason !== 'in_flight' ? first : this.#waitForRoom(entry, size, sizing, first);
   }
 
@@ -306,18 +257,13 @@ export class Admission {
     return last.ok ? last : { ...last, retryAfterSec: 1 };
   }
 
-  #tryAdmit(entry: KeyEntry, now: number, size: { nanos: number; tokens: number }): MaybePromise<AdmitResult> {
+  async #tryAdmit(entry: KeyEntry, now: number, size: { nanos: number; tokens: number }): Promise<AdmitResult> {
     const request = { keyId: entry.record.id, limits: entry.limits, periodStart: entry.period, reserveNanos: size.nanos, reserveTokens: size.tokens, now };
-    let result: MaybePromise<AdmitResult>;
     try {
-      result = this.store.admit(request);
+      return await this.store.admit(request);
     } catch (err) {
       throw this.#unavailable(err);
     }
-    if (!(result instanceof Promise)) return result;
-    return result.catch((err: unknown) => {
-      throw this.#unavailable(err);
-    });
   }
 
   /** Fail closed: a key with limits is never served unchecked (docs/budgets.md, "Store outage"). */
@@ -329,22 +275,18 @@ export class Admission {
 
   /**
    * Settles to the real usage (success, cut or abandoned stream) or releases everything when nothing
-   * was produced (upstream failure before any byte). Returns the period the cost belongs to; at once
-   * when the store answers at once.
+   * was produced (upstream failure before any byte). Resolves to the period the cost belongs to.
    */
-  finish(ticket: Ticket, usage: Usage, nanos: number): MaybePromise<number> {
+  async finish(ticket: Ticket, usage: Usage, nanos: number): Promise<number> {
     const tokens = usage.inputTokens + usage.outputTokens + usage.cacheReadTokens + usage.cacheWriteTokens;
     if (ticket.promptTokens > 0 && tokens > 0) this.#learn(ticket, usage.inputTokens + usage.cacheReadTokens + usage.cacheWriteTokens);
     const settle = (): MaybePromise<SettleResult> =>
       nanos === 0 && tokens === 0 ? this.store.release(ticket.reservationId) : this.store.settle({ reservationId: ticket.reservationId, nanos, tokens });
-    let done: MaybePromise<SettleResult>;
     try {
-      done = settle();
+      return periodOf(await settle(), ticket);
     } catch (err) {
       return this.#settleFailed(err, ticket, settle);
     }
-    if (done instanceof Promise) return done.then((d) => periodOf(d, ticket), (err: unknown) => this.#settleFailed(err, ticket, settle));
-    return periodOf(done, ticket);
   }
 
   /** A settled request's real prompt against its estimate: the key's and the model's ratios follow it. */
@@ -488,45 +430,6 @@ export class Admission {
       });
     return entry.seeding;
   }
-}
-
-/** Up at once to what was seen; otherwise a fifth of the way back towards 1 (or to what was seen, if higher). */
-function nextRatio(current: number, seen: number): number {
-  if (seen >= current) return seen;
-  return Math.max(1, seen, current * RATIO_DECAY + 1 - RATIO_DECAY);
-}
-
-function newEntry(key: KeyRecord, now: number, previous: KeyEntry | undefined, inFlightShare: number | null): KeyEntry {
-  const limits: AdmissionLimits = {
-    rpm: key.rpm,
-    tpm: key.tpm,
-    maxConcurrency: key.maxConcurrency,
-    budgetNanos: key.budgetUsd === null ? null : usdToNanos(key.budgetUsd),
-    tokenBudget: key.tokenBudget,
-    inFlightShare: null,
-  };
-  const period = periodStart(key.budgetPeriod, now);
-  const budgeted = limits.budgetNanos !== null || limits.tokenBudget !== null;
-  if (budgeted) limits.inFlightShare = inFlightShare;
-  return {
-    record: key,
-    limits,
-    limited: budgeted || limits.rpm !== null || limits.tpm !== null || limits.maxConcurrency !== null,
-    budgeted,
-    period,
-    periodEnd: nextPeriodStart(key.budgetPeriod, now) ?? Infinity,
-    // An edited key keeps its loaded total unless its period changed (then it is loaded again).
-    seededPeriod: previous !== undefined && previous.period === period ? previous.seededPeriod : -1,
-    seeding: null,
-    last: null,
-    ratio: previous?.ratio ?? 1,
-  };
-}
-
-/** What a request reserves for a prompt of `promptTokens` and its worst-case output. */
-function reservationOf(model: ModelConfig, promptTokens: number, maxTokens: number): { nanos: number; tokens: number } {
-  const sizes = { promptTokens, maxTokens };
-  return { nanos: reservationNanos(sizes, model.price), tokens: reservationTokens(sizes) };
 }
 
 /** A reclaimed reservation (TTL) settles nothing; the usage row still bills the admit-time period. */

@@ -6,6 +6,7 @@ import { GatewayError, type ErrorCode } from '../core/errors.ts';
 import type { KeyRecord } from '../core/key-record.ts';
 import type { KeyCache } from './key-cache.ts';
 import { queryKey } from '../http/gemini-routes.ts';
+import { hashKey, sameHash } from './key-material.ts';
 
 function refused(code: ErrorCode, message?: string): GatewayError {
   return new GatewayError(code, { message, headers: { 'x-should-retry': 'false' } });
@@ -14,9 +15,9 @@ function refused(code: ErrorCode, message?: string): GatewayError {
 /**
  * `connection` (the request's socket) lets a keep-alive client skip re-hashing the same key. A key the
  * cache does not know is looked up in the store first (key-cache.ts), so a key made a moment ago by
- * another replica or the CLI works at once: only then the answer is a promise.
+ * another replica or the CLI works at once.
  */
-export function authenticate(headers: IncomingHttpHeaders, keys: KeyCache, now: number, connection?: object): KeyRecord | Promise<KeyRecord> {
+export async function authenticate(headers: IncomingHttpHeaders, keys: KeyCache, now: number, connection?: object): Promise<KeyRecord> {
   const auth = headers.authorization;
   if (auth === undefined || auth === '') {
     if (headers['x-api-key'] !== undefined) throw refused('x_api_key_not_accepted');
@@ -31,7 +32,7 @@ export function authenticate(headers: IncomingHttpHeaders, keys: KeyCache, now: 
  * The auth stage of Gemini's native paths (DESIGN.md Part 3): the key may also come as `x-goog-api-key`
  * or `?key=`, as Gemini clients send it; here only, everywhere else Bearer-only stands.
  */
-export function authenticateGemini(headers: IncomingHttpHeaders, url: string | undefined, keys: KeyCache, now: number, connection?: object): KeyRecord | Promise<KeyRecord> {
+export async function authenticateGemini(headers: IncomingHttpHeaders, url: string | undefined, keys: KeyCache, now: number, connection?: object): Promise<KeyRecord> {
   if (headers.authorization !== undefined && headers.authorization !== '') return authenticate(headers, keys, now, connection);
   const header = headers['x-goog-api-key'];
   const presented = typeof header === 'string' && header !== '' ? header : queryKey(url);
@@ -41,15 +42,12 @@ export function authenticateGemini(headers: IncomingHttpHeaders, url: string | u
   return checkedKey(presented.trim(), keys, now, connection);
 }
 
-function checkedKey(presented: string, keys: KeyCache, now: number, connection: object | undefined): KeyRecord | Promise<KeyRecord> {
+async function checkedKey(presented: string, keys: KeyCache, now: number, connection: object | undefined): Promise<KeyRecord> {
   const key = presented ? keys.lookup(presented, connection) : null;
   if (key !== null) return usableKey(key, now);
-  const stored = presented ? keys.lookupStored(presented) : null;
+  const stored = presented ? await keys.lookupStored(presented) : null;
   if (stored === null) throw refused('invalid_api_key');
-  return stored.then((rec) => {
-    if (rec === null) throw refused('invalid_api_key');
-    return usableKey(rec, now);
-  });
+  return usableKey(stored, now);
 }
 
 function usableKey(key: KeyRecord, now: number): KeyRecord {
@@ -62,4 +60,14 @@ function usableKey(key: KeyRecord, now: number): KeyRecord {
 export function bearerToken(header: string | undefined): string | null {
   if (header === undefined || header.length < 8 || header.slice(0, 7).toLowerCase() !== 'bearer ') return null;
   return header.slice(7).trim();
+}
+
+/** GET /metrics under `metrics_token`: hashes both sides first, so the comparison takes the same time whatever the lengths. */
+export function metricsTokenCheck(token: string | null): ((authorization: string | undefined) => boolean) | null {
+  if (token === null) return null;
+  const tokenHash = hashKey(token);
+  return function metricsAuthorized(authorization) {
+    const presented = bearerToken(authorization);
+    return presented !== null && sameHash(hashKey(presented), tokenHash);
+  };
 }

@@ -1,44 +1,42 @@
-// The node:http server: request id, exact routing, and dispatch to the stage handlers.
+// The node:http server: request id, exact routing, /healthz and /metrics, and every other route handed
+// to the pipeline (`dispatch`) or, under admin_token, to the admin API and dashboard.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { GatewayConfig } from '../core/config-types.ts';
 import { GatewayError } from '../core/errors.ts';
-import { isObject } from '../core/json.ts';
-import { handleGeneration } from '../pipeline/generate.ts';
-import { authenticate, authenticateGemini, bearerToken } from '../auth/authenticate.ts';
-import { checkAnthropicVersion, checkVersionRules } from '../dialects/anthropic-messages/version.ts';
-import { geminiCountTokens } from '../providers/count-gemini.ts';
-import { geminiModelBody, geminiModelsBody } from '../catalog/gemini-models.ts';
-import type { KeyRecord } from '../core/key-record.ts';
-import { geminiAuthenticated, geminiCallOf, geminiListingOf } from './gemini-routes.ts';
-import { hashKey, sameHash } from '../auth/key-material.ts';
-import { listModelsBody, modelBody } from '../catalog/list-models.ts';
-import { usageTokenBody } from '../accounting/usage-token.ts';
-import { countTokens } from '../providers/count-messages.ts';
-import type { Gateway } from '../pipeline/gateway.ts';
-import { answeredOrGone, readBody, parseJsonBody } from './body.ts';
+import type { Logger } from '../observability/logger.ts';
+import type { Metrics } from '../observability/metrics.ts';
+import { maskKeyLike, type SecretMasker } from '../observability/mask-secrets.ts';
+import { geminiAuthenticated } from './gemini-routes.ts';
 import { answerClientError, noteResponse } from './client-error.ts';
 import { sendError, sendJson } from './respond.ts';
 import { newRequestId } from './request-id.ts';
-import { callerDialect, dialectForPath, endpointClass, findRoute, modelIdOf, pathOf, responseIdOf, type Route } from './routes.ts';
+import { callerDialect, dialectForPath, endpointClass, findRoute, pathOf, type Route } from './routes.ts';
 import { CorsPolicy, refusalMessage } from './cors.ts';
-import { maskKeyLike } from '../observability/mask-secrets.ts';
-import { storedResponse } from '../store/stored-response.ts';
-import { countResponsesInputTokens } from '../providers/count-responses.ts';
-import { createAdminApi } from '../admin/api/admin-api.ts';
-import { createUiHandler } from '../admin/ui-files.ts';
+
+export interface ServerOptions {
+  config: Pick<GatewayConfig, 'clientRequestTimeoutMs' | 'corsOrigins' | 'maxConnections'>;
+  metrics: Pick<Metrics, 'connectionsDropped' | 'contentType' | 'render' | 'unrouted'>;
+  log: Logger;
+  masker: SecretMasker;
+  /** Whether an Authorization header opens GET /metrics; null when metrics_token is unset (then it is open). */
+  metricsAuthorized: ((authorization: string | undefined) => boolean) | null;
+  /** Every API route: the pipeline's story for it. */
+  dispatch: (req: IncomingMessage, res: ServerResponse, route: Route, requestId: string) => Promise<void>;
+  /** /admin/ and /ui/; both null without admin_token, and their paths are then 404. */
+  admin: ((req: IncomingMessage, res: ServerResponse, path: string, requestId: string) => void) | null;
+  ui: ((req: IncomingMessage, res: ServerResponse, path: string) => void) | null;
+}
 
 /** The last 'connection refused' warning: one a minute at most, the metric counts them all. */
 let lastDropLog = -Infinity;
 
-export function createGatewayServer(gw: Gateway): Server {
+export function createGatewayServer(gw: ServerOptions): Server {
   // A client that stalls before its request is whole (slowloris) holds a socket and a buffer; it gets a
   // 408 after the request timeout. The response is not under that clock: a stream may run for hours.
   // Node checks its connections every connectionsCheckingInterval, so that follows a short timeout.
   const requestTimeout = gw.config.clientRequestTimeoutMs;
-  const metricsTokenHash = gw.config.metricsToken === null ? null : hashKey(gw.config.metricsToken);
   const cors = gw.config.corsOrigins.length === 0 ? null : new CorsPolicy(gw.config.corsOrigins);
-  // Both null without admin_token: their paths then fall through to the 404 below.
-  const admin = createAdminApi(gw);
-  const ui = createUiHandler({ enabled: admin !== null });
+  const { admin, ui } = gw;
   const server = createServer({
     keepAliveTimeout: 65_000,
     requestTimeout,
@@ -93,7 +91,7 @@ export function createGatewayServer(gw: Gateway): Server {
       });
       return;
     }
-    if (route.name === 'metrics' && metricsTokenHash !== null && !bearerMatches(req.headers.authorization, metricsTokenHash)) {
+    if (route.name === 'metrics' && gw.metricsAuthorized !== null && !gw.metricsAuthorized(req.headers.authorization)) {
       req.resume();
       sendError(res, {
         dialect: 'openai',
@@ -103,7 +101,7 @@ export function createGatewayServer(gw: Gateway): Server {
       });
       return;
     }
-    dispatch(gw, req, res, route, requestId).catch((err: unknown) => {
+    serveRoute(gw, req, res, route, requestId).catch((err: unknown) => {
       gw.log.error({ requestId, err: gw.masker.mask(String(err)) }, 'handler failed');
       if (!res.headersSent) sendError(res, { dialect: route.dialect, error: new GatewayError('internal_error'), requestId });
       else res.destroy();
@@ -126,27 +124,8 @@ export function createGatewayServer(gw: Gateway): Server {
   return server;
 }
 
-async function geminiAuthed(gw: Gateway, req: IncomingMessage, res: ServerResponse, opts: { key: KeyRecord; route: Route; requestId: string }): Promise<void> {
-  const { key, route, requestId } = opts;
-  const path = pathOf(req.url);
-  const call = geminiCallOf(path) ?? geminiListingOf(path);
-  if (route.name === 'gemini_models') {
-    req.resume();
-    return sendJson(res, { status: 200, body: geminiModelsBody(gw.catalog, key), requestId });
-  }
-  if (route.name === 'gemini_model') {
-    req.resume();
-    const body = call?.model ? geminiModelBody(gw.catalog, key, call.model) : null;
-    if (body === null) throw new GatewayError('model_not_found', { message: `models/${call?.model ?? ''} is not found, or this key may not use it.` });
-    return sendJson(res, { status: 200, body, requestId });
-  }
-  const { value } = parseJsonBody(await readBody(req, gw.bodyLimits));
-  const counted = await geminiCountTokens(gw, { key, call: call!, value });
-  return sendJson(res, { status: 200, body: counted.body, requestId, headers: { 'x-modelgate-token-count': counted.source } });
-}
-
 /** A request no route served: counted by endpoint class (never the raw path) and logged at debug. */
-function refusedRoute(gw: Gateway, r: { req: IncomingMessage; path: string; reason: string }): void {
+function refusedRoute(gw: ServerOptions, r: { req: IncomingMessage; path: string; reason: string }): void {
   const cls = endpointClass(r.path);
   gw.metrics.unrouted(cls, r.reason);
   if (gw.log.isLevelEnabled('debug')) {
@@ -158,7 +137,7 @@ function refusedRoute(gw: Gateway, r: { req: IncomingMessage; path: string; reas
  * A CORS preflight: 204 with what the route allows when the origin is in cors_origins; else a 403 in
  * the route's dialect that says cross-origin calls are off and how an operator turns them on.
  */
-function answerPreflight(gw: Gateway, p: { req: IncomingMessage; res: ServerResponse; route: Route; path: string; allow: string; requestId: string; cors: CorsPolicy | null }): void {
+function answerPreflight(gw: ServerOptions, p: { req: IncomingMessage; res: ServerResponse; route: Route; path: string; allow: string; requestId: string; cors: CorsPolicy | null }): void {
   const origin = p.req.headers.origin;
   if (p.cors !== null && p.cors.allows(origin)) {
     p.res.writeHead(204, { ...p.cors.preflightHeaders(origin, p.allow, p.req.headers), 'x-request-id': p.requestId });
@@ -173,87 +152,16 @@ function answerPreflight(gw: Gateway, p: { req: IncomingMessage; res: ServerResp
   });
 }
 
-/** Hashes both sides first, so the comparison takes the same time whatever the lengths. */
-function bearerMatches(header: string | undefined, tokenHash: string): boolean {
-  const token = bearerToken(header);
-  return token !== null && sameHash(hashKey(token), tokenHash);
-}
-
-async function dispatch(gw: Gateway, req: IncomingMessage, res: ServerResponse, route: Route, requestId: string): Promise<void> {
-  switch (route.name) {
-    case 'chat':
-      return handleGeneration(gw, req, res, { dialect: 'openai', requestId, endpoint: '/v1/chat/completions' });
-    case 'messages':
-      return handleGeneration(gw, req, res, { dialect: 'anthropic', requestId, endpoint: '/v1/messages' });
-    case 'embeddings':
-      return handleGeneration(gw, req, res, { dialect: 'openai', requestId, endpoint: '/v1/embeddings', embedding: true });
-    case 'gemini_generate': {
-      const gemini = geminiCallOf(pathOf(req.url))!;
-      // A template, not the URL: the model is the row's own column, and a `?key=` never reaches a row or a label.
-      return handleGeneration(gw, req, res, { dialect: 'gemini', requestId, endpoint: `/${gemini.version}/models/{model}:${gemini.method}`, gemini });
-    }
-    case 'responses':
-      return handleGeneration(gw, req, res, { dialect: 'responses', requestId, endpoint: '/v1/responses' });
-    case 'healthz':
-      return sendJson(res, { status: 200, body: '{"status":"ok"}', requestId });
-    case 'metrics': {
-      const text = await gw.metrics.render();
-      res.writeHead(200, { 'content-type': gw.metrics.contentType, 'x-request-id': requestId });
-      res.end(text);
-      return;
-    }
-    default:
-      return simpleAuthed(gw, req, res, route, requestId);
-  }
+async function serveRoute(gw: ServerOptions, req: IncomingMessage, res: ServerResponse, route: Route, requestId: string): Promise<void> {
+  if (route.name === 'healthz') return sendJson(res, { status: 200, body: '{"status":"ok"}', requestId });
+  if (route.name !== 'metrics') return gw.dispatch(req, res, route, requestId);
+  const text = await gw.metrics.render();
+  res.writeHead(200, { 'content-type': gw.metrics.contentType, 'x-request-id': requestId });
+  res.end(text);
 }
 
 /** GET /v1/models[/{id}] from a caller that authenticates the Gemini way is Gemini's listing. */
 function geminiListing(route: Route | undefined, req: IncomingMessage): Route | undefined {
   if ((route?.name !== 'models' && route?.name !== 'model') || !geminiAuthenticated(req.headers, req.url)) return route;
   return findRoute(route.name === 'models' ? '/v1beta/models' : '/v1beta/models/x');
-}
-
-async function simpleAuthed(gw: Gateway, req: IncomingMessage, res: ServerResponse, route: Route, requestId: string): Promise<void> {
-  try {
-    const now = Date.now();
-    const authenticated = route.dialect === 'gemini' ? authenticateGemini(req.headers, req.url, gw.keys, now, req.socket) : authenticate(req.headers, gw.keys, now, req.socket);
-    const key = authenticated instanceof Promise ? await authenticated : authenticated;
-    if (route.dialect === 'gemini') return await geminiAuthed(gw, req, res, { key, route, requestId });
-    if (route.name === 'models') {
-      req.resume();
-      return sendJson(res, { status: 200, body: listModelsBody(gw.catalog, key), requestId });
-    }
-    if (route.name === 'model') {
-      req.resume();
-      const id = modelIdOf(pathOf(req.url));
-      const body = id === null ? null : modelBody(gw.catalog, key, id);
-      // A model the key may not use is as absent as in the listing.
-      if (body === null) throw new GatewayError('model_not_found', { message: `The model '${id ?? ''}' does not exist or this key may not use it.` });
-      return sendJson(res, { status: 200, body, requestId });
-    }
-    if (route.name === 'usage_token') {
-      req.resume();
-      return sendJson(res, { status: 200, body: await usageTokenBody(gw, key, now), requestId });
-    }
-    if (route.name === 'response') {
-      req.resume();
-      const body = await storedResponse(gw, { key, id: responseIdOf(pathOf(req.url)), method: req.method ?? 'GET', now });
-      return sendJson(res, { status: 200, body, requestId });
-    }
-    if (route.name === 'responses_input_tokens') {
-      const { text, value } = parseJsonBody(await readBody(req, gw.bodyLimits));
-      const counted = await countResponsesInputTokens(gw, { key, text, value });
-      return sendJson(res, { status: 200, body: counted.body, requestId, headers: { 'x-modelgate-token-count': counted.source } });
-    }
-    const version = checkAnthropicVersion(req.headers);
-    const { text, value } = parseJsonBody(await readBody(req, gw.bodyLimits));
-    if (isObject(value)) checkVersionRules(value, version);
-    const counted = await countTokens(gw, { key, text, value, req });
-    return sendJson(res, { status: 200, body: counted.body, requestId, headers: { 'x-modelgate-token-count': counted.source } });
-  } catch (err) {
-    if (!(err instanceof GatewayError)) throw err;
-    if (answeredOrGone(err)) return;
-    req.resume();
-    sendError(res, { dialect: callerDialect(route, req.headers['anthropic-version']), error: err, requestId });
-  }
 }

@@ -3,6 +3,30 @@
 import { request } from 'undici';
 import type { Logger } from '../observability/logger.ts';
 import type { SecretMasker } from '../observability/mask-secrets.ts';
+import type { DeploymentConfig, ModelConfig } from '../core/config-types.ts';
+import type { Catalog } from '../catalog/catalog.ts';
+import type { Admission } from '../admission/admission.ts';
+import type { KeyRotation } from '../routing/key-rotation.ts';
+
+/** What a count uses of the gateway: the catalog, admission (a count is free, not unlimited), a provider key in turn, where it logs. */
+export interface CountServices {
+  catalog: Catalog;
+  admission: Pick<Admission, 'whileCounting'>;
+  keyRotation: Pick<KeyRotation, 'next'>;
+  log: Logger;
+  masker: SecretMasker;
+}
+
+/** A count asks the model's first deployment by priority: one upstream, no failover for an advisory answer. */
+export function countingDeployment(model: ModelConfig): DeploymentConfig {
+  return [...model.deployments].sort((a, b) => a.priority - b.priority)[0];
+}
+
+export interface CountResult {
+  body: string;
+  /** `exact` when the upstream counted, `estimate` otherwise (also sent as a header). */
+  source: 'exact' | 'estimate';
+}
 
 /** `counted`: the upstream's 2xx body; `estimate`: unreachable or unable to count (logged); `failed`: its refusal of the request. */
 export type CountCall = { kind: 'counted'; text: string } | { kind: 'estimate' } | { kind: 'failed'; status: number; text: string };

@@ -1,31 +1,29 @@
-// POST /v1beta/models/{model}:countTokens: forwarded to a Gemini upstream for an exact count; for any
-// other upstream, and whenever the upstream cannot count, the local estimate (as count_tokens does on
-// /v1/messages: a count is advisory, and an estimate serves the caller better than an error).
-import { countCall } from './count-call.ts';
-import type { DeploymentConfig, ModelConfig } from '../core/config-types.ts';
+// POST /v1beta/models/{model}:countTokens on one deployment: a Gemini upstream counts exactly; any other
+// upstream, and one that cannot count, leaves the local estimate (as count_tokens does on /v1/messages:
+// a count is advisory, and an estimate serves the caller better than an error).
+import type { DeploymentConfig } from '../core/config-types.ts';
 import type { KeyRecord } from '../core/key-record.ts';
-import { estimatePromptTokens } from '../admission/estimate-tokens.ts';
-import { validateGeminiCount } from '../dialects/gemini/validate.ts';
-import { geminiUpstreamPath } from '../dialects/gemini/passthrough-exchange.ts';
 import type { GeminiCall } from '../http/gemini-routes.ts';
-import { countAdmitted, type CountResult } from './count-messages.ts';
-import { resolveModel } from '../catalog/resolve-model.ts';
+import { validateGeminiCount } from '../dialects/gemini/validate.ts';
+import { resolveModel } from '../catalog/catalog.ts';
+import { estimatePromptTokens } from '../admission/estimate-tokens.ts';
+import { geminiUpstreamPath } from '../dialects/gemini/passthrough-exchange.ts';
 import { upstreamFailure } from '../pipeline/upstream-error.ts';
-import type { Gateway } from '../pipeline/gateway.ts';
+import { countCall, countingDeployment, type CountResult, type CountServices } from './count-call.ts';
 
-export async function geminiCountTokens(gw: Gateway, opts: { key: KeyRecord; call: GeminiCall; value: unknown }): Promise<CountResult> {
-  const name = opts.call.model ?? '';
-  const request = validateGeminiCount(opts.value, name);
-  const model = resolveModel(gw.catalog, opts.key, name, 'gemini');
-  const value = opts.value as Record<string, unknown>;
-  return countAdmitted(gw, { key: opts.key, model, body: request, bodyBytes: JSON.stringify(value).length, dialect: 'gemini' }, (deployment) =>
-    count(gw, { deployment, model, value, request, version: opts.call.version }),
+export async function countGeminiTokens(gw: CountServices, o: { key: KeyRecord; call: GeminiCall; value: unknown }): Promise<CountResult> {
+  const name = o.call.model ?? '';
+  const request = validateGeminiCount(o.value, name);
+  const model = resolveModel(gw.catalog, o.key, name, 'gemini');
+  const value = o.value as Record<string, unknown>;
+  return gw.admission.whileCounting({ key: o.key, model, body: request, bodyBytes: JSON.stringify(value).length, dialect: 'gemini' }, () =>
+    count(gw, { deployment: countingDeployment(model), value, request, version: o.call.version, timeouts: model.timeouts }),
   );
 }
 
 async function count(
-  gw: Gateway,
-  opts: { deployment: DeploymentConfig; model: ModelConfig; value: Record<string, unknown>; request: Record<string, unknown>; version: string },
+  gw: CountServices,
+  opts: { deployment: DeploymentConfig; value: Record<string, unknown>; request: Record<string, unknown>; version: string; timeouts: { firstByteMs: number; idleMs: number } },
 ): Promise<CountResult> {
   const { deployment } = opts;
   const estimate = (): CountResult => ({ body: JSON.stringify({ totalTokens: estimatePromptTokens(opts.request, { model: deployment.model }) }), source: 'estimate' });
@@ -45,7 +43,7 @@ async function count(
     url: `${p.baseUrl}${geminiUpstreamPath(opts.version, deployment.model, 'countTokens')}`,
     headers,
     body,
-    timeouts: opts.model.timeouts,
+    timeouts: opts.timeouts,
   });
   if (r.kind === 'counted') return { body: r.text, source: 'exact' };
   if (r.kind === 'estimate') return estimate();

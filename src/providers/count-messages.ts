@@ -1,62 +1,32 @@
-// POST /v1/messages/count_tokens (used by coding agents): forwarded to an Anthropic-style upstream for an
-// exact count; for any other upstream, and whenever the upstream cannot count (unreachable, overloaded,
-// no usable key, an endpoint it does not have), a local estimate (the admission tokenizer, see
-// docs/translation.md). A count is advisory: an estimate serves the caller better than an error.
-import type { IncomingMessage } from 'node:http';
-import { countCall } from './count-call.ts';
-import { GatewayError } from '../core/errors.ts';
-import type { DeploymentConfig, ModelConfig } from '../core/config-types.ts';
-import type { Dialect } from '../core/dialect.ts';
+// POST /v1/messages/count_tokens on one deployment: an Anthropic-style upstream counts exactly; any other
+// upstream, and one that cannot count (unreachable, overloaded, no usable key, an endpoint it does not
+// have), leaves a local estimate (the admission tokenizer, see docs/translation.md). A count is advisory:
+// an estimate serves the caller better than an error.
+import type { IncomingHttpHeaders } from 'node:http';
+import type { DeploymentConfig } from '../core/config-types.ts';
 import type { KeyRecord } from '../core/key-record.ts';
-import { isObject } from '../core/json.ts';
-import { emptyUsage } from '../core/usage.ts';
 import { patchModel } from '../dialects/json-model-patch.ts';
+import { validateMessagesCount } from '../dialects/anthropic-messages/validate.ts';
+import { checkAnthropicVersion, DEFAULT_UPSTREAM_VERSION } from '../dialects/anthropic-messages/version.ts';
+import { resolveModel } from '../catalog/catalog.ts';
 import { estimatePromptTokens } from '../admission/estimate-tokens.ts';
-import { DEFAULT_UPSTREAM_VERSION } from '../dialects/anthropic-messages/version.ts';
-import { resolveModel } from '../catalog/resolve-model.ts';
 import { upstreamFailure } from '../pipeline/upstream-error.ts';
-import type { Gateway } from '../pipeline/gateway.ts';
+import { countCall, countingDeployment, type CountResult, type CountServices } from './count-call.ts';
 
-export interface CountResult {
-  body: string;
-  /** `exact` when an Anthropic-style upstream counted, `estimate` otherwise (also sent as a header). */
-  source: 'exact' | 'estimate';
-}
-
-export async function countTokens(gw: Gateway, opts: { key: KeyRecord; text: string; value: unknown; req: IncomingMessage }): Promise<CountResult> {
-  const { value } = opts;
-  if (!isObject(value) || typeof value.model !== 'string') throw new GatewayError('invalid_request', { message: 'model: Field required.', param: 'model' });
-  if (!Array.isArray(value.messages)) throw new GatewayError('invalid_request', { message: 'messages: Field required.', param: 'messages' });
-  const model = resolveModel(gw.catalog, opts.key, value.model, 'anthropic');
-  const version = opts.req.headers['anthropic-version'];
-  return countAdmitted(gw, { key: opts.key, model, body: value, bodyBytes: opts.text.length, dialect: 'anthropic' }, (deployment) =>
-    count(gw, { deployment, value, text: opts.text, version: typeof version === 'string' ? version : DEFAULT_UPSTREAM_VERSION, beta: opts.req.headers['anthropic-beta'], timeouts: model.timeouts }),
+/** `readBody` is called once the version header passed: a refused request's body is not read. */
+export async function countMessagesTokens(gw: CountServices, o: { key: KeyRecord; headers: IncomingHttpHeaders; readBody: () => Promise<{ text: string; value: unknown }> }): Promise<CountResult> {
+  const version = checkAnthropicVersion(o.headers);
+  const { text, value } = await o.readBody();
+  const body = validateMessagesCount(value, version);
+  const model = resolveModel(gw.catalog, o.key, body.model, 'anthropic');
+  const sent = o.headers['anthropic-version'];
+  return gw.admission.whileCounting({ key: o.key, model, body, bodyBytes: text.length, dialect: 'anthropic' }, () =>
+    count(gw, { deployment: countingDeployment(model), value: body, text, version: typeof sent === 'string' ? sent : DEFAULT_UPSTREAM_VERSION, beta: o.headers['anthropic-beta'], timeouts: model.timeouts }),
   );
 }
 
-/**
- * Runs a count on the model's first deployment under the key's limits: free upstream, but not
- * unlimited (the key's RPM and concurrency apply, its budgets are not touched).
- */
-export async function countAdmitted<T>(
-  gw: Gateway,
-  opts: { key: KeyRecord; model: ModelConfig; body: Record<string, unknown>; bodyBytes: number; dialect: Dialect },
-  run: (deployment: DeploymentConfig) => Promise<T>,
-): Promise<T> {
-  const admitting = gw.admission.admit({ ...opts, now: Date.now(), free: true });
-  const admitted = admitting instanceof Promise ? await admitting : admitting;
-  try {
-    return await run([...opts.model.deployments].sort((a, b) => a.priority - b.priority)[0]);
-  } finally {
-    if (admitted.ticket !== null) {
-      const released = gw.admission.finish(admitted.ticket, emptyUsage(), 0);
-      if (released instanceof Promise) await released;
-    }
-  }
-}
-
 async function count(
-  gw: Gateway,
+  gw: CountServices,
   opts: { deployment: DeploymentConfig; value: Record<string, unknown>; text: string; version: string; beta: string | string[] | undefined; timeouts: { firstByteMs: number; idleMs: number } },
 ): Promise<CountResult> {
   const { deployment, value } = opts;

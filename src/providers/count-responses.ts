@@ -1,41 +1,26 @@
-// POST /v1/responses/input_tokens: the upstream's exact count where it has one (an upstream that serves
-// the Responses API natively, `apis: [responses]`; an Anthropic-style upstream's count_tokens, asked with
-// the request as the hub writes it), else the gateway's estimate (the admission tokenizer), as
-// /v1/messages/count_tokens does. A count is advisory: an estimate serves better than an error.
-import { countCall } from './count-call.ts';
-import { GatewayError } from '../core/errors.ts';
+// POST /v1/responses/input_tokens on one deployment: the upstream's exact count where it has one (an
+// upstream that serves the Responses API natively, `apis: [responses]`; an Anthropic-style upstream's
+// count_tokens, asked with the request as the hub writes it), else the gateway's estimate (the admission
+// tokenizer), as /v1/messages/count_tokens does. A count is advisory: an estimate serves better than an error.
 import type { DeploymentConfig } from '../core/config-types.ts';
 import type { KeyRecord } from '../core/key-record.ts';
+import { validateResponsesCount } from '../dialects/openai-responses/validate.ts';
+import { resolveModel } from '../catalog/catalog.ts';
 import { isObject } from '../core/json.ts';
-import { emptyUsage } from '../core/usage.ts';
 import { patchModel } from '../dialects/json-model-patch.ts';
-import { estimatePromptTokens } from '../admission/estimate-tokens.ts';
-import { resolveModel } from '../catalog/resolve-model.ts';
-import { upstreamFailure } from '../pipeline/upstream-error.ts';
-import type { CountResult } from './count-messages.ts';
-import type { Gateway } from '../pipeline/gateway.ts';
 import { responsesClient } from '../dialects/openai-responses/index.ts';
 import { messagesUpstream } from '../dialects/anthropic-messages/index.ts';
+import { estimatePromptTokens } from '../admission/estimate-tokens.ts';
+import { upstreamFailure } from '../pipeline/upstream-error.ts';
+import { countCall, countingDeployment, type CountResult, type CountServices } from './count-call.ts';
 
-export async function countResponsesInputTokens(gw: Gateway, opts: { key: KeyRecord; text: string; value: unknown }): Promise<CountResult> {
-  const { value } = opts;
-  if (!isObject(value) || typeof value.model !== 'string') throw new GatewayError('invalid_request', { message: 'model: Field required.', param: 'model' });
-  if (value.input !== undefined && typeof value.input !== 'string' && !Array.isArray(value.input)) {
-    throw new GatewayError('invalid_request', { message: '`input` must be a string or an array of input items.', param: 'input' });
-  }
-  const model = resolveModel(gw.catalog, opts.key, value.model, 'responses');
-  // Free, but not unlimited: the key's RPM and concurrency apply, its budgets are not touched.
-  const admitting = gw.admission.admit({ key: opts.key, model, body: value, bodyBytes: opts.text.length, now: Date.now(), dialect: 'responses', free: true });
-  const admitted = admitting instanceof Promise ? await admitting : admitting;
-  try {
-    const deployment = [...model.deployments].sort((a, b) => a.priority - b.priority)[0];
-    return await count(gw, { deployment, value, text: opts.text, timeouts: model.timeouts });
-  } finally {
-    if (admitted.ticket !== null) {
-      const released = gw.admission.finish(admitted.ticket, emptyUsage(), 0);
-      if (released instanceof Promise) await released;
-    }
-  }
+/** `defaultMaxTokens`: the output limit the hub writes into a request that names none (Anthropic requires one). */
+export async function countResponsesTokens(gw: CountServices, o: { key: KeyRecord; text: string; value: unknown; defaultMaxTokens: number }): Promise<CountResult> {
+  const body = validateResponsesCount(o.value);
+  const model = resolveModel(gw.catalog, o.key, body.model, 'responses');
+  return gw.admission.whileCounting({ key: o.key, model, body, bodyBytes: o.text.length, dialect: 'responses' }, () =>
+    count(gw, { deployment: countingDeployment(model), value: body, text: o.text, timeouts: model.timeouts, defaultMaxTokens: o.defaultMaxTokens }),
+  );
 }
 
 interface CountTarget {
@@ -46,7 +31,7 @@ interface CountTarget {
 }
 
 /** Where the deployment's upstream counts a Responses request exactly, or null (then: the estimate). */
-function countTarget(gw: Gateway, opts: { deployment: DeploymentConfig; value: Record<string, unknown>; text: string }): CountTarget | null {
+function countTarget(gw: CountServices, opts: CountOptions): CountTarget | null {
   const { deployment } = opts;
   const p = deployment.provider;
   const native = p.kind === 'openai' && (p.apis ?? []).includes('responses');
@@ -63,7 +48,7 @@ function countTarget(gw: Gateway, opts: { deployment: DeploymentConfig; value: R
   let encoded: Record<string, unknown>;
   try {
     const req = responsesClient.decodeRequest(opts.value);
-    encoded = JSON.parse(messagesUpstream.encodeRequest(req, { upstreamModel: deployment.model, defaultMaxTokens: gw.config.defaultMaxTokens, refusedParams: deployment.refusedParams ?? [] }).body) as Record<string, unknown>;
+    encoded = JSON.parse(messagesUpstream.encodeRequest(req, { upstreamModel: deployment.model, defaultMaxTokens: opts.defaultMaxTokens, refusedParams: deployment.refusedParams ?? [] }).body) as Record<string, unknown>;
   } catch {
     return null;
   }
@@ -77,7 +62,15 @@ function countTarget(gw: Gateway, opts: { deployment: DeploymentConfig; value: R
 /** What Anthropic's count_tokens takes of a messages request (it refuses max_tokens, stream, sampling). */
 const COUNTED_FIELDS = ['model', 'messages', 'system', 'tools', 'tool_choice', 'thinking'] as const;
 
-async function count(gw: Gateway, opts: { deployment: DeploymentConfig; value: Record<string, unknown>; text: string; timeouts: { firstByteMs: number; idleMs: number } }): Promise<CountResult> {
+interface CountOptions {
+  deployment: DeploymentConfig;
+  value: Record<string, unknown>;
+  text: string;
+  timeouts: { firstByteMs: number; idleMs: number };
+  defaultMaxTokens: number;
+}
+
+async function count(gw: CountServices, opts: CountOptions): Promise<CountResult> {
   const { deployment, value } = opts;
   const estimate = (): CountResult => ({
     body: JSON.stringify({ object: 'response.input_tokens', input_tokens: estimatePromptTokens(value, { model: deployment.model }) }),

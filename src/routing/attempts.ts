@@ -20,9 +20,33 @@ import { exchangeFor } from '../translate/exchange-for.ts';
 import { callUpstream } from '../providers/call-upstream.ts';
 import { decodeText } from '../http/content-encoding.ts';
 import { upstreamFailure } from '../pipeline/upstream-error.ts';
-import type { Gateway } from '../pipeline/gateway.ts';
-import type { RequestState } from '../accounting/request-state.ts';
-import type { AttemptEnd } from '../observability/tracing.ts';
+import type { AttemptEnd, RequestTrace } from '../observability/tracing.ts';
+import type { Logger } from '../observability/logger.ts';
+import type { Metrics } from '../observability/metrics.ts';
+import type { SecretMasker } from '../observability/mask-secrets.ts';
+import type { CircuitBreaker } from './circuit-breaker.ts';
+import type { KeyRotation } from './key-rotation.ts';
+
+/** What the routing loop uses of the gateway: deployment health, provider keys, and where it reports. */
+export interface RoutingServices {
+  breaker: CircuitBreaker;
+  keyRotation: KeyRotation;
+  metrics: Pick<Metrics, 'panicRouted' | 'upstreamError'>;
+  log: Logger;
+  masker: SecretMasker;
+}
+
+/** The request's bookkeeping the loop reads and fills in (accounting's RequestState is one). */
+export interface AttemptRecord {
+  readonly requestId: string;
+  readonly dialect: Dialect;
+  /** Monotonic ms (`performance.now()`) the request started at: its deadline counts from it. */
+  readonly startedAt: number;
+  readonly trace: RequestTrace | null;
+  attempts: number;
+  routing: string | null;
+  deployment: string | null;
+}
 
 /** What the relay stage gets: an upstream answer that is committed to (its first byte has arrived). */
 export interface Answer {
@@ -42,8 +66,8 @@ export interface Answer {
 }
 
 export interface ObtainAnswerOptions {
-  gw: Gateway;
-  state: RequestState;
+  gw: RoutingServices;
+  state: AttemptRecord;
   model: ModelConfig;
   input: ExchangeInput;
   forwardHeaders: Record<string, string>;
@@ -211,12 +235,12 @@ async function errorText(response: UpstreamResponse): Promise<string> {
   return decoded ?? `The upstream's error body was sent with content-encoding ${encoding} and could not be decoded.`;
 }
 
-function streamFailed(gw: Gateway, deploymentId: string, err: unknown): void {
+function streamFailed(gw: RoutingServices, deploymentId: string, err: unknown): void {
   if (err === undefined || err instanceof GatewayError || classifyError(err).kind !== 'local') gw.breaker.onFailure(deploymentId, 'stream failed');
 }
 
 /** An attempt that threw: the client left, a clock fired, or the upstream call failed. */
-function stopped(watch: AttemptWatch, err: unknown, gw: Gateway): AttemptResult {
+function stopped(watch: AttemptWatch, err: unknown, gw: RoutingServices): AttemptResult {
   watch.abandon();
   if (watch.reason === 'client') return { kind: 'client' };
   if (watch.reason === 'shutdown') return { kind: 'shutdown' };
@@ -250,7 +274,7 @@ function outcomeLabel(outcome: AttemptOutcome, status: number | undefined): stri
 }
 
 /** Every failed attempt is visible: a warning, a metric, and for refused credentials one loud error per key. */
-function noteFailure(n: { gw: Gateway; state: RequestState; step: AttemptStep; result: Extract<AttemptResult, { kind: 'failed' }> }): void {
+function noteFailure(n: { gw: RoutingServices; state: AttemptRecord; step: AttemptStep; result: Extract<AttemptResult, { kind: 'failed' }> }): void {
   const { gw, step, result } = n;
   const deployment = step.deployment.id;
   const fields = { requestId: n.state.requestId, deployment, attempt: step.attempt, outcome: result.outcome.kind, detail: result.detail };
@@ -271,7 +295,7 @@ function noteFailure(n: { gw: Gateway; state: RequestState; step: AttemptStep; r
 }
 
 /** Any answer but a 401 shows the key works: a refused key that was re-probed is back in rotation, said once. */
-function keyAnswered(gw: Gateway, step: AttemptStep, result: AttemptResult): void {
+function keyAnswered(gw: RoutingServices, step: AttemptStep, result: AttemptResult): void {
   const answered = result.kind === 'answer' || (result.kind === 'failed' && result.status !== undefined && result.outcome.kind !== 'credentials');
   const provider = step.deployment.provider.name;
   if (answered && gw.keyRotation.accepted(provider, step.apiKey!)) {
@@ -284,7 +308,7 @@ function clientGone(plan: AttemptPlan): GatewayError {
   return new GatewayError('upstream_error', { status: 499, message: plan.finalError().message });
 }
 
-function finalFailure(f: { plan: AttemptPlan; lastText: string; gw: Gateway; dialect: Dialect }): GatewayError {
+function finalFailure(f: { plan: AttemptPlan; lastText: string; gw: RoutingServices; dialect: Dialect }): GatewayError {
   const fe = f.plan.finalError();
   const headers: Record<string, string> = {};
   if (fe.retryAfterMs !== undefined) {
@@ -299,7 +323,7 @@ function finalFailure(f: { plan: AttemptPlan; lastText: string; gw: Gateway; dia
   return new GatewayError(fe.code, { status: fe.status, message, headers, upstreamType });
 }
 
-function readUpstreamText(text: string, gw: Gateway): string {
+function readUpstreamText(text: string, gw: RoutingServices): string {
   // Masked whole before anything is cut: a key across the cut would otherwise leave all but its end.
   const trimmed = gw.masker.maskErrorBody(text.trim());
   if (trimmed === '') return '';
@@ -311,4 +335,15 @@ function readUpstreamText(text: string, gw: Gateway): string {
     // not JSON: keep the raw text
   }
   return message.slice(0, MAX_UPSTREAM_TEXT);
+}
+
+/** After the first byte the status line is gone: the failure becomes an in-stream error event. */
+export function streamFailure(err: unknown, stoppedBy: string | null): GatewayError {
+  if (stoppedBy === 'idle') return new GatewayError('upstream_timeout', { message: 'The upstream stream stalled: no data within the idle timeout.' });
+  if (stoppedBy === 'total') return new GatewayError('upstream_timeout', { message: 'The request reached its deadline while the upstream was still streaming.' });
+  if (stoppedBy === 'shutdown') return new GatewayError('shutting_down', { message: 'The gateway is shutting down; the stream was cut before it was complete.' });
+  if (err instanceof GatewayError) return err;
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === 'string' && code.includes('TIMEOUT')) return new GatewayError('upstream_timeout', { message: 'The upstream stream stalled and timed out.' });
+  return new GatewayError('upstream_error', { message: 'The upstream stream failed before it was complete.' });
 }

@@ -7,7 +7,7 @@ import type { DeploymentConfig, ModelConfig } from '../core/config-types.ts';
 import type { KeyRecord } from '../core/key-record.ts';
 import { isObject, type JsonObject } from '../core/json.ts';
 import type { ResponsesFacts } from '../dialects/openai-responses/validate.ts';
-import type { Gateway } from '../pipeline/gateway.ts';
+import type { ResponseStore } from './response-store.ts';
 import { upstreamDialectFor } from '../translate/hub/route.ts';
 
 export interface ResponsesTurn {
@@ -32,12 +32,12 @@ export interface PreparedTurn {
   body: JsonObject | null;
 }
 
-export async function prepareResponsesTurn(gw: Gateway, o: { key: KeyRecord; facts: ResponsesFacts; parsed: JsonObject; model: ModelConfig; now: number }): Promise<PreparedTurn> {
+export async function prepareResponsesTurn(responses: ResponseStore, o: { key: KeyRecord; facts: ResponsesFacts; parsed: JsonObject; model: ModelConfig; now: number }): Promise<PreparedTurn> {
   const input = inputItems(o.parsed.input);
   const turn: ResponsesTurn = { facts: o.facts, keyId: o.key.id, history: [], input };
   const id = o.facts.previousResponseId;
   if (id === null) return { turn, model: o.model, body: null };
-  const row = await gw.responses.get(id, o.key.id, o.now);
+  const row = await responses.get(id, o.key.id, o.now);
   if (row === null) throw new GatewayError('previous_response_not_found', { message: `Previous response with id '${id}' not found.`, param: 'previous_response_id' });
   turn.history = parseItems(row.items);
   if (row.native) {
@@ -49,7 +49,7 @@ export async function prepareResponsesTurn(gw: Gateway, o: { key: KeyRecord; fac
 }
 
 /** Stores the answered response (a JSON text as the caller received it) unless the caller said `store: false`. */
-export async function storeResponsesTurn(gw: Gateway, o: { turn: ResponsesTurn; responseText: string | null; deployment: DeploymentConfig; now: number }): Promise<void> {
+export async function storeResponsesTurn(store: { responses: ResponseStore; retentionMs: number }, o: { turn: ResponsesTurn; responseText: string | null; deployment: DeploymentConfig; now: number }): Promise<void> {
   if (!o.turn.facts.store || o.responseText === null) return;
   let response: unknown;
   try {
@@ -59,13 +59,13 @@ export async function storeResponsesTurn(gw: Gateway, o: { turn: ResponsesTurn; 
   }
   if (!isObject(response) || typeof response.id !== 'string' || (response.status !== 'completed' && response.status !== 'incomplete')) return;
   const output = Array.isArray(response.output) ? response.output : [];
-  await gw.responses.put({
+  await store.responses.put({
     id: response.id,
     keyId: o.turn.keyId,
     deployment: o.deployment.id,
     native: servesResponsesNatively(o.deployment),
     createdAt: o.now,
-    expiresAt: o.now + gw.config.responsesRetentionMs,
+    expiresAt: o.now + store.retentionMs,
     response: o.responseText,
     items: JSON.stringify([...o.turn.history, ...o.turn.input, ...output]),
   });

@@ -56,20 +56,20 @@ test('near a limit the tokenizer decides: a request the byte bound would refuse 
   assert.equal(second.promptTokens, exact);
 });
 
-test('with the in-process store a seen key is admitted and settled synchronously; a refusal throws at once', async () => {
+test('with the in-process store, requests of a seen key started together reserve in turn: the one over the limit is refused', async () => {
   const a = admission();
-  const k = key({ budgetUsd: 100, rpm: 2 });
+  const k = key({ budgetUsd: 100, rpm: 3 });
   const priced: ModelConfig = { ...MODEL, price: { input: 1, output: 1, cacheRead: 0, cacheWrite: 0 } };
   const request = { key: k, model: priced, body: BODY, bodyBytes: BYTES, now: 1_000 };
-  // The key's first request loads its durable total: that one may wait.
+  // The key's first request loads its durable total.
   const first = await a.admit(request);
-  const second = a.admit(request);
-  assert.ok(!(second instanceof Promise), 'no promise once the key is loaded');
-  assert.ok(second.ticket !== null);
-  const period = a.finish(second.ticket, { inputTokens: 3, outputTokens: 4, cacheReadTokens: 0, cacheWriteTokens: 0 }, 7);
-  assert.equal(period, 0, 'a lifetime budget settles into period 0, at once');
+  const together = await Promise.allSettled([a.admit(request), a.admit(request), a.admit(request)]);
+  assert.deepEqual(together.map((r) => r.status), ['fulfilled', 'fulfilled', 'rejected']);
+  const refused = together[2] as PromiseRejectedResult;
+  assert.ok(refused.reason.status === 429 && /3 requests per minute/.test(refused.reason.message));
+  const second = (together[0] as PromiseFulfilledResult<Awaited<ReturnType<Admission['admit']>>>).value;
+  assert.equal(await a.finish(second.ticket!, { inputTokens: 3, outputTokens: 4, cacheReadTokens: 0, cacheWriteTokens: 0 }, 7), 0, 'a lifetime budget settles into period 0');
   await a.finish(first.ticket!, { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 }, 0);
-  assert.throws(() => a.admit(request), (err: Error & { status?: number }) => err.status === 429 && /2 requests per minute/.test(err.message));
 });
 
 test('a store that answers with promises gets the same decisions; its failures fail closed', async () => {
@@ -97,9 +97,7 @@ test('a store that answers with promises gets the same decisions; its failures f
   const k = key({ tokenBudget: 100_000_000 });
   const request = { key: k, model: MODEL, body: BODY, bodyBytes: BYTES, now: 1_000 };
   await a.admit(request);
-  const pending = a.admit(request);
-  assert.ok(pending instanceof Promise);
-  const admitted = await pending;
+  const admitted = await a.admit(request);
   assert.ok(admitted.ticket !== null);
   broken = true;
   const settled = a.finish(admitted.ticket, { inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0 }, 0);

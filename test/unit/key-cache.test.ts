@@ -195,21 +195,20 @@ test('unknown keys cannot hammer the store: misses are remembered, lookups share
   assert.notEqual(cache.lookupStored(B), null);
 });
 
-test('authenticate: a known key at once; a key just made elsewhere after one store read; an unknown one still 401', async () => {
+test('authenticate: a known key without a store read; a key just made elsewhere after one store read; an unknown one still 401', async () => {
   const { authenticate } = await import('../../src/auth/authenticate.ts');
   const keys: KeyRecord[] = [record(A)];
-  const { store } = liveStore(keys);
+  const { store, reads } = liveStore(keys);
   const cache = new KeyCache({ store, onError: () => undefined });
   await cache.lookupStored(A);
   const now = Date.now();
   const bearer = (k: string) => ({ authorization: `Bearer ${k}` });
-  const known = authenticate(bearer(A), cache, now);
-  assert.ok(!(known instanceof Promise), 'no store read for a key the cache has');
-  assert.equal(known.id, 'id-a');
+  const before = reads();
+  assert.equal((await authenticate(bearer(A), cache, now)).id, 'id-a');
+  assert.equal(reads(), before, 'no store read for a key the cache has');
   keys.push(record(B));
-  const fresh = authenticate(bearer(B), cache, now);
-  assert.ok(fresh instanceof Promise);
-  assert.equal((await fresh).id, 'id-b');
-  await assert.rejects(Promise.resolve(authenticate(bearer('sk-' + 'c'.repeat(48)), cache, now)), { code: 'invalid_api_key' });
+  assert.equal((await authenticate(bearer(B), cache, now)).id, 'id-b');
+  assert.equal(reads(), before + 1, 'one store read for a key made elsewhere');
+  await assert.rejects(authenticate(bearer('sk-' + 'c'.repeat(48)), cache, now), { code: 'invalid_api_key' });
 });
 

@@ -76,3 +76,11 @@ function range(body: Record<string, unknown>, field: string, min: number, max: n
   if (v === undefined || v === null) return;
   if (typeof v !== 'number' || !Number.isFinite(v) || v < min || v > max) throw bad(`${field}: must be a number from ${min} to ${max}.`, field);
 }
+
+/** POST /v1/messages/count_tokens: the version's rules, a model and the messages (the rest is the upstream's to judge). */
+export function validateMessagesCount(body: unknown, version: AnthropicVersion): Record<string, unknown> & { model: string } {
+  if (isObject(body)) checkVersionRules(body, version);
+  if (!isObject(body) || typeof body.model !== 'string') throw new GatewayError('invalid_request', { message: 'model: Field required.', param: 'model' });
+  if (!Array.isArray(body.messages)) throw new GatewayError('invalid_request', { message: 'messages: Field required.', param: 'messages' });
+  return body as Record<string, unknown> & { model: string };
+}

@@ -106,3 +106,12 @@ function optionalKind(body: Record<string, unknown>, field: string, kind: 'boole
   if (v === undefined || v === null) return;
   if (kind === 'object' ? !isObject(v) : typeof v !== kind) throw bad(`\`${field}\` must be ${kind === 'object' ? 'an object' : 'a boolean'}.`, field);
 }
+
+/** POST /v1/responses/input_tokens: a model, and `input` (when sent) as a string or a list of items. */
+export function validateResponsesCount(body: unknown): Record<string, unknown> & { model: string } {
+  if (!isObject(body) || typeof body.model !== 'string') throw new GatewayError('invalid_request', { message: 'model: Field required.', param: 'model' });
+  if (body.input !== undefined && typeof body.input !== 'string' && !Array.isArray(body.input)) {
+    throw new GatewayError('invalid_request', { message: '`input` must be a string or an array of input items.', param: 'input' });
+  }
+  return body as Record<string, unknown> & { model: string };
+}

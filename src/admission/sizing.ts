@@ -1,0 +1,47 @@
+// How admission sizes a request: its prompt estimate (the quick byte bound far from every limit, the
+// tokenizer near one) and its worst-case output, priced.
+import type { ModelConfig } from '../core/config-types.ts';
+import { reservationNanos } from '../accounting/price.ts';
+import { estimateEmbeddingTokens, estimatePromptTokens, reservationTokens, type EstimateOptions } from './estimate-tokens.ts';
+import type { KeyEntry } from './key-entry.ts';
+
+/** How admit sized one request: the prompt estimate, and whether it was the quick byte bound. */
+export interface Sizing {
+  model: ModelConfig;
+  target: string;
+  maxTokens: number;
+  /** The output limit the request names itself; null when the default was reserved. */
+  named: number | null;
+  promptTokens: number;
+  quick: boolean;
+  embedding?: boolean;
+}
+
+export function promptTokensOf(body: Record<string, unknown>, options: EstimateOptions, embedding: boolean | undefined): number {
+  return embedding === true ? estimateEmbeddingTokens(body.input, options) : estimatePromptTokens(body, options);
+}
+
+/** Money and token limits need the prompt's size; RPM and concurrency do not. */
+export function needsTokens(entry: KeyEntry): boolean {
+  return entry.budgeted || entry.limits.tpm !== null;
+}
+
+/** The quick estimate is used only while every limit has this many times the request's size left. */
+const QUICK_HEADROOM = 100;
+
+/** True when the key is far from every money and token limit, judged on its last known snapshot. */
+export function roomy(entry: KeyEntry, sizes: { nanos: number; tokens: number }): boolean {
+  const s = entry.last;
+  if (s === null) return false;
+  const l = entry.limits;
+  if (l.budgetNanos !== null && l.budgetNanos - s.spentNanos - s.reservedNanos < QUICK_HEADROOM * sizes.nanos) return false;
+  if (l.tokenBudget !== null && l.tokenBudget - s.spentTokens - s.reservedTokens < QUICK_HEADROOM * sizes.tokens) return false;
+  if (l.tpm !== null && l.tpm - s.tpmUsed < QUICK_HEADROOM * sizes.tokens) return false;
+  return true;
+}
+
+/** What a request reserves for a prompt of `promptTokens` and its worst-case output. */
+export function reservationOf(model: ModelConfig, promptTokens: number, maxTokens: number): { nanos: number; tokens: number } {
+  const sizes = { promptTokens, maxTokens };
+  return { nanos: reservationNanos(sizes, model.price), tokens: reservationTokens(sizes) };
+}

@@ -1,0 +1,92 @@
+// Which story each API route tells: a generation (generate.ts), or a short authenticated answer — the
+// model listings, the usage self-check, a stored response, a token count — each its stage's own.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { GatewayError } from '../core/errors.ts';
+import { answeredOrGone, readBody, parseJsonBody } from '../http/body.ts';
+import { geminiCallOf, geminiListingOf } from '../http/gemini-routes.ts';
+import { sendError, sendJson } from '../http/respond.ts';
+import { callerDialect, modelIdOf, pathOf, responseIdOf, type Route } from '../http/routes.ts';
+import { authenticate, authenticateGemini } from '../auth/authenticate.ts';
+import type { KeyRecord } from '../core/key-record.ts';
+import { listModelsBody, modelBody } from '../catalog/list-models.ts';
+import { geminiModelBody, geminiModelsBody } from '../catalog/gemini-models.ts';
+import type { CountResult } from '../providers/count-call.ts';
+import { countMessagesTokens } from '../providers/count-messages.ts';
+import { countResponsesTokens } from '../providers/count-responses.ts';
+import { countGeminiTokens } from '../providers/count-gemini.ts';
+import { usageTokenBody } from '../accounting/usage-token.ts';
+import { storedResponse } from '../store/stored-response.ts';
+import { handleGeneration } from './generate.ts';
+import type { Gateway } from './gateway.ts';
+
+export async function dispatch(gw: Gateway, req: IncomingMessage, res: ServerResponse, route: Route, requestId: string): Promise<void> {
+  switch (route.name) {
+    case 'chat':
+      return handleGeneration(gw, req, res, { dialect: 'openai', requestId, endpoint: '/v1/chat/completions' });
+    case 'messages':
+      return handleGeneration(gw, req, res, { dialect: 'anthropic', requestId, endpoint: '/v1/messages' });
+    case 'embeddings':
+      return handleGeneration(gw, req, res, { dialect: 'openai', requestId, endpoint: '/v1/embeddings', embedding: true });
+    case 'responses':
+      return handleGeneration(gw, req, res, { dialect: 'responses', requestId, endpoint: '/v1/responses' });
+    case 'gemini_generate': {
+      const gemini = geminiCallOf(pathOf(req.url))!;
+      // A template, not the URL: the model is the row's own column, and a `?key=` never reaches a row or a label.
+      return handleGeneration(gw, req, res, { dialect: 'gemini', requestId, endpoint: `/${gemini.version}/models/{model}:${gemini.method}`, gemini });
+    }
+    default:
+      return answerShort(gw, req, res, route, requestId);
+  }
+}
+
+async function answerShort(gw: Gateway, req: IncomingMessage, res: ServerResponse, route: Route, requestId: string): Promise<void> {
+  try {
+    const now = Date.now();
+    const key = await (route.dialect === 'gemini' ? authenticateGemini(req.headers, req.url, gw.keys, now, req.socket) : authenticate(req.headers, gw.keys, now, req.socket));
+    // Only the token counts read a body.
+    if (req.method !== 'POST') req.resume();
+    const { body, source } = await shortAnswer(gw, req, { key, route, now });
+    sendJson(res, { status: 200, body, requestId, headers: source === undefined ? undefined : { 'x-modelgate-token-count': source } });
+  } catch (err) {
+    if (!(err instanceof GatewayError)) throw err;
+    if (answeredOrGone(err)) return;
+    req.resume();
+    sendError(res, { dialect: callerDialect(route, req.headers['anthropic-version']), error: err, requestId });
+  }
+}
+
+async function shortAnswer(gw: Gateway, req: IncomingMessage, a: { key: KeyRecord; route: Route; now: number }): Promise<{ body: string; source?: CountResult['source'] }> {
+  const { key } = a;
+  const path = pathOf(req.url);
+  const read = async (): Promise<{ text: string; value: unknown }> => parseJsonBody(await readBody(req, gw.bodyLimits));
+  switch (a.route.name) {
+    case 'models':
+      return { body: listModelsBody(gw.catalog, key) };
+    case 'model': {
+      // A model the key may not use is as absent as in the listing.
+      const id = modelIdOf(path);
+      return { body: found(id === null ? null : modelBody(gw.catalog, key, id), `The model '${id ?? ''}' does not exist or this key may not use it.`) };
+    }
+    case 'gemini_models':
+      return { body: geminiModelsBody(gw.catalog, key) };
+    case 'gemini_model': {
+      const model = (geminiCallOf(path) ?? geminiListingOf(path))?.model;
+      return { body: found(model ? geminiModelBody(gw.catalog, key, model) : null, `models/${model ?? ''} is not found, or this key may not use it.`) };
+    }
+    case 'usage_token':
+      return { body: await usageTokenBody(gw, key, a.now) };
+    case 'response':
+      return { body: await storedResponse(gw.responses, { key, id: responseIdOf(path), method: req.method ?? 'GET', now: a.now }) };
+    case 'responses_input_tokens':
+      return countResponsesTokens(gw, { key, ...(await read()), defaultMaxTokens: gw.config.defaultMaxTokens });
+    case 'gemini_count':
+      return countGeminiTokens(gw, { key, call: geminiCallOf(path)!, value: (await read()).value });
+    default:
+      return countMessagesTokens(gw, { key, headers: req.headers, readBody: read });
+  }
+}
+
+function found(body: string | null, notFound: string): string {
+  if (body === null) throw new GatewayError('model_not_found', { message: notFound });
+  return body;
+}

@@ -1,0 +1,96 @@
+// The relay step of a generation request: the committed upstream answer goes to the client, whole (JSON)
+// or as a stream under the client's backpressure, with the key's rate headers.
+import type { ServerResponse } from 'node:http';
+import { GatewayError } from '../core/errors.ts';
+import { StreamWriter } from '../http/stream-writer.ts';
+import { StreamKeepAlive } from '../http/stream-keep-alive.ts';
+import { streamFailure, type Answer } from '../routing/attempts.ts';
+import type { Flight } from './generate.ts';
+
+const SSE_HEADERS = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' };
+
+/** Comments while the upstream is silent; the first one sends the stream's 200 and headers. */
+export function keepAliveFor(res: ServerResponse, flight: Flight, intervalMs: number): StreamKeepAlive {
+  const { requestId } = flight.state;
+  return new StreamKeepAlive({ res, intervalMs, headers: () => ({ ...SSE_HEADERS, 'x-request-id': requestId, 'request-id': requestId, ...flight.ticket?.headers }) });
+}
+
+/** Relays a whole answer; returns the body sent. */
+export function relayJson(res: ServerResponse, flight: Flight, answer: Answer): string {
+  const { state } = flight;
+  // Routing read and converted the whole body before committing, so a bad 200 could still fail over.
+  if (answer.json === null) throw new GatewayError('internal_error', { message: 'A non-streamed answer arrived without its body.' });
+  const { body, usage } = answer.json;
+  state.usage = usage;
+  state.status = 200;
+  state.markFirstByte();
+  const ids = { 'x-request-id': state.requestId, 'request-id': state.requestId };
+  res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...ids, ...answer.exchange.responseHeaders, ...flight.ticket?.headers });
+  res.end(body);
+  return body;
+}
+
+/** Relays a stream; returns the Responses API response object it ended with, when there is one. */
+export async function relayStream(res: ServerResponse, flight: Flight, answer: Answer): Promise<string | null> {
+  const { state } = flight;
+  const relay = answer.exchange.stream();
+  state.status = 200;
+  // Keep-alive comments may have sent the headers already (without the exchange's own, which came later).
+  if (!res.headersSent) res.writeHead(200, { ...SSE_HEADERS, 'x-request-id': state.requestId, 'request-id': state.requestId, ...answer.exchange.responseHeaders, ...flight.ticket?.headers });
+  // Headers go out with the first body bytes, so time to first byte is the first write below.
+  // Chunks arrive synchronously from the upstream's parser; a full client socket pauses the upstream,
+  // and while it is paused for the client its silence does not count as idle.
+  const { watch } = answer;
+  const writer = new StreamWriter(res, () => {
+    watch.release();
+    answer.body.resume();
+  });
+  try {
+    await answer.body.pipe(
+      (chunk) => {
+        watch.chunk();
+        const out = relay.push(chunk);
+        if (out.length === 0) return true;
+        state.markFirstByte();
+        if (writer.write(out, relay.encoding)) return true;
+        watch.hold();
+        return false;
+      },
+      // Synchronous with the last chunk: the stream's end goes out in the same write as its last event.
+      () => {
+        const tail = relay.end();
+        if (!relay.finished) throw new GatewayError('upstream_error', { message: 'The upstream stream ended before it was complete.' });
+        state.markFirstByte();
+        writer.end(tail, relay.encoding);
+      },
+    );
+  } catch (err) {
+    // Whatever broke, the upstream is let go of now: no orphaned upstream stream.
+    answer.watch.abandon();
+    state.usage = relay.usage();
+    if (answer.watch.reason === 'client' || res.destroyed || res.writableEnded) {
+      state.errorCode = 'client_disconnected';
+      state.status = 499;
+      return null;
+    }
+    // A stream the gateway itself stopped (shutting down) says nothing about the deployment's health.
+    if (answer.watch.reason !== 'shutdown') answer.streamFailed(answer.watch.reason === null ? err : undefined);
+    const gerr = streamFailure(err, answer.watch.reason);
+    state.errorCode = gerr.code;
+    state.status = gerr.status;
+    writer.end(relay.errorEvent(gerr, state.requestId), 'utf8');
+    return null;
+  } finally {
+    writer.dispose();
+    answer.watch.dispose();
+  }
+  state.usage = relay.usage();
+  if (relay.failed) {
+    // The relay ended the stream with its own error event: the row and the deployment's health say so.
+    answer.streamFailed();
+    state.status = 502;
+    state.errorCode = 'upstream_error';
+    return null;
+  }
+  return relay.finalResponse?.() ?? null;
+}
