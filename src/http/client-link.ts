@@ -2,9 +2,9 @@
 // progress is told at once (its upstream call is aborted), and an AbortSignal exists only if something
 // asks for one (the backoff sleep between retries).
 import type { ServerResponse } from 'node:http';
-import type { ClientLink } from '../routing/attempt-watch.ts';
 
-export class ResponseClientLink implements ClientLink {
+/** The client side of an attempt's clocks (routing's ClientLink), over one node:http response. */
+export class ResponseClientLink {
   aborted = false;
   #callback: (() => void) | null = null;
   #controller: AbortController | null = null;

@@ -1,5 +1,5 @@
 // Budget periods start at UTC midnight (daily), Monday 00:00 UTC (weekly) or the 1st 00:00 UTC (monthly).
-import type { BudgetPeriod } from '../core/key-record.ts';
+import type { BudgetPeriod } from './key-record.ts';
 
 export function periodStart(period: BudgetPeriod | null, nowMs: number): number {
   if (period === null) return 0;

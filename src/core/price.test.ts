@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { costNanos, nanosToQuota, nanosToUsd, reservationNanos, usdToNanos } from './price.ts';
-import type { Price } from '../core/config-types.ts';
+import type { Price } from './config-types.ts';
 
 const sonnet: Price = { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 };
 const mini: Price = { input: 0.15, output: 0.6, cacheRead: 0.075, cacheWrite: 0.15 };

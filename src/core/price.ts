@@ -1,6 +1,6 @@
 // Money arithmetic for billing: nano-USD integers so that sums of usage rows are exact.
-import type { Price } from '../core/config-types.ts';
-import type { Usage } from '../core/usage.ts';
+import type { Price } from './config-types.ts';
+import type { Usage } from './usage.ts';
 
 /** 1 USD = 1e9 nano-USD. A Number holds integers exactly up to ~9.007e15 nanos (~9 million USD). */
 export const NANOS_PER_USD = 1_000_000_000;
