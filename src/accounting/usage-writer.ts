@@ -29,7 +29,7 @@ export interface UsageWriterEvents {
   onRecovered?: (rows: number) => void;
   /** Rows given up for good: the store and the spill file both failed. They are handed over to be logged. */
   onDropped?: (rows: number, lost: readonly UsageRow[]) => void;
-  /** A batch is in the store (a shared admission store is told: admit.ts rowsWritten). */
+  /** A batch is in the store (a shared admission store is told: Admission.rowsWritten). */
   onWritten?: (rows: readonly UsageRow[]) => void;
   /** Rows the store would not take, saved to the spill file for the next start. */
   onSpilled?: (rows: number, path: string) => void;

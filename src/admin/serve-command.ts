@@ -20,7 +20,7 @@ import type { Store } from '../store/store.ts';
 import { openResponseStore } from '../store/response-store.ts';
 import { startResponsePurge } from '../store/response-purge.ts';
 import { createGatewayServer } from '../http/server.ts';
-import { dispatch } from '../pipeline/endpoints.ts';
+import { dispatch } from '../pipeline/generate.ts';
 import { metricsTokenCheck } from '../auth/authenticate.ts';
 import { createAdminApi } from './api/admin-api.ts';
 import { createUiHandler } from './ui-files.ts';
@@ -127,7 +127,7 @@ export async function serveCommand(config: GatewayConfig): Promise<void> {
   const server = createGatewayServer({
     ...gw,
     metricsAuthorized: metricsTokenCheck(config.metricsToken),
-    dispatch: (req, res, route, requestId) => dispatch(gw, req, res, route, requestId),
+    dispatch: dispatch.bind(null, gw),
     admin,
     ui: createUiHandler({ enabled: admin !== null }),
   });

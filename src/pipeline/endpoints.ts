@@ -1,5 +1,5 @@
-// Which story each API route tells: a generation (generate.ts), or a short authenticated answer — the
-// model listings, the usage self-check, a stored response, a token count — each its stage's own.
+// The short stories: an authenticated request answered at once — the model listings, the usage
+// self-check, a stored response, a token count — each its stage's own.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { GatewayError } from '../core/errors.ts';
 import { answeredOrGone, readBody, parseJsonBody } from '../http/body.ts';
@@ -16,30 +16,9 @@ import { countResponsesTokens } from '../providers/count-responses.ts';
 import { countGeminiTokens } from '../providers/count-gemini.ts';
 import { usageTokenBody } from '../accounting/usage-token.ts';
 import { storedResponse } from '../store/stored-response.ts';
-import { handleGeneration } from './generate.ts';
 import type { Gateway } from './gateway.ts';
 
-export async function dispatch(gw: Gateway, req: IncomingMessage, res: ServerResponse, route: Route, requestId: string): Promise<void> {
-  switch (route.name) {
-    case 'chat':
-      return handleGeneration(gw, req, res, { dialect: 'openai', requestId, endpoint: '/v1/chat/completions' });
-    case 'messages':
-      return handleGeneration(gw, req, res, { dialect: 'anthropic', requestId, endpoint: '/v1/messages' });
-    case 'embeddings':
-      return handleGeneration(gw, req, res, { dialect: 'openai', requestId, endpoint: '/v1/embeddings', embedding: true });
-    case 'responses':
-      return handleGeneration(gw, req, res, { dialect: 'responses', requestId, endpoint: '/v1/responses' });
-    case 'gemini_generate': {
-      const gemini = geminiCallOf(pathOf(req.url))!;
-      // A template, not the URL: the model is the row's own column, and a `?key=` never reaches a row or a label.
-      return handleGeneration(gw, req, res, { dialect: 'gemini', requestId, endpoint: `/${gemini.version}/models/{model}:${gemini.method}`, gemini });
-    }
-    default:
-      return answerShort(gw, req, res, route, requestId);
-  }
-}
-
-async function answerShort(gw: Gateway, req: IncomingMessage, res: ServerResponse, route: Route, requestId: string): Promise<void> {
+export async function answerShort(gw: Gateway, req: IncomingMessage, res: ServerResponse, route: Route, requestId: string): Promise<void> {
   try {
     const now = Date.now();
     const key = await (route.dialect === 'gemini' ? authenticateGemini(req.headers, req.url, gw.keys, now, req.socket) : authenticate(req.headers, gw.keys, now, req.socket));

@@ -1,11 +1,13 @@
-// The story of one generation request (chat, messages, responses, embeddings, Gemini's generateContent):
-// auth → body → validation → catalog → admission → routing → relay → accounting. Each step is its stage's.
+// Which story each API route tells, and the story of a generation request (chat, messages, responses,
+// embeddings, Gemini's generateContent): auth → body → validation → catalog → admission → routing →
+// relay → accounting. Each step is its stage's.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Dialect } from '../core/dialect.ts';
 import { billableUsage } from '../core/usage.ts';
 import { GatewayError } from '../core/errors.ts';
 import { answeredOrGone, readBody, parseJsonBody } from '../http/body.ts';
-import type { GeminiCall } from '../http/gemini-routes.ts';
+import { geminiCallOf, type GeminiCall } from '../http/gemini-routes.ts';
+import { pathOf, type Route } from '../http/routes.ts';
 import { sendError } from '../http/respond.ts';
 import { ResponseClientLink } from '../http/client-link.ts';
 import { authenticate, authenticateGemini } from '../auth/authenticate.ts';
@@ -15,11 +17,32 @@ import { checkAnthropicVersion } from '../dialects/anthropic-messages/version.ts
 import { validateResponsesRequest } from '../dialects/openai-responses/validate.ts';
 import { refuseUnusableKey, resolveModel } from '../catalog/catalog.ts';
 import { promptEstimator, type Ticket } from '../admission/admission.ts';
-import { obtainAnswer } from '../routing/attempts.ts';
+import { obtainAnswer, type Answer } from '../routing/attempts.ts';
 import { prepareResponsesTurn, storeResponsesTurn, type ResponsesTurn } from '../store/responses-turn.ts';
 import { priceRequest, recordRequest, rowModel, RequestState } from '../accounting/record.ts';
-import { keepAliveFor, relayJson, relayStream } from './relay.ts';
+import { keepAliveFor, relayStream } from './relay.ts';
+import { answerShort } from './endpoints.ts';
 import type { Gateway } from './gateway.ts';
+
+export async function dispatch(gw: Gateway, req: IncomingMessage, res: ServerResponse, route: Route, requestId: string): Promise<void> {
+  switch (route.name) {
+    case 'chat':
+      return handleGeneration(gw, req, res, { dialect: 'openai', requestId, endpoint: '/v1/chat/completions' });
+    case 'messages':
+      return handleGeneration(gw, req, res, { dialect: 'anthropic', requestId, endpoint: '/v1/messages' });
+    case 'embeddings':
+      return handleGeneration(gw, req, res, { dialect: 'openai', requestId, endpoint: '/v1/embeddings', embedding: true });
+    case 'responses':
+      return handleGeneration(gw, req, res, { dialect: 'responses', requestId, endpoint: '/v1/responses' });
+    case 'gemini_generate': {
+      const gemini = geminiCallOf(pathOf(req.url))!;
+      // A template, not the URL: the model is the row's own column, and a `?key=` never reaches a row or a label.
+      return handleGeneration(gw, req, res, { dialect: 'gemini', requestId, endpoint: `/${gemini.version}/models/{model}:${gemini.method}`, gemini });
+    }
+    default:
+      return answerShort(gw, req, res, route, requestId);
+  }
+}
 
 /** One request in flight: its bookkeeping and, once admitted, the reservation to settle. */
 export interface Flight {
@@ -166,4 +189,19 @@ async function answerFailure(gw: Gateway, res: ServerResponse, flight: Flight, f
   // A store outage is logged once when it starts and once when it ends (serve-command.ts), not per request.
   if (gerr.status >= 500 && gerr.code !== 'admission_unavailable') gw.log.warn({ requestId: endpoint.requestId, code: gerr.code, status: gerr.status, reason: gerr.message }, 'request failed');
   else if (gerr.status < 500 && gw.log.isLevelEnabled('debug')) gw.log.debug({ requestId: endpoint.requestId, code: gerr.code, status: gerr.status, model: rowModel(gw, state.model), reason: gw.masker.mask(gerr.message) }, 'request refused');
+}
+
+/** Relays a whole answer; returns the body sent. */
+export function relayJson(res: ServerResponse, flight: Flight, answer: Answer): string {
+  const { state } = flight;
+  // Routing read and converted the whole body before committing, so a bad 200 could still fail over.
+  if (answer.json === null) throw new GatewayError('internal_error', { message: 'A non-streamed answer arrived without its body.' });
+  const { body, usage } = answer.json;
+  state.usage = usage;
+  state.status = 200;
+  state.markFirstByte();
+  const ids = { 'x-request-id': state.requestId, 'request-id': state.requestId };
+  res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...ids, ...answer.exchange.responseHeaders, ...flight.ticket?.headers });
+  res.end(body);
+  return body;
 }

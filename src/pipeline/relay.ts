@@ -1,5 +1,5 @@
-// The relay step of a generation request: the committed upstream answer goes to the client, whole (JSON)
-// or as a stream under the client's backpressure, with the key's rate headers.
+// The relay step of a streamed generation request: the committed upstream stream goes to the client
+// under its backpressure, with the key's rate headers; keep-alive comments while the upstream is silent.
 import type { ServerResponse } from 'node:http';
 import { GatewayError } from '../core/errors.ts';
 import { StreamWriter } from '../http/stream-writer.ts';
@@ -13,21 +13,6 @@ const SSE_HEADERS = { 'content-type': 'text/event-stream; charset=utf-8', 'cache
 export function keepAliveFor(res: ServerResponse, flight: Flight, intervalMs: number): StreamKeepAlive {
   const { requestId } = flight.state;
   return new StreamKeepAlive({ res, intervalMs, headers: () => ({ ...SSE_HEADERS, 'x-request-id': requestId, 'request-id': requestId, ...flight.ticket?.headers }) });
-}
-
-/** Relays a whole answer; returns the body sent. */
-export function relayJson(res: ServerResponse, flight: Flight, answer: Answer): string {
-  const { state } = flight;
-  // Routing read and converted the whole body before committing, so a bad 200 could still fail over.
-  if (answer.json === null) throw new GatewayError('internal_error', { message: 'A non-streamed answer arrived without its body.' });
-  const { body, usage } = answer.json;
-  state.usage = usage;
-  state.status = 200;
-  state.markFirstByte();
-  const ids = { 'x-request-id': state.requestId, 'request-id': state.requestId };
-  res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...ids, ...answer.exchange.responseHeaders, ...flight.ticket?.headers });
-  res.end(body);
-  return body;
 }
 
 /** Relays a stream; returns the Responses API response object it ended with, when there is one. */

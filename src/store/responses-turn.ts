@@ -8,7 +8,7 @@ import type { KeyRecord } from '../core/key-record.ts';
 import { isObject, type JsonObject } from '../core/json.ts';
 import type { ResponsesFacts } from '../dialects/openai-responses/validate.ts';
 import type { ResponseStore } from './response-store.ts';
-import { upstreamDialectFor } from '../translate/hub/route.ts';
+import { upstreamDialectFor } from '../translate/exchange-for.ts';
 
 export interface ResponsesTurn {
   facts: ResponsesFacts;

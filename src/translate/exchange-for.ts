@@ -1,14 +1,22 @@
-// Picks how one request meets its deployment's upstream: pass-through or the translation hub, by the
-// hub's one switch (translate/hub/route.ts).
-import type { Dialect } from '../core/dialect.ts';
-import type { DeploymentConfig } from '../core/config-types.ts';
+// The one explicit switch on (endpoint, provider kind): how one request meets its deployment's upstream.
+// Same dialect passes through as bytes; every other pair goes through the hub with the endpoint's client
+// side and the provider's upstream side; embeddings and Gemini's native API have arms of their own. A
+// pair with no side is a clear error, never a silent fallback.
+import type { Dialect, ProviderKind } from '../core/dialect.ts';
+import type { DeploymentConfig, ProviderApi } from '../core/config-types.ts';
+import { GatewayError } from '../core/errors.ts';
 import type { RequestFacts } from '../dialects/request-facts.ts';
 import type { TextMasker } from '../dialects/passthrough-tap.ts';
-import { routeFor } from './hub/route.ts';
+import { chatClient, chatUpstream } from '../dialects/openai-chat/index.ts';
+import { messagesClient, messagesUpstream } from '../dialects/anthropic-messages/index.ts';
+import { geminiClient, geminiUpstream } from '../dialects/gemini/index.ts';
+import { responsesClient, responsesUpstream } from '../dialects/openai-responses/index.ts';
+import { EmbeddingsToGeminiExchange } from '../dialects/embeddings/gemini-exchange.ts';
+import { GeminiPassthroughExchange } from '../dialects/gemini/passthrough-exchange.ts';
+import type { ClientSide, UpstreamSide } from './hub/codec.ts';
 import { TranslatedExchange } from './hub/translated-exchange.ts';
 import type { Exchange } from './exchange.ts';
 import { PassthroughExchange } from './passthrough-exchange.ts';
-import { embeddingsExchangeFor, geminiPassthroughFor } from './exchange-for-gemini.ts';
 
 export interface ExchangeInput {
   dialect: Dialect;
@@ -20,7 +28,7 @@ export interface ExchangeInput {
   /** Prompt tokens estimated before the call (memoised; the tokenizer runs on first use). */
   promptEstimate: () => number;
   defaultMaxTokens: number;
-  /** Admission reserved this many output tokens for a request that names no limit: send it (admit.ts). */
+  /** Admission reserved this many output tokens for a request that names no limit: send it (admission/admission.ts). */
   outputCap: number | null;
   /** Masks provider credentials in text an upstream sends back (its own stream error events). */
   masker?: TextMasker;
@@ -71,5 +79,75 @@ export function exchangeFor(input: ExchangeInput, deployment: DeploymentConfig):
       structuredOutput: deployment.structuredOutput,
     },
     masker: input.masker,
+  });
+}
+
+export type Route = { kind: 'passthrough'; upstream: Dialect } | { kind: 'hub'; upstream: Dialect; client: ClientSide; side: UpstreamSide };
+
+const CLIENT_SIDES: Readonly<Record<Dialect, ClientSide>> = { openai: chatClient, anthropic: messagesClient, responses: responsesClient, gemini: geminiClient };
+const UPSTREAM_SIDES: Readonly<Record<Dialect, UpstreamSide>> = { openai: chatUpstream, anthropic: messagesUpstream, responses: responsesUpstream, gemini: geminiUpstream };
+const DEFAULT_APIS: readonly ProviderApi[] = ['chat', 'embeddings'];
+
+/**
+ * The dialect an upstream is spoken to in. The mock speaks every dialect, so it is always same-dialect;
+ * a `kind: openai` upstream serves the OpenAI endpoints its provider lists in `apis` (Responses
+ * requests pass through where `responses` is listed; an upstream with Responses only gets the others
+ * translated to it).
+ */
+export function upstreamDialectFor(endpoint: Dialect, provider: ProviderKind, apis: readonly ProviderApi[] = DEFAULT_APIS): Dialect {
+  if (provider === 'mock') return endpoint;
+  if (provider === 'anthropic') return 'anthropic';
+  if (provider === 'gemini') return 'gemini';
+  if (endpoint === 'responses' && apis.includes('responses')) return 'responses';
+  return apis.includes('chat') || !apis.includes('responses') ? 'openai' : 'responses';
+}
+
+export function routeFor(endpoint: Dialect, provider: ProviderKind, apis?: readonly ProviderApi[]): Route {
+  const upstream = upstreamDialectFor(endpoint, provider, apis);
+  if (upstream === endpoint) return { kind: 'passthrough', upstream };
+  const client = CLIENT_SIDES[endpoint];
+  const side = UPSTREAM_SIDES[upstream];
+  if (client === undefined || side === undefined) throw new GatewayError('internal_error', { message: `No translation from ${endpoint} to ${upstream}.` });
+  return { kind: 'hub', upstream, client, side };
+}
+
+/** POST /v1/embeddings: pass-through where the upstream serves it, Gemini's batchEmbedContents on a Gemini upstream. */
+function embeddingsExchangeFor(input: ExchangeInput, deployment: DeploymentConfig): Exchange {
+  const p = deployment.provider;
+  if (p.kind === 'gemini') {
+    return new EmbeddingsToGeminiExchange({ parsed: input.parsed, clientModel: input.facts.model, upstreamModel: deployment.model, promptEstimate: input.promptEstimate });
+  }
+  if (p.kind === 'mock' || (p.kind === 'openai' && (p.apis ?? DEFAULT_APIS).includes('embeddings'))) {
+    return new PassthroughExchange({
+      dialect: 'openai',
+      raw: input.raw,
+      text: input.text,
+      parsed: input.parsed,
+      facts: input.facts,
+      upstreamModel: deployment.model,
+      promptEstimate: input.promptEstimate,
+      upstreamPath: '/embeddings',
+    });
+  }
+  // The operator's configuration, not the caller's request: said plainly, not retried elsewhere.
+  throw new GatewayError('invalid_request', {
+    status: 400,
+    message: `The model \`${input.facts.model}\` is routed to provider '${p.name}' (kind ${p.kind}), which does not serve embeddings${p.kind === 'openai' ? " (its `apis` leaves out 'embeddings')" : ''}.`,
+    param: 'model',
+  });
+}
+
+/** Gemini requests to a Gemini upstream (or the mock, which speaks every dialect) pass through. */
+function geminiPassthroughFor(input: ExchangeInput, deployment: DeploymentConfig): Exchange | null {
+  const kind = deployment.provider.kind;
+  if (input.dialect !== 'gemini' || (kind !== 'gemini' && kind !== 'mock')) return null;
+  return new GeminiPassthroughExchange({
+    raw: input.raw,
+    parsed: input.parsed,
+    version: input.geminiVersion ?? 'v1beta',
+    upstreamModel: deployment.model,
+    stream: input.facts.stream,
+    promptEstimate: input.promptEstimate,
+    outputCap: input.outputCap,
   });
 }

@@ -150,7 +150,7 @@ function upstreamOptions(opts: ExchangeOptions) {
   return { upstreamModel: opts.upstreamModel, defaultMaxTokens: opts.defaultMaxTokens ?? 4096, refusedParams: opts.refusedParams ?? [], structuredOutput: opts.structuredOutput, maxTokensField: opts.maxTokensField };
 }
 
-/** The hub's translated exchange for a chat client and an Anthropic-style upstream, as route.ts builds it. */
+/** The hub's translated exchange for a chat client and an Anthropic-style upstream, as exchange-for.ts builds it. */
 export class ChatToAnthropicExchange extends TranslatedExchange {
   constructor(opts: ExchangeOptions) {
     super({ client: chatClient, upstream: messagesUpstream, clientDialect: 'openai', upstreamDialect: 'anthropic', parsed: opts.parsed, model: opts.facts.model, promptEstimate: opts.promptEstimate, upstreamOptions: upstreamOptions(opts) });

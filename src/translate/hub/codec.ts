@@ -1,7 +1,7 @@
 // What each dialect folder gives the hub: its client side (decode a caller's request, encode the reply
 // and stream back) and its upstream side (encode a request for that upstream, decode what it answers).
 // A translated exchange is one client side joined to one upstream side through the hub form
-// (hub/translated-exchange.ts); hub/route.ts is the one switch that picks pass-through or the hub.
+// (hub/translated-exchange.ts); translate/exchange-for.ts is the one switch that picks pass-through or the hub.
 // Contract: every function here is pure (no I/O); one decoder or encoder instance serves one request and
 // keeps its stream state in typed fields. Request decoders throw TranslationError for what the form
 // cannot hold; request encoders report what they changed or left out in `adjustments` (sent to the caller

@@ -1,6 +1,6 @@
 // Cross-dialect traffic, for every pair alike: the client side decodes the caller's request into the hub
 // form, the upstream side writes it for its upstream, and the answer (whole or streamed) comes back the
-// same way reversed. Which sides meet is hub/route.ts's choice.
+// same way reversed. Which sides meet is translate/exchange-for.ts's choice.
 import type { Dialect } from '../../core/dialect.ts';
 import { GatewayError } from '../../core/errors.ts';
 import { isObject, MAX_REQUEST_DEPTH, nestedDeeperThan } from '../../core/json.ts';

@@ -11,7 +11,7 @@ import { MessagesStreamDecoder } from '../../../src/dialects/anthropic-messages/
 import { decodeMessagesReply } from '../../../src/dialects/anthropic-messages/decode-reply.ts';
 import { ChatStreamDecoder } from '../../../src/dialects/openai-chat/decode-stream.ts';
 import { decodeChatReply } from '../../../src/dialects/openai-chat/decode-reply.ts';
-import { routeFor } from '../../../src/translate/hub/route.ts';
+import { routeFor } from '../../../src/translate/exchange-for.ts';
 import { readFixture } from '../golden.ts';
 
 function decode(decoder: UpstreamStreamDecoder, text: string): HubEvent[] {
