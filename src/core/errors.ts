@@ -37,6 +37,8 @@ export const ERROR_CODES = {
   rate_limit_tokens: { status: 429, message: 'Tokens-per-minute limit of this key reached.' },
   concurrency_limit: { status: 429, message: 'Concurrent-request limit of this key reached.' },
   budget_in_flight: { status: 429, message: 'The budget is nearly spent and requests in flight hold what may be reserved at once.' },
+  // Admin API only: too many wrong admin tokens from one address (admin/api/sign-in-limit.ts).
+  admin_sign_in_limited: { status: 429, message: 'Too many refused admin sign-ins from this address; wait and try again.' },
   upstream_rate_limited: { status: 429, message: 'Every upstream deployment is rate-limited.' },
   internal_error: { status: 500, message: 'The gateway failed to handle the request.' },
   upstream_error: { status: 502, message: 'The upstream provider failed.' },
