@@ -173,7 +173,7 @@ export async function serveCommand(config: GatewayConfig): Promise<void> {
   process.on('SIGHUP', () => log.warn('SIGHUP ignored: modelgate has no reload; restart it (SIGTERM) to apply a new configuration'));
 }
 
-/** The gateway's row in the database's list of gateways (SQLite), and what it does when it is not alone. */
+/** The gateway's row in the database's list of gateways, and what it does when it is not alone. */
 function soloGuard(store: Store, config: GatewayConfig, log: ReturnType<typeof createLogger>): SoloGuard | null {
   const { putGateway, listGateways, removeGateway } = store;
   if (putGateway === undefined || listGateways === undefined || removeGateway === undefined || config.database === ':memory:') return null;
