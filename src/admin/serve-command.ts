@@ -202,7 +202,7 @@ function spillFor(config: GatewayConfig): UsageSpill | null {
 async function admissionStore(config: GatewayConfig, db: Store): Promise<AdmissionStore> {
   const reservationTtlMs = reservationTtlFor(config.models.map((m) => m.timeouts.totalMs));
   if (config.redisUrl === null) return new MemoryAdmissionStore({ reservationTtlMs });
-  // Loaded only when configured: the Redis client is ~20 MB of memory a single node never needs.
+  // Loaded only when configured: the Redis client holds memory a single node never needs.
   const { RedisAdmissionStore } = await import('../admission/redis-store.ts');
   return new RedisAdmissionStore({
     url: config.redisUrl,
