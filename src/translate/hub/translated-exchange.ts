@@ -12,7 +12,7 @@ import type { Exchange, StreamRelay } from '../../pipeline/exchange.ts';
 import type { ClientReplyContext, ClientSide, UpstreamOptions, UpstreamSide } from './codec.ts';
 import { HubStreamTranslator } from './stream-translator.ts';
 import { TranslationError } from './translation-error.ts';
-import { estimatedUsage } from './usage-estimate.ts';
+import { estimatedUsage } from '../../dialects/reply-usage.ts';
 
 /**
  * Deeper than this a request is refused before translation: the translators walk it and the upstream
