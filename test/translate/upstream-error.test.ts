@@ -1,8 +1,8 @@
 // Upstream error bodies re-shaped into the client's dialect with statuses per DESIGN.md and text preserved.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { maskSecrets } from '../../src/translate/hub/upstream-error.ts';
-import { upstreamErrorToDialect } from '../../src/pipeline/upstream-error.ts';
+import { maskKeyLike } from '../../src/observability/mask-secrets.ts';
+import { upstreamErrorToDialect } from '../../src/dialects/upstream-failure.ts';
 import { validateAnthropicError, validateOpenAIError } from '../helpers/schemas.ts';
 
 const ANT_BODY = (type: string, message: string) => JSON.stringify({ type: 'error', error: { type, message }, request_id: 'req_1' });
@@ -48,9 +48,9 @@ test('empty or non-JSON bodies still give a message', () => {
   assert.equal(upstreamErrorToDialect({ upstreamKind: 'openai', clientDialect: 'anthropic', status: 400, bodyText: '{"error":"plain"}' }).message, 'plain');
 });
 
-test('maskSecrets keeps first 4 and last 4 characters', () => {
-  assert.equal(maskSecrets('key sk-ant-api03-ABCDEFGHIJKLMNOP-wxyz here'), 'key sk-a…wxyz here');
-  assert.equal(maskSecrets('Authorization: Bearer abcdefghijklmnopqrstuvwxyz'), 'Authorization: Bearer abcd…wxyz');
+test('key-shaped text and Bearer tokens keep their first 4 and last 4 characters', () => {
+  assert.equal(maskKeyLike('key sk-ant-api03-ABCDEFGHIJKLMNOP-wxyz here'), 'key sk-a…wxyz here');
+  assert.equal(maskKeyLike('Authorization: Bearer abcdefghijklmnopqrstuvwxyz'), 'Authorization: Bearer abcd…wxyz');
 });
 
 test('an upstream error of megabytes is kept to its first 2,000 characters, its other fields to 200', () => {

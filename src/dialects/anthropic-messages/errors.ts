@@ -1,7 +1,18 @@
-// Errors in Anthropic's words: the status each error type stands for (in-stream errors carry no status),
-// and an upstream error shaped for a /v1/messages caller.
+// Errors in Anthropic's words: the type each status is named by, the status each type stands for
+// (in-stream errors carry no status), and an upstream error shaped for a /v1/messages caller.
 import { shapedStatusAndMessage, type DialectError } from '../../translate/hub/upstream-error.ts';
 import type { UpstreamError } from '../../translate/hub/form.ts';
+
+const ANTHROPIC_TYPES: Record<number, string> = {
+  400: 'invalid_request_error', 401: 'authentication_error', 403: 'permission_error', 404: 'not_found_error',
+  405: 'invalid_request_error', 413: 'request_too_large', 429: 'rate_limit_error', 500: 'api_error',
+  502: 'api_error', 503: 'overloaded_error', 504: 'timeout_error', 529: 'overloaded_error',
+};
+
+/** The Anthropic error type for an HTTP status (docs/errors.md). */
+export function anthropicErrorType(status: number): string {
+  return ANTHROPIC_TYPES[status] ?? (status >= 500 ? 'api_error' : 'invalid_request_error');
+}
 
 /** The HTTP status an Anthropic error type stands for (STREAMING.md §3.1); used for in-stream errors. */
 export const ANTHROPIC_ERROR_STATUS: Readonly<Record<string, number>> = {

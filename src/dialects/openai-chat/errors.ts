@@ -1,8 +1,19 @@
-// Errors in OpenAI chat's words: an upstream error shaped for a chat caller, and the status an in-stream
-// error chunk stands for (it carries none).
+// Errors in OpenAI's words (chat, Responses and embeddings callers): the type each status is named by,
+// an upstream error shaped for such a caller, and the status an in-stream error chunk stands for (it
+// carries none).
 import { isObject, num, str } from '../../core/narrow.ts';
 import { shapedStatusAndMessage, type DialectError } from '../../translate/hub/upstream-error.ts';
 import type { UpstreamError } from '../../translate/hub/form.ts';
+
+const OPENAI_TYPES: Record<number, string> = {
+  400: 'invalid_request_error', 401: 'invalid_request_error', 403: 'permission_error', 404: 'invalid_request_error',
+  405: 'invalid_request_error', 413: 'invalid_request_error', 429: 'rate_limit_error',
+};
+
+/** The OpenAI error type for an HTTP status (docs/errors.md). */
+export function openaiErrorType(status: number): string {
+  return OPENAI_TYPES[status] ?? (status >= 500 ? 'server_error' : 'invalid_request_error');
+}
 
 function typeFor(clientStatus: number): string {
   if (clientStatus >= 500) return 'server_error';
