@@ -3,6 +3,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { maskKeyLike } from '../../src/observability/mask-secrets.ts';
 import { upstreamErrorToDialect } from '../../src/dialects/upstream-failure.ts';
+import { anthropicErrorType } from '../../src/dialects/anthropic-messages/errors.ts';
+import { openaiErrorType } from '../../src/dialects/openai-chat/errors.ts';
 import { validateAnthropicError, validateOpenAIError } from '../helpers/schemas.ts';
 
 const ANT_BODY = (type: string, message: string) => JSON.stringify({ type: 'error', error: { type, message }, request_id: 'req_1' });
@@ -70,4 +72,11 @@ test('an upstream 403 stays a 403 permission error with the upstream text: it is
   assert.equal(got.status, 403);
   assert.equal(got.type, 'permission_error');
   assert.match(got.message, /refused the request: Input flagged by moderation/);
+});
+
+test("another dialect's upstream error is named from the caller dialect's status table, as the gateway's own errors are", () => {
+  const tooLarge = upstreamErrorToDialect({ upstreamKind: 'openai', clientDialect: 'anthropic', status: 413, bodyText: OAI_BODY('invalid_request_error', 'too large', null) });
+  assert.deepEqual([tooLarge.status, tooLarge.type], [413, anthropicErrorType(413)]);
+  const forbidden = upstreamErrorToDialect({ upstreamKind: 'anthropic', clientDialect: 'openai', status: 403, bodyText: ANT_BODY('permission_error', 'no') });
+  assert.deepEqual([forbidden.status, forbidden.type, forbidden.code], [403, openaiErrorType(403), 'permission_error']);
 });

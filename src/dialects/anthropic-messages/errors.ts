@@ -28,14 +28,9 @@ export const ANTHROPIC_ERROR_STATUS: Readonly<Record<string, number>> = {
   overloaded_error: 529,
 };
 
+/** An overloaded upstream (Anthropic's 529, a 503) reads as overloaded though the caller gets a 502. */
 function typeFor(upstreamStatus: number, clientStatus: number): string {
-  if (upstreamStatus === 529 || upstreamStatus === 503) return 'overloaded_error';
-  if (clientStatus === 504) return 'timeout_error';
-  if (clientStatus >= 500) return 'api_error';
-  if (clientStatus === 403) return 'permission_error';
-  if (clientStatus === 404) return 'not_found_error';
-  if (clientStatus === 429) return 'rate_limit_error';
-  return 'invalid_request_error';
+  return upstreamStatus === 529 || upstreamStatus === 503 ? 'overloaded_error' : anthropicErrorType(clientStatus);
 }
 
 /**

@@ -15,12 +15,6 @@ export function openaiErrorType(status: number): string {
   return OPENAI_TYPES[status] ?? (status >= 500 ? 'server_error' : 'invalid_request_error');
 }
 
-function typeFor(clientStatus: number): string {
-  if (clientStatus >= 500) return 'server_error';
-  if (clientStatus === 429) return 'rate_limit_error';
-  return 'invalid_request_error';
-}
-
 /**
  * An upstream error for a chat caller. Another dialect's error type is still useful to OpenAI clients:
  * it travels as the code. Param is only an OpenAI-style upstream's.
@@ -28,7 +22,7 @@ function typeFor(clientStatus: number): string {
 export function shapeChatError(err: UpstreamError): DialectError {
   const { status, message } = shapedStatusAndMessage(err);
   const own = err.from === 'chat' || err.from === 'responses';
-  const type = own && err.type !== undefined && status === err.status ? err.type : typeFor(status);
+  const type = own && err.type !== undefined && status === err.status ? err.type : openaiErrorType(status);
   const code = own ? (err.code ?? null) : (err.type ?? err.code ?? null);
   return { status, type, message, code, param: own ? (err.param ?? null) : null };
 }
