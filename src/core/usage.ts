@@ -22,6 +22,11 @@ export function outputTokensForChars(chars: number): number {
   return Math.ceil(chars / 4);
 }
 
+/** The bill of output the upstream never counted: the prompt estimate and the output's characters. */
+export function estimatedUsage(promptTokens: number, outputChars: number): Usage {
+  return { inputTokens: promptTokens, outputTokens: outputTokensForChars(outputChars), cacheReadTokens: 0, cacheWriteTokens: 0 };
+}
+
 /** No request bills more tokens of one kind than this, whatever an upstream reports. */
 export const MAX_TOKENS_PER_KIND = 1_000_000_000;
 

@@ -1,7 +1,7 @@
 // The usage of a whole reply body: read where the upstream wrote it (each dialect's reader in its
 // folder), or, for a reply that came without it, estimated from the reply's content.
 import type { Dialect } from '../core/dialect.ts';
-import { emptyUsage, outputTokensForChars, type Usage } from '../core/usage.ts';
+import { emptyUsage, estimatedUsage, type Usage } from '../core/usage.ts';
 import { isObject } from '../core/json.ts';
 import type { HubReply } from '../translate/hub/form.ts';
 import { readAnthropicUsage } from './anthropic-messages/usage.ts';
@@ -102,7 +102,7 @@ function readValue(obj: unknown, dialect: Dialect): Usage | null {
  */
 export function estimatedReplyUsage(reply: unknown, dialect: Dialect, promptEstimate: () => number): Usage {
   const body = isObject(reply) ? reply : {};
-  return estimatedUsage(decodedReply(body, dialect), promptEstimate);
+  return estimatedHubUsage(decodedReply(body, dialect), promptEstimate);
 }
 
 function decodedReply(body: Record<string, unknown>, dialect: Dialect): HubReply {
@@ -113,11 +113,11 @@ function decodedReply(body: Record<string, unknown>, dialect: Dialect): HubReply
 }
 
 /** The same bill for a reply already decoded into the hub's form. */
-export function estimatedUsage(reply: HubReply, promptEstimate: () => number): Usage {
+export function estimatedHubUsage(reply: HubReply, promptEstimate: () => number): Usage {
   let chars = 0;
   for (const part of reply.content) {
     if (part.type === 'text' || part.type === 'reasoning') chars += part.text.length;
     else if (part.type === 'tool-call') chars += part.name.length + part.input.length;
   }
-  return { inputTokens: promptEstimate(), outputTokens: outputTokensForChars(chars), cacheReadTokens: 0, cacheWriteTokens: 0 };
+  return estimatedUsage(promptEstimate(), chars);
 }
