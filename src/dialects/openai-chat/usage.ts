@@ -22,7 +22,7 @@ export function usageFromOpenAi(raw: unknown): Usage | undefined {
   };
 }
 
-/** OpenAI `usage` into `into` (the pass-through tap's running usage); false when it is not one. */
+/** OpenAI `usage` into `into` (the pass-through tap's running usage, a whole body's); false when it is not one. */
 export function readOpenAIUsage(usage: unknown, into: Usage): boolean {
   const read = usageFromOpenAi(usage);
   if (read === undefined) return false;

@@ -22,7 +22,7 @@ export function usageFromResponses(raw: unknown): HubUsage | undefined {
   return usage;
 }
 
-/** Responses `usage` into `into` (the pass-through tap's running usage); false when it is not one. */
+/** Responses `usage` into `into` (the pass-through tap's running usage, a whole body's): the four billed counts. */
 export function readResponsesUsage(usage: unknown, into: Usage): boolean {
   const read = usageFromResponses(usage);
   if (read === undefined) return false;
