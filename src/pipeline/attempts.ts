@@ -19,7 +19,7 @@ import type { ExchangeInput } from './exchange-for.ts';
 import { exchangeFor } from './exchange-for.ts';
 import { callUpstream } from './call-upstream.ts';
 import { decodeText } from '../http/content-encoding.ts';
-import { upstreamFailure } from './upstream-error.ts';
+import { upstreamFailure } from '../dialects/upstream-failure.ts';
 import type { Gateway } from './gateway.ts';
 import type { RequestState } from './request-state.ts';
 import type { AttemptEnd } from '../observability/tracing.ts';

@@ -14,7 +14,7 @@ import { patchModel } from '../dialects/json-model-patch.ts';
 import { estimatePromptTokens } from '../admission/estimate-tokens.ts';
 import { DEFAULT_UPSTREAM_VERSION } from '../dialects/anthropic-messages/version.ts';
 import { resolveModel } from './resolve-model.ts';
-import { upstreamFailure } from './upstream-error.ts';
+import { upstreamFailure } from '../dialects/upstream-failure.ts';
 import type { Gateway } from './gateway.ts';
 
 export interface CountResult {

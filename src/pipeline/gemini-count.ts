@@ -10,7 +10,7 @@ import { geminiUpstreamPath } from '../dialects/gemini/passthrough-exchange.ts';
 import type { GeminiCall } from '../http/gemini-routes.ts';
 import { countAdmitted, type CountResult } from './count-tokens.ts';
 import { resolveModel } from './resolve-model.ts';
-import { upstreamFailure } from './upstream-error.ts';
+import { upstreamFailure } from '../dialects/upstream-failure.ts';
 import type { Gateway } from './gateway.ts';
 
 export async function geminiCountTokens(gw: Gateway, opts: { key: KeyRecord; call: GeminiCall; value: unknown }): Promise<CountResult> {

@@ -11,7 +11,7 @@ import { emptyUsage } from '../core/usage.ts';
 import { patchModel } from '../dialects/json-model-patch.ts';
 import { estimatePromptTokens } from '../admission/estimate-tokens.ts';
 import { resolveModel } from './resolve-model.ts';
-import { upstreamFailure } from './upstream-error.ts';
+import { upstreamFailure } from '../dialects/upstream-failure.ts';
 import type { CountResult } from './count-tokens.ts';
 import type { Gateway } from './gateway.ts';
 import { responsesClient } from '../dialects/openai-responses/index.ts';
