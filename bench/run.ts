@@ -1,4 +1,4 @@
-// `npm run bench [-- --quick | --instructions | --container | --tokenizer | --stages | --gc] [--targets a,b] [--load-generator autocannon] [--node-flags=…]`: starts the mock upstream
+// `npm run bench [-- --quick | --instructions | --gc] [--targets a,b] [--load-generator autocannon] [--node-flags=…]`: starts the mock upstream
 // and every available target, measures them side by side (issue 6), writes bench/results/<date>.md
 // (a later full run the same day: <date>-2.md, …; lib/results-file.ts).
 import { spawnSync } from 'node:child_process';
@@ -8,11 +8,6 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { runHold } from './lib/hold.ts';
 import { runPaired } from './lib/paired.ts';
-import { runContainerPass } from './lib/container-pass.ts';
-import { containerTable } from './lib/container-report.ts';
-import { runTokenizerPass } from './lib/tokenizer-pass.ts';
-import { tokenizerTable } from './lib/tokenizer-report.ts';
-import { runStagePass } from './lib/stage-pass.ts';
 import { runGcPass } from './lib/gc-pass.ts';
 import { callgrindMissing } from './lib/callgrind.ts';
 import { runInstructionPass } from './lib/instruction-pass.ts';
@@ -22,14 +17,14 @@ import { measureLoad, probe, probeProblem, setMockPacing, warmUp } from './lib/m
 import { startModelgate } from './lib/modelgate-target.ts';
 import { Child, nodeWorker } from './lib/processes.ts';
 import { ticksPerSecond } from './lib/proc-stats.ts';
-import { emptyRunResults, headline, renderResults, stageTables } from './lib/report.ts';
+import { emptyRunResults, headline, renderResults } from './lib/report.ts';
 import { gcTable } from './lib/gc-report.ts';
 import { instructionTable } from './lib/instruction-report.ts';
 import { resultsFile } from './lib/results-file.ts';
 import type { HoldResult, LatencyRep, LoadCell, RunResults, TtfbRep } from './lib/report.ts';
 import { idleLine } from './lib/machine.ts';
 import { SETTLE_FULL, SETTLE_QUICK, probeFor, settle, settleNote } from './lib/settle.ts';
-import { CHUNKS, FULL, LOAD_SCENARIOS, PACED_MS, QUICK, STAGE_PLAN, kindOf } from './lib/scenarios.ts';
+import { CHUNKS, FULL, LOAD_SCENARIOS, PACED_MS, QUICK, kindOf } from './lib/scenarios.ts';
 import type { LoadScenario, Timing } from './lib/scenarios.ts';
 import { directTarget, startBareProxy, startClaudeCodeRouter, startMock, startNginx, startPortkey } from './lib/targets.ts';
 import type { Started, Target, TargetName } from './lib/targets.ts';
@@ -40,12 +35,6 @@ const { values } = parseArgs({
     quick: { type: 'boolean', default: false },
     // Only the instruction pass (≈ 6 minutes): counts to compare before and after a change.
     instructions: { type: 'boolean', default: false },
-    // Only the container pass (≈ 2 minutes, needs root): the shipped heap flag inside a 512 MB memory cgroup.
-    container: { type: 'boolean', default: false },
-    // Only the tokenizer pass (seconds): modelgate's o200k tokenizer beside gpt-tokenizer, fresh processes.
-    tokenizer: { type: 'boolean', default: false },
-    // Only the stage pass (≈ 1 minute): where a request's time goes inside modelgate and the bare proxy.
-    stages: { type: 'boolean', default: false },
     // Only the garbage-collection pass (≈ 2 minutes): bytes allocated and promoted a request, scavenge pauses.
     gc: { type: 'boolean', default: false },
     targets: { type: 'string' },
@@ -56,15 +45,12 @@ const { values } = parseArgs({
 });
 const quick = values.quick === true;
 const instructionsOnly = values.instructions === true;
-const containerOnly = values.container === true;
-const tokenizerOnly = values.tokenizer === true;
-const stagesOnly = values.stages === true;
 const gcOnly = values.gc === true;
-if ([quick, instructionsOnly, containerOnly, tokenizerOnly, stagesOnly, gcOnly].filter(Boolean).length > 1) {
-  process.stderr.write('--quick, --instructions, --container, --tokenizer, --stages and --gc do not combine: each is a run of its own\n');
+if ([quick, instructionsOnly, gcOnly].filter(Boolean).length > 1) {
+  process.stderr.write('--quick, --instructions and --gc do not combine: each is a run of its own\n');
   process.exit(2);
 }
-const mode: RunResults['mode'] = quick ? 'quick' : instructionsOnly ? 'instructions' : containerOnly ? 'container' : tokenizerOnly ? 'tokenizer' : stagesOnly ? 'stages' : gcOnly ? 'gc' : 'full';
+const mode: RunResults['mode'] = quick ? 'quick' : instructionsOnly ? 'instructions' : gcOnly ? 'gc' : 'full';
 const timing: Timing = quick ? QUICK : FULL;
 const nodeFlags = (values['node-flags'] ?? '').split(/\s+/).filter((f) => f !== '');
 const wanted = values.targets === undefined ? undefined : new Set(values.targets.split(','));
@@ -252,44 +238,6 @@ async function runLatency(targets: Target[], skipped: string[]): Promise<Map<Tar
   });
 }
 
-/** modelgate in a 512 MB memory cgroup, V8's own young generation against the shipped flag (lib/container-pass.ts). */
-async function runContainer(options: { mockPort: number; workDir: string; generator: LoadGenerator; skipped: string[] }): Promise<RunResults['container']> {
-  if (quick) {
-    options.skipped.push('container pass: full runs only (`--container` runs it alone)');
-    return null;
-  }
-  try {
-    return await runContainerPass({ mockPort: options.mockPort, workDir: join(options.workDir, 'container'), generator: options.generator, reps: timing.reps, durationS: timing.durationS, warmupMs: timing.warmupMs, settle: SETTLE_FULL, log });
-  } catch (error) {
-    options.skipped.push(`container pass: ${(error as Error).message}`);
-    return null;
-  }
-}
-
-/** Where modelgate's and the bare proxy's time goes for one stream at a time (lib/stage-pass.ts). */
-async function runStages(mockPort: number, workDir: string, skipped: string[]): Promise<RunResults['stages']> {
-  if (quick) {
-    skipped.push(QUICK_SKIPS.stages);
-    return new Map();
-  }
-  try {
-    return await runStagePass({
-      mockPort,
-      workDir: join(workDir, 'stages'),
-      reps: STAGE_PLAN.reps,
-      count: STAGE_PLAN.count,
-      jsonCount: STAGE_PLAN.jsonCount,
-      warmupMs: timing.warmupMs,
-      settle: SETTLE_FULL,
-      realtimePriority: canRunRealtime() ? REALTIME_PRIORITY : undefined,
-      log,
-    });
-  } catch (error) {
-    skipped.push(`stage pass: ${(error as Error).message}`);
-    return new Map();
-  }
-}
-
 /** Bytes promoted and GC pauses per non-streamed request, modelgate beside the bare proxy (lib/gc-pass.ts). */
 async function runGc(mockPort: number, workDir: string, generator: LoadGenerator, skipped: string[]): Promise<RunResults['gc']> {
   if (quick) {
@@ -337,18 +285,8 @@ function writeResults(results: RunResults, started: number): string {
   return file;
 }
 
-/** The tokenizer pass (lib/tokenizer-pass.ts): seconds, no targets needed. */
-async function runTokenizer(skipped: string[]): Promise<RunResults['tokenizer']> {
-  try {
-    return await runTokenizerPass({ reps: timing.reps, log });
-  } catch (error) {
-    skipped.push(`tokenizer pass: ${(error as Error).message}`);
-    return null;
-  }
-}
-
 /**
- * A run of one pass alone (`--instructions`, `--container`, `--tokenizer`): its own header line, the pass
+ * A run of one pass alone (`--instructions`, `--gc`): its own header line, the pass
  * in a scratch directory, the results file, its table on stdout, and exit code 1 when it measured nothing.
  */
 async function singlePass(options: {
@@ -382,38 +320,12 @@ const instructionsMain = (): Promise<void> =>
     measured: (results) => results.instructions.length > 0,
   });
 
-/** `--container`: the container pass alone. */
-const containerMain = (): Promise<void> =>
-  singlePass({
-    describe: `the container pass only (\`npm run bench -- --container\`): ${timing.reps} alternated repetition(s) of ${timing.durationS} s per gateway`,
-    pass: async (results, workDir) => {
-      const generator = pickLoadGenerator(workDir, values['load-generator']);
-      results.header.push(`load by ${generator.name}`);
-      results.container = await withMock((mockPort) => runContainer({ mockPort, workDir, generator, skipped: results.skipped }));
-    },
-    table: (results) => containerTable(results.container),
-    measured: (results) => results.container !== null,
-  });
-
-/** `--tokenizer`: the tokenizer pass alone. */
-const tokenizerMain = (): Promise<void> =>
-  singlePass({
-    describe: `the tokenizer pass only (\`npm run bench -- --tokenizer\`): ${timing.reps} fresh process(es) per tokenizer, alternated`,
-    pass: async (results) => {
-      results.tokenizer = await runTokenizer(results.skipped);
-    },
-    table: (results) => tokenizerTable(results.tokenizer),
-    measured: (results) => results.tokenizer !== null,
-  });
-
 /**
- * More that quick mode leaves to full runs, besides Portkey's install and the container, instruction and
- * tokenizer passes: it measures each of the issue's targets once and must stay under a minute on the
- * slowest of these machines, which took 61 s with these in. The two passes start gateways of their own
- * and are diagnostics, not targets; each runs alone with its own flag.
+ * More that quick mode leaves to full runs, besides Portkey's install and the instruction pass: it
+ * measures each of the issue's targets once and stays short. The garbage-collection pass starts gateways
+ * of its own and is a diagnostic, not a target; it runs alone with its own flag.
  */
 const QUICK_SKIPS = {
-  stages: 'stage pass: full runs only (`--stages` runs it alone)',
   gc: 'garbage-collection pass: full runs only (`--gc` runs it alone)',
   ttfbRealtime: 'time to first byte with the timing client at real-time priority: full runs only',
 };
@@ -425,7 +337,7 @@ function hasPair(targets: readonly Target[]): boolean {
   return targets.some((t) => t.name === 'modelgate') && targets.some((t) => t.name === 'bare-proxy');
 }
 
-/** A pass that starts its own gateways (`--stages`, `--gc`), against a mock of its own. */
+/** A pass that starts its own gateways (`--gc`), against a mock of its own. */
 async function withMock<T>(run: (mockPort: number) => Promise<T>): Promise<T> {
   const mock = await startMock({ chunks: CHUNKS, chunkSize: 6, pacing: 'tick', latencyMs: 0 });
   try {
@@ -434,17 +346,6 @@ async function withMock<T>(run: (mockPort: number) => Promise<T>): Promise<T> {
     await mock.child.stop();
   }
 }
-
-/** `--stages`: the stage pass alone. */
-const stagesMain = (): Promise<void> =>
-  singlePass({
-    describe: `the stage pass only (\`npm run bench -- --stages\`): ${STAGE_PLAN.reps} alternated repetition(s) of ${STAGE_PLAN.count} streams and ${STAGE_PLAN.jsonCount} non-streamed requests per proxy`,
-    pass: async (results, workDir) => {
-      results.stages = await withMock((mockPort) => runStages(mockPort, workDir, results.skipped));
-    },
-    table: (results) => stageTables(results.stages),
-    measured: (results) => results.stages.size > 0,
-  });
 
 /** `--gc`: the garbage-collection pass alone. */
 const gcMain = (): Promise<void> =>
@@ -487,7 +388,6 @@ async function main(): Promise<void> {
       results.load.push(...(await runLoadScenario({ scenario, targets, generator, skipped, mockUrl })));
     }
     results.paired = await runPairedChat(targets, generator, skipped);
-    if (targets.some((t) => t.name === 'modelgate')) results.container = await runContainer({ mockPort: mock.port, workDir, generator, skipped });
     results.latency = await runLatency(targets, skipped);
     results.ttfb = await runTtfb(targets, skipped, false);
     if (quick) skipped.push(QUICK_SKIPS.ttfbRealtime);
@@ -495,13 +395,10 @@ async function main(): Promise<void> {
     else skipped.push('time to first byte with the timing client at real-time priority: `chrt -f` is not available or not permitted (needs root or CAP_SYS_NICE)');
     // These passes start modelgate and the bare proxy afresh, side by side: only when both came up here.
     if (hasPair(targets)) {
-      results.stages = await runStages(mock.port, workDir, skipped);
       results.gc = await runGc(mock.port, workDir, generator, skipped);
       results.instructions = await runInstructions(workDir, skipped);
     }
     results.hold = await runHolds({ targets, mock, mockUrl, workDir, skipped });
-    if (quick) skipped.push('tokenizer pass: full runs only (`--tokenizer` runs it alone)');
-    else results.tokenizer = await runTokenizer(skipped);
   } finally {
     for (const target of targets.slice(1).reverse()) await target.child.stop();
     await mock.child.stop();
@@ -511,4 +408,4 @@ async function main(): Promise<void> {
   process.stdout.write(`${headline(results).join('\n')}\n${skipped.map((s) => `skipped: ${s}`).join('\n')}\nwritten ${file}\n`);
 }
 
-await (instructionsOnly ? instructionsMain() : containerOnly ? containerMain() : tokenizerOnly ? tokenizerMain() : stagesOnly ? stagesMain() : gcOnly ? gcMain() : main());
+await (instructionsOnly ? instructionsMain() : gcOnly ? gcMain() : main());

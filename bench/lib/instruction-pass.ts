@@ -40,9 +40,6 @@ export interface InstructionCell {
 export interface InstructionPassOptions extends InstructionPlan {
   workDir: string;
   log: (line: string) => void;
-  /** Only these kinds and targets (default: every counted kind on both). */
-  kinds?: readonly RequestKind[];
-  targets?: readonly CountedTarget[];
 }
 
 // Under valgrind modelgate takes ~10 s to answer its first health check.
@@ -90,8 +87,8 @@ export async function runInstructionPass(options: InstructionPassOptions): Promi
   const mock = await startMock({ chunks: CHUNKS, chunkSize: 6, pacing: 'tick', latencyMs: 0 });
   const cells: InstructionCell[] = [];
   try {
-    for (const kind of options.kinds ?? COUNTED_KINDS) {
-      for (const name of options.targets ?? (['modelgate', 'bare-proxy'] as const)) {
+    for (const kind of COUNTED_KINDS) {
+      for (const name of ['modelgate', 'bare-proxy'] as const) {
         if (name === 'bare-proxy' && (kind === 'messages-stream' || kind === 'responses-stream')) continue; // translation is modelgate's alone
         cells.push(await countOne(name, kind, options, mock.port));
       }

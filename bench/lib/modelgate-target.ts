@@ -66,7 +66,7 @@ async function createKey(configPath: string): Promise<{ key: string; admission: 
  * pass), then `nodeFlags` (`npm run bench -- --node-flags=…`), whose V8 flags win over the shipped ones.
  * `wrapper`: a command that runs the gateway's Node (the instruction pass's valgrind), which starts slower.
  */
-export async function startModelgate(options: { mockPort: number; workDir: string; nodeFlags?: readonly string[]; env?: NodeJS.ProcessEnv; wrapper?: readonly string[]; readyTimeoutMs?: number }): Promise<Started> {
+export async function startModelgate(options: { mockPort: number; workDir: string; nodeFlags?: readonly string[]; wrapper?: readonly string[]; readyTimeoutMs?: number }): Promise<Started> {
   if (!existsSync(MAIN)) return { ok: false, reason: 'src/main.ts does not exist yet' };
   const port = await freePort();
   const configPath = join(options.workDir, 'modelgate.yaml');
@@ -76,7 +76,7 @@ export async function startModelgate(options: { mockPort: number; workDir: strin
   const flags = [...SHIPPED_NODE_FLAGS, ...(options.nodeFlags ?? [])];
   const launch = nodeLaunch([...flags, MAIN, 'serve', '--config', configPath, '--port', String(port), '--host', '127.0.0.1'], options.wrapper);
   // As the launchers run it: MALLOC_ARENA_MAX as shipped unless the caller's environment sets one.
-  const env = withShippedEnvironment(options.env ?? process.env);
+  const env = withShippedEnvironment(process.env);
   const child = new Child({ name: 'modelgate', ...launch, cwd: ROOT, env });
   const baseUrl = `http://127.0.0.1:${port}`;
   try {

@@ -2,17 +2,11 @@
 // issue 6 asks for, and each target of the issue checked against the numbers.
 import type { Rep } from './measure.ts';
 import type { PairedRun } from './paired.ts';
-import type { ContainerRun } from './container-pass.ts';
-import { containerTable } from './container-report.ts';
-import type { TokenizerRun } from './tokenizer-pass.ts';
-import { tokenizerTable } from './tokenizer-report.ts';
 import type { LoadScenario } from './scenarios.ts';
 import { PACED_MS, STREAM_EVENTS, kindOf } from './scenarios.ts';
 import type { InstructionPlan } from './scenarios.ts';
 import type { InstructionCell } from './instruction-pass.ts';
 import { chatInstructionRatio, instructionTable, perRequest } from './instruction-report.ts';
-import { stageTable } from './stage-report.ts';
-import type { StageResults } from './stages.ts';
 import type { GcRep } from './gc-pass.ts';
 import { gcTable } from './gc-report.ts';
 import { median } from './stats.ts';
@@ -57,8 +51,8 @@ export interface HoldResult {
   probeHoldP99Us: number;
 }
 
-/** A full run, a quick one, or one pass alone (`--instructions`, `--container`, …). */
-export type RunMode = 'full' | 'quick' | 'instructions' | 'container' | 'tokenizer' | 'stages' | 'gc';
+/** A full run, a quick one, or one pass alone (`--instructions`, `--gc`). */
+export type RunMode = 'full' | 'quick' | 'instructions' | 'gc';
 
 export interface RunResults {
   date: string;
@@ -73,14 +67,8 @@ export interface RunResults {
   hold: HoldResult[];
   /** modelgate and the bare proxy loaded at the same time (null when either target is missing). */
   paired: PairedRun | null;
-  /** modelgate in a memory-limited cgroup, V8's own young generation against the shipped flag (lib/container-pass.ts). */
-  container: ContainerRun | null;
-  /** The o200k tokenizer beside gpt-tokenizer, fresh processes (lib/tokenizer-pass.ts). */
-  tokenizer: TokenizerRun | null;
   /** Non-streaming chat at 1 connection, one request at a time over a raw socket, per repetition. */
   latency: Map<TargetName, LatencyRep[]>;
-  /** The stage pass (lib/stage-pass.ts): where each Node proxy's time goes before its first write to the client, per request kind. */
-  stages: StageResults;
   /** The garbage-collection pass (lib/gc-pass.ts): bytes promoted and pauses per non-streamed request. */
   gc: Map<TargetName, GcRep[]>;
   /** The instruction pass (lib/instruction-pass.ts): instructions per request under callgrind. */
@@ -99,10 +87,7 @@ export function emptyRunResults(options: Pick<RunResults, 'date' | 'mode' | 'hea
     ttfbRealtime: new Map(),
     hold: [],
     paired: null,
-    container: null,
-    tokenizer: null,
     latency: new Map(),
-    stages: new Map(),
     gc: new Map(),
     instructions: [],
   };
@@ -383,14 +368,6 @@ export function headline(results: RunResults): string[] {
   ];
 }
 
-/** The stage pass's two tables: streams, then non-streamed requests (empty when the pass did not run). */
-export function stageTables(stages: StageResults): string[] {
-  return [
-    ...stageTable(stages.get('chat-stream') ?? new Map(), 'Inside the proxy, one stream at a time (fresh processes with `bench/stage-timer.ts` preloaded)'),
-    ...stageTable(stages.get('chat') ?? new Map(), 'Inside the proxy, one non-streamed request at a time (the same processes)', 'requests'),
-  ];
-}
-
 export function renderResults(results: RunResults): string {
   return [
     `# Benchmark ${results.date} (${results.mode} mode)`,
@@ -406,14 +383,11 @@ export function renderResults(results: RunResults): string {
     '',
     ...loadTables(results),
     ...pairedTable(results),
-    ...containerTable(results.container),
     ...latencyTable(results),
     ...ttfbTable(results.ttfb, 'Time to first streamed byte, 1 connection'),
     ...ttfbTable(results.ttfbRealtime, 'Time to first streamed byte, 1 connection, timing client at real-time priority (`chrt -f 10`)'),
-    ...stageTables(results.stages),
     ...gcTable(results.gc),
     ...instructionTable(results.instructions, results.instructionPlan),
     ...holdTable(results),
-    ...tokenizerTable(results.tokenizer),
   ].join('\n');
 }

@@ -1,5 +1,5 @@
 // Where a run's results go: bench/results/<date>.md for a full run, <date>-quick.md for a quick one,
-// <date>-instructions.md, <date>-container.md, <date>-tokenizer.md, <date>-stages.md and <date>-gc.md for those passes alone. A full run is evidence that
+// <date>-instructions.md and <date>-gc.md for those passes alone. A full run is evidence that
 // BENCHMARKS.md cites, so a second full run on the same day gets its own file (<date>-2.md, -3, …)
 // instead of replacing it; the others are scratch and are overwritten.
 import { existsSync } from 'node:fs';

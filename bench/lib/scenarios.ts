@@ -102,9 +102,6 @@ export const LOAD_SCENARIOS: LoadScenario[] = [
   { id: 'big-c50', title: 'Non-streaming chat with a 50 KB prompt, 50 connections', kind: 'chat-50kb', connections: 50, eventsPerResponse: undefined, only: undefined, quick: true },
 ];
 
-/** The stage pass (full runs and `--stages`): alternated repetitions, streams and non-streamed requests timed per proxy. */
-export const STAGE_PLAN = { reps: 5, count: 500, jsonCount: 2000 } as const;
-
 export const FULL: Timing = {
   reps: 9,
   durationS: 3,

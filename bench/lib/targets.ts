@@ -75,12 +75,12 @@ export function directTarget(mock: { child: Child; port: number }): Target {
 }
 
 /**
- * `nodeFlags` and `env` are for the stage pass, which preloads bench/stage-timer.ts; `wrapper` for the
+ * `nodeFlags` are for the garbage-collection pass, which traces V8's collections; `wrapper` for the
  * instruction pass, which runs the proxy under valgrind (and so waits longer for it to start).
  */
-export async function startBareProxy(mockPort: number, options: { nodeFlags?: readonly string[]; env?: NodeJS.ProcessEnv; wrapper?: readonly string[]; readyTimeoutMs?: number } = {}): Promise<Started> {
+export async function startBareProxy(mockPort: number, options: { nodeFlags?: readonly string[]; wrapper?: readonly string[]; readyTimeoutMs?: number } = {}): Promise<Started> {
   const launch = nodeLaunch([...(options.nodeFlags ?? []), join(BENCH, 'bare-proxy.ts'), '--port=0', `--upstream=http://127.0.0.1:${mockPort}`], options.wrapper);
-  const child = new Child({ name: 'bare-proxy', ...launch, env: options.env });
+  const child = new Child({ name: 'bare-proxy', ...launch });
   const port = await child.portLine(options.readyTimeoutMs ?? 10_000);
   const setup = { baseUrl: `http://127.0.0.1:${port}`, models: PLAIN, headers: { authorization: 'Bearer x' }, holdPrefix: '/hold' };
   return { ok: true, target: makeTarget({ name: 'bare-proxy', child, setup }) };

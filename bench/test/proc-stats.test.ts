@@ -28,8 +28,11 @@ describe('proc stats', () => {
 
   it('counts CPU this process burns and its memory', () => {
     const before = cpuMicros([process.pid]);
-    const until = process.hrtime.bigint() + 60_000_000n;
-    while (process.hrtime.bigint() < until) Math.sqrt(Math.random());
+    // Spins until the process has burnt 60 ms of CPU by its own account, not for a wall-clock span: on a
+    // loaded machine it may get little CPU in any given 60 ms.
+    const start = process.cpuUsage();
+    const burnt = (): number => { const u = process.cpuUsage(start); return u.user + u.system; };
+    while (burnt() < 60_000) for (let i = 0; i < 1e4; i++) Math.sqrt(Math.random());
     assert.ok(cpuMicros([process.pid]) - before >= 30_000);
     assert.ok(rssBytes([process.pid]) > 10 * 1024 * 1024);
   });

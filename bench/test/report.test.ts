@@ -249,8 +249,6 @@ describe('results file', () => {
   it('overwrites the day’s quick run and its single-pass runs', () => {
     assert.equal(resultsFile({ dir: '/r', date: '2026-11-22', mode: 'quick', exists: taken(['2026-11-22-quick.md']) }), '/r/2026-11-22-quick.md');
     assert.equal(resultsFile({ dir: '/r', date: '2026-11-22', mode: 'instructions', exists: taken(['2026-11-22-instructions.md']) }), '/r/2026-11-22-instructions.md');
-    assert.equal(resultsFile({ dir: '/r', date: '2026-11-22', mode: 'container', exists: taken(['2026-11-22-container.md']) }), '/r/2026-11-22-container.md');
-    assert.equal(resultsFile({ dir: '/r', date: '2026-11-22', mode: 'stages', exists: taken(['2026-11-22-stages.md']) }), '/r/2026-11-22-stages.md');
     assert.equal(resultsFile({ dir: '/r', date: '2026-11-22', mode: 'gc', exists: taken(['2026-11-22-gc.md']) }), '/r/2026-11-22-gc.md');
   });
 });

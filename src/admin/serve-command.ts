@@ -184,7 +184,7 @@ export async function serveCommand(config: GatewayConfig): Promise<void> {
   process.on('SIGHUP', () => log.warn('SIGHUP ignored: modelgate has no reload; restart it (SIGTERM) to apply a new configuration'));
 }
 
-/** The gateway's row in the database's list of gateways (SQLite), and what it does when it is not alone. */
+/** The gateway's row in the database's list of gateways, and what it does when it is not alone. */
 function soloGuard(store: Store, config: GatewayConfig, log: ReturnType<typeof createLogger>): SoloGuard | null {
   const { putGateway, listGateways, removeGateway } = store;
   if (putGateway === undefined || listGateways === undefined || removeGateway === undefined || config.database === ':memory:') return null;
@@ -213,7 +213,7 @@ function spillFor(config: GatewayConfig): UsageSpill | null {
 async function admissionStore(config: GatewayConfig, db: Store): Promise<AdmissionStore> {
   const reservationTtlMs = reservationTtlFor(config.models.map((m) => m.timeouts.totalMs));
   if (config.redisUrl === null) return new MemoryAdmissionStore({ reservationTtlMs });
-  // Loaded only when configured: the Redis client is ~20 MB of memory a single node never needs.
+  // Loaded only when configured: the Redis client holds memory a single node never needs.
   const { RedisAdmissionStore } = await import('../admission/redis-store.ts');
   return new RedisAdmissionStore({
     url: config.redisUrl,

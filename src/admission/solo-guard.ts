@@ -1,6 +1,6 @@
 // Budgets and rate limits held in one gateway's memory are right only while that gateway is the only one
-// counting them. Two gateways on one SQLite file without `redis:` would each let a key spend its whole
-// budget. Each gateway registers itself in the database and looks for the others at start and on every
+// counting them. Two gateways on one database (an SQLite file, or PostgreSQL from several hosts) without
+// `redis:` would each let a key spend its whole budget. Each gateway registers itself in the database and looks for the others at start and on every
 // beat: one that counts in its own memory refuses keys with limits while another live gateway would count
 // them too, unless it is the earliest of such gateways and none counts in Redis (the others refuse then).
 import type { GatewayBeat, Store } from '../store/store.ts';

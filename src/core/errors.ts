@@ -37,6 +37,8 @@ export const ERROR_CODES = {
   rate_limit_tokens: { status: 429, message: 'Tokens-per-minute limit of this key reached.' },
   concurrency_limit: { status: 429, message: 'Concurrent-request limit of this key reached.' },
   budget_in_flight: { status: 429, message: 'The budget is nearly spent and requests in flight hold what may be reserved at once.' },
+  // Admin API only: too many wrong admin tokens from one address (admin/api/sign-in-limit.ts).
+  admin_sign_in_limited: { status: 429, message: 'Too many refused admin sign-ins from this address; wait and try again.' },
   upstream_rate_limited: { status: 429, message: 'Every upstream deployment is rate-limited.' },
   internal_error: { status: 500, message: 'The gateway failed to handle the request.' },
   upstream_error: { status: 502, message: 'The upstream provider failed.' },
@@ -49,6 +51,32 @@ export const ERROR_CODES = {
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
+
+/**
+ * The status a caller gets for an upstream's error status (DESIGN.md Part 2): a 4xx about the request
+ * stays (422 becomes 400; a 403 stays 403, as often a moderation or a WAF as the key, and an SDK retries
+ * a 502), the gateway's own credentials refused (401) become 502, timeouts 504, other 5xx 502.
+ */
+export function clientStatusFor(upstreamStatus: number): number {
+  if (upstreamStatus === 401) return 502;
+  if (upstreamStatus === 408 || upstreamStatus === 504) return 504;
+  if (upstreamStatus === 422) return 400;
+  // The caller's model exists in the gateway's catalog: an upstream 404 is the operator's configuration
+  // (a wrong upstream model name or base URL), not something the caller can fix.
+  if (upstreamStatus === 404) return 502;
+  if (upstreamStatus >= 500) return 502;
+  if (upstreamStatus >= 400) return upstreamStatus;
+  return 502;
+}
+
+/** The catalogue code of an upstream error the caller gets with `clientStatus` (its text is the upstream's). */
+export function clientCodeFor(clientStatus: number): ErrorCode {
+  if (clientStatus === 413) return 'body_too_large';
+  if (clientStatus === 429) return 'upstream_rate_limited';
+  if (clientStatus === 504) return 'upstream_timeout';
+  if (clientStatus >= 400 && clientStatus < 500) return 'invalid_request';
+  return 'upstream_error';
+}
 
 export class GatewayError extends Error {
   override name = 'GatewayError';

@@ -15,53 +15,16 @@ export function emptyUsage(): Usage {
 }
 
 /**
- * An OpenAI-style `usage` object, read the same way on every route (pass-through tap and body, and the
- * translators). `prompt_tokens` includes the cached tokens and, on servers that report them
- * (OpenRouter-style `cache_write_tokens`), the tokens written to the cache: input is what is left.
- */
-export function usageFromOpenAi(raw: unknown): Usage | undefined {
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return undefined;
-  const u = raw as Record<string, unknown>;
-  const details = typeof u.prompt_tokens_details === 'object' && u.prompt_tokens_details !== null ? (u.prompt_tokens_details as Record<string, unknown>) : {};
-  const cached = finite(details.cached_tokens);
-  const written = finite(details.cache_write_tokens ?? details.cache_creation_tokens);
-  return {
-    inputTokens: Math.max(0, finite(u.prompt_tokens) - cached - written),
-    outputTokens: finite(u.completion_tokens),
-    cacheReadTokens: cached,
-    cacheWriteTokens: written,
-  };
-}
-
-/**
- * A Responses API `usage` object: `input_tokens` includes the cached tokens (and any cache writes),
- * `output_tokens` includes the reasoning tokens.
- */
-export function usageFromResponses(raw: unknown): Usage | undefined {
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return undefined;
-  const u = raw as Record<string, unknown>;
-  if (typeof u.input_tokens !== 'number' && typeof u.output_tokens !== 'number') return undefined;
-  const details = typeof u.input_tokens_details === 'object' && u.input_tokens_details !== null ? (u.input_tokens_details as Record<string, unknown>) : {};
-  const cached = finite(details.cached_tokens);
-  const written = finite(details.cache_write_tokens);
-  return {
-    inputTokens: Math.max(0, finite(u.input_tokens) - cached - written),
-    outputTokens: finite(u.output_tokens),
-    cacheReadTokens: cached,
-    cacheWriteTokens: written,
-  };
-}
-
-function finite(v: unknown): number {
-  return typeof v === 'number' && Number.isFinite(v) ? v : 0;
-}
-
-/**
  * Output tokens for text whose count the upstream never gave (a cut stream, an answer without usage):
  * about four characters a token, the same rule on every route.
  */
 export function outputTokensForChars(chars: number): number {
   return Math.ceil(chars / 4);
+}
+
+/** The bill of output the upstream never counted: the prompt estimate and the output's characters. */
+export function estimatedUsage(promptTokens: number, outputChars: number): Usage {
+  return { inputTokens: promptTokens, outputTokens: outputTokensForChars(outputChars), cacheReadTokens: 0, cacheWriteTokens: 0 };
 }
 
 /** No request bills more tokens of one kind than this, whatever an upstream reports. */

@@ -2,36 +2,9 @@
 import type { Dialect } from '../core/dialect.ts';
 import type { GatewayError } from '../core/errors.ts';
 import { maskKeyLike } from '../observability/mask-secrets.ts';
-
-const OPENAI_TYPES: Record<number, string> = {
-  400: 'invalid_request_error', 401: 'invalid_request_error', 403: 'permission_error', 404: 'invalid_request_error',
-  405: 'invalid_request_error', 413: 'invalid_request_error', 429: 'rate_limit_error',
-};
-
-const ANTHROPIC_TYPES: Record<number, string> = {
-  400: 'invalid_request_error', 401: 'authentication_error', 403: 'permission_error', 404: 'not_found_error',
-  405: 'invalid_request_error', 413: 'request_too_large', 429: 'rate_limit_error', 500: 'api_error',
-  502: 'api_error', 503: 'overloaded_error', 504: 'timeout_error', 529: 'overloaded_error',
-};
-
-export function openaiErrorType(status: number): string {
-  return OPENAI_TYPES[status] ?? (status >= 500 ? 'server_error' : 'invalid_request_error');
-}
-
-export function anthropicErrorType(status: number): string {
-  return ANTHROPIC_TYPES[status] ?? (status >= 500 ? 'api_error' : 'invalid_request_error');
-}
-
-/** Google's canonical status names by HTTP status (google.rpc.Code), as Gemini's error bodies carry them. */
-const GEMINI_STATUSES: Record<number, string> = {
-  400: 'INVALID_ARGUMENT', 401: 'UNAUTHENTICATED', 403: 'PERMISSION_DENIED', 404: 'NOT_FOUND', 405: 'INVALID_ARGUMENT',
-  408: 'DEADLINE_EXCEEDED', 409: 'ABORTED', 413: 'INVALID_ARGUMENT', 415: 'INVALID_ARGUMENT', 429: 'RESOURCE_EXHAUSTED',
-  499: 'CANCELLED', 500: 'INTERNAL', 501: 'UNIMPLEMENTED', 502: 'UNAVAILABLE', 503: 'UNAVAILABLE', 504: 'DEADLINE_EXCEEDED',
-};
-
-export function geminiErrorStatus(status: number): string {
-  return GEMINI_STATUSES[status] ?? (status >= 500 ? 'INTERNAL' : 'INVALID_ARGUMENT');
-}
+import { anthropicErrorType } from './anthropic-messages/errors.ts';
+import { geminiErrorStatus } from './gemini/errors.ts';
+import { openaiErrorType } from './openai-chat/errors.ts';
 
 export function renderError(dialect: Dialect, err: GatewayError, requestId: string): string {
   // Messages echo what callers sent (a path, a model name); a key pasted there is not sent back whole.

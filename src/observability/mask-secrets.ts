@@ -1,13 +1,22 @@
 // Masks anything that looks like a credential before text leaves the gateway (errors, logs).
 import { maskKey } from '../auth/key-material.ts';
 
+// Provider keys by their prefix (`sk-`, `pk_`, `rk-`…) at a word's start, and a Bearer token after its word.
+const PREFIXED = /\b(?:sk|pk|rk)[-_][A-Za-z0-9_\-]{12,}/g;
+const BEARER = /(Bearer\s+)([A-Za-z0-9._\-]{12,})/gi;
 // `sk-` keys are matched wherever they start: a key glued to the text before it (`Xsk-…`, `/v1/_sk-…`)
 // is still a key. Over-masking a word that happens to end in "sk-" costs nothing in an error message.
 const KEYLIKE = /(sk-(?:ant-)?[A-Za-z0-9_-]{12,})|\b([A-Za-z0-9_-]{0,8}(?:key|token)[-_][A-Za-z0-9_-]{16,})/gi;
 
-/** Masks key-shaped substrings (the gateway's own `sk-…` keys among them) with no list of secrets. */
+/**
+ * Masks key-shaped substrings (the gateway's own `sk-…` keys, provider keys, Bearer tokens) to their first
+ * and last four characters, with no list of secrets: the one masking of text on every path.
+ */
 export function maskKeyLike(text: string): string {
-  return text.replace(KEYLIKE, (m) => maskKey(m));
+  return text
+    .replace(PREFIXED, (k) => maskKey(k))
+    .replace(BEARER, (_m, word: string, k: string) => `${word}${maskKey(k)}`)
+    .replace(KEYLIKE, (m) => maskKey(m));
 }
 
 /**

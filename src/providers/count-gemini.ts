@@ -8,7 +8,7 @@ import { validateGeminiCount } from '../dialects/gemini/validate.ts';
 import { resolveModel } from '../catalog/catalog.ts';
 import { estimatePromptTokens } from '../admission/estimate-tokens.ts';
 import { geminiUpstreamPath } from '../dialects/gemini/passthrough-exchange.ts';
-import { upstreamFailure } from '../pipeline/upstream-error.ts';
+import { upstreamFailure } from '../dialects/upstream-failure.ts';
 import { countCall, countingDeployment, type CountResult, type CountServices } from './count-call.ts';
 
 export async function countGeminiTokens(gw: CountServices, o: { key: KeyRecord; call: GeminiCall; value: unknown }): Promise<CountResult> {

@@ -10,7 +10,7 @@ import { validateMessagesCount } from '../dialects/anthropic-messages/validate.t
 import { checkAnthropicVersion, DEFAULT_UPSTREAM_VERSION } from '../dialects/anthropic-messages/version.ts';
 import { resolveModel } from '../catalog/catalog.ts';
 import { estimatePromptTokens } from '../admission/estimate-tokens.ts';
-import { upstreamFailure } from '../pipeline/upstream-error.ts';
+import { upstreamFailure } from '../dialects/upstream-failure.ts';
 import { countCall, countingDeployment, type CountResult, type CountServices } from './count-call.ts';
 
 /** `readBody` is called once the version header passed: a refused request's body is not read. */

@@ -11,7 +11,7 @@ import { patchModel } from '../dialects/json-model-patch.ts';
 import { responsesClient } from '../dialects/openai-responses/index.ts';
 import { messagesUpstream } from '../dialects/anthropic-messages/index.ts';
 import { estimatePromptTokens } from '../admission/estimate-tokens.ts';
-import { upstreamFailure } from '../pipeline/upstream-error.ts';
+import { upstreamFailure } from '../dialects/upstream-failure.ts';
 import { countCall, countingDeployment, type CountResult, type CountServices } from './count-call.ts';
 
 /** `defaultMaxTokens`: the output limit the hub writes into a request that names none (Anthropic requires one). */

@@ -19,7 +19,7 @@ import type { ExchangeInput } from '../translate/exchange-for.ts';
 import { exchangeFor } from '../translate/exchange-for.ts';
 import { callUpstream } from '../providers/call-upstream.ts';
 import { decodeText } from '../http/content-encoding.ts';
-import { upstreamFailure } from '../pipeline/upstream-error.ts';
+import { upstreamFailure } from '../dialects/upstream-failure.ts';
 import type { AttemptEnd, RequestTrace } from '../observability/tracing.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { Metrics } from '../observability/metrics.ts';

@@ -1,5 +1,6 @@
 // Per-deployment health across requests: cooldown after repeated failures, one half-open probe,
-// and a "credentials rejected" state re-probed on a timer (issue 39). Time is injected; no timers.
+// a "credentials rejected" state re-probed on a timer (issue 39), and a rest while an upstream's 429
+// `retry-after` lasts. Time is injected; no timers.
 
 /**
  * - `closed`: traffic flows.
@@ -7,6 +8,8 @@
  * - `half-open`: cooldown over; exactly one probe may go through.
  * - `credentials`: the upstream refused the gateway's key (401); out until a probe after
  *   `credentialsRetryMs` (doubling to `maxCredentialsRetryMs`) gets an answer, or `reset()`.
+ * A `closed` deployment may also be resting: it answered 429 with a `retry-after`, and later requests go
+ * elsewhere until that time has passed (not a failure: its state stays `closed`).
  */
 export type BreakerState = 'closed' | 'open' | 'half-open' | 'credentials';
 
@@ -59,7 +62,7 @@ export interface BreakerStatus {
 export interface BreakerHealth {
   state: BreakerState;
   consecutiveFailures: number;
-  /** While open: ms until a probe may go through. */
+  /** While open: ms until a probe may go through; while resting after a 429: ms until the rest ends. */
   retryInMs: number;
   /** Attempts and failures in the window since the last change of state (none counted before a first failure). */
   recentCalls: number;
@@ -89,6 +92,8 @@ interface Entry {
   failures: number[];
   lastFailure: string | null;
   lastFailureAt: number;
+  /** Until then later requests go elsewhere: the upstream answered 429 with a `retry-after`. */
+  restUntil: number;
 }
 
 function positive(name: string, value: number): number {
@@ -132,14 +137,17 @@ export class CircuitBreaker {
     return entry.state;
   }
 
-  /** Whether an attempt may go now; no side effects (see `begin`). */
-  allows(deploymentId: string): boolean {
+  /**
+   * Whether an attempt may go now; no side effects (see `begin`). `pastRest`: the request that was told
+   * to wait by the 429 keeps its own schedule for this deployment (plan.ts), so a rest does not hold it.
+   */
+  allows(deploymentId: string, pastRest = false): boolean {
     const entry = this.#entries.get(deploymentId);
     if (entry === undefined) return true;
     const now = this.#now();
     switch (entry.state) {
       case 'closed':
-        return true;
+        return pastRest || now >= entry.restUntil;
       case 'open':
         return now >= entry.openUntil;
       case 'half-open':
@@ -165,7 +173,7 @@ export class CircuitBreaker {
       case 'credentials':
         return null;
       case 'closed':
-        return 0;
+        return Math.max(0, entry.restUntil - this.#now());
     }
   }
 
@@ -193,6 +201,8 @@ export class CircuitBreaker {
   onSuccess(deploymentId: string): void {
     const entry = this.#entries.get(deploymentId);
     if (entry === undefined) return;
+    // It serves again: whatever rest a 429 asked for is over.
+    entry.restUntil = 0;
     const now = this.#now();
     if (entry.state === 'half-open') {
       entry.opens = 0;
@@ -224,12 +234,22 @@ export class CircuitBreaker {
   }
 
   /**
+   * The upstream answered 429 with a `retry-after`: later requests go to other deployments until then
+   * (at most the longest cooldown). A rate signal, not a failure: nothing is counted against its health.
+   */
+  rateLimited(deploymentId: string, retryAfterMs: number): void {
+    const entry = this.#entry(deploymentId);
+    entry.restUntil = Math.max(entry.restUntil, this.#now() + Math.min(retryAfterMs, this.#maxCooldownMs));
+  }
+
+  /**
    * A panic attempt (sent while every deployment was cooling down) succeeded: the upstream has recovered,
    * so the breaker closes at once rather than waiting out its cooldown. Refused credentials stay.
    */
   recovered(deploymentId: string): void {
     const entry = this.#entries.get(deploymentId);
     if (entry === undefined) return;
+    entry.restUntil = 0;
     if (entry.state === 'closed' || entry.state === 'credentials') return;
     entry.opens = 0;
     this.#move(deploymentId, entry, { to: 'closed', at: this.#now() });
@@ -285,7 +305,7 @@ export class CircuitBreaker {
     return {
       state: this.state(deploymentId),
       consecutiveFailures: entry.consecutive,
-      retryInMs: entry.state === 'open' ? Math.max(0, entry.openUntil - now) : 0,
+      retryInMs: entry.state === 'open' ? Math.max(0, entry.openUntil - now) : entry.state === 'closed' ? Math.max(0, entry.restUntil - now) : 0,
       recentCalls: calls,
       recentFailures: failures,
       lastFailure: entry.lastFailure === null ? null : { reason: entry.lastFailure, agoMs: Math.max(0, now - entry.lastFailureAt) },
@@ -308,6 +328,7 @@ export class CircuitBreaker {
         failures: new Array<number>(BUCKETS).fill(0),
         lastFailure: null,
         lastFailureAt: 0,
+        restUntil: 0,
       };
       this.#entries.set(deploymentId, entry);
     }

@@ -21,7 +21,8 @@
 //   success closes the breaker. When its own failures leave nothing, the plan ends with `none-available`.
 //   Client 4xx answers count as the upstream being healthy; 5xx, timeouts, resets as failures. A 429 is
 //   a rate signal, not a failure: it fails over, and its `retry-after` sets the wait for a retry of the
-//   same deployment and the caller's `retry-after` when every attempt was rate-limited.
+//   same deployment and the caller's `retry-after` when every attempt was rate-limited; until it has
+//   passed, later requests go to the model's other deployments (panic routing still applies).
 // - Credentials: a 401 takes the key out of the provider's rotation; when the provider has no
 //   key left the deployment's breaker goes to `credentials` until `CircuitBreaker.reset()` (operator).
 // - Timeouts are the model's `timeouts` (config defaults: connect 10 s, first byte 120 s, idle
@@ -186,9 +187,14 @@ export class AttemptPlan {
   #candidates(): readonly DeploymentConfig[] {
     const all = this.#model.deployments;
     let allowed = 0;
-    for (const d of all) if (this.#breaker.allows(d.id) && this.#keys.usable(d.provider)) allowed++;
+    for (const d of all) if (this.#allows(d)) allowed++;
     if (allowed === all.length) return all;
-    return all.filter((d) => this.#breaker.allows(d.id) && this.#keys.usable(d.provider));
+    return all.filter((d) => this.#allows(d));
+  }
+
+  /** A deployment this request saw rate-limited is waited for by its own schedule (#readyAt), not the rest. */
+  #allows(d: DeploymentConfig): boolean {
+    return this.#breaker.allows(d.id, this.#failed !== null && this.#failed.has(d.id)) && this.#keys.usable(d.provider);
   }
 
   /** The outcome of the attempt `next()` handed out. */
@@ -215,6 +221,7 @@ export class AttemptPlan {
       case 'retryable': {
         // A 429 says the upstream is busy with this key, not that it is broken (issue 39).
         if (outcome.status !== 429) this.#breaker.onFailure(deploymentId, failureReason(outcome));
+        else if (outcome.retryAfterMs !== undefined && outcome.retryAfterMs > 0) this.#breaker.rateLimited(deploymentId, outcome.retryAfterMs);
         const failures = (this.#failed?.get(deploymentId)?.failures ?? 0) + 1;
         (this.#failed ??= new Map()).set(deploymentId, { failures, failedAt: now, retryAfterMs: outcome.retryAfterMs ?? 0, keyRefused: false });
         return;

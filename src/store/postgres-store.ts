@@ -4,7 +4,7 @@
 // start, a new period, `/api/usage/token`), and written by the usage writer's batches on a thread.
 import type postgres from 'postgres';
 import type { BudgetPeriod, KeyRecord } from '../core/key-record.ts';
-import { KEY_COLUMNS, type SpendTotals, type Store, type UsageDimension, type UsageFilter, type UsageGroup, type UsageRecord, type UsageRow, type UsageSummaryRow } from './store.ts';
+import { KEY_COLUMNS, type GatewayBeat, type SpendTotals, type Store, type UsageDimension, type UsageFilter, type UsageGroup, type UsageRecord, type UsageRow, type UsageSummaryRow } from './store.ts';
 import { usageGroupQueries, usageGroupsFrom, usageRecordFrom, usageRecordsQuery, type SumsRow } from './usage-report-sql.ts';
 import { POSTGRES_WRITER, UsageThread, WRITE_SLICE_ROWS } from './usage-thread.ts';
 import { maskDatabaseUrl, parseDatabaseUrl } from './database-url.ts';
@@ -35,6 +35,10 @@ const MIGRATIONS: string[] = [
      PRIMARY KEY (key_id, period_start))`,
   // A panic-routed request says so in its row (issue 39).
   `ALTER TABLE usage ADD COLUMN routing TEXT`,
+  // Each gateway's row, so one that counts limits in its own memory can tell it is not alone (solo-guard.ts).
+  `CREATE TABLE gateways (
+     id TEXT PRIMARY KEY, host TEXT NOT NULL, pid INTEGER NOT NULL, started_at BIGINT NOT NULL,
+     beat_at BIGINT NOT NULL, shared BOOLEAN NOT NULL)`,
 ];
 
 /** Any constant: replicas starting at once take turns at the migrations instead of racing them. */
@@ -175,6 +179,21 @@ export class PostgresStore implements Store {
   async usageRecords(filter: UsageFilter, page: { limit: number; beforeId?: number }): Promise<UsageRecord[]> {
     const q = usageRecordsQuery(filter, page, (n) => `$${n}`);
     return (await this.#sql.unsafe(q.text, q.params)).map((r) => usageRecordFrom(r as Record<string, unknown>));
+  }
+
+  async putGateway(g: GatewayBeat): Promise<void> {
+    await this.#sql`INSERT INTO gateways (id, host, pid, started_at, beat_at, shared)
+      VALUES (${g.id}, ${g.host}, ${g.pid}, ${g.startedAt}, ${g.beatAt}, ${g.shared})
+      ON CONFLICT (id) DO UPDATE SET beat_at = excluded.beat_at`;
+  }
+
+  async listGateways(): Promise<GatewayBeat[]> {
+    const rows = await this.#sql<{ id: string; host: string; pid: number; started_at: number; beat_at: number; shared: boolean }[]>`SELECT id, host, pid, started_at, beat_at, shared FROM gateways`;
+    return rows.map((r) => ({ id: r.id, host: r.host, pid: r.pid, startedAt: r.started_at, beatAt: r.beat_at, shared: r.shared }));
+  }
+
+  async removeGateway(id: string): Promise<void> {
+    await this.#sql`DELETE FROM gateways WHERE id = ${id}`;
   }
 
   async close(): Promise<void> {

@@ -1,11 +1,10 @@
 // The connection settings every SQLite connection of the gateway opens with.
 // JavaScript, not TypeScript: the usage writer thread loads it, and a thread that loads TypeScript
-// starts Node's type stripper in its own isolate (≈ 15 MB more resident memory; usage-thread-worker.js).
+// starts Node's type stripper in its own isolate, with the resident memory that costs (usage-thread-worker.js).
 
 /**
- * Checkpoints run inside a commit, on the committing connection's thread. On the event loop, every 100
- * pages (≈ 400 KB of WAL) instead of SQLite's 1,000 stall it ≈ 2 ms instead of 7 – 10 ms, at the same
- * CPU per row (measured with 128-row usage slices).
+ * Checkpoints run inside a commit, on the committing connection's thread. On the event loop, a checkpoint
+ * every 100 pages instead of SQLite's 1,000 keeps each stall short, for the same CPU per row.
  */
 export const LOOP_CHECKPOINT_PAGES = 100;
 /** The usage writer thread stalls no request: SQLite's own default, with fewer checkpoints and syncs. */

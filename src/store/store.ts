@@ -87,7 +87,7 @@ export const KEY_COLUMNS: Readonly<Record<string, string>> = {
   tokenBudget: 'token_budget', budgetPeriod: 'budget_period', rpm: 'rpm', tpm: 'tpm', maxConcurrency: 'max_concurrency',
 };
 
-/** A gateway serving from a database, as it registers itself there (SQLite: one host's gateways). */
+/** A gateway serving from a database, as it registers itself there. */
 export interface GatewayBeat {
   id: string;
   host: string;
@@ -128,7 +128,7 @@ export interface Store {
   usageGroups(filter: UsageFilter, dims: UsageDimension[]): Promise<UsageGroup[]>;
   /** The newest rows first, `limit` of them, older than the row id `beforeId` when given. */
   usageRecords(filter: UsageFilter, page: { limit: number; beforeId?: number }): Promise<UsageRecord[]>;
-  /** The gateways registered on this database (SQLite), so that each can tell it is not alone. */
+  /** The gateways registered on this database, so that each can tell it is not alone. */
   putGateway?(g: GatewayBeat): Promise<void>;
   listGateways?(): Promise<GatewayBeat[]>;
   removeGateway?(id: string): Promise<void>;

@@ -25,7 +25,7 @@ const ADD_SPEND_SQL = `INSERT INTO key_spend (key_id, period_start, spent_nanos,
 /**
  * The statement parameters of up to INSERT_BATCH rows, flat: what crosses to the writer thread. Built by
  * push, not into a presized array: a presized array is holey, and V8 serialises a holey array element by
- * element with its index (measured: 3 – 4 × the event loop's time a row to post, 175 bytes a row against 122).
+ * element with its index, which makes posting a batch slower and its message larger.
  * @param {readonly UsageRow[]} rows
  * @returns {SqlValue[]}
  */

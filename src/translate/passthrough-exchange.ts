@@ -10,8 +10,7 @@ import { renderStreamError } from '../dialects/render-error.ts';
 import { isObject } from '../core/json.ts';
 import type { RequestFacts } from '../dialects/request-facts.ts';
 import type { Exchange, StreamRelay } from './exchange.ts';
-import { extractUsage } from '../pipeline/extract-usage.ts';
-import { estimatedReplyUsage } from './reply-usage-estimate.ts';
+import { estimatedReplyUsage, extractUsage } from '../dialects/reply-usage.ts';
 import { deliveredText } from '../dialects/delivered-text.ts';
 import { countText } from '../admission/estimate-tokens.ts';
 

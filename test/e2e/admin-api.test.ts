@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { startFixture, call, UPSTREAM_SECRET, type Fixture } from './fixture.ts';
 import { startGateway, configYaml } from '../helpers/gateway-process.ts';
 import { validateOpenAIError } from '../helpers/schemas.ts';
+import { request as httpRequest } from 'node:http';
 
 const ADMIN = 'adm-0123456789abcdef-token';
 let fx: Fixture;
@@ -210,4 +211,32 @@ test('without admin_token every /admin/ path and the dashboard are 404', async (
   } finally {
     await gw.cleanup();
   }
+});
+
+/** An admin call from another loopback address (127.0.0.x), so the sign-in count of one address is its own. */
+function adminFrom(localAddress: string, auth: string): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
+  return new Promise((resolveP, reject) => {
+    const req = httpRequest(`${fx.gw.url}/admin/keys`, { localAddress, headers: { authorization: `Bearer ${auth}` } }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (d: string) => (body += d));
+      res.on('end', () => resolveP({ status: res.statusCode ?? 0, headers: res.headers, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+test('30 refused admin tokens from one address hold that address back with a 429, the right token too; other addresses sign in', async () => {
+  for (let i = 0; i < 30; i++) assert.equal((await adminFrom('127.0.0.7', `guess-${i}-0123456789abcdef`)).status, 401);
+  for (const auth of ['guess-next-0123456789abcdef', ADMIN]) {
+    const held = await adminFrom('127.0.0.7', auth);
+    assert.equal(held.status, 429);
+    const retryAfter = Number(held.headers['retry-after']);
+    assert.ok(retryAfter >= 1 && retryAfter <= 60, `retry-after ${held.headers['retry-after']}`);
+    const error = (JSON.parse(held.body) as { error: { code: string } }).error;
+    validateOpenAIError({ error });
+    assert.equal(error.code, 'admin_sign_in_limited');
+  }
+  assert.equal((await adminFrom('127.0.0.8', ADMIN)).status, 200, 'another address is not held back');
 });

@@ -33,7 +33,8 @@ models:
     const b = await startGateway({ configYaml });
     gateways.push(b);
     // Made through one host's CLI; both hosts learn of it from the database.
-    const { key, id } = await a.createKey({ name: 'shared', flags: ['--budget-usd', '5'] });
+    // No limits: without redis: only one of the two may count a key's limits (the next test).
+    const { key, id } = await a.createKey({ name: 'shared' });
     await waitUntil(async () => {
       const r = await fetch(`${b.url}/v1/models`, { headers: { authorization: `Bearer ${key}` } });
       await r.arrayBuffer();
@@ -93,5 +94,34 @@ models:
     const report = (await (await fetch(`${b.url}/admin/usage?key=via-api&group_by=model`, { headers: { authorization: `Bearer ${ADMIN}` } })).json()) as { groups: { model: string; requests: number; cost_usd: number }[] };
     assert.deepEqual(report.groups.map((g) => [g.model, g.requests]), [['gpt-mock', 1]]);
     assert.ok(report.groups[0].cost_usd > 0);
+  });
+
+  test('without redis: the second gateway on one PostgreSQL database refuses keys with limits, says how to fix it, and serves them once alone', async () => {
+    const configYaml = `database: "${database}"
+usage_flush_ms: 20
+providers:
+  - { name: mock, kind: mock }
+models:
+  - { name: gpt-mock, price: { input: 1, output: 2 }, deployments: [ { provider: mock, model: gpt-mock } ] }
+`;
+    const ask = async (gw: GatewayProcess, key: string): Promise<{ status: number; text: string }> => {
+      const r = await fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'gpt-mock', max_tokens: 20, messages: [{ role: 'user', content: 'hello' }] }) });
+      return { status: r.status, text: await r.text() };
+    };
+    // The earlier tests' gateways would be the first ones here.
+    for (const gw of gateways.splice(0)) await gw.cleanup();
+    const a = await startGateway({ configYaml });
+    gateways.push(a);
+    const limited = await a.createKey({ name: 'guarded', flags: ['--budget-usd', '1'] });
+    const b = await startGateway({ configYaml });
+    gateways.push(b);
+    assert.match(b.logs(), /another gateway .* same database/);
+    await waitUntil(async () => (await ask(b, limited.key)).status !== 401, 'the second gateway to know the key');
+    const refused = await ask(b, limited.key);
+    assert.equal(refused.status, 503, refused.text);
+    assert.match(refused.text, /redis:/, 'the error says how to fix it');
+    assert.equal((await ask(a, limited.key)).status, 200, 'the first gateway goes on enforcing the budget alone');
+    await a.stop();
+    await waitUntil(async () => (await ask(b, limited.key)).status === 200, 'the second gateway to serve keys with limits once it is alone', 15_000);
   });
 }

@@ -64,6 +64,8 @@ for (const route of ROUTES) {
     assert.equal(row.deployment, `${route.model}#2`);
     assert.equal(row.status, 200);
     assert.ok(row.output_tokens > 0);
+    // A's retry-after now steers later requests to B and C: the next tests start from a rested A.
+    await fx.resetHealth();
   });
 
   test(`${route.label}: reset and non-JSON 200 fail over`, async () => {
@@ -180,6 +182,7 @@ for (const route of ROUTES) {
     const message = await expectError(route, res, 429);
     assert.equal(res.headers.get('retry-after'), '20');
     assert.match(message, /3 attempts/);
+    await fx.resetHealth();
   });
 
   test(`${route.label}: 400 is not retried and its text reaches the caller`, async () => {

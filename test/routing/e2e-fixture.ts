@@ -3,6 +3,7 @@
 import { DatabaseSync } from 'node:sqlite';
 import { startMockUpstream } from '../helpers/mock-upstream.ts';
 import type { Fault, MockUpstream } from '../helpers/mock-upstream-types.ts';
+import assert from 'node:assert/strict';
 import { startGateway, configYaml, waitUntil, type GatewayProcess } from '../helpers/gateway-process.ts';
 
 export const SECRET = 'sk-routing-secret-0123456789abcdefQRS';
@@ -35,8 +36,12 @@ export interface RoutingFixture {
   tried(): Name[];
   send(route: Route, opts?: { stream?: boolean; signal?: AbortSignal }): Promise<Response>;
   usageRow(requestId: string): Promise<UsageRow>;
+  /** Forgets what every deployment's health learnt (the admin API's reset), e.g. the rest a 429 asked for. */
+  resetHealth(): Promise<void>;
   close(): Promise<void>;
 }
+
+const ADMIN_TOKEN = 'adm-routing-0123456789abcdef';
 
 export interface UsageRow {
   status: number;
@@ -62,7 +67,7 @@ export async function startRoutingFixture(opts: { env?: Record<string, string>; 
   const model = (name: string, kind: 'oai' | 'ant'): string =>
     `  - { name: ${name}, price: { input: 1, output: 2 }, max_retries: ${retries}, timeouts: ${t}, deployments: [ ${deployments(kind, 'up')} ] }`;
   const gw = await startGateway({
-    env: { MODELGATE_BREAKER_FAILURES: '1000', MODELGATE_BREAKER_MIN_CALLS: '1000', MODELGATE_LOG_LEVEL: 'info', ...opts.env },
+    env: { MODELGATE_BREAKER_FAILURES: '1000', MODELGATE_BREAKER_MIN_CALLS: '1000', MODELGATE_LOG_LEVEL: 'info', MODELGATE_ADMIN_TOKEN: ADMIN_TOKEN, ...opts.env },
     configYaml: configYaml({
       providers,
       models: [
@@ -94,6 +99,14 @@ export async function startRoutingFixture(opts: { env?: Record<string, string>; 
       arrivals = [];
     },
     tried: () => [...arrivals],
+    async resetHealth() {
+      const res = await fetch(`${gw.url}/admin/deployments`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+      const { data } = (await res.json()) as { data: { id: string }[] };
+      for (const { id } of data) {
+        const reset = await fetch(`${gw.url}/admin/deployments/${encodeURIComponent(id)}/reset`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+        assert.equal(reset.status, 200, await reset.text());
+      }
+    },
     async send(route, o = {}) {
       const body =
         route.client === 'openai'

@@ -257,8 +257,64 @@ test('a 429 is a rate signal: it never opens the breaker (issue 39)', () => {
     assert.ok(step.done !== true && step.deployment.id === 'm#0');
     plan.record(step.deployment.id, { kind: 'retryable', status: 429, retryAfterMs: 1_000 });
     plan.cancel();
+    // Past its retry-after: the deployment is the first choice again.
+    r.clock.advance(1_000);
   }
   assert.equal(r.breaker.state('m#0'), 'closed');
+});
+
+test('a 429\'s retry-after steers later requests to the other deployments until it has passed', () => {
+  const r = rig();
+  const m = model([{ priority: 0 }, { priority: 1 }]);
+  const first = r.plan(m);
+  const step = first.next();
+  assert.ok(step.done !== true && step.deployment.id === 'm#0');
+  first.record('m#0', { kind: 'retryable', status: 429, retryAfterMs: 10_000 });
+  first.cancel();
+  const pick = (): string => {
+    const next = r.plan(m).next();
+    assert.ok(next.done !== true);
+    return next.deployment.id;
+  };
+  assert.equal(pick(), 'm#1', 'a later request goes to the worse tier while m#0 rests');
+  assert.equal(r.breaker.health('m#0').retryInMs, 10_000);
+  assert.equal(r.breaker.state('m#0'), 'closed', 'resting is not a failure');
+  r.clock.advance(9_999);
+  assert.equal(pick(), 'm#1');
+  r.clock.advance(1);
+  assert.equal(pick(), 'm#0', 'the rest is over');
+});
+
+test('a 429 without retry-after steers nothing; the rate-limited request itself still waits for its retry-after', () => {
+  const r = rig();
+  const m = model([{ priority: 0 }, { priority: 1 }]);
+  const first = r.plan(m);
+  const a = first.next();
+  assert.ok(a.done !== true && a.deployment.id === 'm#0');
+  first.record('m#0', { kind: 'retryable', status: 429 });
+  first.cancel();
+  const later = r.plan(m).next();
+  assert.ok(later.done !== true && later.deployment.id === 'm#0');
+
+  // Only deployment, resting: the request that was told to wait retries it after the wait; a request
+  // arriving meanwhile is not refused (panic routing sends it).
+  const solo = rig();
+  const one = model([{}]);
+  const { steps, reason } = drive(solo.plan(one), {
+    clock: solo.clock,
+    attemptMs: 0,
+    respond: (_d, attempt) => (attempt === 1 ? { kind: 'retryable', status: 429, retryAfterMs: 5000 } : ok),
+  });
+  assert.deepEqual(steps.map((s) => s.delayMs), [0, 5000]);
+  assert.equal(reason, 'succeeded');
+  const told = solo.plan(one);
+  const asked = told.next();
+  assert.ok(asked.done !== true);
+  told.record(asked.deployment.id, { kind: 'retryable', status: 429, retryAfterMs: 5000 });
+  const meanwhile = solo.plan(one).next();
+  assert.ok(meanwhile.done !== true && meanwhile.deployment.id === 'm#0' && meanwhile.panic === true, 'sent by panic routing, not refused');
+  const retry = told.next();
+  assert.ok(retry.done !== true && retry.deployment.id === 'm#0' && retry.delayMs === 5000, 'the told request waits its retry-after');
 });
 
 test('half-open: one request gets the probe, a concurrent one goes elsewhere', () => {

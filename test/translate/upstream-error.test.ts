@@ -1,8 +1,10 @@
 // Upstream error bodies re-shaped into the client's dialect with statuses per DESIGN.md and text preserved.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { maskSecrets } from '../../src/translate/hub/upstream-error.ts';
-import { upstreamErrorToDialect } from '../../src/pipeline/upstream-error.ts';
+import { maskKeyLike } from '../../src/observability/mask-secrets.ts';
+import { upstreamErrorToDialect } from '../../src/dialects/upstream-failure.ts';
+import { anthropicErrorType } from '../../src/dialects/anthropic-messages/errors.ts';
+import { openaiErrorType } from '../../src/dialects/openai-chat/errors.ts';
 import { validateAnthropicError, validateOpenAIError } from '../helpers/schemas.ts';
 
 const ANT_BODY = (type: string, message: string) => JSON.stringify({ type: 'error', error: { type, message }, request_id: 'req_1' });
@@ -48,9 +50,9 @@ test('empty or non-JSON bodies still give a message', () => {
   assert.equal(upstreamErrorToDialect({ upstreamKind: 'openai', clientDialect: 'anthropic', status: 400, bodyText: '{"error":"plain"}' }).message, 'plain');
 });
 
-test('maskSecrets keeps first 4 and last 4 characters', () => {
-  assert.equal(maskSecrets('key sk-ant-api03-ABCDEFGHIJKLMNOP-wxyz here'), 'key sk-a…wxyz here');
-  assert.equal(maskSecrets('Authorization: Bearer abcdefghijklmnopqrstuvwxyz'), 'Authorization: Bearer abcd…wxyz');
+test('key-shaped text and Bearer tokens keep their first 4 and last 4 characters', () => {
+  assert.equal(maskKeyLike('key sk-ant-api03-ABCDEFGHIJKLMNOP-wxyz here'), 'key sk-a…wxyz here');
+  assert.equal(maskKeyLike('Authorization: Bearer abcdefghijklmnopqrstuvwxyz'), 'Authorization: Bearer abcd…wxyz');
 });
 
 test('an upstream error of megabytes is kept to its first 2,000 characters, its other fields to 200', () => {
@@ -70,4 +72,11 @@ test('an upstream 403 stays a 403 permission error with the upstream text: it is
   assert.equal(got.status, 403);
   assert.equal(got.type, 'permission_error');
   assert.match(got.message, /refused the request: Input flagged by moderation/);
+});
+
+test("another dialect's upstream error is named from the caller dialect's status table, as the gateway's own errors are", () => {
+  const tooLarge = upstreamErrorToDialect({ upstreamKind: 'openai', clientDialect: 'anthropic', status: 413, bodyText: OAI_BODY('invalid_request_error', 'too large', null) });
+  assert.deepEqual([tooLarge.status, tooLarge.type], [413, anthropicErrorType(413)]);
+  const forbidden = upstreamErrorToDialect({ upstreamKind: 'anthropic', clientDialect: 'openai', status: 403, bodyText: ANT_BODY('permission_error', 'no') });
+  assert.deepEqual([forbidden.status, forbidden.type, forbidden.code], [403, openaiErrorType(403), 'permission_error']);
 });

@@ -4,7 +4,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { ERROR_CODES, type ErrorCode } from '../../src/core/errors.ts';
-import { anthropicErrorType, openaiErrorType } from '../../src/dialects/render-error.ts';
+import { anthropicErrorType } from '../../src/dialects/anthropic-messages/errors.ts';
+import { openaiErrorType } from '../../src/dialects/openai-chat/errors.ts';
 import { tableRows } from '../helpers/markdown-table.ts';
 
 const rows = tableRows(join(import.meta.dirname, '../../docs/errors.md'));

@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { PassthroughExchange } from '../../src/translate/passthrough-exchange.ts';
 import { ChatToAnthropicExchange, MessagesToOpenAIExchange } from '../translate/hub-pairs.ts';
-import { estimatedReplyUsage } from '../../src/translate/reply-usage-estimate.ts';
+import { estimatedReplyUsage } from '../../src/dialects/reply-usage.ts';
 
 const estimate = (): number => 42;
 

@@ -14,6 +14,7 @@ import { latestRequests, parseGroupBy, toCsv, usageReport, type UsageQuery } fro
 import { deploymentHealth, resetDeployment } from '../operations/deployment-health.ts';
 import { createKeyBody, keyPatchFromBody, updateKeyBody } from './key-bodies.ts';
 import { OPENAPI_JSON } from './openapi.ts';
+import { SignInLimit } from './sign-in-limit.ts';
 
 /** Admin answers carry keys once and spend always: never stored by a cache, never sniffed as another type. */
 const NO_STORE = { 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' };
@@ -38,10 +39,20 @@ export function createAdminApi(gw: Gateway): AdminHandler | null {
   // A key made or changed here holds for the very next request to this replica (the cache reloads now,
   // not at its next poll); other replicas look a key they do not know up in the store (key-cache.ts).
   const ops: KeyOperations = { store: gw.store, changed: () => gw.keys.refresh() };
+  const signIns = new SignInLimit();
   return function adminRequest(req, res, path, requestId) {
+    const address = req.socket.remoteAddress ?? '';
+    const now = Date.now();
+    const wait = signIns.waitSeconds(address, now);
+    if (wait > 0) {
+      req.resume();
+      sendError(res, { dialect: 'openai', error: new GatewayError('admin_sign_in_limited'), requestId, headers: { 'retry-after': String(wait), ...NO_STORE } });
+      return;
+    }
     const token = bearerToken(req.headers.authorization);
     // Both sides hashed first: the comparison takes the same time whatever was sent.
     if (token === null || !sameHash(hashKey(token), tokenHash)) {
+      signIns.failed(address, now);
       req.resume();
       sendError(res, {
         dialect: 'openai',

@@ -53,7 +53,7 @@ export const OPENAPI_DOCUMENT = {
     schemas: { Key: keyView },
     responses: {
       Error: {
-        description: 'OpenAI-shaped error: 400 invalid_request, 401 invalid_api_key, 404 not_found, 405 method_not_allowed, 409 conflict.',
+        description: 'OpenAI-shaped error: 400 invalid_request, 401 invalid_api_key, 404 not_found, 405 method_not_allowed, 409 conflict, 429 admin_sign_in_limited (30 refused tokens from one address in a minute).',
         ...json({ type: 'object', properties: { error: { type: 'object', properties: { message: { type: 'string' }, type: { type: 'string' }, param: nullable('string'), code: { type: 'string' } } } } }),
       },
     },

@@ -1,7 +1,18 @@
-// Errors in Anthropic's words: the status each error type stands for (in-stream errors carry no status),
-// and an upstream error shaped for a /v1/messages caller.
+// Errors in Anthropic's words: the type each status is named by, the status each type stands for
+// (in-stream errors carry no status), and an upstream error shaped for a /v1/messages caller.
 import { shapedStatusAndMessage, type DialectError } from '../../translate/hub/upstream-error.ts';
 import type { UpstreamError } from '../../translate/hub/form.ts';
+
+const ANTHROPIC_TYPES: Record<number, string> = {
+  400: 'invalid_request_error', 401: 'authentication_error', 403: 'permission_error', 404: 'not_found_error',
+  405: 'invalid_request_error', 413: 'request_too_large', 429: 'rate_limit_error', 500: 'api_error',
+  502: 'api_error', 503: 'overloaded_error', 504: 'timeout_error', 529: 'overloaded_error',
+};
+
+/** The Anthropic error type for an HTTP status (docs/errors.md). */
+export function anthropicErrorType(status: number): string {
+  return ANTHROPIC_TYPES[status] ?? (status >= 500 ? 'api_error' : 'invalid_request_error');
+}
 
 /** The HTTP status an Anthropic error type stands for (STREAMING.md §3.1); used for in-stream errors. */
 export const ANTHROPIC_ERROR_STATUS: Readonly<Record<string, number>> = {
@@ -17,14 +28,9 @@ export const ANTHROPIC_ERROR_STATUS: Readonly<Record<string, number>> = {
   overloaded_error: 529,
 };
 
+/** An overloaded upstream (Anthropic's 529, a 503) reads as overloaded though the caller gets a 502. */
 function typeFor(upstreamStatus: number, clientStatus: number): string {
-  if (upstreamStatus === 529 || upstreamStatus === 503) return 'overloaded_error';
-  if (clientStatus === 504) return 'timeout_error';
-  if (clientStatus >= 500) return 'api_error';
-  if (clientStatus === 403) return 'permission_error';
-  if (clientStatus === 404) return 'not_found_error';
-  if (clientStatus === 429) return 'rate_limit_error';
-  return 'invalid_request_error';
+  return upstreamStatus === 529 || upstreamStatus === 503 ? 'overloaded_error' : anthropicErrorType(clientStatus);
 }
 
 /**

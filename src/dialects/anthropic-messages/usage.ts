@@ -1,6 +1,6 @@
 // Token usage in Anthropic's wire shape, read and written: input_tokens excludes both cache reads and
 // writes, which come apart (cache_read_input_tokens, cache_creation_input_tokens).
-import { emptyUsage, type Usage } from '../../core/usage.ts';
+import type { Usage } from '../../core/usage.ts';
 import { isObject } from '../../core/json.ts';
 
 /** Anthropic `usage` into `into`; fields absent (a message_delta's) keep their earlier values. */
@@ -11,12 +11,6 @@ export function readAnthropicUsage(usage: unknown, into: Usage): boolean {
   if (typeof usage.cache_read_input_tokens === 'number') into.cacheReadTokens = usage.cache_read_input_tokens;
   if (typeof usage.cache_creation_input_tokens === 'number') into.cacheWriteTokens = usage.cache_creation_input_tokens;
   return true;
-}
-
-/** A whole Message's usage, or undefined when it has none. */
-export function usageFromAnthropic(raw: unknown): Usage | undefined {
-  const u = emptyUsage();
-  return readAnthropicUsage(raw, u) ? u : undefined;
 }
 
 /**

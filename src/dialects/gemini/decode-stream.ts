@@ -7,7 +7,7 @@ import { isObject } from '../../core/json.ts';
 import type { SseEvent } from '../../core/sse.ts';
 import type { UpstreamStreamDecoder } from '../../translate/hub/codec.ts';
 import type { HubEvent } from '../../translate/hub/events.ts';
-import { geminiErrorStatus } from '../render-error.ts';
+import { geminiErrorStatus } from './errors.ts';
 import { hubFinishOf } from './finish-reasons.ts';
 import { usageFromGemini } from './usage.ts';
 

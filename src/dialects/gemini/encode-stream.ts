@@ -5,7 +5,7 @@
 import type { ClientReplyContext, ClientStreamEncoder } from '../../translate/hub/codec.ts';
 import type { HubEvent } from '../../translate/hub/events.ts';
 import type { HubUsage } from '../../translate/hub/form.ts';
-import { geminiErrorStatus } from '../render-error.ts';
+import { geminiErrorStatus } from './errors.ts';
 import { argsOfInput } from './encode-reply.ts';
 import { HUB_TO_GEMINI_FINISH } from './finish-reasons.ts';
 import { usageToGemini } from './usage.ts';

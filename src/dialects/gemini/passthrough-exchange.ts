@@ -4,12 +4,11 @@
 import { GatewayError } from '../../core/errors.ts';
 import { isObject } from '../../core/json.ts';
 import type { Usage } from '../../core/usage.ts';
-import { estimatedUsage } from '../../translate/hub/usage-estimate.ts';
+import { estimatedReplyUsage } from '../reply-usage.ts';
 import type { Exchange, StreamRelay } from '../../translate/exchange.ts';
 import { PassthroughRelay } from '../../translate/passthrough-exchange.ts';
 import { GeminiStreamTap } from './passthrough-tap.ts';
 import { usageFromGemini } from './usage.ts';
-import { decodeGeminiReply } from './decode-reply.ts';
 
 export interface GeminiPassthroughOptions {
   raw: Buffer;
@@ -68,7 +67,7 @@ export class GeminiPassthroughExchange implements Exchange {
   json(upstreamText: string): { body: string; usage: Usage } {
     const reply = upstreamObject(upstreamText);
     // A reply without usage is billed as on every route: read by its dialect's decoder, estimated.
-    const usage = usageFromGemini(reply.usageMetadata) ?? estimatedUsage(decodeGeminiReply(reply), this.#opts.promptEstimate);
+    const usage = usageFromGemini(reply.usageMetadata) ?? estimatedReplyUsage(reply, 'gemini', this.#opts.promptEstimate);
     return { body: upstreamText, usage };
   }
 

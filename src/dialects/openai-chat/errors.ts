@@ -1,13 +1,18 @@
-// Errors in OpenAI chat's words: an upstream error shaped for a chat caller, and the status an in-stream
-// error chunk stands for (it carries none).
+// Errors in OpenAI's words (chat, Responses and embeddings callers): the type each status is named by,
+// an upstream error shaped for such a caller, and the status an in-stream error chunk stands for (it
+// carries none).
 import { isObject, num, str } from '../../core/narrow.ts';
 import { shapedStatusAndMessage, type DialectError } from '../../translate/hub/upstream-error.ts';
 import type { UpstreamError } from '../../translate/hub/form.ts';
 
-function typeFor(clientStatus: number): string {
-  if (clientStatus >= 500) return 'server_error';
-  if (clientStatus === 429) return 'rate_limit_error';
-  return 'invalid_request_error';
+const OPENAI_TYPES: Record<number, string> = {
+  400: 'invalid_request_error', 401: 'invalid_request_error', 403: 'permission_error', 404: 'invalid_request_error',
+  405: 'invalid_request_error', 413: 'invalid_request_error', 429: 'rate_limit_error',
+};
+
+/** The OpenAI error type for an HTTP status (docs/errors.md). */
+export function openaiErrorType(status: number): string {
+  return OPENAI_TYPES[status] ?? (status >= 500 ? 'server_error' : 'invalid_request_error');
 }
 
 /**
@@ -17,7 +22,7 @@ function typeFor(clientStatus: number): string {
 export function shapeChatError(err: UpstreamError): DialectError {
   const { status, message } = shapedStatusAndMessage(err);
   const own = err.from === 'chat' || err.from === 'responses';
-  const type = own && err.type !== undefined && status === err.status ? err.type : typeFor(status);
+  const type = own && err.type !== undefined && status === err.status ? err.type : openaiErrorType(status);
   const code = own ? (err.code ?? null) : (err.type ?? err.code ?? null);
   return { status, type, message, code, param: own ? (err.param ?? null) : null };
 }

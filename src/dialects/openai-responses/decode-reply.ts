@@ -1,7 +1,8 @@
 // A Responses API response object from an upstream → the hub's reply (upstream side).
 import { isObject, type JsonObject } from '../../core/json.ts';
-import { usageFromResponses } from '../../core/usage.ts';
-import type { AssistantPart, FinishReason, HubReply, HubUsage } from '../../translate/hub/form.ts';
+import { emptyUsage } from '../../core/usage.ts';
+import type { AssistantPart, FinishReason, HubReply } from '../../translate/hub/form.ts';
+import { usageFromResponses } from './usage.ts';
 
 export function finishOf(response: JsonObject, sawToolCall: boolean): FinishReason {
   if (response.status === 'failed') return 'error';
@@ -10,14 +11,6 @@ export function finishOf(response: JsonObject, sawToolCall: boolean): FinishReas
     return reason === 'content_filter' ? 'content-filter' : 'length';
   }
   return sawToolCall ? 'tool-calls' : 'stop';
-}
-
-/** The Responses `usage` as hub usage (cached tokens apart from input, reasoning inside output). */
-export function hubUsageOf(raw: unknown): HubUsage | null {
-  const u = usageFromResponses(raw);
-  if (u === undefined) return null;
-  const details = isObject(raw) && isObject(raw.output_tokens_details) ? raw.output_tokens_details : {};
-  return typeof details.reasoning_tokens === 'number' && details.reasoning_tokens > 0 ? { ...u, reasoningTokens: details.reasoning_tokens } : u;
 }
 
 export function reasoningPartOf(item: JsonObject): AssistantPart {
@@ -48,9 +41,9 @@ export function decodeResponsesReply(body: Record<string, unknown>): HubReply {
       content.push({ type: 'tool-call', id: String(item.call_id), name: String(item.name), input: typeof input === 'string' ? input : '', kind: custom ? 'custom' : 'function' });
     }
   }
-  const usage = hubUsageOf(body.usage);
-  const reply: HubReply = { content, finish: finishOf(body, sawToolCall), usage: usage ?? { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 } };
+  const usage = usageFromResponses(body.usage);
+  const reply: HubReply = { content, finish: finishOf(body, sawToolCall), usage: usage ?? emptyUsage() };
   if (typeof body.id === 'string') reply.id = body.id;
-  if (usage === null) reply.usageMissing = true;
+  if (usage === undefined) reply.usageMissing = true;
   return reply;
 }

@@ -5,7 +5,8 @@ import type { SseEvent } from '../../core/sse.ts';
 import { isObject, type JsonObject } from '../../core/json.ts';
 import type { UpstreamStreamDecoder } from '../../translate/hub/codec.ts';
 import type { HubEvent } from '../../translate/hub/events.ts';
-import { finishOf, hubUsageOf, reasoningPartOf } from './decode-reply.ts';
+import { finishOf, reasoningPartOf } from './decode-reply.ts';
+import { usageFromResponses } from './usage.ts';
 
 export class ResponsesStreamDecoder implements UpstreamStreamDecoder {
   #next = 0;
@@ -122,8 +123,8 @@ export class ResponsesStreamDecoder implements UpstreamStreamDecoder {
       out.push({ type: 'error', status: err.code === 'rate_limit_exceeded' ? 429 : 500, errorType: 'server_error', message: typeof err.message === 'string' ? err.message : 'The upstream failed the response.', code: typeof err.code === 'string' ? err.code : undefined, from: 'responses' });
       return;
     }
-    const usage = hubUsageOf(response.usage);
-    if (usage !== null) out.push({ type: 'usage', usage });
+    const usage = usageFromResponses(response.usage);
+    if (usage !== undefined) out.push({ type: 'usage', usage });
     out.push({ type: 'finish', reason: finishOf(response, this.#sawToolCall) });
   }
 }

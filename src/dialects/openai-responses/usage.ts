@@ -1,10 +1,34 @@
-// Reading token usage from Responses API bodies and stream events.
-import { usageFromResponses, type Usage } from '../../core/usage.ts';
+// Token usage in the Responses API's wire shape: `input_tokens` includes the cached tokens (and any cache
+// writes), `output_tokens` includes the reasoning tokens.
+import type { Usage } from '../../core/usage.ts';
+import { isObject, num } from '../../core/narrow.ts';
+import type { HubUsage } from '../../translate/hub/form.ts';
 
-/** Responses API `usage` (input_tokens with cached_tokens inside it) into `into`. */
+/** A Responses `usage` object (reasoning tokens named apart), or undefined when it is not one. */
+export function usageFromResponses(raw: unknown): HubUsage | undefined {
+  if (!isObject(raw)) return undefined;
+  if (typeof raw.input_tokens !== 'number' && typeof raw.output_tokens !== 'number') return undefined;
+  const input = isObject(raw.input_tokens_details) ? raw.input_tokens_details : {};
+  const output = isObject(raw.output_tokens_details) ? raw.output_tokens_details : {};
+  const cached = num(input.cached_tokens) ?? 0;
+  const written = num(input.cache_write_tokens) ?? 0;
+  const usage: HubUsage = {
+    inputTokens: Math.max(0, (num(raw.input_tokens) ?? 0) - cached - written),
+    outputTokens: num(raw.output_tokens) ?? 0,
+    cacheReadTokens: cached,
+    cacheWriteTokens: written,
+  };
+  if (typeof output.reasoning_tokens === 'number' && output.reasoning_tokens > 0) usage.reasoningTokens = output.reasoning_tokens;
+  return usage;
+}
+
+/** Responses `usage` into `into` (the pass-through tap's running usage, a whole body's): the four billed counts. */
 export function readResponsesUsage(usage: unknown, into: Usage): boolean {
   const read = usageFromResponses(usage);
   if (read === undefined) return false;
-  Object.assign(into, read);
+  into.inputTokens = read.inputTokens;
+  into.outputTokens = read.outputTokens;
+  into.cacheReadTokens = read.cacheReadTokens;
+  into.cacheWriteTokens = read.cacheWriteTokens;
   return true;
 }

@@ -3,7 +3,7 @@
 // upstream's own figures, or, where it gave none or its output count is not final, what was delivered at
 // about four characters a token, as every route bills a stream cut short).
 import type { SseEvent } from '../../core/sse.ts';
-import { outputTokensForChars, type Usage } from '../../core/usage.ts';
+import { estimatedUsage, outputTokensForChars, type Usage } from '../../core/usage.ts';
 import type { ClientStreamEncoder, UpstreamStreamDecoder } from './codec.ts';
 import type { HubEvent } from './events.ts';
 import type { HubUsage } from './form.ts';
@@ -55,7 +55,7 @@ export class HubStreamTranslator {
   get usage(): Usage {
     const u = this.#usage;
     if (u === null) {
-      return { inputTokens: this.#promptEstimate(), outputTokens: outputTokensForChars(this.#outputChars), cacheReadTokens: 0, cacheWriteTokens: 0 };
+      return estimatedUsage(this.#promptEstimate(), this.#outputChars);
     }
     const copy = { inputTokens: u.inputTokens, outputTokens: u.outputTokens, cacheReadTokens: u.cacheReadTokens, cacheWriteTokens: u.cacheWriteTokens };
     if (this.#partial) copy.outputTokens = Math.max(copy.outputTokens, outputTokensForChars(this.#outputChars));

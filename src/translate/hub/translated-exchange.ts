@@ -12,7 +12,7 @@ import type { Exchange, StreamRelay } from '../exchange.ts';
 import type { ClientReplyContext, ClientSide, UpstreamOptions, UpstreamSide } from './codec.ts';
 import { HubStreamTranslator } from './stream-translator.ts';
 import { TranslationError } from './translation-error.ts';
-import { estimatedUsage } from './usage-estimate.ts';
+import { estimatedHubUsage } from '../../dialects/reply-usage.ts';
 
 /**
  * Deeper than this a request is refused before translation: the translators walk it and the upstream
@@ -86,7 +86,7 @@ export class TranslatedExchange implements Exchange {
     const value = parseUpstream(upstreamText);
     try {
       const reply = this.#upstream.decodeReply(value, this.#replyState);
-      const usage = reply.usageMissing === true ? estimatedUsage(reply, this.#ctx.promptEstimate) : reply.usage;
+      const usage = reply.usageMissing === true ? estimatedHubUsage(reply, this.#ctx.promptEstimate) : reply.usage;
       return { body: this.#client.encodeReply(reply, this.#ctx), usage };
     } catch (err) {
       if (err instanceof GatewayError) throw err;

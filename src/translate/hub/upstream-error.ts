@@ -1,11 +1,10 @@
 // An upstream's error, read tolerantly from its body, and the dialect-neutral half of shaping it for the
-// caller: the status per shared/DESIGN.md (400 stays 400, the gateway's own credentials refused (401)
-// become 502, other 5xx 502, timeouts 504, rate limits 429; a 403 stays 403: it is as often about the
-// request, a moderation or a WAF, as about the key, and an SDK retries a 502) and the upstream's text kept
-// with secrets masked. The type names each dialect uses are its own (dialects/*/errors.ts).
+// caller: the status the contract gives it (core/errors.ts clientStatusFor) and the upstream's text kept
+// with key-shaped text masked. The type names each dialect uses are its own (dialects/*/errors.ts).
+import { clientStatusFor } from '../../core/errors.ts';
 import { isObject, str, tryParseJson } from '../../core/narrow.ts';
 import type { HubDialect, UpstreamError } from './form.ts';
-import { maskKey } from '../../auth/key-material.ts';
+import { maskKeyLike } from '../../observability/mask-secrets.ts';
 
 /** An upstream error shaped for the caller's dialect. */
 export interface DialectError {
@@ -16,25 +15,6 @@ export interface DialectError {
   /** Only meaningful to OpenAI-style clients; null for Anthropic ones. */
   code: string | null;
   param: string | null;
-}
-
-export function clientStatusFor(upstreamStatus: number): number {
-  if (upstreamStatus === 401) return 502;
-  if (upstreamStatus === 408 || upstreamStatus === 504) return 504;
-  if (upstreamStatus === 422) return 400;
-  // The caller's model exists in the gateway's catalog: an upstream 404 is the operator's configuration
-  // (a wrong upstream model name or base URL), not something the caller can fix.
-  if (upstreamStatus === 404) return 502;
-  if (upstreamStatus >= 500) return 502;
-  if (upstreamStatus >= 400) return upstreamStatus;
-  return 502;
-}
-
-/** Masks API-key-looking tokens to first 4 + last 4 characters. */
-export function maskSecrets(text: string): string {
-  return text
-    .replace(/\b(?:sk|pk|rk)[-_][A-Za-z0-9_\-]{12,}/g, (k) => maskKey(k))
-    .replace(/(Bearer\s+)([A-Za-z0-9._\-]{12,})/gi, (_m, p: string, k: string) => `${p}${maskKey(k)}`);
 }
 
 /** Upstream text kept in an error: enough to act on, never a whole page (an upstream's 5 MB message). */
@@ -81,7 +61,7 @@ export function readUpstreamError(from: HubDialect, status: number, bodyText: st
 /** The status to answer and the message to show, the same for every dialect. */
 export function shapedStatusAndMessage(err: UpstreamError): { status: number; message: string } {
   const status = clientStatusFor(err.status);
-  let message = maskSecrets(err.message ?? `upstream returned HTTP ${err.status}`);
+  let message = maskKeyLike(err.message ?? `upstream returned HTTP ${err.status}`);
   if (err.status === 401) message = `the upstream provider refused the gateway's credentials: ${message}`;
   else if (err.status === 403) message = `the upstream provider refused the request: ${message}`;
   return { status, message };

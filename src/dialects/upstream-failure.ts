@@ -1,23 +1,15 @@
-// An upstream's non-2xx answer → the GatewayError the caller sees (DESIGN.md statuses), keeping the
-// upstream's own text (masked) so the caller can fix a bad request.
+// An upstream's non-2xx answer → the GatewayError the caller sees: the status and code the contract
+// gives it (core/errors.ts), the body read by the upstream's dialect and shaped by the caller's, keeping
+// the upstream's own text (masked) so the caller can fix a bad request.
 import type { Dialect } from '../core/dialect.ts';
-import { GatewayError, type ErrorCode } from '../core/errors.ts';
-import { shapeChatError } from '../dialects/openai-chat/errors.ts';
-import { shapeMessagesError } from '../dialects/anthropic-messages/errors.ts';
-import { shapeGeminiError } from '../dialects/gemini/errors.ts';
+import { clientCodeFor, GatewayError } from '../core/errors.ts';
 import { readUpstreamError, type DialectError } from '../translate/hub/upstream-error.ts';
 import type { HubDialect } from '../translate/hub/form.ts';
-import { maskKeyLike, type SecretMasker } from '../observability/mask-secrets.ts';
-import { anthropicErrorDetails } from '../dialects/anthropic-messages/error-details.ts';
-
-/** The catalogue code for the status the caller gets (the body's `type` and text come from upstream). */
-function codeFor(status: number): ErrorCode {
-  if (status === 413) return 'body_too_large';
-  if (status === 429) return 'upstream_rate_limited';
-  if (status === 504) return 'upstream_timeout';
-  if (status >= 400 && status < 500) return 'invalid_request';
-  return 'upstream_error';
-}
+import type { SecretMasker } from '../observability/mask-secrets.ts';
+import { anthropicErrorDetails } from './anthropic-messages/error-details.ts';
+import { shapeMessagesError } from './anthropic-messages/errors.ts';
+import { shapeGeminiError } from './gemini/errors.ts';
+import { shapeChatError } from './openai-chat/errors.ts';
 
 const HUB_DIALECT: Readonly<Record<Dialect, HubDialect>> = { openai: 'chat', anthropic: 'messages', responses: 'responses', gemini: 'gemini' };
 
@@ -48,7 +40,7 @@ export function upstreamFailure(opts: { status: number; text: string; upstreamDi
   const bodyText = masker.maskErrorBody(opts.text);
   const shaped = upstreamErrorToDialect({ upstreamKind: opts.upstreamDialect, clientDialect: opts.clientDialect, status: opts.status, bodyText });
   const credentials = opts.status === 401;
-  return new GatewayError(codeFor(shaped.status), {
+  return new GatewayError(clientCodeFor(shaped.status), {
     message: masker.mask(shaped.message),
     status: shaped.status,
     param: shaped.param === null ? null : masker.mask(shaped.param),
@@ -56,7 +48,7 @@ export function upstreamFailure(opts: { status: number; text: string; upstreamDi
     // The upstream's code describes the gateway's own key on a credentials failure: never the caller's.
     upstreamCode: credentials || shaped.code === null ? null : masker.mask(shaped.code),
     // Same dialect, same status: the upstream's error code (Anthropic's `error.details`) reaches the caller.
-    upstreamDetails: opts.upstreamDialect === 'anthropic' && opts.clientDialect === 'anthropic' && shaped.status === opts.status ? anthropicErrorDetails(bodyText, (t) => maskKeyLike(masker.mask(t))) : null,
+    upstreamDetails: opts.upstreamDialect === 'anthropic' && opts.clientDialect === 'anthropic' && shaped.status === opts.status ? anthropicErrorDetails(bodyText, (t) => masker.mask(t)) : null,
     // A 502 made of a refused key or an upstream 404 (the operator's configuration): retrying cannot help.
     headers: shaped.status >= 500 ? { 'x-should-retry': 'false' } : undefined,
   });

@@ -1,10 +1,16 @@
-// Finds the usage object in a whole response body without parsing the (possibly large) content.
+// The usage of a whole reply body: read where the upstream wrote it (each dialect's reader in its
+// folder), or, for a reply that came without it, estimated from the reply's content.
 import type { Dialect } from '../core/dialect.ts';
-import { emptyUsage, type Usage } from '../core/usage.ts';
+import { emptyUsage, estimatedUsage, type Usage } from '../core/usage.ts';
 import { isObject } from '../core/json.ts';
-import { readAnthropicUsage } from '../dialects/anthropic-messages/usage.ts';
-import { readOpenAIUsage } from '../dialects/openai-chat/usage.ts';
-import { readResponsesUsage } from '../dialects/openai-responses/usage.ts';
+import type { HubReply } from '../translate/hub/form.ts';
+import { readAnthropicUsage } from './anthropic-messages/usage.ts';
+import { decodeMessagesReply } from './anthropic-messages/decode-reply.ts';
+import { decodeGeminiReply } from './gemini/decode-reply.ts';
+import { readOpenAIUsage } from './openai-chat/usage.ts';
+import { decodeChatReply } from './openai-chat/decode-reply.ts';
+import { readResponsesUsage } from './openai-responses/usage.ts';
+import { decodeResponsesReply } from './openai-responses/decode-reply.ts';
 
 /**
  * The top-level `usage` of a response body. The official APIs write it last or nearly last, so the
@@ -87,4 +93,31 @@ function readValue(obj: unknown, dialect: Dialect): Usage | null {
   const u = emptyUsage();
   const ok = dialect === 'openai' ? readOpenAIUsage(obj, u) : dialect === 'responses' ? readResponsesUsage(obj, u) : readAnthropicUsage(obj, u);
   return ok ? u : null;
+}
+
+/**
+ * The bill of a whole reply that came without usage (some local and compatible servers omit it): the
+ * prompt estimate, and the reply's output at about four characters a token, as a stream without usage
+ * is billed, rather than nothing. The reply is read by its dialect's decoder, as translation reads it.
+ */
+export function estimatedReplyUsage(reply: unknown, dialect: Dialect, promptEstimate: () => number): Usage {
+  const body = isObject(reply) ? reply : {};
+  return estimatedHubUsage(decodedReply(body, dialect), promptEstimate);
+}
+
+function decodedReply(body: Record<string, unknown>, dialect: Dialect): HubReply {
+  if (dialect === 'openai') return decodeChatReply(body, undefined);
+  if (dialect === 'responses') return decodeResponsesReply(body);
+  if (dialect === 'gemini') return decodeGeminiReply(body);
+  return decodeMessagesReply(body, undefined);
+}
+
+/** The same bill for a reply already decoded into the hub's form. */
+export function estimatedHubUsage(reply: HubReply, promptEstimate: () => number): Usage {
+  let chars = 0;
+  for (const part of reply.content) {
+    if (part.type === 'text' || part.type === 'reasoning') chars += part.text.length;
+    else if (part.type === 'tool-call') chars += part.name.length + part.input.length;
+  }
+  return estimatedUsage(promptEstimate(), chars);
 }
