@@ -42,12 +42,16 @@ export async function authenticateGemini(headers: IncomingHttpHeaders, url: stri
   return checkedKey(presented.trim(), keys, now, connection);
 }
 
-async function checkedKey(presented: string, keys: KeyCache, now: number, connection: object | undefined): Promise<KeyRecord> {
+/** A key the cache holds is checked at once; only a key it does not know waits for the store. */
+function checkedKey(presented: string, keys: KeyCache, now: number, connection: object | undefined): KeyRecord | Promise<KeyRecord> {
   const key = presented ? keys.lookup(presented, connection) : null;
   if (key !== null) return usableKey(key, now);
-  const stored = presented ? await keys.lookupStored(presented) : null;
+  const stored = presented ? keys.lookupStored(presented) : null;
   if (stored === null) throw refused('invalid_api_key');
-  return usableKey(stored, now);
+  return stored.then((rec) => {
+    if (rec === null) throw refused('invalid_api_key');
+    return usableKey(rec, now);
+  });
 }
 
 function usableKey(key: KeyRecord, now: number): KeyRecord {

@@ -101,7 +101,8 @@ export function createGatewayServer(gw: ServerOptions): Server {
       });
       return;
     }
-    serveRoute(gw, req, res, route, requestId).catch((err: unknown) => {
+    const served = route.name === 'healthz' || route.name === 'metrics' ? serveOwn(gw, res, route, requestId) : gw.dispatch(req, res, route, requestId);
+    served.catch((err: unknown) => {
       gw.log.error({ requestId, err: gw.masker.mask(String(err)) }, 'handler failed');
       if (!res.headersSent) sendError(res, { dialect: route.dialect, error: new GatewayError('internal_error'), requestId });
       else res.destroy();
@@ -152,9 +153,9 @@ function answerPreflight(gw: ServerOptions, p: { req: IncomingMessage; res: Serv
   });
 }
 
-async function serveRoute(gw: ServerOptions, req: IncomingMessage, res: ServerResponse, route: Route, requestId: string): Promise<void> {
+/** The server's own routes: /healthz and /metrics. */
+async function serveOwn(gw: ServerOptions, res: ServerResponse, route: Route, requestId: string): Promise<void> {
   if (route.name === 'healthz') return sendJson(res, { status: 200, body: '{"status":"ok"}', requestId });
-  if (route.name !== 'metrics') return gw.dispatch(req, res, route, requestId);
   const text = await gw.metrics.render();
   res.writeHead(200, { 'content-type': gw.metrics.contentType, 'x-request-id': requestId });
   res.end(text);

@@ -138,12 +138,13 @@ async function serve(gw: Gateway, req: IncomingMessage, res: ServerResponse, fli
   // A streaming client hears from the gateway while the upstream is silent (stream-keep-alive.ts).
   const keepAlive = facts.stream && gw.config.streamKeepAliveMs > 0 ? keepAliveFor(res, flight, gw.config.streamKeepAliveMs) : null;
   const input = { dialect: state.dialect, raw, text, parsed, facts, promptEstimate, defaultMaxTokens: gw.config.defaultMaxTokens, outputCap: admitted.outputCap, masker: gw.masker, embedding, geminiVersion: gemini?.version };
-  const answer = await obtainAnswer({ gw, state, model, input, forwardHeaders: forwardedHeaders(req.headers), client }).finally(() => {
-    if (keepAlive !== null) {
-      keepAlive.stop();
-      flight.keptAlive = keepAlive.sent;
-    }
-  });
+  let answer: Answer;
+  try {
+    answer = await obtainAnswer({ gw, state, model, input, forwardHeaders: forwardedHeaders(req.headers), client });
+  } finally {
+    keepAlive?.stop();
+    flight.keptAlive = keepAlive?.sent === true;
+  }
   state.deployment = answer.deployment.id;
   const answered = facts.stream ? await relayStream(res, flight, answer) : relayJson(res, flight, answer);
   if (turn !== null && answered !== null) {
