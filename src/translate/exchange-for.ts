@@ -40,6 +40,12 @@ export interface ExchangeInput {
 
 const NO_REFUSED: readonly string[] = [];
 
+/** The client's bytes to an upstream of its own dialect, `model` patched; `more` is what the route adds. */
+function passthrough(input: ExchangeInput, deployment: DeploymentConfig, more: Pick<ConstructorParameters<typeof PassthroughExchange>[0], 'outputCap' | 'maxTokensField' | 'masker' | 'refusedParams' | 'upstreamPath'>): Exchange {
+  const { dialect, raw, text, parsed, facts, promptEstimate } = input;
+  return new PassthroughExchange({ dialect, raw, text, parsed, facts, upstreamModel: deployment.model, promptEstimate, ...more });
+}
+
 export function exchangeFor(input: ExchangeInput, deployment: DeploymentConfig): Exchange {
   if (input.embedding === true) return embeddingsExchangeFor(input, deployment);
   // Gemini names its model in the path: its pass-through is its own.
@@ -47,19 +53,7 @@ export function exchangeFor(input: ExchangeInput, deployment: DeploymentConfig):
   if (gemini !== null) return gemini;
   const route = routeFor(input.dialect, deployment.provider.kind, deployment.provider.apis);
   if (route.kind === 'passthrough') {
-    return new PassthroughExchange({
-      dialect: input.dialect,
-      raw: input.raw,
-      text: input.text,
-      parsed: input.parsed,
-      facts: input.facts,
-      upstreamModel: deployment.model,
-      promptEstimate: input.promptEstimate,
-      outputCap: input.outputCap,
-      maxTokensField: deployment.maxTokensField,
-      masker: input.masker,
-      refusedParams: deployment.refusedParams,
-    });
+    return passthrough(input, deployment, { outputCap: input.outputCap, maxTokensField: deployment.maxTokensField, masker: input.masker, refusedParams: deployment.refusedParams });
   }
   return new TranslatedExchange({
     client: route.client,
@@ -118,16 +112,7 @@ function embeddingsExchangeFor(input: ExchangeInput, deployment: DeploymentConfi
     return new EmbeddingsToGeminiExchange({ parsed: input.parsed, clientModel: input.facts.model, upstreamModel: deployment.model, promptEstimate: input.promptEstimate });
   }
   if (p.kind === 'mock' || (p.kind === 'openai' && (p.apis ?? DEFAULT_APIS).includes('embeddings'))) {
-    return new PassthroughExchange({
-      dialect: 'openai',
-      raw: input.raw,
-      text: input.text,
-      parsed: input.parsed,
-      facts: input.facts,
-      upstreamModel: deployment.model,
-      promptEstimate: input.promptEstimate,
-      upstreamPath: '/embeddings',
-    });
+    return passthrough(input, deployment, { upstreamPath: '/embeddings' });
   }
   // The operator's configuration, not the caller's request: said plainly, not retried elsewhere.
   throw new GatewayError('invalid_request', {
