@@ -1,6 +1,7 @@
-// POST /v1beta/models/{model}:countTokens on one deployment: a Gemini upstream counts exactly; any other
-// upstream, and one that cannot count, leaves the local estimate (as count_tokens does on /v1/messages:
-// a count is advisory, and an estimate serves the caller better than an error).
+// POST /v1beta/models/{model}:countTokens: checked as count_tokens is, then counted on the model's first
+// deployment. A Gemini upstream counts exactly; any other upstream, and one that cannot count, leaves the
+// local estimate (as count_tokens does on /v1/messages: a count is advisory, and an estimate serves the
+// caller better than an error).
 import type { DeploymentConfig } from '../core/config-types.ts';
 import type { KeyRecord } from '../core/key-record.ts';
 import type { GeminiCall } from '../http/gemini-routes.ts';

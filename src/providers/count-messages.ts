@@ -1,7 +1,8 @@
-// POST /v1/messages/count_tokens on one deployment: an Anthropic-style upstream counts exactly; any other
-// upstream, and one that cannot count (unreachable, overloaded, no usable key, an endpoint it does not
-// have), leaves a local estimate (the admission tokenizer, see docs/translation.md). A count is advisory:
-// an estimate serves the caller better than an error.
+// POST /v1/messages/count_tokens: the request checked in its dialect and its model in the key's catalog,
+// then counted under the key's limits on the model's first deployment. An Anthropic-style upstream counts
+// exactly; any other upstream, and one that cannot count (unreachable, overloaded, no usable key, an
+// endpoint it does not have), leaves a local estimate (the admission tokenizer, see docs/translation.md).
+// A count is advisory: an estimate serves the caller better than an error.
 import type { IncomingHttpHeaders } from 'node:http';
 import type { DeploymentConfig } from '../core/config-types.ts';
 import type { KeyRecord } from '../core/key-record.ts';

@@ -1,7 +1,8 @@
-// POST /v1/responses/input_tokens on one deployment: the upstream's exact count where it has one (an
-// upstream that serves the Responses API natively, `apis: [responses]`; an Anthropic-style upstream's
-// count_tokens, asked with the request as the hub writes it), else the gateway's estimate (the admission
-// tokenizer), as /v1/messages/count_tokens does. A count is advisory: an estimate serves better than an error.
+// POST /v1/responses/input_tokens: checked as count_tokens is, then counted on the model's first deployment:
+// the upstream's exact count where it has one (an upstream that serves the Responses API natively,
+// `apis: [responses]`; an Anthropic-style upstream's count_tokens, asked with the request as the hub writes
+// it), else the gateway's estimate (the admission tokenizer). A count is advisory: an estimate serves
+// better than an error.
 import type { DeploymentConfig } from '../core/config-types.ts';
 import type { KeyRecord } from '../core/key-record.ts';
 import { validateResponsesCount } from '../dialects/openai-responses/validate.ts';
