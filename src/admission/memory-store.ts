@@ -27,37 +27,18 @@ interface KeyState {
   rpmUsed: number;
   tpmUsed: number;
   inFlight: number;
-  /** The key's live reservations in admit order (slot numbers, NONE = empty): the oldest expires first. */
-  first: number;
-  last: number;
+  /** The key's live reservations in admit order (a Set keeps it): the oldest expires first. */
+  live: Set<Reservation>;
 }
 
-/** No slot: the end of a key's list. */
-const NONE = -1;
-/**
- * A reservation id is `slot + SLOTS × use`: the slot, and how many times it had been handed out before,
- * so an id settled late, after its slot was reclaimed and reused, is told from the new holder. Ids stay
- * exact integers (below 2^53) for 2^32 uses of each slot.
- */
-const SLOTS = 2 ** 21;
-
-/**
- * One reservation's place, reused from request to request. Map and Set entries added and deleted per
- * request made V8 rebuild their hash tables, and a long-lived table's rebuild is allocated straight in
- * the old generation, and the major collections that garbage brings are the longest pauses a request
- * meets. Slots allocate nothing once the pool has grown to the most requests ever in flight.
- */
-class Slot {
-  /** Times this slot has been handed out; its live reservation's id carries the count before this one. */
-  uses = 0;
-  state: KeyState | null = null;
-  nanos = 0;
-  tokens = 0;
-  period = 0;
-  window = 0;
-  expiresAt = 0;
-  prev = NONE;
-  next = NONE;
+interface Reservation {
+  id: number;
+  state: KeyState;
+  nanos: number;
+  tokens: number;
+  period: number;
+  window: number;
+  expiresAt: number;
 }
 
 export interface MemoryStoreOptions {
@@ -66,12 +47,9 @@ export interface MemoryStoreOptions {
 
 export class MemoryAdmissionStore implements AdmissionStore {
   readonly #keys = new Map<string, KeyState>();
-  readonly #slots: Slot[] = [];
-  /**
-   * Slots not holding a reservation, chained through `next` and reused last-freed first (an array
-   * popped empty gives up its backing store, and the next push allocates one again).
-   */
-  #free = NONE;
+  /** Live reservations by id; ids are never reused, so one settled late is simply unknown. */
+  readonly #reservations = new Map<number, Reservation>();
+  #nextId = 0;
   readonly #ttlMs: number;
 
   constructor(options: MemoryStoreOptions = {}) {
@@ -101,20 +79,18 @@ export class MemoryAdmissionStore implements AdmissionStore {
     state.inFlight += 1;
     state.reservedNanos += req.reserveNanos;
     state.reservedTokens += req.reserveTokens;
-    const at = this.#take();
-    const slot = this.#slots[at] as Slot;
-    slot.state = state;
-    slot.nanos = req.reserveNanos;
-    slot.tokens = req.reserveTokens;
-    slot.period = state.period;
-    slot.window = state.window;
-    slot.expiresAt = req.now + this.#ttlMs;
-    slot.prev = state.last;
-    slot.next = NONE;
-    if (state.last === NONE) state.first = at;
-    else (this.#slots[state.last] as Slot).next = at;
-    state.last = at;
-    return { ok: true, reservationId: at + SLOTS * slot.uses, snapshot: view(state, req.now) };
+    const reservation: Reservation = {
+      id: this.#nextId++,
+      state,
+      nanos: req.reserveNanos,
+      tokens: req.reserveTokens,
+      period: state.period,
+      window: state.window,
+      expiresAt: req.now + this.#ttlMs,
+    };
+    this.#reservations.set(reservation.id, reservation);
+    state.live.add(reservation);
+    return { ok: true, reservationId: reservation.id, snapshot: view(state, req.now) };
   }
 
   settle(req: SettleRequest): SettleResult {
@@ -155,18 +131,15 @@ export class MemoryAdmissionStore implements AdmissionStore {
 
   async close(): Promise<void> {
     this.#keys.clear();
-    this.#slots.length = 0;
-    this.#free = NONE;
+    this.#reservations.clear();
   }
 
   /** Settle (`bill`: the real amounts) or release one reservation; an id not live now is `{ ok: false }`. */
   #finish(id: ReservationId, nanos: number, tokens: number, bill: boolean): SettleResult {
-    const at = this.#live(id);
-    if (at === NONE) return { ok: false };
-    const slot = this.#slots[at] as Slot;
-    const state = slot.state as KeyState;
-    const { period, window } = slot;
-    this.#drop(at);
+    const reservation = typeof id === 'number' ? this.#reservations.get(id) : undefined;
+    if (reservation === undefined) return { ok: false };
+    const { state, period, window } = reservation;
+    this.#drop(reservation);
     if (bill && period === state.period) {
       state.spentNanos += nanos;
       state.spentTokens += tokens;
@@ -175,55 +148,25 @@ export class MemoryAdmissionStore implements AdmissionStore {
     return { ok: true, periodStart: period };
   }
 
-  /** The slot a live reservation id names, or NONE (never issued here, settled, or reclaimed). */
-  #live(id: ReservationId): number {
-    if (typeof id !== 'number' || !Number.isSafeInteger(id) || id < 0) return NONE;
-    const at = id % SLOTS;
-    const slot = this.#slots[at];
-    if (slot === undefined || slot.state === null || (id - at) / SLOTS !== slot.uses) return NONE;
-    return at;
-  }
-
-  #take(): number {
-    const reused = this.#free;
-    if (reused !== NONE) {
-      this.#free = (this.#slots[reused] as Slot).next;
-      return reused;
-    }
-    const at = this.#slots.length;
-    if (at === SLOTS) throw new Error(`more than ${SLOTS} reservations in flight`);
-    this.#slots.push(new Slot());
-    return at;
-  }
-
-  /** Undo a reservation's hold on budget, TPM and the slot, and free the slot; the RPM count stays. */
-  #drop(at: number): void {
-    const slot = this.#slots[at] as Slot;
-    const state = slot.state as KeyState;
-    if (slot.prev === NONE) state.first = slot.next;
-    else (this.#slots[slot.prev] as Slot).next = slot.next;
-    if (slot.next === NONE) state.last = slot.prev;
-    else (this.#slots[slot.next] as Slot).prev = slot.prev;
+  /** Undo a reservation's hold on budget, TPM and concurrency; the RPM count stays. */
+  #drop(reservation: Reservation): void {
+    const { state } = reservation;
+    this.#reservations.delete(reservation.id);
+    state.live.delete(reservation);
     state.inFlight -= 1;
-    if (slot.period === state.period) {
-      state.reservedNanos -= slot.nanos;
-      state.reservedTokens -= slot.tokens;
+    if (reservation.period === state.period) {
+      state.reservedNanos -= reservation.nanos;
+      state.reservedTokens -= reservation.tokens;
     }
-    if (slot.window === state.window) state.tpmUsed = Math.max(0, state.tpmUsed - slot.tokens);
-    slot.state = null;
-    // The next holder's id differs from every id this slot gave out before (2^32 uses, then it wraps).
-    slot.uses = (slot.uses + 1) % 2 ** 32;
-    slot.next = this.#free;
-    this.#free = at;
+    if (reservation.window === state.window) state.tpmUsed = Math.max(0, state.tpmUsed - reservation.tokens);
   }
 
   #reclaimExpired(state: KeyState, now: number): void {
-    // Every reservation gets the same TTL and the key's list is in admit order, so the first live
+    // Every reservation gets the same TTL and the key's set is in admit order, so the first live
     // reservation is the one that expires first: stop there (O(1) per admit instead of O(in flight)).
-    while (state.first !== NONE) {
-      const slot = this.#slots[state.first] as Slot;
-      if (slot.expiresAt > now) return;
-      this.#drop(state.first);
+    for (const reservation of state.live) {
+      if (reservation.expiresAt > now) return;
+      this.#drop(reservation);
     }
   }
 
@@ -248,8 +191,7 @@ function newState(): KeyState {
     rpmUsed: 0,
     tpmUsed: 0,
     inFlight: 0,
-    first: NONE,
-    last: NONE,
+    live: new Set(),
   };
 }
 

@@ -4,10 +4,10 @@
 import type { Dialect } from '../core/dialect.ts';
 import { isObject } from '../core/json.ts';
 
-/** The text pieces of the output events in `blocks` (latin1 strings of the stream's bytes). */
-export function deliveredText(blocks: readonly string[], dialect: Dialect): string[] {
+/** The text pieces of the output events in `blocks` (the stream's bytes, in order). */
+export function deliveredText(blocks: readonly Uint8Array[], dialect: Dialect): string[] {
   const pieces: string[] = [];
-  const text = Buffer.from(blocks.join(''), 'latin1').toString('utf8');
+  const text = Buffer.concat(blocks).toString('utf8');
   for (const line of text.split(/\r\n|\r|\n/)) {
     if (!line.startsWith('data:')) continue;
     let event: unknown;

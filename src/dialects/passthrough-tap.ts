@@ -1,12 +1,11 @@
 // The same-dialect stream path: forwards upstream SSE bytes, rewriting the model name, reading usage from
 // the few events that carry it, and (OpenAI) dropping the usage chunk the gateway asked for on the
-// caller's behalf. This runs for every streamed token, so it works per chunk with a handful of native
-// string searches over the chunk read as latin1: one character per byte, so nothing is validated or
-// transcoded and string offsets are byte offsets. What goes out is a latin1 string the socket writes
-// back as the same bytes, which the stream writer frames as a chunk in the same string
-// (src/http/stream-writer.ts); UTF-8 text would cost a decode and an encode an event. Every
-// pattern searched is ASCII, and UTF-8 never puts an ASCII byte inside a multi-byte character, so a match
-// is never inside one. Search anchors avoid a leading `"` (V8's search is several times slower for
+// caller's behalf. This runs for every streamed token, so it works per block of whole lines with a
+// handful of native string searches over the block read as latin1: one character per byte, so nothing
+// is validated or transcoded and string offsets are byte offsets. A block the tap leaves alone goes
+// out as the upstream's bytes; one it changed is written back to bytes the same way. Every pattern
+// searched is ASCII, and UTF-8 never puts an ASCII byte inside a multi-byte character, so a match is
+// never inside one. Search anchors avoid a leading `"` (V8's search is several times slower for
 // patterns starting with a common character). The anchors are compact JSON (`"key":"value"`), as the
 // official APIs and most servers write it; a stream whose first lines show `": ` (Python's json.dumps
 // default) is also searched with the spaced forms, so its usage is still read.
@@ -15,15 +14,13 @@ import { emptyUsage, type Usage } from '../core/usage.ts';
 import { readAnthropicUsage } from './anthropic-messages/usage.ts';
 import { readOpenAIUsage } from './openai-chat/usage.ts';
 import { isObject } from '../core/json.ts';
-import { GatewayError } from '../core/errors.ts';
+import { SseLineBlocks } from './sse-line-blocks.ts';
 
 /** What masks credentials in text (observability/mask-secrets.ts's SecretMasker). */
 export interface TextMasker {
   mask(text: string): string;
 }
 
-/** A line this long without its end is a broken upstream, not an event to hold in memory (as the 64 MB cap on whole bodies). */
-const MAX_LINE = 64 * 1048576;
 /**
  * Delivered bytes kept (as the blocks already read, no copy) so that a stream left without its usage is
  * billed its delivered text; past this the rest is only measured, and counted at the kept part's ratio.
@@ -45,17 +42,16 @@ export class PassthroughStreamTap {
   /** OpenAI: chunks seen (each carries "model"); Anthropic: content_block_delta events seen. */
   #events = 0;
   #stripUsageChunk: boolean;
-  /** The start of a line whose end has not arrived yet (latin1, like every string here). */
-  #carry = '';
-  /** The last two blocks read (references, no copies): where end() looks for an answer that finished without [DONE]. */
+  readonly #lines = new SseLineBlocks();
+  /** The last two blocks read, as latin1 text: where end() looks for an answer that finished without [DONE]. */
   #previous = '';
   #last = '';
   /** null until the first block: whether the upstream writes `"key": value` with a space. */
   #spaced: boolean | null = null;
   /** Masks credentials in the upstream's own error events, which may echo the gateway's provider key. */
   #masker: TextMasker | null;
-  /** The blocks forwarded so far (up to KEPT_BYTES), and the bytes forwarded past them. */
-  readonly delivered: string[] = [];
+  /** The blocks forwarded so far, as the upstream sent them (up to KEPT_BYTES), and the bytes forwarded past them. */
+  readonly delivered: Buffer[] = [];
   #keptBytes = 0;
   unkeptBytes = 0;
 
@@ -75,41 +71,23 @@ export class PassthroughStreamTap {
     return this.#events;
   }
 
-  /**
-   * What to forward for this chunk of upstream bytes, as a latin1 string (write it with that encoding;
-   * empty when nothing is to be sent yet). Only whole lines are forwarded, so no pattern is split
-   * between chunks.
-   */
-  push(chunk: Uint8Array): string {
-    const bytes = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
-    const read = bytes.toString('latin1');
-    const text = this.#carry === '' ? read : this.#carry + read;
-    // SSE lines may also end in a lone CR: looked for only when a chunk holds no LF, so LF and CRLF
-    // streams pay nothing for it.
-    let lastNl = text.lastIndexOf('\n');
-    if (lastNl === -1) lastNl = text.lastIndexOf('\r');
-    if (lastNl === -1) {
-      if (text.length > MAX_LINE) throw new GatewayError('upstream_error', { message: `The upstream stream sent more than ${MAX_LINE / 1048576} MB without a line end.` });
-      this.#carry = text;
-      return '';
-    }
-    if (lastNl === text.length - 1) {
-      this.#carry = '';
-      return this.#block(this.#keep(text));
-    }
-    this.#carry = text.slice(lastNl + 1);
-    return this.#block(this.#keep(text.slice(0, lastNl + 1)));
+  /** What to forward for this chunk of upstream bytes (empty when nothing is to be sent yet): whole lines only. */
+  push(chunk: Uint8Array): Buffer {
+    const block = this.#lines.push(chunk);
+    return block.length === 0 ? block : this.#forward(block);
   }
 
-  /** Holds a reference to a forwarded block: the text a stream left without usage is billed for. */
-  #keep(block: string): string {
+  /** The block as it goes out; a reference to the upstream's bytes is kept, for billing a stream left without usage. */
+  #forward(bytes: Buffer): Buffer {
     if (this.#keptBytes < KEPT_BYTES) {
-      this.delivered.push(block);
-      this.#keptBytes += block.length;
+      this.delivered.push(bytes);
+      this.#keptBytes += bytes.length;
     } else {
-      this.unkeptBytes += block.length;
+      this.unkeptBytes += bytes.length;
     }
-    return block;
+    const text = bytes.toString('latin1');
+    const out = this.#block(text);
+    return out === text ? bytes : Buffer.from(out, 'latin1');
   }
 
   /**
@@ -122,11 +100,10 @@ export class PassthroughStreamTap {
     return this.#dialect === 'openai' ? /^data: ?\{"error"/.test(event) : /^event: ?error\r?\n/.test(event);
   }
 
-  /** Whatever is left at end of input (latin1). */
-  end(): string {
-    const rest = this.#carry;
-    this.#carry = '';
-    const out = rest ? this.#block(this.#keep(rest)) : '';
+  /** Whatever is left at end of input. */
+  end(): Buffer {
+    const rest = this.#lines.end();
+    const out = rest.length === 0 ? rest : this.#forward(rest);
     if (this.finished || this.#dialect !== 'openai' || !this.sawUsage) return out;
     // An OpenAI-style upstream that closes after its finish_reason and usage chunks without `[DONE]`
     // (some servers do) has answered in full: the caller gets the terminator, not an error after a
@@ -135,7 +112,7 @@ export class PassthroughStreamTap {
     if (!tail.includes('finish_reason":"') && !(this.#spaced === true && tail.includes('finish_reason": "'))) return out;
     this.finished = true;
     const blank = tail.endsWith('\n\n') || tail.endsWith('\r\n\r\n') ? '' : tail.endsWith('\n') ? '\n' : '\n\n';
-    return `${out}${blank}data: [DONE]\n\n`;
+    return Buffer.concat([out, Buffer.from(`${blank}data: [DONE]\n\n`)]);
   }
 
   #block(block: string): string {

@@ -2,24 +2,21 @@
 // balancer with a 60–100 s idle timeout does not cut a request whose model thinks for minutes (issue 39).
 // The first comment sends the stream's 200 and headers; failures after it are in-stream error events.
 import type { ServerResponse } from 'node:http';
-import { CoarseTimer, processClock } from '../routing/coarse-timer.ts';
 
 const COMMENT = ': keep-alive\n\n';
 
 export class StreamKeepAlive {
   readonly #res: ServerResponse;
-  readonly #ms: number;
   readonly #headers: () => Record<string, string>;
-  readonly #timer: CoarseTimer;
+  /** Unref'd: the server, not a pending comment, keeps the process alive. */
+  readonly #timer: NodeJS.Timeout;
   #sent = false;
 
   /** `headers`: the stream's response headers, asked for when the first comment goes out. */
   constructor(opts: { res: ServerResponse; intervalMs: number; headers: () => Record<string, string> }) {
     this.#res = opts.res;
-    this.#ms = opts.intervalMs;
     this.#headers = opts.headers;
-    this.#timer = new CoarseTimer(processClock, () => this.#beat());
-    this.#timer.start(this.#ms, Infinity);
+    this.#timer = setInterval(() => this.#beat(), opts.intervalMs).unref();
   }
 
   /** Whether a comment went out: the status line and headers are then sent. */
@@ -29,15 +26,14 @@ export class StreamKeepAlive {
 
   /** The first byte of the answer is here, or the request failed: no more comments. */
   stop(): void {
-    this.#timer.clear();
+    clearInterval(this.#timer);
   }
 
   #beat(): void {
     const res = this.#res;
-    if (res.destroyed || res.writableEnded) return;
+    if (res.destroyed || res.writableEnded) return this.stop();
     if (!res.headersSent) res.writeHead(200, this.#headers());
     this.#sent = true;
     res.write(COMMENT);
-    this.#timer.start(this.#ms, Infinity);
   }
 }

@@ -37,7 +37,7 @@ export async function relayStream(res: ServerResponse, flight: Flight, answer: A
         const out = relay.push(chunk);
         if (out.length === 0) return true;
         state.markFirstByte();
-        if (writer.write(out, relay.encoding)) return true;
+        if (writer.write(out)) return true;
         watch.hold();
         return false;
       },
@@ -46,7 +46,7 @@ export async function relayStream(res: ServerResponse, flight: Flight, answer: A
         const tail = relay.end();
         if (!relay.finished) throw new GatewayError('upstream_error', { message: 'The upstream stream ended before it was complete.' });
         state.markFirstByte();
-        writer.end(tail, relay.encoding);
+        writer.end(tail);
       },
     );
   } catch (err) {
@@ -63,7 +63,7 @@ export async function relayStream(res: ServerResponse, flight: Flight, answer: A
     const gerr = streamFailure(err, answer.watch.reason);
     state.errorCode = gerr.code;
     state.status = gerr.status;
-    writer.end(relay.errorEvent(gerr, state.requestId), 'utf8');
+    writer.end(relay.errorEvent(gerr, state.requestId));
     return null;
   } finally {
     writer.dispose();

@@ -1,7 +1,6 @@
 // The clocks of one upstream attempt: first byte, idle gap between body chunks, the request's deadline,
 // and the client leaving. Whichever fires first stops the attempt (its provider aborts the request) and says why.
 import type { StopLink } from '../providers/upstream-types.ts';
-import { CoarseTimer, processClock, type CoarseClock } from './coarse-timer.ts';
 
 /** Why the attempt was stopped from our side; null while it runs. */
 export type WatchReason = 'first-byte' | 'idle' | 'total' | 'client' | 'done' | 'shutdown';
@@ -46,8 +45,14 @@ export interface AttemptWatchOptions {
   idleMs: number;
   /** Monotonic ms (`performance.now()`) at which the whole request must be over. */
   deadline: number;
-  /** The clock behind the timers; the process's own unless a test drives one. */
-  clock?: CoarseClock;
+}
+
+/** Node's timers take delays below 2^31 ms; a longer one (or none, Infinity) is never armed. */
+const TIMEOUT_MAX = 2 ** 31 - 1;
+
+/** An unref'd timer: the server, not a pending clock, keeps the process alive. */
+function arm(callback: () => void, ms: number): NodeJS.Timeout | null {
+  return ms < TIMEOUT_MAX ? setTimeout(callback, Math.max(0, ms)).unref() : null;
 }
 
 export class AttemptWatch implements StopLink {
@@ -56,10 +61,11 @@ export class AttemptWatch implements StopLink {
   #stopError: Error | null = null;
   readonly #options: AttemptWatchOptions;
   readonly #onClientAbort = (): void => this.#stop('client');
-  // One timer per attempt, never recreated per chunk: it fires as the first-byte or idle clock, or as
-  // the request's deadline when that comes sooner (undici's habit: refresh timers, don't remake them).
-  // Clocks over a second are coarse (coarse-timer.ts): a chunk costs a flag, not a timer refresh.
-  readonly #timer: CoarseTimer;
+  // Two timers: the phase clock (first byte, then the idle gap, refreshed by each chunk rather than
+  // remade) and the request's deadline, armed once.
+  #phaseTimer: NodeJS.Timeout | null = null;
+  #deadlineTimer: NodeJS.Timeout | null = null;
+  readonly #onPhase = (): void => this.#stop(this.#phase);
   #phase: 'first-byte' | 'idle' = 'first-byte';
   #reason: WatchReason | null = null;
   #sawChunk = false;
@@ -71,7 +77,6 @@ export class AttemptWatch implements StopLink {
 
   constructor(options: AttemptWatchOptions) {
     this.#options = options;
-    this.#timer = new CoarseTimer(options.clock ?? processClock, () => this.#stop(this.#timer.capped ? 'total' : this.#phase));
     if (options.client.aborted || shuttingDown) {
       const reason = options.client.aborted ? 'client' : 'shutdown';
       this.#reason = reason;
@@ -79,7 +84,8 @@ export class AttemptWatch implements StopLink {
       return;
     }
     options.client.onGone(this.#onClientAbort);
-    this.#timer.start(options.firstByteMs, options.deadline);
+    this.#phaseTimer = arm(this.#onPhase, options.firstByteMs);
+    this.#deadlineTimer = arm(() => this.#stop('total'), options.deadline - performance.now());
     this.#liveAt = live.length;
     live.push(this);
   }
@@ -122,12 +128,12 @@ export class AttemptWatch implements StopLink {
     if (this.#reason !== null) return;
     if (this.#sawChunk) {
       // Called for every streamed event: the same timer starts again.
-      this.#timer.restart();
+      this.#phaseTimer?.refresh();
       return;
     }
     this.#sawChunk = true;
     this.#phase = 'idle';
-    this.#timer.start(this.#options.idleMs, this.#options.deadline);
+    this.#armPhase(this.#options.idleMs);
   }
 
   /**
@@ -137,7 +143,7 @@ export class AttemptWatch implements StopLink {
   hold(): void {
     if (this.#reason !== null || !this.#sawChunk || this.#disposed) return;
     this.#holding = true;
-    this.#timer.start(Infinity, this.#options.deadline);
+    this.#clearPhase();
   }
 
   /** The client read again and the upstream was resumed: the idle clock starts from now. */
@@ -145,7 +151,7 @@ export class AttemptWatch implements StopLink {
     if (!this.#holding) return;
     this.#holding = false;
     if (this.#reason !== null || this.#disposed) return;
-    this.#timer.start(this.#options.idleMs, this.#options.deadline);
+    this.#armPhase(this.#options.idleMs);
   }
 
   get sawChunk(): boolean {
@@ -162,8 +168,20 @@ export class AttemptWatch implements StopLink {
     this.#leaveLive();
     this.#disposed = true;
     this.#holding = false;
-    this.#timer.clear();
+    this.#clearPhase();
+    if (this.#deadlineTimer !== null) clearTimeout(this.#deadlineTimer);
+    this.#deadlineTimer = null;
     this.#options.client.offGone(this.#onClientAbort);
+  }
+
+  #armPhase(ms: number): void {
+    this.#clearPhase();
+    this.#phaseTimer = arm(this.#onPhase, ms);
+  }
+
+  #clearPhase(): void {
+    if (this.#phaseTimer !== null) clearTimeout(this.#phaseTimer);
+    this.#phaseTimer = null;
   }
 
   /** O(1): the last attempt takes this one's slot; pop() leaves no reference behind in the array. */

@@ -6,15 +6,13 @@ import type { GatewayError } from '../core/errors.ts';
 import type { Usage } from '../core/usage.ts';
 
 export interface StreamRelay {
-  /** What to send the client for a chunk of upstream bytes (empty when nothing is to be sent yet). */
+  /**
+   * What to send the client for a chunk of upstream bytes (empty when nothing is to be sent yet):
+   * pass-through hands on the upstream's bytes, translators build UTF-8 text.
+   */
   push(chunk: Uint8Array): Uint8Array | string;
   /** What to send the client when the upstream body ended. */
   end(): Uint8Array | string;
-  /**
-   * How the strings push() and end() return go on the wire: translators build UTF-8 text; pass-through
-   * reads the upstream's bytes as latin1 (one character a byte) so they go back out byte for byte.
-   */
-  readonly encoding: 'utf8' | 'latin1';
   /** True once the upstream stream reached its normal end. */
   readonly finished: boolean;
   /**

@@ -146,7 +146,6 @@ type StreamTap = Pick<PassthroughStreamTap, 'usage' | 'sawUsage' | 'finished' | 
   Partial<Pick<PassthroughStreamTap, 'delivered' | 'unkeptBytes'>>;
 
 export class PassthroughRelay implements StreamRelay {
-  readonly encoding = 'latin1';
   #tap: StreamTap;
   #dialect: Dialect;
   #promptEstimate: () => number;
@@ -165,11 +164,11 @@ export class PassthroughRelay implements StreamRelay {
   // bytes, forwarded as they are.
   readonly failed = false;
 
-  push(chunk: Uint8Array): string {
+  push(chunk: Uint8Array): Uint8Array {
     return this.#tap.push(chunk);
   }
 
-  end(): string {
+  end(): Uint8Array {
     return this.#tap.end();
   }
 

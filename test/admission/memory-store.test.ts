@@ -1,5 +1,5 @@
-// Runs the admission store contract against the in-process memory store, then what its reusable
-// reservation slots must get right on their own.
+// Runs the admission store contract against the in-process memory store, then what its reservation
+// ids must get right on their own.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { MemoryAdmissionStore } from '../../src/admission/memory-store.ts';
@@ -19,16 +19,16 @@ function idOf(result: AdmitResult): ReservationId {
   return result.reservationId;
 }
 
-test('an id settled late, after its slot was reclaimed and handed to another request, changes nothing', async () => {
+test('an id settled late, after its reservation was reclaimed and another request admitted, changes nothing', async () => {
   const store = new MemoryAdmissionStore({ reservationTtlMs: 1_000 });
   const stale = idOf(store.admit({ keyId: 'k', limits: LIMITS, periodStart: 0, reserveNanos: 100, reserveTokens: 1, now: T0 }));
-  // The next admit, past the TTL, reclaims the first reservation and takes its slot.
+  // The next admit, past the TTL, reclaims the first reservation.
   const fresh = idOf(store.admit({ keyId: 'k', limits: LIMITS, periodStart: 0, reserveNanos: 300, reserveTokens: 3, now: T0 + 2_000 }));
   assert.notEqual(fresh, stale);
   assert.deepEqual(store.settle({ reservationId: stale, nanos: 5_000, tokens: 50 }), { ok: false });
   assert.deepEqual(store.release(stale), { ok: false });
   const during = await store.snapshot('k', T0 + 2_000);
-  assert.equal(during.inFlight, 1, 'the new holder keeps its slot');
+  assert.equal(during.inFlight, 1, 'the new reservation stays held');
   assert.equal(during.reservedNanos, 300);
   assert.equal(during.spentNanos, 0, 'nothing billed for the stale id');
   assert.deepEqual(store.settle({ reservationId: fresh, nanos: 250, tokens: 2 }), { ok: true, periodStart: 0 });
@@ -54,7 +54,7 @@ test('reservations finished out of order, across keys, leave each key exact and 
     const nanos = 10 + i;
     held.push({ key, id: idOf(store.admit({ keyId: key, limits: LIMITS, periodStart: 0, reserveNanos: nanos, reserveTokens: 1, now: T0 + i })), nanos });
   }
-  // Settle every other one, from the newest back, so slots are freed in the middle of each key's list.
+  // Settle every other one, from the newest back, so reservations go from the middle of each key's list.
   for (let i = held.length - 1; i >= 0; i -= 2) {
     const h = held[i]!;
     assert.deepEqual(store.settle({ reservationId: h.id, nanos: 1, tokens: 1 }), { ok: true, periodStart: 0 });

@@ -4,14 +4,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { AttemptWatch, stopAllAttempts } from '../../src/routing/attempt-watch.ts';
 import type { ClientLink } from '../../src/routing/attempt-watch.ts';
-import { CoarseClock } from '../../src/routing/coarse-timer.ts';
 
 const client: ClientLink = { aborted: false, onGone: () => undefined, offGone: () => undefined };
-// A clock that never ticks by itself: nothing fires but the stop under test.
-const clock = new CoarseClock({ autoTick: false });
 
 function watch(): AttemptWatch {
-  return new AttemptWatch({ client, firstByteMs: 60_000, idleMs: 60_000, deadline: performance.now() + 600_000, clock });
+  return new AttemptWatch({ client, firstByteMs: 60_000, idleMs: 60_000, deadline: performance.now() + 600_000 });
 }
 
 test('a clean stop ends exactly the attempts still in progress, whatever order others ended in', () => {

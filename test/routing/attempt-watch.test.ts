@@ -3,7 +3,6 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AttemptWatch } from '../../src/routing/attempt-watch.ts';
-import { CoarseClock } from '../../src/routing/coarse-timer.ts';
 import type { ClientLink } from '../../src/routing/attempt-watch.ts';
 
 function client(): ClientLink & { leave(): void } {
@@ -76,44 +75,78 @@ test('a client that leaves stops the attempt at once; a disposed watch never fir
   assert.equal(quiet.reason, null);
 });
 
-test('held for a client that is not reading, the idle clock waits; released, it runs again; the deadline never waits', () => {
-  let now = 0;
-  const clock = new CoarseClock({ now: () => now, autoTick: false });
-  /** A watch on the driven clock whose stream has begun (idle clock 5 s). */
-  const streaming = (deadline: number): AttemptWatch => {
-    const w = new AttemptWatch({ client: client(), firstByteMs: 5_000, idleMs: 5_000, deadline, clock });
+test('held for a client that is not reading, the idle clock waits; released, it runs again; the deadline never waits', (t) => {
+  t.mock.timers.enable({ apis: ['setTimeout'] });
+  /** A watch whose stream has begun (idle clock 5 s), with its deadline `ms` from now. */
+  const streaming = (ms: number): AttemptWatch => {
+    const w = new AttemptWatch({ client: client(), firstByteMs: 5_000, idleMs: 5_000, deadline: performance.now() + ms });
     w.chunk();
     return w;
   };
   const watch = streaming(60_000);
   watch.hold();
-  now = 30_000;
-  clock.tick();
+  t.mock.timers.tick(30_000);
   assert.equal(watch.reason, null, 'no idle stop while the gateway itself holds the upstream');
   watch.release();
-  now = 34_000;
-  clock.tick();
+  t.mock.timers.tick(4_000);
   assert.equal(watch.reason, null, 'the idle clock counts from the release');
-  now = 35_001;
-  clock.tick();
+  t.mock.timers.tick(1_001);
   assert.equal(watch.reason, 'idle');
 
-  now = 0;
   const held = streaming(20_000);
   held.hold();
-  now = 20_001;
-  clock.tick();
+  t.mock.timers.tick(20_001);
   assert.equal(held.reason, 'total', 'the deadline still ends a held attempt');
 
-  now = 0;
   const done = streaming(60_000);
   done.hold();
   done.dispose();
   done.release();
-  assert.equal(clock.size, 0, 'a release after the attempt is over arms nothing');
+  t.mock.timers.tick(120_000);
+  assert.equal(done.reason, null, 'a release after the attempt is over arms nothing');
   const free = streaming(60_000);
   free.release();
-  now = 5_001;
-  clock.tick();
+  t.mock.timers.tick(5_001);
   assert.equal(free.reason, 'idle', 'a release without a hold leaves the idle clock as it was');
+});
+
+// Node's mocked timers do not honour refresh(): chunks restarting the idle clock are tested on real
+// timers above.
+test('long clocks: first-byte, then idle, then the deadline, each named', (t) => {
+  t.mock.timers.enable({ apis: ['setTimeout'] });
+  const reasons: string[] = [];
+  const watchFor = (idleMs: number, deadlineMs: number): AttemptWatch => {
+    const w = new AttemptWatch({ client: client(), firstByteMs: 120_000, idleMs, deadline: performance.now() + deadlineMs });
+    w.onStop(() => reasons.push(w.reason ?? '?'));
+    return w;
+  };
+  watchFor(60_000, 600_000);
+  t.mock.timers.tick(119_999);
+  assert.equal(reasons.length, 0);
+  t.mock.timers.tick(1);
+  assert.deepEqual(reasons, ['first-byte']);
+
+  const idle = watchFor(60_000, 600_000);
+  t.mock.timers.tick(100_000);
+  idle.chunk(); // the first chunk: the idle clock, due in 60 s
+  t.mock.timers.tick(59_999);
+  assert.equal(idle.reason, null);
+  t.mock.timers.tick(1);
+  assert.deepEqual(reasons, ['first-byte', 'idle']);
+
+  const total = watchFor(600_000, 300_000);
+  total.chunk();
+  t.mock.timers.tick(299_999);
+  assert.equal(total.reason, null);
+  t.mock.timers.tick(1);
+  assert.deepEqual(reasons, ['first-byte', 'idle', 'total']);
+});
+
+test('a disposed attempt never fires', (t) => {
+  t.mock.timers.enable({ apis: ['setTimeout'] });
+  const watch = new AttemptWatch({ client: client(), firstByteMs: 120_000, idleMs: 60_000, deadline: performance.now() + 600_000 });
+  watch.chunk();
+  watch.dispose();
+  t.mock.timers.tick(1_000_000);
+  assert.equal(watch.reason, null);
 });

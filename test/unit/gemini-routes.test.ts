@@ -36,10 +36,10 @@ test('the pass-through tap forwards bytes as they are and bills the last usageMe
   const stream = 'data: {"candidates":[{"content":{"parts":[{"text":"data: not an event"}]}}],"usageMetadata":{"promptTokenCount":9}}\r\n\r\n'
     + 'data: {"candidates":[{"content":{"parts":[{"text":"é"}]},"finishReason":"STOP"}],"usageMetadata":{"promptTokenCount":9,"candidatesTokenCount":4,"cachedContentTokenCount":3,"thoughtsTokenCount":2}}\r\n\r\n';
   const bytes = Buffer.from(stream);
-  let out = '';
-  for (let i = 0; i < bytes.length; i += 17) out += tap.push(bytes.subarray(i, i + 17));
-  out += tap.end();
-  assert.equal(Buffer.from(out, 'latin1').toString('utf8'), stream);
+  const out: Buffer[] = [];
+  for (let i = 0; i < bytes.length; i += 17) out.push(tap.push(bytes.subarray(i, i + 17)));
+  out.push(tap.end());
+  assert.equal(Buffer.concat(out).toString('utf8'), stream);
   assert.equal(tap.deltaEvents, 2);
   assert.equal(tap.finished, true);
   assert.deepEqual(tap.usage, { inputTokens: 6, outputTokens: 6, cacheReadTokens: 3, cacheWriteTokens: 0, reasoningTokens: 2 });

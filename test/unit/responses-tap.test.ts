@@ -14,10 +14,10 @@ const SSE = [
 function run(chunkSize: number): { out: string; tap: ResponsesStreamTap } {
   const tap = new ResponsesStreamTap({ clientModel: 'client-model', upstreamModel: 'up-model' });
   const bytes = Buffer.from(SSE);
-  let out = '';
-  for (let i = 0; i < bytes.length; i += chunkSize) out += tap.push(bytes.subarray(i, i + chunkSize));
-  out += tap.end();
-  return { out: Buffer.from(out, 'latin1').toString('utf8'), tap };
+  const out: Buffer[] = [];
+  for (let i = 0; i < bytes.length; i += chunkSize) out.push(tap.push(bytes.subarray(i, i + chunkSize)));
+  out.push(tap.end());
+  return { out: Buffer.concat(out).toString('utf8'), tap };
 }
 
 test('forwards the bytes with the model renamed in the lifecycle events only; reads usage; keeps the final response', () => {

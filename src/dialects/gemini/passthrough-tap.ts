@@ -3,11 +3,8 @@
 // last one counts) and noting the end from a `finishReason`: Gemini's streams have no terminator event.
 import { emptyUsage, type Usage } from '../../core/usage.ts';
 import { isObject } from '../../core/json.ts';
-import { GatewayError } from '../../core/errors.ts';
 import { usageFromGemini } from './usage.ts';
-
-/** A line this long without its end is a broken upstream (as the pass-through tap's cap). */
-const MAX_LINE = 64 * 1048576;
+import { SseLineBlocks } from '../sse-line-blocks.ts';
 
 export class GeminiStreamTap {
   usage: Usage = emptyUsage();
@@ -18,21 +15,12 @@ export class GeminiStreamTap {
   deltaEvents = 0;
   /** The last event was an error object (the upstream's own in-stream error). */
   #endedWithError = false;
-  #carry = '';
+  readonly #lines = new SseLineBlocks();
 
-  /** What to forward for a chunk, as latin1 (one character a byte); only whole lines go out. */
-  push(chunk: Uint8Array): string {
-    const read = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength).toString('latin1');
-    const text = this.#carry === '' ? read : this.#carry + read;
-    const lastNl = text.lastIndexOf('\n');
-    if (lastNl === -1) {
-      if (text.length > MAX_LINE) throw new GatewayError('upstream_error', { message: `The upstream stream sent more than ${MAX_LINE / 1048576} MB without a line end.` });
-      this.#carry = text;
-      return '';
-    }
-    this.#carry = text.slice(lastNl + 1);
-    const block = text.slice(0, lastNl + 1);
-    this.#scan(block);
+  /** What to forward for a chunk (empty when nothing is to be sent yet): whole lines, as they came. */
+  push(chunk: Uint8Array): Buffer {
+    const block = this.#lines.push(chunk);
+    if (block.length > 0) this.#scan(block.toString('latin1'));
     return block;
   }
 
@@ -41,13 +29,13 @@ export class GeminiStreamTap {
     return this.#endedWithError;
   }
 
-  end(): string {
-    const rest = this.#carry;
-    this.#carry = '';
-    if (rest !== '') this.#scan(rest);
+  end(): Buffer {
+    const rest = this.#lines.end();
+    if (rest.length > 0) this.#scan(rest.toString('latin1'));
     return rest;
   }
 
+  /** Reads the block's latin1 text (one character a byte: the searches need no decoding). */
   #scan(block: string): void {
     // Only at a line's start: a model's text may itself hold `data:`.
     for (let at = block.startsWith('data:') ? 0 : lineStart(block, 0); at !== -1; at = lineStart(block, at + 5)) {

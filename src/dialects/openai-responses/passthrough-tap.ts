@@ -1,15 +1,14 @@
 // The Responses API pass-through stream: forwards the upstream's SSE bytes with the model renamed,
 // reads usage from the terminal event (`response.completed`, `.incomplete` or `.failed`, whose
 // `response.usage` is the whole bill) and keeps that event's response object, which the gateway
-// stores for `previous_response_id` and GET /v1/responses/{id}. Works on latin1 text of whole lines,
+// stores for `previous_response_id` and GET /v1/responses/{id}. Searches the latin1 text of whole lines,
 // as the chat and messages tap does (../passthrough-tap.ts), and parses only the few lifecycle lines.
 import { emptyUsage, type Usage } from '../../core/usage.ts';
 import { isObject } from '../../core/json.ts';
-import { GatewayError } from '../../core/errors.ts';
 import { readResponsesUsage } from './usage.ts';
 import { count, latin1, lineAround, modelKeyIn, parseData, type TextMasker } from '../passthrough-tap.ts';
+import { SseLineBlocks } from '../sse-line-blocks.ts';
 
-const MAX_LINE = 64 * 1048576;
 const TERMINAL = ['response.completed', 'response.incomplete', 'response.failed'] as const;
 
 export class ResponsesStreamTap {
@@ -26,7 +25,7 @@ export class ResponsesStreamTap {
   #rewrite: boolean;
   #modelKey: string | null = null;
   #clientModelKey = '';
-  #carry = '';
+  readonly #lines = new SseLineBlocks();
   #last = '';
   #masker: TextMasker | null;
 
@@ -41,24 +40,20 @@ export class ResponsesStreamTap {
     return this.#deltas;
   }
 
-  push(chunk: Uint8Array): string {
-    const bytes = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
-    const text = this.#carry + bytes.toString('latin1');
-    let lastNl = text.lastIndexOf('\n');
-    if (lastNl === -1) lastNl = text.lastIndexOf('\r');
-    if (lastNl === -1) {
-      if (text.length > MAX_LINE) throw new GatewayError('upstream_error', { message: `The upstream stream sent more than ${MAX_LINE / 1048576} MB without a line end.` });
-      this.#carry = text;
-      return '';
-    }
-    this.#carry = text.slice(lastNl + 1);
-    return this.#block(lastNl === text.length - 1 ? text : text.slice(0, lastNl + 1));
+  /** What to forward for this chunk (empty when nothing is to be sent yet): whole lines only. */
+  push(chunk: Uint8Array): Buffer {
+    return this.#forward(this.#lines.push(chunk));
   }
 
-  end(): string {
-    const rest = this.#carry;
-    this.#carry = '';
-    return rest ? this.#block(rest) : '';
+  end(): Buffer {
+    return this.#forward(this.#lines.end());
+  }
+
+  #forward(bytes: Buffer): Buffer {
+    if (bytes.length === 0) return bytes;
+    const text = bytes.toString('latin1');
+    const out = this.#block(text);
+    return out === text ? bytes : Buffer.from(out, 'latin1');
   }
 
   /** The last event forwarded was the upstream's own `error` or `response.failed`: the stream already ends well-formed. */

@@ -120,7 +120,6 @@ function parseUpstream(text: string): Record<string, unknown> {
 }
 
 class TranslatedRelay implements StreamRelay {
-  readonly encoding = 'utf8';
   readonly #decoder = new SseDecoder();
   readonly #t: HubStreamTranslator;
   readonly #dialect: Dialect;
