@@ -7,8 +7,7 @@ import type { Catalog } from '../catalog/catalog.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import type { RequestTrace } from '../observability/tracing.ts';
 import { maskKeyLike } from '../observability/mask-secrets.ts';
-import { costNanos } from '../core/price.ts';
-import { periodStart } from '../core/period.ts';
+import { costNanos, periodStart } from '../core/budget.ts';
 import type { UsageWriter } from './usage-writer.ts';
 
 /** What recording a request uses of the gateway. */

@@ -1,8 +1,7 @@
 // GET /api/usage/token: the caller's own quota in the new-api shape (DESIGN.md "Listing and self-check"),
 // plus the key's limits and the live counters of the admission store under `data`.
 import type { KeyRecord } from '../core/key-record.ts';
-import { nanosToQuota, nanosToUsd, usdToNanos } from '../core/price.ts';
-import { nextPeriodStart } from '../core/period.ts';
+import { nanosToQuota, nanosToUsd, usdToNanos, nextPeriodStart } from '../core/budget.ts';
 import type { Catalog } from '../catalog/catalog.ts';
 import type { Admission } from '../admission/admission.ts';
 import type { Store } from '../store/store.ts';

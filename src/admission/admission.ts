@@ -6,7 +6,7 @@ import type { KeyRecord } from '../core/key-record.ts';
 import { emptyUsage, type Usage } from '../core/usage.ts';
 import { setTimeout as delay } from 'node:timers/promises';
 import { GatewayError, type ErrorCode } from '../core/errors.ts';
-import { nextPeriodStart, periodStart } from '../core/period.ts';
+import { nextPeriodStart, periodStart } from '../core/budget.ts';
 import { namedMaxTokens, requestedMaxTokens, reservationTokens } from './estimate-tokens.ts';
 import { MAX_RATIO, newEntry, nextRatio, type KeyEntry } from './key-entry.ts';
 import { needsTokens, promptTokensOf, reservationOf, roomy, type Sizing } from './sizing.ts';

@@ -1,8 +1,7 @@
 // What admission keeps per key: its limits, its budget period, whether its durable total is loaded, and
 // how far its real prompts have been beating their estimates. Built once per key record and period.
 import type { KeyRecord } from '../core/key-record.ts';
-import { usdToNanos } from '../core/price.ts';
-import { nextPeriodStart, periodStart } from '../core/period.ts';
+import { usdToNanos, nextPeriodStart, periodStart } from '../core/budget.ts';
 import type { AdmissionLimits, AdmissionSnapshot } from './store.ts';
 
 /** Per-key state computed once per key record and period, so the hot path only compares numbers. */

@@ -1,5 +1,5 @@
 // Turns an admission refusal into the status, stable code and message the caller sees (SPEC §7, DESIGN.md).
-import { nanosToUsd } from '../core/price.ts';
+import { nanosToUsd } from '../core/budget.ts';
 import type { AdmissionLimits, AdmissionSnapshot, RefusalReason } from './store.ts';
 
 export interface RefusalInput {

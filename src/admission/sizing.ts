@@ -1,7 +1,7 @@
 // How admission sizes a request: its prompt estimate (the quick byte bound far from every limit, the
 // tokenizer near one) and its worst-case output, priced.
 import type { ModelConfig } from '../core/config-types.ts';
-import { reservationNanos } from '../core/price.ts';
+import { reservationNanos } from '../core/budget.ts';
 import { estimateEmbeddingTokens, estimatePromptTokens, reservationTokens, type EstimateOptions } from './estimate-tokens.ts';
 import type { KeyEntry } from './key-entry.ts';
 

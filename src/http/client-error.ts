@@ -7,21 +7,12 @@ import { GatewayError } from '../core/errors.ts';
 import type { Dialect } from '../core/dialect.ts';
 import { renderError } from '../dialects/render-error.ts';
 import { markAnsweredByNode } from './body.ts';
-import { newRequestId } from './request-id.ts';
 import { callerDialect, dialectForPath, findRoute, pathOf } from './routes.ts';
-
-/** The response of the request a socket is serving now: set per request (one property store), read here. */
-const RESPONSE = Symbol('modelgate.response');
-type Tagged = Socket & { [RESPONSE]?: ServerResponse };
-
-export function noteResponse(socket: Socket, res: ServerResponse): void {
-  (socket as Tagged)[RESPONSE] = res;
-}
 
 const STATUS_LINES: Readonly<Record<number, string>> = { 400: '400 Bad Request', 408: '408 Request Timeout', 431: '431 Request Header Fields Too Large' };
 
-export function answerClientError(err: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Socket): void {
-  const res = (socket as Tagged)[RESPONSE];
+/** `res` is the response the socket was serving last (server.ts notes it per request), if any. */
+export function answerClientError(err: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Socket, res: ServerResponse | undefined, requestId: string): void {
   const current = res !== undefined && !res.writableFinished ? res : undefined;
   // Not while a response is under way on the socket: raw bytes in the middle of it would corrupt what
   // the client already has.
@@ -31,7 +22,6 @@ export function answerClientError(err: NodeJS.ErrnoException & { rawPacket?: Buf
   }
   if (err.code !== undefined) markAnsweredByNode(socket, err.code);
   const error = refusal(err);
-  const requestId = newRequestId();
   const body = renderError(dialectOf(current, err.rawPacket), error, requestId);
   socket.end(
     `HTTP/1.1 ${STATUS_LINES[error.status]}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n` +

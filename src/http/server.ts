@@ -1,15 +1,16 @@
 // The node:http server: request id, exact routing, /healthz and /metrics, and every other route handed
 // to the pipeline (`dispatch`) or, under admin_token, to the admin API and dashboard.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import { randomBytes } from 'node:crypto';
 import type { GatewayConfig } from '../core/config-types.ts';
 import { GatewayError } from '../core/errors.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import { maskKeyLike, type SecretMasker } from '../observability/mask-secrets.ts';
 import { geminiAuthenticated } from './gemini-routes.ts';
-import { answerClientError, noteResponse } from './client-error.ts';
+import { answerClientError } from './client-error.ts';
 import { sendError, sendJson } from './respond.ts';
-import { newRequestId } from './request-id.ts';
 import { callerDialect, dialectForPath, endpointClass, findRoute, pathOf, type Route } from './routes.ts';
 import { CorsPolicy, refusalMessage } from './cors.ts';
 
@@ -26,6 +27,19 @@ export interface ServerOptions {
   admin: ((req: IncomingMessage, res: ServerResponse, path: string, requestId: string) => void) | null;
   ui: ((req: IncomingMessage, res: ServerResponse, path: string) => void) | null;
 }
+
+/** Request ids: a per-process random prefix and a counter — unique, sortable within a process, and cheap. */
+const REQUEST_ID_PREFIX = `req_${randomBytes(6).toString('hex')}`;
+let requestCounter = 0;
+
+export function newRequestId(): string {
+  requestCounter = (requestCounter + 1) % 0x7fffffff;
+  return `${REQUEST_ID_PREFIX}${requestCounter.toString(36).padStart(6, '0')}`;
+}
+
+/** The response a socket is serving now (one property store a request), for Node's refusal of its next request. */
+const RESPONSE = Symbol('modelgate.response');
+type Tagged = Socket & { [RESPONSE]?: ServerResponse };
 
 /** The last 'connection refused' warning: one a minute at most, the metric counts them all. */
 let lastDropLog = -Infinity;
@@ -44,7 +58,7 @@ export function createGatewayServer(gw: ServerOptions): Server {
     connectionsCheckingInterval: Math.min(30_000, Math.max(100, Math.floor(requestTimeout / 4))),
   }, function modelgateRequest(req, res) {
     const requestId = newRequestId();
-    noteResponse(req.socket, res);
+    (req.socket as Tagged)[RESPONSE] = res;
     // Answers to the origins the operator named carry CORS headers, errors included (a browser script
     // can then read why); without cors_origins nothing is looked at here.
     if (cors !== null) {
@@ -111,7 +125,7 @@ export function createGatewayServer(gw: ServerOptions): Server {
   // Malformed HTTP never crashes the process; the socket is answered and closed: 408 for a request that
   // did not arrive in time, 431 for headers over Node's limit, else 400, each with a body in the caller's
   // dialect (client-error.ts).
-  server.on('clientError', answerClientError);
+  server.on('clientError', (err: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Socket) => answerClientError(err, socket, (socket as Tagged)[RESPONSE], newRequestId()));
   // Past this many open client connections a new one is closed at once (Node's maxConnections): a
   // flood of connections must not take the file descriptors every upstream call needs too.
   server.maxConnections = gw.config.maxConnections;

@@ -1,12 +1,25 @@
 // Thin client for OpenAI-compatible, Anthropic-style and Gemini upstreams: endpoint path, auth headers and an
-// undici Pool per origin. Everything about retries and timeouts above the socket lives in routing/.
+// undici Pool per origin; the `mock` kind is answered in-process. Everything about retries and timeouts
+// above the socket lives in routing/.
 import { Pool, type Dispatcher } from 'undici';
 import type { ProviderConfig } from '../core/config-types.ts';
-import type { StopLink, UpstreamCall, UpstreamResponse } from './upstream-types.ts';
+import type { StopLink, UpstreamCall, UpstreamHeaders, UpstreamResponse } from './upstream-types.ts';
+import { callMockProvider } from './mock/mock-provider.ts';
 import { ChunkFeed, type FeedSource } from './upstream-body.ts';
 import { DEFAULT_UPSTREAM_VERSION } from '../dialects/anthropic-messages/version.ts';
 
 const pools = new Map<string, Pool>();
+
+/** One attempt, to the provider's kind: the network for openai/anthropic/gemini, in-process for mock. */
+export function callUpstream(call: UpstreamCall, connectTimeoutMs: number): Promise<UpstreamResponse> {
+  return call.deployment.provider.kind === 'mock' ? callMockProvider(call) : callHttpProvider(call, connectTimeoutMs);
+}
+
+/** A response header's (first) value. */
+export function header(headers: UpstreamHeaders, name: string): string | undefined {
+  const value = headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
 
 /** One pool per origin and connect timeout: the timeout is a pool option and models may differ in it. */
 function poolFor(origin: string, connectTimeoutMs: number): Pool {

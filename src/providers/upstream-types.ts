@@ -36,8 +36,11 @@ export interface UpstreamCall {
   traceHeaders: Readonly<Record<string, string>> | null;
 }
 
+/** Header bag as undici returns it: lower-case names. */
+export type UpstreamHeaders = Record<string, string | string[] | undefined>;
+
 export interface UpstreamResponse {
   status: number;
-  headers: Record<string, string | string[] | undefined>;
+  headers: UpstreamHeaders;
   body: UpstreamBody;
 }

@@ -2,9 +2,9 @@
 // Statuses follow SPEC §8 (what is retried) and DESIGN.md Part 2 (what the caller gets).
 import type { ErrorCode } from '../core/errors.ts';
 import type { AttemptOutcome, AttemptRecord, PlanEndReason, RetryableOutcome } from './outcome.ts';
+import type { UpstreamHeaders } from '../providers/upstream-types.ts';
+import { header } from '../providers/http-provider.ts';
 
-/** Header bag as undici returns it: lower-case names. */
-export type UpstreamHeaders = Record<string, string | string[] | undefined>;
 
 /** The issue-5 list; 529 is Anthropic's `overloaded_error`. Other 5xx (501, 505…) will not change on retry. */
 const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([429, 500, 502, 503, 504, 529]);
@@ -46,12 +46,6 @@ const LOCAL_CODES: ReadonlySet<string> = new Set(['EMFILE', 'ENFILE', 'ENOMEM', 
 
 /** Causes are walked this deep: undici wraps socket errors once or twice. */
 const MAX_CAUSE_DEPTH = 5;
-
-/** A response header's (first) value. */
-export function header(headers: UpstreamHeaders, name: string): string | undefined {
-  const value = headers[name];
-  return Array.isArray(value) ? value[0] : value;
-}
 
 /**
  * `retry-after-ms` (float ms, OpenAI) wins over `retry-after` (seconds or an HTTP date), as in both

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
-import { reservationNanos } from '../../src/core/price.ts';
+import { reservationNanos } from '../../src/core/budget.ts';
 import { MAX_TOKENS_PER_KIND } from '../../src/core/usage.ts';
 import {
   MEDIA_TOKENS,

@@ -10,7 +10,7 @@ import { waitUntil } from '../helpers/gateway-process.ts';
 import { validateOpenAIError } from '../helpers/schemas.ts';
 import { keySpent, sum, usageRows } from '../admission/usage-db.ts';
 import { estimatePromptTokens } from '../../src/admission/estimate-tokens.ts';
-import { reservationNanos } from '../../src/core/price.ts';
+import { reservationNanos } from '../../src/core/budget.ts';
 
 const PARALLEL = 300;
 const FITS = 20;

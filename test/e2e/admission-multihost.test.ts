@@ -10,7 +10,7 @@ import type { MockUpstream } from '../helpers/mock-upstream-types.ts';
 import { startGateway, waitUntil, type GatewayProcess } from '../helpers/gateway-process.ts';
 import { validateOpenAIError } from '../helpers/schemas.ts';
 import { estimatePromptTokens } from '../../src/admission/estimate-tokens.ts';
-import { reservationNanos } from '../../src/core/price.ts';
+import { reservationNanos } from '../../src/core/budget.ts';
 import { dropSchema, freshSchema, pgOrSkip } from '../helpers/postgres.ts';
 
 const PARALLEL = 300;

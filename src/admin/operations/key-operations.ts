@@ -2,7 +2,7 @@
 import type { KeyRecord } from '../../core/key-record.ts';
 import type { Store } from '../../store/store.ts';
 import { generateKey, hashKey, maskKey, newKeyId } from '../../auth/key-material.ts';
-import { periodStart } from '../../core/period.ts';
+import { periodStart } from '../../core/budget.ts';
 import { UsageError } from '../key-flags.ts';
 
 /** The fields an operator sets on a key; everything else is the gateway's. */

@@ -2,7 +2,7 @@
 // reply's text and replaces any text around it (the client asked for JSON only).
 import type { AssistantPart, HubReply } from '../../translate/hub/form.ts';
 import { emptyUsage } from '../../core/usage.ts';
-import { isObject, str } from '../../core/narrow.ts';
+import { isObject, str } from '../../core/json.ts';
 import type { MessagesReplyState } from './encode-request.ts';
 import { finishOfStopReason } from './stop-reasons.ts';
 import { jsonTextOfToolInput } from './structured-output.ts';

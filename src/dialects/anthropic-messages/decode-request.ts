@@ -1,7 +1,7 @@
 // A /v1/messages body (already validated) → the hub's request. Each message maps to one hub message, but
 // a user turn's tool_result blocks become a `tool` message ahead of the rest of that turn; a system
 // message inside the conversation (Claude Code sends one) stays a system message at its position.
-import { isObject, num, str } from '../../core/narrow.ts';
+import { isObject, num, str } from '../../core/json.ts';
 import type { AssistantPart, FilePart, HubMessage, HubReasoning, HubRequest, HubTool, HubToolChoice, TextPart, ToolResultPart, UserPart } from '../../translate/hub/form.ts';
 import { cacheOf } from '../../translate/hub/cache-marker.ts';
 import { decodeSampling } from '../../translate/hub/sampling.ts';

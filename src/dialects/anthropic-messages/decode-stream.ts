@@ -4,7 +4,7 @@
 // non-object value is unwrapped as it streams (as the whole reply, decode-reply.ts). One per request.
 import type { SseEvent } from '../../core/sse.ts';
 import { emptyUsage } from '../../core/usage.ts';
-import { isObject, str, tryParseJson, type JsonObject } from '../../core/narrow.ts';
+import { isObject, str, tryParseJson, type JsonObject } from '../../core/json.ts';
 import type { UpstreamStreamDecoder } from '../../translate/hub/codec.ts';
 import type { HubEvent } from '../../translate/hub/events.ts';
 import type { FinishReason, HubUsage } from '../../translate/hub/form.ts';

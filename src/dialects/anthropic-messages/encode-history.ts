@@ -5,7 +5,7 @@
 // `cache_control` on the block they sit on.
 import type { AssistantPart, CacheMarker, FilePart, HubMessage, TextPart, ToolResultPart, UserPart } from '../../translate/hub/form.ts';
 import { TranslationError } from '../../translate/hub/translation-error.ts';
-import { isObject, tryParseJson } from '../../core/narrow.ts';
+import { isObject, tryParseJson } from '../../core/json.ts';
 import { toAnthropicToolId } from './ids.ts';
 import type { ContentBlock, ImageSource, MessageParam, TextBlock, ToolResultBlock } from './wire.ts';
 

@@ -3,7 +3,7 @@
 // under RAW_ARGUMENTS_KEY rather than dropped.
 import type { ClientReplyContext } from '../../translate/hub/codec.ts';
 import type { HubReply } from '../../translate/hub/form.ts';
-import { isObject, tryParseJson } from '../../core/narrow.ts';
+import { isObject, tryParseJson } from '../../core/json.ts';
 import { newMessageId, toAnthropicToolId } from './ids.ts';
 import { HUB_TO_STOP_REASON } from './stop-reasons.ts';
 import { usageToAnthropic } from './usage.ts';

@@ -2,7 +2,7 @@
 // (events.ts), so each maps to one content block, numbered 0,1,2… in order. message_start shows the
 // prompt estimate (peers show 0); message_delta the billed usage the relay passes before `finish`.
 import { encodeSse } from '../../core/sse.ts';
-import type { JsonObject } from '../../core/narrow.ts';
+import type { JsonObject } from '../../core/json.ts';
 import type { ClientReplyContext, ClientStreamEncoder } from '../../translate/hub/codec.ts';
 import type { HubEvent } from '../../translate/hub/events.ts';
 import { emptyUsage, type Usage } from '../../core/usage.ts';

@@ -1,6 +1,6 @@
 // The common token event of an Anthropic stream, recognised without parsing it (the hot path of every
 // translated Anthropic stream).
-import { isVerbatimJsonText } from '../../core/narrow.ts';
+import { isVerbatimJsonText } from '../../core/json.ts';
 
 const TEXT_DELTA_HEAD = '{"type":"content_block_delta","index":';
 const TEXT_DELTA_MID = ',"delta":{"type":"text_delta","text":"';

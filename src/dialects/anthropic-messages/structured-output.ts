@@ -7,7 +7,7 @@
 // together with extended thinking).
 import type { HubResponseFormat } from '../../translate/hub/form.ts';
 import type { AnthropicTool } from './wire.ts';
-import { isObject } from '../../core/narrow.ts';
+import { isObject } from '../../core/json.ts';
 
 export type StructuredOutputMode = 'tool' | 'native';
 

@@ -1,7 +1,7 @@
 // Chat `messages[]` → the hub's system prompt and conversation, one hub message per chat message in
 // order (leading system and developer messages become the system prompt). Checks what the hub relies on
 // and names the offending field; repairs nothing (the encoder whose upstream needs repair does it).
-import { isObject, str, tryParseJson } from '../../core/narrow.ts';
+import { isObject, str, tryParseJson } from '../../core/json.ts';
 import { cacheOf } from '../../translate/hub/cache-marker.ts';
 import type { AssistantPart, CacheMarker, FilePart, HubMessage, ReasoningPart, TextPart, ToolCallPart, ToolResultPart, UserPart } from '../../translate/hub/form.ts';
 import { TranslationError } from '../../translate/hub/translation-error.ts';

@@ -3,7 +3,7 @@
 // as content-filtered.
 import type { AssistantPart, HubReply } from '../../translate/hub/form.ts';
 import { emptyUsage } from '../../core/usage.ts';
-import { isObject, str } from '../../core/narrow.ts';
+import { isObject, str } from '../../core/json.ts';
 import type { ChatReplyState } from './encode-request.ts';
 import { hubFinishOf } from './finish-reasons.ts';
 import { usageFromOpenAi } from './usage.ts';

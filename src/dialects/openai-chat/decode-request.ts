@@ -1,7 +1,7 @@
 // A /v1/chat/completions body (already validated) → the hub's request. Leading system and developer
 // messages are the system prompt; one later in the conversation stays a system message at its position.
 // Cache markers (`cache_control`, as OpenRouter's clients send them) on parts, messages and tools are kept.
-import { isObject, num, str } from '../../core/narrow.ts';
+import { isObject, num, str } from '../../core/json.ts';
 import type { HubReasoning, HubRequest, HubResponseFormat, HubTool, HubToolChoice, ReasoningEffort } from '../../translate/hub/form.ts';
 import { TranslationError } from '../../translate/hub/translation-error.ts';
 import { decodeChatMessages } from './decode-messages.ts';

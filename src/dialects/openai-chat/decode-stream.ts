@@ -5,7 +5,7 @@
 // reasoning that arrives while a call is still incomplete is held the same way and follows the call, and
 // a call whose name comes after its first fragment starts once the name is known. One per request.
 import type { SseEvent } from '../../core/sse.ts';
-import { isObject, num, str, tryParseJson, type JsonObject } from '../../core/narrow.ts';
+import { isObject, num, str, tryParseJson, type JsonObject } from '../../core/json.ts';
 import type { UpstreamStreamDecoder } from '../../translate/hub/codec.ts';
 import type { HubEvent } from '../../translate/hub/events.ts';
 import { readUpstreamError } from '../../translate/hub/upstream-error.ts';

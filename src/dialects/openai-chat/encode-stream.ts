@@ -5,7 +5,7 @@
 // both end with the same list. One per request.
 import { encodeSse } from '../../core/sse.ts';
 import { emptyUsage, type Usage } from '../../core/usage.ts';
-import type { JsonObject } from '../../core/narrow.ts';
+import type { JsonObject } from '../../core/json.ts';
 import type { ClientReplyContext, ClientStreamEncoder } from '../../translate/hub/codec.ts';
 import type { HubEvent } from '../../translate/hub/events.ts';
 import { shapeChatError } from './errors.ts';

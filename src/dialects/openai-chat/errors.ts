@@ -1,7 +1,7 @@
 // Errors in OpenAI's words (chat, Responses and embeddings callers): the type each status is named by,
 // an upstream error shaped for such a caller, and the status an in-stream error chunk stands for (it
 // carries none).
-import { isObject, num, str } from '../../core/narrow.ts';
+import { isObject, num, str } from '../../core/json.ts';
 import { shapedStatusAndMessage, type DialectError } from '../../translate/hub/upstream-error.ts';
 import type { UpstreamError } from '../../translate/hub/form.ts';
 

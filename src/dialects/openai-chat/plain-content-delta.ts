@@ -1,6 +1,6 @@
 // The common token chunk of a chat stream, recognised without parsing it (the hot path of every
 // translated chat stream).
-import { isVerbatimJsonText } from '../../core/narrow.ts';
+import { isVerbatimJsonText } from '../../core/json.ts';
 
 // Search anchors start after the opening quote: V8 searches several times slower for a pattern that
 // starts with a character as common as '"'. A match inside a longer key only sends a chunk down the

@@ -1,7 +1,7 @@
 // Token usage in OpenAI chat's wire shape, read and written: prompt_tokens includes the cached tokens
 // (prompt_tokens_details.cached_tokens) and, where a server reports them, the tokens written to the cache.
 import type { Usage } from '../../core/usage.ts';
-import { isObject, num } from '../../core/narrow.ts';
+import { isObject, num } from '../../core/json.ts';
 import type { ChatUsage } from './wire.ts';
 
 /**

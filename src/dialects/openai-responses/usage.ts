@@ -1,7 +1,7 @@
 // Token usage in the Responses API's wire shape: `input_tokens` includes the cached tokens (and any cache
 // writes), `output_tokens` includes the reasoning tokens.
 import type { Usage } from '../../core/usage.ts';
-import { isObject, num } from '../../core/narrow.ts';
+import { isObject, num } from '../../core/json.ts';
 import type { HubUsage } from '../../translate/hub/form.ts';
 
 /** A Responses `usage` object (reasoning tokens named apart), or undefined when it is not one. */

@@ -2,7 +2,7 @@
 // caller: the status the contract gives it (core/errors.ts clientStatusFor) and the upstream's text kept
 // with key-shaped text masked. The type names each dialect uses are its own (dialects/*/errors.ts).
 import { clientStatusFor } from '../../core/errors.ts';
-import { isObject, str, tryParseJson } from '../../core/narrow.ts';
+import { isObject, str, tryParseJson } from '../../core/json.ts';
 import type { HubDialect, UpstreamError } from './form.ts';
 import { maskKeyLike } from '../../observability/mask-secrets.ts';
 

@@ -2,7 +2,7 @@
 // routes, whole and streamed; refused parameters leave pass-through bodies too.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { costNanos } from '../../../src/core/price.ts';
+import { costNanos } from '../../../src/core/budget.ts';
 import { PassthroughExchange } from '../../../src/translate/passthrough-exchange.ts';
 import { ChatToAnthropicExchange, MessagesToOpenAIExchange } from '../hub-pairs.ts';
 

@@ -1,5 +1,7 @@
-// Money arithmetic for billing: nano-USD integers so that sums of usage rows are exact.
+// A key's budget arithmetic: what a request costs, in nano-USD integers so that sums of usage rows are
+// exact, and the budget period it counts in.
 import type { Price } from './config-types.ts';
+import type { BudgetPeriod } from './key-record.ts';
 import type { Usage } from './usage.ts';
 
 /** 1 USD = 1e9 nano-USD. A Number holds integers exactly up to ~9.007e15 nanos (~9 million USD). */
@@ -47,4 +49,23 @@ export function nanosToUsd(nanos: number): number {
 /** Quota units as new-api shows them (DESIGN.md: default 500,000 per USD), rounded to whole units. */
 export function nanosToQuota(nanos: number, quotaPerUsd: number): number {
   return Math.round((nanos * quotaPerUsd) / NANOS_PER_USD);
+}
+
+/** Budget periods start at UTC midnight (daily), Monday 00:00 UTC (weekly) or the 1st 00:00 UTC (monthly). */
+export function periodStart(period: BudgetPeriod | null, nowMs: number): number {
+  if (period === null) return 0;
+  const d = new Date(nowMs);
+  if (period === 'monthly') return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1);
+  const day = Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate());
+  if (period === 'daily') return day;
+  const sinceMonday = (d.getUTCDay() + 6) % 7;
+  return day - sinceMonday * 86_400_000;
+}
+
+export function nextPeriodStart(period: BudgetPeriod | null, nowMs: number): number | null {
+  if (period === null) return null;
+  const start = periodStart(period, nowMs);
+  const d = new Date(start);
+  if (period === 'monthly') return Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1);
+  return start + (period === 'daily' ? 86_400_000 : 7 * 86_400_000);
 }

@@ -1,7 +1,7 @@
 // Tests for nano-USD pricing: exact integers, one rounding per row, worst-case reservations.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { costNanos, nanosToQuota, nanosToUsd, reservationNanos, usdToNanos } from './price.ts';
+import { costNanos, nanosToQuota, nanosToUsd, reservationNanos, usdToNanos } from './budget.ts';
 import type { Price } from './config-types.ts';
 
 const sonnet: Price = { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 };
