@@ -9,7 +9,7 @@ import { answeredOrGone, readBody, parseJsonBody } from '../http/body.ts';
 import { geminiCallOf, type GeminiCall } from '../http/gemini-routes.ts';
 import { pathOf, type Route } from '../http/routes.ts';
 import { sendError } from '../http/respond.ts';
-import { ResponseClientLink } from '../http/client-link.ts';
+import { ResponseClientLink } from '../routing/attempt-watch.ts';
 import { authenticate, authenticateGemini } from '../auth/authenticate.ts';
 import { renderStreamError } from '../dialects/render-error.ts';
 import { forwardedHeaders, validateGeneration } from '../dialects/validate-generation.ts';

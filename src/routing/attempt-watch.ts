@@ -1,6 +1,7 @@
 // The clocks of one upstream attempt: first byte, idle gap between body chunks, the request's deadline,
 // and the client leaving. Whichever fires first stops the attempt (its provider aborts the request) and says why.
 import type { StopLink } from '../providers/upstream-types.ts';
+import type { ServerResponse } from 'node:http';
 
 /** Why the attempt was stopped from our side; null while it runs. */
 export type WatchReason = 'first-byte' | 'idle' | 'total' | 'client' | 'done' | 'shutdown';
@@ -217,5 +218,48 @@ export class AttemptStopped extends Error {
   constructor(reason: WatchReason) {
     super(`upstream attempt stopped: ${reason}`);
     this.reason = reason;
+  }
+}
+
+// Whether the caller is still connected, from one 'close' listener on the response: the attempt in
+// progress is told at once (its upstream call is aborted), and an AbortSignal exists only if something
+// asks for one (the backoff sleep between retries).
+/** The client side of an attempt's clocks (ClientLink above), over one node:http response. */
+export class ResponseClientLink {
+  aborted = false;
+  #callback: (() => void) | null = null;
+  #controller: AbortController | null = null;
+
+  constructor(res: ServerResponse) {
+    // 'close' is emitted once per response: `on` spares the once-wrapper per request.
+    res.on('close', () => {
+      // 'close' after the response finished is the normal end, not a client leaving.
+      if (!res.writableFinished) this.#gone();
+    });
+  }
+
+  onGone(callback: () => void): void {
+    this.#callback = callback;
+  }
+
+  offGone(callback: () => void): void {
+    if (this.#callback === callback) this.#callback = null;
+  }
+
+  /** A real AbortSignal for APIs that take one; made on first use. */
+  get signal(): AbortSignal {
+    if (this.#controller === null) {
+      this.#controller = new AbortController();
+      if (this.aborted) this.#controller.abort();
+    }
+    return this.#controller.signal;
+  }
+
+  #gone(): void {
+    this.aborted = true;
+    const callback = this.#callback;
+    this.#callback = null;
+    callback?.();
+    this.#controller?.abort();
   }
 }
