@@ -14,6 +14,13 @@ if (pg === null) {
 } else {
   const { schema, url: database } = freshSchema('mg_e2e');
   const gateways: GatewayProcess[] = [];
+  const configYaml = `database: "${database}"
+usage_flush_ms: 20
+providers:
+  - { name: mock, kind: mock }
+models:
+  - { name: gpt-mock, price: { input: 1, output: 2 }, deployments: [ { provider: mock, model: gpt-mock } ] }
+`;
   after(async () => {
     for (const gw of gateways) await gw.cleanup();
     await dropSchema(pg, schema);
@@ -21,13 +28,6 @@ if (pg === null) {
   });
 
   test('two gateways on one PostgreSQL database share keys, usage and key changes', async () => {
-    const configYaml = `database: "${database}"
-usage_flush_ms: 20
-providers:
-  - { name: mock, kind: mock }
-models:
-  - { name: gpt-mock, price: { input: 1, output: 2 }, deployments: [ { provider: mock, model: gpt-mock } ] }
-`;
     const a = await startGateway({ configYaml });
     gateways.push(a);
     const b = await startGateway({ configYaml });
@@ -97,13 +97,6 @@ models:
   });
 
   test('without redis: the second gateway on one PostgreSQL database refuses keys with limits, says how to fix it, and serves them once alone', async () => {
-    const configYaml = `database: "${database}"
-usage_flush_ms: 20
-providers:
-  - { name: mock, kind: mock }
-models:
-  - { name: gpt-mock, price: { input: 1, output: 2 }, deployments: [ { provider: mock, model: gpt-mock } ] }
-`;
     const ask = async (gw: GatewayProcess, key: string): Promise<{ status: number; text: string }> => {
       const r = await fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'gpt-mock', max_tokens: 20, messages: [{ role: 'user', content: 'hello' }] }) });
       return { status: r.status, text: await r.text() };
