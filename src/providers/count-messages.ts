@@ -6,7 +6,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { DeploymentConfig } from '../core/config-types.ts';
 import type { KeyRecord } from '../core/key-record.ts';
-import { patchModel } from '../dialects/json-model-patch.ts';
+import { patchModel } from '../dialects/json-text.ts';
 import { validateMessagesCount } from '../dialects/anthropic-messages/validate.ts';
 import { checkAnthropicVersion, DEFAULT_UPSTREAM_VERSION } from '../dialects/anthropic-messages/version.ts';
 import { resolveModel } from '../catalog/catalog.ts';

@@ -8,7 +8,7 @@ import type { KeyRecord } from '../core/key-record.ts';
 import { validateResponsesCount } from '../dialects/openai-responses/validate.ts';
 import { resolveModel } from '../catalog/catalog.ts';
 import { isObject } from '../core/json.ts';
-import { patchModel } from '../dialects/json-model-patch.ts';
+import { patchModel } from '../dialects/json-text.ts';
 import { responsesClient } from '../dialects/openai-responses/index.ts';
 import { messagesUpstream } from '../dialects/anthropic-messages/index.ts';
 import { estimatePromptTokens } from '../admission/estimate-tokens.ts';

@@ -3,14 +3,14 @@
 import type { Dialect } from '../core/dialect.ts';
 import { GatewayError } from '../core/errors.ts';
 import type { Usage } from '../core/usage.ts';
-import { patchFirstModel, patchModelBytes } from '../dialects/json-model-patch.ts';
+import { extractUsage, patchFirstModel, patchModelBytes } from '../dialects/json-text.ts';
 import { PassthroughStreamTap, type TextMasker } from '../dialects/passthrough-tap.ts';
 import { ResponsesStreamTap } from '../dialects/openai-responses/passthrough-tap.ts';
 import { renderStreamError } from '../dialects/render-error.ts';
 import { isObject } from '../core/json.ts';
 import type { RequestFacts } from '../dialects/request-facts.ts';
 import type { Exchange, StreamRelay } from './exchange.ts';
-import { estimatedReplyUsage, extractUsage } from '../dialects/reply-usage.ts';
+import { estimatedReplyUsage } from '../dialects/reply-usage.ts';
 import { deliveredText } from '../dialects/delivered-text.ts';
 import { countText } from '../admission/estimate-tokens.ts';
 

@@ -2,7 +2,7 @@
 // content — and never a `usage` key the model wrote into a tool's input.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { extractUsage } from '../../src/dialects/reply-usage.ts';
+import { extractUsage } from '../../src/dialects/json-text.ts';
 
 const OPENAI = {
   id: 'c',

@@ -1,7 +1,7 @@
 // The pass-through model rewrite touches only the top-level "model" value.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { patchModel, patchFirstModel, findTopLevelModel, patchModelBytes } from '../../src/dialects/json-model-patch.ts';
+import { patchModel, patchFirstModel, findTopLevelModel, patchModelBytes } from '../../src/dialects/json-text.ts';
 
 test('patches only the top-level model, keeping formatting and nested "model" keys', () => {
   const cases: [string, string][] = [

@@ -1,5 +1,12 @@
-// Pass-through keeps the client's bytes: only the value of the top-level "model" key is replaced,
-// found by a scan of the (already validated) JSON text, so unknown fields and formatting survive.
+// A pass-through body read as JSON text, not parsed: the client's bytes are kept and only the value of the
+// top-level "model" key is replaced (unknown fields and formatting survive), and the usage object of an
+// upstream's reply is found without parsing its (possibly large) content.
+import type { Dialect } from '../core/dialect.ts';
+import { emptyUsage, type Usage } from '../core/usage.ts';
+import { isObject } from '../core/json.ts';
+import { readAnthropicUsage } from './anthropic-messages/usage.ts';
+import { readOpenAIUsage } from './openai-chat/usage.ts';
+import { readResponsesUsage } from './openai-responses/usage.ts';
 
 /**
  * Span [start, end) of the top-level `"model"` string value including its quotes, or null when there is
@@ -138,4 +145,73 @@ export function patchFirstModel(text: string, replacement: string): string {
     at = text.indexOf('"model"', at + 7);
   }
   return text;
+}
+
+/**
+ * The top-level `usage` of a response body. The official APIs write it last or nearly last, so the
+ * last `"usage"` key is tried first, and only the text after its object is scanned to prove it sits at
+ * the top level. A body that puts usage before its content, where a tool's input may hold a `usage`
+ * key of its own (the model's words, not the bill), is parsed whole instead.
+ */
+export function extractUsage(text: string, dialect: Dialect): Usage | null {
+  const at = text.lastIndexOf('"usage"');
+  if (at === -1) return null;
+  const span = objectAfter(text, at);
+  if (span !== null && closesTopLevel(text, span[1] + 1)) return read(text.slice(span[0], span[1] + 1), dialect);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  return isObject(parsed) && isObject(parsed.usage) ? readValue(parsed.usage, dialect) : null;
+}
+
+/** [open, close] of the object value after the key at `at`, or null when it is not an object. */
+function objectAfter(text: string, at: number): [number, number] | null {
+  let open = at + 7;
+  while (isWs(text.charCodeAt(open))) open++;
+  if (text.charCodeAt(open) !== 58 /* : */) return null;
+  open++;
+  while (isWs(text.charCodeAt(open))) open++;
+  if (text.charCodeAt(open) !== 123 /* { */) return null;
+  let depth = 0;
+  for (let i = open; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 34) i = skipString(text, i) - 1;
+    else if (c === 123) depth++;
+    else if (c === 125 && --depth === 0) return [open, i];
+  }
+  return null;
+}
+
+/** True when the text from `from` closes exactly one object (the body's) and nothing follows it. */
+function closesTopLevel(text: string, from: number): boolean {
+  let depth = 0;
+  for (let i = from; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 34) i = skipString(text, i) - 1;
+    else if (c === 123 || c === 91) depth++;
+    else if (c === 125 || c === 93) {
+      if (--depth === -1) {
+        for (let j = i + 1; j < text.length; j++) if (!isWs(text.charCodeAt(j))) return false;
+        return c === 125;
+      }
+    }
+  }
+  return false;
+}
+
+function read(objectText: string, dialect: Dialect): Usage | null {
+  try {
+    return readValue(JSON.parse(objectText), dialect);
+  } catch {
+    return null;
+  }
+}
+
+function readValue(obj: unknown, dialect: Dialect): Usage | null {
+  const u = emptyUsage();
+  const ok = dialect === 'openai' ? readOpenAIUsage(obj, u) : dialect === 'responses' ? readResponsesUsage(obj, u) : readAnthropicUsage(obj, u);
+  return ok ? u : null;
 }
