@@ -2,7 +2,7 @@
 //
 // Semantics (both implementations, pinned by test/admission/store-contract.ts):
 //
-// - Money is nano-USD integers (src/core/price.ts); tokens are input + output tokens.
+// - Money is nano-USD integers (src/core/budget.ts); tokens are input + output tokens.
 // - Each operation is atomic. `admit` checks every limit set on the key and, only if all of them fit,
 //   counts the request into the RPM window, reserves its worst-case tokens into the TPM window, takes
 //   a concurrency slot and reserves `reserveNanos` / `reserveTokens` against the budgets. A refusal
