@@ -33,18 +33,6 @@ export function sameHash(a: string, b: string): boolean {
   return ba.length === bb.length && timingSafeEqual(ba, bb);
 }
 
-/**
- * Constant-time equality of two strings of the same length (a key against the one its connection sent
- * before): every character is compared whatever the first difference, with no branch on the content and
- * no Buffer to make, which on a cold request path costs more than the comparison itself.
- */
-export function sameString(a: string, b: string): boolean {
-  if (a.length !== b.length) return false;
-  let diff = 0;
-  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
-  return diff === 0;
-}
-
 /** A short random id for key records (not secret). */
 export function newKeyId(): string {
   return `key_${randomBytes(8).toString('hex')}`;

@@ -2,6 +2,7 @@
 // way): exactly the key's models, in Gemini's shape (`models/{name}`, supportedGenerationMethods).
 import type { Catalog } from './catalog.ts';
 import type { ModelConfig } from '../core/config-types.ts';
+import { GatewayError } from '../core/errors.ts';
 import type { KeyRecord } from '../core/key-record.ts';
 
 /** What the gateway serves for each kind of model on Gemini's paths. */
@@ -22,8 +23,9 @@ export function geminiModelsBody(catalog: Catalog, key: KeyRecord): string {
   return JSON.stringify({ models: catalog.listFor(key).map(item) });
 }
 
-/** One model, or null when it is not configured or the key may not use it (as absent as in the listing). */
-export function geminiModelBody(catalog: Catalog, key: KeyRecord, name: string): string | null {
-  const m = catalog.get(name.startsWith('models/') ? name.slice(7) : name);
-  return m === undefined || !catalog.allows(key, m.name) ? null : JSON.stringify(item(m));
+/** One model; a model not configured, or that the key may not use, is as absent as in the listing (404). */
+export function geminiModelBody(catalog: Catalog, key: KeyRecord, name: string | undefined): string {
+  const m = name ? catalog.get(name.startsWith('models/') ? name.slice(7) : name) : undefined;
+  if (m === undefined || !catalog.allows(key, m.name)) throw new GatewayError('model_not_found', { message: `models/${name ?? ''} is not found, or this key may not use it.` });
+  return JSON.stringify(item(m));
 }

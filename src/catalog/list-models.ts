@@ -1,5 +1,6 @@
 // GET /v1/models and /v1/models/{id}: exactly the models the key may use, readable by both SDKs
 // (DESIGN.md "Listing"): each item carries OpenAI's fields and Anthropic's.
+import { GatewayError } from '../core/errors.ts';
 import type { KeyRecord } from '../core/key-record.ts';
 import type { ModelConfig } from '../core/config-types.ts';
 import type { Catalog } from './catalog.ts';
@@ -27,8 +28,9 @@ export function listModelsBody(catalog: Catalog, key: KeyRecord): string {
   });
 }
 
-/** One model as `models.retrieve` reads it; null when it is not configured or the key may not use it. */
-export function modelBody(catalog: Catalog, key: KeyRecord, id: string): string | null {
-  const m = catalog.get(id);
-  return m === undefined || !catalog.allows(key, m.name) ? null : JSON.stringify(item(catalog, m));
+/** One model as `models.retrieve` reads it; a model the key may not use is as absent as in the listing (404). */
+export function modelBody(catalog: Catalog, key: KeyRecord, id: string | null): string {
+  const m = id === null ? undefined : catalog.get(id);
+  if (m === undefined || !catalog.allows(key, m.name)) throw new GatewayError('model_not_found', { message: `The model '${id ?? ''}' does not exist or this key may not use it.` });
+  return JSON.stringify(item(catalog, m));
 }

@@ -1,12 +1,11 @@
 // Prometheus metrics through prom-client: the gateway's series (names and labels as dashboards know
-// them), Node's default process and event-loop metrics, and the GenAI histograms (gen-ai-metrics.ts).
+// them), Node's default process and event-loop metrics, and the GenAI histograms (GenAiMetrics, below).
 // A request finds its series in three map lookups of existing strings; its counts are plain numbers that
 // the counters' collect() copies into prom-client when /metrics is scraped (a prom-client call hashes its
 // labels each time), and only the histograms are observed per request, through label children bound once.
 // State kept elsewhere (breaker, usage writer, requests in flight) is read only when /metrics is scraped.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { BreakerState, BreakerStatus } from '../routing/circuit-breaker.ts';
-import { GenAiMetrics } from './gen-ai-metrics.ts';
 
 const BREAKER_STATES: readonly BreakerState[] = ['closed', 'open', 'half-open', 'credentials'];
 
@@ -194,5 +193,88 @@ export class Metrics {
 
   render(): Promise<string> {
     return this.registry.metrics();
+  }
+}
+
+// The OpenTelemetry GenAI metrics operators look for, in Prometheus names: tokens per request by kind
+// (gen_ai.client.token.usage) and time to first token (gen_ai.server.time_to_first_token), with the
+// semantic conventions' bucket boundaries. Label children are bound once per (endpoint, model, deployment).
+// https://opentelemetry.io/docs/specs/semconv/gen-ai/gen-ai-metrics/
+const TOKEN_BUCKETS = [1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864];
+const TTFT_BUCKETS = [0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10];
+
+type Labels = 'gen_ai_operation_name' | 'gen_ai_provider_name' | 'gen_ai_request_model';
+
+interface Observer {
+  observe(value: number): void;
+}
+
+interface GenAiSeries {
+  input: Observer;
+  output: Observer;
+  cacheRead: Observer;
+  cacheWrite: Observer;
+  ttft: Observer;
+}
+
+/** gen_ai.operation.name for an endpoint: chat unless the endpoint is one of the others. */
+export function operationName(endpoint: string): string {
+  if (endpoint === '/v1/embeddings') return 'embeddings';
+  if (endpoint.startsWith('/v1beta/')) return 'generate_content';
+  return 'chat';
+}
+
+export class GenAiMetrics {
+  #tokens: Histogram<Labels | 'gen_ai_token_type'>;
+  #ttft: Histogram<Labels>;
+  #providerOf: (deploymentId: string) => string;
+  #series = new Map<string, Map<string, Map<string, GenAiSeries>>>();
+
+  constructor(opts: { registers: Registry[]; providerOf: (deploymentId: string) => string }) {
+    this.#providerOf = opts.providerOf;
+    this.#tokens = new Histogram({
+      name: 'gen_ai_client_token_usage',
+      help: 'Tokens per request answered by an upstream, by kind (gen_ai_token_type: input, output, cache_read, cache_write; cache kinds only when non-zero).',
+      labelNames: ['gen_ai_operation_name', 'gen_ai_provider_name', 'gen_ai_request_model', 'gen_ai_token_type'],
+      buckets: TOKEN_BUCKETS,
+      registers: opts.registers,
+    });
+    this.#ttft = new Histogram({
+      name: 'gen_ai_server_time_to_first_token_seconds',
+      help: 'Time from the request to the first byte of a streamed answer sent to the client, in seconds.',
+      labelNames: ['gen_ai_operation_name', 'gen_ai_provider_name', 'gen_ai_request_model'],
+      buckets: TTFT_BUCKETS,
+      registers: opts.registers,
+    });
+  }
+
+  observe(o: RequestObservation, deployment: string): void {
+    const s = this.#seriesFor(o.endpoint, o.model, deployment);
+    s.input.observe(o.inputTokens);
+    s.output.observe(o.outputTokens);
+    if (o.cacheReadTokens > 0) s.cacheRead.observe(o.cacheReadTokens);
+    if (o.cacheWriteTokens > 0) s.cacheWrite.observe(o.cacheWriteTokens);
+    if (o.stream && o.ttfbMs !== null && o.status < 400) s.ttft.observe(o.ttfbMs / 1000);
+  }
+
+  #seriesFor(endpoint: string, model: string, deployment: string): GenAiSeries {
+    let byModel = this.#series.get(endpoint);
+    if (byModel === undefined) this.#series.set(endpoint, (byModel = new Map()));
+    let byDeployment = byModel.get(model);
+    if (byDeployment === undefined) byModel.set(model, (byDeployment = new Map()));
+    let s = byDeployment.get(deployment);
+    if (s === undefined) {
+      const op = operationName(endpoint);
+      const provider = this.#providerOf(deployment);
+      s = {
+        input: this.#tokens.labels(op, provider, model, 'input'),
+        output: this.#tokens.labels(op, provider, model, 'output'),
+        cacheRead: this.#tokens.labels(op, provider, model, 'cache_read'),
+        cacheWrite: this.#tokens.labels(op, provider, model, 'cache_write'),
+        ttft: this.#ttft.labels(op, provider, model),
+      };
+      byDeployment.set(deployment, s);
+    }
+    return s;
   }
 }

@@ -41,17 +41,12 @@ async function shortAnswer(gw: Gateway, req: IncomingMessage, a: { key: KeyRecor
   switch (a.route.name) {
     case 'models':
       return { body: listModelsBody(gw.catalog, key) };
-    case 'model': {
-      // A model the key may not use is as absent as in the listing.
-      const id = modelIdOf(path);
-      return { body: found(id === null ? null : modelBody(gw.catalog, key, id), `The model '${id ?? ''}' does not exist or this key may not use it.`) };
-    }
+    case 'model':
+      return { body: modelBody(gw.catalog, key, modelIdOf(path)) };
     case 'gemini_models':
       return { body: geminiModelsBody(gw.catalog, key) };
-    case 'gemini_model': {
-      const model = (geminiCallOf(path) ?? geminiListingOf(path))?.model;
-      return { body: found(model ? geminiModelBody(gw.catalog, key, model) : null, `models/${model ?? ''} is not found, or this key may not use it.`) };
-    }
+    case 'gemini_model':
+      return { body: geminiModelBody(gw.catalog, key, (geminiCallOf(path) ?? geminiListingOf(path))?.model ?? undefined) };
     case 'usage_token':
       return { body: await usageTokenBody(gw, key, a.now) };
     case 'response':
@@ -63,9 +58,4 @@ async function shortAnswer(gw: Gateway, req: IncomingMessage, a: { key: KeyRecor
     default:
       return countMessagesTokens(gw, { key, headers: req.headers, readBody: read });
   }
-}
-
-function found(body: string | null, notFound: string): string {
-  if (body === null) throw new GatewayError('model_not_found', { message: notFound });
-  return body;
 }

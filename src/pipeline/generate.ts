@@ -12,9 +12,13 @@ import { sendError } from '../http/respond.ts';
 import { ResponseClientLink } from '../routing/attempt-watch.ts';
 import { authenticate, authenticateGemini } from '../auth/authenticate.ts';
 import { renderStreamError } from '../dialects/render-error.ts';
-import { forwardedHeaders, validateGeneration } from '../dialects/validate-generation.ts';
-import { checkAnthropicVersion } from '../dialects/anthropic-messages/version.ts';
-import { validateResponsesRequest } from '../dialects/openai-responses/validate.ts';
+import type { RequestFacts } from '../dialects/request-facts.ts';
+import { validateChatRequest } from '../dialects/openai-chat/validate.ts';
+import { validateMessagesRequest } from '../dialects/anthropic-messages/validate.ts';
+import { checkAnthropicVersion, forwardedHeaders, type AnthropicVersion } from '../dialects/anthropic-messages/version.ts';
+import { validateEmbeddingsRequest } from '../dialects/embeddings/validate.ts';
+import { validateGeminiCall } from '../dialects/gemini/validate.ts';
+import { validateResponsesRequest, type ResponsesFacts } from '../dialects/openai-responses/validate.ts';
 import { refuseUnusableKey, resolveModel } from '../catalog/catalog.ts';
 import { promptEstimator, type Ticket } from '../admission/admission.ts';
 import { obtainAnswer, type Answer } from '../routing/attempts.ts';
@@ -27,17 +31,17 @@ import type { Gateway } from './gateway.ts';
 export async function dispatch(gw: Gateway, req: IncomingMessage, res: ServerResponse, route: Route, requestId: string): Promise<void> {
   switch (route.name) {
     case 'chat':
-      return handleGeneration(gw, req, res, { dialect: 'openai', requestId, endpoint: '/v1/chat/completions' });
+      return handleGeneration(gw, req, res, { dialect: 'openai', requestId, endpoint: '/v1/chat/completions', validate: validateChatRequest });
     case 'messages':
-      return handleGeneration(gw, req, res, { dialect: 'anthropic', requestId, endpoint: '/v1/messages' });
+      return handleGeneration(gw, req, res, { dialect: 'anthropic', requestId, endpoint: '/v1/messages', validate: (body, at) => validateMessagesRequest(body, at.version ?? undefined) });
     case 'embeddings':
-      return handleGeneration(gw, req, res, { dialect: 'openai', requestId, endpoint: '/v1/embeddings', embedding: true });
+      return handleGeneration(gw, req, res, { dialect: 'openai', requestId, endpoint: '/v1/embeddings', embedding: true, validate: validateEmbeddingsRequest });
     case 'responses':
-      return handleGeneration(gw, req, res, { dialect: 'responses', requestId, endpoint: '/v1/responses' });
+      return handleGeneration(gw, req, res, { dialect: 'responses', requestId, endpoint: '/v1/responses', validate: validateResponsesRequest });
     case 'gemini_generate': {
       const gemini = geminiCallOf(pathOf(req.url))!;
       // A template, not the URL: the model is the row's own column, and a `?key=` never reaches a row or a label.
-      return handleGeneration(gw, req, res, { dialect: 'gemini', requestId, endpoint: `/${gemini.version}/models/{model}:${gemini.method}`, gemini });
+      return handleGeneration(gw, req, res, { dialect: 'gemini', requestId, endpoint: `/${gemini.version}/models/{model}:${gemini.method}`, gemini, validate: (body, at) => validateGeminiCall(body, gemini, at.url) });
     }
     default:
       return answerShort(gw, req, res, route, requestId);
@@ -64,6 +68,8 @@ export interface GenerationEndpoint {
   embedding?: boolean;
   /** A Gemini path: the model and the method come from it. */
   gemini?: GeminiCall;
+  /** The body's check in the route's dialect (`version`: the checked anthropic-version of /v1/messages). */
+  validate: (body: unknown, at: { url: string | undefined; version: AnthropicVersion | null }) => RequestFacts;
 }
 
 export async function handleGeneration(gw: Gateway, req: IncomingMessage, res: ServerResponse, opts: GenerationEndpoint): Promise<void> {
@@ -111,8 +117,9 @@ async function serve(gw: Gateway, req: IncomingMessage, res: ServerResponse, fli
   // A request refused by validation still names its model in the usage row, metrics and logs.
   const named = (value as { model?: unknown } | null)?.model;
   if (typeof named === 'string') state.model = named;
-  const responsesFacts = state.dialect === 'responses' ? validateResponsesRequest(value) : null;
-  const facts = responsesFacts ?? validateGeneration(value, { embedding, gemini, url: req.url, version });
+  const facts = flight.endpoint.validate(value, { url: req.url, version });
+  // The Responses route's validator reads the conversation state too (dispatch above).
+  const responsesFacts = state.dialect === 'responses' ? (facts as ResponsesFacts) : null;
   state.model = facts.model;
   state.stream = facts.stream;
   let model = resolveModel(gw.catalog, key, facts.model, state.dialect, mode);
@@ -140,7 +147,7 @@ async function serve(gw: Gateway, req: IncomingMessage, res: ServerResponse, fli
   const input = { dialect: state.dialect, raw, text, parsed, facts, promptEstimate, defaultMaxTokens: gw.config.defaultMaxTokens, outputCap: admitted.outputCap, masker: gw.masker, embedding, geminiVersion: gemini?.version };
   let answer: Answer;
   try {
-    answer = await obtainAnswer({ gw, state, model, input, forwardHeaders: forwardedHeaders(req.headers), client });
+    answer = await obtainAnswer({ gw, state, model, input, forwardHeaders: version === null ? undefined : forwardedHeaders(req.headers), client });
   } finally {
     keepAlive?.stop();
     flight.keptAlive = keepAlive?.sent === true;

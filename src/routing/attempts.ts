@@ -69,7 +69,8 @@ export interface ObtainAnswerOptions {
   state: AttemptRecord;
   model: ModelConfig;
   input: ExchangeInput;
-  forwardHeaders: Record<string, string>;
+  /** The caller's anthropic-version and -beta (a /v1/messages caller's only). */
+  forwardHeaders?: Record<string, string>;
   client: ResponseClientLink;
 }
 
@@ -157,7 +158,7 @@ async function attempt(a: { opts: ObtainAnswerOptions; step: AttemptStep; exchan
         body,
         path: exchange.upstreamPath,
         // The caller's anthropic-version and -beta describe its own body: they go only where it passes through.
-        forwardHeaders: exchange.upstreamDialect === opts.input.dialect ? opts.forwardHeaders : NOT_FORWARDED,
+        forwardHeaders: exchange.upstreamDialect === opts.input.dialect ? (opts.forwardHeaders ?? NOT_FORWARDED) : NOT_FORWARDED,
         apiKey: step.apiKey,
         stop: watch,
         traceHeaders: a.traceHeaders,

@@ -37,7 +37,7 @@ export function createAdminApi(gw: Gateway): AdminHandler | null {
   if (gw.config.adminToken === null) return null;
   const tokenHash = hashKey(gw.config.adminToken);
   // A key made or changed here holds for the very next request to this replica (the cache reloads now,
-  // not at its next poll); other replicas look a key they do not know up in the store (key-cache.ts).
+  // not at its next poll); other replicas look a key they do not know up in the store (auth/authenticate.ts).
   const ops: KeyOperations = { store: gw.store, changed: () => gw.keys.refresh() };
   const signIns = new SignInLimit();
   return function adminRequest(req, res, path, requestId) {

@@ -1,5 +1,6 @@
-// The `anthropic-version` values /v1/messages and count_tokens accept, and the request rules that differ
-// between them (DESIGN.md "Headers and paths"). 2023-06-01 is the seed's; 2026-10-21 is sent by SDK 1.x.
+// The `anthropic-version` values /v1/messages and count_tokens accept, the request rules that differ
+// between them (DESIGN.md "Headers and paths"), and the caller's Anthropic headers that go upstream with
+// its body. 2023-06-01 is the seed's; 2026-10-21 is sent by SDK 1.x.
 import type { IncomingHttpHeaders } from 'node:http';
 import { GatewayError } from '../../core/errors.ts';
 import { isObject } from '../../core/json.ts';
@@ -19,6 +20,16 @@ export function checkAnthropicVersion(headers: IncomingHttpHeaders): AnthropicVe
     throw new GatewayError('unsupported_version', { message: `Unsupported anthropic-version "${String(v)}"; the supported values are ${NAMED}.` });
   }
   return v;
+}
+
+/** anthropic-version and anthropic-beta, which go upstream where the body passes through unchanged. */
+export function forwardedHeaders(headers: IncomingHttpHeaders): Record<string, string> {
+  const out: Record<string, string> = {};
+  const v = headers['anthropic-version'];
+  const b = headers['anthropic-beta'];
+  if (typeof v === 'string') out['anthropic-version'] = v;
+  if (typeof b === 'string') out['anthropic-beta'] = b;
+  return out;
 }
 
 function isAnthropicVersion(v: unknown): v is AnthropicVersion {

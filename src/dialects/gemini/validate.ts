@@ -3,10 +3,19 @@
 // The model and whether to stream come from the path, not the body.
 import { GatewayError } from '../../core/errors.ts';
 import { isObject } from '../../core/json.ts';
+import { queryAlt, type GeminiCall } from '../../http/gemini-routes.ts';
 import type { RequestFacts } from '../request-facts.ts';
 
 function bad(message: string, param: string): GatewayError {
   return new GatewayError('invalid_request', { message, param });
+}
+
+/** A generateContent or streamGenerateContent call: its path (model, method, `alt`) and its body. */
+export function validateGeminiCall(body: unknown, call: GeminiCall, url: string | undefined): RequestFacts {
+  const stream = call.method === 'streamGenerateContent';
+  // Without alt=sse Gemini streams one JSON array: every client in use asks for SSE.
+  if (stream && queryAlt(url) !== 'sse') throw bad('streamGenerateContent is served as server-sent events: add ?alt=sse to the URL.', 'alt');
+  return validateGeminiRequest(body, { model: call.model ?? '', stream });
 }
 
 export function validateGeminiRequest(body: unknown, call: { model: string; stream: boolean }): RequestFacts {

@@ -1,8 +1,8 @@
 // The in-memory key view: digest lookup, the per-connection shortcut, and key changes reaching both.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { KeyCache } from '../../src/auth/key-cache.ts';
-import { hashKey, sameString } from '../../src/auth/key-material.ts';
+import { authenticate, KeyCache, sameString } from '../../src/auth/authenticate.ts';
+import { hashKey } from '../../src/auth/key-material.ts';
 import type { KeyRecord } from '../../src/core/key-record.ts';
 import type { Store } from '../../src/store/store.ts';
 
@@ -196,7 +196,6 @@ test('unknown keys cannot hammer the store: misses are remembered, lookups share
 });
 
 test('authenticate: a known key without a store read; a key just made elsewhere after one store read; an unknown one still 401', async () => {
-  const { authenticate } = await import('../../src/auth/authenticate.ts');
   const keys: KeyRecord[] = [record(A)];
   const { store, reads } = liveStore(keys);
   const cache = new KeyCache({ store, onError: () => undefined });
