@@ -43,6 +43,20 @@ interface Series {
   duration: { observe(value: number): void };
 }
 
+/**
+ * A request's series, found in three map lookups of strings that already exist (a prom-client call would
+ * hash its labels); `make` binds a new one's label children, once per label set.
+ */
+function seriesIn<K, V>(root: Map<string, Map<string, Map<K, V>>>, endpoint: string, model: string, last: K, make: () => V): V {
+  let byModel = root.get(endpoint);
+  if (byModel === undefined) root.set(endpoint, (byModel = new Map()));
+  let byLast = byModel.get(model);
+  if (byLast === undefined) byModel.set(model, (byLast = new Map()));
+  let s = byLast.get(last);
+  if (s === undefined) byLast.set(last, (s = make()));
+  return s;
+}
+
 export class Metrics {
   readonly registry = new Registry();
   /** Requests being served (read by /metrics and by a clean stop). */
@@ -170,17 +184,10 @@ export class Metrics {
   }
 
   #seriesFor(endpoint: string, model: string, status: number): Series {
-    let byModel = this.#series.get(endpoint);
-    if (byModel === undefined) this.#series.set(endpoint, (byModel = new Map()));
-    let byStatus = byModel.get(model);
-    if (byStatus === undefined) byModel.set(model, (byStatus = new Map()));
-    let s = byStatus.get(status);
-    if (s === undefined) {
+    return seriesIn(this.#series, endpoint, model, status, () => {
       const labels = { endpoint, model, status: String(status) };
-      s = { labels, requests: 0, tokensIn: 0, tokensOut: 0, duration: this.#duration.labels(labels) };
-      byStatus.set(status, s);
-    }
-    return s;
+      return { labels, requests: 0, tokensIn: 0, tokensOut: 0, duration: this.#duration.labels(labels) };
+    });
   }
 
   *#allSeries(): Iterable<Series> {
@@ -258,23 +265,16 @@ export class GenAiMetrics {
   }
 
   #seriesFor(endpoint: string, model: string, deployment: string): GenAiSeries {
-    let byModel = this.#series.get(endpoint);
-    if (byModel === undefined) this.#series.set(endpoint, (byModel = new Map()));
-    let byDeployment = byModel.get(model);
-    if (byDeployment === undefined) byModel.set(model, (byDeployment = new Map()));
-    let s = byDeployment.get(deployment);
-    if (s === undefined) {
+    return seriesIn(this.#series, endpoint, model, deployment, () => {
       const op = operationName(endpoint);
       const provider = this.#providerOf(deployment);
-      s = {
+      return {
         input: this.#tokens.labels(op, provider, model, 'input'),
         output: this.#tokens.labels(op, provider, model, 'output'),
         cacheRead: this.#tokens.labels(op, provider, model, 'cache_read'),
         cacheWrite: this.#tokens.labels(op, provider, model, 'cache_write'),
         ttft: this.#ttft.labels(op, provider, model),
       };
-      byDeployment.set(deployment, s);
-    }
-    return s;
+    });
   }
 }
