@@ -4,7 +4,7 @@ import { geminiCallOf } from './gemini-routes.ts';
 
 export type RouteName =
   | 'chat' | 'messages' | 'count_tokens' | 'models' | 'model' | 'usage_token' | 'healthz' | 'metrics' | 'embeddings'
-  | 'responses' | 'responses_input_tokens' | 'response'
+  | 'responses' | 'responses_input_tokens' | 'response' | 'response_input_items'
   | 'gemini_generate' | 'gemini_count' | 'gemini_models' | 'gemini_model' | 'gemini_unknown';
 
 export interface Route {
@@ -59,6 +59,9 @@ const GEMINI_ROUTES = {
 const RESPONSE_PREFIX = '/v1/responses/';
 /** GET and DELETE /v1/responses/{id}: a stored response (the SDK's `responses.retrieve` and `delete`). */
 const RESPONSE_ROUTE: Route = { name: 'response', method: 'GET', alsoMethod: 'DELETE', dialect: 'responses' };
+/** GET /v1/responses/{id}/input_items: the items a stored response was made from (`responses.inputItems.list`). */
+const INPUT_ITEMS_SUFFIX = '/input_items';
+const INPUT_ITEMS_ROUTE: Route = { name: 'response_input_items', method: 'GET', dialect: 'responses' };
 
 export function findRoute(path: string): Route | undefined {
   const exact = ROUTES.get(path);
@@ -72,14 +75,19 @@ export function findRoute(path: string): Route | undefined {
     return gemini.model === null ? GEMINI_ROUTES.models : GEMINI_ROUTES.model;
   }
   if (path.length > MODELS_PREFIX.length && path.startsWith(MODELS_PREFIX)) return MODEL_ROUTE;
-  if (path.length > RESPONSE_PREFIX.length && path.startsWith(RESPONSE_PREFIX) && path.indexOf('/', RESPONSE_PREFIX.length) === -1) return RESPONSE_ROUTE;
+  if (path.length > RESPONSE_PREFIX.length && path.startsWith(RESPONSE_PREFIX)) {
+    const slash = path.indexOf('/', RESPONSE_PREFIX.length);
+    if (slash === -1) return RESPONSE_ROUTE;
+    if (slash > RESPONSE_PREFIX.length && path.length === slash + INPUT_ITEMS_SUFFIX.length && path.endsWith(INPUT_ITEMS_SUFFIX)) return INPUT_ITEMS_ROUTE;
+  }
   return undefined;
 }
 
-/** The response id of a `/v1/responses/{id}` path, or null. */
+/** The response id of a `/v1/responses/{id}` or `/v1/responses/{id}/input_items` path, or null. */
 export function responseIdOf(path: string): string | null {
+  const end = path.endsWith(INPUT_ITEMS_SUFFIX) && path.indexOf('/', RESPONSE_PREFIX.length) !== -1 ? path.length - INPUT_ITEMS_SUFFIX.length : path.length;
   try {
-    return decodeURIComponent(path.slice(RESPONSE_PREFIX.length));
+    return decodeURIComponent(path.slice(RESPONSE_PREFIX.length, end));
   } catch {
     return null;
   }

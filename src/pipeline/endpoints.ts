@@ -16,6 +16,7 @@ import { countResponsesTokens } from '../providers/count-responses.ts';
 import { countGeminiTokens } from '../providers/count-gemini.ts';
 import { usageTokenBody } from '../accounting/usage-token.ts';
 import { storedResponse } from '../store/stored-response.ts';
+import { storedInputItems } from '../store/input-items.ts';
 import type { Gateway } from './gateway.ts';
 
 export async function answerShort(gw: Gateway, req: IncomingMessage, res: ServerResponse, route: Route, requestId: string): Promise<void> {
@@ -51,6 +52,8 @@ async function shortAnswer(gw: Gateway, req: IncomingMessage, a: { key: KeyRecor
       return { body: await usageTokenBody(gw, key, a.now) };
     case 'response':
       return { body: await storedResponse(gw.responses, { key, id: responseIdOf(path), method: req.method ?? 'GET', now: a.now }) };
+    case 'response_input_items':
+      return { body: await storedInputItems(gw.responses, { key, id: responseIdOf(path), url: req.url, now: a.now }) };
     case 'responses_input_tokens':
       return countResponsesTokens(gw, { key, ...(await read()), defaultMaxTokens: gw.config.defaultMaxTokens });
     case 'gemini_count':

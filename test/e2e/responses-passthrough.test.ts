@@ -5,7 +5,9 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import OpenAI from 'openai';
 import { startFixture, call, UPSTREAM_SECRET, type Fixture } from './fixture.ts';
-import { parseSseText, validateOpenAIError, validateResponse, validateResponseStreamEvent } from '../helpers/schemas.ts';
+import { createValidator, parseSseText, validateOpenAIError, validateResponse, validateResponseStreamEvent } from '../helpers/schemas.ts';
+
+const validateItemList = createValidator('openai', 'ResponseItemList');
 
 let fx: Fixture;
 let client: OpenAI;
@@ -82,6 +84,45 @@ test('stored responses: GET and DELETE by the owner, 404 for another key; store:
   assert.equal((await call(fx, { path: `/v1/responses/${res.id}` })).status, 404);
   const unstored = await client.responses.create({ model: 'gpt-native', input: 'Forget this', store: false });
   assert.equal((await call(fx, { path: `/v1/responses/${unstored.id}` })).status, 404);
+});
+
+test('input_items: the SDK lists a stored response\'s input, the conversation before it first, a page at a time', async () => {
+  const first = await client.responses.create({ model: 'gpt-native', input: 'First question' });
+  const second = await client.responses.create({
+    model: 'gpt-native',
+    previous_response_id: first.id,
+    input: [
+      { role: 'developer', content: 'Answer briefly.' },
+      { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Second question' }] },
+    ],
+  });
+  const listed = [];
+  // The SDK's auto-pagination follows `after` while has_more is true.
+  for await (const item of client.responses.inputItems.list(second.id, { order: 'asc', limit: 2 })) listed.push(item);
+  // The first turn's input, its output, then this turn's two messages.
+  assert.deepEqual(listed.map((i) => (i.type === 'message' ? `${i.role}` : i.type)), ['user', 'assistant', 'developer', 'user']);
+  assert.equal(new Set(listed.map((i) => i.id)).size, 4, 'every item has an id of its own');
+  const firstMessage = listed[0] as { content: Array<{ type: string; text: string }> };
+  assert.deepEqual(firstMessage.content, [{ type: 'input_text', text: 'First question' }]);
+  const desc = await call(fx, { path: `/v1/responses/${second.id}/input_items?limit=3` });
+  assert.equal(desc.status, 200);
+  validateItemList(desc.json);
+  const page = desc.json as { data: Array<{ id: string }>; has_more: boolean; first_id: string; last_id: string };
+  assert.deepEqual(page.data.map((i) => i.id), listed.slice(1).reverse().map((i) => i.id), 'newest first by default');
+  assert.equal(page.has_more, true);
+  assert.equal(page.first_id, listed[3].id);
+  const again = await call(fx, { path: `/v1/responses/${second.id}/input_items?after=${page.last_id}` });
+  assert.deepEqual((again.json as { data: Array<{ id: string }> }).data.map((i) => i.id), [listed[0].id], 'the same ids on every call');
+  for (const [query, param] of [['limit=0', 'limit'], ['limit=101', 'limit'], ['order=up', 'order'], ['after=msg_nope', 'after']]) {
+    const r = await call(fx, { path: `/v1/responses/${second.id}/input_items?${query}` });
+    assert.equal(r.status, 400, query);
+    validateOpenAIError(r.json);
+    assert.equal((r.json as { error: { param: string } }).error.param, param);
+  }
+  const other = await call(fx, { path: `/v1/responses/${second.id}/input_items`, auth: otherKey });
+  assert.equal(other.status, 404);
+  validateOpenAIError(other.json);
+  assert.equal((await call(fx, { path: '/v1/responses/resp_unknown/input_items' })).status, 404);
 });
 
 test('previous_response_id: forwarded as it is to the deployment that started the chain; another key cannot continue it', async () => {

@@ -29,12 +29,16 @@ test('endpointClass puts any path in one of a few fixed classes (metrics labels 
   for (const [path, want] of cases) assert.equal(endpointClass(path), want, path);
 });
 
-test('/v1/responses, its token count, and /v1/responses/{id} for GET and DELETE', async () => {
+test('/v1/responses, its token count, /v1/responses/{id} for GET and DELETE, and its input items', async () => {
   const { findRoute, responseIdOf } = await import('../../src/http/routes.ts');
   assert.equal(findRoute('/v1/responses')?.name, 'responses');
   assert.equal(findRoute('/v1/responses/input_tokens')?.name, 'responses_input_tokens');
   const one = findRoute('/v1/responses/resp_abc');
   assert.deepEqual([one?.name, one?.method, one?.alsoMethod, one?.dialect], ['response', 'GET', 'DELETE', 'responses']);
-  assert.equal(findRoute('/v1/responses/resp_abc/input_items'), undefined);
+  const items = findRoute('/v1/responses/resp_abc/input_items');
+  assert.deepEqual([items?.name, items?.method, items?.alsoMethod], ['response_input_items', 'GET', undefined]);
+  for (const other of ['/v1/responses//input_items', '/v1/responses/resp_abc/output_items', '/v1/responses/a/b/input_items', '/v1/responses/resp_abc/input_items/']) assert.equal(findRoute(other), undefined, other);
   assert.equal(responseIdOf('/v1/responses/resp%5Fx'), 'resp_x');
+  assert.equal(responseIdOf('/v1/responses/resp%5Fx/input_items'), 'resp_x');
+  assert.equal(responseIdOf('/v1/responses/input_items'), 'input_items', 'an id, not the suffix');
 });
