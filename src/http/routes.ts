@@ -9,24 +9,28 @@ export type RouteName =
 
 export interface Route {
   name: RouteName;
+  /** The path as traces name it (OpenTelemetry's http.route): parameters in braces, never a caller's value. */
+  template: string;
   method: string;
   /** Further methods the path answers (GET and DELETE /v1/responses/{id}). */
   alsoMethod?: string;
   dialect: Dialect;
 }
 
-const ROUTES = new Map<string, Route>([
-  ['/v1/chat/completions', { name: 'chat', method: 'POST', dialect: 'openai' }],
-  ['/v1/messages', { name: 'messages', method: 'POST', dialect: 'anthropic' }],
-  ['/v1/messages/count_tokens', { name: 'count_tokens', method: 'POST', dialect: 'anthropic' }],
-  ['/v1/responses', { name: 'responses', method: 'POST', dialect: 'responses' }],
-  ['/v1/responses/input_tokens', { name: 'responses_input_tokens', method: 'POST', dialect: 'responses' }],
-  ['/v1/models', { name: 'models', method: 'GET', dialect: 'openai' }],
-  ['/v1/embeddings', { name: 'embeddings', method: 'POST', dialect: 'openai' }],
-  ['/api/usage/token', { name: 'usage_token', method: 'GET', dialect: 'openai' }],
-  ['/healthz', { name: 'healthz', method: 'GET', dialect: 'openai' }],
-  ['/metrics', { name: 'metrics', method: 'GET', dialect: 'openai' }],
-]);
+/** The exact paths, each its own template. */
+const EXACT: Route[] = [
+  { name: 'chat', template: '/v1/chat/completions', method: 'POST', dialect: 'openai' },
+  { name: 'messages', template: '/v1/messages', method: 'POST', dialect: 'anthropic' },
+  { name: 'count_tokens', template: '/v1/messages/count_tokens', method: 'POST', dialect: 'anthropic' },
+  { name: 'responses', template: '/v1/responses', method: 'POST', dialect: 'responses' },
+  { name: 'responses_input_tokens', template: '/v1/responses/input_tokens', method: 'POST', dialect: 'responses' },
+  { name: 'models', template: '/v1/models', method: 'GET', dialect: 'openai' },
+  { name: 'embeddings', template: '/v1/embeddings', method: 'POST', dialect: 'openai' },
+  { name: 'usage_token', template: '/api/usage/token', method: 'GET', dialect: 'openai' },
+  { name: 'healthz', template: '/healthz', method: 'GET', dialect: 'openai' },
+  { name: 'metrics', template: '/metrics', method: 'GET', dialect: 'openai' },
+];
+const ROUTES = new Map(EXACT.map((r) => [r.template, r]));
 
 export function pathOf(url: string | undefined): string {
   if (!url) return '/';
@@ -47,21 +51,21 @@ function absolutePath(url: string): string {
 
 const MODELS_PREFIX = '/v1/models/';
 /** GET /v1/models/{id}: both SDKs' `models.retrieve`. */
-const MODEL_ROUTE: Route = { name: 'model', method: 'GET', dialect: 'openai' };
+const MODEL_ROUTE: Route = { name: 'model', template: '/v1/models/{id}', method: 'GET', dialect: 'openai' };
 
 const GEMINI_ROUTES = {
-  generate: { name: 'gemini_generate', method: 'POST', dialect: 'gemini' },
-  count: { name: 'gemini_count', method: 'POST', dialect: 'gemini' },
-  models: { name: 'gemini_models', method: 'GET', dialect: 'gemini' },
-  model: { name: 'gemini_model', method: 'GET', dialect: 'gemini' },
-  unknown: { name: 'gemini_unknown', method: 'POST', dialect: 'gemini' },
+  generate: { name: 'gemini_generate', template: '/{version}/models/{model}:generateContent', method: 'POST', dialect: 'gemini' },
+  count: { name: 'gemini_count', template: '/{version}/models/{model}:countTokens', method: 'POST', dialect: 'gemini' },
+  models: { name: 'gemini_models', template: '/{version}/models', method: 'GET', dialect: 'gemini' },
+  model: { name: 'gemini_model', template: '/{version}/models/{model}', method: 'GET', dialect: 'gemini' },
+  unknown: { name: 'gemini_unknown', template: '/{version}/models/{model}:{method}', method: 'POST', dialect: 'gemini' },
 } as const satisfies Record<string, Route>;
 const RESPONSE_PREFIX = '/v1/responses/';
 /** GET and DELETE /v1/responses/{id}: a stored response (the SDK's `responses.retrieve` and `delete`). */
-const RESPONSE_ROUTE: Route = { name: 'response', method: 'GET', alsoMethod: 'DELETE', dialect: 'responses' };
+const RESPONSE_ROUTE: Route = { name: 'response', template: '/v1/responses/{id}', method: 'GET', alsoMethod: 'DELETE', dialect: 'responses' };
 /** GET /v1/responses/{id}/input_items: the items a stored response was made from (`responses.inputItems.list`). */
 const INPUT_ITEMS_SUFFIX = '/input_items';
-const INPUT_ITEMS_ROUTE: Route = { name: 'response_input_items', method: 'GET', dialect: 'responses' };
+const INPUT_ITEMS_ROUTE: Route = { name: 'response_input_items', template: '/v1/responses/{id}/input_items', method: 'GET', dialect: 'responses' };
 
 export function findRoute(path: string): Route | undefined {
   const exact = ROUTES.get(path);

@@ -224,10 +224,10 @@ interface GenAiSeries {
   ttft: Observer;
 }
 
-/** gen_ai.operation.name for an endpoint: chat unless the endpoint is one of the others. */
+/** gen_ai.operation.name of a generation endpoint: Gemini's (v1 and v1beta) generate content, embeddings embed, the rest chat. */
 export function operationName(endpoint: string): string {
   if (endpoint === '/v1/embeddings') return 'embeddings';
-  if (endpoint.startsWith('/v1beta/')) return 'generate_content';
+  if (endpoint.endsWith(':generateContent') || endpoint.endsWith(':streamGenerateContent')) return 'generate_content';
   return 'chat';
 }
 

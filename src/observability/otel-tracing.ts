@@ -10,7 +10,7 @@ import { AlwaysOffSampler, AlwaysOnSampler, BatchSpanProcessor, ParentBasedSampl
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import type { DeploymentConfig } from '../core/config-types.ts';
 import type { Logger } from './logger.ts';
-import type { AttemptEnd, AttemptTrace, RequestSummary, RequestTrace, Tracing } from './tracing.ts';
+import type { AttemptEnd, AttemptTrace, PlainRequest, RequestSummary, RequestTrace, Tracing } from './tracing.ts';
 import { operationName } from './metrics.ts';
 
 const propagator = new W3CTraceContextPropagator();
@@ -28,20 +28,28 @@ export function createOtelTracing(env: NodeJS.ProcessEnv, log: Logger): Tracing 
   });
   const tracer = provider.getTracer('modelgate');
   log.info({ endpoint: env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || env.OTEL_EXPORTER_OTLP_ENDPOINT }, 'tracing on: spans are exported over OTLP/HTTP');
+  const serverSpan = (r: PlainRequest, attributes: Attributes): Span => {
+    const parent = propagator.extract(ROOT_CONTEXT, r.headers, defaultTextMapGetter);
+    return tracer.startSpan(`${r.method} ${r.endpoint}`, {
+      kind: SpanKind.SERVER,
+      attributes: { 'http.request.method': r.method, 'http.route': r.endpoint, 'url.path': r.endpoint, 'modelgate.request_id': r.requestId, ...attributes },
+    }, parent);
+  };
   return {
     startRequest(r) {
-      const parent = propagator.extract(ROOT_CONTEXT, r.headers, defaultTextMapGetter);
-      const span = tracer.startSpan(`${r.method} ${r.endpoint}`, {
-        kind: SpanKind.SERVER,
-        attributes: {
-          'http.request.method': r.method,
-          'http.route': r.endpoint,
-          'url.path': r.endpoint,
-          'gen_ai.operation.name': operationName(r.endpoint),
-          'modelgate.request_id': r.requestId,
-        },
-      }, parent);
-      return new RequestSpan(tracer, span, operationName(r.endpoint));
+      const operation = operationName(r.endpoint);
+      return new RequestSpan(tracer, serverSpan(r, { 'gen_ai.operation.name': operation }), operation);
+    },
+    tracePlain(r, res) {
+      const span = serverSpan(r, {});
+      res.once('close', () => {
+        const status = res.writableFinished ? res.statusCode : 499;
+        span.setAttribute('http.response.status_code', status);
+        // The status is the error's type here, as HTTP's conventions have it; a 4xx is the caller's and leaves the status unset.
+        if (status >= 400) span.setAttribute('error.type', String(status));
+        if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+        span.end();
+      });
     },
     shutdown: () => provider.shutdown(),
   };

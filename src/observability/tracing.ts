@@ -1,14 +1,27 @@
 // OpenTelemetry traces, on only when the standard OTLP endpoint variables are set. The request path
 // sees this interface and a null when tracing is off; the SDK (otel-tracing.ts) is imported only when
 // tracing is on, so a gateway without it loads and runs none of it.
-import type { IncomingHttpHeaders } from 'node:http';
+import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import type { DeploymentConfig } from '../core/config-types.ts';
 import type { Usage } from '../core/usage.ts';
 import type { Logger } from './logger.ts';
 
+/** A request as its server span names it: `endpoint` is the route's template, never the caller's path. */
+export interface PlainRequest {
+  method: string;
+  endpoint: string;
+  requestId: string;
+  headers: IncomingHttpHeaders;
+}
+
 export interface Tracing {
-  /** The server span of one request, continuing the caller's `traceparent` when it sent one. */
-  startRequest(r: { method: string; endpoint: string; requestId: string; headers: IncomingHttpHeaders }): RequestTrace;
+  /** The server span of one generation request, continuing the caller's `traceparent` when it sent one. */
+  startRequest(r: PlainRequest): RequestTrace;
+  /**
+   * The server span of a request answered without a generation (listings, token counts, stored responses):
+   * it ends when `res` closes, with its status (a response cut short before it was sent: 499).
+   */
+  tracePlain(r: PlainRequest, res: ServerResponse): void;
   /** Exports what is buffered and stops (a clean stop calls it after the last request). */
   shutdown(): Promise<void>;
 }

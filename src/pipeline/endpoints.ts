@@ -20,6 +20,7 @@ import { storedInputItems } from '../store/input-items.ts';
 import type { Gateway } from './gateway.ts';
 
 export async function answerShort(gw: Gateway, req: IncomingMessage, res: ServerResponse, route: Route, requestId: string): Promise<void> {
+  gw.tracing?.tracePlain({ method: req.method ?? 'GET', endpoint: route.template, requestId, headers: req.headers }, res);
   try {
     const now = Date.now();
     const key = await (route.dialect === 'gemini' ? authenticateGemini(req.headers, req.url, gw.keys, now, req.socket) : authenticate(req.headers, gw.keys, now, req.socket));

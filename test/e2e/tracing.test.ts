@@ -128,3 +128,29 @@ test('a streamed request without a caller trace starts its own; a failed attempt
   const answered = await receiver.waitFor((s) => s.kind === 3 && s.traceId === traceId && attr(s, 'http.response.status_code') === 200);
   assert.ok(Number(attr(answered, 'gen_ai.usage.output_tokens')) > 0);
 });
+
+test('requests answered without a model call get a server span too: listings, lookups, token counts', { timeout: 30_000 }, async () => {
+  const trace = 'aaf92f3577b34da6a3ce929d0e0e4736';
+  const list = await call(fx, { path: '/v1/models', headers: { traceparent: `00-${trace}-${CALLER_SPAN}-01` } });
+  assert.equal(list.status, 200);
+  const listed = await receiver.waitFor((s) => s.kind === 2 && s.traceId === trace);
+  assert.equal(listed.name, 'GET /v1/models');
+  assert.equal(listed.parentSpanId, CALLER_SPAN);
+  assert.equal(attr(listed, 'http.route'), '/v1/models');
+  assert.equal(attr(listed, 'http.response.status_code'), 200);
+  assert.equal(attr(listed, 'gen_ai.operation.name'), undefined, 'not a GenAI operation');
+  assert.equal(attr(listed, 'error.type'), undefined);
+
+  const missing = await call(fx, { path: '/v1/models/no-such-model' });
+  assert.equal(missing.status, 404);
+  const lookedUp = await receiver.waitFor((s) => s.kind === 2 && attr(s, 'modelgate.request_id') === missing.headers.get('x-request-id'));
+  assert.equal(lookedUp.name, 'GET /v1/models/{id}', 'the template, never the caller\'s path');
+  assert.equal(attr(lookedUp, 'http.response.status_code'), 404);
+  assert.equal(attr(lookedUp, 'error.type'), '404');
+
+  const count = await call(fx, { path: '/v1/messages/count_tokens', headers: { 'anthropic-version': '2023-06-01' }, body: { model: 'claude-up', messages: [{ role: 'user', content: 'count me' }] } });
+  assert.equal(count.status, 200, count.text);
+  const counted = await receiver.waitFor((s) => s.kind === 2 && attr(s, 'modelgate.request_id') === count.headers.get('x-request-id'));
+  assert.equal(counted.name, 'POST /v1/messages/count_tokens');
+  assert.equal(attr(counted, 'http.response.status_code'), 200);
+});
