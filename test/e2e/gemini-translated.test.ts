@@ -10,6 +10,7 @@ import { startMockUpstream } from '../helpers/mock-upstream.ts';
 import type { MockUpstream } from '../helpers/mock-upstream-types.ts';
 import { startGateway, configYaml, waitUntil, type GatewayProcess } from '../helpers/gateway-process.ts';
 import { DEFAULT_REPLY_TEXT } from '../helpers/mock-reply.ts';
+import { MOCK_THOUGHT_SIGNATURE } from '../helpers/mock-gemini-wire.ts';
 import { validateChatCompletion, validateChatCompletionChunk, validateMessage, validateMessageStreamEvent } from '../helpers/schemas.ts';
 import { usageRows } from '../admission/usage-db.ts';
 
@@ -76,8 +77,17 @@ test('chat completions to a Gemini upstream: the upstream gets Gemini; replies, 
   assert.equal(back.choices[0].message.content, DEFAULT_REPLY_TEXT);
   const history = (up.requests.at(-1)!.json as { contents: unknown[] }).contents;
   assert.deepEqual(history[2], { role: 'user', parts: [{ functionResponse: { name: 'get_weather', response: { output: 'sunny' } } }] });
-  // Chat has no place for the call's thought signature: the call goes back with Google's placeholder.
-  assert.equal((history[1] as { parts: Array<{ thoughtSignature?: string }> }).parts[0].thoughtSignature, 'skip_thought_signature_validator');
+  // Chat has no place for the call's thought signature: the gateway kept it by call id, and the call goes
+  // back to the model that made it with its own signature.
+  assert.equal((history[1] as { parts: Array<{ thoughtSignature?: string }> }).parts[0].thoughtSignature, MOCK_THOUGHT_SIGNATURE);
+  // A call the gateway never saw a Gemini model make goes with Google's placeholder.
+  await client.chat.completions.create({
+    model: 'gpt-on-gemini',
+    tools,
+    messages: [{ role: 'user', content: 'Weather?' }, { role: 'assistant', content: null, tool_calls: [{ id: 'call_made_elsewhere', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } }] }, { role: 'tool', tool_call_id: 'call_made_elsewhere', content: 'rain' }],
+  });
+  const elsewhere = (up.requests.at(-1)!.json as { contents: Array<{ parts: Array<{ thoughtSignature?: string }> }> }).contents;
+  assert.equal(elsewhere[1].parts[0].thoughtSignature, 'skip_thought_signature_validator');
 });
 
 test('Responses to a Gemini upstream: create and stream', async () => {
@@ -104,6 +114,23 @@ test('messages to a Gemini upstream: create and stream', async () => {
   const final = await stream.finalMessage();
   assert.equal(final.stop_reason, 'end_turn');
   assert.ok(final.usage.output_tokens > 0);
+
+  // A streamed tool call and its result: the call goes back to Gemini with the signature it was made with.
+  const tools: Anthropic.Tool[] = [{ name: 'get_weather', input_schema: { type: 'object', properties: weather.properties, required: weather.required } }];
+  const asked = ant.messages.stream({ model: 'claude-on-gemini', max_tokens: 100, tools, messages: [{ role: 'user', content: 'Weather in Paris?' }] });
+  const called = await asked.finalMessage();
+  assert.equal(called.stop_reason, 'tool_use');
+  const use = called.content.find((b) => b.type === 'tool_use')!;
+  assert.ok(use.type === 'tool_use');
+  await ant.messages.create({
+    model: 'claude-on-gemini',
+    max_tokens: 100,
+    tools,
+    messages: [{ role: 'user', content: 'Weather in Paris?' }, { role: 'assistant', content: called.content }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: use.id, content: 'sunny' }] }],
+  });
+  const contents = (up.requests.at(-1)!.json as { contents: Array<{ parts: Array<{ functionCall?: unknown; thoughtSignature?: string }> }> }).contents;
+  const callPart = contents[1].parts.find((p) => p.functionCall !== undefined)!;
+  assert.equal(callPart.thoughtSignature, MOCK_THOUGHT_SIGNATURE);
 });
 
 for (const apiVersion of [undefined, 'v1beta'] as const) {

@@ -10,6 +10,7 @@ import type { HubEvent } from '../../translate/hub/events.ts';
 import { geminiErrorStatus } from './errors.ts';
 import { hubFinishOf } from './finish-reasons.ts';
 import { usageFromGemini } from './usage.ts';
+import { thoughtSignatures } from './thought-signatures.ts';
 
 type Json = Record<string, unknown>;
 
@@ -25,6 +26,12 @@ export class GeminiStreamDecoder implements UpstreamStreamDecoder {
   #open: 'text' | 'reasoning' | null = null;
   #calls = 0;
   readonly #seed = Math.random().toString(36).slice(2, 10);
+  readonly #model: string | null;
+
+  /** `model`: the upstream model the request went to; its calls' signatures are kept for callers that cannot carry them. */
+  constructor(model: string | null = null) {
+    this.#model = model;
+  }
 
   push(ev: SseEvent): HubEvent[] {
     if (this.#ended) return [];
@@ -85,7 +92,10 @@ export class GeminiStreamDecoder implements UpstreamStreamDecoder {
       const id = typeof p.functionCall.id === 'string' ? p.functionCall.id : newGeminiCallId(this.#calls, this.#seed);
       this.#calls++;
       const start: HubEvent = { type: 'tool-call-start', index, id, name: typeof p.functionCall.name === 'string' ? p.functionCall.name : '' };
-      if (signature !== undefined) start.signature = signature;
+      if (signature !== undefined) {
+        start.signature = signature;
+        if (this.#model !== null) thoughtSignatures.remember(id, this.#model, signature);
+      }
       out.push(start, { type: 'tool-call-delta', index, input: JSON.stringify(p.functionCall.args ?? {}) }, { type: 'tool-call-end', index });
       return;
     }

@@ -7,6 +7,7 @@ import type { EncodedRequest, UpstreamOptions } from '../../translate/hub/codec.
 import type { AssistantPart, FilePart, HubRequest, TextPart, UserPart } from '../../translate/hub/form.ts';
 import { argsOfInput } from './encode-reply.ts';
 import { geminiUpstreamPath } from './passthrough-exchange.ts';
+import { thoughtSignatures } from './thought-signatures.ts';
 
 type Json = Record<string, unknown>;
 
@@ -19,6 +20,8 @@ const EFFORT_BUDGET: Readonly<Record<string, number>> = { none: 0, minimal: 512,
 export interface GeminiReplyState {
   /** Where the request goes: Gemini names the model and the method in the path. */
   path: string;
+  /** The upstream model, whose calls' thought signatures the decoders keep (thought-signatures.ts). */
+  model: string;
 }
 
 function filePartOf(p: FilePart): Json {
@@ -32,7 +35,7 @@ function userParts(content: UserPart[] | TextPart[]): Json[] {
   return content.map((p) => (p.type === 'text' ? { text: p.text } : filePartOf(p)));
 }
 
-function modelParts(content: AssistantPart[], adjustments: Set<string>): Json[] {
+function modelParts(content: AssistantPart[], model: string, adjustments: Set<string>): Json[] {
   const parts: Json[] = [];
   let signed = false;
   for (const p of content) {
@@ -49,8 +52,10 @@ function modelParts(content: AssistantPart[], adjustments: Set<string>): Json[] 
       parts.push(part);
     } else {
       const part: Json = { functionCall: { name: p.name, args: argsOfInput(p.input) } };
-      // The first call of a turn carries the signature (Gemini's rule for parallel calls).
-      if (p.signature !== undefined) part.thoughtSignature = p.signature;
+      // The first call of a turn carries the signature (Gemini's rule for parallel calls). A caller whose
+      // dialect has no place for it sends the call back without: the one this model made it with, if kept.
+      const signature = p.signature ?? thoughtSignatures.signatureOf(p.id, model);
+      if (signature !== undefined) part.thoughtSignature = signature;
       else if (!signed) part.thoughtSignature = SKIP_SIGNATURE;
       signed = true;
       parts.push(part);
@@ -80,7 +85,7 @@ export function encodeGeminiRequest(req: HubRequest, opts: UpstreamOptions): Enc
       push('user', m.content.map((p) => ({ text: `System: ${p.text}` })));
     } else if (m.role === 'assistant') {
       for (const p of m.content) if (p.type === 'tool-call') callNames.set(p.id, p.name);
-      push('model', modelParts(m.content, adjustments));
+      push('model', modelParts(m.content, opts.upstreamModel, adjustments));
     } else {
       push('user', m.content.map((r) => {
         const text = r.content.map((c) => (c.type === 'text' ? c.text : '')).join('');
@@ -145,6 +150,6 @@ export function encodeGeminiRequest(req: HubRequest, opts: UpstreamOptions): Enc
     if (Object.keys(config).length > 0) body.generationConfig = config;
   }
   const path = geminiUpstreamPath('v1beta', opts.upstreamModel, req.stream ? 'streamGenerateContent' : 'generateContent');
-  const state: GeminiReplyState = { path };
+  const state: GeminiReplyState = { path, model: opts.upstreamModel };
   return { body: JSON.stringify(body), adjustments: [...adjustments], replyState: state, path };
 }

@@ -7,6 +7,7 @@ import { GeminiStreamDecoder } from './decode-stream.ts';
 import { encodeGeminiReply } from './encode-reply.ts';
 import { encodeGeminiRequest } from './encode-request.ts';
 import { GeminiStreamEncoder } from './encode-stream.ts';
+import type { GeminiReplyState } from './encode-request.ts';
 
 export const geminiClient: ClientSide = {
   dialect: 'gemini',
@@ -18,6 +19,6 @@ export const geminiClient: ClientSide = {
 export const geminiUpstream: UpstreamSide = {
   dialect: 'gemini',
   encodeRequest: encodeGeminiRequest,
-  decodeReply: decodeGeminiReply,
-  streamDecoder: () => new GeminiStreamDecoder(),
+  decodeReply: (body, state) => decodeGeminiReply(body, (state as GeminiReplyState).model),
+  streamDecoder: (state) => new GeminiStreamDecoder((state as GeminiReplyState).model),
 };
