@@ -35,16 +35,21 @@ export interface PreparedTurn {
 export async function prepareResponsesTurn(responses: ResponseStore, o: { key: KeyRecord; facts: ResponsesFacts; parsed: JsonObject; model: ModelConfig; now: number }): Promise<PreparedTurn> {
   const input = inputItems(o.parsed.input);
   const turn: ResponsesTurn = { facts: o.facts, keyId: o.key.id, history: [], input };
+  // Background mode is answered in the foreground: an upstream's queued job would finish after the
+  // gateway's part is over, unbilled and unknown to GET /v1/responses/{id} here.
+  const { background, ...foreground } = o.parsed;
+  const parsed = background === undefined ? o.parsed : foreground;
+  const rewritten = parsed === o.parsed ? null : parsed;
   const id = o.facts.previousResponseId;
-  if (id === null) return { turn, model: o.model, body: null };
+  if (id === null) return { turn, model: o.model, body: rewritten };
   const row = await responses.get(id, o.key.id, o.now);
   if (row === null) throw new GatewayError('previous_response_not_found', { message: `Previous response with id '${id}' not found.`, param: 'previous_response_id' });
   turn.history = parseItems(row.items);
   if (row.native) {
     const same = o.model.deployments.find((d) => d.id === row.deployment && servesResponsesNatively(d));
-    if (same !== undefined) return { turn, model: { ...o.model, deployments: [same] }, body: null };
+    if (same !== undefined) return { turn, model: { ...o.model, deployments: [same] }, body: rewritten };
   }
-  const { previous_response_id: _dropped, ...rest } = o.parsed;
+  const { previous_response_id: _dropped, ...rest } = parsed;
   return { turn, model: o.model, body: { ...rest, input: [...turn.history.map(forResend), ...input] } };
 }
 

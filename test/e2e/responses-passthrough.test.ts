@@ -125,6 +125,21 @@ test('input_items: the SDK lists a stored response\'s input, the conversation be
   assert.equal((await call(fx, { path: '/v1/responses/resp_unknown/input_items' })).status, 404);
 });
 
+test('background: true is answered in the foreground: the upstream never queues a job, the answer is billed and retrievable', async () => {
+  const res = await client.responses.create({ model: 'gpt-native', input: 'Take your time', background: true });
+  const sent = fx.up.requests.at(-1)!.json as Record<string, unknown>;
+  assert.equal('background' in sent, false, 'the upstream is asked in the foreground');
+  assert.equal(sent.input, 'Take your time');
+  assert.equal(res.status, 'completed');
+  assert.ok((res.usage?.output_tokens ?? 0) > 0);
+  assert.equal((await client.responses.retrieve(res.id)).status, 'completed', 'a client that polls finds it done');
+  const next = await client.responses.create({ model: 'gpt-native', input: 'And then?', background: true, previous_response_id: res.id });
+  const chained = fx.up.requests.at(-1)!.json as Record<string, unknown>;
+  assert.equal('background' in chained, false);
+  assert.equal(chained.previous_response_id, res.id, 'a native chain still forwards its id');
+  assert.equal(next.status, 'completed');
+});
+
 test('previous_response_id: forwarded as it is to the deployment that started the chain; another key cannot continue it', async () => {
   const first = await client.responses.create({ model: 'gpt-native', input: 'Start' });
   const firstUpstream = fx.up.requests.at(-1)!;
