@@ -89,7 +89,9 @@ export function findRoute(path: string): Route | undefined {
 
 /** The response id of a `/v1/responses/{id}` or `/v1/responses/{id}/input_items` path, or null. */
 export function responseIdOf(path: string): string | null {
-  const end = path.endsWith(INPUT_ITEMS_SUFFIX) && path.indexOf('/', RESPONSE_PREFIX.length) !== -1 ? path.length - INPUT_ITEMS_SUFFIX.length : path.length;
+  // findRoute has matched the path: the id ends at the first slash after the prefix, if any.
+  const slash = path.indexOf('/', RESPONSE_PREFIX.length);
+  const end = slash === -1 ? path.length : slash;
   try {
     return decodeURIComponent(path.slice(RESPONSE_PREFIX.length, end));
   } catch {
