@@ -23,7 +23,12 @@ export function createBareProxy(upstream: string): http.Server {
   const pool = new Pool(upstream, { connections: null, pipelining: 1 });
   const server = http.createServer(function bareProxy(req, res) {
     pool
-      .request({ path: req.url ?? '/', method: req.method as 'POST', headers: forwardable(req.headers), body: req.method === 'GET' ? null : req })
+      .request({
+        path: req.url ?? '/',
+        method: req.method as 'POST',
+        headers: forwardable(req.headers),
+        body: req.method === 'GET' ? null : req,
+      })
       .then((up) => {
         res.writeHead(up.statusCode, forwardable(up.headers));
         up.body.pipe(res);

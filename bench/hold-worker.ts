@@ -4,7 +4,11 @@
 import http from 'node:http';
 import type { LoadRequest } from './lib/load.ts';
 
-const options = JSON.parse(process.argv[2] ?? '{}') as { request: LoadRequest; streams: number; readyTimeoutMs: number };
+const options = JSON.parse(process.argv[2] ?? '{}') as {
+  request: LoadRequest;
+  streams: number;
+  readyTimeoutMs: number;
+};
 const agent = new http.Agent({ keepAlive: false, maxSockets: Infinity });
 const state = { started: 0, failed: 0, completed: 0, reportedReady: false };
 

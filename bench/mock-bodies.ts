@@ -51,7 +51,11 @@ function openaiChunk(delta: object, finishReason: string | null): string {
 }
 
 function openaiUsage(completionTokens: number): object {
-  return { prompt_tokens: PROMPT_TOKENS, completion_tokens: completionTokens, total_tokens: PROMPT_TOKENS + completionTokens };
+  return {
+    prompt_tokens: PROMPT_TOKENS,
+    completion_tokens: completionTokens,
+    total_tokens: PROMPT_TOKENS + completionTokens,
+  };
 }
 
 function buildOpenai(options: BodyOptions, piece: string): { json: Buffer; stream: StreamBodies } {
@@ -61,7 +65,12 @@ function buildOpenai(options: BodyOptions, piece: string): { json: Buffer; strea
     created: CREATED,
     model: 'm',
     choices: [
-      { index: 0, message: { role: 'assistant', content: piece.repeat(options.chunks), refusal: null }, logprobs: null, finish_reason: 'stop' },
+      {
+        index: 0,
+        message: { role: 'assistant', content: piece.repeat(options.chunks), refusal: null },
+        logprobs: null,
+        finish_reason: 'stop',
+      },
     ],
     usage: openaiUsage(options.chunks),
   };
@@ -103,17 +112,32 @@ function buildAnthropic(options: BodyOptions, piece: string): { json: Buffer; st
   };
   const tail =
     sse({ type: 'content_block_stop', index: 0 }, 'content_block_stop') +
-    sse({ type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: options.chunks } }, 'message_delta') +
+    sse(
+      {
+        type: 'message_delta',
+        delta: { stop_reason: 'end_turn', stop_sequence: null },
+        usage: { output_tokens: options.chunks },
+      },
+      'message_delta',
+    ) +
     sse({ type: 'message_stop' }, 'message_stop');
   return {
     json: Buffer.from(JSON.stringify(json)),
     stream: {
       head: Buffer.from(
         sse(start, 'message_start') +
-          sse({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }, 'content_block_start') +
+          sse(
+            { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
+            'content_block_start',
+          ) +
           sse({ type: 'ping' }, 'ping'),
       ),
-      content: Buffer.from(sse({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: piece } }, 'content_block_delta')),
+      content: Buffer.from(
+        sse(
+          { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: piece } },
+          'content_block_delta',
+        ),
+      ),
       // Anthropic always reports usage in the stream, so both tails are the same.
       tail: Buffer.from(tail),
       tailWithUsage: Buffer.from(tail),

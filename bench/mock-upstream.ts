@@ -58,7 +58,9 @@ class StreamPump {
     const { res, bodies } = stream;
     res.writeHead(200, SSE_HEADERS);
     if (this.#options.pacing === 'none' && !hold) {
-      res.end(Buffer.concat([bodies.head, ...Array<Buffer>(this.#options.chunks).fill(bodies.content), tailOf(stream)]));
+      res.end(
+        Buffer.concat([bodies.head, ...Array<Buffer>(this.#options.chunks).fill(bodies.content), tailOf(stream)]),
+      );
       return;
     }
     res.write(bodies.head);

@@ -26,7 +26,14 @@ import { idleLine } from './lib/machine.ts';
 import { SETTLE_FULL, SETTLE_QUICK, probeFor, settle, settleNote } from './lib/settle.ts';
 import { CHUNKS, FULL, LOAD_SCENARIOS, PACED_MS, QUICK, kindOf } from './lib/scenarios.ts';
 import type { LoadScenario, Timing } from './lib/scenarios.ts';
-import { directTarget, startBareProxy, startClaudeCodeRouter, startMock, startNginx, startPortkey } from './lib/targets.ts';
+import {
+  directTarget,
+  startBareProxy,
+  startClaudeCodeRouter,
+  startMock,
+  startNginx,
+  startPortkey,
+} from './lib/targets.ts';
 import type { Started, Target, TargetName } from './lib/targets.ts';
 
 const BENCH = new URL('.', import.meta.url).pathname;
@@ -72,7 +79,11 @@ function starters(mock: { child: Child; port: number }, workDir: string): Array<
   ];
 }
 
-async function startTargets(mock: { child: Child; port: number }, workDir: string, skipped: string[]): Promise<Target[]> {
+async function startTargets(
+  mock: { child: Child; port: number },
+  workDir: string,
+  skipped: string[],
+): Promise<Target[]> {
   const targets: Target[] = [directTarget(mock)];
   for (const [name, start] of starters(mock, workDir)) {
     if (wanted !== undefined && !wanted.has(name)) continue;
@@ -92,10 +103,23 @@ async function startTargets(mock: { child: Child; port: number }, workDir: strin
  * The 1,000-stream hold twice per target: in the process that just served every load scenario (its
  * heap has grown to that load), and in a freshly started one (what holding the streams itself costs).
  */
-async function runHolds(options: { targets: Target[]; mock: { child: Child; port: number }; mockUrl: string; workDir: string; skipped: string[] }): Promise<HoldResult[]> {
+async function runHolds(options: {
+  targets: Target[];
+  mock: { child: Child; port: number };
+  mockUrl: string;
+  workDir: string;
+  skipped: string[];
+}): Promise<HoldResult[]> {
   const out: HoldResult[] = [];
   const hold = (target: Target, phase: HoldResult['phase']): Promise<HoldResult> =>
-    runHold({ target, phase, streams: timing.holdStreams, probeCount: timing.probeCount, mockUrl: options.mockUrl, readyTimeoutMs: timing.holdReadyMs });
+    runHold({
+      target,
+      phase,
+      streams: timing.holdStreams,
+      probeCount: timing.probeCount,
+      mockUrl: options.mockUrl,
+      readyTimeoutMs: timing.holdReadyMs,
+    });
   for (const target of options.targets.filter((t) => timing.holdTargets.includes(t.name))) {
     try {
       out.push(await hold(target, 'after load'));
@@ -134,12 +158,21 @@ async function servingTargets(scenario: LoadScenario, targets: Target[], skipped
     if (!target.kinds.has(kind) || (scenario.only !== undefined && !scenario.only.includes(target.name))) continue;
     const problem = probeProblem(await probe(target.request(kind)), scenario.eventsPerResponse !== undefined);
     if (problem === undefined) out.push(target);
-    else skipped.push(`${scenario.id} on ${target.name}: ${problem}${target.child.stderrTail === '' ? '' : ` — its stderr ends: ${target.child.stderrTail.slice(-300)}`}`);
+    else
+      skipped.push(
+        `${scenario.id} on ${target.name}: ${problem}${target.child.stderrTail === '' ? '' : ` — its stderr ends: ${target.child.stderrTail.slice(-300)}`}`,
+      );
   }
   return out;
 }
 
-async function runLoadScenario(options: { scenario: LoadScenario; targets: Target[]; generator: LoadGenerator; skipped: string[]; mockUrl: string }): Promise<LoadCell[]> {
+async function runLoadScenario(options: {
+  scenario: LoadScenario;
+  targets: Target[];
+  generator: LoadGenerator;
+  skipped: string[];
+  mockUrl: string;
+}): Promise<LoadCell[]> {
   const { scenario } = options;
   if (scenario.pacingMs === undefined) return runLoadReps(options);
   await setMockPacing(options.mockUrl, String(scenario.pacingMs));
@@ -151,16 +184,29 @@ async function runLoadScenario(options: { scenario: LoadScenario; targets: Targe
   }
 }
 
-async function runLoadReps(options: { scenario: LoadScenario; targets: Target[]; generator: LoadGenerator; skipped: string[] }): Promise<LoadCell[]> {
+async function runLoadReps(options: {
+  scenario: LoadScenario;
+  targets: Target[];
+  generator: LoadGenerator;
+  skipped: string[];
+}): Promise<LoadCell[]> {
   const { scenario, generator } = options;
   const active = await servingTargets(scenario, options.targets, options.skipped);
   for (const target of active) await warmUp(target.request(kindOf(scenario, target.name)), timing.warmupMs);
   const cells = active.map((target): LoadCell => ({ scenario, target: target.name, reps: [] }));
   for (let rep = 0; rep < timing.reps; rep += 1) {
     for (const target of rotate(active, rep)) {
-      const result = await measureLoad({ target, request: target.request(kindOf(scenario, target.name)), generator, connections: scenario.connections, durationS: timing.durationS });
+      const result = await measureLoad({
+        target,
+        request: target.request(kindOf(scenario, target.name)),
+        generator,
+        connections: scenario.connections,
+        durationS: timing.durationS,
+      });
       cells.find((c) => c.target === target.name)?.reps.push(result);
-      log(`${scenario.id} rep ${rep + 1} ${target.name}: ${Math.round(result.rps)} req/s, ${result.cpuUsPerReq.toFixed(1)} µs CPU/req, ${result.errors} errors`);
+      log(
+        `${scenario.id} rep ${rep + 1} ${target.name}: ${Math.round(result.rps)} req/s, ${result.cpuUsPerReq.toFixed(1)} µs CPU/req, ${result.errors} errors`,
+      );
     }
   }
   return cells;
@@ -170,14 +216,25 @@ async function runLoadReps(options: { scenario: LoadScenario; targets: Target[];
  * One client process per target and repetition (a 1-connection measure must not share an event loop with
  * the harness), targets alternated per repetition; `key` names the JSON line the worker prints.
  */
-async function runWorkerReps<T>(options: { targets: Target[]; worker: string; key: string; args: (target: Target) => unknown; describe: (result: T) => string; realtime?: boolean }): Promise<Map<TargetName, T[]>> {
+async function runWorkerReps<T>(options: {
+  targets: Target[];
+  worker: string;
+  key: string;
+  args: (target: Target) => unknown;
+  describe: (result: T) => string;
+  realtime?: boolean;
+}): Promise<Map<TargetName, T[]>> {
   const out = new Map<TargetName, T[]>(options.targets.map((t) => [t.name, []]));
   const worker = join(BENCH, options.worker);
   const label = options.realtime === true ? `${options.key} (real-time)` : options.key;
   for (let rep = 0; rep < timing.reps; rep += 1) {
     for (const target of rotate(options.targets, rep)) {
       const args = [worker, JSON.stringify(options.args(target))];
-      const child = nodeWorker({ name: options.worker, args, realtimePriority: options.realtime === true ? REALTIME_PRIORITY : undefined });
+      const child = nodeWorker({
+        name: options.worker,
+        args,
+        realtimePriority: options.realtime === true ? REALTIME_PRIORITY : undefined,
+      });
       await child.exit();
       const result = await child.jsonLine<T>(options.key, 1000);
       out.get(target.name)?.push(result);
@@ -203,20 +260,42 @@ async function runTtfb(targets: Target[], skipped: string[], realtime: boolean):
     targets: await servingTargets({ ...scenario, id: realtime ? 'ttfb (real-time)' : 'ttfb' }, targets, skipped),
     worker: 'ttfb-worker.ts',
     key: 'ttfb',
-    args: (target) => ({ request: target.request('chat-stream'), count: timing.ttfbCount, warmup: 20, maxMs: timing.ttfbMaxMs }),
+    args: (target) => ({
+      request: target.request('chat-stream'),
+      count: timing.ttfbCount,
+      warmup: 20,
+      maxMs: timing.ttfbMaxMs,
+    }),
     describe: (r) => `p50 ${(r.ttfbP50Us / 1000).toFixed(2)} ms`,
     realtime,
   });
 }
 
 /** Non-streaming chat with modelgate and the bare proxy under load at the same time (lib/paired.ts). */
-async function runPairedChat(targets: Target[], generator: LoadGenerator, skipped: string[]): Promise<RunResults['paired']> {
+async function runPairedChat(
+  targets: Target[],
+  generator: LoadGenerator,
+  skipped: string[],
+): Promise<RunResults['paired']> {
   const modelgate = targets.find((t) => t.name === 'modelgate');
   const bare = targets.find((t) => t.name === 'bare-proxy');
   if (modelgate === undefined || bare === undefined) return null;
   try {
-    const run = await runPaired({ modelgate, bare, kind: 'chat', generator, connections: 25, durationS: timing.durationS, reps: timing.reps, warmupMs: timing.warmupMs });
-    run.reps.forEach((r, i) => log(`paired rep ${i + 1}: modelgate ${r.modelgate.cpuUsPerReq.toFixed(1)}, bare-proxy ${r.bare.cpuUsPerReq.toFixed(1)} µs CPU/req`));
+    const run = await runPaired({
+      modelgate,
+      bare,
+      kind: 'chat',
+      generator,
+      connections: 25,
+      durationS: timing.durationS,
+      reps: timing.reps,
+      warmupMs: timing.warmupMs,
+    });
+    run.reps.forEach((r, i) =>
+      log(
+        `paired rep ${i + 1}: modelgate ${r.modelgate.cpuUsPerReq.toFixed(1)}, bare-proxy ${r.bare.cpuUsPerReq.toFixed(1)} µs CPU/req`,
+      ),
+    );
     return run;
   } catch (error) {
     skipped.push(`paired run: ${(error as Error).message}`);
@@ -228,7 +307,9 @@ async function runPairedChat(targets: Target[], generator: LoadGenerator, skippe
 async function runLatency(targets: Target[], skipped: string[]): Promise<Map<TargetName, LatencyRep[]>> {
   const scenario = LOAD_SCENARIOS.find((s) => s.id === 'chat-c1') as LoadScenario;
   // Portkey takes milliseconds a request; the latency targets compare modelgate with direct.
-  const active = (await servingTargets({ ...scenario, id: 'latency' }, targets, skipped)).filter((t) => t.name !== 'portkey');
+  const active = (await servingTargets({ ...scenario, id: 'latency' }, targets, skipped)).filter(
+    (t) => t.name !== 'portkey',
+  );
   return runWorkerReps<LatencyRep>({
     targets: active,
     worker: 'latency-worker.ts',
@@ -239,13 +320,27 @@ async function runLatency(targets: Target[], skipped: string[]): Promise<Map<Tar
 }
 
 /** Bytes promoted and GC pauses per non-streamed request, modelgate beside the bare proxy (lib/gc-pass.ts). */
-async function runGc(mockPort: number, workDir: string, generator: LoadGenerator, skipped: string[]): Promise<RunResults['gc']> {
+async function runGc(
+  mockPort: number,
+  workDir: string,
+  generator: LoadGenerator,
+  skipped: string[],
+): Promise<RunResults['gc']> {
   if (quick) {
     skipped.push(QUICK_SKIPS.gc);
     return new Map();
   }
   try {
-    return await runGcPass({ mockPort, workDir: join(workDir, 'gc'), generator, reps: GC_REPS, durationS: timing.durationS, warmupMs: timing.warmupMs, settle: SETTLE_FULL, log });
+    return await runGcPass({
+      mockPort,
+      workDir: join(workDir, 'gc'),
+      generator,
+      reps: GC_REPS,
+      durationS: timing.durationS,
+      warmupMs: timing.warmupMs,
+      settle: SETTLE_FULL,
+      log,
+    });
   } catch (error) {
     skipped.push(`garbage-collection pass: ${(error as Error).message}`);
     return new Map();
@@ -255,7 +350,9 @@ async function runGc(mockPort: number, workDir: string, generator: LoadGenerator
 /** Instructions per request under callgrind, modelgate beside the bare proxy (lib/instruction-pass.ts). */
 async function runInstructions(workDir: string, skipped: string[]): Promise<RunResults['instructions']> {
   if (timing.instructions === null) {
-    skipped.push('instruction pass: full runs only (valgrind runs each proxy ~50 × slower; `--instructions` runs it alone)');
+    skipped.push(
+      'instruction pass: full runs only (valgrind runs each proxy ~50 × slower; `--instructions` runs it alone)',
+    );
     return [];
   }
   const missing = callgrindMissing();
@@ -298,14 +395,22 @@ async function singlePass(options: {
   const started = Date.now();
   const workDir = mkdtempSync(join(os.tmpdir(), 'modelgate-bench-'));
   const header = [machineLine(), options.describe];
-  const results = emptyRunResults({ date: new Date().toISOString().slice(0, 10), mode, header, skipped: [], instructionPlan: mode === 'instructions' ? timing.instructions : null });
+  const results = emptyRunResults({
+    date: new Date().toISOString().slice(0, 10),
+    mode,
+    header,
+    skipped: [],
+    instructionPlan: mode === 'instructions' ? timing.instructions : null,
+  });
   try {
     await options.pass(results, workDir);
   } finally {
     rmSync(workDir, { recursive: true, force: true });
   }
   const file = writeResults(results, started);
-  process.stdout.write(`${options.table(results).join('\n')}\n${results.skipped.map((s) => `skipped: ${s}`).join('\n')}\nwritten ${file}\n`);
+  process.stdout.write(
+    `${options.table(results).join('\n')}\n${results.skipped.map((s) => `skipped: ${s}`).join('\n')}\nwritten ${file}\n`,
+  );
   if (!options.measured(results)) process.exitCode = 1;
 }
 
@@ -392,7 +497,10 @@ async function main(): Promise<void> {
     results.ttfb = await runTtfb(targets, skipped, false);
     if (quick) skipped.push(QUICK_SKIPS.ttfbRealtime);
     else if (canRunRealtime()) results.ttfbRealtime = await runTtfb(targets, skipped, true);
-    else skipped.push('time to first byte with the timing client at real-time priority: `chrt -f` is not available or not permitted (needs root or CAP_SYS_NICE)');
+    else
+      skipped.push(
+        'time to first byte with the timing client at real-time priority: `chrt -f` is not available or not permitted (needs root or CAP_SYS_NICE)',
+      );
     // These passes start modelgate and the bare proxy afresh, side by side: only when both came up here.
     if (hasPair(targets)) {
       results.gc = await runGc(mock.port, workDir, generator, skipped);
@@ -405,7 +513,9 @@ async function main(): Promise<void> {
     rmSync(workDir, { recursive: true, force: true });
   }
   const file = writeResults(results, started);
-  process.stdout.write(`${headline(results).join('\n')}\n${skipped.map((s) => `skipped: ${s}`).join('\n')}\nwritten ${file}\n`);
+  process.stdout.write(
+    `${headline(results).join('\n')}\n${skipped.map((s) => `skipped: ${s}`).join('\n')}\nwritten ${file}\n`,
+  );
 }
 
 await (instructionsOnly ? instructionsMain() : gcOnly ? gcMain() : main());

@@ -5,7 +5,12 @@ import type { LoadRequest } from './lib/load.ts';
 import { runSequential } from './lib/sequential-client.ts';
 import { percentile } from './lib/stats.ts';
 
-const options = JSON.parse(process.argv[2] ?? '{}') as { request: LoadRequest; count: number; warmup: number; maxMs?: number };
+const options = JSON.parse(process.argv[2] ?? '{}') as {
+  request: LoadRequest;
+  count: number;
+  warmup: number;
+  maxMs?: number;
+};
 const timings = await runSequential(options);
 process.stdout.write(
   `${JSON.stringify({

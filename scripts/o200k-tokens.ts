@@ -9,7 +9,9 @@ import { O200K_TABLE_FILE } from '../src/tokenizer/count-tokens.ts';
 
 /** gpt-tokenizer's ranks as byte strings: a rank is a string when its bytes are valid UTF-8, else the bytes. */
 export function packageRanks(): Uint8Array[] {
-  const ranks = (createRequire(import.meta.url)('gpt-tokenizer/bpeRanks/o200k_base') as { default: Array<string | number[]> }).default;
+  const ranks = (
+    createRequire(import.meta.url)('gpt-tokenizer/bpeRanks/o200k_base') as { default: Array<string | number[]> }
+  ).default;
   const encoder = new TextEncoder();
   return ranks.map((value, rank) => {
     if (value === undefined) throw new Error(`gpt-tokenizer's o200k_base has no token at rank ${rank}`);
@@ -21,7 +23,11 @@ if (import.meta.main) {
   const wanted = encodeVocabulary(packageRanks());
   if (process.argv.includes('--check')) {
     const same = Buffer.compare(readFileSync(O200K_TABLE_FILE), wanted) === 0;
-    console.log(same ? 'o200k-base.tokens matches gpt-tokenizer' : 'o200k-base.tokens differs from gpt-tokenizer: run node scripts/o200k-tokens.ts');
+    console.log(
+      same
+        ? 'o200k-base.tokens matches gpt-tokenizer'
+        : 'o200k-base.tokens differs from gpt-tokenizer: run node scripts/o200k-tokens.ts',
+    );
     process.exitCode = same ? 0 : 1;
   } else {
     writeFileSync(O200K_TABLE_FILE, wanted);

@@ -31,13 +31,21 @@ async function main(argv: string[]): Promise<void> {
     console.log(HELP);
     return;
   }
-  if (command !== 'serve' && command !== 'keys' && command !== 'usage' && command !== 'requests') throw new UsageError(`unknown command "${command}"\n\n${HELP}`);
+  if (command !== 'serve' && command !== 'keys' && command !== 'usage' && command !== 'requests')
+    throw new UsageError(`unknown command "${command}"\n\n${HELP}`);
   const configFlag = flagValue(rest, '--config');
   // Key management and reports need the database, not the upstreams: credentials missing from this
   // shell's environment do not stop them.
-  const config = loadConfig(resolveConfigPath(configFlag), command === 'serve' ? process.env : withoutCredentials(process.env));
+  const config = loadConfig(
+    resolveConfigPath(configFlag),
+    command === 'serve' ? process.env : withoutCredentials(process.env),
+  );
   if (command === 'serve') {
-    const { values } = parseArgs({ args: rest, options: { config: { type: 'string' }, port: { type: 'string' }, host: { type: 'string' } }, strict: true });
+    const { values } = parseArgs({
+      args: rest,
+      options: { config: { type: 'string' }, port: { type: 'string' }, host: { type: 'string' } },
+      strict: true,
+    });
     if (values.port !== undefined) {
       const port = Number(values.port);
       if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError('--port must be 0–65535');
@@ -51,7 +59,9 @@ async function main(argv: string[]): Promise<void> {
   // wrong place (another directory, another config) and would report an empty, new one.
   const creating = command === 'keys' && rest[0] === 'create';
   if (!creating && config.database !== ':memory:' && !isPostgresUrl(config.database) && !existsSync(config.database)) {
-    throw new Error(`no database at ${resolve(config.database)} (database: ${config.database} in ${config.source}, relative to ${process.cwd()}); run this where the gateway runs, or pass its --config`);
+    throw new Error(
+      `no database at ${resolve(config.database)} (database: ${config.database} in ${config.source}, relative to ${process.cwd()}); run this where the gateway runs, or pass its --config`,
+    );
   }
   const store = await openStore(config.database);
   try {
@@ -71,7 +81,13 @@ async function main(argv: string[]): Promise<void> {
  */
 function withoutCredentials(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return new Proxy(env, {
-    get: (target, name) => (typeof name === 'string' && target[name] === undefined && /KEY|TOKEN|SECRET|PASSWORD/i.test(name) && !name.startsWith('MODELGATE_') ? '(unset)' : target[name as string]),
+    get: (target, name) =>
+      typeof name === 'string' &&
+      target[name] === undefined &&
+      /KEY|TOKEN|SECRET|PASSWORD/i.test(name) &&
+      !name.startsWith('MODELGATE_')
+        ? '(unset)'
+        : target[name as string],
   });
 }
 
@@ -84,7 +100,11 @@ function flagValue(args: string[], name: string): string | undefined {
 }
 
 main(process.argv.slice(2)).catch((err: unknown) => {
-  if (err instanceof ConfigError || err instanceof UsageError || (err instanceof Error && err.name === 'TypeError' && 'code' in err && String(err.code).startsWith('ERR_PARSE_ARGS'))) {
+  if (
+    err instanceof ConfigError ||
+    err instanceof UsageError ||
+    (err instanceof Error && err.name === 'TypeError' && 'code' in err && String(err.code).startsWith('ERR_PARSE_ARGS'))
+  ) {
     console.error(err.message);
     process.exit(2);
   }

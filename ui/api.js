@@ -24,7 +24,12 @@ export function whenUnauthorized(fn) {
 export async function api(path, { method = 'GET', body, raw = false } = {}) {
   const headers = { authorization: `Bearer ${token.get() ?? ''}` };
   if (body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), cache: 'no-store' });
+  const res = await fetch(path, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+    cache: 'no-store',
+  });
   if (res.status === 401) {
     token.clear();
     onUnauthorized();

@@ -1,7 +1,18 @@
 // Charts drawn as plain SVG: stacked bars per day (cost or tokens by model or key) and requests with errors per hour.
 import { h, s } from './dom.js';
 
-const PALETTE = ['#2457c5', '#e07b00', '#1a7f37', '#8e44ad', '#c0392b', '#16a085', '#7f8c8d', '#d4a017', '#2c3e50', '#e84393'];
+const PALETTE = [
+  '#2457c5',
+  '#e07b00',
+  '#1a7f37',
+  '#8e44ad',
+  '#c0392b',
+  '#16a085',
+  '#7f8c8d',
+  '#d4a017',
+  '#2c3e50',
+  '#e84393',
+];
 /** The drawing's own units; the SVG scales to its box. A wide chart gets more units, so its text keeps its size. */
 const H = 220;
 const PAD = { left: 64, right: 8, top: 10, bottom: 26 };
@@ -31,7 +42,11 @@ function axes(svg, { W, top, step, format, labels, slot }) {
 }
 
 function legend(items) {
-  return h('div', { class: 'legend' }, items.map(([name, colour]) => h('span', {}, colourBox(colour), name)));
+  return h(
+    'div',
+    { class: 'legend' },
+    items.map(([name, colour]) => h('span', {}, colourBox(colour), name)),
+  );
 }
 
 function colourBox(colour) {
@@ -63,8 +78,19 @@ export function stackedBars(container, { labels, series, format, width = 640 }) 
       if (v <= 0) return;
       const bh = (v / top) * plotH;
       y -= bh;
-      svg.append(s('rect', { x: PAD.left + slot * i + slot * 0.15, y, width: slot * 0.7, height: Math.max(bh, 0.5), fill: PALETTE[j % PALETTE.length] },
-        s('title', {}, `${label} · ${ser.name}: ${format(v)}`)));
+      svg.append(
+        s(
+          'rect',
+          {
+            x: PAD.left + slot * i + slot * 0.15,
+            y,
+            width: slot * 0.7,
+            height: Math.max(bh, 0.5),
+            fill: PALETTE[j % PALETTE.length],
+          },
+          s('title', {}, `${label} · ${ser.name}: ${format(v)}`),
+        ),
+      );
     });
   });
   container.replaceChildren(svg, legend(series.map((ser, j) => [ser.name, PALETTE[j % PALETTE.length]])));
@@ -84,8 +110,28 @@ export function requestsAndErrors(container, { labels, requests, errors, width =
     const bottom = PAD.top + plotH;
     const rh = (requests[i] / top) * plotH;
     const eh = (errors[i] / top) * plotH;
-    if (requests[i] > 0) svg.append(s('rect', { x, y: bottom - rh, width: slot * 0.8, height: rh, fill: '#9db4e8' }, s('title', {}, `${label}: ${requests[i]} requests`)));
-    if (errors[i] > 0) svg.append(s('rect', { x, y: bottom - eh, width: slot * 0.8, height: Math.max(eh, 1), fill: '#c0392b' }, s('title', {}, `${label}: ${errors[i]} errors`)));
+    if (requests[i] > 0)
+      svg.append(
+        s(
+          'rect',
+          { x, y: bottom - rh, width: slot * 0.8, height: rh, fill: '#9db4e8' },
+          s('title', {}, `${label}: ${requests[i]} requests`),
+        ),
+      );
+    if (errors[i] > 0)
+      svg.append(
+        s(
+          'rect',
+          { x, y: bottom - eh, width: slot * 0.8, height: Math.max(eh, 1), fill: '#c0392b' },
+          s('title', {}, `${label}: ${errors[i]} errors`),
+        ),
+      );
   });
-  container.replaceChildren(svg, legend([['requests', '#9db4e8'], ['errors', '#c0392b']]));
+  container.replaceChildren(
+    svg,
+    legend([
+      ['requests', '#9db4e8'],
+      ['errors', '#c0392b'],
+    ]),
+  );
 }

@@ -7,16 +7,41 @@ const POLL_MS = 3000;
 let timer = null;
 
 function row(d) {
-  return h('tr', { 'data-deployment': d.id },
+  return h(
+    'tr',
+    { 'data-deployment': d.id },
     h('td', {}, h('strong', {}, d.id), h('div', { class: 'muted' }, `→ ${d.upstream_model}`)),
     h('td', {}, `${d.provider} (${d.provider_kind})`),
     h('td', {}, h('span', { class: `badge ${d.state}` }, d.state)),
-    h('td', { class: 'num' }, d.recent_error_rate === null ? 'no failures' : `${Math.round(d.recent_error_rate * 100)}% of ${d.recent_calls}`),
+    h(
+      'td',
+      { class: 'num' },
+      d.recent_error_rate === null ? 'no failures' : `${Math.round(d.recent_error_rate * 100)}% of ${d.recent_calls}`,
+    ),
     h('td', {}, d.last_error === null ? '–' : `${d.last_error.reason}, ${localTime(d.last_error.at)}`),
     h('td', { class: 'num' }, d.cooldown_left_ms > 0 ? ms(d.cooldown_left_ms) : '–'),
-    h('td', { class: 'mono' }, d.locked_out_credentials.length === 0 ? '–' : `${d.locked_out_credentials.join(', ')} of ${d.credentials}`),
-    h('td', {}, d.state === 'closed' && d.locked_out_credentials.length === 0 ? '' :
-      h('button', { type: 'button', class: 'small secondary', title: 'Close the circuit and try refused keys again', onclick: () => reset(d.id) }, 'Reset')));
+    h(
+      'td',
+      { class: 'mono' },
+      d.locked_out_credentials.length === 0 ? '–' : `${d.locked_out_credentials.join(', ')} of ${d.credentials}`,
+    ),
+    h(
+      'td',
+      {},
+      d.state === 'closed' && d.locked_out_credentials.length === 0
+        ? ''
+        : h(
+            'button',
+            {
+              type: 'button',
+              class: 'small secondary',
+              title: 'Close the circuit and try refused keys again',
+              onclick: () => reset(d.id),
+            },
+            'Reset',
+          ),
+    ),
+  );
 }
 
 async function reset(id) {

@@ -9,7 +9,8 @@ let editing = null;
 function limitsText(k) {
   const parts = [];
   if (k.budget_usd !== null) parts.push(`${usd(k.budget_usd)}${k.budget_period ? ` / ${k.budget_period}` : ''}`);
-  if (k.token_budget !== null) parts.push(`${count(k.token_budget)} tokens${k.budget_period ? ` / ${k.budget_period}` : ''}`);
+  if (k.token_budget !== null)
+    parts.push(`${count(k.token_budget)} tokens${k.budget_period ? ` / ${k.budget_period}` : ''}`);
   if (k.rpm !== null) parts.push(`${k.rpm} rpm`);
   if (k.tpm !== null) parts.push(`${count(k.tpm)} tpm`);
   if (k.concurrency !== null) parts.push(`${k.concurrency} at once`);
@@ -24,17 +25,45 @@ function spentText(k) {
 
 function row(k) {
   const toggle = k.status === 'disabled' ? 'enable' : 'disable';
-  return h('tr', { 'data-key-id': k.id },
+  return h(
+    'tr',
+    { 'data-key-id': k.id },
     h('td', {}, h('strong', {}, k.name)),
     h('td', { class: 'mono' }, k.masked),
     h('td', {}, h('span', { class: `badge ${k.status}` }, k.status)),
     h('td', {}, k.models === null ? 'all' : k.models.join(', ')),
     h('td', {}, limitsText(k)),
     h('td', { class: 'spent' }, spentText(k)),
-    h('td', {}, h('div', { class: 'actions-cell' },
-      h('button', { type: 'button', class: 'small secondary', onclick: () => openDialog(k) }, 'Edit'),
-      h('button', { type: 'button', class: 'small secondary', onclick: () => act(() => api(`/admin/keys/${encodeURIComponent(k.id)}/${toggle}`, { method: 'POST' })) }, toggle === 'enable' ? 'Enable' : 'Disable'),
-      h('button', { type: 'button', class: 'small danger', onclick: () => confirm(`Delete the key "${k.name}"? Requests with it stop at once.`) && act(() => api(`/admin/keys/${encodeURIComponent(k.id)}`, { method: 'DELETE' })) }, 'Delete'))));
+    h(
+      'td',
+      {},
+      h(
+        'div',
+        { class: 'actions-cell' },
+        h('button', { type: 'button', class: 'small secondary', onclick: () => openDialog(k) }, 'Edit'),
+        h(
+          'button',
+          {
+            type: 'button',
+            class: 'small secondary',
+            onclick: () => act(() => api(`/admin/keys/${encodeURIComponent(k.id)}/${toggle}`, { method: 'POST' })),
+          },
+          toggle === 'enable' ? 'Enable' : 'Disable',
+        ),
+        h(
+          'button',
+          {
+            type: 'button',
+            class: 'small danger',
+            onclick: () =>
+              confirm(`Delete the key "${k.name}"? Requests with it stop at once.`) &&
+              act(() => api(`/admin/keys/${encodeURIComponent(k.id)}`, { method: 'DELETE' })),
+          },
+          'Delete',
+        ),
+      ),
+    ),
+  );
 }
 
 async function act(run) {
@@ -77,7 +106,10 @@ function openDialog(k) {
 
 function bodyFromForm(form) {
   const el = form.elements;
-  const models = el.models.value.split(',').map((m) => m.trim()).filter(Boolean);
+  const models = el.models.value
+    .split(',')
+    .map((m) => m.trim())
+    .filter(Boolean);
   const body = {
     name: el.name.value.trim(),
     models: models.length === 0 ? null : models,

@@ -19,17 +19,24 @@ function query() {
 }
 
 function row(r) {
-  return h('tr', { 'data-request-id': r.request_id },
+  return h(
+    'tr',
+    { 'data-request-id': r.request_id },
     h('td', { title: r.time }, localTime(r.time)),
     h('td', {}, r.key_name ?? '(deleted)', ' ', h('span', { class: 'mono muted' }, r.key_masked ?? '')),
     h('td', {}, r.model),
     h('td', { class: 'mono' }, r.deployment ?? '–'),
     h('td', { class: r.status >= 400 ? 'num status-error' : 'num' }, String(r.status)),
-    h('td', { class: 'num' }, `${count(r.input_tokens + r.cache_read_tokens + r.cache_write_tokens)} / ${count(r.output_tokens)}`),
+    h(
+      'td',
+      { class: 'num' },
+      `${count(r.input_tokens + r.cache_read_tokens + r.cache_write_tokens)} / ${count(r.output_tokens)}`,
+    ),
     h('td', { class: 'num cost' }, usd(r.cost_usd)),
     h('td', { class: 'num' }, ms(r.latency_ms)),
     h('td', { class: 'num' }, ms(r.ttfb_ms)),
-    h('td', { class: 'mono' }, r.error_code ?? ''));
+    h('td', { class: 'mono' }, r.error_code ?? ''),
+  );
 }
 
 export async function loadRequests() {

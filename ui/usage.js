@@ -12,18 +12,23 @@ const MAX_SERIES = 8;
 function rangeStart() {
   const days = Number($('usage-range').value);
   const now = Date.now();
-  return days === 1 ? now - DAY : Date.UTC(new Date(now).getUTCFullYear(), new Date(now).getUTCMonth(), new Date(now).getUTCDate()) - (days - 1) * DAY;
+  return days === 1
+    ? now - DAY
+    : Date.UTC(new Date(now).getUTCFullYear(), new Date(now).getUTCMonth(), new Date(now).getUTCDate()) -
+        (days - 1) * DAY;
 }
 
 function dayLabels(from) {
   const out = [];
-  for (let t = Math.floor(from / DAY) * DAY; t <= Date.now(); t += DAY) out.push(new Date(t).toISOString().slice(0, 10));
+  for (let t = Math.floor(from / DAY) * DAY; t <= Date.now(); t += DAY)
+    out.push(new Date(t).toISOString().slice(0, 10));
   return out;
 }
 
 function hourLabels(from) {
   const out = [];
-  for (let t = Math.floor(from / HOUR) * HOUR; t <= Date.now(); t += HOUR) out.push(new Date(t).toISOString().slice(0, 13) + ':00Z');
+  for (let t = Math.floor(from / HOUR) * HOUR; t <= Date.now(); t += HOUR)
+    out.push(new Date(t).toISOString().slice(0, 13) + ':00Z');
   return out;
 }
 
@@ -36,10 +41,14 @@ function seriesBy(rows, { labels, nameOf, valueOf }) {
     const i = labels.indexOf(r.day);
     if (i >= 0) byName.get(name)[i] += valueOf(r);
   }
-  const all = [...byName].map(([name, values]) => ({ name, values, total: values.reduce((a, b) => a + b, 0) })).sort((a, b) => b.total - a.total);
+  const all = [...byName]
+    .map(([name, values]) => ({ name, values, total: values.reduce((a, b) => a + b, 0) }))
+    .sort((a, b) => b.total - a.total);
   if (all.length <= MAX_SERIES) return all;
   const kept = all.slice(0, MAX_SERIES - 1);
-  const other = all.slice(MAX_SERIES - 1).reduce((acc, s) => acc.map((v, i) => v + s.values[i]), new Array(labels.length).fill(0));
+  const other = all
+    .slice(MAX_SERIES - 1)
+    .reduce((acc, s) => acc.map((v, i) => v + s.values[i]), new Array(labels.length).fill(0));
   return [...kept, { name: 'other', values: other }];
 }
 
@@ -74,10 +83,26 @@ export async function loadUsage() {
     totalsBox(byModel.totals);
     const days = dayLabels(from);
     const short = days.map((d) => d.slice(5));
-    stackedBars($('chart-cost-model'), { labels: short, series: seriesBy(byModelDay.groups, { labels: days, nameOf: (r) => r.model, valueOf: cost }), format: usdAxis });
-    stackedBars($('chart-tokens-model'), { labels: short, series: seriesBy(byModelDay.groups, { labels: days, nameOf: (r) => r.model, valueOf: tokens }), format: count });
-    stackedBars($('chart-cost-key'), { labels: short, series: seriesBy(byKeyDay.groups, { labels: days, nameOf: keyName, valueOf: cost }), format: usdAxis });
-    stackedBars($('chart-tokens-key'), { labels: short, series: seriesBy(byKeyDay.groups, { labels: days, nameOf: keyName, valueOf: tokens }), format: count });
+    stackedBars($('chart-cost-model'), {
+      labels: short,
+      series: seriesBy(byModelDay.groups, { labels: days, nameOf: (r) => r.model, valueOf: cost }),
+      format: usdAxis,
+    });
+    stackedBars($('chart-tokens-model'), {
+      labels: short,
+      series: seriesBy(byModelDay.groups, { labels: days, nameOf: (r) => r.model, valueOf: tokens }),
+      format: count,
+    });
+    stackedBars($('chart-cost-key'), {
+      labels: short,
+      series: seriesBy(byKeyDay.groups, { labels: days, nameOf: keyName, valueOf: cost }),
+      format: usdAxis,
+    });
+    stackedBars($('chart-tokens-key'), {
+      labels: short,
+      series: seriesBy(byKeyDay.groups, { labels: days, nameOf: keyName, valueOf: tokens }),
+      format: count,
+    });
     const hours = hourLabels(hourFrom);
     const at = new Map(hourly.groups.map((g) => [g.hour, g]));
     requestsAndErrors($('chart-hourly'), {
@@ -85,14 +110,23 @@ export async function loadUsage() {
       requests: hours.map((x) => at.get(x)?.requests ?? 0),
       errors: hours.map((x) => at.get(x)?.errors ?? 0),
     });
-    fillRows($('usage-by-model').tBodies[0], byModel.groups.map((g) => h('tr', { 'data-model': g.model },
-      h('td', {}, g.model),
-      h('td', { class: 'num' }, count(g.requests)),
-      h('td', { class: 'num' }, count(g.errors)),
-      h('td', { class: 'num' }, count(g.input_tokens + g.cache_read_tokens + g.cache_write_tokens)),
-      h('td', { class: 'num' }, count(g.output_tokens)),
-      h('td', { class: 'num cost' }, usd(g.cost_usd)),
-      h('td', { class: 'num' }, `${ms(g.latency_p50_ms)} / ${ms(g.latency_p95_ms)}`))), 'No usage in this range.');
+    fillRows(
+      $('usage-by-model').tBodies[0],
+      byModel.groups.map((g) =>
+        h(
+          'tr',
+          { 'data-model': g.model },
+          h('td', {}, g.model),
+          h('td', { class: 'num' }, count(g.requests)),
+          h('td', { class: 'num' }, count(g.errors)),
+          h('td', { class: 'num' }, count(g.input_tokens + g.cache_read_tokens + g.cache_write_tokens)),
+          h('td', { class: 'num' }, count(g.output_tokens)),
+          h('td', { class: 'num cost' }, usd(g.cost_usd)),
+          h('td', { class: 'num' }, `${ms(g.latency_p50_ms)} / ${ms(g.latency_p95_ms)}`),
+        ),
+      ),
+      'No usage in this range.',
+    );
   } catch (err) {
     $('usage-error').textContent = err.message;
   }
@@ -100,7 +134,10 @@ export async function loadUsage() {
 
 async function downloadCsv() {
   try {
-    const res = await api(`/admin/usage?from=${new Date(rangeStart()).toISOString()}&group_by=day,key,model&format=csv`, { raw: true });
+    const res = await api(
+      `/admin/usage?from=${new Date(rangeStart()).toISOString()}&group_by=day,key,model&format=csv`,
+      { raw: true },
+    );
     const url = URL.createObjectURL(await res.blob());
     const a = h('a', { href: url, download: 'modelgate-usage.csv' });
     document.body.append(a);

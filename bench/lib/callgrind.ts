@@ -22,7 +22,14 @@ export function callgrindMissing(): string | null {
  * runs machine code, so self-modifying code must be checked everywhere but in file-backed code.
  */
 export function callgrindWrapper(outFile: string): string[] {
-  return ['valgrind', '--tool=callgrind', '--instr-atstart=no', '--smc-check=all-non-file', '--dump-instr=no', `--callgrind-out-file=${outFile}`];
+  return [
+    'valgrind',
+    '--tool=callgrind',
+    '--instr-atstart=no',
+    '--smc-check=all-non-file',
+    '--dump-instr=no',
+    `--callgrind-out-file=${outFile}`,
+  ];
 }
 
 /** Instructions counted in one callgrind dump: its `summary:` line (the part since the previous dump). */

@@ -41,7 +41,14 @@ const FIELD = (line: string, name: string): number => {
 
 /** Sums `--trace-gc-nvp` lines (one per collection; `gc=s` a scavenge, `gc=mc` a mark-compact). Other lines are ignored. */
 export function sumGcTrace(text: string): GcTotals {
-  const totals: GcTotals = { scavenges: 0, allocatedBytes: 0, promotedBytes: 0, scavengePauseMs: 0, majors: 0, majorPauseMs: 0 };
+  const totals: GcTotals = {
+    scavenges: 0,
+    allocatedBytes: 0,
+    promotedBytes: 0,
+    scavengePauseMs: 0,
+    majors: 0,
+    majorPauseMs: 0,
+  };
   for (const line of text.split('\n')) {
     if (/\sgc=\w+\s/.test(line)) totals.allocatedBytes += FIELD(line, 'allocated');
     if (/\sgc=s\s/.test(line)) {
@@ -74,7 +81,10 @@ const TRACE = ['--trace-gc-nvp'];
 /** One fresh process per target and repetition, alternated; the trace of the warm-up and of settling is not counted. */
 export async function runGcPass(options: LoadPassOptions): Promise<Map<TargetName, GcRep[]>> {
   mkdirSync(options.workDir, { recursive: true });
-  const out = new Map<TargetName, GcRep[]>([['modelgate', []], ['bare-proxy', []]]);
+  const out = new Map<TargetName, GcRep[]>([
+    ['modelgate', []],
+    ['bare-proxy', []],
+  ]);
   const starters: Array<[TargetName, () => Promise<Started>]> = [
     ['modelgate', () => startModelgate({ mockPort: options.mockPort, workDir: options.workDir, nodeFlags: TRACE })],
     ['bare-proxy', () => startBareProxy(options.mockPort, { nodeFlags: TRACE })],
@@ -88,7 +98,9 @@ export async function runGcPass(options: LoadPassOptions): Promise<Map<TargetNam
         const request = target.request('chat');
         await warmUp(request, options.warmupMs);
         if (options.settle !== undefined) {
-          options.log(`gc rep ${rep + 1} ${name}: ${await settleOnChat(target, options.settle, 'the measured window')}`);
+          options.log(
+            `gc rep ${rep + 1} ${name}: ${await settleOnChat(target, options.settle, 'the measured window')}`,
+          );
         }
         // The Child keeps only the tail of stdout: the measured window's trace is collected here.
         let trace = '';
@@ -98,7 +110,9 @@ export async function runGcPass(options: LoadPassOptions): Promise<Map<TargetNam
         target.child.proc.stdout?.off('data', collect);
         const result = gcRep(sumGcTrace(trace), load.requests);
         out.get(name)?.push(result);
-        options.log(`gc rep ${rep + 1} ${name}: ${(result.allocatedPerReq / 1024).toFixed(1)} KB allocated and ${result.promotedPerReq.toFixed(0)} B promoted a request, scavenges ${result.scavengePauseUsPerReq.toFixed(2)} µs a request`);
+        options.log(
+          `gc rep ${rep + 1} ${name}: ${(result.allocatedPerReq / 1024).toFixed(1)} KB allocated and ${result.promotedPerReq.toFixed(0)} B promoted a request, scavenges ${result.scavengePauseUsPerReq.toFixed(2)} µs a request`,
+        );
       } finally {
         await target.child.stop();
       }

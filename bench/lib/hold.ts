@@ -13,13 +13,31 @@ import type { Target } from './targets.ts';
 const WORKER = join(new URL('..', import.meta.url).pathname, 'hold-worker.ts');
 const MB = 1024 * 1024;
 
-export async function runHold(options: { target: Target; phase: HoldResult['phase']; streams: number; probeCount: number; mockUrl: string; readyTimeoutMs: number }): Promise<HoldResult> {
+export async function runHold(options: {
+  target: Target;
+  phase: HoldResult['phase'];
+  streams: number;
+  probeCount: number;
+  mockUrl: string;
+  readyTimeoutMs: number;
+}): Promise<HoldResult> {
   const { target } = options;
   await probe({ url: `${options.mockUrl}/hold/arm`, method: 'POST', headers: {}, body: '' });
   const cheap: LoadRequest = { url: `${target.baseUrl}/healthz`, method: 'GET', headers: {}, body: '' };
   const idle = await runSequential({ request: cheap, count: options.probeCount, warmup: 20 });
   const rssIdle = rssBytes(processTree(target.child.pid));
-  const worker = new Child({ name: 'hold-worker', command: NODE, args: [WORKER, JSON.stringify({ request: target.request('hold-stream'), streams: options.streams, readyTimeoutMs: options.readyTimeoutMs })] });
+  const worker = new Child({
+    name: 'hold-worker',
+    command: NODE,
+    args: [
+      WORKER,
+      JSON.stringify({
+        request: target.request('hold-stream'),
+        streams: options.streams,
+        readyTimeoutMs: options.readyTimeoutMs,
+      }),
+    ],
+  });
   try {
     const ready = await worker.jsonLine<{ ready: number; failed: number }>('ready', options.readyTimeoutMs + 5000);
     const rssHold = rssBytes(processTree(target.child.pid));

@@ -45,7 +45,12 @@ export interface InstructionPassOptions extends InstructionPlan {
 // Under valgrind modelgate takes ~10 s to answer its first health check.
 const READY_MS = 120_000;
 
-async function start(name: CountedTarget, options: InstructionPassOptions, mockPort: number, outFile: string): Promise<Target> {
+async function start(
+  name: CountedTarget,
+  options: InstructionPassOptions,
+  mockPort: number,
+  outFile: string,
+): Promise<Target> {
   const wrapper = callgrindWrapper(outFile);
   const dir = join(options.workDir, `instructions-${name}`);
   mkdirSync(dir, { recursive: true });
@@ -58,7 +63,12 @@ async function start(name: CountedTarget, options: InstructionPassOptions, mockP
 }
 
 /** One scenario on one target, in a process of its own (see CallgrindCounter). */
-async function countOne(name: CountedTarget, kind: RequestKind, options: InstructionPassOptions, mockPort: number): Promise<InstructionCell> {
+async function countOne(
+  name: CountedTarget,
+  kind: RequestKind,
+  options: InstructionPassOptions,
+  mockPort: number,
+): Promise<InstructionCell> {
   const outFile = join(options.workDir, `callgrind-${name}-${kind}.out`);
   const target = await start(name, options, mockPort, outFile);
   try {
@@ -75,7 +85,9 @@ async function countOne(name: CountedTarget, kind: RequestKind, options: Instruc
       // The next scenario warms up unpaced, whatever happened here.
       await setMockPacing(`http://127.0.0.1:${mockPort}`, 'tick');
     }
-    options.log(`instructions ${name} ${kind}: ${Math.round(instructions / plan.count).toLocaleString('en-US')} per request${errors > 0 ? `, ${errors} errors` : ''}`);
+    options.log(
+      `instructions ${name} ${kind}: ${Math.round(instructions / plan.count).toLocaleString('en-US')} per request${errors > 0 ? `, ${errors} errors` : ''}`,
+    );
     return { target: name, kind, requests: plan.count, instructions, errors };
   } finally {
     await target.child.stop();

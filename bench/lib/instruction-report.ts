@@ -17,7 +17,11 @@ function count(n: number): string {
 }
 
 /** Instructions per request of `target` for `kind`, NaN when not counted. */
-export function perRequest(cells: readonly InstructionCell[], target: InstructionCell['target'], kind: RequestKind): number {
+export function perRequest(
+  cells: readonly InstructionCell[],
+  target: InstructionCell['target'],
+  kind: RequestKind,
+): number {
   const c = cells.find((x) => x.target === target && x.kind === kind);
   return c === undefined || c.requests === 0 ? Number.NaN : c.instructions / c.requests;
 }
@@ -36,7 +40,8 @@ export function instructionTable(cells: readonly InstructionCell[], plan: Instru
     return `| ${TITLES[kind] ?? kind} | ${count(mg)} | ${count(bare)} | ${Number.isFinite(mg / bare) ? (mg / bare).toFixed(2) : '—'} × |`;
   });
   // A stream's events beyond what a non-streamed answer costs: the per-event view of the same counts.
-  const perEvent = (target: InstructionCell['target'], kind: RequestKind): number => (perRequest(cells, target, kind) - perRequest(cells, target, 'chat')) / STREAM_EVENTS;
+  const perEvent = (target: InstructionCell['target'], kind: RequestKind): number =>
+    (perRequest(cells, target, kind) - perRequest(cells, target, 'chat')) / STREAM_EVENTS;
   const eventRows = kinds
     .filter((k) => k !== 'chat')
     .map((kind) => {

@@ -97,7 +97,16 @@ export function createWrk(workDir: string): LoadGenerator {
       const child = new Child({
         name: 'wrk',
         command: 'wrk',
-        args: ['-t1', `-c${options.connections}`, `-d${options.durationS}s`, '--timeout', '10s', '-s', scriptPath, options.request.url],
+        args: [
+          '-t1',
+          `-c${options.connections}`,
+          `-d${options.durationS}s`,
+          '--timeout',
+          '10s',
+          '-s',
+          scriptPath,
+          options.request.url,
+        ],
       });
       await child.exit();
       const summary = await child.jsonLine<WrkSummary>('wrk', 1000);

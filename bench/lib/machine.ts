@@ -24,8 +24,9 @@ export function idleLine(read: ReadText = readText): string | undefined {
   if (driver === undefined || driver === '' || driver === 'none') return undefined;
   const pollNs = read(HALT_POLL);
   if (driver !== 'haltpoll' || pollNs === undefined) return `idle cores: cpuidle driver ${driver}`;
-  const polling = Number(pollNs) === 0
-    ? 'guest halt polling off (an idle core halts to the hypervisor at once, and waking it waits on the hypervisor)'
-    : `guest halt polling up to ${Number(pollNs).toLocaleString('en-US')} ns before halting to the hypervisor`;
+  const polling =
+    Number(pollNs) === 0
+      ? 'guest halt polling off (an idle core halts to the hypervisor at once, and waking it waits on the hypervisor)'
+      : `guest halt polling up to ${Number(pollNs).toLocaleString('en-US')} ns before halting to the hypervisor`;
   return `idle cores: cpuidle driver haltpoll, ${polling}`;
 }

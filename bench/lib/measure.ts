@@ -14,11 +14,21 @@ export interface Rep extends LoadResult {
   writerCpuUsPerReq?: number;
 }
 
-export async function measureLoad(options: { target: Target; request: LoadRequest; generator: LoadGenerator; connections: number; durationS: number }): Promise<Rep> {
+export async function measureLoad(options: {
+  target: Target;
+  request: LoadRequest;
+  generator: LoadGenerator;
+  connections: number;
+  durationS: number;
+}): Promise<Rep> {
   const pids = processTree(options.target.child.pid);
   const before = cpuMicros(pids);
   const threadsBefore = helperCpuSplit(pids, WRITER_THREAD_NAME);
-  const load = await options.generator.run({ request: options.request, connections: options.connections, durationS: options.durationS });
+  const load = await options.generator.run({
+    request: options.request,
+    connections: options.connections,
+    durationS: options.durationS,
+  });
   const after = cpuMicros(pids);
   const threadsAfter = helperCpuSplit(pids, WRITER_THREAD_NAME);
   const per = (us: number): number => (load.requests > 0 ? us / load.requests : Number.NaN);
@@ -38,11 +48,15 @@ export interface ProbeResult {
 /** Sends one request and reads the whole answer; a status of 0 means the connection failed. */
 export function probe(request: LoadRequest): Promise<ProbeResult> {
   return new Promise((resolve) => {
-    const req = http.request(request.url, { method: request.method, headers: request.headers, agent: false, timeout: 10_000 }, (res) => {
-      const parts: Buffer[] = [];
-      res.on('data', (part: Buffer) => parts.push(part));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(parts).toString('utf8') }));
-    });
+    const req = http.request(
+      request.url,
+      { method: request.method, headers: request.headers, agent: false, timeout: 10_000 },
+      (res) => {
+        const parts: Buffer[] = [];
+        res.on('data', (part: Buffer) => parts.push(part));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(parts).toString('utf8') }));
+      },
+    );
     req.on('error', (error) => resolve({ status: 0, body: error.message }));
     req.on('timeout', () => req.destroy(new Error('probe timed out')));
     req.end(request.method === 'POST' ? request.body : undefined);

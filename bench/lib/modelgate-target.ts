@@ -42,9 +42,21 @@ let keyCount = 0;
 
 async function createKey(configPath: string): Promise<{ key: string; admission: string } | { error: string }> {
   // Key names are unique in a database, and passes that restart the gateway in one directory reuse it.
-  const base = [MAIN, 'keys', 'create', '--name', `bench-${Date.now().toString(36)}-${(keyCount++).toString(36)}`, '--json', '--config', configPath];
+  const base = [
+    MAIN,
+    'keys',
+    'create',
+    '--name',
+    `bench-${Date.now().toString(36)}-${(keyCount++).toString(36)}`,
+    '--json',
+    '--config',
+    configPath,
+  ];
   const attempts: Array<{ args: string[]; admission: string }> = [
-    { args: [...base, '--budget-usd', '1000000', '--rpm', '100000000'], admission: 'key with budget USD 1,000,000 and rpm 100,000,000' },
+    {
+      args: [...base, '--budget-usd', '1000000', '--rpm', '100000000'],
+      admission: 'key with budget USD 1,000,000 and rpm 100,000,000',
+    },
     { args: base, admission: 'key without budget/rpm (the CLI rejected --budget-usd/--rpm)' },
   ];
   let lastError = '';
@@ -66,7 +78,13 @@ async function createKey(configPath: string): Promise<{ key: string; admission: 
  * pass), then `nodeFlags` (`npm run bench -- --node-flags=…`), whose V8 flags win over the shipped ones.
  * `wrapper`: a command that runs the gateway's Node (the instruction pass's valgrind), which starts slower.
  */
-export async function startModelgate(options: { mockPort: number; workDir: string; nodeFlags?: readonly string[]; wrapper?: readonly string[]; readyTimeoutMs?: number }): Promise<Started> {
+export async function startModelgate(options: {
+  mockPort: number;
+  workDir: string;
+  nodeFlags?: readonly string[];
+  wrapper?: readonly string[];
+  readyTimeoutMs?: number;
+}): Promise<Started> {
   if (!existsSync(MAIN)) return { ok: false, reason: 'src/main.ts does not exist yet' };
   const port = await freePort();
   const configPath = join(options.workDir, 'modelgate.yaml');
@@ -74,13 +92,21 @@ export async function startModelgate(options: { mockPort: number; workDir: strin
   const created = await createKey(configPath);
   if ('error' in created) return { ok: false, reason: created.error };
   const flags = [...SHIPPED_NODE_FLAGS, ...(options.nodeFlags ?? [])];
-  const launch = nodeLaunch([...flags, MAIN, 'serve', '--config', configPath, '--port', String(port), '--host', '127.0.0.1'], options.wrapper);
+  const launch = nodeLaunch(
+    [...flags, MAIN, 'serve', '--config', configPath, '--port', String(port), '--host', '127.0.0.1'],
+    options.wrapper,
+  );
   // As the launchers run it: MALLOC_ARENA_MAX as shipped unless the caller's environment sets one.
   const env = withShippedEnvironment(process.env);
   const child = new Child({ name: 'modelgate', ...launch, cwd: ROOT, env });
   const baseUrl = `http://127.0.0.1:${port}`;
   try {
-    await waitForHttp({ url: `${baseUrl}/healthz`, child, timeoutMs: options.readyTimeoutMs ?? 20_000, accept: (s) => s === 200 });
+    await waitForHttp({
+      url: `${baseUrl}/healthz`,
+      child,
+      timeoutMs: options.readyTimeoutMs ?? 20_000,
+      accept: (s) => s === 200,
+    });
   } catch (error) {
     await child.stop();
     return { ok: false, reason: (error as Error).message };
@@ -96,9 +122,19 @@ export async function startModelgate(options: { mockPort: number; workDir: strin
     name: 'modelgate',
     baseUrl,
     child,
-    kinds: new Set<RequestKind>(['chat', 'chat-stream', 'chat-50kb', 'messages-stream', 'responses-stream', 'hold-stream']),
+    kinds: new Set<RequestKind>([
+      'chat',
+      'chat-stream',
+      'chat-50kb',
+      'messages-stream',
+      'responses-stream',
+      'hold-stream',
+    ]),
     request: (kind) => buildRequest(setup, kind),
-    notes: [`bench key ${masked}: ${created.admission}`, `started with Node flags ${flags.join(' ')}${options.nodeFlags?.length ? '' : ' (as shipped: npm start, the modelgate command)'}, MALLOC_ARENA_MAX=${env.MALLOC_ARENA_MAX}`],
+    notes: [
+      `bench key ${masked}: ${created.admission}`,
+      `started with Node flags ${flags.join(' ')}${options.nodeFlags?.length ? '' : ' (as shipped: npm start, the modelgate command)'}, MALLOC_ARENA_MAX=${env.MALLOC_ARENA_MAX}`,
+    ],
   };
   return { ok: true, target };
 }

@@ -15,7 +15,16 @@ export interface PairedRun {
   reps: Array<{ modelgate: Rep; bare: Rep }>;
 }
 
-export async function runPaired(options: { modelgate: Target; bare: Target; kind: RequestKind; generator: LoadGenerator; connections: number; durationS: number; reps: number; warmupMs: number }): Promise<PairedRun> {
+export async function runPaired(options: {
+  modelgate: Target;
+  bare: Target;
+  kind: RequestKind;
+  generator: LoadGenerator;
+  connections: number;
+  durationS: number;
+  reps: number;
+  warmupMs: number;
+}): Promise<PairedRun> {
   const { modelgate, bare, kind, generator, connections, durationS } = options;
   await Promise.all([warmUp(modelgate.request(kind), options.warmupMs), warmUp(bare.request(kind), options.warmupMs)]);
   const out: PairedRun = { kind, connections, reps: [] };

@@ -95,7 +95,9 @@ export class Child {
       if (this.#closed) break;
       await delay(20);
     }
-    throw new Error(`${this.name} printed no "${key}" line (${this.stderrTail || 'no stderr'}; stdout: ${this.#stdout.trim().slice(-400) || 'none'})`);
+    throw new Error(
+      `${this.name} printed no "${key}" line (${this.stderrTail || 'no stderr'}; stdout: ${this.#stdout.trim().slice(-400) || 'none'})`,
+    );
   }
 
   /** The exit code, once the output is in (or a second after exit, if something else holds the pipes). */
@@ -121,7 +123,11 @@ export class Child {
 export function nodeWorker(options: { name: string; args: string[]; realtimePriority?: number }): Child {
   return options.realtimePriority === undefined
     ? new Child({ name: options.name, command: NODE, args: options.args })
-    : new Child({ name: options.name, command: 'chrt', args: ['-f', String(options.realtimePriority), NODE, ...options.args] });
+    : new Child({
+        name: options.name,
+        command: 'chrt',
+        args: ['-f', String(options.realtimePriority), NODE, ...options.args],
+      });
 }
 
 /** Node with `args`, or under a wrapper command (e.g. valgrind) that then runs Node with them. */
@@ -167,5 +173,7 @@ export async function waitForHttp(options: ReadyOptions): Promise<void> {
     if (!options.child.alive) throw new Error(`${options.child.name} exited: ${options.child.stderrTail}`);
     await delay(25);
   }
-  throw new Error(`${options.child.name} not ready at ${options.url} within ${options.timeoutMs} ms (${options.child.stderrTail})`);
+  throw new Error(
+    `${options.child.name} not ready at ${options.url} within ${options.timeoutMs} ms (${options.child.stderrTail})`,
+  );
 }

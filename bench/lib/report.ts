@@ -78,7 +78,9 @@ export interface RunResults {
 }
 
 /** A run with nothing measured yet; the passes fill it in. */
-export function emptyRunResults(options: Pick<RunResults, 'date' | 'mode' | 'header' | 'skipped' | 'instructionPlan'>): RunResults {
+export function emptyRunResults(
+  options: Pick<RunResults, 'date' | 'mode' | 'header' | 'skipped' | 'instructionPlan'>,
+): RunResults {
   return {
     ...options,
     notes: [],
@@ -131,10 +133,17 @@ function ratio(a: number | undefined, b: number | undefined): number {
   return a === undefined || b === undefined || b === 0 ? Number.NaN : a / b;
 }
 
-function ttfbSummary(runs: Map<TargetName, TtfbRep[]>, target: TargetName): { p50: number; p99: number; totalP50: number } | undefined {
+function ttfbSummary(
+  runs: Map<TargetName, TtfbRep[]>,
+  target: TargetName,
+): { p50: number; p99: number; totalP50: number } | undefined {
   const reps = runs.get(target);
   if (reps === undefined || reps.length === 0) return undefined;
-  return { p50: median(reps.map((r) => r.ttfbP50Us)), p99: median(reps.map((r) => r.ttfbP99Us)), totalP50: median(reps.map((r) => r.totalP50Us)) };
+  return {
+    p50: median(reps.map((r) => r.ttfbP50Us)),
+    p99: median(reps.map((r) => r.ttfbP99Us)),
+    totalP50: median(reps.map((r) => r.totalP50Us)),
+  };
 }
 
 function loadTables(results: RunResults): string[] {
@@ -144,7 +153,9 @@ function loadTables(results: RunResults): string[] {
     const perEvent = scenario.eventsPerResponse;
     const bare = cell(results, scenario.id, 'bare-proxy');
     out.push(`### ${scenario.title}`, '');
-    out.push(`| target | req/s | p50 ms | p99 ms | CPU µs/req | of it, helper threads |${perEvent === undefined ? '' : ' CPU µs/event |'} CPU × bare | errors |`);
+    out.push(
+      `| target | req/s | p50 ms | p99 ms | CPU µs/req | of it, helper threads |${perEvent === undefined ? '' : ' CPU µs/event |'} CPU × bare | errors |`,
+    );
     out.push(`|---|---:|---:|---:|---:|---:|${perEvent === undefined ? '' : '---:|'}---:|---:|`);
     for (const c of results.load.filter((x) => x.scenario === scenario)) {
       const s = summarise(c.reps);
@@ -152,12 +163,19 @@ function loadTables(results: RunResults): string[] {
       const writer = median(c.reps.map((r) => r.writerCpuUsPerReq ?? Number.NaN).filter((v) => Number.isFinite(v)));
       // modelgate's usage writer thread is one of the helpers: named apart, it is what the durable row costs.
       const writerNote = Number.isFinite(writer) && writer > 0 ? `; usage writer ${fmt(writer, 1)}` : '';
-      const helperCell = Number.isFinite(helpers) ? `${fmt(helpers, 1)} (${fmt((100 * helpers) / s.cpu, 0)} %${writerNote})` : '—';
+      const helperCell = Number.isFinite(helpers)
+        ? `${fmt(helpers, 1)} (${fmt((100 * helpers) / s.cpu, 0)} %${writerNote})`
+        : '—';
       const event = perEvent === undefined ? '' : ` ${c.target === 'direct' ? '—' : fmt(s.cpu / perEvent, 1)} |`;
       const times = c.target === 'direct' ? '—' : fmt(ratio(s.cpu, bare?.cpu), 2);
       const cpu = c.target === 'direct' ? `(${fmt(s.cpu, 1)} mock)` : fmt(s.cpu, 1);
-      const label = scenario.kindFor?.[c.target] === undefined ? c.target : `${c.target} (${kindOf(scenario, c.target)}, passed through: the reference)`;
-      out.push(`| ${label} | ${fmt(s.rps)} | ${ms(s.p50)} | ${ms(s.p99)} | ${cpu} | ${helperCell} |${event} ${times} | ${s.errors}/${s.requests} |`);
+      const label =
+        scenario.kindFor?.[c.target] === undefined
+          ? c.target
+          : `${c.target} (${kindOf(scenario, c.target)}, passed through: the reference)`;
+      out.push(
+        `| ${label} | ${fmt(s.rps)} | ${ms(s.p50)} | ${ms(s.p99)} | ${cpu} | ${helperCell} |${event} ${times} | ${s.errors}/${s.requests} |`,
+      );
     }
     out.push('');
   }
@@ -167,12 +185,19 @@ function loadTables(results: RunResults): string[] {
 function ttfbTable(runs: Map<TargetName, TtfbRep[]>, title: string): string[] {
   if (runs.size === 0) return [];
   const direct = ttfbSummary(runs, 'direct');
-  const out = [`### ${title}`, '', '| target | TTFB p50 ms | TTFB p99 ms | added p50 ms | whole stream p50 ms | errors |', '|---|---:|---:|---:|---:|---:|'];
+  const out = [
+    `### ${title}`,
+    '',
+    '| target | TTFB p50 ms | TTFB p99 ms | added p50 ms | whole stream p50 ms | errors |',
+    '|---|---:|---:|---:|---:|---:|',
+  ];
   for (const [target, reps] of runs) {
     const s = ttfbSummary(runs, target);
     if (s === undefined) continue;
     const added = target === 'direct' || direct === undefined ? '—' : ms(s.p50 - direct.p50);
-    out.push(`| ${target} | ${ms(s.p50)} | ${ms(s.p99)} | ${added} | ${ms(s.totalP50)} | ${reps.reduce((n, r) => n + r.errors, 0)} |`);
+    out.push(
+      `| ${target} | ${ms(s.p50)} | ${ms(s.p99)} | ${added} | ${ms(s.totalP50)} | ${reps.reduce((n, r) => n + r.errors, 0)} |`,
+    );
   }
   out.push('');
   return out;
@@ -189,8 +214,11 @@ function latencyTable(results: RunResults): string[] {
     '|---|---:|---:|---:|---:|---:|---:|',
   ];
   for (const [target, reps] of results.latency) {
-    const added = (read: (r: LatencyRep) => number): string => (target === 'direct' ? '—' : ms(median(paired(reps.map(read), direct.map(read), byDifference))));
-    out.push(`| ${target} | ${ms(mid(reps, (r) => r.p50Us))} | ${ms(mid(reps, (r) => r.p99Us))} | ${ms(mid(reps, (r) => r.p999Us))} | ${added((r) => r.p50Us)} | ${added((r) => r.p99Us)} | ${reps.reduce((n, r) => n + r.errors, 0)} |`);
+    const added = (read: (r: LatencyRep) => number): string =>
+      target === 'direct' ? '—' : ms(median(paired(reps.map(read), direct.map(read), byDifference)));
+    out.push(
+      `| ${target} | ${ms(mid(reps, (r) => r.p50Us))} | ${ms(mid(reps, (r) => r.p99Us))} | ${ms(mid(reps, (r) => r.p999Us))} | ${added((r) => r.p50Us)} | ${added((r) => r.p99Us)} | ${reps.reduce((n, r) => n + r.errors, 0)} |`,
+    );
   }
   out.push('');
   return out;
@@ -199,8 +227,10 @@ function latencyTable(results: RunResults): string[] {
 function pairedTable(results: RunResults): string[] {
   const run = results.paired;
   if (run === null || run.reps.length === 0) return [];
-  const rows = run.reps.map((r, i) =>
-    `| ${i + 1} | ${fmt(r.modelgate.cpuUsPerReq, 1)} | ${fmt(r.bare.cpuUsPerReq, 1)} | ${fmt(byRatio(r.modelgate.cpuUsPerReq, r.bare.cpuUsPerReq), 2)} | ${fmt(r.modelgate.rps)} | ${fmt(r.bare.rps)} |`);
+  const rows = run.reps.map(
+    (r, i) =>
+      `| ${i + 1} | ${fmt(r.modelgate.cpuUsPerReq, 1)} | ${fmt(r.bare.cpuUsPerReq, 1)} | ${fmt(byRatio(r.modelgate.cpuUsPerReq, r.bare.cpuUsPerReq), 2)} | ${fmt(r.modelgate.rps)} | ${fmt(r.bare.rps)} |`,
+  );
   const mid = (read: (r: PairedRun['reps'][number]) => number): number => median(run.reps.map(read));
   return [
     `### Non-streaming chat, modelgate and the bare proxy loaded at the same time (${run.connections} connections each)`,
@@ -208,7 +238,16 @@ function pairedTable(results: RunResults): string[] {
     '| repetition | modelgate CPU µs/req | bare-proxy CPU µs/req | ratio | modelgate req/s | bare-proxy req/s |',
     '|---:|---:|---:|---:|---:|---:|',
     ...rows,
-    `| median | ${fmt(mid((r) => r.modelgate.cpuUsPerReq), 1)} | ${fmt(mid((r) => r.bare.cpuUsPerReq), 1)} | ${fmt(mid((r) => byRatio(r.modelgate.cpuUsPerReq, r.bare.cpuUsPerReq)), 2)} | ${fmt(mid((r) => r.modelgate.rps))} | ${fmt(mid((r) => r.bare.rps))} |`,
+    `| median | ${fmt(
+      mid((r) => r.modelgate.cpuUsPerReq),
+      1,
+    )} | ${fmt(
+      mid((r) => r.bare.cpuUsPerReq),
+      1,
+    )} | ${fmt(
+      mid((r) => byRatio(r.modelgate.cpuUsPerReq, r.bare.cpuUsPerReq)),
+      2,
+    )} | ${fmt(mid((r) => r.modelgate.rps))} | ${fmt(mid((r) => r.bare.rps))} |`,
     '',
   ];
 }
@@ -262,15 +301,20 @@ const byDifference = (x: number, y: number): number => x - y;
  * A target judged on its per-repetition values: the median decides, and the status says how many
  * repetitions agree, because on shared cores one run can land on either side of a threshold.
  */
-export function judge(values: readonly number[], ok: (v: number) => boolean): { median: number; min: number; max: number; status: string } {
+export function judge(
+  values: readonly number[],
+  ok: (v: number) => boolean,
+): { median: number; min: number; max: number; status: string } {
   const finite = values.filter((v) => Number.isFinite(v));
   const mid = median(finite);
   if (finite.length === 0) return { median: Number.NaN, min: Number.NaN, max: Number.NaN, status: check(undefined) };
   const passes = finite.filter(ok).length;
   const base = check(ok(mid));
   // One short repetition (quick mode) has read 1.1 – 2.1 × for the same build's ratio: it points, it does not judge.
-  if (finite.length === 1) return { median: mid, min: mid, max: mid, status: `${base} (one repetition: an indication only)` };
-  const status = passes === finite.length || passes === 0 ? base : `${base} (met in ${passes} of ${finite.length} repetitions)`;
+  if (finite.length === 1)
+    return { median: mid, min: mid, max: mid, status: `${base} (one repetition: an indication only)` };
+  const status =
+    passes === finite.length || passes === 0 ? base : `${base} (met in ${passes} of ${finite.length} repetitions)`;
   return { median: mid, min: Math.min(...finite), max: Math.max(...finite), status };
 }
 
@@ -294,7 +338,9 @@ export function headline(results: RunResults): string[] {
   const portkey = cell(results, 'chat-c50', 'portkey');
   const ccr = cell(results, 'translated-c50', 'ccr');
   const mgTranslated = cell(results, 'translated-c50', 'modelgate');
-  const hold = results.hold.find((h) => h.target === 'modelgate' && h.phase === 'fresh process') ?? results.hold.find((h) => h.target === 'modelgate');
+  const hold =
+    results.hold.find((h) => h.target === 'modelgate' && h.phase === 'fresh process') ??
+    results.hold.find((h) => h.target === 'modelgate');
   const holdAfterLoad = results.hold.find((h) => h.target === 'modelgate' && h.phase === 'after load');
   const bareHold = results.hold.find((h) => h.target === 'bare-proxy' && h.phase === (hold?.phase ?? 'fresh process'));
   const bareHoldAfterLoad = results.hold.find((h) => h.target === 'bare-proxy' && h.phase === 'after load');
@@ -302,20 +348,47 @@ export function headline(results: RunResults): string[] {
   const pairedRatios = (results.paired?.reps ?? []).map((r) => byRatio(r.modelgate.cpuUsPerReq, r.bare.cpuUsPerReq));
   const mgBarePaired = judge(pairedRatios, (v) => v <= 1.25);
   const pairedBare = median((results.paired?.reps ?? []).map((r) => r.bare.cpuUsPerReq));
-  const mgBare = judge(paired(perRep(results, 'chat-c50', 'modelgate', cpu), perRep(results, 'chat-c50', 'bare-proxy', cpu), byRatio), (v) => v <= 1.25);
-  const pkMg = judge(paired(perRep(results, 'chat-c50', 'portkey', cpu), perRep(results, 'chat-c50', 'modelgate', cpu), byRatio), (v) => v >= 7);
+  const mgBare = judge(
+    paired(perRep(results, 'chat-c50', 'modelgate', cpu), perRep(results, 'chat-c50', 'bare-proxy', cpu), byRatio),
+    (v) => v <= 1.25,
+  );
+  const pkMg = judge(
+    paired(perRep(results, 'chat-c50', 'portkey', cpu), perRep(results, 'chat-c50', 'modelgate', cpu), byRatio),
+    (v) => v >= 7,
+  );
   const stream = judge(perRep(results, 'stream-c50', 'modelgate', event), (v) => v <= 9);
   const bareStream = median(perRep(results, 'stream-c50', 'bare-proxy', event));
-  const pacedRatio = judge(paired(perRep(results, 'stream-paced-c20', 'modelgate', event), perRep(results, 'stream-paced-c20', 'bare-proxy', event), byRatio), () => true);
+  const pacedRatio = judge(
+    paired(
+      perRep(results, 'stream-paced-c20', 'modelgate', event),
+      perRep(results, 'stream-paced-c20', 'bare-proxy', event),
+      byRatio,
+    ),
+    () => true,
+  );
   const pacedMg = median(perRep(results, 'stream-paced-c20', 'modelgate', event));
   const pacedBare = median(perRep(results, 'stream-paced-c20', 'bare-proxy', event));
   const translated = judge(perRep(results, 'translated-c50', 'modelgate', event), (v) => v <= 12);
   // The issue's per-event figures were set where the bare proxy took 8.5 µs an event; on a machine k times
   // slower or faster the same work costs k times as much, so the targets are also judged as ratios to the
   // bare proxy measured in the same alternation rounds.
-  const streamScaled = judge(paired(perRep(results, 'stream-c50', 'modelgate', event), perRep(results, 'stream-c50', 'bare-proxy', event), byRatio), (v) => v <= 9 / REFERENCE_BARE_EVENT_US);
+  const streamScaled = judge(
+    paired(
+      perRep(results, 'stream-c50', 'modelgate', event),
+      perRep(results, 'stream-c50', 'bare-proxy', event),
+      byRatio,
+    ),
+    (v) => v <= 9 / REFERENCE_BARE_EVENT_US,
+  );
   const translatedBare = median(perRep(results, 'translated-c50', 'bare-proxy', event));
-  const translatedScaled = judge(paired(perRep(results, 'translated-c50', 'modelgate', event), perRep(results, 'translated-c50', 'bare-proxy', event), byRatio), (v) => v <= 12 / REFERENCE_BARE_EVENT_US);
+  const translatedScaled = judge(
+    paired(
+      perRep(results, 'translated-c50', 'modelgate', event),
+      perRep(results, 'translated-c50', 'bare-proxy', event),
+      byRatio,
+    ),
+    (v) => v <= 12 / REFERENCE_BARE_EVENT_US,
+  );
   const added = (target: TargetName, read: (r: Rep) => number): number[] =>
     paired(perRep(results, 'chat-c1', target, read), perRep(results, 'chat-c1', 'direct', read), byDifference);
   const p50 = (r: Rep): number => r.p50Us;
@@ -323,13 +396,27 @@ export function headline(results: RunResults): string[] {
   const addedP50 = judge(added('modelgate', p50), (v) => v <= 150);
   const addedP99 = judge(added('modelgate', p99), (v) => v <= 1000);
   const ttfbAdded = (target: TargetName, runs = results.ttfb): number[] =>
-    paired((runs.get(target) ?? []).map((r) => r.ttfbP50Us), (runs.get('direct') ?? []).map((r) => r.ttfbP50Us), byDifference);
+    paired(
+      (runs.get(target) ?? []).map((r) => r.ttfbP50Us),
+      (runs.get('direct') ?? []).map((r) => r.ttfbP50Us),
+      byDifference,
+    );
   const addedTtfb = judge(ttfbAdded('modelgate'), (v) => v <= 500);
   const addedTtfbRealtime = judge(ttfbAdded('modelgate', results.ttfbRealtime), (v) => v <= 500);
   const rawAdded = (target: TargetName, read: (r: LatencyRep) => number): number[] =>
-    paired((results.latency.get(target) ?? []).map(read), (results.latency.get('direct') ?? []).map(read), byDifference);
-  const rawP50 = judge(rawAdded('modelgate', (r) => r.p50Us), (v) => v <= 150);
-  const rawP99 = judge(rawAdded('modelgate', (r) => r.p99Us), (v) => v <= 1000);
+    paired(
+      (results.latency.get(target) ?? []).map(read),
+      (results.latency.get('direct') ?? []).map(read),
+      byDifference,
+    );
+  const rawP50 = judge(
+    rawAdded('modelgate', (r) => r.p50Us),
+    (v) => v <= 150,
+  );
+  const rawP99 = judge(
+    rawAdded('modelgate', (r) => r.p99Us),
+    (v) => v <= 1000,
+  );
   const instructionRatio = chatInstructionRatio(results.instructions);
   return [
     '| measure (non-streaming chat, 50 connections, CPU per request) | ratio of medians |',
@@ -341,9 +428,15 @@ export function headline(results: RunResults): string[] {
     '',
     'Each target is judged on the median of its per-repetition values (ratios pair the two targets of the',
     'same alternation round); the range across repetitions is in brackets, and the bare proxy of the same',
-    'run is beside it, since the issue\'s absolute figures were set on a machine where the bare proxy took',
+    "run is beside it, since the issue's absolute figures were set on a machine where the bare proxy took",
     '64–73 µs per request and 8.5 µs per event.',
-    ...(results.mode === 'quick' ? ['', 'Quick mode: one repetition of 1 s per target and scenario, which moves a ratio far more than the', 'drift between full runs; its statuses say where to look, and a full run (`npm run bench`) decides.'] : []),
+    ...(results.mode === 'quick'
+      ? [
+          '',
+          'Quick mode: one repetition of 1 s per target and scenario, which moves a ratio far more than the',
+          'drift between full runs; its statuses say where to look, and a full run (`npm run bench`) decides.',
+        ]
+      : []),
     '',
     '| target from issue 6 | modelgate | bare proxy, same run | status |',
     '|---|---:|---:|---|',
@@ -385,7 +478,10 @@ export function renderResults(results: RunResults): string {
     ...pairedTable(results),
     ...latencyTable(results),
     ...ttfbTable(results.ttfb, 'Time to first streamed byte, 1 connection'),
-    ...ttfbTable(results.ttfbRealtime, 'Time to first streamed byte, 1 connection, timing client at real-time priority (`chrt -f 10`)'),
+    ...ttfbTable(
+      results.ttfbRealtime,
+      'Time to first streamed byte, 1 connection, timing client at real-time priority (`chrt -f 10`)',
+    ),
     ...gcTable(results.gc),
     ...instructionTable(results.instructions, results.instructionPlan),
     ...holdTable(results),

@@ -19,7 +19,9 @@ export interface RequestSetup {
 }
 
 const PROMPT = [{ role: 'user', content: 'Say hello in fifty short pieces.' }];
-const BIG_PROMPT = [{ role: 'user', content: 'lorem ipsum dolor sit amet '.repeat(Math.ceil(51_200 / 27)).slice(0, 51_200) }];
+const BIG_PROMPT = [
+  { role: 'user', content: 'lorem ipsum dolor sit amet '.repeat(Math.ceil(51_200 / 27)).slice(0, 51_200) },
+];
 
 function body(kind: RequestKind, models: ModelNames): string {
   switch (kind) {
@@ -33,7 +35,13 @@ function body(kind: RequestKind, models: ModelNames): string {
       return JSON.stringify({ model: models.claude, messages: PROMPT, max_tokens: 64, stream: true });
     case 'responses-stream':
       // The Responses API to the OpenAI-style (chat-only) upstream: translated by the hub; stored nothing.
-      return JSON.stringify({ model: models.chat, input: PROMPT[0].content, max_output_tokens: 64, stream: true, store: false });
+      return JSON.stringify({
+        model: models.chat,
+        input: PROMPT[0].content,
+        max_output_tokens: 64,
+        stream: true,
+        store: false,
+      });
     case 'hold-stream':
       return JSON.stringify({ model: models.hold, messages: PROMPT, max_tokens: 64, stream: true });
   }

@@ -6,7 +6,12 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RunMode } from './report.ts';
 
-export function resultsFile(options: { dir: string; date: string; mode: RunMode; exists?: (path: string) => boolean }): string {
+export function resultsFile(options: {
+  dir: string;
+  date: string;
+  mode: RunMode;
+  exists?: (path: string) => boolean;
+}): string {
   if (options.mode !== 'full') return join(options.dir, `${options.date}-${options.mode}.md`);
   const exists = options.exists ?? existsSync;
   let file = join(options.dir, `${options.date}.md`);

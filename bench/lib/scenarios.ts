@@ -64,10 +64,42 @@ export const STREAM_EVENTS = CHUNKS + 2;
 export const PACED_MS = 3;
 
 export const LOAD_SCENARIOS: LoadScenario[] = [
-  { id: 'chat-c1', title: 'Non-streaming chat, 1 connection', kind: 'chat', connections: 1, eventsPerResponse: undefined, only: undefined, quick: true },
-  { id: 'chat-c50', title: 'Non-streaming chat, 50 connections', kind: 'chat', connections: 50, eventsPerResponse: undefined, only: undefined, quick: true },
-  { id: 'stream-c1', title: `Streaming chat (${CHUNKS} chunks), 1 connection`, kind: 'chat-stream', connections: 1, eventsPerResponse: STREAM_EVENTS, only: undefined, quick: false },
-  { id: 'stream-c50', title: `Streaming chat (${CHUNKS} chunks), 50 connections`, kind: 'chat-stream', connections: 50, eventsPerResponse: STREAM_EVENTS, only: undefined, quick: true },
+  {
+    id: 'chat-c1',
+    title: 'Non-streaming chat, 1 connection',
+    kind: 'chat',
+    connections: 1,
+    eventsPerResponse: undefined,
+    only: undefined,
+    quick: true,
+  },
+  {
+    id: 'chat-c50',
+    title: 'Non-streaming chat, 50 connections',
+    kind: 'chat',
+    connections: 50,
+    eventsPerResponse: undefined,
+    only: undefined,
+    quick: true,
+  },
+  {
+    id: 'stream-c1',
+    title: `Streaming chat (${CHUNKS} chunks), 1 connection`,
+    kind: 'chat-stream',
+    connections: 1,
+    eventsPerResponse: STREAM_EVENTS,
+    only: undefined,
+    quick: false,
+  },
+  {
+    id: 'stream-c50',
+    title: `Streaming chat (${CHUNKS} chunks), 50 connections`,
+    kind: 'chat-stream',
+    connections: 50,
+    eventsPerResponse: STREAM_EVENTS,
+    only: undefined,
+    quick: true,
+  },
   {
     id: 'stream-paced-c20',
     title: `Streaming chat (${CHUNKS} chunks), events ${PACED_MS} ms apart, 20 connections`,
@@ -99,7 +131,15 @@ export const LOAD_SCENARIOS: LoadScenario[] = [
     kindFor: { 'bare-proxy': 'chat-stream' },
     quick: false,
   },
-  { id: 'big-c50', title: 'Non-streaming chat with a 50 KB prompt, 50 connections', kind: 'chat-50kb', connections: 50, eventsPerResponse: undefined, only: undefined, quick: true },
+  {
+    id: 'big-c50',
+    title: 'Non-streaming chat with a 50 KB prompt, 50 connections',
+    kind: 'chat-50kb',
+    connections: 50,
+    eventsPerResponse: undefined,
+    only: undefined,
+    quick: true,
+  },
 ];
 
 export const FULL: Timing = {

@@ -28,7 +28,11 @@ function once(request: LoadRequest, agent: http.Agent): Promise<OneTiming> {
       res.on('end', () => {
         const end = process.hrtime.bigint();
         if (first === 0n) first = end;
-        resolve({ ttfbUs: Number(first - start) / 1000, totalUs: Number(end - start) / 1000, ok: res.statusCode === 200 });
+        resolve({
+          ttfbUs: Number(first - start) / 1000,
+          totalUs: Number(end - start) / 1000,
+          ok: res.statusCode === 200,
+        });
       });
       res.on('error', () => resolve({ ttfbUs: 0, totalUs: 0, ok: false }));
     });
@@ -39,7 +43,12 @@ function once(request: LoadRequest, agent: http.Agent): Promise<OneTiming> {
 }
 
 /** Runs `count` requests back to back after `warmup` untimed ones, stopping early after `maxMs` if given. */
-export async function runSequential(options: { request: LoadRequest; count: number; warmup: number; maxMs?: number }): Promise<SequentialTimings> {
+export async function runSequential(options: {
+  request: LoadRequest;
+  count: number;
+  warmup: number;
+  maxMs?: number;
+}): Promise<SequentialTimings> {
   let deadline = Infinity;
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   const out: SequentialTimings = { ttfbUs: [], totalUs: [], errors: 0 };

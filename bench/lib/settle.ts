@@ -25,7 +25,13 @@ export interface SettleOptions {
   quietShare: number;
 }
 
-export const SETTLE_FULL: SettleOptions = { roundMs: 2000, minMs: 10_000, maxMs: 40_000, plateau: 0.8, quietShare: 0.01 };
+export const SETTLE_FULL: SettleOptions = {
+  roundMs: 2000,
+  minMs: 10_000,
+  maxMs: 40_000,
+  plateau: 0.8,
+  quietShare: 0.01,
+};
 export const SETTLE_QUICK: SettleOptions = { roundMs: 500, minMs: 0, maxMs: 2000, plateau: 0.8, quietShare: 0.01 };
 
 export interface SettleRecord {
@@ -45,7 +51,13 @@ export interface SettleProbe {
   now(): number;
 }
 
-const WARMED_KINDS: readonly RequestKind[] = ['chat', 'chat-stream', 'messages-stream', 'responses-stream', 'chat-50kb'];
+const WARMED_KINDS: readonly RequestKind[] = [
+  'chat',
+  'chat-stream',
+  'messages-stream',
+  'responses-stream',
+  'chat-50kb',
+];
 
 export function probeFor(target: Target): SettleProbe {
   return {
@@ -56,7 +68,11 @@ export function probeFor(target: Target): SettleProbe {
 }
 
 /** Rounds of warm-up over every kind `kinds` holds until the helper threads' CPU stops falling. */
-export async function settle(kinds: ReadonlySet<RequestKind>, options: SettleOptions, probe: SettleProbe): Promise<SettleRecord> {
+export async function settle(
+  kinds: ReadonlySet<RequestKind>,
+  options: SettleOptions,
+  probe: SettleProbe,
+): Promise<SettleRecord> {
   const warmed = WARMED_KINDS.filter((k) => kinds.has(k));
   const start = probe.now();
   const shares: number[] = [];
@@ -69,7 +85,8 @@ export async function settle(kinds: ReadonlySet<RequestKind>, options: SettleOpt
     shares.push(share);
     const n = shares.length;
     const quiet = share < options.quietShare;
-    const flat = n >= 3 && shares[n - 1] >= shares[n - 2] * options.plateau && shares[n - 2] >= shares[n - 3] * options.plateau;
+    const flat =
+      n >= 3 && shares[n - 1] >= shares[n - 2] * options.plateau && shares[n - 2] >= shares[n - 3] * options.plateau;
     const spent = probe.now() - start;
     if (spent < Math.min(options.minMs, options.maxMs)) continue;
     if (quiet || flat || spent >= options.maxMs) {

@@ -30,7 +30,13 @@ const BENCH = new URL('..', import.meta.url).pathname;
 const PLAIN = { chat: 'm', claude: 'm', hold: 'm' };
 const ALL_KINDS: ReadonlySet<RequestKind> = new Set(['chat', 'chat-stream', 'chat-50kb', 'hold-stream']);
 
-function makeTarget(options: { name: TargetName; child: Child; setup: RequestSetup; kinds?: ReadonlySet<RequestKind>; notes?: string[] }): Target {
+function makeTarget(options: {
+  name: TargetName;
+  child: Child;
+  setup: RequestSetup;
+  kinds?: ReadonlySet<RequestKind>;
+  notes?: string[];
+}): Target {
   return {
     name: options.name,
     baseUrl: options.setup.baseUrl,
@@ -68,7 +74,12 @@ export function directTarget(mock: { child: Child; port: number }): Target {
   return makeTarget({
     name: 'direct',
     child: mock.child,
-    setup: { baseUrl: `http://127.0.0.1:${mock.port}`, models: PLAIN, headers: { authorization: 'Bearer x' }, holdPrefix: '/hold' },
+    setup: {
+      baseUrl: `http://127.0.0.1:${mock.port}`,
+      models: PLAIN,
+      headers: { authorization: 'Bearer x' },
+      holdPrefix: '/hold',
+    },
     kinds: new Set([...ALL_KINDS, 'messages-stream']),
     notes: ['CPU shown for direct is the mock upstream’s own'],
   });
@@ -78,11 +89,22 @@ export function directTarget(mock: { child: Child; port: number }): Target {
  * `nodeFlags` are for the garbage-collection pass, which traces V8's collections; `wrapper` for the
  * instruction pass, which runs the proxy under valgrind (and so waits longer for it to start).
  */
-export async function startBareProxy(mockPort: number, options: { nodeFlags?: readonly string[]; wrapper?: readonly string[]; readyTimeoutMs?: number } = {}): Promise<Started> {
-  const launch = nodeLaunch([...(options.nodeFlags ?? []), join(BENCH, 'bare-proxy.ts'), '--port=0', `--upstream=http://127.0.0.1:${mockPort}`], options.wrapper);
+export async function startBareProxy(
+  mockPort: number,
+  options: { nodeFlags?: readonly string[]; wrapper?: readonly string[]; readyTimeoutMs?: number } = {},
+): Promise<Started> {
+  const launch = nodeLaunch(
+    [...(options.nodeFlags ?? []), join(BENCH, 'bare-proxy.ts'), '--port=0', `--upstream=http://127.0.0.1:${mockPort}`],
+    options.wrapper,
+  );
   const child = new Child({ name: 'bare-proxy', ...launch });
   const port = await child.portLine(options.readyTimeoutMs ?? 10_000);
-  const setup = { baseUrl: `http://127.0.0.1:${port}`, models: PLAIN, headers: { authorization: 'Bearer x' }, holdPrefix: '/hold' };
+  const setup = {
+    baseUrl: `http://127.0.0.1:${port}`,
+    models: PLAIN,
+    headers: { authorization: 'Bearer x' },
+    holdPrefix: '/hold',
+  };
   return { ok: true, target: makeTarget({ name: 'bare-proxy', child, setup }) };
 }
 
@@ -92,10 +114,21 @@ export async function startNginx(options: { mockPort: number; workDir: string })
   mkdirSync(dir, { recursive: true });
   const port = await freePort();
   writeFileSync(join(dir, 'nginx.conf'), nginxConfig({ dir, listenPort: port, upstreamPort: options.mockPort }));
-  const child = new Child({ name: 'nginx', command: 'nginx', args: ['-p', dir, '-c', join(dir, 'nginx.conf'), '-e', join(dir, 'error.log')] });
+  const child = new Child({
+    name: 'nginx',
+    command: 'nginx',
+    args: ['-p', dir, '-c', join(dir, 'nginx.conf'), '-e', join(dir, 'error.log')],
+  });
   const baseUrl = `http://127.0.0.1:${port}`;
   await waitForHttp({ url: `${baseUrl}/healthz`, child, timeoutMs: 10_000, accept: (s) => s === 200 });
-  return { ok: true, target: makeTarget({ name: 'nginx', child, setup: { baseUrl, models: PLAIN, headers: { authorization: 'Bearer x' }, holdPrefix: '/hold' } }) };
+  return {
+    ok: true,
+    target: makeTarget({
+      name: 'nginx',
+      child,
+      setup: { baseUrl, models: PLAIN, headers: { authorization: 'Bearer x' }, holdPrefix: '/hold' },
+    }),
+  };
 }
 
 const PEER_DIR = join(BENCH, 'peer');
@@ -107,7 +140,11 @@ async function ensurePeer(name: string, bin: string, install: boolean): Promise<
   if (existsSync(bin)) return undefined;
   if (!install) return `${name} not installed (quick mode does not install; run \`npm install --prefix bench/peer\`)`;
   process.stderr.write(`installing the ${name} peer into bench/peer (npm install --prefix bench/peer)…\n`);
-  const npm = new Child({ name: 'npm', command: 'npm', args: ['install', '--prefix', PEER_DIR, '--no-audit', '--no-fund'] });
+  const npm = new Child({
+    name: 'npm',
+    command: 'npm',
+    args: ['install', '--prefix', PEER_DIR, '--no-audit', '--no-fund'],
+  });
   const code = await npm.exit();
   if (code !== 0 || !existsSync(bin)) return `npm install --prefix bench/peer failed (${npm.stderrTail})`;
   return undefined;
@@ -117,7 +154,12 @@ export async function startPortkey(options: { mockPort: number; install: boolean
   const missing = await ensurePeer('Portkey', PORTKEY_BIN, options.install);
   if (missing !== undefined) return { ok: false, reason: missing };
   const port = await freePort();
-  const child = new Child({ name: 'portkey', command: NODE, args: [PORTKEY_BIN, `--port=${port}`, '--headless'], cwd: PEER_DIR });
+  const child = new Child({
+    name: 'portkey',
+    command: NODE,
+    args: [PORTKEY_BIN, `--port=${port}`, '--headless'],
+    cwd: PEER_DIR,
+  });
   const baseUrl = `http://127.0.0.1:${port}`;
   await waitForHttp({ url: `${baseUrl}/`, child, timeoutMs: 20_000 });
   const headers = {
@@ -132,7 +174,9 @@ export async function startPortkey(options: { mockPort: number; install: boolean
       child,
       setup: { baseUrl, models: PLAIN, headers, holdPrefix: '' },
       kinds: new Set(['chat', 'chat-stream', 'chat-50kb']),
-      notes: ['@portkey-ai/gateway 1.15.2 with @hono/node-server pinned to 1.13.8 by npm overrides (streaming fails unpinned: Portkey-AI/gateway#1389, #1550)'],
+      notes: [
+        '@portkey-ai/gateway 1.15.2 with @hono/node-server pinned to 1.13.8 by npm overrides (streaming fails unpinned: Portkey-AI/gateway#1389, #1550)',
+      ],
     }),
   };
 }
@@ -142,7 +186,11 @@ export async function startPortkey(options: { mockPort: number; install: boolean
  * completions to the mock out. It reads ~/.claude-code-router/config.json, so it gets a HOME of its own.
  * 2.0.0, the newest that installs: 3.x depends on a package the registry does not have.
  */
-export async function startClaudeCodeRouter(options: { mockPort: number; install: boolean; workDir: string }): Promise<Started> {
+export async function startClaudeCodeRouter(options: {
+  mockPort: number;
+  install: boolean;
+  workDir: string;
+}): Promise<Started> {
   const missing = await ensurePeer('claude-code-router', CCR_BIN, options.install);
   if (missing !== undefined) return { ok: false, reason: missing };
   const port = await freePort();
@@ -152,11 +200,24 @@ export async function startClaudeCodeRouter(options: { mockPort: number; install
     HOST: '127.0.0.1',
     PORT: port,
     LOG: false,
-    Providers: [{ name: 'mock', api_base_url: `http://127.0.0.1:${options.mockPort}/v1/chat/completions`, api_key: 'x', models: ['m'] }],
+    Providers: [
+      {
+        name: 'mock',
+        api_base_url: `http://127.0.0.1:${options.mockPort}/v1/chat/completions`,
+        api_key: 'x',
+        models: ['m'],
+      },
+    ],
     Router: { default: 'mock,m' },
   };
   writeFileSync(join(home, '.claude-code-router', 'config.json'), JSON.stringify(config));
-  const child = new Child({ name: 'ccr', command: NODE, args: [CCR_BIN, 'start'], cwd: PEER_DIR, env: { ...process.env, HOME: home } });
+  const child = new Child({
+    name: 'ccr',
+    command: NODE,
+    args: [CCR_BIN, 'start'],
+    cwd: PEER_DIR,
+    env: { ...process.env, HOME: home },
+  });
   const baseUrl = `http://127.0.0.1:${port}`;
   await waitForHttp({ url: `${baseUrl}/`, child, timeoutMs: 20_000 });
   return {
@@ -166,7 +227,9 @@ export async function startClaudeCodeRouter(options: { mockPort: number; install
       child,
       setup: { baseUrl, models: { ...PLAIN, claude: 'claude-bench' }, headers: {}, holdPrefix: '' },
       kinds: new Set(['messages-stream']),
-      notes: ['@musistudio/claude-code-router 2.0.0 (`ccr start`, no API key, logging off), routing every model to the mock as `mock,m`'],
+      notes: [
+        '@musistudio/claude-code-router 2.0.0 (`ccr start`, no API key, logging off), routing every model to the mock as `mock,m`',
+      ],
     }),
   };
 }

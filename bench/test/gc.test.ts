@@ -17,7 +17,14 @@ const TRACE = [
 test('scavenges and mark-compacts are summed from their own lines; log lines and other kinds are not', () => {
   const totals = sumGcTrace(TRACE);
   // Allocation is counted from every collection's line (each says what came since the one before).
-  assert.deepEqual(totals, { scavenges: 2, allocatedBytes: 22_000_000, promotedBytes: 2_000_000, scavengePauseMs: 2, majors: 1, majorPauseMs: 3.5 });
+  assert.deepEqual(totals, {
+    scavenges: 2,
+    allocatedBytes: 22_000_000,
+    promotedBytes: 2_000_000,
+    scavengePauseMs: 2,
+    majors: 1,
+    majorPauseMs: 3.5,
+  });
   const rep = gcRep(totals, 1000);
   assert.equal(rep.allocatedPerReq, 22_000);
   assert.equal(rep.promotedPerReq, 2000);
@@ -27,7 +34,15 @@ test('scavenges and mark-compacts are summed from their own lines; log lines and
 });
 
 test('the table shows medians per target and the promoted ratio paired per repetition', () => {
-  const rep = (promotedPerReq: number): GcRep => ({ requests: 1000, scavenges: 2, allocatedPerReq: 20_480, promotedPerReq, scavengePauseUsPerReq: 1, majors: 0, majorPauseUsPerReq: 0 });
+  const rep = (promotedPerReq: number): GcRep => ({
+    requests: 1000,
+    scavenges: 2,
+    allocatedPerReq: 20_480,
+    promotedPerReq,
+    scavengePauseUsPerReq: 1,
+    majors: 0,
+    majorPauseUsPerReq: 0,
+  });
   const runs = new Map<TargetName, GcRep[]>([
     ['modelgate', [rep(400), rep(500), rep(450)]],
     ['bare-proxy', [rep(200), rep(250), rep(300)]],

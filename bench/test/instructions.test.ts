@@ -24,12 +24,16 @@ const cells: InstructionCell[] = [
 const PLAN = { chat: { warmup: 1500, count: 500 }, streams: { warmup: 200, count: 100 }, pacingMs: 3 };
 
 function run(instructions: InstructionCell[]): RunResults {
-  return { ...emptyRunResults({ date: '2026-01-01', mode: 'full', header: [], skipped: [], instructionPlan: PLAN }), instructions };
+  return {
+    ...emptyRunResults({ date: '2026-01-01', mode: 'full', header: [], skipped: [], instructionPlan: PLAN }),
+    instructions,
+  };
 }
 
 describe('instruction pass, on literal input', () => {
   it('reads the instructions of one dump from its summary line, not the running total', () => {
-    const dump = 'version: 1\ncreator: callgrind-3.19.0\nevents: Ir\nsummary: 28989260\n\nfn=(1) main\n5 28989260\ntotals: 127258482\n';
+    const dump =
+      'version: 1\ncreator: callgrind-3.19.0\nevents: Ir\nsummary: 28989260\n\nfn=(1) main\n5 28989260\ntotals: 127258482\n';
     assert.equal(dumpSummary(dump), 28_989_260);
     assert.throws(() => dumpSummary('events: Ir\ntotals: 5\n'), /no "summary:" line/);
   });
@@ -39,19 +43,33 @@ describe('instruction pass, on literal input', () => {
     assert.match(text, /\| Non-streaming chat \| 500,000 \| 400,000 \| 1\.25 × \|/);
     assert.match(text, /\| Streaming chat \(52 events\) \| 1,500,000 \| 920,000 \| 1\.63 × \|/);
     // (1,500,000 − 500,000) / 52 and (920,000 − 400,000) / 52
-    assert.match(text, /\| Streaming chat \(52 events\), per event beyond a non-streamed answer \| 19,231 \| 10,000 \| 1\.92 × \|/);
+    assert.match(
+      text,
+      /\| Streaming chat \(52 events\), per event beyond a non-streamed answer \| 19,231 \| 10,000 \| 1\.92 × \|/,
+    );
     assert.match(text, /translated from an OpenAI-style upstream \(52 events\) \| 2,000,000 \| — \| — × \|/);
-    assert.match(text, /500 non-streamed requests after 1,500 warm-up ones, and 100 streams of each kind after 200 unpaced ones, from a mock sending a counted stream's events 3 ms apart/);
+    assert.match(
+      text,
+      /500 non-streamed requests after 1,500 warm-up ones, and 100 streams of each kind after 200 unpaced ones, from a mock sending a counted stream's events 3 ms apart/,
+    );
     assert.deepEqual(instructionTable([], PLAN), []);
     assert.deepEqual(instructionTable(cells, null), []);
   });
 
   it('judges the non-streaming instruction ratio in the headline, and leaves it unjudged without a pass', () => {
     assert.equal(chatInstructionRatio(cells), 1.25);
-    assert.match(headline(run(cells)).join('\n'), /\| the same in instructions \(callgrind, one request at a time\) \| 1\.25 × \| 400,000 instr\/req \| met \|/);
-    const heavier = cells.map((c) => (c.target === 'modelgate' && c.kind === 'chat' ? { ...c, instructions: 60_000_000 } : c));
+    assert.match(
+      headline(run(cells)).join('\n'),
+      /\| the same in instructions \(callgrind, one request at a time\) \| 1\.25 × \| 400,000 instr\/req \| met \|/,
+    );
+    const heavier = cells.map((c) =>
+      c.target === 'modelgate' && c.kind === 'chat' ? { ...c, instructions: 60_000_000 } : c,
+    );
     assert.match(headline(run(heavier)).join('\n'), /\| 1\.50 × \| 400,000 instr\/req \| \*\*missed\*\* \|/);
-    assert.match(headline(run([])).join('\n'), /\| the same in instructions \(callgrind, one request at a time\) \| — \| — \| not measured \|/);
+    assert.match(
+      headline(run([])).join('\n'),
+      /\| the same in instructions \(callgrind, one request at a time\) \| — \| — \| not measured \|/,
+    );
     assert.match(renderResults(run(cells)), /### Instructions per request under callgrind/);
   });
 });
@@ -64,14 +82,17 @@ describe('instruction pass, under a real callgrind', { skip: missing ?? false },
   it('counts only the stretch it is asked to, and refuses a second one', async () => {
     const out = join(dir, 'cg.out');
     // Each request does the same fixed work, so counted instructions grow with the requests served.
-    const server = "const s=require('http').createServer((q,r)=>{let x=0;for(let i=0;i<200000;i++)x+=i%7;r.end(String(x))});s.listen(0,'127.0.0.1',()=>console.log(JSON.stringify({port:s.address().port})))";
+    const server =
+      "const s=require('http').createServer((q,r)=>{let x=0;for(let i=0;i<200000;i++)x+=i%7;r.end(String(x))});s.listen(0,'127.0.0.1',()=>console.log(JSON.stringify({port:s.address().port})))";
     const child = new Child({ name: 'callgrind-test', ...nodeLaunch(['-e', server], callgrindWrapper(out)) });
     after(() => child.stop());
     const port = await child.portLine(60_000);
     const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
     after(() => agent.destroy());
     const get = (): Promise<void> =>
-      new Promise((resolve, reject) => http.get({ host: '127.0.0.1', port, agent }, (res) => res.resume().on('end', resolve)).on('error', reject));
+      new Promise((resolve, reject) =>
+        http.get({ host: '127.0.0.1', port, agent }, (res) => res.resume().on('end', resolve)).on('error', reject),
+      );
     const serve = async (n: number): Promise<void> => {
       for (let i = 0; i < n; i += 1) await get();
     };
@@ -81,6 +102,9 @@ describe('instruction pass, under a real callgrind', { skip: missing ?? false },
     // Ten requests of a 200,000-step loop: over 2 M instructions (~35 M seen). Node's start-up alone is
     // ~90 M and the 40 warm-up requests ~140 M, so a count that took either in would be far above 60 M.
     assert.ok(counted > 10 * 200_000 && counted < 60_000_000, `10 requests counted ${counted} instructions`);
-    await assert.rejects(counter.count(() => serve(1)), /one stretch per process/);
+    await assert.rejects(
+      counter.count(() => serve(1)),
+      /one stretch per process/,
+    );
   });
 });

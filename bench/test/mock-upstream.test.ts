@@ -21,7 +21,12 @@ after(() => {
 });
 
 function post(path: string, body: object): Promise<{ status: number; body: string }> {
-  return probe({ url: `${base}${path}`, method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  return probe({
+    url: `${base}${path}`,
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
 }
 
 function events(text: string): SseEvent[] {
@@ -33,7 +38,10 @@ describe('mock upstream', () => {
   it('answers a non-streaming chat with the whole reply and usage', async () => {
     const res = await post('/v1/chat/completions', { model: 'x', messages: [] });
     assert.equal(res.status, 200);
-    const json = JSON.parse(res.body) as { choices: Array<{ message: { content: string } }>; usage: { completion_tokens: number } };
+    const json = JSON.parse(res.body) as {
+      choices: Array<{ message: { content: string } }>;
+      usage: { completion_tokens: number };
+    };
     assert.equal(json.choices[0].message.content, 'abcd'.repeat(5));
     assert.equal(json.usage.completion_tokens, 5);
   });
@@ -44,16 +52,30 @@ describe('mock upstream', () => {
     assert.equal(plain.at(-1)?.data, '[DONE]');
     assert.ok(plain.every((e) => e.event === undefined));
     assert.ok(!plain.some((e) => e.data.includes('"usage"')));
-    const withUsage = events((await post('/v1/chat/completions', { stream: true, stream_options: { include_usage: true } })).body);
+    const withUsage = events(
+      (await post('/v1/chat/completions', { stream: true, stream_options: { include_usage: true } })).body,
+    );
     assert.equal(withUsage.length, 5 + 4);
-    assert.deepEqual(JSON.parse(withUsage.at(-2)?.data ?? '{}').usage, { prompt_tokens: 12, completion_tokens: 5, total_tokens: 17 });
+    assert.deepEqual(JSON.parse(withUsage.at(-2)?.data ?? '{}').usage, {
+      prompt_tokens: 12,
+      completion_tokens: 5,
+      total_tokens: 17,
+    });
   });
 
   it('streams Anthropic events whose event name equals the JSON type', async () => {
     const list = events((await post('/v1/messages', { stream: true, max_tokens: 1 })).body);
     assert.deepEqual(
       list.map((e) => e.event),
-      ['message_start', 'content_block_start', 'ping', ...Array(5).fill('content_block_delta'), 'content_block_stop', 'message_delta', 'message_stop'],
+      [
+        'message_start',
+        'content_block_start',
+        'ping',
+        ...Array(5).fill('content_block_delta'),
+        'content_block_stop',
+        'message_delta',
+        'message_stop',
+      ],
     );
     for (const e of list) assert.equal((JSON.parse(e.data) as { type: string }).type, e.event);
   });
@@ -87,15 +109,20 @@ describe('mock upstream', () => {
   it('switches pacing at run time: events milliseconds apart arrive as separate reads', async () => {
     const reads = (): Promise<number> =>
       new Promise((resolve, reject) => {
-        const req = http.request(`${base}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' } }, (res) => {
-          let n = 0;
-          res.on('data', () => (n += 1));
-          res.on('end', () => resolve(n));
-        });
+        const req = http.request(
+          `${base}/v1/chat/completions`,
+          { method: 'POST', headers: { 'content-type': 'application/json' } },
+          (res) => {
+            let n = 0;
+            res.on('data', () => (n += 1));
+            res.on('end', () => resolve(n));
+          },
+        );
         req.on('error', reject);
         req.end(JSON.stringify({ model: 'x', messages: [], stream: true }));
       });
-    const set = (to: string): Promise<{ status: number; body: string }> => probe({ url: `${base}/pacing?to=${to}`, method: 'POST', headers: {}, body: '' });
+    const set = (to: string): Promise<{ status: number; body: string }> =>
+      probe({ url: `${base}/pacing?to=${to}`, method: 'POST', headers: {}, body: '' });
     try {
       assert.deepEqual(await set('none'), { status: 200, body: '{"pacing":"none"}' });
       const whole = await reads();

@@ -3,7 +3,15 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Child, NODE } from '../lib/processes.ts';
 import { Worker } from 'node:worker_threads';
-import { cpuMicros, helperCpuMicros, helperCpuSplit, parseStat, processTree, rssBytes, ticksPerSecond } from '../lib/proc-stats.ts';
+import {
+  cpuMicros,
+  helperCpuMicros,
+  helperCpuSplit,
+  parseStat,
+  processTree,
+  rssBytes,
+  ticksPerSecond,
+} from '../lib/proc-stats.ts';
 
 // The worker spins until its own thread has burnt 200 ms of CPU (read from /proc), not for a wall-clock
 // span: on a loaded machine a thread may get little CPU in any given 150 ms.
@@ -31,43 +39,40 @@ describe('proc stats', () => {
     // Spins until the process has burnt 60 ms of CPU by its own account, not for a wall-clock span: on a
     // loaded machine it may get little CPU in any given 60 ms.
     const start = process.cpuUsage();
-    const burnt = (): number => { const u = process.cpuUsage(start); return u.user + u.system; };
+    const burnt = (): number => {
+      const u = process.cpuUsage(start);
+      return u.user + u.system;
+    };
     while (burnt() < 60_000) for (let i = 0; i < 1e4; i++) Math.sqrt(Math.random());
     assert.ok(cpuMicros([process.pid]) - before >= 30_000);
     assert.ok(rssBytes([process.pid]) > 10 * 1024 * 1024);
   });
 
-  it('counts a helper thread\'s CPU apart from the main thread\'s', async () => {
+  it("counts a helper thread's CPU apart from the main thread's", async () => {
     const spin = (ms: number): void => {
       const until = process.hrtime.bigint() + BigInt(ms) * 1_000_000n;
       while (process.hrtime.bigint() < until) Math.sqrt(Math.random());
     };
     const mainBefore = helperCpuMicros([process.pid]);
     spin(100);
-    assert.ok(helperCpuMicros([process.pid]) - mainBefore < 50_000, 'the main thread\'s spin is not a helper\'s');
+    assert.ok(helperCpuMicros([process.pid]) - mainBefore < 50_000, "the main thread's spin is not a helper's");
     const before = helperCpuMicros([process.pid]);
     // A thread's time leaves /proc/<pid>/task with it, so the worker spins, says so, and waits to be ended.
-    const worker = new Worker(
-      SPIN_THREAD,
-      { eval: true },
-    );
+    const worker = new Worker(SPIN_THREAD, { eval: true });
     try {
       await new Promise((resolve) => worker.once('message', resolve));
-      assert.ok(helperCpuMicros([process.pid]) - before >= 100_000, 'the worker thread\'s spin is counted');
+      assert.ok(helperCpuMicros([process.pid]) - before >= 100_000, "the worker thread's spin is counted");
     } finally {
       await worker.terminate();
     }
   });
 
   it('counts the CPU of threads with a given name only', async () => {
-    const worker = new Worker(
-      SPIN_THREAD,
-      { eval: true, name: 'spinner-test' },
-    );
+    const worker = new Worker(SPIN_THREAD, { eval: true, name: 'spinner-test' });
     try {
       await new Promise((resolve) => worker.once('message', resolve));
       const split = helperCpuSplit([process.pid], 'spinner-test');
-      assert.ok(split.named >= 100_000, 'the named thread\'s spin is counted');
+      assert.ok(split.named >= 100_000, "the named thread's spin is counted");
       assert.ok(split.helpers >= split.named, 'the named thread is one of the helpers');
       assert.equal(helperCpuSplit([process.pid], 'no-such-thread').named, 0);
     } finally {

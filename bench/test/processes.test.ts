@@ -10,7 +10,10 @@ test('exit() resolves once the output is in, even when it comes after the exit i
   const child = new Child({
     name: 'writer',
     command: NODE,
-    args: ['-e', `require('node:child_process').spawn(process.execPath, ['-e', ${JSON.stringify(grandchild)}], { stdio: ['ignore', 'inherit', 'inherit'] }).unref(); process.exitCode = 0;`],
+    args: [
+      '-e',
+      `require('node:child_process').spawn(process.execPath, ['-e', ${JSON.stringify(grandchild)}], { stdio: ['ignore', 'inherit', 'inherit'] }).unref(); process.exitCode = 0;`,
+    ],
   });
   assert.equal(await child.exit(), 0);
   assert.deepEqual(await child.jsonLine('done', 10), { done: 1 });

@@ -5,8 +5,16 @@ import { requestBytes, responseEnd } from '../lib/raw-http.ts';
 
 describe('raw-http', () => {
   it('writes a POST as one buffer with host and content-length', () => {
-    const text = requestBytes({ url: 'http://127.0.0.1:9/v1/chat/completions', method: 'POST', headers: { authorization: 'Bearer x' }, body: '{"a":"é"}' }).toString();
-    assert.equal(text, 'POST /v1/chat/completions HTTP/1.1\r\nhost: 127.0.0.1:9\r\nauthorization: Bearer x\r\ncontent-length: 10\r\n\r\n{"a":"é"}');
+    const text = requestBytes({
+      url: 'http://127.0.0.1:9/v1/chat/completions',
+      method: 'POST',
+      headers: { authorization: 'Bearer x' },
+      body: '{"a":"é"}',
+    }).toString();
+    assert.equal(
+      text,
+      'POST /v1/chat/completions HTTP/1.1\r\nhost: 127.0.0.1:9\r\nauthorization: Bearer x\r\ncontent-length: 10\r\n\r\n{"a":"é"}',
+    );
   });
 
   it('ends a content-length response only when its body is all in, and ignores what follows', () => {
@@ -21,6 +29,9 @@ describe('raw-http', () => {
     const body = '7\r\nx0\r\n\r\ny\r\n';
     assert.equal(responseEnd(Buffer.from(`${head}${body}`)), null);
     assert.equal(responseEnd(Buffer.from(`${head}${body}0\r\n`)), null);
-    assert.deepEqual(responseEnd(Buffer.from(`${head}${body}0\r\n\r\n`)), { status: 502, length: head.length + body.length + 5 });
+    assert.deepEqual(responseEnd(Buffer.from(`${head}${body}0\r\n\r\n`)), {
+      status: 502,
+      length: head.length + body.length + 5,
+    });
   });
 });

@@ -42,7 +42,10 @@ describe('settle', () => {
     assert.equal(record.firstShare, 0.4);
     assert.equal(record.lastShare, 0.045);
     assert.deepEqual(probe.warmed.slice(0, 2), ['chat', 'chat-stream'], 'hold streams are not warmed');
-    assert.match(settleNote(record), /warmed 7\.0 s in 7 round\(s\) before the timed scenarios: helper threads 40\.0 % → 4\.5 % of a core \(settled\)/);
+    assert.match(
+      settleNote(record),
+      /warmed 7\.0 s in 7 round\(s\) before the timed scenarios: helper threads 40\.0 % → 4\.5 % of a core \(settled\)/,
+    );
     assert.match(settleNote(record, 'the timed requests'), /before the timed requests: helper threads/);
   });
 
@@ -58,7 +61,11 @@ describe('settle', () => {
 
   it('gives up at the limit and says the helpers were still falling', async () => {
     const shares = Array.from({ length: 20 }, (_, i) => 0.9 * 0.5 ** i + 0.011);
-    const record = await settle(new Set<RequestKind>(['chat']), { ...OPTIONS, maxMs: 3000, plateau: 0.99, quietShare: 0 }, fake(shares));
+    const record = await settle(
+      new Set<RequestKind>(['chat']),
+      { ...OPTIONS, maxMs: 3000, plateau: 0.99, quietShare: 0 },
+      fake(shares),
+    );
     assert.equal(record.rounds, 3);
     assert.equal(record.settled, false);
     assert.match(settleNote(record), /still falling when the warm-up gave up/);

@@ -66,9 +66,17 @@ export function recordRequest(gw: RecordServices, state: RequestState, settledPe
   priceRequest(gw, state);
   const latencyMs = state.elapsedMs();
   gw.metrics.observe({
-    endpoint: state.endpoint, model: modelLabel(gw, state.model), status: state.status, latencyMs,
-    inputTokens: u.inputTokens, outputTokens: u.outputTokens, cacheReadTokens: u.cacheReadTokens, cacheWriteTokens: u.cacheWriteTokens,
-    deployment: state.deployment, stream: state.stream, ttfbMs: state.ttfbMs,
+    endpoint: state.endpoint,
+    model: modelLabel(gw, state.model),
+    status: state.status,
+    latencyMs,
+    inputTokens: u.inputTokens,
+    outputTokens: u.outputTokens,
+    cacheReadTokens: u.cacheReadTokens,
+    cacheWriteTokens: u.cacheWriteTokens,
+    deployment: state.deployment,
+    stream: state.stream,
+    ttfbMs: state.ttfbMs,
   });
   if (!state.key) return;
   gw.usage.add({
@@ -116,6 +124,9 @@ const UNKNOWN_MODEL_CHARS = 100;
 export function rowModel(gw: { catalog: Catalog }, model: string): string {
   if (gw.catalog.get(model) !== undefined) return model;
   // Masked before it is cut, so a key across the cut cannot leave a piece; a key is far shorter than 10×.
-  const masked = maskKeyLike(model.slice(0, 10 * UNKNOWN_MODEL_CHARS)).replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, '?');
+  const masked = maskKeyLike(model.slice(0, 10 * UNKNOWN_MODEL_CHARS)).replace(
+    /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g,
+    '?',
+  );
   return masked.length > UNKNOWN_MODEL_CHARS ? `${masked.slice(0, UNKNOWN_MODEL_CHARS)}…` : masked;
 }

@@ -5,7 +5,18 @@
 import { appendFileSync, existsSync, readFileSync, renameSync, unlinkSync } from 'node:fs';
 import type { Store, UsageRow } from '../store/store.ts';
 
-const NUMBER_FIELDS = ['ts', 'status', 'inputTokens', 'outputTokens', 'cacheReadTokens', 'cacheWriteTokens', 'costNanos', 'latencyMs', 'attempts', 'periodStart'] as const;
+const NUMBER_FIELDS = [
+  'ts',
+  'status',
+  'inputTokens',
+  'outputTokens',
+  'cacheReadTokens',
+  'cacheWriteTokens',
+  'costNanos',
+  'latencyMs',
+  'attempts',
+  'periodStart',
+] as const;
 const STRING_FIELDS = ['requestId', 'keyId', 'endpoint', 'model'] as const;
 
 export class UsageSpill {

@@ -59,7 +59,8 @@ export async function usageTokenBody(gw: UsageTokenServices, key: KeyRecord, now
       token_budget: key.tokenBudget,
       tokens_used: spentTokens,
       tokens_reserved: snapshot.reservedTokens,
-      tokens_left: limits.tokenBudget === null ? null : Math.max(0, limits.tokenBudget - spentTokens - snapshot.reservedTokens),
+      tokens_left:
+        limits.tokenBudget === null ? null : Math.max(0, limits.tokenBudget - spentTokens - snapshot.reservedTokens),
       budget_period: key.budgetPeriod,
       period_resets_at: next === null ? 0 : Math.floor(next / 1000),
       limits: { rpm: key.rpm, tpm: key.tpm, max_concurrency: key.maxConcurrency },

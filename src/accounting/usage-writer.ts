@@ -55,7 +55,9 @@ export class UsageWriter {
   #dropped = 0;
   #spill: SpillTarget | null;
 
-  constructor(opts: { store: Store; flushMs: number; flushRows?: number; spill?: SpillTarget | null } & UsageWriterEvents) {
+  constructor(
+    opts: { store: Store; flushMs: number; flushRows?: number; spill?: SpillTarget | null } & UsageWriterEvents,
+  ) {
     this.#store = opts.store;
     this.#spill = opts.spill ?? null;
     this.#flushMs = opts.flushMs;
@@ -141,7 +143,8 @@ export class UsageWriter {
         this.#setAside(this.#queue.splice(0, over));
         this.#events.onError(err, this.#queue.length);
       }
-      if (this.#timer === null) this.#schedule(Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * 2 ** Math.min(this.#failures - 1, 5)));
+      if (this.#timer === null)
+        this.#schedule(Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * 2 ** Math.min(this.#failures - 1, 5)));
       return;
     }
     this.#events.onWritten?.(rows);

@@ -33,7 +33,8 @@ function limit(v: string | undefined, flag: string, integer: boolean): number | 
   if (v === undefined) return undefined;
   if (v === '' || v === 'none' || v === 'unlimited') return null;
   const n = Number(v);
-  if (!Number.isFinite(n) || n < 0 || (integer && !Number.isInteger(n))) throw new UsageError(`--${flag} must be a ${integer ? 'whole ' : ''}number ≥ 0 (or "none")`);
+  if (!Number.isFinite(n) || n < 0 || (integer && !Number.isInteger(n)))
+    throw new UsageError(`--${flag} must be a ${integer ? 'whole ' : ''}number ≥ 0 (or "none")`);
   return n;
 }
 
@@ -44,7 +45,10 @@ export function keyPatchFromFlags(f: KeyFlags): Partial<KeyRecord> {
     patch.name = f.name.trim();
   }
   if (f.models !== undefined) {
-    const list = f.models.split(',').map((s) => s.trim()).filter(Boolean);
+    const list = f.models
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
     patch.models = list.length === 0 || (list.length === 1 && list[0] === '*') ? null : list;
   }
   if (f.expires !== undefined) {

@@ -3,7 +3,15 @@
 import { parseArgs } from 'node:util';
 import type { Store } from '../store/store.ts';
 import { KEY_OPTION_SPEC, keyPatchFromFlags, UsageError } from './key-flags.ts';
-import { createKey, deleteKey, findKeyOrFail, keyStatus, keyWithSpend, publicView, updateKey } from './operations/key-operations.ts';
+import {
+  createKey,
+  deleteKey,
+  findKeyOrFail,
+  keyStatus,
+  keyWithSpend,
+  publicView,
+  updateKey,
+} from './operations/key-operations.ts';
 
 export { publicView } from './operations/key-operations.ts';
 
@@ -29,12 +37,20 @@ export async function keysCommand(store: Store, argv: string[], out: (s: string)
       const keys = await store.listKeys();
       if (json) out(JSON.stringify(keys.map(publicView)));
       else if (keys.length === 0) out('No keys. Create one with: npx modelgate keys create --name NAME');
-      else for (const k of keys) out(`${k.id}  ${k.masked}  ${k.name}  ${keyStatus(k)}  models=${k.models?.join(',') ?? '*'}`);
+      else
+        for (const k of keys)
+          out(`${k.id}  ${k.masked}  ${k.name}  ${keyStatus(k)}  models=${k.models?.join(',') ?? '*'}`);
       return;
     }
     case 'show': {
       const view = await keyWithSpend(store, await findKeyOrFail(store, positionals[0]));
-      out(json ? JSON.stringify(view) : Object.entries(view).map(([a, b]) => `${a.padEnd(16)} ${b === null ? '-' : Array.isArray(b) ? b.join(',') : String(b)}`).join('\n'));
+      out(
+        json
+          ? JSON.stringify(view)
+          : Object.entries(view)
+              .map(([a, b]) => `${a.padEnd(16)} ${b === null ? '-' : Array.isArray(b) ? b.join(',') : String(b)}`)
+              .join('\n'),
+      );
       return;
     }
     case 'update':
@@ -42,7 +58,11 @@ export async function keysCommand(store: Store, argv: string[], out: (s: string)
     case 'enable': {
       const patch = sub === 'update' ? keyPatchFromFlags(values) : { disabled: sub === 'disable' };
       const after = await updateKey(ops, positionals[0], patch);
-      out(json ? JSON.stringify(publicView(after)) : `${sub === 'update' ? 'Updated' : sub === 'disable' ? 'Disabled' : 'Enabled'} key ${after.id} (${after.name}).`);
+      out(
+        json
+          ? JSON.stringify(publicView(after))
+          : `${sub === 'update' ? 'Updated' : sub === 'disable' ? 'Disabled' : 'Enabled'} key ${after.id} (${after.name}).`,
+      );
       return;
     }
     case 'delete': {

@@ -54,14 +54,20 @@ export async function serveCommand(config: GatewayConfig): Promise<void> {
   if (spill !== null) {
     await spill.load(store).then(
       ({ rows, skipped }) => {
-        if (rows > 0 || skipped > 0) log.warn({ rows, skipped, file: spill.path }, 'wrote the usage rows an earlier stop could not write');
+        if (rows > 0 || skipped > 0)
+          log.warn({ rows, skipped, file: spill.path }, 'wrote the usage rows an earlier stop could not write');
       },
-      (err: unknown) => log.error({ err: String(err), file: spill.path }, 'could not write the usage rows an earlier stop left: they stay in the file for the next start'),
+      (err: unknown) =>
+        log.error(
+          { err: String(err), file: spill.path },
+          'could not write the usage rows an earlier stop left: they stay in the file for the next start',
+        ),
     );
   }
   const keys = new KeyCache({
     store,
-    onError: (err) => log.error({ err: String(err) }, 'key refresh failed: serving the keys loaded before until the database answers'),
+    onError: (err) =>
+      log.error({ err: String(err) }, 'key refresh failed: serving the keys loaded before until the database answers'),
     onRecovered: () => log.info('key refresh works again'),
   });
   await keys.start();
@@ -74,9 +80,14 @@ export async function serveCommand(config: GatewayConfig): Promise<void> {
     spill,
     // Written rows are reported to a shared admission store (made below; writes start with requests).
     onWritten: (rows) => admission.rowsWritten(rows),
-    onSpilled: (rows, file) => log.error({ rows, file }, 'usage rows the database would not take are kept in the spill file; the next start writes them'),
+    onSpilled: (rows, file) =>
+      log.error(
+        { rows, file },
+        'usage rows the database would not take are kept in the spill file; the next start writes them',
+      ),
     // The last resort: the rows themselves go to the log, so a supervisor's journal still holds the spend.
-    onDropped: (rows, lost) => log.error({ rows, lost }, 'usage rows lost: neither the database nor the spill file took them'),
+    onDropped: (rows, lost) =>
+      log.error({ rows, lost }, 'usage rows lost: neither the database nor the spill file took them'),
   });
   const masker = new SecretMasker(providerSecrets(config));
   const solo = soloGuard(store, config, log);
@@ -86,8 +97,12 @@ export async function serveCommand(config: GatewayConfig): Promise<void> {
     keySpend: (keyId, period) => store.keySpend(keyId, period),
     defaultMaxTokens: config.defaultMaxTokens,
     inFlightShare: config.inFlightBudgetShare,
-    // Once when an outage starts and once when it ends, as the database's outage is (issue 39).
-    onError: (err, what) => log.error({ err: masker.mask(String(err)), what }, 'admission store unreachable: requests of keys with limits are refused with 503 until it answers again'),
+    // Once when an outage starts and once when it ends, as the database's outage is.
+    onError: (err, what) =>
+      log.error(
+        { err: masker.mask(String(err)), what },
+        'admission store unreachable: requests of keys with limits are refused with 503 until it answers again',
+      ),
     onRecovered: () => log.info('admission store answers again'),
   });
   // Durable totals go into the admission store before the first request; later keys and later
@@ -106,7 +121,11 @@ export async function serveCommand(config: GatewayConfig): Promise<void> {
   admission.store.watchPeers?.({
     timeoutMs: config.redisPeerTimeoutMs,
     keys: () => admission.watchedKeys(Date.now()),
-    onLost: (tag, freed, nanos) => log.warn({ replica: tag.slice(0, 8), freed, unwrittenUsd: nanos / 1e9 }, 'a replica is gone (no heartbeat): its reservations are freed and the spend it never wrote rows for is taken back out'),
+    onLost: (tag, freed, nanos) =>
+      log.warn(
+        { replica: tag.slice(0, 8), freed, unwrittenUsd: nanos / 1e9 },
+        'a replica is gone (no heartbeat): its reservations are freed and the spend it never wrote rows for is taken back out',
+      ),
     onError: (err) => log.error({ err: masker.mask(String(err)) }, 'replica heartbeat failed'),
   });
   // Another gateway on this database that counts the same keys: found before the first request.
@@ -120,8 +139,26 @@ export async function serveCommand(config: GatewayConfig): Promise<void> {
   const tracing = await startTracing(process.env, log);
   const responses = await openResponseStore(config.database, isPostgresUrl(config.database));
   const stopPurge = startResponsePurge(responses, log);
-  const bodyLimits = { bytes: config.bodyLimitBytes, progressMs: config.clientBodyTimeoutMs, decoding: new DecodeBudget(config.decodeBudgetBytes) };
-  const gw: Gateway = { config, bodyLimits, catalog: new Catalog(config), keys, store, responses, usage, metrics, log, masker, admission, tracing, ...createRouting({ log, metrics, breaker: config.breaker }) };
+  const bodyLimits = {
+    bytes: config.bodyLimitBytes,
+    progressMs: config.clientBodyTimeoutMs,
+    decoding: new DecodeBudget(config.decodeBudgetBytes),
+  };
+  const gw: Gateway = {
+    config,
+    bodyLimits,
+    catalog: new Catalog(config),
+    keys,
+    store,
+    responses,
+    usage,
+    metrics,
+    log,
+    masker,
+    admission,
+    tracing,
+    ...createRouting({ log, metrics, breaker: config.breaker }),
+  };
   const admin = createAdminApi(gw);
   const server = createGatewayServer({
     ...gw,
@@ -136,17 +173,42 @@ export async function serveCommand(config: GatewayConfig): Promise<void> {
   });
   const addr = server.address();
   const port = typeof addr === 'object' && addr ? addr.port : config.listen.port;
-  log.info({ host: config.listen.host, port, config: config.source, database: maskDatabaseUrl(config.database), models: config.models.length, keys: keys.size() }, `modelgate listening on http://${config.listen.host}:${port}`);
+  log.info(
+    {
+      host: config.listen.host,
+      port,
+      config: config.source,
+      database: maskDatabaseUrl(config.database),
+      models: config.models.length,
+      keys: keys.size(),
+    },
+    `modelgate listening on http://${config.listen.host}:${port}`,
+  );
   // A model without a price costs nothing, so USD budgets do not limit it: said once, at start, for
   // models that reach a paid provider (mock models are free by nature).
-  const unpriced = config.models.filter((m) => m.price === null && m.deployments.some((d) => d.provider.kind !== 'mock')).map((m) => m.name);
-  if (unpriced.length > 0) log.warn({ models: unpriced }, 'models without a price: their calls cost $0 and USD budgets do not limit them (token budgets and rate limits still do)');
-  const heapNote = youngGenerationNote({ execArgv: process.execArgv, nodeOptions: process.env.NODE_OPTIONS, constrainedMemory: process.constrainedMemory() });
+  const unpriced = config.models
+    .filter((m) => m.price === null && m.deployments.some((d) => d.provider.kind !== 'mock'))
+    .map((m) => m.name);
+  if (unpriced.length > 0)
+    log.warn(
+      { models: unpriced },
+      'models without a price: their calls cost $0 and USD budgets do not limit them (token budgets and rate limits still do)',
+    );
+  const heapNote = youngGenerationNote({
+    execArgv: process.execArgv,
+    nodeOptions: process.env.NODE_OPTIONS,
+    constrainedMemory: process.constrainedMemory(),
+  });
   if (heapNote !== null) log[heapNote.level](heapNote.message);
-  const arenaNote = mallocArenaNote({ mallocArenaMax: process.env.MALLOC_ARENA_MAX, glibcVersion: glibcRuntimeVersion });
+  const arenaNote = mallocArenaNote({
+    mallocArenaMax: process.env.MALLOC_ARENA_MAX,
+    glibcVersion: glibcRuntimeVersion,
+  });
   if (arenaNote !== null) log.info(arenaNote);
   // Now rather than on the first request that needs a token count, which would wait for the load.
-  warmTokenizer().catch((err: unknown) => log.warn({ err: String(err) }, 'tokenizer tables not preloaded: the first request that needs them loads them'));
+  warmTokenizer().catch((err: unknown) =>
+    log.warn({ err: String(err) }, 'tokenizer tables not preloaded: the first request that needs them loads them'),
+  );
 
   let stopping = false;
   const stop = async (signal: string): Promise<void> => {
@@ -160,7 +222,8 @@ export async function serveCommand(config: GatewayConfig): Promise<void> {
     // was delivered and writes its row; a second later whatever is left is cut.
     const force = setTimeout(() => {
       const stopped = stopAllAttempts();
-      if (stopped > 0) log.warn({ requests: stopped }, 'shutting down: grace over; requests still running end with an error');
+      if (stopped > 0)
+        log.warn({ requests: stopped }, 'shutting down: grace over; requests still running end with an error');
       setTimeout(() => server.closeAllConnections(), 1_000).unref();
     }, 5_000);
     force.unref();
@@ -169,32 +232,63 @@ export async function serveCommand(config: GatewayConfig): Promise<void> {
     for (const until = Date.now() + 3_000; metrics.inFlight > 0 && Date.now() < until; ) await delay(20);
     await usage.close();
     await solo?.stop();
-    await tracing?.shutdown().catch((err: unknown) => log.warn({ err: String(err) }, 'shutting down: could not export the last spans'));
+    await tracing
+      ?.shutdown()
+      .catch((err: unknown) => log.warn({ err: String(err) }, 'shutting down: could not export the last spans'));
     // A store that cannot be closed cleanly (Redis already gone) must not turn a clean stop into a crash.
     stopPurge();
-    for (const [what, close] of [['admission store', () => admission.store.close()], ['upstream pools', closeProviderPools], ['stored responses', () => responses.close()], ['database', () => store.close()]] as const) {
-      await close().catch((err: unknown) => log.warn({ err: masker.mask(String(err)) }, `shutting down: could not close the ${what}`));
+    for (const [what, close] of [
+      ['admission store', () => admission.store.close()],
+      ['upstream pools', closeProviderPools],
+      ['stored responses', () => responses.close()],
+      ['database', () => store.close()],
+    ] as const) {
+      await close().catch((err: unknown) =>
+        log.warn({ err: masker.mask(String(err)) }, `shutting down: could not close the ${what}`),
+      );
     }
     process.exit(0);
   };
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
   // SIGHUP would end the process without a flush (Node's default); there is no reload to run instead.
-  process.on('SIGHUP', () => log.warn('SIGHUP ignored: modelgate has no reload; restart it (SIGTERM) to apply a new configuration'));
+  process.on('SIGHUP', () =>
+    log.warn('SIGHUP ignored: modelgate has no reload; restart it (SIGTERM) to apply a new configuration'),
+  );
 }
 
 /** The gateway's row in the database's list of gateways, and what it does when it is not alone. */
 function soloGuard(store: Store, config: GatewayConfig, log: ReturnType<typeof createLogger>): SoloGuard | null {
   const { putGateway, listGateways, removeGateway } = store;
-  if (putGateway === undefined || listGateways === undefined || removeGateway === undefined || config.database === ':memory:') return null;
+  if (
+    putGateway === undefined ||
+    listGateways === undefined ||
+    removeGateway === undefined ||
+    config.database === ':memory:'
+  )
+    return null;
   return new SoloGuard({
-    registry: { putGateway: putGateway.bind(store), listGateways: listGateways.bind(store), removeGateway: removeGateway.bind(store) },
-    self: { id: randomUUID(), host: hostname(), pid: process.pid, startedAt: Date.now(), shared: config.redisUrl !== null },
+    registry: {
+      putGateway: putGateway.bind(store),
+      listGateways: listGateways.bind(store),
+      removeGateway: removeGateway.bind(store),
+    },
+    self: {
+      id: randomUUID(),
+      host: hostname(),
+      pid: process.pid,
+      startedAt: Date.now(),
+      shared: config.redisUrl !== null,
+    },
     onChange: (conflict) => {
-      if (conflict !== null) log.error({ fix: 'set `redis:` on every gateway sharing the database, or give each its own database' }, `another gateway is live on the same database: ${conflict}`);
+      if (conflict !== null)
+        log.error(
+          { fix: 'set `redis:` on every gateway sharing the database, or give each its own database' },
+          `another gateway is live on the same database: ${conflict}`,
+        );
       else log.info('no other gateway counts limits on this database now: keys with limits are served again');
     },
-    onError: (err) => log.warn({ err: String(err) }, 'could not update this gateway\'s row in the database'),
+    onError: (err) => log.warn({ err: String(err) }, "could not update this gateway's row in the database"),
   });
 }
 
@@ -229,37 +323,60 @@ async function admissionStore(config: GatewayConfig, db: Store): Promise<Admissi
  * live reservations, so such an instance gets an id of its own (its leftovers wait for their TTL).
  */
 function defaultInstanceId(config: GatewayConfig): string {
-  if (config.listen.port === 0) return `${hostname()}:${config.listen.host}:pid${process.pid}-${randomUUID().slice(0, 8)}`;
+  if (config.listen.port === 0)
+    return `${hostname()}:${config.listen.host}:pid${process.pid}-${randomUUID().slice(0, 8)}`;
   return `${hostname()}:${config.listen.host}:${config.listen.port}`;
 }
 
 // The first start on an empty database creates one key and writes it to a 0600 file beside the
 // database, so a first request needs no extra step and the key never reaches the log or stdout.
-async function ensureFirstKey(store: Store, config: GatewayConfig, log: ReturnType<typeof createLogger>): Promise<void> {
+async function ensureFirstKey(
+  store: Store,
+  config: GatewayConfig,
+  log: ReturnType<typeof createLogger>,
+): Promise<void> {
   if (config.database === ':memory:' || process.env.MODELGATE_NO_FIRST_KEY === '1') return;
   if ((await store.listKeys()).length > 0) return;
   // A shared database has no directory beside it for the file, and hosts starting at once would each
   // make a key: its operator makes the first one.
   if (isPostgresUrl(config.database)) {
-    log.warn('the database has no keys yet: create one with `modelgate keys create --name NAME` (with the same --config)');
+    log.warn(
+      'the database has no keys yet: create one with `modelgate keys create --name NAME` (with the same --config)',
+    );
     return;
   }
   const file = join(dirname(config.database), 'first-key.txt');
   if (existsSync(file)) return;
   const key = generateKey();
   const rec: KeyRecord = {
-    id: newKeyId(), name: 'first-key', hash: hashKey(key), masked: maskKey(key), models: null, expiresAt: null, disabled: false,
-    budgetUsd: null, tokenBudget: null, budgetPeriod: null, rpm: null, tpm: null, maxConcurrency: null, createdAt: Date.now(),
+    id: newKeyId(),
+    name: 'first-key',
+    hash: hashKey(key),
+    masked: maskKey(key),
+    models: null,
+    expiresAt: null,
+    disabled: false,
+    budgetUsd: null,
+    tokenBudget: null,
+    budgetPeriod: null,
+    rpm: null,
+    tpm: null,
+    maxConcurrency: null,
+    createdAt: Date.now(),
   };
   await store.insertKey(rec);
   writeFileSync(file, key + '\n', { mode: 0o600 });
-  log.info({ keyId: rec.id, masked: rec.masked, file }, `created a first API key; it is in ${file} (delete the file once you have stored the key)`);
+  log.info(
+    { keyId: rec.id, masked: rec.masked, file },
+    `created a first API key; it is in ${file} (delete the file once you have stored the key)`,
+  );
 }
 
 /** gen_ai.provider.name of each deployment (OpenTelemetry's names; the mock is modelgate's own). */
 function providerNames(config: GatewayConfig): (deploymentId: string) => string {
   const names = new Map<string, string>();
-  for (const m of config.models) for (const d of m.deployments) names.set(d.id, d.provider.kind === 'mock' ? 'modelgate.mock' : d.provider.kind);
+  for (const m of config.models)
+    for (const d of m.deployments) names.set(d.id, d.provider.kind === 'mock' ? 'modelgate.mock' : d.provider.kind);
   return (id) => names.get(id) ?? 'unknown';
 }
 
@@ -268,5 +385,10 @@ const CREDENTIAL_HEADER = /key|token|auth|secret|password|signature|cookie/i;
 
 /** What an upstream may echo back and must be masked wherever it appears: keys and credential headers. */
 function providerSecrets(config: GatewayConfig): string[] {
-  return config.providers.flatMap((p) => [...p.apiKeys, ...Object.entries(p.headers).filter(([name]) => CREDENTIAL_HEADER.test(name)).map(([, value]) => value)]);
+  return config.providers.flatMap((p) => [
+    ...p.apiKeys,
+    ...Object.entries(p.headers)
+      .filter(([name]) => CREDENTIAL_HEADER.test(name))
+      .map(([, value]) => value),
+  ]);
 }

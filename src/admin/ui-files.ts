@@ -20,7 +20,8 @@ const TYPES: Readonly<Record<string, string>> = {
  * only, and no framing. The admin token lives in sessionStorage, so an injected script is what to keep out.
  */
 const SECURITY_HEADERS = {
-  'content-security-policy': "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+  'content-security-policy':
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
   'x-content-type-options': 'nosniff',
   'referrer-policy': 'no-referrer',
   'x-frame-options': 'DENY',
@@ -74,7 +75,12 @@ export function createUiHandler(opts: { enabled: boolean; dir?: string }): UiHan
       res.end();
       return;
     }
-    res.writeHead(200, { 'content-type': file.type, 'content-length': file.body.length, etag: file.etag, ...SECURITY_HEADERS });
+    res.writeHead(200, {
+      'content-type': file.type,
+      'content-length': file.body.length,
+      etag: file.etag,
+      ...SECURITY_HEADERS,
+    });
     res.end(file.body);
   };
 }

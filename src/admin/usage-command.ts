@@ -5,17 +5,40 @@ import { parseArgs } from 'node:util';
 import type { Store } from '../store/store.ts';
 import { UsageError } from './key-flags.ts';
 import { findKeyOrFail } from './operations/key-operations.ts';
-import { latestRequests, parseGroupBy, toCsv, usageReport, type ReportRow, type UsageQuery } from './operations/usage-operations.ts';
+import {
+  latestRequests,
+  parseGroupBy,
+  toCsv,
+  usageReport,
+  type ReportRow,
+  type UsageQuery,
+} from './operations/usage-operations.ts';
 
 const FILTER_OPTIONS = {
-  from: { type: 'string' }, to: { type: 'string' }, key: { type: 'string' }, model: { type: 'string' }, deployment: { type: 'string' },
-  errors: { type: 'boolean' }, json: { type: 'boolean' }, config: { type: 'string' },
+  from: { type: 'string' },
+  to: { type: 'string' },
+  key: { type: 'string' },
+  model: { type: 'string' },
+  deployment: { type: 'string' },
+  errors: { type: 'boolean' },
+  json: { type: 'boolean' },
+  config: { type: 'string' },
 } as const;
 
 export async function usageCommand(store: Store, argv: string[], out: (s: string) => void): Promise<void> {
-  const { values } = parseArgs({ args: argv, options: { ...FILTER_OPTIONS, days: { type: 'string' }, 'group-by': { type: 'string' }, csv: { type: 'boolean' } }, strict: true });
-  const report = values['group-by'] !== undefined || values.from !== undefined || values.to !== undefined || values.model !== undefined
-    || values.deployment !== undefined || values.errors === true || values.csv === true;
+  const { values } = parseArgs({
+    args: argv,
+    options: { ...FILTER_OPTIONS, days: { type: 'string' }, 'group-by': { type: 'string' }, csv: { type: 'boolean' } },
+    strict: true,
+  });
+  const report =
+    values['group-by'] !== undefined ||
+    values.from !== undefined ||
+    values.to !== undefined ||
+    values.model !== undefined ||
+    values.deployment !== undefined ||
+    values.errors === true ||
+    values.csv === true;
   if (report) {
     if (values.days !== undefined) throw new UsageError('--days and --from/--to name the range twice: use one');
     const r = await usageReport(store, { ...filterQuery(values), groupBy: parseGroupBy(values['group-by']) });
@@ -37,37 +60,75 @@ export async function usageCommand(store: Store, argv: string[], out: (s: string
     out(JSON.stringify(rows.map((r) => ({ ...r, costUsd: r.costNanos / 1e9 }))));
     return;
   }
-  table(rows.map((r) => ({
-    day: r.day, key: r.keyName ?? r.keyId, model: r.model, requests: r.requests, errors: r.errors,
-    input_tok: r.inputTokens, output_tok: r.outputTokens, cost_usd: (r.costNanos / 1e9).toFixed(6),
-  })), out, `No usage in the last ${days} days.`);
+  table(
+    rows.map((r) => ({
+      day: r.day,
+      key: r.keyName ?? r.keyId,
+      model: r.model,
+      requests: r.requests,
+      errors: r.errors,
+      input_tok: r.inputTokens,
+      output_tok: r.outputTokens,
+      cost_usd: (r.costNanos / 1e9).toFixed(6),
+    })),
+    out,
+    `No usage in the last ${days} days.`,
+  );
 }
 
 /** `modelgate requests`: the latest usage rows, newest first, as `GET /admin/requests` gives them. */
 export async function requestsCommand(store: Store, argv: string[], out: (s: string) => void): Promise<void> {
-  const { values } = parseArgs({ args: argv, options: { ...FILTER_OPTIONS, limit: { type: 'string' }, before: { type: 'string' } }, strict: true });
+  const { values } = parseArgs({
+    args: argv,
+    options: { ...FILTER_OPTIONS, limit: { type: 'string' }, before: { type: 'string' } },
+    strict: true,
+  });
   const num = (v: string | undefined, flag: string): number | undefined => {
     if (v === undefined) return undefined;
     const n = Number(v);
     if (!Number.isSafeInteger(n) || n < 0) throw new UsageError(`--${flag} must be a whole number`);
     return n;
   };
-  const page = await latestRequests(store, { ...filterQuery(values), limit: num(values.limit, 'limit') ?? 20, before: num(values.before, 'before') });
+  const page = await latestRequests(store, {
+    ...filterQuery(values),
+    limit: num(values.limit, 'limit') ?? 20,
+    before: num(values.before, 'before'),
+  });
   if (values.json) {
     out(JSON.stringify(page));
     return;
   }
-  table(page.data.map((r) => ({
-    time: r.time, key: r.key_name ?? r.key_id, masked: r.key_masked, model: r.model, deployment: r.deployment, status: r.status,
-    tokens: `${Number(r.input_tokens) + Number(r.cache_read_tokens) + Number(r.cache_write_tokens)}/${r.output_tokens}`,
-    cost_usd: Number(r.cost_usd).toFixed(6), latency_ms: r.latency_ms, ttfb_ms: r.ttfb_ms, error: r.error_code,
-  })), out, 'No requests.');
+  table(
+    page.data.map((r) => ({
+      time: r.time,
+      key: r.key_name ?? r.key_id,
+      masked: r.key_masked,
+      model: r.model,
+      deployment: r.deployment,
+      status: r.status,
+      tokens: `${Number(r.input_tokens) + Number(r.cache_read_tokens) + Number(r.cache_write_tokens)}/${r.output_tokens}`,
+      cost_usd: Number(r.cost_usd).toFixed(6),
+      latency_ms: r.latency_ms,
+      ttfb_ms: r.ttfb_ms,
+      error: r.error_code,
+    })),
+    out,
+    'No requests.',
+  );
   if (page.next_cursor !== null) out(`older: --before ${page.next_cursor}`);
 }
 
-function filterQuery(values: { from?: string; to?: string; key?: string; model?: string; deployment?: string; errors?: boolean }): UsageQuery {
+function filterQuery(values: {
+  from?: string;
+  to?: string;
+  key?: string;
+  model?: string;
+  deployment?: string;
+  errors?: boolean;
+}): UsageQuery {
   const q: UsageQuery = {};
-  for (const name of ['from', 'to', 'key', 'model', 'deployment'] as const) if (values[name] !== undefined) q[name] = values[name];
+  for (const name of ['from', 'to', 'key', 'model', 'deployment'] as const)
+    if (values[name] !== undefined) q[name] = values[name];
   if (values.errors === true) q.errorsOnly = true;
   return q;
 }
@@ -80,5 +141,11 @@ function table(rows: readonly ReportRow[], out: (s: string) => void, empty: stri
   const header = Object.keys(rows[0]);
   const cells = rows.map((r) => header.map((h) => (r[h] === null || r[h] === undefined ? '-' : String(r[h]))));
   const widths = header.map((h, i) => Math.max(h.length, ...cells.map((row) => row[i].length)));
-  for (const row of [header, ...cells]) out(row.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd());
+  for (const row of [header, ...cells])
+    out(
+      row
+        .map((c, i) => c.padEnd(widths[i]))
+        .join('  ')
+        .trimEnd(),
+    );
 }

@@ -1,5 +1,5 @@
 // The admission stage: estimate the worst case, reserve it in the admission store, and later settle it
-// to the real cost (or release it). Refusals become GatewayErrors with rate headers (issue 4, docs/budgets.md).
+// to the real cost (or release it). Refusals become GatewayErrors with rate headers (docs/budgets.md).
 import type { ModelConfig } from '../core/config-types.ts';
 import type { Dialect } from '../core/dialect.ts';
 import type { KeyRecord } from '../core/key-record.ts';
@@ -12,7 +12,17 @@ import { MAX_RATIO, newEntry, nextRatio, type KeyEntry } from './key-entry.ts';
 import { needsTokens, promptTokensOf, reservationOf, roomy, type Sizing } from './sizing.ts';
 import { rateLimitHeaders } from './rate-headers.ts';
 import { neverFitsTpm, refusalError } from './refusal.ts';
-import type { AdmissionLimits, AdmissionSnapshot, AdmissionStore, AdmitResult, MaybePromise, ReservationId, SettleResult, SpendWritten, WatchedKey } from './store.ts';
+import type {
+  AdmissionLimits,
+  AdmissionSnapshot,
+  AdmissionStore,
+  AdmitResult,
+  MaybePromise,
+  ReservationId,
+  SettleResult,
+  SpendWritten,
+  WatchedKey,
+} from './store.ts';
 import type { SpendTotals, UsageRow } from '../store/store.ts';
 
 const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
@@ -47,7 +57,12 @@ export interface Admitted {
  * tokenizer's on first use (a translated Anthropic stream's message_start, or the bill of a stream cut
  * before its usage arrived). `model` is the upstream name whose tokenizer counts.
  */
-export function promptEstimator(o: { known: number; body: Record<string, unknown>; model: string; embedding?: boolean }): () => number {
+export function promptEstimator(o: {
+  known: number;
+  body: Record<string, unknown>;
+  model: string;
+  embedding?: boolean;
+}): () => number {
   let known = o.known;
   return () => (known > 0 ? known : (known = Math.max(1, promptTokensOf(o.body, { model: o.model }, o.embedding))));
 }
@@ -82,7 +97,7 @@ export interface AdmissionOptions {
   defaultMaxTokens: number;
   /**
    * The store failed while it was working (an outage starts): called once per outage, not per request,
-   * so an outage of Redis is one log line however many requests it refuses (issue 39).
+   * so an outage of Redis is one log line however many requests it refuses.
    */
   onError: (err: unknown, what: string) => void;
   /** The store answers again after an outage: called once. */
@@ -146,12 +161,14 @@ export class Admission {
     const entry = this.#entry(opts.key, opts.now);
     if (!entry.limited) return UNLIMITED;
     const conflict = this.#solo?.conflict ?? null;
-    if (conflict !== null) throw new GatewayError('admission_unavailable', { message: conflict, headers: { 'x-should-retry': 'false' } });
+    if (conflict !== null)
+      throw new GatewayError('admission_unavailable', { message: conflict, headers: { 'x-should-retry': 'false' } });
     // A key's first request this period: its durable total and where it stands are loaded first (once).
     if (entry.seededPeriod !== entry.period) await this.#ready(entry);
     // Asking the store where the key stands (once) keeps a burst of first requests near a limit from
     // being refused on the byte bound's oversized reservations.
-    if (needsTokens(entry) && entry.last === null) entry.last = await this.store.snapshot(opts.key.id, opts.now, entry.period).catch(() => null);
+    if (needsTokens(entry) && entry.last === null)
+      entry.last = await this.store.snapshot(opts.key.id, opts.now, entry.period).catch(() => null);
     return opts.free === true ? this.#admitFree(entry, opts) : this.#admitSized(entry, opts);
   }
 
@@ -170,7 +187,14 @@ export class Admission {
 
   async #admitFree(entry: KeyEntry, opts: AdmitOptions): Promise<Admitted> {
     const { model } = opts;
-    const nothing: Sizing = { model, target: model.deployments[0]?.model ?? model.name, maxTokens: 0, named: 0, promptTokens: 0, quick: true };
+    const nothing: Sizing = {
+      model,
+      target: model.deployments[0]?.model ?? model.name,
+      maxTokens: 0,
+      named: 0,
+      promptTokens: 0,
+      quick: true,
+    };
     return this.#conclude(entry, opts.key, nothing, await this.#tryAdmit(entry, opts.now, { nanos: 0, tokens: 0 }));
   }
 
@@ -182,7 +206,15 @@ export class Admission {
     const target = model.deployments[0]?.model ?? model.name;
     const embedding = opts.embedding === true;
     const maxTokens = embedding ? 0 : requestedMaxTokens(body, this.#defaultMaxTokens, opts.dialect);
-    const sizing: Sizing = { model, target, maxTokens, named: embedding ? 0 : namedMaxTokens(body, opts.dialect), promptTokens: 0, quick: false, embedding };
+    const sizing: Sizing = {
+      model,
+      target,
+      maxTokens,
+      named: embedding ? 0 : namedMaxTokens(body, opts.dialect),
+      promptTokens: 0,
+      quick: false,
+      embedding,
+    };
     let size = reservationOf(model, 0, maxTokens);
     if (needsTokens(entry)) {
       sizing.promptTokens = promptTokensOf(body, { model: target, boundBytes: opts.bodyBytes }, embedding);
@@ -212,16 +244,37 @@ export class Admission {
     if (!result.ok) {
       const requestTokens = reservationTokens(sizing);
       // A request larger than the whole minute's tokens gets no retry-after: waiting cannot let it in.
-      const retryAfterSec = neverFitsTpm({ reason: result.reason, limits: entry.limits, requestTokens }) ? undefined : result.retryAfterSec;
-      const refusal = refusalError({ reason: result.reason, limits: entry.limits, snapshot: result.snapshot, retryAfterSec, requestTokens });
+      const retryAfterSec = neverFitsTpm({ reason: result.reason, limits: entry.limits, requestTokens })
+        ? undefined
+        : result.retryAfterSec;
+      const refusal = refusalError({
+        reason: result.reason,
+        limits: entry.limits,
+        snapshot: result.snapshot,
+        retryAfterSec,
+        requestTokens,
+      });
       const headers = rateLimitHeaders({ limits: entry.limits, snapshot: result.snapshot, retryAfterSec });
       // Budgets (403) the SDKs do not retry; a request larger than the whole minute's tokens they would.
       if (retryAfterSec === undefined && result.reason === 'tpm') headers['x-should-retry'] = 'false';
-      throw new GatewayError(refusal.code satisfies ErrorCode, { message: refusal.message, status: refusal.status, headers });
+      throw new GatewayError(refusal.code satisfies ErrorCode, {
+        message: refusal.message,
+        status: refusal.status,
+        headers,
+      });
     }
-    const headers = hasRateLimits(entry.limits) ? rateLimitHeaders({ limits: entry.limits, snapshot: result.snapshot }) : NO_HEADERS;
+    const headers = hasRateLimits(entry.limits)
+      ? rateLimitHeaders({ limits: entry.limits, snapshot: result.snapshot })
+      : NO_HEADERS;
     const outputCap = needsTokens(entry) && sizing.named === null ? this.#defaultMaxTokens : null;
-    const ticket: Ticket = { reservationId: result.reservationId, keyId: key.id, periodStart: entry.period, headers, promptTokens: sizing.promptTokens, target: sizing.target };
+    const ticket: Ticket = {
+      reservationId: result.reservationId,
+      keyId: key.id,
+      periodStart: entry.period,
+      headers,
+      promptTokens: sizing.promptTokens,
+      target: sizing.target,
+    };
     return { ticket, promptTokens: sizing.quick ? 0 : sizing.promptTokens, outputCap };
   }
 
@@ -241,15 +294,29 @@ export class Admission {
    * taught a ratio: `sizing`, or the fixed `size` when it is null); after IN_FLIGHT_WAIT_MS it is a 429.
    * The common case answers at once and allocates nothing for it.
    */
-  async #tryAdmitRoom(entry: KeyEntry, now: number, size: { nanos: number; tokens: number }, sizing: Sizing | null): Promise<AdmitResult> {
+  async #tryAdmitRoom(
+    entry: KeyEntry,
+    now: number,
+    size: { nanos: number; tokens: number },
+    sizing: Sizing | null,
+  ): Promise<AdmitResult> {
     const first = await this.#tryAdmit(entry, now, size);
     return first.ok || first.reason !== 'in_flight' ? first : this.#waitForRoom(entry, size, sizing, first);
   }
 
-  async #waitForRoom(entry: KeyEntry, size: { nanos: number; tokens: number }, sizing: Sizing | null, refused: AdmitResult): Promise<AdmitResult> {
+  async #waitForRoom(
+    entry: KeyEntry,
+    size: { nanos: number; tokens: number },
+    sizing: Sizing | null,
+    refused: AdmitResult,
+  ): Promise<AdmitResult> {
     const until = Date.now() + IN_FLIGHT_WAIT_MS;
     let last = refused;
-    for (let pause = IN_FLIGHT_FIRST_PAUSE_MS; Date.now() < until; pause = Math.min(IN_FLIGHT_MAX_PAUSE_MS, pause * 2)) {
+    for (
+      let pause = IN_FLIGHT_FIRST_PAUSE_MS;
+      Date.now() < until;
+      pause = Math.min(IN_FLIGHT_MAX_PAUSE_MS, pause * 2)
+    ) {
       await delay(pause);
       last = await this.#tryAdmit(entry, Date.now(), sizing === null ? size : this.#sized(entry, sizing));
       if (last.ok || last.reason !== 'in_flight') return last;
@@ -258,7 +325,14 @@ export class Admission {
   }
 
   async #tryAdmit(entry: KeyEntry, now: number, size: { nanos: number; tokens: number }): Promise<AdmitResult> {
-    const request = { keyId: entry.record.id, limits: entry.limits, periodStart: entry.period, reserveNanos: size.nanos, reserveTokens: size.tokens, now };
+    const request = {
+      keyId: entry.record.id,
+      limits: entry.limits,
+      periodStart: entry.period,
+      reserveNanos: size.nanos,
+      reserveTokens: size.tokens,
+      now,
+    };
     try {
       return await this.store.admit(request);
     } catch (err) {
@@ -279,9 +353,12 @@ export class Admission {
    */
   async finish(ticket: Ticket, usage: Usage, nanos: number): Promise<number> {
     const tokens = usage.inputTokens + usage.outputTokens + usage.cacheReadTokens + usage.cacheWriteTokens;
-    if (ticket.promptTokens > 0 && tokens > 0) this.#learn(ticket, usage.inputTokens + usage.cacheReadTokens + usage.cacheWriteTokens);
+    if (ticket.promptTokens > 0 && tokens > 0)
+      this.#learn(ticket, usage.inputTokens + usage.cacheReadTokens + usage.cacheWriteTokens);
     const settle = (): MaybePromise<SettleResult> =>
-      nanos === 0 && tokens === 0 ? this.store.release(ticket.reservationId) : this.store.settle({ reservationId: ticket.reservationId, nanos, tokens });
+      nanos === 0 && tokens === 0
+        ? this.store.release(ticket.reservationId)
+        : this.store.settle({ reservationId: ticket.reservationId, nanos, tokens });
     try {
       return periodOf(await settle(), ticket);
     } catch (err) {
@@ -308,11 +385,14 @@ export class Admission {
   #settleFailed(err: unknown, ticket: Ticket, settle: () => MaybePromise<SettleResult>, attempt = 1): number {
     if (attempt === 1) this.#failed(err, 'settle');
     if (attempt <= SETTLE_RETRIES) {
-      const timer = setTimeout(() => {
-        Promise.resolve()
-          .then(settle)
-          .catch((again: unknown) => this.#settleFailed(again, ticket, settle, attempt + 1));
-      }, 1_000 * 2 ** (attempt - 1));
+      const timer = setTimeout(
+        () => {
+          Promise.resolve()
+            .then(settle)
+            .catch((again: unknown) => this.#settleFailed(again, ticket, settle, attempt + 1));
+        },
+        1_000 * 2 ** (attempt - 1),
+      );
       timer.unref();
     }
     return ticket.periodStart;
@@ -335,7 +415,8 @@ export class Admission {
       w.tokens += tokens;
       byKey.set(r.keyId, w);
     }
-    if (byKey.size > 0) store.spendWritten([...byKey.values()]).catch((err: unknown) => this.#onError(err, 'spend written'));
+    if (byKey.size > 0)
+      store.spendWritten([...byKey.values()]).catch((err: unknown) => this.#onError(err, 'spend written'));
   }
 
   /** The keys with limits this gateway has seen, for a shared store to reconcile when a replica dies. */
@@ -364,7 +445,7 @@ export class Admission {
   /**
    * Refuses with the admission's 429 and retry-after a key whose requests-per-minute or concurrency window
    * is already full, read from a snapshot without reserving: what a compressed body is checked against
-   * before it costs memory to decode (issue 39). A store that cannot answer leaves it to admission.
+   * before it costs memory to decode. A store that cannot answer leaves it to admission.
    */
   async refuseIfFull(key: KeyRecord, now: number): Promise<void> {
     const entry = this.#entry(key, now);
@@ -377,19 +458,35 @@ export class Admission {
       this.#failed(err, 'snapshot');
       return;
     }
-    const reason = limits.rpm !== null && snapshot.rpmUsed >= limits.rpm ? 'rpm' : limits.maxConcurrency !== null && snapshot.inFlight >= limits.maxConcurrency ? 'concurrency' : null;
+    const reason =
+      limits.rpm !== null && snapshot.rpmUsed >= limits.rpm
+        ? 'rpm'
+        : limits.maxConcurrency !== null && snapshot.inFlight >= limits.maxConcurrency
+          ? 'concurrency'
+          : null;
     if (reason === null) return;
     // As the stores answer an admit refused for the same reason.
     const retryAfterSec = reason === 'rpm' ? snapshot.windowResetSec : 1;
     const refusal = refusalError({ reason, limits, snapshot, retryAfterSec });
-    throw new GatewayError(refusal.code, { message: refusal.message, status: refusal.status, headers: rateLimitHeaders({ limits, snapshot, retryAfterSec }) });
+    throw new GatewayError(refusal.code, {
+      message: refusal.message,
+      status: refusal.status,
+      headers: rateLimitHeaders({ limits, snapshot, retryAfterSec }),
+    });
   }
 
   /** The key's limits and live counters for /api/usage/token. */
-  async view(key: KeyRecord, now: number): Promise<{ limits: AdmissionLimits; snapshot: AdmissionSnapshot; period: number }> {
+  async view(
+    key: KeyRecord,
+    now: number,
+  ): Promise<{ limits: AdmissionLimits; snapshot: AdmissionSnapshot; period: number }> {
     const entry = this.#entry(key, now);
     if (entry.budgeted && entry.seededPeriod !== entry.period) await this.#ready(entry);
-    return { limits: entry.limits, snapshot: await this.store.snapshot(key.id, now, entry.period), period: entry.period };
+    return {
+      limits: entry.limits,
+      snapshot: await this.store.snapshot(key.id, now, entry.period),
+      period: entry.period,
+    };
   }
 
   #entry(key: KeyRecord, now: number): KeyEntry {
@@ -417,7 +514,13 @@ export class Admission {
         // the total belongs to a period the key is no longer in, and the new one loads its own. (A store
         // takes an earlier period that contains its current one, so a stale load must not reach it.)
         if (this.#entries.get(keyId)?.period !== period) return;
-        return this.store.seedSpent({ keyId, periodStart: period, periodEnd, spentNanos: spent.nanos, spentTokens: spent.tokens });
+        return this.store.seedSpent({
+          keyId,
+          periodStart: period,
+          periodEnd,
+          spentNanos: spent.nanos,
+          spentTokens: spent.tokens,
+        });
       })
       .then(
         () => {

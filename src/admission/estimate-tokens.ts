@@ -42,11 +42,26 @@ export const CHARS_PER_TOKEN = 4;
 
 const OPENAI_MODEL = /^(?:ft:)?(?:gpt-|chatgpt-|o\d|text-|davinci|babbage)/i;
 const MEDIA_TYPES: ReadonlySet<string> = new Set([
-  'image', 'image_url', 'input_image', 'input_audio', 'audio', 'document', 'file', 'input_file',
+  'image',
+  'image_url',
+  'input_image',
+  'input_audio',
+  'audio',
+  'document',
+  'file',
+  'input_file',
 ]);
 /** Keys whose values are framing or opaque ids, not prompt text. */
 const SKIPPED_KEYS: ReadonlySet<string> = new Set([
-  'type', 'role', 'id', 'tool_use_id', 'tool_call_id', 'cache_control', 'signature', 'media_type', 'detail',
+  'type',
+  'role',
+  'id',
+  'tool_use_id',
+  'tool_call_id',
+  'cache_control',
+  'signature',
+  'media_type',
+  'detail',
 ]);
 /**
  * Content deeper than this is not walked: no prompt nests so far, and a body of nothing but brackets
@@ -133,7 +148,8 @@ export function estimatePromptTokens(body: unknown, options: EstimateOptions = {
 export function namedMaxTokens(body: unknown, dialect: Dialect = 'openai'): number | null {
   if (!isObject(body)) return null;
   if (dialect === 'anthropic') return positiveInt(body.max_tokens);
-  if (dialect === 'gemini') return isObject(body.generationConfig) ? positiveInt(body.generationConfig.maxOutputTokens) : null;
+  if (dialect === 'gemini')
+    return isObject(body.generationConfig) ? positiveInt(body.generationConfig.maxOutputTokens) : null;
   if (dialect === 'responses') return positiveInt(body.max_output_tokens);
   const completion = positiveInt(body.max_completion_tokens);
   const tokens = positiveInt(body.max_tokens);
@@ -186,13 +202,14 @@ function collect(value: unknown, found: Collected, depth = 0): void {
     const inner = value[key];
     if (JSON_KEYS.has(key) && isObject(inner)) {
       if (found.textNeeded) found.pieces.push(jsonText(inner));
-    }
-    else collect(inner, found, depth + 1);
+    } else collect(inner, found, depth + 1);
   }
 }
 
 function hasTools(body: Record<string, unknown>): boolean {
-  return (Array.isArray(body.tools) && body.tools.length > 0) || (Array.isArray(body.functions) && body.functions.length > 0);
+  return (
+    (Array.isArray(body.tools) && body.tools.length > 0) || (Array.isArray(body.functions) && body.functions.length > 0)
+  );
 }
 
 /** JSON text of a schema or tool input; one nested too deep to serialise counts as nothing. */
@@ -277,5 +294,8 @@ function geminiMediaPart(part: Record<string, unknown>): Record<string, unknown>
   const media = isObject(part.inlineData) ? part.inlineData : isObject(part.fileData) ? part.fileData : {};
   const mime = typeof media.mimeType === 'string' ? media.mimeType : '';
   const data = typeof media.data === 'string' ? media.data : undefined;
-  return { type: mime.startsWith('image/') ? 'image' : 'document', source: data === undefined ? undefined : { type: 'base64', media_type: mime, data } };
+  return {
+    type: mime.startsWith('image/') ? 'image' : 'document',
+    source: data === undefined ? undefined : { type: 'base64', media_type: mime, data },
+  };
 }

@@ -22,7 +22,8 @@ export function imageSize(base64: string): ImageSize | null {
     return sized(b.readUInt32BE(16), b.readUInt32BE(20));
   }
   if (b.length >= 10 && b.toString('latin1', 0, 4) === 'GIF8') return sized(b.readUInt16LE(6), b.readUInt16LE(8));
-  if (b.length >= 30 && b.toString('latin1', 0, 4) === 'RIFF' && b.toString('latin1', 8, 12) === 'WEBP') return webp(head(base64, 30));
+  if (b.length >= 30 && b.toString('latin1', 0, 4) === 'RIFF' && b.toString('latin1', 8, 12) === 'WEBP')
+    return webp(head(base64, 30));
   if (b.length >= 4 && b[0] === 0xff && b[1] === 0xd8) return jpeg(head(base64, JPEG_SCAN_BYTES));
   return null;
 }

@@ -38,7 +38,12 @@ export function nextRatio(current: number, seen: number): number {
   return Math.max(1, seen, current * RATIO_DECAY + 1 - RATIO_DECAY);
 }
 
-export function newEntry(key: KeyRecord, now: number, previous: KeyEntry | undefined, inFlightShare: number | null): KeyEntry {
+export function newEntry(
+  key: KeyRecord,
+  now: number,
+  previous: KeyEntry | undefined,
+  inFlightShare: number | null,
+): KeyEntry {
   const limits: AdmissionLimits = {
     rpm: key.rpm,
     tpm: key.tpm,
@@ -64,4 +69,3 @@ export function newEntry(key: KeyRecord, now: number, previous: KeyEntry | undef
     ratio: previous?.ratio ?? 1,
   };
 }
-

@@ -50,7 +50,11 @@ function familyOf(model: string): Family {
 }
 
 function anthropicTokens(size: ImageSize): number {
-  const scale = Math.min(1, 1568 / Math.max(size.width, size.height), Math.sqrt(1_150_000 / (size.width * size.height)));
+  const scale = Math.min(
+    1,
+    1568 / Math.max(size.width, size.height),
+    Math.sqrt(1_150_000 / (size.width * size.height)),
+  );
   return Math.ceil((Math.round(size.width * scale) * Math.round(size.height * scale)) / 750);
 }
 

@@ -1,10 +1,5 @@
 // Single-node admission store: plain maps, synchronous inside each call, so atomic by construction.
-import {
-  DEFAULT_RESERVATION_TTL_MS,
-  checkAmount,
-  secondsUntilWindowEnd,
-  windowStartOf,
-} from './store.ts';
+import { DEFAULT_RESERVATION_TTL_MS, checkAmount, secondsUntilWindowEnd, windowStartOf } from './store.ts';
 import type {
   AdmissionSnapshot,
   AdmissionStore,
@@ -217,13 +212,24 @@ function refusalReason(state: KeyState, req: AdmitRequest): RefusalReason | null
   if (limits.budgetNanos !== null && state.spentNanos + state.reservedNanos + req.reserveNanos > limits.budgetNanos) {
     return 'budget';
   }
-  if (limits.tokenBudget !== null && state.spentTokens + state.reservedTokens + req.reserveTokens > limits.tokenBudget) {
+  if (
+    limits.tokenBudget !== null &&
+    state.spentTokens + state.reservedTokens + req.reserveTokens > limits.tokenBudget
+  ) {
     return 'token_budget';
   }
   const share = limits.inFlightShare ?? null;
   if (share !== null && state.inFlight > 0) {
-    if (limits.budgetNanos !== null && state.reservedNanos + req.reserveNanos > share * (limits.budgetNanos - state.spentNanos)) return 'in_flight';
-    if (limits.tokenBudget !== null && state.reservedTokens + req.reserveTokens > share * (limits.tokenBudget - state.spentTokens)) return 'in_flight';
+    if (
+      limits.budgetNanos !== null &&
+      state.reservedNanos + req.reserveNanos > share * (limits.budgetNanos - state.spentNanos)
+    )
+      return 'in_flight';
+    if (
+      limits.tokenBudget !== null &&
+      state.reservedTokens + req.reserveTokens > share * (limits.tokenBudget - state.spentTokens)
+    )
+      return 'in_flight';
   }
   if (limits.rpm !== null && state.rpmUsed + 1 > limits.rpm) return 'rpm';
   if (limits.tpm !== null && state.tpmUsed + req.reserveTokens > limits.tpm) return 'tpm';

@@ -2,13 +2,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { ADMIT_LUA, DURABLE_LUA, FINISH_LUA, PEERS_LUA, RECLAIM_LUA, SEED_LUA } from './redis-scripts.ts';
-import {
-  DEFAULT_RESERVATION_TTL_MS,
-  WINDOW_MS,
-  checkAmount,
-  secondsUntilWindowEnd,
-  windowStartOf,
-} from './store.ts';
+import { DEFAULT_RESERVATION_TTL_MS, WINDOW_MS, checkAmount, secondsUntilWindowEnd, windowStartOf } from './store.ts';
 import type {
   AdmissionSnapshot,
   AdmissionStore,
@@ -66,7 +60,14 @@ const DURABLE = script(DURABLE_LUA);
 const PEERS = script(PEERS_LUA);
 
 const UUID_LENGTH = 36;
-const REASONS: ReadonlySet<string> = new Set<RefusalReason>(['budget', 'token_budget', 'in_flight', 'rpm', 'tpm', 'concurrency']);
+const REASONS: ReadonlySet<string> = new Set<RefusalReason>([
+  'budget',
+  'token_budget',
+  'in_flight',
+  'rpm',
+  'tpm',
+  'concurrency',
+]);
 
 export class RedisAdmissionStore implements AdmissionStore {
   readonly #redis: Redis;
@@ -88,14 +89,24 @@ export class RedisAdmissionStore implements AdmissionStore {
     this.#ownsClient = options.client === undefined;
     // No offline queue: while Redis is unreachable a command fails at once (the request gets a 503)
     // instead of waiting in a queue for a reconnection that may never come.
-    this.#redis = options.client ?? new Redis(options.url ?? '', { lazyConnect: false, enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 2_000 });
+    this.#redis =
+      options.client ??
+      new Redis(options.url ?? '', {
+        lazyConnect: false,
+        enableOfflineQueue: false,
+        maxRetriesPerRequest: 1,
+        connectTimeout: 2_000,
+      });
     // Connection errors surface as failed commands (the caller gets a 503); the event itself is only noise.
     if (options.client === undefined) this.#redis.on('error', () => undefined);
     this.#prefix = options.prefix ?? 'mg:';
     this.#ttlMs = options.reservationTtlMs ?? DEFAULT_RESERVATION_TTL_MS;
     this.#spentFor = options.spentFor;
     this.#serverClock = options.clock !== 'caller';
-    this.#tag = `${createHash('sha256').update(options.instanceId ?? randomUUID()).digest('hex').slice(0, 8)}-`;
+    this.#tag = `${createHash('sha256')
+      .update(options.instanceId ?? randomUUID())
+      .digest('hex')
+      .slice(0, 8)}-`;
   }
 
   async admit(req: AdmitRequest): Promise<AdmitResult> {
@@ -118,15 +129,23 @@ export class RedisAdmissionStore implements AdmissionStore {
       int(this.#ttlMs),
       String(WINDOW_MS),
       needsSeed ? '1' : '0',
-      limits.inFlightShare === null || limits.inFlightShare === undefined ? '-1' : String(Math.round(limits.inFlightShare * 1e6)),
+      limits.inFlightShare === null || limits.inFlightShare === undefined
+        ? '-1'
+        : String(Math.round(limits.inFlightShare * 1e6)),
     ];
     let reply = await this.#run(ADMIT, this.#keysOf(req.keyId), args);
     if (Number(asArray(reply)[0]) === 2 && this.#spentFor !== undefined) {
       // Redis forgot this key (a restart without persistence): the database is the truth.
       const spent = await this.#spentFor(req.keyId, req.periodStart);
-      await this.seedSpent({ keyId: req.keyId, periodStart: req.periodStart, spentNanos: spent.nanos, spentTokens: spent.tokens });
+      await this.seedSpent({
+        keyId: req.keyId,
+        periodStart: req.periodStart,
+        spentNanos: spent.nanos,
+        spentTokens: spent.tokens,
+      });
       reply = await this.#run(ADMIT, this.#keysOf(req.keyId), args);
-      if (Number(asArray(reply)[0]) === 2) throw new Error(`the admission store lost key ${req.keyId}'s state again while it was being seeded`);
+      if (Number(asArray(reply)[0]) === 2)
+        throw new Error(`the admission store lost key ${req.keyId}'s state again while it was being seeded`);
     }
     const [status, reason, ...figures] = asArray(reply);
     // The script's last figure is the time it judged by (Redis's, as a rule): the window's reset is counted from it.
@@ -154,7 +173,11 @@ export class RedisAdmissionStore implements AdmissionStore {
     let f: (string | null)[];
     if (this.#serverClock) {
       // One round trip for the figures and the clock the windows were counted by.
-      const replies = await this.#redis.pipeline().hmget(this.#keysOf(keyId)[0], ...fields).time().exec();
+      const replies = await this.#redis
+        .pipeline()
+        .hmget(this.#keysOf(keyId)[0], ...fields)
+        .time()
+        .exec();
       if (replies === null || replies.length !== 2) throw new Error('unexpected reply from Redis to a snapshot');
       const [[hmgetErr, figures], [timeErr, time]] = replies;
       if (hmgetErr || timeErr) throw hmgetErr ?? timeErr;
@@ -176,14 +199,18 @@ export class RedisAdmissionStore implements AdmissionStore {
 
   async seedSpent(req: SeedRequest): Promise<void> {
     const keys = this.#keysOf(req.keyId);
-    await this.#run(SEED, [keys[0], keys[3]], [
-      int(req.periodStart),
-      int(req.spentNanos),
-      int(req.spentTokens),
-      req.mode ?? 'max',
-      // Infinity (a key without a period) as the largest integer Lua's numbers hold exactly.
-      req.periodEnd === undefined ? '-1' : int(Math.min(req.periodEnd, Number.MAX_SAFE_INTEGER)),
-    ]);
+    await this.#run(
+      SEED,
+      [keys[0], keys[3]],
+      [
+        int(req.periodStart),
+        int(req.spentNanos),
+        int(req.spentTokens),
+        req.mode ?? 'max',
+        // Infinity (a key without a period) as the largest integer Lua's numbers hold exactly.
+        req.periodEnd === undefined ? '-1' : int(Math.min(req.periodEnd, Number.MAX_SAFE_INTEGER)),
+      ],
+    );
   }
 
   /** Resolves once connected; rejects after `timeoutMs` (the gateway then refuses to start). */
@@ -228,7 +255,9 @@ export class RedisAdmissionStore implements AdmissionStore {
   }
 
   async spendWritten(written: SpendWritten[]): Promise<void> {
-    await Promise.all(written.map((w) => this.#run(DURABLE, [this.#keysOf(w.keyId)[3]], [this.#tag, int(w.nanos), int(w.tokens)])));
+    await Promise.all(
+      written.map((w) => this.#run(DURABLE, [this.#keysOf(w.keyId)[3]], [this.#tag, int(w.nanos), int(w.tokens)])),
+    );
   }
 
   /**
@@ -236,17 +265,33 @@ export class RedisAdmissionStore implements AdmissionStore {
    * its reservations are freed and the spend it settled without writing rows is taken out, then the
    * keys' spent totals are raised to the database's again (mode 'max', as at a start).
    */
-  watchPeers(opts: { timeoutMs: number; keys: () => WatchedKey[]; onLost: (tag: string, freed: number, nanos: number) => void; onError: (err: unknown) => void }): void {
+  watchPeers(opts: {
+    timeoutMs: number;
+    keys: () => WatchedKey[];
+    onLost: (tag: string, freed: number, nanos: number) => void;
+    onError: (err: unknown) => void;
+  }): void {
     const beat = async (): Promise<void> => {
-      const lost = asArray(await this.#run(PEERS, [`${this.#prefix}replicas`], [this.#tag, int(opts.timeoutMs)])).map(String);
+      const lost = asArray(await this.#run(PEERS, [`${this.#prefix}replicas`], [this.#tag, int(opts.timeoutMs)])).map(
+        String,
+      );
       for (const tag of lost) {
         if (tag === this.#tag) continue;
         const keys = opts.keys();
-        const { freed, nanos } = await this.#reclaim(tag, keys.map((k) => k.keyId));
+        const { freed, nanos } = await this.#reclaim(
+          tag,
+          keys.map((k) => k.keyId),
+        );
         for (const k of keys) {
           if (this.#spentFor === undefined || !k.budgeted) continue;
           const spent = await this.#spentFor(k.keyId, k.periodStart);
-          await this.seedSpent({ keyId: k.keyId, periodStart: k.periodStart, periodEnd: k.periodEnd, spentNanos: spent.nanos, spentTokens: spent.tokens });
+          await this.seedSpent({
+            keyId: k.keyId,
+            periodStart: k.periodStart,
+            periodEnd: k.periodEnd,
+            spentNanos: spent.nanos,
+            spentTokens: spent.tokens,
+          });
         }
         opts.onLost(tag, freed, nanos);
       }

@@ -13,7 +13,12 @@ export interface RefusalInput {
 
 /** A request that reserves more tokens than the key's whole minute allows: no wait lets it in. */
 export function neverFitsTpm(input: Pick<RefusalInput, 'reason' | 'limits' | 'requestTokens'>): boolean {
-  return input.reason === 'tpm' && input.limits.tpm !== null && input.requestTokens !== undefined && input.requestTokens > input.limits.tpm;
+  return (
+    input.reason === 'tpm' &&
+    input.limits.tpm !== null &&
+    input.requestTokens !== undefined &&
+    input.requestTokens > input.limits.tpm
+  );
 }
 
 export interface RefusalError {
@@ -93,6 +98,8 @@ export function refusalError(input: RefusalInput): RefusalError {
 
 /** Dollars with up to 6 decimals (a micro-dollar is the smallest amount worth showing), at least 2. */
 function usd(nanos: number): string {
-  const fixed = nanosToUsd(nanos).toFixed(6).replace(/0{1,4}$/, '');
+  const fixed = nanosToUsd(nanos)
+    .toFixed(6)
+    .replace(/0{1,4}$/, '');
   return `$${fixed}`;
 }

@@ -2,7 +2,12 @@
 // tokenizer near one) and its worst-case output, priced.
 import type { ModelConfig } from '../core/config-types.ts';
 import { reservationNanos } from '../core/budget.ts';
-import { estimateEmbeddingTokens, estimatePromptTokens, reservationTokens, type EstimateOptions } from './estimate-tokens.ts';
+import {
+  estimateEmbeddingTokens,
+  estimatePromptTokens,
+  reservationTokens,
+  type EstimateOptions,
+} from './estimate-tokens.ts';
 import type { KeyEntry } from './key-entry.ts';
 
 /** How admit sized one request: the prompt estimate, and whether it was the quick byte bound. */
@@ -17,7 +22,11 @@ export interface Sizing {
   embedding?: boolean;
 }
 
-export function promptTokensOf(body: Record<string, unknown>, options: EstimateOptions, embedding: boolean | undefined): number {
+export function promptTokensOf(
+  body: Record<string, unknown>,
+  options: EstimateOptions,
+  embedding: boolean | undefined,
+): number {
   return embedding === true ? estimateEmbeddingTokens(body.input, options) : estimatePromptTokens(body, options);
 }
 
@@ -34,14 +43,20 @@ export function roomy(entry: KeyEntry, sizes: { nanos: number; tokens: number })
   const s = entry.last;
   if (s === null) return false;
   const l = entry.limits;
-  if (l.budgetNanos !== null && l.budgetNanos - s.spentNanos - s.reservedNanos < QUICK_HEADROOM * sizes.nanos) return false;
-  if (l.tokenBudget !== null && l.tokenBudget - s.spentTokens - s.reservedTokens < QUICK_HEADROOM * sizes.tokens) return false;
+  if (l.budgetNanos !== null && l.budgetNanos - s.spentNanos - s.reservedNanos < QUICK_HEADROOM * sizes.nanos)
+    return false;
+  if (l.tokenBudget !== null && l.tokenBudget - s.spentTokens - s.reservedTokens < QUICK_HEADROOM * sizes.tokens)
+    return false;
   if (l.tpm !== null && l.tpm - s.tpmUsed < QUICK_HEADROOM * sizes.tokens) return false;
   return true;
 }
 
 /** What a request reserves for a prompt of `promptTokens` and its worst-case output. */
-export function reservationOf(model: ModelConfig, promptTokens: number, maxTokens: number): { nanos: number; tokens: number } {
+export function reservationOf(
+  model: ModelConfig,
+  promptTokens: number,
+  maxTokens: number,
+): { nanos: number; tokens: number } {
   const sizes = { promptTokens, maxTokens };
   return { nanos: reservationNanos(sizes, model.price), tokens: reservationTokens(sizes) };
 }

@@ -82,7 +82,8 @@ function alive(g: GatewayBeat, host: string, now: number): boolean {
 }
 
 function conflictWith(self: Omit<GatewayBeat, 'beatAt'>, others: GatewayBeat[]): string | null {
-  const earlier = (g: GatewayBeat): boolean => g.startedAt < self.startedAt || (g.startedAt === self.startedAt && g.id < self.id);
+  const earlier = (g: GatewayBeat): boolean =>
+    g.startedAt < self.startedAt || (g.startedAt === self.startedAt && g.id < self.id);
   const rival = others.find((g) => g.shared || earlier(g));
   if (rival === undefined) return null;
   return `Another gateway (${rival.host}, pid ${rival.pid}) serves the same database, and this one counts budgets and rate limits in its own memory: each would let a key spend its whole budget, so this gateway refuses keys with limits. Set \`redis:\` (the same Redis) on every gateway that shares the database, or give each gateway its own database.`;

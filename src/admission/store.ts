@@ -175,7 +175,12 @@ export interface AdmissionStore {
    */
   spendWritten?(written: SpendWritten[]): Promise<void>;
   /** A shared store: notices replicas that died (no heartbeat) and reconciles the keys' spend for them. */
-  watchPeers?(opts: { timeoutMs: number; keys: () => WatchedKey[]; onLost: (tag: string, freed: number, nanos: number) => void; onError: (err: unknown) => void }): void;
+  watchPeers?(opts: {
+    timeoutMs: number;
+    keys: () => WatchedKey[];
+    onLost: (tag: string, freed: number, nanos: number) => void;
+    onError: (err: unknown) => void;
+  }): void;
   /** Resolves once a shared store is reachable; the gateway does not start without it. */
   ready?(timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
@@ -191,6 +196,7 @@ export function secondsUntilWindowEnd(windowStart: number, now: number): number 
 
 /** Both stores refuse fractional or negative amounts the same way: nano-USD and tokens are whole. */
 export function checkAmount(n: number): number {
-  if (!Number.isSafeInteger(n) || n < 0) throw new RangeError(`admission amounts must be non-negative integers, got ${n}`);
+  if (!Number.isSafeInteger(n) || n < 0)
+    throw new RangeError(`admission amounts must be non-negative integers, got ${n}`);
   return n;
 }

@@ -23,7 +23,12 @@ function refused(code: ErrorCode, message?: string): GatewayError {
  * cache does not know is looked up in the store first (KeyCache.lookupStored), so a key made a moment ago by
  * another replica or the CLI works at once.
  */
-export async function authenticate(headers: IncomingHttpHeaders, keys: KeyCache, now: number, connection?: object): Promise<KeyRecord> {
+export async function authenticate(
+  headers: IncomingHttpHeaders,
+  keys: KeyCache,
+  now: number,
+  connection?: object,
+): Promise<KeyRecord> {
   const auth = headers.authorization;
   if (auth === undefined || auth === '') {
     if (headers['x-api-key'] !== undefined) throw refused('x_api_key_not_accepted');
@@ -38,18 +43,33 @@ export async function authenticate(headers: IncomingHttpHeaders, keys: KeyCache,
  * The auth stage of Gemini's native paths (DESIGN.md Part 3): the key may also come as `x-goog-api-key`
  * or `?key=`, as Gemini clients send it; here only, everywhere else Bearer-only stands.
  */
-export async function authenticateGemini(headers: IncomingHttpHeaders, url: string | undefined, keys: KeyCache, now: number, connection?: object): Promise<KeyRecord> {
-  if (headers.authorization !== undefined && headers.authorization !== '') return authenticate(headers, keys, now, connection);
+export async function authenticateGemini(
+  headers: IncomingHttpHeaders,
+  url: string | undefined,
+  keys: KeyCache,
+  now: number,
+  connection?: object,
+): Promise<KeyRecord> {
+  if (headers.authorization !== undefined && headers.authorization !== '')
+    return authenticate(headers, keys, now, connection);
   const header = headers['x-goog-api-key'];
   const presented = typeof header === 'string' && header !== '' ? header : queryKey(url);
   if (presented === null || presented === '') {
-    throw refused('missing_api_key', 'Missing API key: send it as `x-goog-api-key: <key>`, `?key=<key>` or `Authorization: Bearer <key>`.');
+    throw refused(
+      'missing_api_key',
+      'Missing API key: send it as `x-goog-api-key: <key>`, `?key=<key>` or `Authorization: Bearer <key>`.',
+    );
   }
   return checkedKey(presented.trim(), keys, now, connection);
 }
 
 /** A key the cache holds is checked at once; only a key it does not know waits for the store. */
-function checkedKey(presented: string, keys: KeyCache, now: number, connection: object | undefined): KeyRecord | Promise<KeyRecord> {
+function checkedKey(
+  presented: string,
+  keys: KeyCache,
+  now: number,
+  connection: object | undefined,
+): KeyRecord | Promise<KeyRecord> {
   const key = presented ? keys.lookup(presented, connection) : null;
   if (key !== null) return usableKey(key, now);
   const stored = presented ? keys.lookupStored(presented) : null;
@@ -203,12 +223,14 @@ export class KeyCache {
     if (connection !== undefined) {
       const seen = this.#byConnection.get(connection);
       // A key change anywhere (version) sends every connection back through the digest lookup.
-      if (seen !== undefined && seen.version === this.#version && sameString(seen.presented, presented)) return seen.record;
+      if (seen !== undefined && seen.version === this.#version && sameString(seen.presented, presented))
+        return seen.record;
     }
     const digest = hashKey(presented);
     const rec = this.#byHash.get(digest);
     if (!rec || !sameHash(rec.hash, digest)) return null;
-    if (connection !== undefined) this.#byConnection.set(connection, { presented, record: rec, version: this.#version });
+    if (connection !== undefined)
+      this.#byConnection.set(connection, { presented, record: rec, version: this.#version });
     return rec;
   }
 

@@ -38,7 +38,12 @@ export class Catalog {
   #glob(pattern: string): RegExp {
     let re = this.#patterns.get(pattern);
     if (!re) {
-      re = new RegExp(`^${pattern.split('*').map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
+      re = new RegExp(
+        `^${pattern
+          .split('*')
+          .map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+          .join('.*')}$`,
+      );
       this.#patterns.set(pattern, re);
     }
     return re;
@@ -46,7 +51,13 @@ export class Catalog {
 }
 
 /** `mode` is what the endpoint serves: generation endpoints want chat models, /v1/embeddings embedding ones. */
-export function resolveModel(catalog: Catalog, key: KeyRecord, name: string, dialect: Dialect, mode: ModelMode = 'chat'): ModelConfig {
+export function resolveModel(
+  catalog: Catalog,
+  key: KeyRecord,
+  name: string,
+  dialect: Dialect,
+  mode: ModelMode = 'chat',
+): ModelConfig {
   const model = catalog.get(name);
   if (!model) {
     throw new GatewayError('model_not_found', {
@@ -55,13 +66,17 @@ export function resolveModel(catalog: Catalog, key: KeyRecord, name: string, dia
     });
   }
   if (!catalog.allows(key, name)) {
-    throw new GatewayError('model_not_allowed', { message: `This API key is not allowed to use the model \`${name}\`.`, param: 'model' });
+    throw new GatewayError('model_not_allowed', {
+      message: `This API key is not allowed to use the model \`${name}\`.`,
+      param: 'model',
+    });
   }
   if (model.mode !== mode) {
     throw new GatewayError('wrong_endpoint_for_model', {
-      message: model.mode === 'embedding'
-        ? `The model \`${name}\` is an embedding model: it is served on POST /v1/embeddings, not on this endpoint.`
-        : `The model \`${name}\` is not an embedding model: POST /v1/embeddings serves embedding models only; use /v1/chat/completions, /v1/messages or Gemini's generateContent for it.`,
+      message:
+        model.mode === 'embedding'
+          ? `The model \`${name}\` is an embedding model: it is served on POST /v1/embeddings, not on this endpoint.`
+          : `The model \`${name}\` is not an embedding model: POST /v1/embeddings serves embedding models only; use /v1/chat/completions, /v1/messages or Gemini's generateContent for it.`,
       param: 'model',
     });
   }
@@ -75,15 +90,22 @@ export function resolveModel(catalog: Catalog, key: KeyRecord, name: string, dia
 }
 
 /**
- * A key with no model it may use on this endpoint gets its 403 before its body is decoded (issue 39); on a
+ * A key with no model it may use on this endpoint gets its 403 before its body is decoded; on a
  * Gemini path the model is in the URL, so that model is checked as resolveModel will.
  */
-export function refuseUnusableKey(catalog: Catalog, key: KeyRecord, at: { dialect: Dialect; endpoint: string; model: string | null | undefined; mode: ModelMode }): void {
+export function refuseUnusableKey(
+  catalog: Catalog,
+  key: KeyRecord,
+  at: { dialect: Dialect; endpoint: string; model: string | null | undefined; mode: ModelMode },
+): void {
   if (at.model) {
     resolveModel(catalog, key, at.model, at.dialect, at.mode);
     return;
   }
   // Only /v1/messages narrows the models by family; every other endpoint takes any model of the key.
   const usable = catalog.listFor(key).some((m) => at.dialect !== 'anthropic' || m.family === 'anthropic');
-  if (!usable) throw new GatewayError('model_not_allowed', { message: `This API key may not use any model served on ${at.endpoint}.` });
+  if (!usable)
+    throw new GatewayError('model_not_allowed', {
+      message: `This API key may not use any model served on ${at.endpoint}.`,
+    });
 }

@@ -31,6 +31,9 @@ export function listModelsBody(catalog: Catalog, key: KeyRecord): string {
 /** One model as `models.retrieve` reads it; a model the key may not use is as absent as in the listing (404). */
 export function modelBody(catalog: Catalog, key: KeyRecord, id: string | null): string {
   const m = id === null ? undefined : catalog.get(id);
-  if (m === undefined || !catalog.allows(key, m.name)) throw new GatewayError('model_not_found', { message: `The model '${id ?? ''}' does not exist or this key may not use it.` });
+  if (m === undefined || !catalog.allows(key, m.name))
+    throw new GatewayError('model_not_found', {
+      message: `The model '${id ?? ''}' does not exist or this key may not use it.`,
+    });
   return JSON.stringify(item(catalog, m));
 }

@@ -56,7 +56,9 @@ function substituteEnv(value: unknown, env: NodeJS.ProcessEnv, source: string, p
       const v = env[name];
       if (v !== undefined && v !== '') return v;
       if (fallback !== undefined) return fallback;
-      throw new ConfigError(`config error in ${source} at ${path || '(root)'}: environment variable ${name} is not set`);
+      throw new ConfigError(
+        `config error in ${source} at ${path || '(root)'}: environment variable ${name} is not set`,
+      );
     });
   }
   if (Array.isArray(value)) return value.map((v, i) => substituteEnv(v, env, source, `${path}[${i}]`));
@@ -92,7 +94,8 @@ function build(raw: RawConfig, source: string, env: NodeJS.ProcessEnv): GatewayC
   raw.providers.forEach((p, i) => {
     if (providers.has(p.name)) fail(`providers[${i}].name`, `duplicate provider name "${p.name}"`);
     if (p.kind !== 'mock' && !p.base_url) fail(`providers[${i}].base_url`, `required for kind ${p.kind}`);
-    if (p.apis !== undefined && p.kind !== 'openai') fail(`providers[${i}].apis`, `only kind openai lists its endpoints (this provider is kind ${p.kind})`);
+    if (p.apis !== undefined && p.kind !== 'openai')
+      fail(`providers[${i}].apis`, `only kind openai lists its endpoints (this provider is kind ${p.kind})`);
     const apiKeys = [...(p.api_key ? [p.api_key] : []), ...(p.api_keys ?? [])];
     providers.set(p.name, {
       name: p.name,
@@ -133,8 +136,18 @@ function build(raw: RawConfig, source: string, env: NodeJS.ProcessEnv): GatewayC
         : null,
       deployments: m.deployments.map((d, j) => {
         const provider = providers.get(d.provider);
-        if (!provider) fail(`models[${i}].deployments[${j}].provider`, `unknown provider "${d.provider}" (known: ${[...providers.keys()].join(', ')})`);
-        const deployment: DeploymentConfig = { id: `${m.name}#${j}`, provider: provider!, model: d.model, priority: d.priority ?? 0, weight: d.weight ?? 1 };
+        if (!provider)
+          fail(
+            `models[${i}].deployments[${j}].provider`,
+            `unknown provider "${d.provider}" (known: ${[...providers.keys()].join(', ')})`,
+          );
+        const deployment: DeploymentConfig = {
+          id: `${m.name}#${j}`,
+          provider: provider!,
+          model: d.model,
+          priority: d.priority ?? 0,
+          weight: d.weight ?? 1,
+        };
         if (d.max_tokens_field !== undefined) deployment.maxTokensField = d.max_tokens_field;
         if (d.structured_output !== undefined) deployment.structuredOutput = d.structured_output;
         if (d.refused_params !== undefined && d.refused_params.length > 0) deployment.refusedParams = d.refused_params;
@@ -149,7 +162,11 @@ function build(raw: RawConfig, source: string, env: NodeJS.ProcessEnv): GatewayC
     listen: { host: raw.listen?.host ?? DEFAULTS.host, port: raw.listen?.port ?? DEFAULTS.port },
     database: raw.database ?? DEFAULTS.database,
     bodyLimitBytes: Math.round((raw.body_limit_mb ?? DEFAULTS.bodyLimitMb) * 1024 * 1024),
-    decodeBudgetBytes: Math.round(Math.max(raw.decode_budget_mb ?? DEFAULTS.decodeBudgetMb, raw.body_limit_mb ?? DEFAULTS.bodyLimitMb) * 1024 * 1024),
+    decodeBudgetBytes: Math.round(
+      Math.max(raw.decode_budget_mb ?? DEFAULTS.decodeBudgetMb, raw.body_limit_mb ?? DEFAULTS.bodyLimitMb) *
+        1024 *
+        1024,
+    ),
     clientRequestTimeoutMs: raw.client_request_timeout_ms ?? DEFAULTS.clientRequestTimeoutMs,
     clientBodyTimeoutMs: raw.client_body_timeout_ms ?? DEFAULTS.clientBodyTimeoutMs,
     maxConnections: raw.max_connections ?? DEFAULTS.maxConnections,
@@ -184,7 +201,8 @@ function build(raw: RawConfig, source: string, env: NodeJS.ProcessEnv): GatewayC
 function adminToken(fromFile: string | undefined, env: NodeJS.ProcessEnv): string | null {
   const token = fromFile || env.MODELGATE_ADMIN_TOKEN || '';
   if (token === '') return null;
-  if (token.length < 16) throw new ConfigError('config error: admin_token (or MODELGATE_ADMIN_TOKEN) must be at least 16 characters');
+  if (token.length < 16)
+    throw new ConfigError('config error: admin_token (or MODELGATE_ADMIN_TOKEN) must be at least 16 characters');
   return token;
 }
 

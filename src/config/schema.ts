@@ -36,7 +36,10 @@ export const providerSchema = z.strictObject({
   api_keys: z.array(z.string().min(1)).optional(),
   headers: z.record(z.string(), z.string()).optional(),
   // kind openai: the OpenAI endpoints the upstream serves natively (default chat and embeddings).
-  apis: z.array(z.enum(['chat', 'responses', 'embeddings'])).min(1).optional(),
+  apis: z
+    .array(z.enum(['chat', 'responses', 'embeddings']))
+    .min(1)
+    .optional(),
   /** kind anthropic: the anthropic-version of translated requests (pass-through sends the caller's). */
   anthropic_version: z.enum(ANTHROPIC_VERSIONS).optional(),
   mock: z
@@ -74,14 +77,26 @@ export const configSchema = z.strictObject({
     .strictObject({ host: z.string().min(1).optional(), port: num(z.number().int().min(0).max(65535)).optional() })
     .optional(),
   database: z.string().min(1).optional(),
-  redis: z.string().regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL').optional(),
+  redis: z
+    .string()
+    .regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL')
+    .optional(),
   redis_prefix: z.string().min(1).optional(),
   instance_id: z.string().min(1).optional(),
   redis_peer_timeout_ms: positiveInt.optional(),
   // Empty = no token, so `${METRICS_TOKEN:-}` can leave it off.
   metrics_token: z.string().optional(),
   // Browser origins allowed to call the gateway (CORS); none by default.
-  cors_origins: z.array(z.string().regex(/^https?:\/\/[^/?#\s*]+$/i, 'must be an origin like https://app.example.com: scheme, host and optional port, no path and no *')).optional(),
+  cors_origins: z
+    .array(
+      z
+        .string()
+        .regex(
+          /^https?:\/\/[^/?#\s*]+$/i,
+          'must be an origin like https://app.example.com: scheme, host and optional port, no path and no *',
+        ),
+    )
+    .optional(),
   // The admin API and dashboard's token; empty = off, like metrics_token.
   admin_token: z.string().optional(),
   circuit_breaker: z

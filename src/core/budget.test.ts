@@ -20,7 +20,11 @@ test('costNanos gives integers for fractional prices and rounds once per row', (
   const odd: Price = { input: 0.0001, output: 0.0004, cacheRead: 0, cacheWrite: 0 };
   // 0.1 + 0.4 nanos = 0.5 → one rounding gives 1; rounding each class first would give 0.
   assert.equal(costNanos({ inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0 }, odd), 1);
-  assert.ok(Number.isInteger(costNanos({ inputTokens: 12345, outputTokens: 678, cacheReadTokens: 9, cacheWriteTokens: 1 }, mini)));
+  assert.ok(
+    Number.isInteger(
+      costNanos({ inputTokens: 12345, outputTokens: 678, cacheReadTokens: 9, cacheWriteTokens: 1 }, mini),
+    ),
+  );
 });
 
 test('costNanos is zero for an unpriced model', () => {
@@ -29,7 +33,8 @@ test('costNanos is zero for an unpriced model', () => {
 
 test('sums of row costs are exact integers', () => {
   let sum = 0;
-  for (let i = 0; i < 1000; i++) sum += costNanos({ inputTokens: 7, outputTokens: 3, cacheReadTokens: 0, cacheWriteTokens: 0 }, mini);
+  for (let i = 0; i < 1000; i++)
+    sum += costNanos({ inputTokens: 7, outputTokens: 3, cacheReadTokens: 0, cacheWriteTokens: 0 }, mini);
   assert.equal(sum, 1000 * (7 * 150 + 3 * 600));
 });
 

@@ -26,10 +26,7 @@ export function costNanos(usage: Usage, price: Price | null): number {
  * dearest prompt rate (a cache write costs more than plain input at Anthropic) and the full
  * max_tokens as output.
  */
-export function reservationNanos(
-  tokens: { promptTokens: number; maxTokens: number },
-  price: Price | null,
-): number {
+export function reservationNanos(tokens: { promptTokens: number; maxTokens: number }, price: Price | null): number {
   if (price === null) return 0;
   const promptRate = Math.max(price.input, price.cacheRead, price.cacheWrite);
   const nanos = Math.ceil(tokens.promptTokens * promptRate * 1000 + tokens.maxTokens * price.output * 1000);

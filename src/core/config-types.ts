@@ -118,7 +118,13 @@ export interface GatewayConfig {
   /** The token `/admin/` and `/ui/` require as `Authorization: Bearer …`; null = both are off (404). */
   adminToken: string | null;
   /** Circuit-breaker thresholds; unset fields take the breaker's defaults (src/routing/plan.ts). */
-  breaker: { failures?: number; minCalls?: number; cooldownMs?: number; credentialsRetryMs?: number; credentialsRetryMaxMs?: number };
+  breaker: {
+    failures?: number;
+    minCalls?: number;
+    cooldownMs?: number;
+    credentialsRetryMs?: number;
+    credentialsRetryMaxMs?: number;
+  };
   providers: ProviderConfig[];
   models: ModelConfig[];
 }

@@ -10,6 +10,5 @@ export type Dialect = 'openai' | 'anthropic' | 'responses' | 'gemini';
 /** What an upstream speaks. `mock` is the built-in deterministic model and speaks every dialect. */
 export type ProviderKind = 'openai' | 'anthropic' | 'gemini' | 'mock';
 
-
 /** What a model does: generate text (every generation endpoint) or embed it (`/v1/embeddings`). */
 export type ModelMode = 'chat' | 'embedding';

@@ -4,11 +4,23 @@
 export const ERROR_CODES = {
   invalid_json: { status: 400, message: 'The request body is not valid JSON.' },
   invalid_request: { status: 400, message: 'The request is invalid.' },
-  wrong_endpoint_for_model: { status: 400, message: 'This model is not served on /v1/messages; use /v1/chat/completions.' },
-  missing_version_header: { status: 400, message: 'The anthropic-version header is required on /v1/messages (2023-06-01 or 2026-10-21).' },
-  unsupported_version: { status: 400, message: 'Unsupported anthropic-version; the supported values are 2023-06-01 or 2026-10-21.' },
+  wrong_endpoint_for_model: {
+    status: 400,
+    message: 'This model is not served on /v1/messages; use /v1/chat/completions.',
+  },
+  missing_version_header: {
+    status: 400,
+    message: 'The anthropic-version header is required on /v1/messages (2023-06-01 or 2026-10-21).',
+  },
+  unsupported_version: {
+    status: 400,
+    message: 'Unsupported anthropic-version; the supported values are 2023-06-01 or 2026-10-21.',
+  },
   missing_api_key: { status: 401, message: 'Missing API key: send Authorization: Bearer <key>.' },
-  x_api_key_not_accepted: { status: 401, message: 'The x-api-key header is not accepted: send the key as Authorization: Bearer <key>.' },
+  x_api_key_not_accepted: {
+    status: 401,
+    message: 'The x-api-key header is not accepted: send the key as Authorization: Bearer <key>.',
+  },
   invalid_api_key: { status: 401, message: 'Invalid API key.' },
   key_disabled: { status: 401, message: 'This API key is disabled.' },
   key_expired: { status: 401, message: 'This API key has expired.' },
@@ -19,7 +31,11 @@ export const ERROR_CODES = {
   not_found: { status: 404, message: 'Not found.' },
   model_not_found: { status: 404, message: 'The model does not exist.' },
   response_not_found: { status: 404, message: 'No stored response with this id for this key.' },
-  previous_response_not_found: { status: 400, message: 'The previous response is not stored for this key (expired, deleted, another key\'s, or made with store: false).' },
+  previous_response_not_found: {
+    status: 400,
+    message:
+      "The previous response is not stored for this key (expired, deleted, another key's, or made with store: false).",
+  },
   method_not_allowed: { status: 405, message: 'Method not allowed.' },
   // Admin API only: a key name another key has, or a name two old keys share.
   conflict: { status: 409, message: 'The request conflicts with the current state.' },
@@ -36,17 +52,33 @@ export const ERROR_CODES = {
   rate_limit_requests: { status: 429, message: 'Requests-per-minute limit of this key reached.' },
   rate_limit_tokens: { status: 429, message: 'Tokens-per-minute limit of this key reached.' },
   concurrency_limit: { status: 429, message: 'Concurrent-request limit of this key reached.' },
-  budget_in_flight: { status: 429, message: 'The budget is nearly spent and requests in flight hold what may be reserved at once.' },
+  budget_in_flight: {
+    status: 429,
+    message: 'The budget is nearly spent and requests in flight hold what may be reserved at once.',
+  },
   // Admin API only: too many wrong admin tokens from one address (admin/api/sign-in-limit.ts).
-  admin_sign_in_limited: { status: 429, message: 'Too many refused admin sign-ins from this address; wait and try again.' },
+  admin_sign_in_limited: {
+    status: 429,
+    message: 'Too many refused admin sign-ins from this address; wait and try again.',
+  },
   upstream_rate_limited: { status: 429, message: 'Every upstream deployment is rate-limited.' },
   internal_error: { status: 500, message: 'The gateway failed to handle the request.' },
   upstream_error: { status: 502, message: 'The upstream provider failed.' },
   no_deployment_available: { status: 503, message: 'No healthy deployment is available for this model.' },
-  admission_unavailable: { status: 503, message: 'The gateway cannot check this key\'s limits right now (its admission store is unreachable); retry shortly.' },
-  usage_unavailable: { status: 503, message: 'The gateway cannot read this key\'s usage right now (its database is unreachable); retry shortly.' },
+  admission_unavailable: {
+    status: 503,
+    message:
+      "The gateway cannot check this key's limits right now (its admission store is unreachable); retry shortly.",
+  },
+  usage_unavailable: {
+    status: 503,
+    message: "The gateway cannot read this key's usage right now (its database is unreachable); retry shortly.",
+  },
   upstream_timeout: { status: 504, message: 'The upstream provider timed out.' },
-  decoding_busy: { status: 503, message: 'The gateway is decoding too many compressed request bodies at once; retry shortly.' },
+  decoding_busy: {
+    status: 503,
+    message: 'The gateway is decoding too many compressed request bodies at once; retry shortly.',
+  },
   shutting_down: { status: 503, message: 'The gateway is shutting down and stopped this request; retry it.' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
@@ -94,7 +126,16 @@ export class GatewayError extends Error {
 
   constructor(
     code: ErrorCode,
-    opts: { message?: string; param?: string | null; status?: number; headers?: Record<string, string>; upstreamType?: string | null; upstreamCode?: string | null; upstreamDetails?: Record<string, unknown> | null; cause?: unknown } = {},
+    opts: {
+      message?: string;
+      param?: string | null;
+      status?: number;
+      headers?: Record<string, string>;
+      upstreamType?: string | null;
+      upstreamCode?: string | null;
+      upstreamDetails?: Record<string, unknown> | null;
+      cause?: unknown;
+    } = {},
   ) {
     super(opts.message ?? ERROR_CODES[code].message, { cause: opts.cause });
     this.code = code;

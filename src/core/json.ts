@@ -9,7 +9,7 @@ export function isObject(value: unknown): value is JsonObject {
 /**
  * Deeper than this a request is refused with a 400 before any other work (http/body.ts): the gateway
  * re-serialises and walks callers' JSON, and tool schemas, the deepest part of a real request, stay far
- * below it (issue 39).
+ * below it.
  */
 export const MAX_REQUEST_DEPTH = 128;
 

@@ -24,7 +24,12 @@ export function outputTokensForChars(chars: number): number {
 
 /** The bill of output the upstream never counted: the prompt estimate and the output's characters. */
 export function estimatedUsage(promptTokens: number, outputChars: number): Usage {
-  return { inputTokens: promptTokens, outputTokens: outputTokensForChars(outputChars), cacheReadTokens: 0, cacheWriteTokens: 0 };
+  return {
+    inputTokens: promptTokens,
+    outputTokens: outputTokensForChars(outputChars),
+    cacheReadTokens: 0,
+    cacheWriteTokens: 0,
+  };
 }
 
 /** No request bills more tokens of one kind than this, whatever an upstream reports. */
@@ -46,6 +51,12 @@ export function billableUsage(u: Usage): Usage {
   const outputTokens = tokenCount(u.outputTokens);
   const cacheReadTokens = tokenCount(u.cacheReadTokens);
   const cacheWriteTokens = tokenCount(u.cacheWriteTokens);
-  if (inputTokens === u.inputTokens && outputTokens === u.outputTokens && cacheReadTokens === u.cacheReadTokens && cacheWriteTokens === u.cacheWriteTokens) return u;
+  if (
+    inputTokens === u.inputTokens &&
+    outputTokens === u.outputTokens &&
+    cacheReadTokens === u.cacheReadTokens &&
+    cacheWriteTokens === u.cacheWriteTokens
+  )
+    return u;
   return { inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens };
 }

@@ -11,7 +11,9 @@ export class Utf8Chunks {
   decode(chunk: Uint8Array): string {
     const last = chunk.length === 0 ? 0 : chunk[chunk.length - 1];
     if (!this.#busy && last < 0x80) {
-      return Buffer.isBuffer(chunk) ? chunk.toString('utf8') : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength).toString('utf8');
+      return Buffer.isBuffer(chunk)
+        ? chunk.toString('utf8')
+        : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength).toString('utf8');
     }
     this.#busy = last >= 0x80;
     this.#utf8 ??= new TextDecoder('utf-8');

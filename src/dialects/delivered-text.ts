@@ -39,7 +39,12 @@ function openaiPieces(chunk: Record<string, unknown>, pieces: string[]): void {
 }
 
 function anthropicPieces(event: Record<string, unknown>, pieces: string[]): void {
-  const part: unknown = event.type === 'content_block_delta' ? event.delta : event.type === 'content_block_start' ? event.content_block : undefined;
+  const part: unknown =
+    event.type === 'content_block_delta'
+      ? event.delta
+      : event.type === 'content_block_start'
+        ? event.content_block
+        : undefined;
   if (!isObject(part)) return;
   for (const field of ['text', 'thinking', 'partial_json', 'name'] as const) add(part[field], pieces);
 }

@@ -47,7 +47,12 @@ export function findTopLevelModel(text: string): [number, number] | null {
 
 /** Whether text from `from` on holds `"model"` or a \\u escape of one of its letters (m o l: 006x, d: 0064, e: 0065). */
 function mayHoldModelKey(text: string, from: number): boolean {
-  return text.indexOf('"model"', from) !== -1 || text.indexOf('\\u006', from) !== -1 || text.indexOf('\\u0064', from) !== -1 || text.indexOf('\\u0065', from) !== -1;
+  return (
+    text.indexOf('"model"', from) !== -1 ||
+    text.indexOf('\\u006', from) !== -1 ||
+    text.indexOf('\\u0064', from) !== -1 ||
+    text.indexOf('\\u0065', from) !== -1
+  );
 }
 
 /** Whether the key string text[start, end) (quotes included) names `model`, escaped or not. */
@@ -212,6 +217,11 @@ function read(objectText: string, dialect: Dialect): Usage | null {
 
 function readValue(obj: unknown, dialect: Dialect): Usage | null {
   const u = emptyUsage();
-  const ok = dialect === 'openai' ? readOpenAIUsage(obj, u) : dialect === 'responses' ? readResponsesUsage(obj, u) : readAnthropicUsage(obj, u);
+  const ok =
+    dialect === 'openai'
+      ? readOpenAIUsage(obj, u)
+      : dialect === 'responses'
+        ? readResponsesUsage(obj, u)
+        : readAnthropicUsage(obj, u);
   return ok ? u : null;
 }

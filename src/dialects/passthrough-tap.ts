@@ -55,7 +55,13 @@ export class PassthroughStreamTap {
   #keptBytes = 0;
   unkeptBytes = 0;
 
-  constructor(opts: { dialect: Dialect; clientModel: string; upstreamModel: string; stripUsageChunk: boolean; masker?: TextMasker }) {
+  constructor(opts: {
+    dialect: Dialect;
+    clientModel: string;
+    upstreamModel: string;
+    stripUsageChunk: boolean;
+    masker?: TextMasker;
+  }) {
     this.#dialect = opts.dialect;
     this.#masker = opts.masker ?? null;
     this.#clientModelJson = latin1(JSON.stringify(opts.clientModel));
@@ -109,7 +115,8 @@ export class PassthroughStreamTap {
     // (some servers do) has answered in full: the caller gets the terminator, not an error after a
     // complete answer, as a translated stream already does.
     const tail = this.#previous + this.#last;
-    if (!tail.includes('finish_reason":"') && !(this.#spaced === true && tail.includes('finish_reason": "'))) return out;
+    if (!tail.includes('finish_reason":"') && !(this.#spaced === true && tail.includes('finish_reason": "')))
+      return out;
     this.finished = true;
     const blank = tail.endsWith('\n\n') || tail.endsWith('\r\n\r\n') ? '' : tail.endsWith('\n') ? '\n' : '\n\n';
     return Buffer.concat([out, Buffer.from(`${blank}data: [DONE]\n\n`)]);

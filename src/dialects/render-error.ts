@@ -11,7 +11,10 @@ export function renderError(dialect: Dialect, err: GatewayError, requestId: stri
   const message = maskKeyLike(err.message);
   if (dialect === 'gemini') {
     // An upstream Gemini status name is kept; anything else is named from the HTTP status.
-    const status = err.upstreamType !== null && /^[A-Z_]+$/.test(err.upstreamType) ? err.upstreamType : geminiErrorStatus(err.status);
+    const status =
+      err.upstreamType !== null && /^[A-Z_]+$/.test(err.upstreamType)
+        ? err.upstreamType
+        : geminiErrorStatus(err.status);
     return JSON.stringify({ error: { code: err.status, message, status } });
   }
   if (dialect === 'anthropic') {
@@ -20,7 +23,12 @@ export function renderError(dialect: Dialect, err: GatewayError, requestId: stri
     return JSON.stringify({ type: 'error', error, request_id: requestId });
   }
   return JSON.stringify({
-    error: { message, type: err.upstreamType ?? openaiErrorType(err.status), param: err.param, code: err.upstreamCode ?? err.code },
+    error: {
+      message,
+      type: err.upstreamType ?? openaiErrorType(err.status),
+      param: err.param,
+      code: err.upstreamCode ?? err.code,
+    },
   });
 }
 
@@ -30,7 +38,13 @@ export function renderError(dialect: Dialect, err: GatewayError, requestId: stri
  */
 export function renderStreamError(dialect: Dialect, err: GatewayError, requestId: string, sequence = 0): string {
   if (dialect === 'responses') {
-    const event = { type: 'error', code: err.upstreamCode ?? err.code, message: maskKeyLike(err.message), param: err.param, sequence_number: sequence };
+    const event = {
+      type: 'error',
+      code: err.upstreamCode ?? err.code,
+      message: maskKeyLike(err.message),
+      param: err.param,
+      sequence_number: sequence,
+    };
     return `event: error\ndata: ${JSON.stringify(event)}\n\n`;
   }
   const body = renderError(dialect, err, requestId);

@@ -8,4 +8,3 @@ export interface RequestFacts {
   /** OpenAI: stream_options.include_usage was true. Always false on /v1/messages. */
   includeUsage: boolean;
 }
-

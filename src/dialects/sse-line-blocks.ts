@@ -46,6 +46,9 @@ export class SseLineBlocks {
     if (bytes.length === 0) return;
     this.#carry.push(bytes);
     this.#carryBytes += bytes.length;
-    if (this.#carryBytes > MAX_LINE) throw new GatewayError('upstream_error', { message: `The upstream stream sent more than ${MAX_LINE / 1048576} MB without a line end.` });
+    if (this.#carryBytes > MAX_LINE)
+      throw new GatewayError('upstream_error', {
+        message: `The upstream stream sent more than ${MAX_LINE / 1048576} MB without a line end.`,
+      });
   }
 }

@@ -11,7 +11,12 @@ import { shapeMessagesError } from './anthropic-messages/errors.ts';
 import { shapeGeminiError } from './gemini/errors.ts';
 import { shapeChatError } from './openai-chat/errors.ts';
 
-const HUB_DIALECT: Readonly<Record<Dialect, HubDialect>> = { openai: 'chat', anthropic: 'messages', responses: 'responses', gemini: 'gemini' };
+const HUB_DIALECT: Readonly<Record<Dialect, HubDialect>> = {
+  openai: 'chat',
+  anthropic: 'messages',
+  responses: 'responses',
+  gemini: 'gemini',
+};
 
 export interface UpstreamErrorOptions {
   upstreamKind: Dialect;
@@ -33,12 +38,23 @@ export function upstreamErrorToDialect(opts: UpstreamErrorOptions): DialectError
  * A non-retryable upstream answer, shaped for the caller by its dialect (statuses per DESIGN.md,
  * upstream text kept), then masked again with the configured provider keys, which only the gateway knows.
  */
-export function upstreamFailure(opts: { status: number; text: string; upstreamDialect: Dialect; clientDialect: Dialect; masker: SecretMasker }): GatewayError {
+export function upstreamFailure(opts: {
+  status: number;
+  text: string;
+  upstreamDialect: Dialect;
+  clientDialect: Dialect;
+  masker: SecretMasker;
+}): GatewayError {
   // Every string of the body is masked before the mapping reads or cuts any of them: a key in `param`,
   // `code`, `type` or across the message's cut would otherwise leave whole or in part.
   const { masker } = opts;
   const bodyText = masker.maskErrorBody(opts.text);
-  const shaped = upstreamErrorToDialect({ upstreamKind: opts.upstreamDialect, clientDialect: opts.clientDialect, status: opts.status, bodyText });
+  const shaped = upstreamErrorToDialect({
+    upstreamKind: opts.upstreamDialect,
+    clientDialect: opts.clientDialect,
+    status: opts.status,
+    bodyText,
+  });
   const credentials = opts.status === 401;
   return new GatewayError(clientCodeFor(shaped.status), {
     message: masker.mask(shaped.message),
@@ -48,7 +64,10 @@ export function upstreamFailure(opts: { status: number; text: string; upstreamDi
     // The upstream's code describes the gateway's own key on a credentials failure: never the caller's.
     upstreamCode: credentials || shaped.code === null ? null : masker.mask(shaped.code),
     // Same dialect, same status: the upstream's error code (Anthropic's `error.details`) reaches the caller.
-    upstreamDetails: opts.upstreamDialect === 'anthropic' && opts.clientDialect === 'anthropic' && shaped.status === opts.status ? anthropicErrorDetails(bodyText, (t) => masker.mask(t)) : null,
+    upstreamDetails:
+      opts.upstreamDialect === 'anthropic' && opts.clientDialect === 'anthropic' && shaped.status === opts.status
+        ? anthropicErrorDetails(bodyText, (t) => masker.mask(t))
+        : null,
     // A 502 made of a refused key or an upstream 404 (the operator's configuration): retrying cannot help.
     headers: shaped.status >= 500 ? { 'x-should-retry': 'false' } : undefined,
   });

@@ -25,7 +25,9 @@ export const PROGRESS_BYTES = 1024;
 export function readBody(req: IncomingMessage, limits: BodyLimits): Promise<Buffer> {
   const encoding = req.headers['content-encoding'];
   const raw = readRawBody(req, limits);
-  return encoding === undefined ? raw : raw.then((body) => decodeBody(body, encoding, limits.bytes, limits.decoding)).then(withoutBom);
+  return encoding === undefined
+    ? raw
+    : raw.then((body) => decodeBody(body, encoding, limits.bytes, limits.decoding)).then(withoutBom);
 }
 
 /**
@@ -79,10 +81,18 @@ function streamRest(req: IncomingMessage, limits: BodyLimits, chunks: Buffer[], 
     // Only bodies that did not come whole with their headers get here, and only they get the clock.
     const progressMs = limits.progressMs ?? 0;
     let unclocked = 0;
-    const stalled = progressMs > 0 ? setTimeout(() => {
-      req.off('data', onData);
-      reject(new GatewayError('body_timeout', { message: `The request body stopped arriving: less than ${PROGRESS_BYTES} bytes in ${progressMs} ms.`, headers: { connection: 'close' } }));
-    }, progressMs) : null;
+    const stalled =
+      progressMs > 0
+        ? setTimeout(() => {
+            req.off('data', onData);
+            reject(
+              new GatewayError('body_timeout', {
+                message: `The request body stopped arriving: less than ${PROGRESS_BYTES} bytes in ${progressMs} ms.`,
+                headers: { connection: 'close' },
+              }),
+            );
+          }, progressMs)
+        : null;
     const onData = (c: Buffer): void => {
       size += c.length;
       if (size > limitBytes) {
@@ -127,17 +137,22 @@ function bodyFailed(req: IncomingMessage, err: Error | null): GatewayError {
   if (typeof code === 'string' && code.startsWith('HPE_') && code !== 'HPE_INVALID_EOF_STATE') {
     return new GatewayError('malformed_http', { message: `The request body is not valid HTTP (${code}).`, cause: err });
   }
-  return new GatewayError('client_disconnected', { message: 'The client closed the connection before its request body was complete.', cause: err });
+  return new GatewayError('client_disconnected', {
+    message: 'The client closed the connection before its request body was complete.',
+    cause: err,
+  });
 }
 
 function tooLarge(limitBytes: number): GatewayError {
-  return new GatewayError('body_too_large', { message: `The request body exceeds the limit of ${Math.round(limitBytes / 1048576)} MB.` });
+  return new GatewayError('body_too_large', {
+    message: `The request body exceeds the limit of ${Math.round(limitBytes / 1048576)} MB.`,
+  });
 }
 
 /**
  * The body as text and as JSON. A body nested deeper than MAX_REQUEST_DEPTH is refused here, on every
  * path, before any upstream work: re-serialising it would overflow the stack and be mistaken for the
- * upstream's failure (issue 39).
+ * upstream's failure.
  */
 export function parseJsonBody(buf: Buffer): { text: string; value: unknown } {
   const text = buf.toString('utf8');
@@ -145,10 +160,14 @@ export function parseJsonBody(buf: Buffer): { text: string; value: unknown } {
   try {
     value = JSON.parse(text);
   } catch (err) {
-    throw new GatewayError('invalid_json', { message: `The request body is not valid JSON: ${(err as Error).message}` });
+    throw new GatewayError('invalid_json', {
+      message: `The request body is not valid JSON: ${(err as Error).message}`,
+    });
   }
   if (nestedDeeperThan(value, MAX_REQUEST_DEPTH)) {
-    throw new GatewayError('invalid_request', { message: `The request nests objects and arrays more than ${MAX_REQUEST_DEPTH} levels deep.` });
+    throw new GatewayError('invalid_request', {
+      message: `The request nests objects and arrays more than ${MAX_REQUEST_DEPTH} levels deep.`,
+    });
   }
   return { text, value };
 }

@@ -1,6 +1,6 @@
 // Requests Node's parser refuses before a handler sees them (malformed HTTP, headers over the limit, a
 // request not in time) answered with an error body in the caller's dialect where its path is known,
-// JSON otherwise, instead of an empty body (issue 39). Only public APIs: 'clientError', err.rawPacket.
+// JSON otherwise, instead of an empty body. Only public APIs: 'clientError', err.rawPacket.
 import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { GatewayError } from '../core/errors.ts';
@@ -9,10 +9,19 @@ import { renderError } from '../dialects/render-error.ts';
 import { markAnsweredByNode } from './body.ts';
 import { callerDialect, dialectForPath, findRoute, pathOf } from './routes.ts';
 
-const STATUS_LINES: Readonly<Record<number, string>> = { 400: '400 Bad Request', 408: '408 Request Timeout', 431: '431 Request Header Fields Too Large' };
+const STATUS_LINES: Readonly<Record<number, string>> = {
+  400: '400 Bad Request',
+  408: '408 Request Timeout',
+  431: '431 Request Header Fields Too Large',
+};
 
 /** `res` is the response the socket was serving last (server.ts notes it per request), if any. */
-export function answerClientError(err: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Socket, res: ServerResponse | undefined, requestId: string): void {
+export function answerClientError(
+  err: NodeJS.ErrnoException & { rawPacket?: Buffer },
+  socket: Socket,
+  res: ServerResponse | undefined,
+  requestId: string,
+): void {
   const current = res !== undefined && !res.writableFinished ? res : undefined;
   // Not while a response is under way on the socket: raw bytes in the middle of it would corrupt what
   // the client already has.
@@ -32,7 +41,9 @@ export function answerClientError(err: NodeJS.ErrnoException & { rawPacket?: Buf
 function refusal(err: NodeJS.ErrnoException): GatewayError {
   if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') return new GatewayError('request_timeout');
   if (err.code === 'HPE_HEADER_OVERFLOW') return new GatewayError('header_too_large');
-  return new GatewayError('malformed_http', { message: `The request is not valid HTTP (${err.code ?? 'unparseable'}).` });
+  return new GatewayError('malformed_http', {
+    message: `The request is not valid HTTP (${err.code ?? 'unparseable'}).`,
+  });
 }
 
 /**
@@ -40,7 +51,8 @@ function refusal(err: NodeJS.ErrnoException): GatewayError {
  * time), else from the request line and headers Node could read before it gave up.
  */
 function dialectOf(current: ServerResponse | undefined, raw: Buffer | undefined): Dialect {
-  if (current !== undefined) return dialectFor(pathOf(current.req.url), current.req.headers['anthropic-version'] !== undefined);
+  if (current !== undefined)
+    return dialectFor(pathOf(current.req.url), current.req.headers['anthropic-version'] !== undefined);
   if (raw === undefined || raw.length === 0) return 'openai';
   const head = raw.subarray(0, 16_384).toString('latin1');
   const target = /^[A-Z]+ (\S+) HTTP\//.exec(head)?.[1];

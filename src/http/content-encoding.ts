@@ -2,7 +2,7 @@
 // long conversations compress them (Codex sends zstd, api.anthropic.com takes gzip), and the gateway
 // must read the JSON to route and bill it. The upstream gets the decoded bytes. Each decoder streams
 // into the body limit (stopped the moment its output passes it), and all decoders at once share one
-// DecodeBudget, so a hundred small bombs cannot multiply memory either (issue 39).
+// DecodeBudget, so a hundred small bombs cannot multiply memory either.
 import type { Transform } from 'node:stream';
 import zlib from 'node:zlib';
 import { GatewayError } from '../core/errors.ts';
@@ -22,19 +22,34 @@ const SUPPORTED_ENCODINGS = 'gzip, deflate, br, zstd';
  * `raw` decoded as `header` says (codings applied in order, so undone last to first), within
  * `limitBytes`, its output counted against `budget` while it is decoded.
  */
-export async function decodeBody(raw: Buffer, header: string, limitBytes: number, budget?: DecodeBudget): Promise<Buffer> {
+export async function decodeBody(
+  raw: Buffer,
+  header: string,
+  limitBytes: number,
+  budget?: DecodeBudget,
+): Promise<Buffer> {
   try {
     return await decodeCodings(raw, header, limitBytes, budget);
   } catch (err) {
     if (!(err instanceof CodingError)) throw err;
     if (err.reason === 'busy') {
-      throw new GatewayError('decoding_busy', { message: `The gateway is decoding ${Math.round((budget?.capacity ?? 0) / 1048576)} MB of compressed request bodies at once, its limit; retry shortly.`, headers: { 'retry-after': '1' } });
+      throw new GatewayError('decoding_busy', {
+        message: `The gateway is decoding ${Math.round((budget?.capacity ?? 0) / 1048576)} MB of compressed request bodies at once, its limit; retry shortly.`,
+        headers: { 'retry-after': '1' },
+      });
     }
     if (err.reason === 'unknown') {
-      throw new GatewayError('unsupported_media_type', { message: `Content-Encoding ${JSON.stringify(err.coding)} is not supported; send the body uncompressed or as ${SUPPORTED_ENCODINGS}.` });
+      throw new GatewayError('unsupported_media_type', {
+        message: `Content-Encoding ${JSON.stringify(err.coding)} is not supported; send the body uncompressed or as ${SUPPORTED_ENCODINGS}.`,
+      });
     }
-    if (err.reason === 'too-large') throw new GatewayError('body_too_large', { message: `The request body exceeds the limit of ${Math.round(limitBytes / 1048576)} MB once decoded (${err.coding}).` });
-    throw new GatewayError('invalid_request', { message: `The request body is not valid ${err.coding} data, as its Content-Encoding says.` });
+    if (err.reason === 'too-large')
+      throw new GatewayError('body_too_large', {
+        message: `The request body exceeds the limit of ${Math.round(limitBytes / 1048576)} MB once decoded (${err.coding}).`,
+      });
+    throw new GatewayError('invalid_request', {
+      message: `The request body is not valid ${err.coding} data, as its Content-Encoding says.`,
+    });
   }
 }
 
@@ -63,7 +78,10 @@ class CodingError extends Error {
 }
 
 async function decodeCodings(raw: Buffer, header: string, limitBytes: number, budget?: DecodeBudget): Promise<Buffer> {
-  const codings = header.split(',').map((c) => c.trim().toLowerCase()).filter((c) => c !== '' && c !== 'identity');
+  const codings = header
+    .split(',')
+    .map((c) => c.trim().toLowerCase())
+    .filter((c) => c !== '' && c !== 'identity');
   let body = raw;
   for (let i = codings.length - 1; i >= 0; i--) {
     const coding = codings[i];
@@ -74,9 +92,11 @@ async function decodeCodings(raw: Buffer, header: string, limitBytes: number, bu
     } catch (err) {
       // HTTP's "deflate" is zlib-wrapped (RFC 9110 §8.4.1.2), but some clients send a raw deflate stream.
       if (coding !== 'deflate' || (err as CodingError).reason !== 'corrupt') throw withCoding(err, coding);
-      body = await decodeOne(body, { decoder: () => zlib.createInflateRaw(), limitBytes, budget }).catch((again: unknown) => {
-        throw withCoding(again, coding);
-      });
+      body = await decodeOne(body, { decoder: () => zlib.createInflateRaw(), limitBytes, budget }).catch(
+        (again: unknown) => {
+          throw withCoding(again, coding);
+        },
+      );
     }
   }
   return body;
@@ -91,7 +111,10 @@ function withCoding(err: unknown, coding: string): CodingError {
  * as it comes, and the decoder is stopped the moment either is passed. What it took from the budget is
  * given back when it ends, whole or not.
  */
-function decodeOne(input: Buffer, o: { decoder: () => Transform; limitBytes: number; budget: DecodeBudget | undefined }): Promise<Buffer> {
+function decodeOne(
+  input: Buffer,
+  o: { decoder: () => Transform; limitBytes: number; budget: DecodeBudget | undefined },
+): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const stream = o.decoder();
     const chunks: Buffer[] = [];

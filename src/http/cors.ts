@@ -5,17 +5,35 @@ import type { IncomingHttpHeaders } from 'node:http';
 
 /** Request headers the official clients send, allowed in a preflight (exact names, then prefixes). */
 const ALLOWED_HEADERS: ReadonlySet<string> = new Set([
-  'authorization', 'content-type', 'accept', 'anthropic-version', 'anthropic-beta', 'anthropic-dangerous-direct-browser-access',
-  'x-api-key', 'x-goog-api-key', 'x-request-id', 'x-client-request-id', 'idempotency-key',
+  'authorization',
+  'content-type',
+  'accept',
+  'anthropic-version',
+  'anthropic-beta',
+  'anthropic-dangerous-direct-browser-access',
+  'x-api-key',
+  'x-goog-api-key',
+  'x-request-id',
+  'x-client-request-id',
+  'idempotency-key',
 ]);
 const ALLOWED_PREFIXES: readonly string[] = ['x-stainless-', 'openai-', 'x-goog-'];
 
 /** Response headers a browser script may read: request ids, rate limits, retry hints, gateway notes. */
 export const EXPOSED_HEADERS = [
-  'x-request-id', 'request-id', 'retry-after', 'retry-after-ms', 'x-should-retry',
-  'x-ratelimit-limit-requests', 'x-ratelimit-remaining-requests', 'x-ratelimit-reset-requests',
-  'x-ratelimit-limit-tokens', 'x-ratelimit-remaining-tokens', 'x-ratelimit-reset-tokens',
-  'x-modelgate-adjusted', 'x-modelgate-token-count',
+  'x-request-id',
+  'request-id',
+  'retry-after',
+  'retry-after-ms',
+  'x-should-retry',
+  'x-ratelimit-limit-requests',
+  'x-ratelimit-remaining-requests',
+  'x-ratelimit-reset-requests',
+  'x-ratelimit-limit-tokens',
+  'x-ratelimit-remaining-tokens',
+  'x-ratelimit-reset-tokens',
+  'x-modelgate-adjusted',
+  'x-modelgate-token-count',
 ].join(', ');
 
 const PREFLIGHT_MAX_AGE_S = '600';
@@ -63,8 +81,10 @@ export function allowedRequestHeaders(requested: string | undefined): string {
 /** Why a preflight is refused, said so a developer reading the browser's network tab knows what to do. */
 export function refusalMessage(origin: string | undefined, enabled: boolean): string {
   if (!enabled) {
-    return 'Cross-origin requests are off: modelgate answers no browser preflight by default, since API keys do not belong in front-end code. '
-      + 'Call it from a server, or have the operator allow your origin with `cors_origins:` in the gateway configuration.';
+    return (
+      'Cross-origin requests are off: modelgate answers no browser preflight by default, since API keys do not belong in front-end code. ' +
+      'Call it from a server, or have the operator allow your origin with `cors_origins:` in the gateway configuration.'
+    );
   }
   return `The origin ${origin === undefined ? '(none sent)' : JSON.stringify(origin.slice(0, 200))} is not in this gateway's cors_origins; the operator can add it there.`;
 }

@@ -1,4 +1,4 @@
-// The bytes all compressed request bodies being decoded at once may hold, across requests (issue 39):
+// The bytes all compressed request bodies being decoded at once may hold, across requests:
 // a small compressed body inflates a thousandfold, and a hundred at once must not multiply memory.
 
 export class DecodeBudget {

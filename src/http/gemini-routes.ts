@@ -1,4 +1,4 @@
-// Gemini's native paths (issue 40): `/v1beta/models/{model}:{method}`, `GET /v1beta/models[/{model}]`,
+// Gemini's native paths: `/v1beta/models/{model}:{method}`, `GET /v1beta/models[/{model}]`,
 // and the same under `/v1/`, where the `:method` suffix tells a Gemini call from OpenAI's
 // `GET /v1/models/{id}` (a model id may hold a colon itself, as `llama3:8b` does, so only Gemini's
 // method names count).
@@ -8,7 +8,15 @@ export type GeminiMethod = 'generateContent' | 'streamGenerateContent' | 'countT
 
 const METHODS: ReadonlySet<string> = new Set<GeminiMethod>(['generateContent', 'streamGenerateContent', 'countTokens']);
 /** Methods Gemini has that the gateway does not serve: a Gemini-shaped 404 rather than a model lookup. */
-const OTHER_METHODS: ReadonlySet<string> = new Set(['embedContent', 'batchEmbedContents', 'predict', 'predictLongRunning', 'generateAnswer', 'asyncBatchEmbedContent', 'batchGenerateContent']);
+const OTHER_METHODS: ReadonlySet<string> = new Set([
+  'embedContent',
+  'batchEmbedContents',
+  'predict',
+  'predictLongRunning',
+  'generateAnswer',
+  'asyncBatchEmbedContent',
+  'batchGenerateContent',
+]);
 
 export interface GeminiCall {
   /** The API version of the path: `v1beta` or `v1`. */
@@ -29,7 +37,8 @@ export function geminiCallOf(path: string): GeminiCall | null {
   if (version === null) return null;
   const prefix = `/${version}/models`;
   if (version === 'v1beta' && path === prefix) return { version, model: null, method: null };
-  if (!path.startsWith(`${prefix}/`) || path.length === prefix.length + 1) return version === 'v1beta' ? { version, model: '', method: '' } : null;
+  if (!path.startsWith(`${prefix}/`) || path.length === prefix.length + 1)
+    return version === 'v1beta' ? { version, model: '', method: '' } : null;
   const rest = path.slice(prefix.length + 1);
   const colon = rest.lastIndexOf(':');
   const suffix = colon === -1 ? '' : rest.slice(colon + 1);
@@ -41,7 +50,8 @@ export function geminiCallOf(path: string): GeminiCall | null {
 /** The same call for `GET /v1/models` and `GET /v1/models/{id}` from a caller that authenticates the Gemini way. */
 export function geminiListingOf(path: string): GeminiCall | null {
   if (path === '/v1/models') return { version: 'v1', model: null, method: null };
-  if (path.startsWith('/v1/models/') && path.length > 11) return { version: 'v1', model: decoded(path.slice(11)), method: null };
+  if (path.startsWith('/v1/models/') && path.length > 11)
+    return { version: 'v1', model: decoded(path.slice(11)), method: null };
   return null;
 }
 

@@ -4,7 +4,10 @@ import type { Dialect } from '../core/dialect.ts';
 import type { GatewayError } from '../core/errors.ts';
 import { renderError } from '../dialects/render-error.ts';
 
-export function sendJson(res: ServerResponse, opts: { status: number; body: string; requestId: string; headers?: Record<string, string> }): void {
+export function sendJson(
+  res: ServerResponse,
+  opts: { status: number; body: string; requestId: string; headers?: Record<string, string> },
+): void {
   if (res.headersSent) {
     res.end();
     return;
@@ -19,7 +22,10 @@ export function sendJson(res: ServerResponse, opts: { status: number; body: stri
   res.end(opts.body);
 }
 
-export function sendError(res: ServerResponse, opts: { dialect: Dialect; error: GatewayError; requestId: string; headers?: Record<string, string> }): void {
+export function sendError(
+  res: ServerResponse,
+  opts: { dialect: Dialect; error: GatewayError; requestId: string; headers?: Record<string, string> },
+): void {
   sendJson(res, {
     status: opts.error.status,
     body: renderError(opts.dialect, opts.error, opts.requestId),

@@ -3,9 +3,24 @@ import type { Dialect } from '../core/dialect.ts';
 import { geminiCallOf } from './gemini-routes.ts';
 
 export type RouteName =
-  | 'chat' | 'messages' | 'count_tokens' | 'models' | 'model' | 'usage_token' | 'healthz' | 'metrics' | 'embeddings'
-  | 'responses' | 'responses_input_tokens' | 'response' | 'response_input_items'
-  | 'gemini_generate' | 'gemini_count' | 'gemini_models' | 'gemini_model' | 'gemini_unknown';
+  | 'chat'
+  | 'messages'
+  | 'count_tokens'
+  | 'models'
+  | 'model'
+  | 'usage_token'
+  | 'healthz'
+  | 'metrics'
+  | 'embeddings'
+  | 'responses'
+  | 'responses_input_tokens'
+  | 'response'
+  | 'response_input_items'
+  | 'gemini_generate'
+  | 'gemini_count'
+  | 'gemini_models'
+  | 'gemini_model'
+  | 'gemini_unknown';
 
 export interface Route {
   name: RouteName;
@@ -54,18 +69,39 @@ const MODELS_PREFIX = '/v1/models/';
 const MODEL_ROUTE: Route = { name: 'model', template: '/v1/models/{id}', method: 'GET', dialect: 'openai' };
 
 const GEMINI_ROUTES = {
-  generate: { name: 'gemini_generate', template: '/{version}/models/{model}:generateContent', method: 'POST', dialect: 'gemini' },
+  generate: {
+    name: 'gemini_generate',
+    template: '/{version}/models/{model}:generateContent',
+    method: 'POST',
+    dialect: 'gemini',
+  },
   count: { name: 'gemini_count', template: '/{version}/models/{model}:countTokens', method: 'POST', dialect: 'gemini' },
   models: { name: 'gemini_models', template: '/{version}/models', method: 'GET', dialect: 'gemini' },
   model: { name: 'gemini_model', template: '/{version}/models/{model}', method: 'GET', dialect: 'gemini' },
-  unknown: { name: 'gemini_unknown', template: '/{version}/models/{model}:{method}', method: 'POST', dialect: 'gemini' },
+  unknown: {
+    name: 'gemini_unknown',
+    template: '/{version}/models/{model}:{method}',
+    method: 'POST',
+    dialect: 'gemini',
+  },
 } as const satisfies Record<string, Route>;
 const RESPONSE_PREFIX = '/v1/responses/';
 /** GET and DELETE /v1/responses/{id}: a stored response (the SDK's `responses.retrieve` and `delete`). */
-const RESPONSE_ROUTE: Route = { name: 'response', template: '/v1/responses/{id}', method: 'GET', alsoMethod: 'DELETE', dialect: 'responses' };
+const RESPONSE_ROUTE: Route = {
+  name: 'response',
+  template: '/v1/responses/{id}',
+  method: 'GET',
+  alsoMethod: 'DELETE',
+  dialect: 'responses',
+};
 /** GET /v1/responses/{id}/input_items: the items a stored response was made from (`responses.inputItems.list`). */
 const INPUT_ITEMS_SUFFIX = '/input_items';
-const INPUT_ITEMS_ROUTE: Route = { name: 'response_input_items', template: '/v1/responses/{id}/input_items', method: 'GET', dialect: 'responses' };
+const INPUT_ITEMS_ROUTE: Route = {
+  name: 'response_input_items',
+  template: '/v1/responses/{id}/input_items',
+  method: 'GET',
+  dialect: 'responses',
+};
 
 export function findRoute(path: string): Route | undefined {
   const exact = ROUTES.get(path);
@@ -82,7 +118,12 @@ export function findRoute(path: string): Route | undefined {
   if (path.length > RESPONSE_PREFIX.length && path.startsWith(RESPONSE_PREFIX)) {
     const slash = path.indexOf('/', RESPONSE_PREFIX.length);
     if (slash === -1) return RESPONSE_ROUTE;
-    if (slash > RESPONSE_PREFIX.length && path.length === slash + INPUT_ITEMS_SUFFIX.length && path.endsWith(INPUT_ITEMS_SUFFIX)) return INPUT_ITEMS_ROUTE;
+    if (
+      slash > RESPONSE_PREFIX.length &&
+      path.length === slash + INPUT_ITEMS_SUFFIX.length &&
+      path.endsWith(INPUT_ITEMS_SUFFIX)
+    )
+      return INPUT_ITEMS_ROUTE;
   }
   return undefined;
 }
@@ -121,7 +162,11 @@ export function dialectForPath(path: string, anthropicVersion?: string | string[
 
 /** A route's error dialect for this caller: the shared GET routes answer Anthropic callers in kind. */
 export function callerDialect(route: Route, anthropicVersion: string | string[] | undefined): Dialect {
-  return route.dialect === 'openai' && anthropicVersion !== undefined && (route.name === 'models' || route.name === 'model') ? 'anthropic' : route.dialect;
+  return route.dialect === 'openai' &&
+    anthropicVersion !== undefined &&
+    (route.name === 'models' || route.name === 'model')
+    ? 'anthropic'
+    : route.dialect;
 }
 
 /**

@@ -51,81 +51,116 @@ export function createGatewayServer(gw: ServerOptions): Server {
   const requestTimeout = gw.config.clientRequestTimeoutMs;
   const cors = gw.config.corsOrigins.length === 0 ? null : new CorsPolicy(gw.config.corsOrigins);
   const { admin, ui } = gw;
-  const server = createServer({
-    keepAliveTimeout: 65_000,
-    requestTimeout,
-    headersTimeout: Math.min(60_000, requestTimeout),
-    connectionsCheckingInterval: Math.min(30_000, Math.max(100, Math.floor(requestTimeout / 4))),
-  }, function modelgateRequest(req, res) {
-    const requestId = newRequestId();
-    (req.socket as Tagged)[RESPONSE] = res;
-    // Answers to the origins the operator named carry CORS headers, errors included (a browser script
-    // can then read why); without cors_origins nothing is looked at here.
-    if (cors !== null) {
-      const origin = req.headers.origin;
-      if (cors.allows(origin)) for (const [name, value] of Object.entries(cors.responseHeaders(origin))) res.setHeader(name, value);
-      else res.setHeader('vary', 'Origin');
-    }
-    const path = pathOf(req.url);
-    const route = geminiListing(findRoute(path), req);
-    if (route?.name === 'gemini_unknown') {
-      req.resume();
-      sendError(res, { dialect: 'gemini', error: new GatewayError('not_found', { message: `No route for ${req.method} ${path}. The gateway serves Gemini's models/{model}:generateContent, :streamGenerateContent and :countTokens, and GET models.` }), requestId });
-      return;
-    }
-    if (!route && admin !== null && ui !== null) {
-      if (path.startsWith('/admin/')) return admin(req, res, path, requestId);
-      if (path === '/ui' || path.startsWith('/ui/')) return ui(req, res, path);
-    }
-    if (!route) {
-      req.resume();
-      refusedRoute(gw, { req, path, reason: 'unknown_path' });
-      sendError(res, {
-        dialect: dialectForPath(path, req.headers['anthropic-version']),
-        error: new GatewayError('not_found', { message: `No route for ${req.method} ${path}. Paths are exact: /v1/chat/completions, /v1/messages, /v1/responses, /v1/models, /api/usage/token.` }),
-        requestId,
-      });
-      return;
-    }
-    // HEAD is GET without the body (RFC 9110 §9.3.2; load balancers probe /healthz with it): node:http
-    // drops the body of a response to HEAD by itself.
-    if (req.method !== route.method && req.method !== route.alsoMethod && !(req.method === 'HEAD' && route.method === 'GET')) {
-      req.resume();
-      const allow = [route.method, ...(route.method === 'GET' ? ['HEAD'] : []), ...(route.alsoMethod === undefined ? [] : [route.alsoMethod])].join(', ');
-      if (req.method === 'OPTIONS' && req.headers['access-control-request-method'] !== undefined) {
-        answerPreflight(gw, { req, res, route, path, allow, requestId, cors });
+  const server = createServer(
+    {
+      keepAliveTimeout: 65_000,
+      requestTimeout,
+      headersTimeout: Math.min(60_000, requestTimeout),
+      connectionsCheckingInterval: Math.min(30_000, Math.max(100, Math.floor(requestTimeout / 4))),
+    },
+    function modelgateRequest(req, res) {
+      const requestId = newRequestId();
+      (req.socket as Tagged)[RESPONSE] = res;
+      // Answers to the origins the operator named carry CORS headers, errors included (a browser script
+      // can then read why); without cors_origins nothing is looked at here.
+      if (cors !== null) {
+        const origin = req.headers.origin;
+        if (cors.allows(origin))
+          for (const [name, value] of Object.entries(cors.responseHeaders(origin))) res.setHeader(name, value);
+        else res.setHeader('vary', 'Origin');
+      }
+      const path = pathOf(req.url);
+      const route = geminiListing(findRoute(path), req);
+      if (route?.name === 'gemini_unknown') {
+        req.resume();
+        sendError(res, {
+          dialect: 'gemini',
+          error: new GatewayError('not_found', {
+            message: `No route for ${req.method} ${path}. The gateway serves Gemini's models/{model}:generateContent, :streamGenerateContent and :countTokens, and GET models.`,
+          }),
+          requestId,
+        });
         return;
       }
-      refusedRoute(gw, { req, path, reason: 'method_not_allowed' });
-      sendError(res, {
-        dialect: callerDialect(route, req.headers['anthropic-version']),
-        error: new GatewayError('method_not_allowed', { message: `${req.method} is not allowed on ${path}; use ${route.method}.` }),
-        requestId,
-        headers: { allow },
+      if (!route && admin !== null && ui !== null) {
+        if (path.startsWith('/admin/')) return admin(req, res, path, requestId);
+        if (path === '/ui' || path.startsWith('/ui/')) return ui(req, res, path);
+      }
+      if (!route) {
+        req.resume();
+        refusedRoute(gw, { req, path, reason: 'unknown_path' });
+        sendError(res, {
+          dialect: dialectForPath(path, req.headers['anthropic-version']),
+          error: new GatewayError('not_found', {
+            message: `No route for ${req.method} ${path}. Paths are exact: /v1/chat/completions, /v1/messages, /v1/responses, /v1/models, /api/usage/token.`,
+          }),
+          requestId,
+        });
+        return;
+      }
+      // HEAD is GET without the body (RFC 9110 §9.3.2; load balancers probe /healthz with it): node:http
+      // drops the body of a response to HEAD by itself.
+      if (
+        req.method !== route.method &&
+        req.method !== route.alsoMethod &&
+        !(req.method === 'HEAD' && route.method === 'GET')
+      ) {
+        req.resume();
+        const allow = [
+          route.method,
+          ...(route.method === 'GET' ? ['HEAD'] : []),
+          ...(route.alsoMethod === undefined ? [] : [route.alsoMethod]),
+        ].join(', ');
+        if (req.method === 'OPTIONS' && req.headers['access-control-request-method'] !== undefined) {
+          answerPreflight(gw, { req, res, route, path, allow, requestId, cors });
+          return;
+        }
+        refusedRoute(gw, { req, path, reason: 'method_not_allowed' });
+        sendError(res, {
+          dialect: callerDialect(route, req.headers['anthropic-version']),
+          error: new GatewayError('method_not_allowed', {
+            message: `${req.method} is not allowed on ${path}; use ${route.method}.`,
+          }),
+          requestId,
+          headers: { allow },
+        });
+        return;
+      }
+      if (
+        route.name === 'metrics' &&
+        gw.metricsAuthorized !== null &&
+        !gw.metricsAuthorized(req.headers.authorization)
+      ) {
+        req.resume();
+        sendError(res, {
+          dialect: 'openai',
+          error: new GatewayError('invalid_api_key', {
+            message:
+              'GET /metrics needs `Authorization: Bearer <metrics_token>` (the metrics_token setting); API keys do not open it.',
+          }),
+          requestId,
+          headers: { 'www-authenticate': 'Bearer' },
+        });
+        return;
+      }
+      const served =
+        route.name === 'healthz' || route.name === 'metrics'
+          ? serveOwn(gw, res, route, requestId)
+          : gw.dispatch(req, res, route, requestId);
+      served.catch((err: unknown) => {
+        gw.log.error({ requestId, err: gw.masker.mask(String(err)) }, 'handler failed');
+        if (!res.headersSent)
+          sendError(res, { dialect: route.dialect, error: new GatewayError('internal_error'), requestId });
+        else res.destroy();
       });
-      return;
-    }
-    if (route.name === 'metrics' && gw.metricsAuthorized !== null && !gw.metricsAuthorized(req.headers.authorization)) {
-      req.resume();
-      sendError(res, {
-        dialect: 'openai',
-        error: new GatewayError('invalid_api_key', { message: 'GET /metrics needs `Authorization: Bearer <metrics_token>` (the metrics_token setting); API keys do not open it.' }),
-        requestId,
-        headers: { 'www-authenticate': 'Bearer' },
-      });
-      return;
-    }
-    const served = route.name === 'healthz' || route.name === 'metrics' ? serveOwn(gw, res, route, requestId) : gw.dispatch(req, res, route, requestId);
-    served.catch((err: unknown) => {
-      gw.log.error({ requestId, err: gw.masker.mask(String(err)) }, 'handler failed');
-      if (!res.headersSent) sendError(res, { dialect: route.dialect, error: new GatewayError('internal_error'), requestId });
-      else res.destroy();
-    });
-  });
+    },
+  );
   // Malformed HTTP never crashes the process; the socket is answered and closed: 408 for a request that
   // did not arrive in time, 431 for headers over Node's limit, else 400, each with a body in the caller's
   // dialect (client-error.ts).
-  server.on('clientError', (err: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Socket) => answerClientError(err, socket, (socket as Tagged)[RESPONSE], newRequestId()));
+  server.on('clientError', (err: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Socket) =>
+    answerClientError(err, socket, (socket as Tagged)[RESPONSE], newRequestId()),
+  );
   // Past this many open client connections a new one is closed at once (Node's maxConnections): a
   // flood of connections must not take the file descriptors every upstream call needs too.
   server.maxConnections = gw.config.maxConnections;
@@ -134,7 +169,10 @@ export function createGatewayServer(gw: ServerOptions): Server {
     const now = Date.now();
     if (now - lastDropLog < 60_000) return;
     lastDropLog = now;
-    gw.log.warn({ maxConnections: gw.config.maxConnections }, `connection refused: ${gw.config.maxConnections} client connections are open (max_connections); counted in modelgate_connections_dropped_total`);
+    gw.log.warn(
+      { maxConnections: gw.config.maxConnections },
+      `connection refused: ${gw.config.maxConnections} client connections are open (max_connections); counted in modelgate_connections_dropped_total`,
+    );
   });
   return server;
 }
@@ -144,7 +182,10 @@ function refusedRoute(gw: ServerOptions, r: { req: IncomingMessage; path: string
   const cls = endpointClass(r.path);
   gw.metrics.unrouted(cls, r.reason);
   if (gw.log.isLevelEnabled('debug')) {
-    gw.log.debug({ method: r.req.method, endpointClass: cls, path: maskKeyLike(r.path.slice(0, 200)), reason: r.reason }, 'request refused before routing');
+    gw.log.debug(
+      { method: r.req.method, endpointClass: cls, path: maskKeyLike(r.path.slice(0, 200)), reason: r.reason },
+      'request refused before routing',
+    );
   }
 }
 
@@ -152,7 +193,18 @@ function refusedRoute(gw: ServerOptions, r: { req: IncomingMessage; path: string
  * A CORS preflight: 204 with what the route allows when the origin is in cors_origins; else a 403 in
  * the route's dialect that says cross-origin calls are off and how an operator turns them on.
  */
-function answerPreflight(gw: ServerOptions, p: { req: IncomingMessage; res: ServerResponse; route: Route; path: string; allow: string; requestId: string; cors: CorsPolicy | null }): void {
+function answerPreflight(
+  gw: ServerOptions,
+  p: {
+    req: IncomingMessage;
+    res: ServerResponse;
+    route: Route;
+    path: string;
+    allow: string;
+    requestId: string;
+    cors: CorsPolicy | null;
+  },
+): void {
   const origin = p.req.headers.origin;
   if (p.cors !== null && p.cors.allows(origin)) {
     p.res.writeHead(204, { ...p.cors.preflightHeaders(origin, p.allow, p.req.headers), 'x-request-id': p.requestId });

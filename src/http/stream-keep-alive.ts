@@ -1,5 +1,5 @@
 // SSE comments (`: keep-alive`) to a streaming client while the upstream has sent nothing yet, so a load
-// balancer with a 60–100 s idle timeout does not cut a request whose model thinks for minutes (issue 39).
+// balancer with a 60–100 s idle timeout does not cut a request whose model thinks for minutes.
 // The first comment sends the stream's 200 and headers; failures after it are in-stream error events.
 import type { ServerResponse } from 'node:http';
 

@@ -77,7 +77,13 @@ export class StreamWriter {
  */
 function framedInChunks(res: ServerResponse): boolean {
   const req = res.req;
-  return req.httpVersion === '1.1' && req.method !== 'HEAD' && res.statusCode === 200 && !res.hasHeader('content-length') && !res.hasHeader('transfer-encoding');
+  return (
+    req.httpVersion === '1.1' &&
+    req.method !== 'HEAD' &&
+    res.statusCode === 200 &&
+    !res.hasHeader('content-length') &&
+    !res.hasHeader('transfer-encoding')
+  );
 }
 
 /** One HTTP/1.1 chunk: its size line, the bytes and the closing CRLF, in one buffer. */

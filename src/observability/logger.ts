@@ -13,8 +13,14 @@ export function createLogger(opts: { level?: string } = {}): Logger {
   const logger = pino({
     level,
     base: { service: 'modelgate' },
-    redact: { paths: ['key', 'apiKey', 'api_key', 'authorization', 'headers.authorization', 'headers["x-api-key"]'], censor: '[masked]' },
+    redact: {
+      paths: ['key', 'apiKey', 'api_key', 'authorization', 'headers.authorization', 'headers["x-api-key"]'],
+      censor: '[masked]',
+    },
   });
-  if (level !== wanted) logger.warn(`MODELGATE_LOG_LEVEL "${wanted}" is not a level (fatal, error, warn, info, debug, trace, silent): logging at info`);
+  if (level !== wanted)
+    logger.warn(
+      `MODELGATE_LOG_LEVEL "${wanted}" is not a level (fatal, error, warn, info, debug, trace, silent): logging at info`,
+    );
   return logger;
 }

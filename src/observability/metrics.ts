@@ -47,7 +47,13 @@ interface Series {
  * A request's series, found in three map lookups of strings that already exist (a prom-client call would
  * hash its labels); `make` binds a new one's label children, once per label set.
  */
-function seriesIn<K, V>(root: Map<string, Map<string, Map<K, V>>>, endpoint: string, model: string, last: K, make: () => V): V {
+function seriesIn<K, V>(
+  root: Map<string, Map<string, Map<K, V>>>,
+  endpoint: string,
+  model: string,
+  last: K,
+  make: () => V,
+): V {
   let byModel = root.get(endpoint);
   if (byModel === undefined) root.set(endpoint, (byModel = new Map()));
   let byLast = byModel.get(model);
@@ -80,14 +86,20 @@ export class Metrics {
     if (opts.defaultMetrics !== false) collectDefaultMetrics({ register: this.registry });
     const metrics = this;
     new Counter({
-      name: 'modelgate_requests_total', help: 'Requests answered, by endpoint, model and status.', labelNames: ['endpoint', 'model', 'status'], registers,
+      name: 'modelgate_requests_total',
+      help: 'Requests answered, by endpoint, model and status.',
+      labelNames: ['endpoint', 'model', 'status'],
+      registers,
       collect() {
         this.reset();
         for (const s of metrics.#allSeries()) this.inc(s.labels, s.requests);
       },
     });
     new Counter({
-      name: 'modelgate_tokens_total', help: 'Tokens billed, by direction.', labelNames: ['endpoint', 'model', 'status', 'direction'], registers,
+      name: 'modelgate_tokens_total',
+      help: 'Tokens billed, by direction.',
+      labelNames: ['endpoint', 'model', 'status', 'direction'],
+      registers,
       collect() {
         this.reset();
         for (const s of metrics.#allSeries()) {
@@ -96,8 +108,19 @@ export class Metrics {
         }
       },
     });
-    this.#duration = new Histogram({ name: 'modelgate_request_duration_ms', help: 'Request latency in milliseconds.', labelNames: ['endpoint', 'model', 'status'], buckets: BUCKETS_MS, registers });
-    this.#upstreamErrors = new Counter({ name: 'modelgate_upstream_errors_total', help: 'Failed upstream attempts.', labelNames: ['deployment', 'kind'], registers });
+    this.#duration = new Histogram({
+      name: 'modelgate_request_duration_ms',
+      help: 'Request latency in milliseconds.',
+      labelNames: ['endpoint', 'model', 'status'],
+      buckets: BUCKETS_MS,
+      registers,
+    });
+    this.#upstreamErrors = new Counter({
+      name: 'modelgate_upstream_errors_total',
+      help: 'Failed upstream attempts.',
+      labelNames: ['deployment', 'kind'],
+      registers,
+    });
     new Gauge({
       name: 'modelgate_deployment_circuit',
       help: 'Circuit state per deployment (1 for the current state); deployments never failed are closed and not listed.',
@@ -106,18 +129,61 @@ export class Metrics {
       collect() {
         this.reset();
         for (const b of metrics.#breakerSnapshot?.() ?? []) {
-          for (const state of BREAKER_STATES) this.set({ deployment: b.deploymentId, state }, b.state === state ? 1 : 0);
+          for (const state of BREAKER_STATES)
+            this.set({ deployment: b.deploymentId, state }, b.state === state ? 1 : 0);
         }
       },
     });
-    this.#transitions = new Counter({ name: 'modelgate_circuit_transitions_total', help: 'Circuit state changes per deployment.', labelNames: ['deployment', 'to'], registers });
+    this.#transitions = new Counter({
+      name: 'modelgate_circuit_transitions_total',
+      help: 'Circuit state changes per deployment.',
+      labelNames: ['deployment', 'to'],
+      registers,
+    });
     // For the soak's bound on heap growth; cheap enough to read on every scrape.
-    new Gauge({ name: 'modelgate_heap_used_bytes', help: 'V8 heap in use.', registers, collect() { this.set(process.memoryUsage().heapUsed); } });
-    new Gauge({ name: 'modelgate_in_flight', help: 'Requests being served.', registers, collect() { this.set(metrics.inFlight); } });
-    new Gauge({ name: 'modelgate_usage_rows_pending', help: 'Usage rows waiting to be written.', registers, collect() { this.set(metrics.#usage?.pending() ?? 0); } });
+    new Gauge({
+      name: 'modelgate_heap_used_bytes',
+      help: 'V8 heap in use.',
+      registers,
+      collect() {
+        this.set(process.memoryUsage().heapUsed);
+      },
+    });
+    new Gauge({
+      name: 'modelgate_in_flight',
+      help: 'Requests being served.',
+      registers,
+      collect() {
+        this.set(metrics.inFlight);
+      },
+    });
+    new Gauge({
+      name: 'modelgate_usage_rows_pending',
+      help: 'Usage rows waiting to be written.',
+      registers,
+      collect() {
+        this.set(metrics.#usage?.pending() ?? 0);
+      },
+    });
     // The usage writer counts these itself; a scrape copies its totals.
-    new Counter({ name: 'modelgate_usage_write_failures_total', help: 'Usage writes that failed (their rows are retried).', registers, collect() { this.reset(); this.inc(metrics.#usage?.failedWrites ?? 0); } });
-    new Counter({ name: 'modelgate_usage_rows_dropped_total', help: 'Usage rows lost for good.', registers, collect() { this.reset(); this.inc(metrics.#usage?.droppedRows ?? 0); } });
+    new Counter({
+      name: 'modelgate_usage_write_failures_total',
+      help: 'Usage writes that failed (their rows are retried).',
+      registers,
+      collect() {
+        this.reset();
+        this.inc(metrics.#usage?.failedWrites ?? 0);
+      },
+    });
+    new Counter({
+      name: 'modelgate_usage_rows_dropped_total',
+      help: 'Usage rows lost for good.',
+      registers,
+      collect() {
+        this.reset();
+        this.inc(metrics.#usage?.droppedRows ?? 0);
+      },
+    });
     this.#unrouted = new Counter({
       name: 'modelgate_unrouted_requests_total',
       help: 'Requests refused before any route handled them: an unknown path or a wrong method (by endpoint class, not raw path), or a refused cross-origin preflight.',
@@ -130,7 +196,15 @@ export class Metrics {
       labelNames: ['model'],
       registers,
     });
-    new Counter({ name: 'modelgate_connections_dropped_total', help: 'Client connections closed at once because max_connections were open.', registers, collect() { this.reset(); this.inc(metrics.connectionsDropped); } });
+    new Counter({
+      name: 'modelgate_connections_dropped_total',
+      help: 'Client connections closed at once because max_connections were open.',
+      registers,
+      collect() {
+        this.reset();
+        this.inc(metrics.connectionsDropped);
+      },
+    });
     new Counter({
       name: 'modelgate_admission_unavailable_total',
       help: 'Requests refused with 503 because the admission store (Redis) could not be asked.',

@@ -3,10 +3,28 @@
 // (https://opentelemetry.io/docs/specs/semconv/gen-ai/gen-ai-spans/), exported in batches over OTLP/HTTP
 // (JSON) to the endpoint the standard OTEL_EXPORTER_OTLP_* variables name. Contexts are passed
 // explicitly from span to span: no global context manager, no async hooks on the request path.
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, defaultTextMapGetter, defaultTextMapSetter, trace, type Attributes, type Span, type Tracer } from '@opentelemetry/api';
+import {
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  defaultTextMapGetter,
+  defaultTextMapSetter,
+  trace,
+  type Attributes,
+  type Span,
+  type Tracer,
+} from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { defaultResource, detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
-import { AlwaysOffSampler, AlwaysOnSampler, BatchSpanProcessor, ParentBasedSampler, TraceIdRatioBasedSampler, TracerProvider, type Sampler } from '@opentelemetry/sdk-trace';
+import {
+  AlwaysOffSampler,
+  AlwaysOnSampler,
+  BatchSpanProcessor,
+  ParentBasedSampler,
+  TraceIdRatioBasedSampler,
+  TracerProvider,
+  type Sampler,
+} from '@opentelemetry/sdk-trace';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import type { DeploymentConfig } from '../core/config-types.ts';
 import type { Logger } from './logger.ts';
@@ -18,22 +36,40 @@ const propagator = new W3CTraceContextPropagator();
 export function createOtelTracing(env: NodeJS.ProcessEnv, log: Logger): Tracing {
   const protocol = env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? env.OTEL_EXPORTER_OTLP_PROTOCOL;
   if (protocol !== undefined && protocol !== 'http/json') {
-    log.warn({ protocol }, 'OTEL_EXPORTER_OTLP_PROTOCOL asks for another protocol: modelgate exports traces as OTLP/HTTP JSON (http/json), which OpenTelemetry collectors accept on the same port');
+    log.warn(
+      { protocol },
+      'OTEL_EXPORTER_OTLP_PROTOCOL asks for another protocol: modelgate exports traces as OTLP/HTTP JSON (http/json), which OpenTelemetry collectors accept on the same port',
+    );
   }
   const exporter = new OTLPTraceExporter();
   const provider = new TracerProvider({
-    resource: defaultResource().merge(resourceFromAttributes({ 'service.name': 'modelgate' })).merge(detectResources({ detectors: [envDetector] })),
+    resource: defaultResource()
+      .merge(resourceFromAttributes({ 'service.name': 'modelgate' }))
+      .merge(detectResources({ detectors: [envDetector] })),
     sampler: samplerFromEnv(env),
     spanProcessors: [new BatchSpanProcessor({ exporter, ...batchOptions(env) })],
   });
   const tracer = provider.getTracer('modelgate');
-  log.info({ endpoint: env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || env.OTEL_EXPORTER_OTLP_ENDPOINT }, 'tracing on: spans are exported over OTLP/HTTP');
+  log.info(
+    { endpoint: env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || env.OTEL_EXPORTER_OTLP_ENDPOINT },
+    'tracing on: spans are exported over OTLP/HTTP',
+  );
   const serverSpan = (r: PlainRequest, attributes: Attributes): Span => {
     const parent = propagator.extract(ROOT_CONTEXT, r.headers, defaultTextMapGetter);
-    return tracer.startSpan(`${r.method} ${r.endpoint}`, {
-      kind: SpanKind.SERVER,
-      attributes: { 'http.request.method': r.method, 'http.route': r.endpoint, 'url.path': r.endpoint, 'modelgate.request_id': r.requestId, ...attributes },
-    }, parent);
+    return tracer.startSpan(
+      `${r.method} ${r.endpoint}`,
+      {
+        kind: SpanKind.SERVER,
+        attributes: {
+          'http.request.method': r.method,
+          'http.route': r.endpoint,
+          'url.path': r.endpoint,
+          'modelgate.request_id': r.requestId,
+          ...attributes,
+        },
+      },
+      parent,
+    );
   };
   return {
     startRequest(r) {
@@ -82,7 +118,11 @@ class RequestSpan implements RequestTrace {
       attributes['server.address'] = url.hostname;
       attributes['server.port'] = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
     }
-    const span = this.#tracer.startSpan(`${this.#operation} ${d.model}`, { kind: SpanKind.CLIENT, attributes }, trace.setSpan(ROOT_CONTEXT, this.#span));
+    const span = this.#tracer.startSpan(
+      `${this.#operation} ${d.model}`,
+      { kind: SpanKind.CLIENT, attributes },
+      trace.setSpan(ROOT_CONTEXT, this.#span),
+    );
     const headers: Record<string, string> = {};
     propagator.inject(trace.setSpan(ROOT_CONTEXT, span), headers, defaultTextMapSetter);
     return {
@@ -108,12 +148,21 @@ class RequestSpan implements RequestTrace {
   end(s: RequestSummary): void {
     const span = this.#span;
     const usage = usageAttributes(s);
-    span.setAttributes({ 'gen_ai.request.model': s.model, 'http.response.status_code': s.status, 'modelgate.stream': s.stream, 'modelgate.attempts': s.attempts, ...usage });
+    span.setAttributes({
+      'gen_ai.request.model': s.model,
+      'http.response.status_code': s.status,
+      'modelgate.stream': s.stream,
+      'modelgate.attempts': s.attempts,
+      ...usage,
+    });
     if (s.ttfbMs !== null) span.setAttribute('modelgate.time_to_first_token_ms', s.ttfbMs);
     if (s.deployment !== null) span.setAttribute('modelgate.deployment', s.deployment);
     const answered = this.#answered;
     if (answered !== null) {
-      const responseModel = { 'gen_ai.response.model': answered.deployment.model, 'gen_ai.provider.name': providerName(answered.deployment) };
+      const responseModel = {
+        'gen_ai.response.model': answered.deployment.model,
+        'gen_ai.provider.name': providerName(answered.deployment),
+      };
       span.setAttributes(responseModel);
       answered.span.setAttributes({ ...responseModel, ...usage });
       if (s.errorCode !== null) answered.span.setAttribute('error.type', s.errorCode);
@@ -149,20 +198,36 @@ function samplerFromEnv(env: NodeJS.ProcessEnv): Sampler {
   const ratio = Number(env.OTEL_TRACES_SAMPLER_ARG ?? '1');
   const r = Number.isFinite(ratio) && ratio >= 0 && ratio <= 1 ? ratio : 1;
   switch ((env.OTEL_TRACES_SAMPLER ?? '').trim().toLowerCase()) {
-    case 'always_on': return new AlwaysOnSampler();
-    case 'always_off': return new AlwaysOffSampler();
-    case 'traceidratio': return new TraceIdRatioBasedSampler(r);
-    case 'parentbased_always_off': return new ParentBasedSampler({ root: new AlwaysOffSampler() });
-    case 'parentbased_traceidratio': return new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(r) });
-    default: return new ParentBasedSampler({ root: new AlwaysOnSampler() });
+    case 'always_on':
+      return new AlwaysOnSampler();
+    case 'always_off':
+      return new AlwaysOffSampler();
+    case 'traceidratio':
+      return new TraceIdRatioBasedSampler(r);
+    case 'parentbased_always_off':
+      return new ParentBasedSampler({ root: new AlwaysOffSampler() });
+    case 'parentbased_traceidratio':
+      return new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(r) });
+    default:
+      return new ParentBasedSampler({ root: new AlwaysOnSampler() });
   }
 }
 
 /** The batch processor's OTEL_BSP_* settings (the SDK's processor takes them as options only). */
-function batchOptions(env: NodeJS.ProcessEnv): { scheduledDelayMillis?: number; exportTimeoutMillis?: number; maxQueueSize?: number; maxExportBatchSize?: number } {
+function batchOptions(env: NodeJS.ProcessEnv): {
+  scheduledDelayMillis?: number;
+  exportTimeoutMillis?: number;
+  maxQueueSize?: number;
+  maxExportBatchSize?: number;
+} {
   const n = (name: string): number | undefined => {
     const v = Number(env[name]);
     return env[name] !== undefined && Number.isInteger(v) && v > 0 ? v : undefined;
   };
-  return { scheduledDelayMillis: n('OTEL_BSP_SCHEDULE_DELAY'), exportTimeoutMillis: n('OTEL_BSP_EXPORT_TIMEOUT'), maxQueueSize: n('OTEL_BSP_MAX_QUEUE_SIZE'), maxExportBatchSize: n('OTEL_BSP_MAX_EXPORT_BATCH_SIZE') };
+  return {
+    scheduledDelayMillis: n('OTEL_BSP_SCHEDULE_DELAY'),
+    exportTimeoutMillis: n('OTEL_BSP_EXPORT_TIMEOUT'),
+    maxQueueSize: n('OTEL_BSP_MAX_QUEUE_SIZE'),
+    maxExportBatchSize: n('OTEL_BSP_MAX_EXPORT_BATCH_SIZE'),
+  };
 }

@@ -45,7 +45,10 @@ export interface RequestTrace {
 }
 
 /** How an attempt ended before the relay: an answer (kept open until the request ends) or a failure. */
-export type AttemptEnd = { kind: 'answer'; status: number } | { kind: 'failed'; status?: number; outcome: string; detail: string } | { kind: 'stopped'; reason: string };
+export type AttemptEnd =
+  | { kind: 'answer'; status: number }
+  | { kind: 'failed'; status?: number; outcome: string; detail: string }
+  | { kind: 'stopped'; reason: string };
 
 export interface AttemptTrace {
   /** W3C trace context for the upstream call (`traceparent`, and `tracestate` when there is one). */

@@ -19,15 +19,31 @@ import { storedResponse } from '../store/stored-response.ts';
 import { storedInputItems } from '../store/input-items.ts';
 import type { Gateway } from './gateway.ts';
 
-export async function answerShort(gw: Gateway, req: IncomingMessage, res: ServerResponse, route: Route, requestId: string): Promise<void> {
-  gw.tracing?.tracePlain({ method: req.method ?? 'GET', endpoint: route.template, requestId, headers: req.headers }, res);
+export async function answerShort(
+  gw: Gateway,
+  req: IncomingMessage,
+  res: ServerResponse,
+  route: Route,
+  requestId: string,
+): Promise<void> {
+  gw.tracing?.tracePlain(
+    { method: req.method ?? 'GET', endpoint: route.template, requestId, headers: req.headers },
+    res,
+  );
   try {
     const now = Date.now();
-    const key = await (route.dialect === 'gemini' ? authenticateGemini(req.headers, req.url, gw.keys, now, req.socket) : authenticate(req.headers, gw.keys, now, req.socket));
+    const key = await (route.dialect === 'gemini'
+      ? authenticateGemini(req.headers, req.url, gw.keys, now, req.socket)
+      : authenticate(req.headers, gw.keys, now, req.socket));
     // Only the token counts read a body.
     if (req.method !== 'POST') req.resume();
     const { body, source } = await shortAnswer(gw, req, { key, route, now });
-    sendJson(res, { status: 200, body, requestId, headers: source === undefined ? undefined : { 'x-modelgate-token-count': source } });
+    sendJson(res, {
+      status: 200,
+      body,
+      requestId,
+      headers: source === undefined ? undefined : { 'x-modelgate-token-count': source },
+    });
   } catch (err) {
     if (!(err instanceof GatewayError)) throw err;
     if (answeredOrGone(err)) return;
@@ -36,7 +52,11 @@ export async function answerShort(gw: Gateway, req: IncomingMessage, res: Server
   }
 }
 
-async function shortAnswer(gw: Gateway, req: IncomingMessage, a: { key: KeyRecord; route: Route; now: number }): Promise<{ body: string; source?: CountResult['source'] }> {
+async function shortAnswer(
+  gw: Gateway,
+  req: IncomingMessage,
+  a: { key: KeyRecord; route: Route; now: number },
+): Promise<{ body: string; source?: CountResult['source'] }> {
   const { key } = a;
   const path = pathOf(req.url);
   const read = async (): Promise<{ text: string; value: unknown }> => parseJsonBody(await readBody(req, gw.bodyLimits));
@@ -48,11 +68,20 @@ async function shortAnswer(gw: Gateway, req: IncomingMessage, a: { key: KeyRecor
     case 'gemini_models':
       return { body: geminiModelsBody(gw.catalog, key) };
     case 'gemini_model':
-      return { body: geminiModelBody(gw.catalog, key, (geminiCallOf(path) ?? geminiListingOf(path))?.model ?? undefined) };
+      return {
+        body: geminiModelBody(gw.catalog, key, (geminiCallOf(path) ?? geminiListingOf(path))?.model ?? undefined),
+      };
     case 'usage_token':
       return { body: await usageTokenBody(gw, key, a.now) };
     case 'response':
-      return { body: await storedResponse(gw.responses, { key, id: responseIdOf(path), method: req.method ?? 'GET', now: a.now }) };
+      return {
+        body: await storedResponse(gw.responses, {
+          key,
+          id: responseIdOf(path),
+          method: req.method ?? 'GET',
+          now: a.now,
+        }),
+      };
     case 'response_input_items':
       return { body: await storedInputItems(gw.responses, { key, id: responseIdOf(path), url: req.url, now: a.now }) };
     case 'responses_input_tokens':

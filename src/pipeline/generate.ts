@@ -15,7 +15,11 @@ import { renderStreamError } from '../dialects/render-error.ts';
 import type { RequestFacts } from '../dialects/request-facts.ts';
 import { validateChatRequest } from '../dialects/openai-chat/validate.ts';
 import { validateMessagesRequest } from '../dialects/anthropic-messages/validate.ts';
-import { checkAnthropicVersion, forwardedHeaders, type AnthropicVersion } from '../dialects/anthropic-messages/version.ts';
+import {
+  checkAnthropicVersion,
+  forwardedHeaders,
+  type AnthropicVersion,
+} from '../dialects/anthropic-messages/version.ts';
 import { validateEmbeddingsRequest } from '../dialects/embeddings/validate.ts';
 import { validateGeminiCall } from '../dialects/gemini/validate.ts';
 import { validateResponsesRequest, type ResponsesFacts } from '../dialects/openai-responses/validate.ts';
@@ -28,20 +32,53 @@ import { keepAliveFor, relayStream } from './relay.ts';
 import { answerShort } from './endpoints.ts';
 import type { Gateway } from './gateway.ts';
 
-export async function dispatch(gw: Gateway, req: IncomingMessage, res: ServerResponse, route: Route, requestId: string): Promise<void> {
+export async function dispatch(
+  gw: Gateway,
+  req: IncomingMessage,
+  res: ServerResponse,
+  route: Route,
+  requestId: string,
+): Promise<void> {
   switch (route.name) {
     case 'chat':
-      return handleGeneration(gw, req, res, { dialect: 'openai', requestId, endpoint: '/v1/chat/completions', validate: validateChatRequest });
+      return handleGeneration(gw, req, res, {
+        dialect: 'openai',
+        requestId,
+        endpoint: '/v1/chat/completions',
+        validate: validateChatRequest,
+      });
     case 'messages':
-      return handleGeneration(gw, req, res, { dialect: 'anthropic', requestId, endpoint: '/v1/messages', validate: (body, at) => validateMessagesRequest(body, at.version ?? undefined) });
+      return handleGeneration(gw, req, res, {
+        dialect: 'anthropic',
+        requestId,
+        endpoint: '/v1/messages',
+        validate: (body, at) => validateMessagesRequest(body, at.version ?? undefined),
+      });
     case 'embeddings':
-      return handleGeneration(gw, req, res, { dialect: 'openai', requestId, endpoint: '/v1/embeddings', embedding: true, validate: validateEmbeddingsRequest });
+      return handleGeneration(gw, req, res, {
+        dialect: 'openai',
+        requestId,
+        endpoint: '/v1/embeddings',
+        embedding: true,
+        validate: validateEmbeddingsRequest,
+      });
     case 'responses':
-      return handleGeneration(gw, req, res, { dialect: 'responses', requestId, endpoint: '/v1/responses', validate: validateResponsesRequest });
+      return handleGeneration(gw, req, res, {
+        dialect: 'responses',
+        requestId,
+        endpoint: '/v1/responses',
+        validate: validateResponsesRequest,
+      });
     case 'gemini_generate': {
       const gemini = geminiCallOf(pathOf(req.url))!;
       // A template, not the URL: the model is the row's own column, and a `?key=` never reaches a row or a label.
-      return handleGeneration(gw, req, res, { dialect: 'gemini', requestId, endpoint: `/${gemini.version}/models/{model}:${gemini.method}`, gemini, validate: (body, at) => validateGeminiCall(body, gemini, at.url) });
+      return handleGeneration(gw, req, res, {
+        dialect: 'gemini',
+        requestId,
+        endpoint: `/${gemini.version}/models/{model}:${gemini.method}`,
+        gemini,
+        validate: (body, at) => validateGeminiCall(body, gemini, at.url),
+      });
     }
     default:
       return answerShort(gw, req, res, route, requestId);
@@ -72,12 +109,23 @@ export interface GenerationEndpoint {
   validate: (body: unknown, at: { url: string | undefined; version: AnthropicVersion | null }) => RequestFacts;
 }
 
-export async function handleGeneration(gw: Gateway, req: IncomingMessage, res: ServerResponse, opts: GenerationEndpoint): Promise<void> {
+export async function handleGeneration(
+  gw: Gateway,
+  req: IncomingMessage,
+  res: ServerResponse,
+  opts: GenerationEndpoint,
+): Promise<void> {
   const state = new RequestState(opts);
   const flight: Flight = { state, ticket: null, admissionRan: false, keptAlive: false, endpoint: opts };
   // A client that leaves stops the upstream at once: no orphaned upstream streams.
   const client = new ResponseClientLink(res);
-  if (gw.tracing !== null) state.trace = gw.tracing.startRequest({ method: req.method ?? 'POST', endpoint: opts.endpoint, requestId: opts.requestId, headers: req.headers });
+  if (gw.tracing !== null)
+    state.trace = gw.tracing.startRequest({
+      method: req.method ?? 'POST',
+      endpoint: opts.endpoint,
+      requestId: opts.requestId,
+      headers: req.headers,
+    });
   gw.metrics.inFlight++;
   try {
     await serve(gw, req, res, flight, client);
@@ -92,24 +140,47 @@ export async function handleGeneration(gw: Gateway, req: IncomingMessage, res: S
       const cost = priceRequest(gw, state);
       const period = flight.ticket === null ? null : await gw.admission.finish(flight.ticket, state.usage, cost);
       recordRequest(gw, state, period);
-      if (state.trace !== null) state.trace.end({ model: rowModel(gw, state.model), stream: state.stream, status: state.status, errorCode: state.errorCode, deployment: state.deployment, usage: state.usage, ttfbMs: state.ttfbMs, attempts: state.attempts });
+      if (state.trace !== null)
+        state.trace.end({
+          model: rowModel(gw, state.model),
+          stream: state.stream,
+          status: state.status,
+          errorCode: state.errorCode,
+          deployment: state.deployment,
+          usage: state.usage,
+          ttfbMs: state.ttfbMs,
+          attempts: state.attempts,
+        });
     } finally {
       gw.metrics.inFlight--;
     }
   }
 }
 
-async function serve(gw: Gateway, req: IncomingMessage, res: ServerResponse, flight: Flight, client: ResponseClientLink): Promise<void> {
+async function serve(
+  gw: Gateway,
+  req: IncomingMessage,
+  res: ServerResponse,
+  flight: Flight,
+  client: ResponseClientLink,
+): Promise<void> {
   const { state } = flight;
   const { embedding, gemini } = flight.endpoint;
-  const key = await (gemini === undefined ? authenticate(req.headers, gw.keys, state.startedWall, req.socket) : authenticateGemini(req.headers, req.url, gw.keys, state.startedWall, req.socket));
+  const key = await (gemini === undefined
+    ? authenticate(req.headers, gw.keys, state.startedWall, req.socket)
+    : authenticateGemini(req.headers, req.url, gw.keys, state.startedWall, req.socket));
   state.key = key;
   const version = state.dialect === 'anthropic' ? checkAnthropicVersion(req.headers) : null;
   const mode = embedding === true ? 'embedding' : 'chat';
   // A compressed body costs memory to decode: a key that may use no model here, or whose rate window is
   // already full, is refused first.
   if (req.headers['content-encoding'] !== undefined) {
-    refuseUnusableKey(gw.catalog, key, { dialect: state.dialect, endpoint: state.endpoint, model: gemini?.model, mode });
+    refuseUnusableKey(gw.catalog, key, {
+      dialect: state.dialect,
+      endpoint: state.endpoint,
+      model: gemini?.model,
+      mode,
+    });
     await gw.admission.refuseIfFull(key, Date.now());
   }
   let raw = await readBody(req, gw.bodyLimits);
@@ -127,7 +198,13 @@ async function serve(gw: Gateway, req: IncomingMessage, res: ServerResponse, fli
   let turn: ResponsesTurn | null = null;
   if (responsesFacts !== null) {
     // A continued conversation: its stored items, and the deployment a native chain stays on.
-    const prepared = await prepareResponsesTurn(gw.responses, { key, facts: responsesFacts, parsed, model, now: state.startedWall });
+    const prepared = await prepareResponsesTurn(gw.responses, {
+      key,
+      facts: responsesFacts,
+      parsed,
+      model,
+      now: state.startedWall,
+    });
     ({ turn, model } = prepared);
     if (prepared.body !== null) {
       parsed = value = prepared.body;
@@ -136,18 +213,51 @@ async function serve(gw: Gateway, req: IncomingMessage, res: ServerResponse, fli
     }
   }
   flight.admissionRan = true;
-  const admitted = await gw.admission.admit({ key, model, body: parsed, bodyBytes: raw.length, now: Date.now(), dialect: state.dialect, embedding });
+  const admitted = await gw.admission.admit({
+    key,
+    model,
+    body: parsed,
+    bodyBytes: raw.length,
+    now: Date.now(),
+    dialect: state.dialect,
+    embedding,
+  });
   flight.ticket = admitted.ticket;
   // The tokenizer runs only when something needs the prompt size: admission did already, or a
   // translated Anthropic stream's message_start, or the bill of a stream cut before its usage arrived.
-  const promptEstimate = promptEstimator({ known: admitted.promptTokens, body: parsed, model: model.deployments[0]?.model ?? model.name, embedding });
+  const promptEstimate = promptEstimator({
+    known: admitted.promptTokens,
+    body: parsed,
+    model: model.deployments[0]?.model ?? model.name,
+    embedding,
+  });
 
   // A streaming client hears from the gateway while the upstream is silent (stream-keep-alive.ts).
-  const keepAlive = facts.stream && gw.config.streamKeepAliveMs > 0 ? keepAliveFor(res, flight, gw.config.streamKeepAliveMs) : null;
-  const input = { dialect: state.dialect, raw, text, parsed, facts, promptEstimate, defaultMaxTokens: gw.config.defaultMaxTokens, outputCap: admitted.outputCap, masker: gw.masker, embedding, geminiVersion: gemini?.version };
+  const keepAlive =
+    facts.stream && gw.config.streamKeepAliveMs > 0 ? keepAliveFor(res, flight, gw.config.streamKeepAliveMs) : null;
+  const input = {
+    dialect: state.dialect,
+    raw,
+    text,
+    parsed,
+    facts,
+    promptEstimate,
+    defaultMaxTokens: gw.config.defaultMaxTokens,
+    outputCap: admitted.outputCap,
+    masker: gw.masker,
+    embedding,
+    geminiVersion: gemini?.version,
+  };
   let answer: Answer;
   try {
-    answer = await obtainAnswer({ gw, state, model, input, forwardHeaders: version === null ? undefined : forwardedHeaders(req.headers), client });
+    answer = await obtainAnswer({
+      gw,
+      state,
+      model,
+      input,
+      forwardHeaders: version === null ? undefined : forwardedHeaders(req.headers),
+      client,
+    });
   } finally {
     keepAlive?.stop();
     flight.keptAlive = keepAlive?.sent === true;
@@ -156,14 +266,25 @@ async function serve(gw: Gateway, req: IncomingMessage, res: ServerResponse, fli
   const answered = facts.stream ? await relayStream(res, flight, answer) : relayJson(res, flight, answer);
   if (turn !== null && answered !== null) {
     // The caller has its answer: a store that fails now costs the conversation's next turn, not this one.
-    await storeResponsesTurn({ responses: gw.responses, retentionMs: gw.config.responsesRetentionMs }, { turn, responseText: answered, deployment: answer.deployment, now: Date.now() }).catch((err: unknown) => {
-      gw.log.warn({ requestId: state.requestId, err: gw.masker.mask(String(err)) }, 'could not store the response: previous_response_id will not find it');
+    await storeResponsesTurn(
+      { responses: gw.responses, retentionMs: gw.config.responsesRetentionMs },
+      { turn, responseText: answered, deployment: answer.deployment, now: Date.now() },
+    ).catch((err: unknown) => {
+      gw.log.warn(
+        { requestId: state.requestId, err: gw.masker.mask(String(err)) },
+        'could not store the response: previous_response_id will not find it',
+      );
     });
   }
 }
 
 /** A request that failed: an error in its dialect (before the first byte) or the stream's end, and a log line. */
-async function answerFailure(gw: Gateway, res: ServerResponse, flight: Flight, failure: { err: unknown; clientGone: boolean }): Promise<void> {
+async function answerFailure(
+  gw: Gateway,
+  res: ServerResponse,
+  flight: Flight,
+  failure: { err: unknown; clientGone: boolean },
+): Promise<void> {
   const { state, endpoint } = flight;
   const { err } = failure;
   if (err instanceof GatewayError && answeredOrGone(err)) {
@@ -180,13 +301,22 @@ async function answerFailure(gw: Gateway, res: ServerResponse, flight: Flight, f
     return;
   }
   const gerr = err instanceof GatewayError ? err : new GatewayError('internal_error');
-  if (!(err instanceof GatewayError)) gw.log.error({ err: gw.masker.mask(err instanceof Error ? (err.stack ?? err.message) : String(err)) }, 'unexpected error');
+  if (!(err instanceof GatewayError))
+    gw.log.error(
+      { err: gw.masker.mask(err instanceof Error ? (err.stack ?? err.message) : String(err)) },
+      'unexpected error',
+    );
   state.status = state.status || gerr.status;
   state.errorCode = gerr.code;
   if (!res.headersSent) {
     state.status = gerr.status;
     // Every response of the generation endpoints carries the key's rate headers, errors included.
-    const headers = flight.ticket !== null ? flight.ticket.headers : flight.admissionRan || state.key === null ? undefined : await gw.admission.headersFor(state.key, Date.now());
+    const headers =
+      flight.ticket !== null
+        ? flight.ticket.headers
+        : flight.admissionRan || state.key === null
+          ? undefined
+          : await gw.admission.headersFor(state.key, Date.now());
     sendError(res, { dialect: endpoint.dialect, error: gerr, requestId: endpoint.requestId, headers });
   } else if (flight.keptAlive && !res.writableEnded) {
     // Only keep-alive comments went out: the failure is the stream's one error event in its dialect.
@@ -195,21 +325,42 @@ async function answerFailure(gw: Gateway, res: ServerResponse, flight: Flight, f
     res.end();
   }
   // A store outage is logged once when it starts and once when it ends (serve-command.ts), not per request.
-  if (gerr.status >= 500 && gerr.code !== 'admission_unavailable') gw.log.warn({ requestId: endpoint.requestId, code: gerr.code, status: gerr.status, reason: gerr.message }, 'request failed');
-  else if (gerr.status < 500 && gw.log.isLevelEnabled('debug')) gw.log.debug({ requestId: endpoint.requestId, code: gerr.code, status: gerr.status, model: rowModel(gw, state.model), reason: gw.masker.mask(gerr.message) }, 'request refused');
+  if (gerr.status >= 500 && gerr.code !== 'admission_unavailable')
+    gw.log.warn(
+      { requestId: endpoint.requestId, code: gerr.code, status: gerr.status, reason: gerr.message },
+      'request failed',
+    );
+  else if (gerr.status < 500 && gw.log.isLevelEnabled('debug'))
+    gw.log.debug(
+      {
+        requestId: endpoint.requestId,
+        code: gerr.code,
+        status: gerr.status,
+        model: rowModel(gw, state.model),
+        reason: gw.masker.mask(gerr.message),
+      },
+      'request refused',
+    );
 }
 
 /** Relays a whole answer; returns the body sent. */
 export function relayJson(res: ServerResponse, flight: Flight, answer: Answer): string {
   const { state } = flight;
   // Routing read and converted the whole body before committing, so a bad 200 could still fail over.
-  if (answer.json === null) throw new GatewayError('internal_error', { message: 'A non-streamed answer arrived without its body.' });
+  if (answer.json === null)
+    throw new GatewayError('internal_error', { message: 'A non-streamed answer arrived without its body.' });
   const { body, usage } = answer.json;
   state.usage = usage;
   state.status = 200;
   state.markFirstByte();
   const ids = { 'x-request-id': state.requestId, 'request-id': state.requestId };
-  res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...ids, ...answer.exchange.responseHeaders, ...flight.ticket?.headers });
+  res.writeHead(200, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(body),
+    ...ids,
+    ...answer.exchange.responseHeaders,
+    ...flight.ticket?.headers,
+  });
   res.end(body);
   return body;
 }

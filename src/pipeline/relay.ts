@@ -7,12 +7,20 @@ import { StreamKeepAlive } from '../http/stream-keep-alive.ts';
 import { streamFailure, type Answer } from '../routing/attempts.ts';
 import type { Flight } from './generate.ts';
 
-const SSE_HEADERS = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' };
+const SSE_HEADERS = {
+  'content-type': 'text/event-stream; charset=utf-8',
+  'cache-control': 'no-cache',
+  'x-accel-buffering': 'no',
+};
 
 /** Comments while the upstream is silent; the first one sends the stream's 200 and headers. */
 export function keepAliveFor(res: ServerResponse, flight: Flight, intervalMs: number): StreamKeepAlive {
   const { requestId } = flight.state;
-  return new StreamKeepAlive({ res, intervalMs, headers: () => ({ ...SSE_HEADERS, 'x-request-id': requestId, 'request-id': requestId, ...flight.ticket?.headers }) });
+  return new StreamKeepAlive({
+    res,
+    intervalMs,
+    headers: () => ({ ...SSE_HEADERS, 'x-request-id': requestId, 'request-id': requestId, ...flight.ticket?.headers }),
+  });
 }
 
 /** Relays a stream; returns the Responses API response object it ended with, when there is one. */
@@ -21,7 +29,14 @@ export async function relayStream(res: ServerResponse, flight: Flight, answer: A
   const relay = answer.exchange.stream();
   state.status = 200;
   // Keep-alive comments may have sent the headers already (without the exchange's own, which came later).
-  if (!res.headersSent) res.writeHead(200, { ...SSE_HEADERS, 'x-request-id': state.requestId, 'request-id': state.requestId, ...answer.exchange.responseHeaders, ...flight.ticket?.headers });
+  if (!res.headersSent)
+    res.writeHead(200, {
+      ...SSE_HEADERS,
+      'x-request-id': state.requestId,
+      'request-id': state.requestId,
+      ...answer.exchange.responseHeaders,
+      ...flight.ticket?.headers,
+    });
   // Headers go out with the first body bytes, so time to first byte is the first write below.
   // Chunks arrive synchronously from the upstream's parser; a full client socket pauses the upstream,
   // and while it is paused for the client its silence does not count as idle.
@@ -44,7 +59,8 @@ export async function relayStream(res: ServerResponse, flight: Flight, answer: A
       // Synchronous with the last chunk: the stream's end goes out in the same write as its last event.
       () => {
         const tail = relay.end();
-        if (!relay.finished) throw new GatewayError('upstream_error', { message: 'The upstream stream ended before it was complete.' });
+        if (!relay.finished)
+          throw new GatewayError('upstream_error', { message: 'The upstream stream ended before it was complete.' });
         state.markFirstByte();
         writer.end(tail);
       },

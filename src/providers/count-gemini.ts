@@ -12,32 +12,60 @@ import { geminiUpstreamPath } from '../dialects/gemini/passthrough-exchange.ts';
 import { upstreamFailure } from '../dialects/upstream-failure.ts';
 import { countCall, countingDeployment, type CountResult, type CountServices } from './count-call.ts';
 
-export async function countGeminiTokens(gw: CountServices, o: { key: KeyRecord; call: GeminiCall; value: unknown }): Promise<CountResult> {
+export async function countGeminiTokens(
+  gw: CountServices,
+  o: { key: KeyRecord; call: GeminiCall; value: unknown },
+): Promise<CountResult> {
   const name = o.call.model ?? '';
   const request = validateGeminiCount(o.value, name);
   const model = resolveModel(gw.catalog, o.key, name, 'gemini');
   const value = o.value as Record<string, unknown>;
-  return gw.admission.whileCounting({ key: o.key, model, body: request, bodyBytes: JSON.stringify(value).length, dialect: 'gemini' }, () =>
-    count(gw, { deployment: countingDeployment(model), value, request, version: o.call.version, timeouts: model.timeouts }),
+  return gw.admission.whileCounting(
+    { key: o.key, model, body: request, bodyBytes: JSON.stringify(value).length, dialect: 'gemini' },
+    () =>
+      count(gw, {
+        deployment: countingDeployment(model),
+        value,
+        request,
+        version: o.call.version,
+        timeouts: model.timeouts,
+      }),
   );
 }
 
 async function count(
   gw: CountServices,
-  opts: { deployment: DeploymentConfig; value: Record<string, unknown>; request: Record<string, unknown>; version: string; timeouts: { firstByteMs: number; idleMs: number } },
+  opts: {
+    deployment: DeploymentConfig;
+    value: Record<string, unknown>;
+    request: Record<string, unknown>;
+    version: string;
+    timeouts: { firstByteMs: number; idleMs: number };
+  },
 ): Promise<CountResult> {
   const { deployment } = opts;
-  const estimate = (): CountResult => ({ body: JSON.stringify({ totalTokens: estimatePromptTokens(opts.request, { model: deployment.model }) }), source: 'estimate' });
+  const estimate = (): CountResult => ({
+    body: JSON.stringify({ totalTokens: estimatePromptTokens(opts.request, { model: deployment.model }) }),
+    source: 'estimate',
+  });
   const p = deployment.provider;
   if (p.kind !== 'gemini') return estimate();
   const apiKey = gw.keyRotation.next(p);
   if (apiKey === null && p.apiKeys.length > 0) return estimate();
-  const headers: Record<string, string> = { 'content-type': 'application/json', 'accept-encoding': 'identity', ...p.headers };
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    'accept-encoding': 'identity',
+    ...p.headers,
+  };
   if (apiKey !== null) headers['x-goog-api-key'] = apiKey;
   // A whole generateContentRequest names its model inside: the upstream's, as the path does.
-  const body = opts.value.generateContentRequest === undefined
-    ? JSON.stringify(opts.value)
-    : JSON.stringify({ ...opts.value, generateContentRequest: { ...opts.request, model: `models/${deployment.model.replace(/^models\//, '')}` } });
+  const body =
+    opts.value.generateContentRequest === undefined
+      ? JSON.stringify(opts.value)
+      : JSON.stringify({
+          ...opts.value,
+          generateContentRequest: { ...opts.request, model: `models/${deployment.model.replace(/^models\//, '')}` },
+        });
   const r = await countCall(gw, {
     provider: p.name,
     what: 'countTokens',
@@ -48,5 +76,11 @@ async function count(
   });
   if (r.kind === 'counted') return { body: r.text, source: 'exact' };
   if (r.kind === 'estimate') return estimate();
-  throw upstreamFailure({ status: r.status, text: r.text, upstreamDialect: 'gemini', clientDialect: 'gemini', masker: gw.masker });
+  throw upstreamFailure({
+    status: r.status,
+    text: r.text,
+    upstreamDialect: 'gemini',
+    clientDialect: 'gemini',
+    masker: gw.masker,
+  });
 }

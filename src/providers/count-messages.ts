@@ -15,30 +15,54 @@ import { upstreamFailure } from '../dialects/upstream-failure.ts';
 import { countCall, countingDeployment, type CountResult, type CountServices } from './count-call.ts';
 
 /** `readBody` is called once the version header passed: a refused request's body is not read. */
-export async function countMessagesTokens(gw: CountServices, o: { key: KeyRecord; headers: IncomingHttpHeaders; readBody: () => Promise<{ text: string; value: unknown }> }): Promise<CountResult> {
+export async function countMessagesTokens(
+  gw: CountServices,
+  o: { key: KeyRecord; headers: IncomingHttpHeaders; readBody: () => Promise<{ text: string; value: unknown }> },
+): Promise<CountResult> {
   const version = checkAnthropicVersion(o.headers);
   const { text, value } = await o.readBody();
   const body = validateMessagesCount(value, version);
   const model = resolveModel(gw.catalog, o.key, body.model, 'anthropic');
   const sent = o.headers['anthropic-version'];
   return gw.admission.whileCounting({ key: o.key, model, body, bodyBytes: text.length, dialect: 'anthropic' }, () =>
-    count(gw, { deployment: countingDeployment(model), value: body, text, version: typeof sent === 'string' ? sent : DEFAULT_UPSTREAM_VERSION, beta: o.headers['anthropic-beta'], timeouts: model.timeouts }),
+    count(gw, {
+      deployment: countingDeployment(model),
+      value: body,
+      text,
+      version: typeof sent === 'string' ? sent : DEFAULT_UPSTREAM_VERSION,
+      beta: o.headers['anthropic-beta'],
+      timeouts: model.timeouts,
+    }),
   );
 }
 
 async function count(
   gw: CountServices,
-  opts: { deployment: DeploymentConfig; value: Record<string, unknown>; text: string; version: string; beta: string | string[] | undefined; timeouts: { firstByteMs: number; idleMs: number } },
+  opts: {
+    deployment: DeploymentConfig;
+    value: Record<string, unknown>;
+    text: string;
+    version: string;
+    beta: string | string[] | undefined;
+    timeouts: { firstByteMs: number; idleMs: number };
+  },
 ): Promise<CountResult> {
   const { deployment, value } = opts;
-  const estimate = (): CountResult => ({ body: JSON.stringify({ input_tokens: estimatePromptTokens(value, { model: deployment.model }) }), source: 'estimate' });
+  const estimate = (): CountResult => ({
+    body: JSON.stringify({ input_tokens: estimatePromptTokens(value, { model: deployment.model }) }),
+    source: 'estimate',
+  });
   const p = deployment.provider;
   if (p.kind !== 'anthropic') return estimate();
   const apiKey = gw.keyRotation.next(p);
   // Every key of the provider was refused: the generation path has taken it out too.
   if (apiKey === null && p.apiKeys.length > 0) return estimate();
   // Counting passes through: the upstream reads the body under the caller's version.
-  const headers: Record<string, string> = { 'content-type': 'application/json', 'anthropic-version': opts.version, 'accept-encoding': 'identity' };
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    'anthropic-version': opts.version,
+    'accept-encoding': 'identity',
+  };
   if (typeof opts.beta === 'string') headers['anthropic-beta'] = opts.beta;
   if (apiKey !== null) headers['x-api-key'] = apiKey;
   const r = await countCall(gw, {
@@ -51,5 +75,11 @@ async function count(
   });
   if (r.kind === 'counted') return { body: r.text, source: 'exact' };
   if (r.kind === 'estimate') return estimate();
-  throw upstreamFailure({ status: r.status, text: r.text, upstreamDialect: 'anthropic', clientDialect: 'anthropic', masker: gw.masker });
+  throw upstreamFailure({
+    status: r.status,
+    text: r.text,
+    upstreamDialect: 'anthropic',
+    clientDialect: 'anthropic',
+    masker: gw.masker,
+  });
 }

@@ -16,11 +16,20 @@ import { upstreamFailure } from '../dialects/upstream-failure.ts';
 import { countCall, countingDeployment, type CountResult, type CountServices } from './count-call.ts';
 
 /** `defaultMaxTokens`: the output limit the hub writes into a request that names none (Anthropic requires one). */
-export async function countResponsesTokens(gw: CountServices, o: { key: KeyRecord; text: string; value: unknown; defaultMaxTokens: number }): Promise<CountResult> {
+export async function countResponsesTokens(
+  gw: CountServices,
+  o: { key: KeyRecord; text: string; value: unknown; defaultMaxTokens: number },
+): Promise<CountResult> {
   const body = validateResponsesCount(o.value);
   const model = resolveModel(gw.catalog, o.key, body.model, 'responses');
   return gw.admission.whileCounting({ key: o.key, model, body, bodyBytes: o.text.length, dialect: 'responses' }, () =>
-    count(gw, { deployment: countingDeployment(model), value: body, text: o.text, timeouts: model.timeouts, defaultMaxTokens: o.defaultMaxTokens }),
+    count(gw, {
+      deployment: countingDeployment(model),
+      value: body,
+      text: o.text,
+      timeouts: model.timeouts,
+      defaultMaxTokens: o.defaultMaxTokens,
+    }),
   );
 }
 
@@ -40,16 +49,31 @@ function countTarget(gw: CountServices, opts: CountOptions): CountTarget | null 
   const apiKey = gw.keyRotation.next(p);
   // Every key of the provider was refused: the generation path has taken it out too.
   if (apiKey === null && p.apiKeys.length > 0) return null;
-  const headers: Record<string, string> = { 'content-type': 'application/json', 'accept-encoding': 'identity', ...p.headers };
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    'accept-encoding': 'identity',
+    ...p.headers,
+  };
   if (native) {
     if (apiKey !== null) headers.authorization = `Bearer ${apiKey}`;
-    return { url: `${p.baseUrl}/responses/input_tokens`, headers, body: patchModel(opts.text, deployment.model) ?? JSON.stringify({ ...opts.value, model: deployment.model }), upstreamDialect: 'responses' };
+    return {
+      url: `${p.baseUrl}/responses/input_tokens`,
+      headers,
+      body: patchModel(opts.text, deployment.model) ?? JSON.stringify({ ...opts.value, model: deployment.model }),
+      upstreamDialect: 'responses',
+    };
   }
   // An Anthropic-style upstream counts the request as the hub would send it.
   let encoded: Record<string, unknown>;
   try {
     const req = responsesClient.decodeRequest(opts.value);
-    encoded = JSON.parse(messagesUpstream.encodeRequest(req, { upstreamModel: deployment.model, defaultMaxTokens: opts.defaultMaxTokens, refusedParams: deployment.refusedParams ?? [] }).body) as Record<string, unknown>;
+    encoded = JSON.parse(
+      messagesUpstream.encodeRequest(req, {
+        upstreamModel: deployment.model,
+        defaultMaxTokens: opts.defaultMaxTokens,
+        refusedParams: deployment.refusedParams ?? [],
+      }).body,
+    ) as Record<string, unknown>;
   } catch {
     return null;
   }
@@ -57,7 +81,12 @@ function countTarget(gw: CountServices, opts: CountOptions): CountTarget | null 
   for (const k of COUNTED_FIELDS) if (encoded[k] !== undefined) body[k] = encoded[k];
   headers['anthropic-version'] = '2023-06-01';
   if (apiKey !== null) headers['x-api-key'] = apiKey;
-  return { url: `${p.baseUrl}/v1/messages/count_tokens`, headers, body: JSON.stringify(body), upstreamDialect: 'anthropic' };
+  return {
+    url: `${p.baseUrl}/v1/messages/count_tokens`,
+    headers,
+    body: JSON.stringify(body),
+    upstreamDialect: 'anthropic',
+  };
 }
 
 /** What Anthropic's count_tokens takes of a messages request (it refuses max_tokens, stream, sampling). */
@@ -74,18 +103,37 @@ interface CountOptions {
 async function count(gw: CountServices, opts: CountOptions): Promise<CountResult> {
   const { deployment, value } = opts;
   const estimate = (): CountResult => ({
-    body: JSON.stringify({ object: 'response.input_tokens', input_tokens: estimatePromptTokens(value, { model: deployment.model }) }),
+    body: JSON.stringify({
+      object: 'response.input_tokens',
+      input_tokens: estimatePromptTokens(value, { model: deployment.model }),
+    }),
     source: 'estimate',
   });
   const p = deployment.provider;
   const target = countTarget(gw, opts);
   if (target === null) return estimate();
-  const r = await countCall(gw, { provider: p.name, what: 'responses input_tokens', url: target.url, headers: target.headers, body: target.body, timeouts: opts.timeouts });
+  const r = await countCall(gw, {
+    provider: p.name,
+    what: 'responses input_tokens',
+    url: target.url,
+    headers: target.headers,
+    body: target.body,
+    timeouts: opts.timeouts,
+  });
   if (r.kind === 'estimate') return estimate();
-  if (r.kind === 'failed') throw upstreamFailure({ status: r.status, text: r.text, upstreamDialect: target.upstreamDialect, clientDialect: 'responses', masker: gw.masker });
+  if (r.kind === 'failed')
+    throw upstreamFailure({
+      status: r.status,
+      text: r.text,
+      upstreamDialect: target.upstreamDialect,
+      clientDialect: 'responses',
+      masker: gw.masker,
+    });
   if (target.upstreamDialect === 'responses') return { body: r.text, source: 'exact' };
   const counted = anthropicCount(r.text);
-  return counted === null ? estimate() : { body: JSON.stringify({ object: 'response.input_tokens', input_tokens: counted }), source: 'exact' };
+  return counted === null
+    ? estimate()
+    : { body: JSON.stringify({ object: 'response.input_tokens', input_tokens: counted }), source: 'exact' };
 }
 
 function anthropicCount(text: string): number | null {

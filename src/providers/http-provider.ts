@@ -86,13 +86,19 @@ export function upstreamHeaders(p: ProviderConfig, call: UpstreamCall): Record<s
 
 function buildHeaders(p: ProviderConfig, call: UpstreamCall): Record<string, string> {
   // identity: the answer is tapped for usage and relayed as it comes; undici does not decompress.
-  const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'accept-encoding': 'identity', ...p.headers };
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    'accept-encoding': 'identity',
+    ...p.headers,
+  };
   const key = call.apiKey;
   if (p.kind === 'gemini') {
     if (key) headers['x-goog-api-key'] = key;
   } else if (p.kind === 'anthropic') {
     // Pass-through carries the caller's version; a translated request the one the provider names.
-    headers['anthropic-version'] = call.forwardHeaders['anthropic-version'] ?? p.anthropicVersion ?? DEFAULT_UPSTREAM_VERSION;
+    headers['anthropic-version'] =
+      call.forwardHeaders['anthropic-version'] ?? p.anthropicVersion ?? DEFAULT_UPSTREAM_VERSION;
     const beta = call.forwardHeaders['anthropic-beta'];
     if (beta) headers['anthropic-beta'] = beta;
     if (key) headers['x-api-key'] = key;
@@ -117,7 +123,8 @@ export function callHttpProvider(call: UpstreamCall, connectTimeoutMs: number): 
       {
         method: 'POST',
         path: call.path !== undefined ? t.prefix + call.path : call.dialect === 'responses' ? t.responsesPath : t.path,
-        headers: call.traceHeaders === null ? upstreamHeaders(p, call) : { ...upstreamHeaders(p, call), ...call.traceHeaders },
+        headers:
+          call.traceHeaders === null ? upstreamHeaders(p, call) : { ...upstreamHeaders(p, call), ...call.traceHeaders },
         body: call.body,
       },
       handler,
@@ -151,7 +158,11 @@ class UpstreamHandler implements Dispatcher.DispatchHandler, FeedSource {
     if (this.#pendingAbort !== null) controller.abort(this.#pendingAbort);
   }
 
-  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: Record<string, string | string[] | undefined>): void {
+  onResponseStart(
+    _controller: Dispatcher.DispatchController,
+    statusCode: number,
+    headers: Record<string, string | string[] | undefined>,
+  ): void {
     // 1xx (103 Early Hints from a CDN in front of the upstream) are informational: the answer follows.
     if (statusCode < 200) return;
     const resolve = this.#resolve;

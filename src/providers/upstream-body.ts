@@ -47,7 +47,9 @@ export class UpstreamBodyTooLarge extends Error {
   override name = 'UpstreamBodyTooLarge';
 
   constructor(limitBytes: number) {
-    super(`The upstream's answer exceeded ${limitBytes >= 1048576 ? `${limitBytes / 1048576} MB` : `${limitBytes} bytes`}.`);
+    super(
+      `The upstream's answer exceeded ${limitBytes >= 1048576 ? `${limitBytes / 1048576} MB` : `${limitBytes} bytes`}.`,
+    );
   }
 }
 
@@ -140,7 +142,8 @@ export class ChunkFeed implements UpstreamBody {
   }
 
   pipe(sink: ChunkSink, onEnd?: () => void): Promise<void> {
-    if (this.#sink !== null || this.#waiter !== null) return Promise.reject(new Error('upstream body is already being read'));
+    if (this.#sink !== null || this.#waiter !== null)
+      return Promise.reject(new Error('upstream body is already being read'));
     const queued = this.#queue;
     this.#queue = [];
     this.#size = 0;

@@ -107,10 +107,18 @@ export async function obtainAnswer(opts: ObtainAnswerOptions): Promise<Answer> {
       // Said to the caller and in /metrics: the answer comes from a deployment the breaker had taken out.
       gw.metrics.panicRouted(model.name);
       state.routing = 'panic';
-      exchange.responseHeaders['x-modelgate-routing'] = `panic: every deployment of the model was cooling down; tried ${step.deployment.id}, the soonest to recover`;
+      exchange.responseHeaders['x-modelgate-routing'] =
+        `panic: every deployment of the model was cooling down; tried ${step.deployment.id}, the soonest to recover`;
     }
-    const span = state.trace === null ? null : state.trace.startAttempt({ deployment: step.deployment, attempt: step.attempt });
-    const result = await attempt({ opts, step, exchange, deadline: plan.deadline, traceHeaders: span === null ? null : span.headers });
+    const span =
+      state.trace === null ? null : state.trace.startAttempt({ deployment: step.deployment, attempt: step.attempt });
+    const result = await attempt({
+      opts,
+      step,
+      exchange,
+      deadline: plan.deadline,
+      traceHeaders: span === null ? null : span.headers,
+    });
     if (span !== null) span.end(attemptEnd(result));
     if (result.kind === 'client') throw clientGone(plan);
     if (result.kind === 'shutdown') {
@@ -129,7 +137,13 @@ export async function obtainAnswer(opts: ObtainAnswerOptions): Promise<Answer> {
     if (result.outcome.kind === 'fatal') {
       state.deployment = step.deployment.id;
       if (result.status !== undefined && result.status < 500) {
-        throw upstreamFailure({ status: result.status, text: lastText, upstreamDialect: exchange.upstreamDialect, clientDialect: state.dialect, masker: gw.masker });
+        throw upstreamFailure({
+          status: result.status,
+          text: lastText,
+          upstreamDialect: exchange.upstreamDialect,
+          clientDialect: state.dialect,
+          masker: gw.masker,
+        });
       }
       throw finalFailure({ plan, lastText, gw, dialect: state.dialect });
     }
@@ -137,15 +151,26 @@ export async function obtainAnswer(opts: ObtainAnswerOptions): Promise<Answer> {
 }
 
 /** One attempt, start to commitment: headers, then the first body chunk (streamed) or the whole body. */
-async function attempt(a: { opts: ObtainAnswerOptions; step: AttemptStep; exchange: Exchange; deadline: number; traceHeaders: Readonly<Record<string, string>> | null }): Promise<AttemptResult> {
+async function attempt(a: {
+  opts: ObtainAnswerOptions;
+  step: AttemptStep;
+  exchange: Exchange;
+  deadline: number;
+  traceHeaders: Readonly<Record<string, string>> | null;
+}): Promise<AttemptResult> {
   const { opts, step, exchange } = a;
   const { timeouts } = opts.model;
-  const watch = new AttemptWatch({ client: opts.client, firstByteMs: timeouts.firstByteMs, idleMs: timeouts.idleMs, deadline: a.deadline });
+  const watch = new AttemptWatch({
+    client: opts.client,
+    firstByteMs: timeouts.firstByteMs,
+    idleMs: timeouts.idleMs,
+    deadline: a.deadline,
+  });
   let body: string | Buffer;
   try {
     body = exchange.upstreamBody();
   } catch (err) {
-    // Building the body is the gateway's work: whatever fails here is not the deployment's (issue 39).
+    // Building the body is the gateway's work: whatever fails here is not the deployment's.
     watch.dispose();
     return { kind: 'failed', outcome: { kind: 'local' }, detail: opts.gw.masker.mask(describe(err)) };
   }
@@ -158,7 +183,8 @@ async function attempt(a: { opts: ObtainAnswerOptions; step: AttemptStep; exchan
         body,
         path: exchange.upstreamPath,
         // The caller's anthropic-version and -beta describe its own body: they go only where it passes through.
-        forwardHeaders: exchange.upstreamDialect === opts.input.dialect ? (opts.forwardHeaders ?? NOT_FORWARDED) : NOT_FORWARDED,
+        forwardHeaders:
+          exchange.upstreamDialect === opts.input.dialect ? (opts.forwardHeaders ?? NOT_FORWARDED) : NOT_FORWARDED,
         apiKey: step.apiKey,
         stop: watch,
         traceHeaders: a.traceHeaders,
@@ -172,7 +198,9 @@ async function attempt(a: { opts: ObtainAnswerOptions; step: AttemptStep; exchan
     if (response.status < 200 || response.status >= 300) {
       const text = await errorText(response);
       watch.dispose();
-      const outcome: AttemptOutcome = isQuotaExhausted(response.status, text) ? { kind: 'credentials', status: 429 } : classifyStatus(response.status, response.headers);
+      const outcome: AttemptOutcome = isQuotaExhausted(response.status, text)
+        ? { kind: 'credentials', status: 429 }
+        : classifyStatus(response.status, response.headers);
       return { kind: 'failed', outcome, detail: `status ${response.status}`, text, status: response.status };
     }
     const unusable = unusableAnswer(response.headers, opts.input.facts.stream);
@@ -186,7 +214,14 @@ async function attempt(a: { opts: ObtainAnswerOptions; step: AttemptStep; exchan
         return { kind: 'failed', outcome: { kind: 'retryable', malformed: true }, detail: 'empty 2xx stream' };
       }
       watch.chunk();
-      const answer: Answer = { exchange, deployment: step.deployment, body: response.body, json: null, watch, streamFailed: (err) => streamFailed(opts.gw, step.deployment.id, err) };
+      const answer: Answer = {
+        exchange,
+        deployment: step.deployment,
+        body: response.body,
+        json: null,
+        watch,
+        streamFailed: (err) => streamFailed(opts.gw, step.deployment.id, err),
+      };
       return { kind: 'answer', answer };
     }
     // The first-byte/deadline clock stays armed until the whole body is in: a body that stalls halfway
@@ -200,7 +235,14 @@ async function attempt(a: { opts: ObtainAnswerOptions; step: AttemptStep; exchan
       if (!(err instanceof GatewayError)) throw err;
       return { kind: 'failed', outcome: { kind: 'retryable', malformed: true }, detail: err.message };
     }
-    const answer: Answer = { exchange, deployment: step.deployment, body: response.body, json, watch, streamFailed: () => undefined };
+    const answer: Answer = {
+      exchange,
+      deployment: step.deployment,
+      body: response.body,
+      json,
+      watch,
+      streamFailed: () => undefined,
+    };
     return { kind: 'answer', answer };
   } catch (err) {
     return stopped(watch, err, opts.gw);
@@ -220,7 +262,8 @@ function unusableAnswer(headers: UpstreamHeaders, stream: boolean): string | nul
   }
   if (!stream) return null;
   const type = header(headers, 'content-type')?.toLowerCase() ?? '';
-  if (type.startsWith('application/json') || type.startsWith('text/html')) return `the upstream answered a streamed request with ${type.split(';')[0]}, not an event stream`;
+  if (type.startsWith('application/json') || type.startsWith('text/html'))
+    return `the upstream answered a streamed request with ${type.split(';')[0]}, not an event stream`;
   return null;
 }
 
@@ -236,7 +279,8 @@ async function errorText(response: UpstreamResponse): Promise<string> {
 }
 
 function streamFailed(gw: RoutingServices, deploymentId: string, err: unknown): void {
-  if (err === undefined || err instanceof GatewayError || classifyError(err).kind !== 'local') gw.breaker.onFailure(deploymentId, 'stream failed');
+  if (err === undefined || err instanceof GatewayError || classifyError(err).kind !== 'local')
+    gw.breaker.onFailure(deploymentId, 'stream failed');
 }
 
 /** An attempt that threw: the client left, a clock fired, or the upstream call failed. */
@@ -244,9 +288,11 @@ function stopped(watch: AttemptWatch, err: unknown, gw: RoutingServices): Attemp
   watch.abandon();
   if (watch.reason === 'client') return { kind: 'client' };
   if (watch.reason === 'shutdown') return { kind: 'shutdown' };
-  if (watch.timedOut) return { kind: 'failed', outcome: { kind: 'retryable', timeout: true }, detail: `${watch.reason} timeout` };
+  if (watch.timedOut)
+    return { kind: 'failed', outcome: { kind: 'retryable', timeout: true }, detail: `${watch.reason} timeout` };
   // A runaway body is the deployment's fault, and another deployment may answer sanely.
-  if (err instanceof UpstreamBodyTooLarge) return { kind: 'failed', outcome: { kind: 'retryable', malformed: true }, detail: err.message };
+  if (err instanceof UpstreamBodyTooLarge)
+    return { kind: 'failed', outcome: { kind: 'retryable', malformed: true }, detail: err.message };
   const outcome = classifyError(err);
   return { kind: 'failed', outcome, detail: gw.masker.mask(describe(err)) };
 }
@@ -260,10 +306,19 @@ function describe(err: unknown): string {
 /** An attempt's result as its span records it. */
 function attemptEnd(result: AttemptResult): AttemptEnd {
   switch (result.kind) {
-    case 'answer': return { kind: 'answer', status: 200 };
-    case 'failed': return { kind: 'failed', status: result.status, outcome: outcomeLabel(result.outcome, result.status), detail: result.detail };
-    case 'client': return { kind: 'stopped', reason: 'client_disconnected' };
-    default: return { kind: 'stopped', reason: 'shutting_down' };
+    case 'answer':
+      return { kind: 'answer', status: 200 };
+    case 'failed':
+      return {
+        kind: 'failed',
+        status: result.status,
+        outcome: outcomeLabel(result.outcome, result.status),
+        detail: result.detail,
+      };
+    case 'client':
+      return { kind: 'stopped', reason: 'client_disconnected' };
+    default:
+      return { kind: 'stopped', reason: 'shutting_down' };
   }
 }
 
@@ -274,10 +329,21 @@ function outcomeLabel(outcome: AttemptOutcome, status: number | undefined): stri
 }
 
 /** Every failed attempt is visible: a warning, a metric, and for refused credentials one loud error per key. */
-function noteFailure(n: { gw: RoutingServices; state: AttemptRecord; step: AttemptStep; result: Extract<AttemptResult, { kind: 'failed' }> }): void {
+function noteFailure(n: {
+  gw: RoutingServices;
+  state: AttemptRecord;
+  step: AttemptStep;
+  result: Extract<AttemptResult, { kind: 'failed' }>;
+}): void {
   const { gw, step, result } = n;
   const deployment = step.deployment.id;
-  const fields = { requestId: n.state.requestId, deployment, attempt: step.attempt, outcome: result.outcome.kind, detail: result.detail };
+  const fields = {
+    requestId: n.state.requestId,
+    deployment,
+    attempt: step.attempt,
+    outcome: result.outcome.kind,
+    detail: result.detail,
+  };
   if (result.outcome.kind === 'local') {
     gw.log.error(fields, 'the gateway failed while sending the request upstream (not counted against the deployment)');
     return;
@@ -286,8 +352,14 @@ function noteFailure(n: { gw: RoutingServices; state: AttemptRecord; step: Attem
   if (result.outcome.kind === 'credentials' && step.apiKey !== null) {
     const provider = step.deployment.provider.name;
     if (!gw.keyRotation.isRejected(provider, step.apiKey)) {
-      const why = result.status === 429 ? "the provider account behind the gateway's key is out of quota" : "upstream refused the gateway's key";
-      gw.log.error({ ...fields, provider, maskedKey: maskKey(step.apiKey) }, `${why} for provider '${provider}': key taken out of rotation, tried again in ${duration(gw.keyRotation.firstRetryMs)} (the wait doubling while it is refused) and put back when it works`);
+      const why =
+        result.status === 429
+          ? "the provider account behind the gateway's key is out of quota"
+          : "upstream refused the gateway's key";
+      gw.log.error(
+        { ...fields, provider, maskedKey: maskKey(step.apiKey) },
+        `${why} for provider '${provider}': key taken out of rotation, tried again in ${duration(gw.keyRotation.firstRetryMs)} (the wait doubling while it is refused) and put back when it works`,
+      );
       return;
     }
   }
@@ -296,10 +368,15 @@ function noteFailure(n: { gw: RoutingServices; state: AttemptRecord; step: Attem
 
 /** Any answer but a 401 shows the key works: a refused key that was re-probed is back in rotation, said once. */
 function keyAnswered(gw: RoutingServices, step: AttemptStep, result: AttemptResult): void {
-  const answered = result.kind === 'answer' || (result.kind === 'failed' && result.status !== undefined && result.outcome.kind !== 'credentials');
+  const answered =
+    result.kind === 'answer' ||
+    (result.kind === 'failed' && result.status !== undefined && result.outcome.kind !== 'credentials');
   const provider = step.deployment.provider.name;
   if (answered && gw.keyRotation.accepted(provider, step.apiKey!)) {
-    gw.log.info({ provider, maskedKey: maskKey(step.apiKey!) }, `provider '${provider}' accepts the gateway's key again: back in rotation`);
+    gw.log.info(
+      { provider, maskedKey: maskKey(step.apiKey!) },
+      `provider '${provider}' accepts the gateway's key again: back in rotation`,
+    );
   }
 }
 
@@ -339,11 +416,21 @@ function readUpstreamText(text: string, gw: RoutingServices): string {
 
 /** After the first byte the status line is gone: the failure becomes an in-stream error event. */
 export function streamFailure(err: unknown, stoppedBy: string | null): GatewayError {
-  if (stoppedBy === 'idle') return new GatewayError('upstream_timeout', { message: 'The upstream stream stalled: no data within the idle timeout.' });
-  if (stoppedBy === 'total') return new GatewayError('upstream_timeout', { message: 'The request reached its deadline while the upstream was still streaming.' });
-  if (stoppedBy === 'shutdown') return new GatewayError('shutting_down', { message: 'The gateway is shutting down; the stream was cut before it was complete.' });
+  if (stoppedBy === 'idle')
+    return new GatewayError('upstream_timeout', {
+      message: 'The upstream stream stalled: no data within the idle timeout.',
+    });
+  if (stoppedBy === 'total')
+    return new GatewayError('upstream_timeout', {
+      message: 'The request reached its deadline while the upstream was still streaming.',
+    });
+  if (stoppedBy === 'shutdown')
+    return new GatewayError('shutting_down', {
+      message: 'The gateway is shutting down; the stream was cut before it was complete.',
+    });
   if (err instanceof GatewayError) return err;
   const code = (err as { code?: unknown }).code;
-  if (typeof code === 'string' && code.includes('TIMEOUT')) return new GatewayError('upstream_timeout', { message: 'The upstream stream stalled and timed out.' });
+  if (typeof code === 'string' && code.includes('TIMEOUT'))
+    return new GatewayError('upstream_timeout', { message: 'The upstream stream stalled and timed out.' });
   return new GatewayError('upstream_error', { message: 'The upstream stream failed before it was complete.' });
 }

@@ -1,5 +1,5 @@
 // Per-deployment health across requests: cooldown after repeated failures, one half-open probe,
-// a "credentials rejected" state re-probed on a timer (issue 39), and a rest while an upstream's 429
+// a "credentials rejected" state re-probed on a timer, and a rest while an upstream's 429
 // `retry-after` lasts. Time is injected; no timers.
 
 /**
@@ -97,7 +97,8 @@ interface Entry {
 }
 
 function positive(name: string, value: number): number {
-  if (!Number.isFinite(value) || value <= 0) throw new RangeError(`circuit breaker: ${name} must be a positive number, got ${value}`);
+  if (!Number.isFinite(value) || value <= 0)
+    throw new RangeError(`circuit breaker: ${name} must be a positive number, got ${value}`);
   return value;
 }
 
@@ -119,14 +120,18 @@ export class CircuitBreaker {
     this.#now = options.now ?? (() => performance.now());
     this.#consecutiveFailures = positive('consecutiveFailures', options.consecutiveFailures ?? 5);
     this.#failureRate = positive('failureRate', options.failureRate ?? 0.5);
-    if (this.#failureRate > 1) throw new RangeError(`circuit breaker: failureRate must be at most 1, got ${this.#failureRate}`);
+    if (this.#failureRate > 1)
+      throw new RangeError(`circuit breaker: failureRate must be at most 1, got ${this.#failureRate}`);
     this.#minCalls = positive('minCalls', options.minCalls ?? 10);
     this.#bucketMs = positive('windowMs', options.windowMs ?? 30_000) / BUCKETS;
     this.#cooldownMs = positive('cooldownMs', options.cooldownMs ?? 30_000);
     this.#maxCooldownMs = Math.max(this.#cooldownMs, positive('maxCooldownMs', options.maxCooldownMs ?? 300_000));
     this.#probeTimeoutMs = positive('probeTimeoutMs', options.probeTimeoutMs ?? 60_000);
     this.#credentialsRetryMs = positive('credentialsRetryMs', options.credentialsRetryMs ?? 60_000);
-    this.#maxCredentialsRetryMs = Math.max(this.#credentialsRetryMs, positive('maxCredentialsRetryMs', options.maxCredentialsRetryMs ?? 900_000));
+    this.#maxCredentialsRetryMs = Math.max(
+      this.#credentialsRetryMs,
+      positive('maxCredentialsRetryMs', options.maxCredentialsRetryMs ?? 900_000),
+    );
     this.#onTransition = options.onTransition;
   }
 
@@ -298,17 +303,33 @@ export class CircuitBreaker {
 
   health(deploymentId: string): BreakerHealth {
     const entry = this.#entries.get(deploymentId);
-    if (entry === undefined) return { state: 'closed', consecutiveFailures: 0, retryInMs: 0, recentCalls: 0, recentFailures: 0, lastFailure: null };
+    if (entry === undefined)
+      return {
+        state: 'closed',
+        consecutiveFailures: 0,
+        retryInMs: 0,
+        recentCalls: 0,
+        recentFailures: 0,
+        lastFailure: null,
+      };
     const now = this.#now();
     const bucketId = Math.floor(now / this.#bucketMs);
     const { calls, failures } = windowTotals(entry, bucketId);
     return {
       state: this.state(deploymentId),
       consecutiveFailures: entry.consecutive,
-      retryInMs: entry.state === 'open' ? Math.max(0, entry.openUntil - now) : entry.state === 'closed' ? Math.max(0, entry.restUntil - now) : 0,
+      retryInMs:
+        entry.state === 'open'
+          ? Math.max(0, entry.openUntil - now)
+          : entry.state === 'closed'
+            ? Math.max(0, entry.restUntil - now)
+            : 0,
       recentCalls: calls,
       recentFailures: failures,
-      lastFailure: entry.lastFailure === null ? null : { reason: entry.lastFailure, agoMs: Math.max(0, now - entry.lastFailureAt) },
+      lastFailure:
+        entry.lastFailure === null
+          ? null
+          : { reason: entry.lastFailure, agoMs: Math.max(0, now - entry.lastFailureAt) },
     };
   }
 
@@ -357,8 +378,13 @@ export class CircuitBreaker {
   }
 
   /** Every change of state starts a fresh count: old failures must not trip a just-closed breaker. */
-  #move(deploymentId: string, entry: Entry, change: { to: BreakerState; at: number; cooldownMs?: number; reprobe?: boolean }): void {
-    const from = entry.state === 'open' && change.at >= entry.openUntil && change.to !== 'half-open' ? 'half-open' : entry.state;
+  #move(
+    deploymentId: string,
+    entry: Entry,
+    change: { to: BreakerState; at: number; cooldownMs?: number; reprobe?: boolean },
+  ): void {
+    const from =
+      entry.state === 'open' && change.at >= entry.openUntil && change.to !== 'half-open' ? 'half-open' : entry.state;
     entry.state = change.to;
     entry.consecutive = 0;
     entry.probeAt = -Infinity;

@@ -5,7 +5,6 @@ import type { AttemptOutcome, AttemptRecord, PlanEndReason, RetryableOutcome } f
 import type { UpstreamHeaders } from '../providers/upstream-types.ts';
 import { header } from '../providers/http-provider.ts';
 
-
 /** The issue-5 list; 529 is Anthropic's `overloaded_error`. Other 5xx (501, 505…) will not change on retry. */
 const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([429, 500, 502, 503, 504, 529]);
 
@@ -40,9 +39,17 @@ const MALFORMED_CODES: ReadonlySet<string> = new Set([
 
 /**
  * Failures of this process, not of the upstream: out of file descriptors, memory or local ports. An
- * upstream cannot cause them, so they must never open its circuit breaker (issue 39).
+ * upstream cannot cause them, so they must never open its circuit breaker.
  */
-const LOCAL_CODES: ReadonlySet<string> = new Set(['EMFILE', 'ENFILE', 'ENOMEM', 'ENOBUFS', 'EADDRNOTAVAIL', 'ERR_STRING_TOO_LONG', 'ERR_BUFFER_TOO_LARGE']);
+const LOCAL_CODES: ReadonlySet<string> = new Set([
+  'EMFILE',
+  'ENFILE',
+  'ENOMEM',
+  'ENOBUFS',
+  'EADDRNOTAVAIL',
+  'ERR_STRING_TOO_LONG',
+  'ERR_BUFFER_TOO_LARGE',
+]);
 
 /** Causes are walked this deep: undici wraps socket errors once or twice. */
 const MAX_CAUSE_DEPTH = 5;
@@ -98,10 +105,21 @@ function errorCode(err: object): string | undefined {
   return typeof code === 'string' ? code : undefined;
 }
 
-const TLS_CODES: ReadonlySet<string> = new Set(['EPROTO', 'CERT_HAS_EXPIRED', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'SELF_SIGNED_CERT_IN_CHAIN']);
+const TLS_CODES: ReadonlySet<string> = new Set([
+  'EPROTO',
+  'CERT_HAS_EXPIRED',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+]);
 
 function isTlsCode(code: string): boolean {
-  return TLS_CODES.has(code) || code.startsWith('ERR_TLS_') || code.startsWith('ERR_SSL_') || code.startsWith('UNABLE_TO_') || code.startsWith('CERT_');
+  return (
+    TLS_CODES.has(code) ||
+    code.startsWith('ERR_TLS_') ||
+    code.startsWith('ERR_SSL_') ||
+    code.startsWith('UNABLE_TO_') ||
+    code.startsWith('CERT_')
+  );
 }
 
 function errorName(err: object): string | undefined {
@@ -126,8 +144,10 @@ export function classifyError(err: unknown): AttemptOutcome {
     // HPE_*: llhttp could not parse the upstream's answer — a broken upstream, not our bug. undici's
     // HTTPParserError carries no code for some of them (a bad chunk size), hence the name too. A TLS
     // failure (expired or mismatched certificate, handshake) is the upstream's side too.
-    if (code !== undefined && (CONNECTION_CODES.has(code) || code.startsWith('HPE_') || isTlsCode(code))) return { kind: 'retryable' };
-    if (errorName(current) === 'HTTPParserError' || (code !== undefined && MALFORMED_CODES.has(code))) return { kind: 'retryable', malformed: true };
+    if (code !== undefined && (CONNECTION_CODES.has(code) || code.startsWith('HPE_') || isTlsCode(code)))
+      return { kind: 'retryable' };
+    if (errorName(current) === 'HTTPParserError' || (code !== undefined && MALFORMED_CODES.has(code)))
+      return { kind: 'retryable', malformed: true };
     current = (current as { cause?: unknown }).cause;
   }
   return { kind: 'local' };
@@ -234,7 +254,11 @@ export function finalError(input: FinalErrorInput): FinalError {
   const last = attempts[n - 1].outcome;
   if (last.kind === 'success') throw new Error('finalError called for a request that succeeded');
   if (last.kind === 'local' || reason === 'local') {
-    return { status: 500, code: 'internal_error', message: `The gateway failed while sending the request for model '${model}' (${attemptsText(n)}); the upstream is not at fault.` };
+    return {
+      status: 500,
+      code: 'internal_error',
+      message: `The gateway failed while sending the request for model '${model}' (${attemptsText(n)}); the upstream is not at fault.`,
+    };
   }
   const where = `${attemptsText(n)} on ${deploymentsText(attempts)} of model '${model}'`;
   if (last.kind === 'fatal') {
@@ -244,20 +268,33 @@ export function finalError(input: FinalErrorInput): FinalError {
       return { status: last.status, code: 'upstream_error', message };
     }
     // 501, 505, or a 5xx the upstream said not to retry: the next try would meet the same answer.
-    return { status: 502, code: 'upstream_error', message: `Upstream failure after ${where}; last: status ${last.status}.`, noRetry: true };
+    return {
+      status: 502,
+      code: 'upstream_error',
+      message: `Upstream failure after ${where}; last: status ${last.status}.`,
+      noRetry: true,
+    };
   }
   const failures = attempts.map((a) => a.outcome);
   if (failures.every(isRateLimited)) {
     const retryAfterMs = smallestRetryAfter(failures);
     const hint = retryAfterMs === undefined ? '' : `; retry after ${Math.ceil(retryAfterMs / 1000)} s`;
-    const error: FinalError = { status: 429, code: 'upstream_rate_limited', message: `Upstream rate limit on ${where}${hint}.` };
+    const error: FinalError = {
+      status: 429,
+      code: 'upstream_rate_limited',
+      message: `Upstream rate limit on ${where}${hint}.`,
+    };
     if (retryAfterMs !== undefined) error.retryAfterMs = retryAfterMs;
     return error;
   }
   const unavailable = reason === 'none-available' ? '; no other deployment is available' : '';
   const lastText = lastFailureText(last);
   if (reason === 'deadline' || failures.filter((o) => !isRateLimited(o)).every(isTimeout)) {
-    return { status: 504, code: 'upstream_timeout', message: `Upstream timeout after ${where}; last: ${lastText}${unavailable}.` };
+    return {
+      status: 504,
+      code: 'upstream_timeout',
+      message: `Upstream timeout after ${where}; last: ${lastText}${unavailable}.`,
+    };
   }
   if (failures.every((o) => o.kind === 'credentials')) {
     return {
@@ -267,7 +304,11 @@ export function finalError(input: FinalErrorInput): FinalError {
       noRetry: true,
     };
   }
-  const error: FinalError = { status: 502, code: 'upstream_error', message: `Upstream failure after ${where}; last: ${lastText}${unavailable}.` };
+  const error: FinalError = {
+    status: 502,
+    code: 'upstream_error',
+    message: `Upstream failure after ${where}; last: ${lastText}${unavailable}.`,
+  };
   // Overloaded (Anthropic's 529, a 503): Anthropic callers read the type they know for it.
   if (last.kind === 'retryable' && (last.status === 529 || last.status === 503)) error.overloaded = true;
   return error;

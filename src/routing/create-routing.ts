@@ -19,7 +19,13 @@ export function duration(ms: number): string {
 export function createRouting(deps: {
   log: Logger;
   metrics: Metrics;
-  breaker?: { failures?: number; minCalls?: number; cooldownMs?: number; credentialsRetryMs?: number; credentialsRetryMaxMs?: number };
+  breaker?: {
+    failures?: number;
+    minCalls?: number;
+    cooldownMs?: number;
+    credentialsRetryMs?: number;
+    credentialsRetryMaxMs?: number;
+  };
 }): Routing {
   const { log, metrics } = deps;
   const conf = deps.breaker ?? {};
@@ -31,9 +37,15 @@ export function createRouting(deps: {
     if (t.reprobe === true) {
       log.debug(fields, `deployment ${t.deploymentId}: refused credentials re-probed`);
     } else if (t.to === 'credentials') {
-      log.error(fields, `deployment ${t.deploymentId} taken out: the upstream refused every key of its provider; re-probed in ${duration(t.cooldownMs ?? 0)}, the wait doubling while they are refused`);
+      log.error(
+        fields,
+        `deployment ${t.deploymentId} taken out: the upstream refused every key of its provider; re-probed in ${duration(t.cooldownMs ?? 0)}, the wait doubling while they are refused`,
+      );
     } else if (t.to === 'open') {
-      log.error(fields, `deployment ${t.deploymentId} taken out for ${Math.round((t.cooldownMs ?? 0) / 1000)} s after repeated failures`);
+      log.error(
+        fields,
+        `deployment ${t.deploymentId} taken out for ${Math.round((t.cooldownMs ?? 0) / 1000)} s after repeated failures`,
+      );
     } else {
       log.info(fields, `deployment ${t.deploymentId} circuit ${t.to}`);
     }
@@ -47,5 +59,8 @@ export function createRouting(deps: {
     maxCredentialsRetryMs: conf.credentialsRetryMaxMs,
   });
   metrics.watchBreaker(() => breaker.snapshot());
-  return { breaker, keyRotation: new KeyRotation({ retryMs: conf.credentialsRetryMs, maxRetryMs: conf.credentialsRetryMaxMs }) };
+  return {
+    breaker,
+    keyRotation: new KeyRotation({ retryMs: conf.credentialsRetryMs, maxRetryMs: conf.credentialsRetryMaxMs }),
+  };
 }

@@ -23,7 +23,6 @@ export interface KeyRotationOptions {
   maxRetryMs?: number;
 }
 
-
 export class KeyRotation {
   readonly #providers = new Map<string, ProviderKeys>();
   readonly #now: () => number;

@@ -32,7 +32,7 @@ export interface CredentialsOutcome {
 
 /**
  * The gateway's own failure (a body it could not serialise, out of file descriptors or memory, a bug):
- * the caller gets a 500 and the deployment's health is not touched (issue 39).
+ * the caller gets a 500 and the deployment's health is not touched.
  */
 export interface LocalOutcome {
   kind: 'local';

@@ -1,6 +1,6 @@
 // One request's way through a model's deployments: which to try next, how long to wait, when to stop.
 //
-// Routing defaults (issue 5; SPEC §8; all per model unless noted):
+// Routing defaults (SPEC §8; all per model unless noted):
 // - Order: lowest `priority` tier first; within a tier, weighted random by `weight` (all 0 → equal).
 // - Failover: the next attempt goes to a deployment that has not failed this request; a failed one
 //   is tried again only when every deployment left has failed, and then the one ready soonest.
@@ -17,7 +17,7 @@
 //   of ≥ 10 calls in 30 s; cooldown 30 s, doubling on each reopen up to 5 min; then one half-open
 //   probe (freed after 60 s if it never reports); success closes, failure reopens. Open deployments
 //   are skipped. When a request finds every deployment cooling down it is not refused: it tries the one
-//   whose cooldown ends first (panic routing, as Envoy's panic threshold; issue 39), and that attempt's
+//   whose cooldown ends first (panic routing, as Envoy's panic threshold), and that attempt's
 //   success closes the breaker. When its own failures leave nothing, the plan ends with `none-available`.
 //   Client 4xx answers count as the upstream being healthy; 5xx, timeouts, resets as failures. A 429 is
 //   a rate signal, not a failure: it fails over, and its `retry-after` sets the wait for a retry of the
@@ -44,7 +44,11 @@ export interface RetryPolicy {
   minAttemptMs: number;
 }
 
-export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicy> = { baseBackoffMs: 1_000, maxBackoffMs: 30_000, minAttemptMs: 1_000 };
+export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicy> = {
+  baseBackoffMs: 1_000,
+  maxBackoffMs: 30_000,
+  minAttemptMs: 1_000,
+};
 
 export interface AttemptPlanOptions {
   model: ModelConfig;
@@ -219,11 +223,17 @@ export class AttemptPlan {
         this.#ended = 'fatal';
         return;
       case 'retryable': {
-        // A 429 says the upstream is busy with this key, not that it is broken (issue 39).
+        // A 429 says the upstream is busy with this key, not that it is broken.
         if (outcome.status !== 429) this.#breaker.onFailure(deploymentId, failureReason(outcome));
-        else if (outcome.retryAfterMs !== undefined && outcome.retryAfterMs > 0) this.#breaker.rateLimited(deploymentId, outcome.retryAfterMs);
+        else if (outcome.retryAfterMs !== undefined && outcome.retryAfterMs > 0)
+          this.#breaker.rateLimited(deploymentId, outcome.retryAfterMs);
         const failures = (this.#failed?.get(deploymentId)?.failures ?? 0) + 1;
-        (this.#failed ??= new Map()).set(deploymentId, { failures, failedAt: now, retryAfterMs: outcome.retryAfterMs ?? 0, keyRefused: false });
+        (this.#failed ??= new Map()).set(deploymentId, {
+          failures,
+          failedAt: now,
+          retryAfterMs: outcome.retryAfterMs ?? 0,
+          keyRefused: false,
+        });
         return;
       }
       case 'local':
@@ -235,7 +245,12 @@ export class AttemptPlan {
         const keysLeft = pending.apiKey === null ? 0 : this.#keys.reject(pending.deployment.provider, pending.apiKey);
         if (keysLeft === 0) this.#breaker.onCredentialsRejected(deploymentId);
         const failures = this.#failed?.get(deploymentId)?.failures ?? 0;
-        (this.#failed ??= new Map()).set(deploymentId, { failures, failedAt: now, retryAfterMs: 0, keyRefused: keysLeft > 0 });
+        (this.#failed ??= new Map()).set(deploymentId, {
+          failures,
+          failedAt: now,
+          retryAfterMs: 0,
+          keyRefused: keysLeft > 0,
+        });
         return;
       }
     }
@@ -251,7 +266,12 @@ export class AttemptPlan {
   /** The error for the caller once `next()` returned done without success. */
   finalError(): FinalError {
     const reason = this.#ended ?? 'none-available';
-    return finalError({ model: this.#model.name, attempts: this.#attempts, reason, availableInMs: reason === 'none-available' ? this.#availableInMs() : undefined });
+    return finalError({
+      model: this.#model.name,
+      attempts: this.#attempts,
+      reason,
+      availableInMs: reason === 'none-available' ? this.#availableInMs() : undefined,
+    });
   }
 
   /** The soonest any deployment of the model may be tried again; null when none will without the operator. */
@@ -292,7 +312,11 @@ export class AttemptPlan {
     for (const deployment of at.candidates) {
       const readyAt = this.#readyAt(this.#failed?.get(deployment.id), at);
       if (readyAt === undefined) continue;
-      if (best === undefined || readyAt < best.readyAt || (readyAt === best.readyAt && deployment.priority < best.deployment.priority)) {
+      if (
+        best === undefined ||
+        readyAt < best.readyAt ||
+        (readyAt === best.readyAt && deployment.priority < best.deployment.priority)
+      ) {
         best = { deployment, readyAt };
       }
     }

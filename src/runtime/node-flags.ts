@@ -27,7 +27,10 @@ export function withShippedEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEn
  * macOS), which does not read it. The version is asked for only when the variable is unset: the launchers
  * set it, and Node's report that answers costs milliseconds.
  */
-export function mallocArenaNote(facts: { mallocArenaMax: string | undefined; glibcVersion: () => string | undefined }): string | null {
+export function mallocArenaNote(facts: {
+  mallocArenaMax: string | undefined;
+  glibcVersion: () => string | undefined;
+}): string | null {
   if (facts.mallocArenaMax !== undefined) return null;
   const glibc = facts.glibcVersion();
   if (glibc === undefined) return null;

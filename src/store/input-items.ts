@@ -16,12 +16,16 @@ function bad(message: string, param: string): GatewayError {
   return new GatewayError('invalid_request', { message, param });
 }
 
-export async function storedInputItems(responses: ResponseStore, opts: { key: KeyRecord; id: string | null; url: string | undefined; now: number }): Promise<string> {
+export async function storedInputItems(
+  responses: ResponseStore,
+  opts: { key: KeyRecord; id: string | null; url: string | undefined; now: number },
+): Promise<string> {
   const { id } = opts;
   const url = opts.url ?? '';
   const page = pageOf(new URLSearchParams(url.includes('?') ? url.slice(url.indexOf('?') + 1) : ''));
   const row = id === null || id === '' ? null : await responses.get(id, opts.key.id, opts.now);
-  if (row === null) throw new GatewayError('response_not_found', { message: `Response with id '${id ?? ''}' not found.` });
+  if (row === null)
+    throw new GatewayError('response_not_found', { message: `Response with id '${id ?? ''}' not found.` });
   const items = JSON.parse(row.items) as unknown[];
   const response = JSON.parse(row.response) as { output?: unknown };
   const outputs = Array.isArray(response.output) ? response.output.length : 0;
@@ -47,7 +51,8 @@ export async function storedInputItems(responses: ResponseStore, opts: { key: Ke
 function pageOf(query: URLSearchParams): { limit: number; order: 'asc' | 'desc'; after: string | null } {
   const rawLimit = query.get('limit');
   const limit = rawLimit === null ? DEFAULT_LIMIT : Number(rawLimit);
-  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) throw bad(`limit must be an integer from 1 to ${MAX_LIMIT}.`, 'limit');
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT)
+    throw bad(`limit must be an integer from 1 to ${MAX_LIMIT}.`, 'limit');
   const order = query.get('order') ?? 'desc';
   if (order !== 'asc' && order !== 'desc') throw bad("order must be 'asc' or 'desc'.", 'order');
   return { limit, order, after: query.get('after') };
@@ -55,13 +60,19 @@ function pageOf(query: URLSearchParams): { limit: number; order: 'asc' | 'desc';
 
 /** An input item in the shape the API lists it: a type, an id and, where the API has one, a status. */
 function asResource(item: unknown, suffix: string): Record<string, unknown> & { id: string } {
-  const out: Record<string, unknown> = isObject(item) ? { ...item } : { type: 'message', role: 'user', content: String(item) };
+  const out: Record<string, unknown> = isObject(item)
+    ? { ...item }
+    : { type: 'message', role: 'user', content: String(item) };
   if (out.type === undefined && typeof out.role === 'string') out.type = 'message';
   const type = typeof out.type === 'string' ? out.type : 'item';
   if (type === 'message' && typeof out.content === 'string') {
-    out.content = out.role === 'assistant' ? [{ type: 'output_text', text: out.content, annotations: [] }] : [{ type: 'input_text', text: out.content }];
+    out.content =
+      out.role === 'assistant'
+        ? [{ type: 'output_text', text: out.content, annotations: [] }]
+        : [{ type: 'input_text', text: out.content }];
   }
   if (WITH_STATUS.has(type) && out.status === undefined) out.status = 'completed';
-  if (typeof out.id !== 'string' || out.id === '') out.id = `${type === 'message' ? 'msg' : type === 'function_call' ? 'fc' : 'item'}_${suffix}`;
+  if (typeof out.id !== 'string' || out.id === '')
+    out.id = `${type === 'message' ? 'msg' : type === 'function_call' ? 'fc' : 'item'}_${suffix}`;
   return out as Record<string, unknown> & { id: string };
 }

@@ -18,7 +18,14 @@ const MIGRATIONS: string[] = [
 const MIGRATION_LOCK = 0x6d67_0002;
 
 interface Row {
-  id: string; key_id: string; deployment: string | null; native: boolean; created_at: number; expires_at: number; response: string; items: string;
+  id: string;
+  key_id: string;
+  deployment: string | null;
+  native: boolean;
+  created_at: number;
+  expires_at: number;
+  response: string;
+  items: string;
 }
 
 export class PgResponseStore implements ResponseStore {
@@ -63,9 +70,22 @@ export class PgResponseStore implements ResponseStore {
   }
 
   async get(id: string, keyId: string, now: number): Promise<StoredResponse | null> {
-    const rows = await this.#sql<Row[]>`SELECT * FROM responses WHERE id = ${id} AND key_id = ${keyId} AND expires_at > ${now}`;
+    const rows = await this.#sql<
+      Row[]
+    >`SELECT * FROM responses WHERE id = ${id} AND key_id = ${keyId} AND expires_at > ${now}`;
     const r = rows[0];
-    return r === undefined ? null : { id: r.id, keyId: r.key_id, deployment: r.deployment, native: r.native, createdAt: r.created_at, expiresAt: r.expires_at, response: r.response, items: r.items };
+    return r === undefined
+      ? null
+      : {
+          id: r.id,
+          keyId: r.key_id,
+          deployment: r.deployment,
+          native: r.native,
+          createdAt: r.created_at,
+          expiresAt: r.expires_at,
+          response: r.response,
+          items: r.items,
+        };
   }
 
   async delete(id: string, keyId: string): Promise<boolean> {

@@ -24,10 +24,24 @@ export function connectionOptions(options) {
 
 /** The columns of usage-sql.js's rowValues, in order, each with its array type. */
 const USAGE_COLUMNS = [
-  ['ts', 'int8'], ['request_id', 'text'], ['key_id', 'text'], ['endpoint', 'text'], ['model', 'text'],
-  ['deployment', 'text'], ['status', 'int4'], ['input_tokens', 'int8'], ['output_tokens', 'int8'],
-  ['cache_read_tokens', 'int8'], ['cache_write_tokens', 'int8'], ['cost_nanos', 'int8'], ['latency_ms', 'int8'],
-  ['ttfb_ms', 'int8'], ['streamed', 'bool'], ['attempts', 'int4'], ['period_start', 'int8'], ['error_code', 'text'],
+  ['ts', 'int8'],
+  ['request_id', 'text'],
+  ['key_id', 'text'],
+  ['endpoint', 'text'],
+  ['model', 'text'],
+  ['deployment', 'text'],
+  ['status', 'int4'],
+  ['input_tokens', 'int8'],
+  ['output_tokens', 'int8'],
+  ['cache_read_tokens', 'int8'],
+  ['cache_write_tokens', 'int8'],
+  ['cost_nanos', 'int8'],
+  ['latency_ms', 'int8'],
+  ['ttfb_ms', 'int8'],
+  ['streamed', 'bool'],
+  ['attempts', 'int4'],
+  ['period_start', 'int8'],
+  ['error_code', 'text'],
   ['routing', 'text'],
 ];
 

@@ -4,8 +4,25 @@
 // start, a new period, `/api/usage/token`), and written by the usage writer's batches on a thread.
 import type postgres from 'postgres';
 import type { BudgetPeriod, KeyRecord } from '../core/key-record.ts';
-import { KEY_COLUMNS, type GatewayBeat, type SpendTotals, type Store, type UsageDimension, type UsageFilter, type UsageGroup, type UsageRecord, type UsageRow, type UsageSummaryRow } from './store.ts';
-import { usageGroupQueries, usageGroupsFrom, usageRecordFrom, usageRecordsQuery, type SumsRow } from './usage-report-sql.ts';
+import {
+  KEY_COLUMNS,
+  type GatewayBeat,
+  type SpendTotals,
+  type Store,
+  type UsageDimension,
+  type UsageFilter,
+  type UsageGroup,
+  type UsageRecord,
+  type UsageRow,
+  type UsageSummaryRow,
+} from './store.ts';
+import {
+  usageGroupQueries,
+  usageGroupsFrom,
+  usageRecordFrom,
+  usageRecordsQuery,
+  type SumsRow,
+} from './usage-report-sql.ts';
 import { POSTGRES_WRITER, UsageThread, WRITE_SLICE_ROWS } from './usage-thread.ts';
 import { maskDatabaseUrl, parseDatabaseUrl } from './database-url.ts';
 import { connectionOptions } from './pg-usage-sql.js';
@@ -33,7 +50,7 @@ const MIGRATIONS: string[] = [
   `CREATE TABLE key_spend (
      key_id TEXT NOT NULL, period_start BIGINT NOT NULL, spent_nanos BIGINT NOT NULL, spent_tokens BIGINT NOT NULL,
      PRIMARY KEY (key_id, period_start))`,
-  // A panic-routed request says so in its row (issue 39).
+  // A panic-routed request says so in its row.
   `ALTER TABLE usage ADD COLUMN routing TEXT`,
   // Each gateway's row, so one that counts limits in its own memory can tell it is not alone (solo-guard.ts).
   `CREATE TABLE gateways (
@@ -45,9 +62,20 @@ const MIGRATIONS: string[] = [
 const MIGRATION_LOCK = 0x6d67_0001;
 
 interface KeyDbRow {
-  id: string; name: string; hash: string; masked: string; models: string | null; expires_at: number | null;
-  disabled: boolean; budget_usd: number | null; token_budget: number | null; budget_period: string | null;
-  rpm: number | null; tpm: number | null; max_concurrency: number | null; created_at: number;
+  id: string;
+  name: string;
+  hash: string;
+  masked: string;
+  models: string | null;
+  expires_at: number | null;
+  disabled: boolean;
+  budget_usd: number | null;
+  token_budget: number | null;
+  budget_period: string | null;
+  rpm: number | null;
+  tpm: number | null;
+  max_concurrency: number | null;
+  created_at: number;
 }
 
 export class PostgresStore implements Store {
@@ -73,7 +101,9 @@ export class PostgresStore implements Store {
       max: 4,
       // BIGINT and the sums over it come back as numbers: every amount here is below 2^53 (nano-USD
       // totals reach that at 9 million USD).
-      types: { bigint: { to: 20, from: [20, 1700], serialize: (x: number) => String(x), parse: (x: string) => Number(x) } },
+      types: {
+        bigint: { to: 20, from: [20, 1700], serialize: (x: number) => String(x), parse: (x: string) => Number(x) },
+      },
     }) as unknown as Sql;
     try {
       await migrate(sql, schema);
@@ -99,7 +129,8 @@ export class PostgresStore implements Store {
     for (const [field, value] of Object.entries(patch)) {
       const col = KEY_COLUMNS[field];
       if (!col || value === undefined) continue;
-      sets[col] = field === 'models' ? (value ? JSON.stringify(value) : null) : (value as string | number | boolean | null);
+      sets[col] =
+        field === 'models' ? (value ? JSON.stringify(value) : null) : (value as string | number | boolean | null);
     }
     const cols = Object.keys(sets);
     if (cols.length === 0) return (await this.findKey(id)) !== null;
@@ -120,7 +151,9 @@ export class PostgresStore implements Store {
 
   async findKey(idOrName: string): Promise<KeyRecord | null> {
     const byId = await this.#sql<KeyDbRow[]>`SELECT * FROM keys WHERE id = ${idOrName}`;
-    const row = byId[0] ?? (await this.#sql<KeyDbRow[]>`SELECT * FROM keys WHERE name = ${idOrName} ORDER BY created_at DESC LIMIT 1`)[0];
+    const row =
+      byId[0] ??
+      (await this.#sql<KeyDbRow[]>`SELECT * FROM keys WHERE name = ${idOrName} ORDER BY created_at DESC LIMIT 1`)[0];
     return row ? toKey(row) : null;
   }
 
@@ -148,7 +181,9 @@ export class PostgresStore implements Store {
   }
 
   async keySpend(keyId: string, periodStart: number): Promise<SpendTotals> {
-    const rows = await this.#sql<{ nanos: number; tokens: number }[]>`SELECT COALESCE(SUM(spent_nanos), 0)::int8 AS nanos,
+    const rows = await this.#sql<
+      { nanos: number; tokens: number }[]
+    >`SELECT COALESCE(SUM(spent_nanos), 0)::int8 AS nanos,
         COALESCE(SUM(spent_tokens), 0)::int8 AS tokens FROM key_spend WHERE key_id = ${keyId} AND period_start >= ${periodStart}`;
     return { nanos: rows[0].nanos, tokens: rows[0].tokens };
   }
@@ -156,7 +191,9 @@ export class PostgresStore implements Store {
   async usageSummary(opts: { sinceMs?: number; keyId?: string }): Promise<UsageSummaryRow[]> {
     const keyId = opts.keyId ?? null;
     // The same report as the SQLite store's, row for row (keys without a name first, as SQLite sorts NULL).
-    const rows = await this.#sql<UsageSummaryRow[]>`SELECT to_char(to_timestamp(u.ts / 1000.0) AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day,
+    const rows = await this.#sql<
+      UsageSummaryRow[]
+    >`SELECT to_char(to_timestamp(u.ts / 1000.0) AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day,
         u.key_id AS "keyId", k.name AS "keyName", u.model AS model, COUNT(*)::int8 AS requests,
         SUM(CASE WHEN u.status >= 400 THEN 1 ELSE 0 END)::int8 AS errors,
         SUM(u.input_tokens + u.cache_read_tokens + u.cache_write_tokens)::int8 AS "inputTokens",
@@ -188,8 +225,17 @@ export class PostgresStore implements Store {
   }
 
   async listGateways(): Promise<GatewayBeat[]> {
-    const rows = await this.#sql<{ id: string; host: string; pid: number; started_at: number; beat_at: number; shared: boolean }[]>`SELECT id, host, pid, started_at, beat_at, shared FROM gateways`;
-    return rows.map((r) => ({ id: r.id, host: r.host, pid: r.pid, startedAt: r.started_at, beatAt: r.beat_at, shared: r.shared }));
+    const rows = await this.#sql<
+      { id: string; host: string; pid: number; started_at: number; beat_at: number; shared: boolean }[]
+    >`SELECT id, host, pid, started_at, beat_at, shared FROM gateways`;
+    return rows.map((r) => ({
+      id: r.id,
+      host: r.host,
+      pid: r.pid,
+      startedAt: r.started_at,
+      beatAt: r.beat_at,
+      shared: r.shared,
+    }));
   }
 
   async removeGateway(id: string): Promise<void> {
@@ -223,10 +269,19 @@ async function bumpVersion(tx: postgres.TransactionSql<Record<string, unknown>>)
 
 function toKey(r: KeyDbRow): KeyRecord {
   return {
-    id: r.id, name: r.name, hash: r.hash, masked: r.masked,
+    id: r.id,
+    name: r.name,
+    hash: r.hash,
+    masked: r.masked,
     models: r.models ? (JSON.parse(r.models) as string[]) : null,
-    expiresAt: r.expires_at, disabled: r.disabled, budgetUsd: r.budget_usd, tokenBudget: r.token_budget,
-    budgetPeriod: r.budget_period as BudgetPeriod | null, rpm: r.rpm, tpm: r.tpm, maxConcurrency: r.max_concurrency,
+    expiresAt: r.expires_at,
+    disabled: r.disabled,
+    budgetUsd: r.budget_usd,
+    tokenBudget: r.token_budget,
+    budgetPeriod: r.budget_period as BudgetPeriod | null,
+    rpm: r.rpm,
+    tpm: r.tpm,
+    maxConcurrency: r.max_concurrency,
     createdAt: r.created_at,
   };
 }

@@ -19,7 +19,13 @@ export const RESPONSE_SQL = {
 
 /** @param {import('node:sqlite').DatabaseSync} db */
 export function prepareResponseStatements(db) {
-  return { put: db.prepare(RESPONSE_SQL.put), get: db.prepare(RESPONSE_SQL.get), delete: db.prepare(RESPONSE_SQL.delete), purge: db.prepare(RESPONSE_SQL.purge), next: db.prepare(RESPONSE_SQL.next) };
+  return {
+    put: db.prepare(RESPONSE_SQL.put),
+    get: db.prepare(RESPONSE_SQL.get),
+    delete: db.prepare(RESPONSE_SQL.delete),
+    purge: db.prepare(RESPONSE_SQL.purge),
+    next: db.prepare(RESPONSE_SQL.next),
+  };
 }
 
 /**

@@ -1,4 +1,4 @@
-// Stored Responses API responses (issue 36): what `previous_response_id` continues and
+// Stored Responses API responses: what `previous_response_id` continues and
 // GET/DELETE /v1/responses/{id} read, owned by the key that made them, kept for a retention period.
 // SQLite (sqlite-response-store.ts) and PostgreSQL (pg-response-store.ts) implement it.
 

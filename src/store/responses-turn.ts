@@ -1,4 +1,4 @@
-// Conversation state of the Responses API (issue 36, DESIGN Part 3): before routing, a
+// Conversation state of the Responses API (DESIGN Part 3): before routing, a
 // `previous_response_id` is looked up among this key's stored responses; a chain the upstream keeps
 // itself (native pass-through) stays on the deployment that started it, any other chain has the stored
 // items put in front of the new input. After the answer, the response is stored unless `store: false`.
@@ -21,7 +21,9 @@ export interface ResponsesTurn {
 
 /** Whether the deployment's upstream serves /v1/responses itself (and so keeps its own conversations). */
 export function servesResponsesNatively(d: DeploymentConfig): boolean {
-  return d.provider.kind === 'openai' && upstreamDialectFor('responses', d.provider.kind, d.provider.apis) === 'responses';
+  return (
+    d.provider.kind === 'openai' && upstreamDialectFor('responses', d.provider.kind, d.provider.apis) === 'responses'
+  );
 }
 
 export interface PreparedTurn {
@@ -32,7 +34,10 @@ export interface PreparedTurn {
   body: JsonObject | null;
 }
 
-export async function prepareResponsesTurn(responses: ResponseStore, o: { key: KeyRecord; facts: ResponsesFacts; parsed: JsonObject; model: ModelConfig; now: number }): Promise<PreparedTurn> {
+export async function prepareResponsesTurn(
+  responses: ResponseStore,
+  o: { key: KeyRecord; facts: ResponsesFacts; parsed: JsonObject; model: ModelConfig; now: number },
+): Promise<PreparedTurn> {
   const input = inputItems(o.parsed.input);
   const turn: ResponsesTurn = { facts: o.facts, keyId: o.key.id, history: [], input };
   // Background mode is answered in the foreground: an upstream's queued job would finish after the
@@ -43,7 +48,11 @@ export async function prepareResponsesTurn(responses: ResponseStore, o: { key: K
   const id = o.facts.previousResponseId;
   if (id === null) return { turn, model: o.model, body: rewritten };
   const row = await responses.get(id, o.key.id, o.now);
-  if (row === null) throw new GatewayError('previous_response_not_found', { message: `Previous response with id '${id}' not found.`, param: 'previous_response_id' });
+  if (row === null)
+    throw new GatewayError('previous_response_not_found', {
+      message: `Previous response with id '${id}' not found.`,
+      param: 'previous_response_id',
+    });
   turn.history = parseItems(row.items);
   if (row.native) {
     const same = o.model.deployments.find((d) => d.id === row.deployment && servesResponsesNatively(d));
@@ -54,7 +63,10 @@ export async function prepareResponsesTurn(responses: ResponseStore, o: { key: K
 }
 
 /** Stores the answered response (a JSON text as the caller received it) unless the caller said `store: false`. */
-export async function storeResponsesTurn(store: { responses: ResponseStore; retentionMs: number }, o: { turn: ResponsesTurn; responseText: string | null; deployment: DeploymentConfig; now: number }): Promise<void> {
+export async function storeResponsesTurn(
+  store: { responses: ResponseStore; retentionMs: number },
+  o: { turn: ResponsesTurn; responseText: string | null; deployment: DeploymentConfig; now: number },
+): Promise<void> {
   if (!o.turn.facts.store || o.responseText === null) return;
   let response: unknown;
   try {
@@ -62,7 +74,12 @@ export async function storeResponsesTurn(store: { responses: ResponseStore; rete
   } catch {
     return;
   }
-  if (!isObject(response) || typeof response.id !== 'string' || (response.status !== 'completed' && response.status !== 'incomplete')) return;
+  if (
+    !isObject(response) ||
+    typeof response.id !== 'string' ||
+    (response.status !== 'completed' && response.status !== 'incomplete')
+  )
+    return;
   const output = Array.isArray(response.output) ? response.output : [];
   await store.responses.put({
     id: response.id,
@@ -78,7 +95,8 @@ export async function storeResponsesTurn(store: { responses: ResponseStore; rete
 
 /** `input` as a list of items: a string is one user message. */
 export function inputItems(input: unknown): unknown[] {
-  if (typeof input === 'string') return [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: input }] }];
+  if (typeof input === 'string')
+    return [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: input }] }];
   return Array.isArray(input) ? input : [];
 }
 

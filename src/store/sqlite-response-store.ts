@@ -9,7 +9,15 @@ import { Worker } from 'node:worker_threads';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { LOOP_CHECKPOINT_PAGES, openPragmas } from './sqlite-pragmas.js';
-import { prepareResponseStatements, RESPONSE_MIGRATIONS, RESPONSE_SQL, runResponseOp, type FromResponseThread, type ResponseRow, type ToResponseThread } from './response-sql.js';
+import {
+  prepareResponseStatements,
+  RESPONSE_MIGRATIONS,
+  RESPONSE_SQL,
+  runResponseOp,
+  type FromResponseThread,
+  type ResponseRow,
+  type ToResponseThread,
+} from './response-sql.js';
 import type { ResponseStore, StoredResponse } from './response-store.ts';
 
 const WORKER = new URL('./sqlite-response-worker.js', import.meta.url);
@@ -22,7 +30,10 @@ export class SqliteResponseStore implements ResponseStore {
   #db: DatabaseSync | null = null;
   #worker: Worker | null = null;
   #closed = false;
-  readonly #waiting = new Map<number, { resolve: (v: ResponseRow | number | null) => void; reject: (e: Error) => void }>();
+  readonly #waiting = new Map<
+    number,
+    { resolve: (v: ResponseRow | number | null) => void; reject: (e: Error) => void }
+  >();
   #nextId = 0;
   readonly #path: string;
   /** The earliest expiry of a stored row (unix ms; Infinity when none): the purge has nothing to do before it. */
@@ -44,7 +55,11 @@ export class SqliteResponseStore implements ResponseStore {
   }
 
   #start(): Worker {
-    const worker = new Worker(WORKER, { workerData: { path: this.#path }, name: 'responses', resourceLimits: { maxYoungGenerationSizeMb: 4 } });
+    const worker = new Worker(WORKER, {
+      workerData: { path: this.#path },
+      name: 'responses',
+      resourceLimits: { maxYoungGenerationSizeMb: 4 },
+    });
     worker.on('message', (m: FromResponseThread) => {
       const w = this.#waiting.get(m.id);
       this.#waiting.delete(m.id);
@@ -78,12 +93,32 @@ export class SqliteResponseStore implements ResponseStore {
 
   async put(r: StoredResponse): Promise<void> {
     if (r.expiresAt < this.#nextExpiry) this.#nextExpiry = r.expiresAt;
-    await this.#run('put', [r.id, r.keyId, r.deployment, r.native ? 1 : 0, r.createdAt, r.expiresAt, r.response, r.items]);
+    await this.#run('put', [
+      r.id,
+      r.keyId,
+      r.deployment,
+      r.native ? 1 : 0,
+      r.createdAt,
+      r.expiresAt,
+      r.response,
+      r.items,
+    ]);
   }
 
   async get(id: string, keyId: string, now: number): Promise<StoredResponse | null> {
     const row = (await this.#run('get', [id, keyId, now])) as ResponseRow | null;
-    return row === null ? null : { id: row.id, keyId: row.key_id, deployment: row.deployment, native: row.native === 1, createdAt: row.created_at, expiresAt: row.expires_at, response: row.response, items: row.items };
+    return row === null
+      ? null
+      : {
+          id: row.id,
+          keyId: row.key_id,
+          deployment: row.deployment,
+          native: row.native === 1,
+          createdAt: row.created_at,
+          expiresAt: row.expires_at,
+          response: row.response,
+          items: row.items,
+        };
   }
 
   async delete(id: string, keyId: string): Promise<boolean> {

@@ -7,7 +7,8 @@ import { prepareResponseStatements, runResponseOp } from './response-sql.js';
 /** @import { ToResponseThread, FromResponseThread } from './response-sql.js' */
 
 const port = parentPort;
-if (port === null) throw new Error('sqlite-response-worker.js runs as a worker thread (sqlite-response-store.ts starts it)');
+if (port === null)
+  throw new Error('sqlite-response-worker.js runs as a worker thread (sqlite-response-store.ts starts it)');
 const { path } = /** @type {{ path: string }} */ (workerData);
 const db = new DatabaseSync(path);
 db.exec(openPragmas({ busyMs: 1000, checkpointPages: THREAD_CHECKPOINT_PAGES }));

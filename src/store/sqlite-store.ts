@@ -5,8 +5,25 @@ import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { setImmediate as yieldToIo } from 'node:timers/promises';
 import { dirname } from 'node:path';
 import type { BudgetPeriod, KeyRecord } from '../core/key-record.ts';
-import { KEY_COLUMNS, type GatewayBeat, type SpendTotals, type Store, type UsageDimension, type UsageFilter, type UsageGroup, type UsageRecord, type UsageRow, type UsageSummaryRow } from './store.ts';
-import { usageGroupQueries, usageGroupsFrom, usageRecordFrom, usageRecordsQuery, type SumsRow } from './usage-report-sql.ts';
+import {
+  KEY_COLUMNS,
+  type GatewayBeat,
+  type SpendTotals,
+  type Store,
+  type UsageDimension,
+  type UsageFilter,
+  type UsageGroup,
+  type UsageRecord,
+  type UsageRow,
+  type UsageSummaryRow,
+} from './store.ts';
+import {
+  usageGroupQueries,
+  usageGroupsFrom,
+  usageRecordFrom,
+  usageRecordsQuery,
+  type SumsRow,
+} from './usage-report-sql.ts';
 import { busyTimeoutPragma, LOOP_CHECKPOINT_PAGES, openPragmas } from './sqlite-pragmas.js';
 import { INSERT_BATCH, inTransaction, rowValues, spendDeltas, UsageStatements } from './usage-sql.js';
 import { SQLITE_WRITER, UsageThread, WRITE_SLICE_ROWS } from './usage-thread.ts';
@@ -35,11 +52,11 @@ const MIGRATIONS: string[] = [
   // an integer index on ts).
   `DROP INDEX IF EXISTS usage_key_ts`,
   `CREATE INDEX usage_ts ON usage (ts)`,
-  // Gateways serving from this file: a second one without a shared admission store must know (issue 39).
+  // Gateways serving from this file: a second one without a shared admission store must know.
   `CREATE TABLE gateways (
      id TEXT PRIMARY KEY, host TEXT NOT NULL, pid INTEGER NOT NULL, started_at INTEGER NOT NULL,
      beat_at INTEGER NOT NULL, shared INTEGER NOT NULL)`,
-  // A panic-routed request says so in its row (issue 39).
+  // A panic-routed request says so in its row.
   `ALTER TABLE usage ADD COLUMN routing TEXT`,
 ];
 
@@ -53,9 +70,20 @@ export const USAGE_SUMMARY_SQL = `SELECT strftime('%Y-%m-%d', u.ts / 1000, 'unix
    GROUP BY day, u.key_id, u.model ORDER BY day, keyName, u.model`;
 
 interface KeyDbRow {
-  id: string; name: string; hash: string; masked: string; models: string | null; expires_at: number | null;
-  disabled: number; budget_usd: number | null; token_budget: number | null; budget_period: string | null;
-  rpm: number | null; tpm: number | null; max_concurrency: number | null; created_at: number;
+  id: string;
+  name: string;
+  hash: string;
+  masked: string;
+  models: string | null;
+  expires_at: number | null;
+  disabled: number;
+  budget_usd: number | null;
+  token_budget: number | null;
+  budget_period: string | null;
+  rpm: number | null;
+  tpm: number | null;
+  max_concurrency: number | null;
+  created_at: number;
 }
 
 /** How long a connection waits for another's write lock until told otherwise (the CLI, the start). */
@@ -88,7 +116,8 @@ export class SqliteStore implements Store {
     this.#db.exec(openPragmas({ busyMs: OPEN_BUSY_TIMEOUT_MS, checkpointPages: LOOP_CHECKPOINT_PAGES }));
     this.#migrate();
     this.#version = this.#db.prepare(`SELECT v FROM meta WHERE k = 'keys_version'`);
-    this.#thread = !memory && options.usageThread !== false ? new UsageThread(SQLITE_WRITER, { path }, OPEN_BUSY_TIMEOUT_MS) : null;
+    this.#thread =
+      !memory && options.usageThread !== false ? new UsageThread(SQLITE_WRITER, { path }, OPEN_BUSY_TIMEOUT_MS) : null;
   }
 
   #migrate(): void {
@@ -118,8 +147,22 @@ export class SqliteStore implements Store {
         `INSERT INTO keys (id, name, hash, masked, models, expires_at, disabled, budget_usd, token_budget, budget_period,
            rpm, tpm, max_concurrency, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
-      .run(k.id, k.name, k.hash, k.masked, k.models ? JSON.stringify(k.models) : null, k.expiresAt, k.disabled ? 1 : 0,
-        k.budgetUsd, k.tokenBudget, k.budgetPeriod, k.rpm, k.tpm, k.maxConcurrency, k.createdAt);
+      .run(
+        k.id,
+        k.name,
+        k.hash,
+        k.masked,
+        k.models ? JSON.stringify(k.models) : null,
+        k.expiresAt,
+        k.disabled ? 1 : 0,
+        k.budgetUsd,
+        k.tokenBudget,
+        k.budgetPeriod,
+        k.rpm,
+        k.tpm,
+        k.maxConcurrency,
+        k.createdAt,
+      );
     this.#bumpVersion();
   }
 
@@ -148,7 +191,9 @@ export class SqliteStore implements Store {
 
   async findKey(idOrName: string): Promise<KeyRecord | null> {
     const row = (this.#db.prepare('SELECT * FROM keys WHERE id = ?').get(idOrName) ??
-      this.#db.prepare('SELECT * FROM keys WHERE name = ? ORDER BY created_at DESC').get(idOrName)) as KeyDbRow | undefined;
+      this.#db.prepare('SELECT * FROM keys WHERE name = ? ORDER BY created_at DESC').get(idOrName)) as
+      | KeyDbRow
+      | undefined;
     return row ? toKey(row) : null;
   }
 
@@ -202,7 +247,9 @@ export class SqliteStore implements Store {
 
   async keySpend(keyId: string, periodStart: number): Promise<SpendTotals> {
     const row = this.#db
-      .prepare('SELECT COALESCE(SUM(spent_nanos), 0) AS nanos, COALESCE(SUM(spent_tokens), 0) AS tokens FROM key_spend WHERE key_id = ? AND period_start >= ?')
+      .prepare(
+        'SELECT COALESCE(SUM(spent_nanos), 0) AS nanos, COALESCE(SUM(spent_tokens), 0) AS tokens FROM key_spend WHERE key_id = ? AND period_start >= ?',
+      )
       .get(keyId, periodStart) as { nanos: number; tokens: number };
     return { nanos: row.nanos, tokens: row.tokens };
   }
@@ -214,13 +261,29 @@ export class SqliteStore implements Store {
 
   async putGateway(g: GatewayBeat): Promise<void> {
     this.#db
-      .prepare('INSERT INTO gateways (id, host, pid, started_at, beat_at, shared) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET beat_at = excluded.beat_at')
+      .prepare(
+        'INSERT INTO gateways (id, host, pid, started_at, beat_at, shared) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET beat_at = excluded.beat_at',
+      )
       .run(g.id, g.host, g.pid, g.startedAt, g.beatAt, g.shared ? 1 : 0);
   }
 
   async listGateways(): Promise<GatewayBeat[]> {
-    const rows = this.#db.prepare('SELECT id, host, pid, started_at, beat_at, shared FROM gateways').all() as { id: string; host: string; pid: number; started_at: number; beat_at: number; shared: number }[];
-    return rows.map((r) => ({ id: r.id, host: r.host, pid: r.pid, startedAt: r.started_at, beatAt: r.beat_at, shared: r.shared === 1 }));
+    const rows = this.#db.prepare('SELECT id, host, pid, started_at, beat_at, shared FROM gateways').all() as {
+      id: string;
+      host: string;
+      pid: number;
+      started_at: number;
+      beat_at: number;
+      shared: number;
+    }[];
+    return rows.map((r) => ({
+      id: r.id,
+      host: r.host,
+      pid: r.pid,
+      startedAt: r.started_at,
+      beatAt: r.beat_at,
+      shared: r.shared === 1,
+    }));
   }
 
   async removeGateway(id: string): Promise<void> {
@@ -260,10 +323,19 @@ function createPrivately(path: string): void {
 
 function toKey(r: KeyDbRow): KeyRecord {
   return {
-    id: r.id, name: r.name, hash: r.hash, masked: r.masked,
+    id: r.id,
+    name: r.name,
+    hash: r.hash,
+    masked: r.masked,
     models: r.models ? (JSON.parse(r.models) as string[]) : null,
-    expiresAt: r.expires_at, disabled: r.disabled === 1, budgetUsd: r.budget_usd, tokenBudget: r.token_budget,
-    budgetPeriod: r.budget_period as BudgetPeriod | null, rpm: r.rpm, tpm: r.tpm, maxConcurrency: r.max_concurrency,
+    expiresAt: r.expires_at,
+    disabled: r.disabled === 1,
+    budgetUsd: r.budget_usd,
+    tokenBudget: r.token_budget,
+    budgetPeriod: r.budget_period as BudgetPeriod | null,
+    rpm: r.rpm,
+    tpm: r.tpm,
+    maxConcurrency: r.max_concurrency,
     createdAt: r.created_at,
   };
 }

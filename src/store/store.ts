@@ -83,8 +83,16 @@ export interface UsageRecord extends UsageRow {
 
 /** The key fields `updateKey` may change, and their columns (the same in every SQL store). */
 export const KEY_COLUMNS: Readonly<Record<string, string>> = {
-  name: 'name', models: 'models', expiresAt: 'expires_at', disabled: 'disabled', budgetUsd: 'budget_usd',
-  tokenBudget: 'token_budget', budgetPeriod: 'budget_period', rpm: 'rpm', tpm: 'tpm', maxConcurrency: 'max_concurrency',
+  name: 'name',
+  models: 'models',
+  expiresAt: 'expires_at',
+  disabled: 'disabled',
+  budgetUsd: 'budget_usd',
+  tokenBudget: 'token_budget',
+  budgetPeriod: 'budget_period',
+  rpm: 'rpm',
+  tpm: 'tpm',
+  maxConcurrency: 'max_concurrency',
 };
 
 /** A gateway serving from a database, as it registers itself there. */

@@ -4,9 +4,13 @@ import { GatewayError } from '../core/errors.ts';
 import type { KeyRecord } from '../core/key-record.ts';
 import type { ResponseStore } from './response-store.ts';
 
-export async function storedResponse(responses: ResponseStore, opts: { key: KeyRecord; id: string | null; method: string; now: number }): Promise<string> {
+export async function storedResponse(
+  responses: ResponseStore,
+  opts: { key: KeyRecord; id: string | null; method: string; now: number },
+): Promise<string> {
   const { id } = opts;
-  const notFound = (): GatewayError => new GatewayError('response_not_found', { message: `Response with id '${id ?? ''}' not found.` });
+  const notFound = (): GatewayError =>
+    new GatewayError('response_not_found', { message: `Response with id '${id ?? ''}' not found.` });
   if (id === null || id === '') throw notFound();
   if (opts.method === 'DELETE') {
     if (!(await responses.delete(id, opts.key.id))) throw notFound();

@@ -53,15 +53,28 @@ function where(filter: UsageFilter, placeholder: (n: number) => string): Where {
 }
 
 /** Sums per group, and the latencies per group in order (percentiles are taken from them in JS, alike for both). */
-export function usageGroupQueries(filter: UsageFilter, dims: UsageDimension[], placeholder: (n: number) => string): { sums: SqlQuery; latencies: SqlQuery } {
+export function usageGroupQueries(
+  filter: UsageFilter,
+  dims: UsageDimension[],
+  placeholder: (n: number) => string,
+): { sums: SqlQuery; latencies: SqlQuery } {
   const w = where(filter, placeholder);
   const cols = dims.map((d, i) => `${DIMENSION_SQL[d]} AS d${i}`);
   // NULLS FIRST in both: PostgreSQL sorts NULL last by default, SQLite first.
-  const groupBy = dims.length === 0 ? '' : `GROUP BY ${dims.map((_, i) => `d${i}`).join(', ')} ORDER BY ${dims.map((_, i) => `d${i} NULLS FIRST`).join(', ')}`;
-  const sums = `SELECT ${[...cols, 'COUNT(*) AS requests',
-    'SUM(CASE WHEN u.status >= 400 THEN 1 ELSE 0 END) AS errors', 'SUM(u.input_tokens) AS input_tokens',
-    'SUM(u.output_tokens) AS output_tokens', 'SUM(u.cache_read_tokens) AS cache_read_tokens',
-    'SUM(u.cache_write_tokens) AS cache_write_tokens', 'SUM(u.cost_nanos) AS cost_nanos'].join(', ')}
+  const groupBy =
+    dims.length === 0
+      ? ''
+      : `GROUP BY ${dims.map((_, i) => `d${i}`).join(', ')} ORDER BY ${dims.map((_, i) => `d${i} NULLS FIRST`).join(', ')}`;
+  const sums = `SELECT ${[
+    ...cols,
+    'COUNT(*) AS requests',
+    'SUM(CASE WHEN u.status >= 400 THEN 1 ELSE 0 END) AS errors',
+    'SUM(u.input_tokens) AS input_tokens',
+    'SUM(u.output_tokens) AS output_tokens',
+    'SUM(u.cache_read_tokens) AS cache_read_tokens',
+    'SUM(u.cache_write_tokens) AS cache_write_tokens',
+    'SUM(u.cost_nanos) AS cost_nanos',
+  ].join(', ')}
     FROM usage u ${w.text} ${groupBy}`;
   const order = [...dims.map((_, i) => `d${i}`), 'u.latency_ms'].join(', ');
   const latencies = `SELECT ${[...cols, 'u.latency_ms AS latency_ms'].join(', ')} FROM usage u ${w.text} ORDER BY ${order}`;
@@ -70,13 +83,23 @@ export function usageGroupQueries(filter: UsageFilter, dims: UsageDimension[], p
 
 export interface SumsRow {
   [dim: `d${number}`]: string | number | null;
-  requests: number; errors: number | null; input_tokens: number | null; output_tokens: number | null;
-  cache_read_tokens: number | null; cache_write_tokens: number | null; cost_nanos: number | null;
+  requests: number;
+  errors: number | null;
+  input_tokens: number | null;
+  output_tokens: number | null;
+  cache_read_tokens: number | null;
+  cache_write_tokens: number | null;
+  cost_nanos: number | null;
 }
 
 /** The groups from both queries' rows; a range without rows is no group at all (not one of zeros). */
-export function usageGroupsFrom(dims: UsageDimension[], sums: readonly SumsRow[], latencies: readonly Record<string, unknown>[]): UsageGroup[] {
-  const dimsOf = (r: Record<string, unknown>): (string | number | null)[] => dims.map((_, i) => (r[`d${i}`] ?? null) as string | number | null);
+export function usageGroupsFrom(
+  dims: UsageDimension[],
+  sums: readonly SumsRow[],
+  latencies: readonly Record<string, unknown>[],
+): UsageGroup[] {
+  const dimsOf = (r: Record<string, unknown>): (string | number | null)[] =>
+    dims.map((_, i) => (r[`d${i}`] ?? null) as string | number | null);
   const byGroup = new Map<string, number[]>();
   for (const r of latencies) {
     const k = JSON.stringify(dimsOf(r));
@@ -84,18 +107,25 @@ export function usageGroupsFrom(dims: UsageDimension[], sums: readonly SumsRow[]
     if (list === undefined) byGroup.set(k, (list = []));
     list.push(Number(r.latency_ms));
   }
-  return sums.filter((r) => Number(r.requests) > 0).map((r) => {
-    const dimValues = dimsOf(r as unknown as Record<string, unknown>);
-    const sorted = byGroup.get(JSON.stringify(dimValues)) ?? [];
-    return {
-      dims: dimValues,
-      requests: Number(r.requests), errors: Number(r.errors ?? 0),
-      inputTokens: Number(r.input_tokens ?? 0), outputTokens: Number(r.output_tokens ?? 0),
-      cacheReadTokens: Number(r.cache_read_tokens ?? 0), cacheWriteTokens: Number(r.cache_write_tokens ?? 0),
-      costNanos: Number(r.cost_nanos ?? 0),
-      latencyP50Ms: percentile(sorted, 0.5), latencyP95Ms: percentile(sorted, 0.95), latencyP99Ms: percentile(sorted, 0.99),
-    };
-  });
+  return sums
+    .filter((r) => Number(r.requests) > 0)
+    .map((r) => {
+      const dimValues = dimsOf(r as unknown as Record<string, unknown>);
+      const sorted = byGroup.get(JSON.stringify(dimValues)) ?? [];
+      return {
+        dims: dimValues,
+        requests: Number(r.requests),
+        errors: Number(r.errors ?? 0),
+        inputTokens: Number(r.input_tokens ?? 0),
+        outputTokens: Number(r.output_tokens ?? 0),
+        cacheReadTokens: Number(r.cache_read_tokens ?? 0),
+        cacheWriteTokens: Number(r.cache_write_tokens ?? 0),
+        costNanos: Number(r.cost_nanos ?? 0),
+        latencyP50Ms: percentile(sorted, 0.5),
+        latencyP95Ms: percentile(sorted, 0.95),
+        latencyP99Ms: percentile(sorted, 0.99),
+      };
+    });
 }
 
 /** Nearest-rank percentile of an ascending list. */
@@ -104,7 +134,11 @@ export function percentile(sorted: readonly number[], p: number): number | null 
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))];
 }
 
-export function usageRecordsQuery(filter: UsageFilter, page: { limit: number; beforeId?: number }, placeholder: (n: number) => string): SqlQuery {
+export function usageRecordsQuery(
+  filter: UsageFilter,
+  page: { limit: number; beforeId?: number },
+  placeholder: (n: number) => string,
+): SqlQuery {
   const w = where(filter, placeholder);
   if (page.beforeId !== undefined) w.add('u.id < ?', page.beforeId);
   w.params.push(page.limit);
@@ -120,13 +154,26 @@ export function usageRecordsQuery(filter: UsageFilter, page: { limit: number; be
 export function usageRecordFrom(r: Record<string, unknown>): UsageRecord {
   const n = (v: unknown): number => Number(v);
   return {
-    id: n(r.id), ts: n(r.ts), requestId: String(r.request_id), keyId: String(r.key_id),
-    keyName: (r.key_name ?? null) as string | null, keyMasked: (r.key_masked ?? null) as string | null,
-    endpoint: String(r.endpoint), model: String(r.model), deployment: (r.deployment ?? null) as string | null, status: n(r.status),
-    inputTokens: n(r.input_tokens), outputTokens: n(r.output_tokens), cacheReadTokens: n(r.cache_read_tokens),
-    cacheWriteTokens: n(r.cache_write_tokens), costNanos: n(r.cost_nanos), latencyMs: n(r.latency_ms),
+    id: n(r.id),
+    ts: n(r.ts),
+    requestId: String(r.request_id),
+    keyId: String(r.key_id),
+    keyName: (r.key_name ?? null) as string | null,
+    keyMasked: (r.key_masked ?? null) as string | null,
+    endpoint: String(r.endpoint),
+    model: String(r.model),
+    deployment: (r.deployment ?? null) as string | null,
+    status: n(r.status),
+    inputTokens: n(r.input_tokens),
+    outputTokens: n(r.output_tokens),
+    cacheReadTokens: n(r.cache_read_tokens),
+    cacheWriteTokens: n(r.cache_write_tokens),
+    costNanos: n(r.cost_nanos),
+    latencyMs: n(r.latency_ms),
     ttfbMs: r.ttfb_ms === null || r.ttfb_ms === undefined ? null : n(r.ttfb_ms),
-    streamed: r.streamed === true || r.streamed === 1, attempts: n(r.attempts), periodStart: n(r.period_start),
+    streamed: r.streamed === true || r.streamed === 1,
+    attempts: n(r.attempts),
+    periodStart: n(r.period_start),
     errorCode: (r.error_code ?? null) as string | null,
     routing: (r.routing ?? null) as string | null,
   };

@@ -33,9 +33,27 @@ export function rowValues(rows) {
   /** @type {SqlValue[]} */
   const values = [];
   for (const r of rows) {
-    values.push(r.ts, r.requestId, r.keyId, r.endpoint, r.model, r.deployment, r.status, r.inputTokens,
-      r.outputTokens, r.cacheReadTokens, r.cacheWriteTokens, r.costNanos, r.latencyMs, r.ttfbMs, r.streamed ? 1 : 0,
-      r.attempts, r.periodStart, r.errorCode, r.routing ?? null);
+    values.push(
+      r.ts,
+      r.requestId,
+      r.keyId,
+      r.endpoint,
+      r.model,
+      r.deployment,
+      r.status,
+      r.inputTokens,
+      r.outputTokens,
+      r.cacheReadTokens,
+      r.cacheWriteTokens,
+      r.costNanos,
+      r.latencyMs,
+      r.ttfbMs,
+      r.streamed ? 1 : 0,
+      r.attempts,
+      r.periodStart,
+      r.errorCode,
+      r.routing ?? null,
+    );
   }
   return values;
 }

@@ -94,7 +94,11 @@ export class UsageThread {
   }
 
   #start(): Worker {
-    const worker = new Worker(this.#code, { name: WRITER_THREAD_NAME, workerData: { ...this.#data, busyMs: this.#busyMs }, resourceLimits: WORKER_LIMITS });
+    const worker = new Worker(this.#code, {
+      name: WRITER_THREAD_NAME,
+      workerData: { ...this.#data, busyMs: this.#busyMs },
+      resourceLimits: WORKER_LIMITS,
+    });
     this.#worker = worker;
     worker.on('message', (msg: FromWriter) => {
       const waiting = this.#waiting.get(msg.id);

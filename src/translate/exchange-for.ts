@@ -41,9 +41,25 @@ export interface ExchangeInput {
 const NO_REFUSED: readonly string[] = [];
 
 /** The client's bytes to an upstream of its own dialect, `model` patched; `more` is what the route adds. */
-function passthrough(input: ExchangeInput, deployment: DeploymentConfig, more: Pick<ConstructorParameters<typeof PassthroughExchange>[0], 'outputCap' | 'maxTokensField' | 'masker' | 'refusedParams' | 'upstreamPath'>): Exchange {
+function passthrough(
+  input: ExchangeInput,
+  deployment: DeploymentConfig,
+  more: Pick<
+    ConstructorParameters<typeof PassthroughExchange>[0],
+    'outputCap' | 'maxTokensField' | 'masker' | 'refusedParams' | 'upstreamPath'
+  >,
+): Exchange {
   const { dialect, raw, text, parsed, facts, promptEstimate } = input;
-  return new PassthroughExchange({ dialect, raw, text, parsed, facts, upstreamModel: deployment.model, promptEstimate, ...more });
+  return new PassthroughExchange({
+    dialect,
+    raw,
+    text,
+    parsed,
+    facts,
+    upstreamModel: deployment.model,
+    promptEstimate,
+    ...more,
+  });
 }
 
 export function exchangeFor(input: ExchangeInput, deployment: DeploymentConfig): Exchange {
@@ -53,7 +69,12 @@ export function exchangeFor(input: ExchangeInput, deployment: DeploymentConfig):
   if (gemini !== null) return gemini;
   const route = routeFor(input.dialect, deployment.provider.kind, deployment.provider.apis);
   if (route.kind === 'passthrough') {
-    return passthrough(input, deployment, { outputCap: input.outputCap, maxTokensField: deployment.maxTokensField, masker: input.masker, refusedParams: deployment.refusedParams });
+    return passthrough(input, deployment, {
+      outputCap: input.outputCap,
+      maxTokensField: deployment.maxTokensField,
+      masker: input.masker,
+      refusedParams: deployment.refusedParams,
+    });
   }
   return new TranslatedExchange({
     client: route.client,
@@ -76,10 +97,22 @@ export function exchangeFor(input: ExchangeInput, deployment: DeploymentConfig):
   });
 }
 
-export type Route = { kind: 'passthrough'; upstream: Dialect } | { kind: 'hub'; upstream: Dialect; client: ClientSide; side: UpstreamSide };
+export type Route =
+  | { kind: 'passthrough'; upstream: Dialect }
+  | { kind: 'hub'; upstream: Dialect; client: ClientSide; side: UpstreamSide };
 
-const CLIENT_SIDES: Readonly<Record<Dialect, ClientSide>> = { openai: chatClient, anthropic: messagesClient, responses: responsesClient, gemini: geminiClient };
-const UPSTREAM_SIDES: Readonly<Record<Dialect, UpstreamSide>> = { openai: chatUpstream, anthropic: messagesUpstream, responses: responsesUpstream, gemini: geminiUpstream };
+const CLIENT_SIDES: Readonly<Record<Dialect, ClientSide>> = {
+  openai: chatClient,
+  anthropic: messagesClient,
+  responses: responsesClient,
+  gemini: geminiClient,
+};
+const UPSTREAM_SIDES: Readonly<Record<Dialect, UpstreamSide>> = {
+  openai: chatUpstream,
+  anthropic: messagesUpstream,
+  responses: responsesUpstream,
+  gemini: geminiUpstream,
+};
 const DEFAULT_APIS: readonly ProviderApi[] = ['chat', 'embeddings'];
 
 /**
@@ -88,7 +121,11 @@ const DEFAULT_APIS: readonly ProviderApi[] = ['chat', 'embeddings'];
  * requests pass through where `responses` is listed; an upstream with Responses only gets the others
  * translated to it).
  */
-export function upstreamDialectFor(endpoint: Dialect, provider: ProviderKind, apis: readonly ProviderApi[] = DEFAULT_APIS): Dialect {
+export function upstreamDialectFor(
+  endpoint: Dialect,
+  provider: ProviderKind,
+  apis: readonly ProviderApi[] = DEFAULT_APIS,
+): Dialect {
   if (provider === 'mock') return endpoint;
   if (provider === 'anthropic') return 'anthropic';
   if (provider === 'gemini') return 'gemini';
@@ -101,7 +138,8 @@ export function routeFor(endpoint: Dialect, provider: ProviderKind, apis?: reado
   if (upstream === endpoint) return { kind: 'passthrough', upstream };
   const client = CLIENT_SIDES[endpoint];
   const side = UPSTREAM_SIDES[upstream];
-  if (client === undefined || side === undefined) throw new GatewayError('internal_error', { message: `No translation from ${endpoint} to ${upstream}.` });
+  if (client === undefined || side === undefined)
+    throw new GatewayError('internal_error', { message: `No translation from ${endpoint} to ${upstream}.` });
   return { kind: 'hub', upstream, client, side };
 }
 
@@ -109,7 +147,12 @@ export function routeFor(endpoint: Dialect, provider: ProviderKind, apis?: reado
 function embeddingsExchangeFor(input: ExchangeInput, deployment: DeploymentConfig): Exchange {
   const p = deployment.provider;
   if (p.kind === 'gemini') {
-    return new EmbeddingsToGeminiExchange({ parsed: input.parsed, clientModel: input.facts.model, upstreamModel: deployment.model, promptEstimate: input.promptEstimate });
+    return new EmbeddingsToGeminiExchange({
+      parsed: input.parsed,
+      clientModel: input.facts.model,
+      upstreamModel: deployment.model,
+      promptEstimate: input.promptEstimate,
+    });
   }
   if (p.kind === 'mock' || (p.kind === 'openai' && (p.apis ?? DEFAULT_APIS).includes('embeddings'))) {
     return passthrough(input, deployment, { upstreamPath: '/embeddings' });

@@ -65,7 +65,9 @@ export class PassthroughExchange implements Exchange {
     this.#outputCap = cap === null ? null : { field, tokens: cap };
     const adjusted: string[] = [];
     if (this.#outputCap !== null) {
-      adjusted.push(`${this.#outputCap.field} set to ${cap}: the key's limits reserve that much output for a request that names no limit`);
+      adjusted.push(
+        `${this.#outputCap.field} set to ${cap}: the key's limits reserve that much output for a request that names no limit`,
+      );
     }
     if (opts.refusedParams !== undefined) {
       const present = opts.refusedParams.filter((field) => field !== 'model' && opts.parsed[field] !== undefined);
@@ -86,8 +88,16 @@ export class PassthroughExchange implements Exchange {
     if (body !== null && !askUsage && cap === null && refused === null) return body;
     // Added fields go in front of the caller's bytes, which stay as they came (numbers past 2^53 too);
     // only a key the body already has (a stream_options to amend, an invalid limit) needs re-serialising.
-    if (body !== null && refused === null && !(askUsage && this.#parsed.stream_options !== undefined) && !(cap !== null && this.#parsed[cap.field] !== undefined)) {
-      const head = cap === null ? INCLUDE_USAGE_HEAD : Buffer.from(`${askUsage ? INCLUDE_USAGE_HEAD.toString('latin1') : '{'}"${cap.field}":${cap.tokens},`);
+    if (
+      body !== null &&
+      refused === null &&
+      !(askUsage && this.#parsed.stream_options !== undefined) &&
+      !(cap !== null && this.#parsed[cap.field] !== undefined)
+    ) {
+      const head =
+        cap === null
+          ? INCLUDE_USAGE_HEAD
+          : Buffer.from(`${askUsage ? INCLUDE_USAGE_HEAD.toString('latin1') : '{'}"${cap.field}":${cap.tokens},`);
       // The body is a JSON object (validated, with its model and messages), so its first '{' opens it.
       return Buffer.concat([head, body.subarray(body.indexOf(0x7b) + 1)]);
     }
@@ -96,7 +106,11 @@ export class PassthroughExchange implements Exchange {
     // (a parameter the deployment's model refuses: rare, so the bytes are not spliced for it).
     const out: Record<string, unknown> = { ...this.#parsed, model: this.#upstreamModel };
     if (refused !== null) for (const field of refused) delete out[field];
-    if (askUsage) out.stream_options = { ...(isObject(this.#parsed.stream_options) ? this.#parsed.stream_options : {}), include_usage: true };
+    if (askUsage)
+      out.stream_options = {
+        ...(isObject(this.#parsed.stream_options) ? this.#parsed.stream_options : {}),
+        include_usage: true,
+      };
     if (cap !== null) out[cap.field] = cap.tokens;
     return JSON.stringify(out);
   }
@@ -106,16 +120,26 @@ export class PassthroughExchange implements Exchange {
     if (usage === null) {
       // Rare (servers that omit usage), so the body is parsed only here.
       const reply = jsonObject(upstreamText);
-      if (reply === null) throw new GatewayError('upstream_error', { message: 'The upstream answered 200 with a body that is not JSON.' });
+      if (reply === null)
+        throw new GatewayError('upstream_error', {
+          message: 'The upstream answered 200 with a body that is not JSON.',
+        });
       usage = estimatedReplyUsage(reply, this.upstreamDialect, this.#promptEstimate);
     }
-    const body = this.#facts.model === this.#upstreamModel ? upstreamText : patchFirstModel(upstreamText, JSON.stringify(this.#facts.model));
+    const body =
+      this.#facts.model === this.#upstreamModel
+        ? upstreamText
+        : patchFirstModel(upstreamText, JSON.stringify(this.#facts.model));
     return { body, usage };
   }
 
   stream(): StreamRelay {
     if (this.upstreamDialect === 'responses') {
-      const tap = new ResponsesStreamTap({ clientModel: this.#facts.model, upstreamModel: this.#upstreamModel, masker: this.#masker });
+      const tap = new ResponsesStreamTap({
+        clientModel: this.#facts.model,
+        upstreamModel: this.#upstreamModel,
+        masker: this.#masker,
+      });
       return new PassthroughRelay({ tap, dialect: 'responses', promptEstimate: this.#promptEstimate });
     }
     return new PassthroughRelay({
@@ -142,7 +166,10 @@ function jsonObject(text: string): Record<string, unknown> | null {
 }
 
 /** What the relay needs of a dialect's stream tap (dialects/passthrough-tap.ts, Gemini's). */
-type StreamTap = Pick<PassthroughStreamTap, 'usage' | 'sawUsage' | 'finished' | 'deltaEvents' | 'push' | 'end' | 'endsWithError'> &
+type StreamTap = Pick<
+  PassthroughStreamTap,
+  'usage' | 'sawUsage' | 'finished' | 'deltaEvents' | 'push' | 'end' | 'endsWithError'
+> &
   Partial<Pick<PassthroughStreamTap, 'delivered' | 'unkeptBytes'>>;
 
 export class PassthroughRelay implements StreamRelay {
@@ -178,7 +205,8 @@ export class PassthroughRelay implements StreamRelay {
   usage(): Usage {
     const u = { ...this.#tap.usage };
     if (!this.#tap.sawUsage) u.inputTokens = this.#promptEstimate();
-    if (!this.#tap.finished || !this.#tap.sawUsage) u.outputTokens = Math.max(u.outputTokens, this.#tap.deltaEvents, this.#deliveredTokens());
+    if (!this.#tap.finished || !this.#tap.sawUsage)
+      u.outputTokens = Math.max(u.outputTokens, this.#tap.deltaEvents, this.#deliveredTokens());
     return u;
   }
 
@@ -194,11 +222,15 @@ export class PassthroughRelay implements StreamRelay {
     return Math.ceil(tokens * ((kept + unkept) / Math.max(1, kept)));
   }
 
-
   errorEvent(err: GatewayError, requestId: string): string {
     // The upstream's own error event, just forwarded, already ends the stream well-formed: one is enough.
     if (this.#tap.endsWithError()) return '';
-    return renderStreamError(this.#dialect, err, requestId, this.#tap instanceof ResponsesStreamTap ? this.#tap.events : 0);
+    return renderStreamError(
+      this.#dialect,
+      err,
+      requestId,
+      this.#tap instanceof ResponsesStreamTap ? this.#tap.events : 0,
+    );
   }
 
   finalResponse(): string | null {

@@ -9,7 +9,11 @@ import type { KeyRecord } from '../../src/core/key-record.ts';
 import type { ModelConfig } from '../../src/core/config-types.ts';
 
 const MODEL: ModelConfig = {
-  name: 'gpt-4o', family: 'openai', mode: 'chat', price: null, maxRetries: 0,
+  name: 'gpt-4o',
+  family: 'openai',
+  mode: 'chat',
+  price: null,
+  maxRetries: 0,
   deployments: [],
   timeouts: { connectMs: 1000, firstByteMs: 1000, idleMs: 1000, totalMs: 1000 },
 };
@@ -19,13 +23,31 @@ const BYTES = Buffer.byteLength(JSON.stringify(BODY));
 
 function key(over: Partial<KeyRecord>): KeyRecord {
   return {
-    id: 'key_1', name: 'k', hash: 'h', masked: 'sk-…', models: null, expiresAt: null, disabled: false, budgetUsd: null,
-    tokenBudget: null, budgetPeriod: null, rpm: null, tpm: null, maxConcurrency: null, createdAt: 0, ...over,
+    id: 'key_1',
+    name: 'k',
+    hash: 'h',
+    masked: 'sk-…',
+    models: null,
+    expiresAt: null,
+    disabled: false,
+    budgetUsd: null,
+    tokenBudget: null,
+    budgetPeriod: null,
+    rpm: null,
+    tpm: null,
+    maxConcurrency: null,
+    createdAt: 0,
+    ...over,
   };
 }
 
 function admission(): Admission {
-  return new Admission({ store: new MemoryAdmissionStore(), keySpend: async () => ({ nanos: 0, tokens: 0 }), defaultMaxTokens: 100, onError: () => undefined });
+  return new Admission({
+    store: new MemoryAdmissionStore(),
+    keySpend: async () => ({ nanos: 0, tokens: 0 }),
+    defaultMaxTokens: 100,
+    onError: () => undefined,
+  });
 }
 
 test('far from every limit the reservation is the byte bound and no token estimate is handed on', async () => {
@@ -64,11 +86,18 @@ test('with the in-process store, requests of a seen key started together reserve
   // The key's first request loads its durable total.
   const first = await a.admit(request);
   const together = await Promise.allSettled([a.admit(request), a.admit(request), a.admit(request)]);
-  assert.deepEqual(together.map((r) => r.status), ['fulfilled', 'fulfilled', 'rejected']);
+  assert.deepEqual(
+    together.map((r) => r.status),
+    ['fulfilled', 'fulfilled', 'rejected'],
+  );
   const refused = together[2] as PromiseRejectedResult;
   assert.ok(refused.reason.status === 429 && /3 requests per minute/.test(refused.reason.message));
   const second = (together[0] as PromiseFulfilledResult<Awaited<ReturnType<Admission['admit']>>>).value;
-  assert.equal(await a.finish(second.ticket!, { inputTokens: 3, outputTokens: 4, cacheReadTokens: 0, cacheWriteTokens: 0 }, 7), 0, 'a lifetime budget settles into period 0');
+  assert.equal(
+    await a.finish(second.ticket!, { inputTokens: 3, outputTokens: 4, cacheReadTokens: 0, cacheWriteTokens: 0 }, 7),
+    0,
+    'a lifetime budget settles into period 0',
+  );
   await a.finish(first.ticket!, { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 }, 0);
 });
 
@@ -91,8 +120,11 @@ test('a store that answers with promises gets the same decisions; its failures f
   };
   const errors: string[] = [];
   const a = new Admission({
-    store: remote, keySpend: async () => ({ nanos: 0, tokens: 0 }), defaultMaxTokens: 100,
-    onError: (_err, what) => errors.push(what), onRecovered: () => errors.push('recovered'),
+    store: remote,
+    keySpend: async () => ({ nanos: 0, tokens: 0 }),
+    defaultMaxTokens: 100,
+    onError: (_err, what) => errors.push(what),
+    onRecovered: () => errors.push('recovered'),
   });
   const k = key({ tokenBudget: 100_000_000 });
   const request = { key: k, model: MODEL, body: BODY, bodyBytes: BYTES, now: 1_000 };
@@ -100,10 +132,20 @@ test('a store that answers with promises gets the same decisions; its failures f
   const admitted = await a.admit(request);
   assert.ok(admitted.ticket !== null);
   broken = true;
-  const settled = a.finish(admitted.ticket, { inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0 }, 0);
+  const settled = a.finish(
+    admitted.ticket,
+    { inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0 },
+    0,
+  );
   assert.equal(await settled, admitted.ticket.periodStart, 'an unreachable store still bills the admit-time period');
-  await assert.rejects(async () => a.admit(request), (err: Error & { code?: string }) => err.code === 'admission_unavailable');
-  await assert.rejects(async () => a.admit(request), (err: Error & { code?: string }) => err.code === 'admission_unavailable');
+  await assert.rejects(
+    async () => a.admit(request),
+    (err: Error & { code?: string }) => err.code === 'admission_unavailable',
+  );
+  await assert.rejects(
+    async () => a.admit(request),
+    (err: Error & { code?: string }) => err.code === 'admission_unavailable',
+  );
   // One outage, reported once when it starts (issue 39); its refusals are counted.
   assert.deepEqual(errors, ['settle']);
   assert.equal(a.unavailableRefusals, 2);
@@ -126,7 +168,12 @@ test('a settle the store failed (a Redis blip) is tried again in the background 
     seedSpent: (req) => inner.seedSpent(req),
     close: () => inner.close(),
   };
-  const a = new Admission({ store: flaky, keySpend: async () => ({ nanos: 0, tokens: 0 }), defaultMaxTokens: 100, onError: (err, what) => errors.push(`${what}: ${String(err)}`) });
+  const a = new Admission({
+    store: flaky,
+    keySpend: async () => ({ nanos: 0, tokens: 0 }),
+    defaultMaxTokens: 100,
+    onError: (err, what) => errors.push(`${what}: ${String(err)}`),
+  });
   const k = key({ maxConcurrency: 1 });
   const admitted = await a.admit({ key: k, model: MODEL, body: BODY, bodyBytes: BYTES, now: 1_000 });
   assert.ok(admitted.ticket !== null);
@@ -142,19 +189,22 @@ test('a settle the store failed (a Redis blip) is tried again in the background 
   assert.equal(after.spentTokens, 10);
 });
 
-test('refuseIfFull reads the key\'s window without reserving: a full concurrency or rpm window is the admission\'s 429', async () => {
+test("refuseIfFull reads the key's window without reserving: a full concurrency or rpm window is the admission's 429", async () => {
   const a = admission();
   const k = key({ maxConcurrency: 1, rpm: 2 });
   await a.refuseIfFull(k, 1_000);
   await a.refuseIfFull(k, 1_000);
   const first = await a.admit({ key: k, model: MODEL, body: BODY, bodyBytes: BYTES, now: 1_000 });
   assert.ok(first.ticket !== null, 'the reads reserved nothing: the first admit still has the window');
-  await assert.rejects(a.refuseIfFull(k, 1_000), (err: { code: string; status: number; headers: Record<string, string> }) => {
-    assert.equal(err.code, 'concurrency_limit');
-    assert.equal(err.status, 429);
-    assert.equal(err.headers['retry-after'], '1');
-    return true;
-  });
+  await assert.rejects(
+    a.refuseIfFull(k, 1_000),
+    (err: { code: string; status: number; headers: Record<string, string> }) => {
+      assert.equal(err.code, 'concurrency_limit');
+      assert.equal(err.status, 429);
+      assert.equal(err.headers['retry-after'], '1');
+      return true;
+    },
+  );
   await a.finish(first.ticket!, { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 }, 0);
   await a.refuseIfFull(k, 1_000);
   const second = await a.admit({ key: k, model: MODEL, body: BODY, bodyBytes: BYTES, now: 1_000 });

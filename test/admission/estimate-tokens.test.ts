@@ -26,7 +26,11 @@ test('plain chat text is tokenized exactly with o200k plus the framing', () => {
 });
 
 test('non-OpenAI models get the documented margin; the model option overrides body.model', () => {
-  const body = { model: 'claude-sonnet-4', max_tokens: 10, messages: [{ role: 'user', content: 'Hello there, Claude.' }] };
+  const body = {
+    model: 'claude-sonnet-4',
+    max_tokens: 10,
+    messages: [{ role: 'user', content: 'Hello there, Claude.' }],
+  };
   const base = countTokens('Hello there, Claude.') + FRAME;
   assert.equal(estimatePromptTokens(body), Math.ceil(base * NON_OPENAI_MARGIN));
   assert.equal(estimatePromptTokens(body, { model: 'gpt-4o-mini' }), base);
@@ -38,7 +42,10 @@ test('anthropic system, tool_use input and tool_result text all count; ids and c
     system: [{ type: 'text', text: 'Be brief.', cache_control: { type: 'ephemeral' } }],
     messages: [
       { role: 'user', content: 'Weather?' },
-      { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_01ABCDEFGHIJ', name: 'get_weather', input: { city: 'Paris' } }] },
+      {
+        role: 'assistant',
+        content: [{ type: 'tool_use', id: 'toolu_01ABCDEFGHIJ', name: 'get_weather', input: { city: 'Paris' } }],
+      },
       { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_01ABCDEFGHIJ', content: 'Sunny, 21C' }] },
     ],
   };
@@ -51,17 +58,27 @@ test('images count a flat amount in both dialects, whatever their byte size', ()
   const hugeBase64 = 'A'.repeat(2_000_000);
   const openai = {
     model: 'gpt-4o',
-    messages: [{ role: 'user', content: [
-      { type: 'text', text: 'What is this?' },
-      { type: 'image_url', image_url: { url: `data:image/png;base64,${hugeBase64}` } },
-    ] }],
+    messages: [
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'What is this?' },
+          { type: 'image_url', image_url: { url: `data:image/png;base64,${hugeBase64}` } },
+        ],
+      },
+    ],
   };
   const anthropic = {
     model: 'gpt-4o',
-    messages: [{ role: 'user', content: [
-      { type: 'image', source: { type: 'base64', media_type: 'image/png', data: hugeBase64 } },
-      { type: 'text', text: 'What is this?' },
-    ] }],
+    messages: [
+      {
+        role: 'user',
+        content: [
+          { type: 'image', source: { type: 'base64', media_type: 'image/png', data: hugeBase64 } },
+          { type: 'text', text: 'What is this?' },
+        ],
+      },
+    ],
   };
   const expected = countTokens('What is this?') + MEDIA_TOKENS + FRAME;
   assert.equal(estimatePromptTokens(openai), expected);
@@ -69,9 +86,21 @@ test('images count a flat amount in both dialects, whatever their byte size', ()
 });
 
 test('tool definitions are counted as their JSON text, with the system prompt a provider adds for tools', () => {
-  const tools = [{ type: 'function', function: { name: 'lookup', description: 'Find a record by id', parameters: { type: 'object', properties: { id: { type: 'string' } } } } }];
+  const tools = [
+    {
+      type: 'function',
+      function: {
+        name: 'lookup',
+        description: 'Find a record by id',
+        parameters: { type: 'object', properties: { id: { type: 'string' } } },
+      },
+    },
+  ];
   const without = { model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] };
-  assert.equal(estimatePromptTokens({ ...without, tools }) - estimatePromptTokens(without), countTokens(JSON.stringify(tools)) + TOOL_PROMPT_TOKENS);
+  assert.equal(
+    estimatePromptTokens({ ...without, tools }) - estimatePromptTokens(without),
+    countTokens(JSON.stringify(tools)) + TOOL_PROMPT_TOKENS,
+  );
 });
 
 test('special-token text is counted as plain text, not rejected', () => {
@@ -106,7 +135,11 @@ test('non-object bodies estimate only the reply priming', () => {
 test('requestedMaxTokens takes the larger of the two chat limits, multiplies by n, falls back to the default', () => {
   assert.equal(requestedMaxTokens({ max_tokens: 100 }, 4096), 100);
   assert.equal(requestedMaxTokens({ max_tokens: 100, max_completion_tokens: 300 }, 4096), 300);
-  assert.equal(requestedMaxTokens({ max_tokens: 300, max_completion_tokens: 100 }, 4096), 300, 'a server may read either');
+  assert.equal(
+    requestedMaxTokens({ max_tokens: 300, max_completion_tokens: 100 }, 4096),
+    300,
+    'a server may read either',
+  );
   assert.equal(requestedMaxTokens({ max_completion_tokens: 100 }, 4096), 100);
   // Messages have one limit and no n: other fields are unknown to the upstream and reserve nothing.
   assert.equal(requestedMaxTokens({ max_tokens: 50_000, max_completion_tokens: 1 }, 4096, 'anthropic'), 50_000);
@@ -135,23 +168,52 @@ test('admission quick pass: the request size bounds the text, media still count,
   assert.equal(quick, bytes + FRAME);
   assert.ok(quick >= estimatePromptTokens(short));
   const cjk = { model: 'gpt-4o', messages: [{ role: 'user', content: '東京の天気はどうですか。'.repeat(300) }] };
-  assert.ok(estimatePromptTokens(cjk, { boundBytes: Buffer.byteLength(JSON.stringify(cjk)) }) >= estimatePromptTokens(cjk, { charCap: 1_000_000 }), 'a bound for multi-byte text too');
-  const image = { model: 'gpt-4o', messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://x/y.png' } }] }] };
+  assert.ok(
+    estimatePromptTokens(cjk, { boundBytes: Buffer.byteLength(JSON.stringify(cjk)) }) >=
+      estimatePromptTokens(cjk, { charCap: 1_000_000 }),
+    'a bound for multi-byte text too',
+  );
+  const image = {
+    model: 'gpt-4o',
+    messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://x/y.png' } }] }],
+  };
   const imageBytes = Buffer.byteLength(JSON.stringify(image));
-  assert.equal(estimatePromptTokens(image, { boundBytes: imageBytes }), imageBytes + MEDIA_TOKENS + FRAME, 'a short image URL still counts as an image');
+  assert.equal(
+    estimatePromptTokens(image, { boundBytes: imageBytes }),
+    imageBytes + MEDIA_TOKENS + FRAME,
+    'a short image URL still counts as an image',
+  );
 });
 
 test('bodies nested 100,000 levels deep are estimated without overflowing the stack; text above the depth still counts', () => {
   const deep = JSON.parse(`${'['.repeat(100_000)}"buried"${']'.repeat(100_000)}`) as unknown;
   const deepObject = JSON.parse(`${'{"a":'.repeat(100_000)}1${'}'.repeat(100_000)}`) as unknown;
   const plain = { model: 'gpt-4o', messages: [{ role: 'user', content: 'Hello there' }] };
-  const withDeep = { model: 'gpt-4o', messages: [{ role: 'user', content: 'Hello there', x: deep }], tools: [{ parameters: deepObject }], tool_choice: deepObject };
-  assert.equal(estimatePromptTokens(withDeep), estimatePromptTokens(plain) + TOOL_PROMPT_TOKENS, 'the deep parts count as nothing; the message text as before');
-  assert.equal(estimatePromptTokens(withDeep, { boundBytes: 500_000 }), 500_000 + FRAME + TOOL_PROMPT_TOKENS, 'the quick pass bounds by size, deep or not');
+  const withDeep = {
+    model: 'gpt-4o',
+    messages: [{ role: 'user', content: 'Hello there', x: deep }],
+    tools: [{ parameters: deepObject }],
+    tool_choice: deepObject,
+  };
+  assert.equal(
+    estimatePromptTokens(withDeep),
+    estimatePromptTokens(plain) + TOOL_PROMPT_TOKENS,
+    'the deep parts count as nothing; the message text as before',
+  );
+  assert.equal(
+    estimatePromptTokens(withDeep, { boundBytes: 500_000 }),
+    500_000 + FRAME + TOOL_PROMPT_TOKENS,
+    'the quick pass bounds by size, deep or not',
+  );
 });
 
 test('the tokenizer is loaded on first use only', () => {
-  const child = spawnSync(process.execPath, ['--input-type=module', '-e', `
+  const child = spawnSync(
+    process.execPath,
+    [
+      '--input-type=module',
+      '-e',
+      `
     const t = await import(${JSON.stringify(new URL('../../src/tokenizer/count-tokens.ts', import.meta.url).href)});
     const e = await import(${JSON.stringify(new URL('../../src/admission/estimate-tokens.ts', import.meta.url).href)});
     const before = t.tokenizerLoaded();
@@ -159,7 +221,10 @@ test('the tokenizer is loaded on first use only', () => {
     const afterQuick = t.tokenizerLoaded();
     e.estimatePromptTokens({ messages: [{ role: 'user', content: 'hi there' }] });
     console.log(JSON.stringify([before, afterQuick, t.tokenizerLoaded()]));
-  `], { encoding: 'utf8' });
+  `,
+    ],
+    { encoding: 'utf8' },
+  );
   assert.equal(child.status, 0, child.stderr);
   assert.deepEqual(JSON.parse(child.stdout), [false, false, true]);
 });

@@ -63,25 +63,45 @@ const withImage = (model: string, data: string, mime = 'image/png'): Record<stri
 });
 const plain = (model: string): number => estimatePromptTokens({ model, messages: [{ role: 'user', content: [] }] });
 
-test('an image costs what its provider\'s formula says for its size, and the largest image when the size is unknown', () => {
+test("an image costs what its provider's formula says for its size, and the largest image when the size is unknown", () => {
   // gpt-4o-mini: 2,833 + 5,667 a 512-px tile; 2048 × 768 is 4 × 2 tiles.
   assert.equal(estimatePromptTokens(withImage('gpt-4o-mini', png(2048, 768))) - plain('gpt-4o-mini'), 2833 + 8 * 5667);
   // gpt-4o: 85 + 170 a tile; 1024 × 1024 is brought down to 768 × 768, 2 × 2 tiles.
-  assert.equal(estimatePromptTokens(withImage('gpt-4o', jpeg(1024, 1024), 'image/jpeg')) - plain('gpt-4o'), 85 + 4 * 170);
+  assert.equal(
+    estimatePromptTokens(withImage('gpt-4o', jpeg(1024, 1024), 'image/jpeg')) - plain('gpt-4o'),
+    85 + 4 * 170,
+  );
   // Claude: width × height / 750 (the non-OpenAI margin on top), a small image costs little.
   const claude = estimatePromptTokens(withImage('claude-sonnet-4', png(300, 300))) - plain('claude-sonnet-4');
   assert.ok(claude >= 120 && claude <= 150, `${claude}`);
   // gpt-4.1-mini: 32-px patches times 1.62.
-  assert.equal(estimatePromptTokens(withImage('gpt-4.1-mini', webp(640, 480), 'image/webp')) - plain('gpt-4.1-mini'), Math.ceil(20 * 15 * 1.62));
+  assert.equal(
+    estimatePromptTokens(withImage('gpt-4.1-mini', webp(640, 480), 'image/webp')) - plain('gpt-4.1-mini'),
+    Math.ceil(20 * 15 * 1.62),
+  );
   // A URL: the family's largest image.
-  const url = { model: 'gpt-4o-mini', messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://x/y.png' } }] }] };
+  const url = {
+    model: 'gpt-4o-mini',
+    messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://x/y.png' } }] }],
+  };
   assert.equal(estimatePromptTokens(url) - plain('gpt-4o-mini'), 2833 + 8 * 5667);
   assert.equal(estimatePromptTokens({ ...url, model: 'gpt-4o' }) - plain('gpt-4o'), MEDIA_TOKENS);
 });
 
 test('a PDF costs its pages (text and an image each), or its size when its pages cannot be counted', () => {
-  const pdf = Buffer.from(`%PDF-1.4\n${'1 0 obj << /Type /Page /Parent 2 0 R >> endobj\n'.repeat(12)}2 0 obj << /Type /Pages /Count 12 >> endobj\n`).toString('base64');
-  const doc = (data: string): Record<string, unknown> => ({ model: 'claude-sonnet-4', max_tokens: 10, messages: [{ role: 'user', content: [{ type: 'document', source: { type: 'base64', media_type: 'application/pdf', data } }] }] });
+  const pdf = Buffer.from(
+    `%PDF-1.4\n${'1 0 obj << /Type /Page /Parent 2 0 R >> endobj\n'.repeat(12)}2 0 obj << /Type /Pages /Count 12 >> endobj\n`,
+  ).toString('base64');
+  const doc = (data: string): Record<string, unknown> => ({
+    model: 'claude-sonnet-4',
+    max_tokens: 10,
+    messages: [
+      {
+        role: 'user',
+        content: [{ type: 'document', source: { type: 'base64', media_type: 'application/pdf', data } }],
+      },
+    ],
+  });
   const base = estimatePromptTokens({ model: 'claude-sonnet-4', messages: [{ role: 'user', content: [] }] });
   assert.equal(estimatePromptTokens(doc(pdf)) - base, Math.ceil(12 * 4600 * 1.2));
   const opaque = Buffer.alloc(60_000, 7).toString('base64');

@@ -21,9 +21,13 @@ function idOf(result: AdmitResult): ReservationId {
 
 test('an id settled late, after its reservation was reclaimed and another request admitted, changes nothing', async () => {
   const store = new MemoryAdmissionStore({ reservationTtlMs: 1_000 });
-  const stale = idOf(store.admit({ keyId: 'k', limits: LIMITS, periodStart: 0, reserveNanos: 100, reserveTokens: 1, now: T0 }));
+  const stale = idOf(
+    store.admit({ keyId: 'k', limits: LIMITS, periodStart: 0, reserveNanos: 100, reserveTokens: 1, now: T0 }),
+  );
   // The next admit, past the TTL, reclaims the first reservation.
-  const fresh = idOf(store.admit({ keyId: 'k', limits: LIMITS, periodStart: 0, reserveNanos: 300, reserveTokens: 3, now: T0 + 2_000 }));
+  const fresh = idOf(
+    store.admit({ keyId: 'k', limits: LIMITS, periodStart: 0, reserveNanos: 300, reserveTokens: 3, now: T0 + 2_000 }),
+  );
   assert.notEqual(fresh, stale);
   assert.deepEqual(store.settle({ reservationId: stale, nanos: 5_000, tokens: 50 }), { ok: false });
   assert.deepEqual(store.release(stale), { ok: false });
@@ -39,8 +43,18 @@ test('an id settled late, after its reservation was reclaimed and another reques
 
 test('ids it never handed out are unknown, whatever their type or shape', () => {
   const store = new MemoryAdmissionStore();
-  const id = idOf(store.admit({ keyId: 'k', limits: LIMITS, periodStart: 0, reserveNanos: 1, reserveTokens: 1, now: T0 }));
-  for (const other of ['nope', String(id), -1, 0.5, Number.NaN, Number.MAX_SAFE_INTEGER + 2, (id as number) + 2 ** 21]) {
+  const id = idOf(
+    store.admit({ keyId: 'k', limits: LIMITS, periodStart: 0, reserveNanos: 1, reserveTokens: 1, now: T0 }),
+  );
+  for (const other of [
+    'nope',
+    String(id),
+    -1,
+    0.5,
+    Number.NaN,
+    Number.MAX_SAFE_INTEGER + 2,
+    (id as number) + 2 ** 21,
+  ]) {
     assert.deepEqual(store.release(other), { ok: false }, `release(${String(other)})`);
   }
   assert.deepEqual(store.release(id), { ok: true, periodStart: 0 });
@@ -52,7 +66,13 @@ test('reservations finished out of order, across keys, leave each key exact and 
   for (let i = 0; i < 40; i++) {
     const key = i % 3 === 0 ? 'a' : 'b';
     const nanos = 10 + i;
-    held.push({ key, id: idOf(store.admit({ keyId: key, limits: LIMITS, periodStart: 0, reserveNanos: nanos, reserveTokens: 1, now: T0 + i })), nanos });
+    held.push({
+      key,
+      id: idOf(
+        store.admit({ keyId: key, limits: LIMITS, periodStart: 0, reserveNanos: nanos, reserveTokens: 1, now: T0 + i }),
+      ),
+      nanos,
+    });
   }
   // Settle every other one, from the newest back, so reservations go from the middle of each key's list.
   for (let i = held.length - 1; i >= 0; i -= 2) {
@@ -64,7 +84,11 @@ test('reservations finished out of order, across keys, leave each key exact and 
     const snap = await store.snapshot(key, T0 + 40);
     const mine = left.filter((h) => h.key === key);
     assert.equal(snap.inFlight, mine.length, `key ${key} in flight`);
-    assert.equal(snap.reservedNanos, mine.reduce((sum, h) => sum + h.nanos, 0), `key ${key} reserved`);
+    assert.equal(
+      snap.reservedNanos,
+      mine.reduce((sum, h) => sum + h.nanos, 0),
+      `key ${key} reserved`,
+    );
   }
   // Past the TTL of the first 21 admits (at T0 + 0 … 20) only: the rest are still held.
   store.admit({ keyId: 'a', limits: LIMITS, periodStart: 0, reserveNanos: 1, reserveTokens: 1, now: T0 + 10_020 });

@@ -6,8 +6,14 @@ import type { AdmissionLimits, AdmissionSnapshot } from '../../src/admission/sto
 
 const NO_LIMITS: AdmissionLimits = { rpm: null, tpm: null, maxConcurrency: null, budgetNanos: null, tokenBudget: null };
 const SNAPSHOT: AdmissionSnapshot = {
-  spentNanos: 0, reservedNanos: 0, spentTokens: 0, reservedTokens: 0,
-  rpmUsed: 3, tpmUsed: 1500, inFlight: 1, windowResetSec: 12,
+  spentNanos: 0,
+  reservedNanos: 0,
+  spentTokens: 0,
+  reservedTokens: 0,
+  rpmUsed: 3,
+  tpmUsed: 1500,
+  inFlight: 1,
+  windowResetSec: 12,
 };
 
 test('both limit families, OpenAI names, reset in seconds', () => {
@@ -23,7 +29,9 @@ test('both limit families, OpenAI names, reset in seconds', () => {
 
 test('only the limits that are set get headers', () => {
   assert.deepEqual(Object.keys(rateLimitHeaders({ limits: { ...NO_LIMITS, tpm: 5000 }, snapshot: SNAPSHOT })), [
-    'x-ratelimit-limit-tokens', 'x-ratelimit-remaining-tokens', 'x-ratelimit-reset-tokens',
+    'x-ratelimit-limit-tokens',
+    'x-ratelimit-remaining-tokens',
+    'x-ratelimit-reset-tokens',
   ]);
   assert.deepEqual(rateLimitHeaders({ limits: NO_LIMITS, snapshot: SNAPSHOT }), {});
 });

@@ -47,7 +47,10 @@ if (!available && process.env.CI === 'true') {
     const prefix = `mg:test-${randomUUID()}:`;
     prefixes.push(prefix);
     // The contract steps time through `now`; Redis's own clock is tested below.
-    const stores = Array.from({ length: count }, () => new RedisAdmissionStore({ url: REDIS_URL, prefix, reservationTtlMs, clock: 'caller' }));
+    const stores = Array.from(
+      { length: count },
+      () => new RedisAdmissionStore({ url: REDIS_URL, prefix, reservationTtlMs, clock: 'caller' }),
+    );
     return {
       stores,
       cleanup: async () => {
@@ -98,7 +101,7 @@ if (!available && process.env.CI === 'true') {
     assert.ok(kept.ok && (await other.settle({ reservationId: kept.reservationId, nanos: 50, tokens: 5 })).ok);
   });
 
-  test('Redis losing a budgeted key\'s state (a restart without persistence) reloads it from the database before admitting', async () => {
+  test("Redis losing a budgeted key's state (a restart without persistence) reloads it from the database before admitting", async () => {
     const p = `mg:test-${randomUUID()}:`;
     prefixes.push(p);
     const db = new Map<string, { nanos: number; tokens: number }>([['k@0', { nanos: 900, tokens: 9 }]]);
@@ -136,11 +139,17 @@ if (!available && process.env.CI === 'true') {
     try {
       const limits = { rpm: null, tpm: null, maxConcurrency: null, budgetNanos: 1_000_000, tokenBudget: null };
       const results = await Promise.all(
-        Array.from({ length: 50 }, () => s.admit({ keyId: 'k', limits, periodStart: 0, reserveNanos: 1, reserveTokens: 1, now: Date.now() })),
+        Array.from({ length: 50 }, () =>
+          s.admit({ keyId: 'k', limits, periodStart: 0, reserveNanos: 1, reserveTokens: 1, now: Date.now() }),
+        ),
       );
       assert.ok(results.every((r) => r.ok));
       await new Promise((resolve) => setImmediate(resolve));
-      assert.deepEqual(warnings.filter((w) => w === 'MaxListenersExceededWarning'), [], 'no listener per waiting request');
+      assert.deepEqual(
+        warnings.filter((w) => w === 'MaxListenersExceededWarning'),
+        [],
+        'no listener per waiting request',
+      );
     } finally {
       process.off('warning', onWarning);
       await s.close();
@@ -155,7 +164,7 @@ if (!available && process.env.CI === 'true') {
 
   const HOUR = 3_600_000;
 
-  test('a replica whose clock runs an hour ahead does not expire the reservations of the others (Redis\'s clock)', async () => {
+  test("a replica whose clock runs an hour ahead does not expire the reservations of the others (Redis's clock)", async () => {
     const limits = { rpm: null, tpm: null, maxConcurrency: 2, budgetNanos: 1_000, tokenBudget: null };
     for (const clock of ['server', 'caller'] as const) {
       const p = `mg:test-${randomUUID()}:`;
@@ -180,7 +189,7 @@ if (!available && process.env.CI === 'true') {
     }
   });
 
-  test('rate-limit minutes are Redis\'s: a replica with a skewed clock counts into the same minute and is told when it ends', async () => {
+  test("rate-limit minutes are Redis's: a replica with a skewed clock counts into the same minute and is told when it ends", async () => {
     const limits = { rpm: 1, tpm: null, maxConcurrency: null, budgetNanos: null, tokenBudget: null };
     // Two admits straddle a minute's end about once in a thousand runs: then the pair is tried again.
     for (let attempt = 1; ; attempt++) {
@@ -189,29 +198,48 @@ if (!available && process.env.CI === 'true') {
       const a = new RedisAdmissionStore({ client: admin, prefix: p });
       const b = new RedisAdmissionStore({ client: admin, prefix: p });
       const before = await redisNow();
-      const first = await a.admit({ keyId: 'k', limits, periodStart: 0, reserveNanos: 0, reserveTokens: 0, now: Date.now() - 90_000 });
-      const second = await b.admit({ keyId: 'k', limits, periodStart: 0, reserveNanos: 0, reserveTokens: 0, now: Date.now() + HOUR });
+      const first = await a.admit({
+        keyId: 'k',
+        limits,
+        periodStart: 0,
+        reserveNanos: 0,
+        reserveTokens: 0,
+        now: Date.now() - 90_000,
+      });
+      const second = await b.admit({
+        keyId: 'k',
+        limits,
+        periodStart: 0,
+        reserveNanos: 0,
+        reserveTokens: 0,
+        now: Date.now() + HOUR,
+      });
       const after = await redisNow();
       if (Math.floor(before / 60_000) !== Math.floor(after / 60_000)) {
         assert.ok(attempt < 3, 'three pairs of admits in a row straddled a minute');
         continue;
       }
       assert.equal(first.ok, true);
-      assert.equal(second.ok ? 'admitted' : second.reason, 'rpm', 'the second request of the minute is refused, whatever its replica\'s clock');
+      assert.equal(
+        second.ok ? 'admitted' : second.reason,
+        'rpm',
+        "the second request of the minute is refused, whatever its replica's clock",
+      );
       const end = (Math.floor(before / 60_000) + 1) * 60_000;
       assert.ok(!second.ok && second.retryAfterSec !== undefined);
       assert.ok(
-        second.retryAfterSec >= Math.ceil((end - after) / 1000) && second.retryAfterSec <= Math.ceil((end - before) / 1000),
+        second.retryAfterSec >= Math.ceil((end - after) / 1000) &&
+          second.retryAfterSec <= Math.ceil((end - before) / 1000),
         `retry-after ${second.retryAfterSec} s counts to the end of Redis's minute`,
       );
       const snap = await b.snapshot('k', Date.now() + HOUR);
-      assert.equal(snap.rpmUsed, 1, 'a snapshot judges the window by Redis\'s clock too');
+      assert.equal(snap.rpmUsed, 1, "a snapshot judges the window by Redis's clock too");
       assert.ok(snap.windowResetSec >= 1 && snap.windowResetSec <= 60);
       break;
     }
   });
 
-  test('reservations expire by Redis\'s clock, whatever time the caller passes', async () => {
+  test("reservations expire by Redis's clock, whatever time the caller passes", async () => {
     const p = `mg:test-${randomUUID()}:`;
     prefixes.push(p);
     const ttl = 20;

@@ -4,10 +4,22 @@ import assert from 'node:assert/strict';
 import { REFUSAL_CODES, neverFitsTpm, refusalError } from '../../src/admission/refusal.ts';
 import type { AdmissionLimits, AdmissionSnapshot, RefusalReason } from '../../src/admission/store.ts';
 
-const LIMITS: AdmissionLimits = { rpm: 60, tpm: 10_000, maxConcurrency: 4, budgetNanos: 5_000_000_000, tokenBudget: 100_000 };
+const LIMITS: AdmissionLimits = {
+  rpm: 60,
+  tpm: 10_000,
+  maxConcurrency: 4,
+  budgetNanos: 5_000_000_000,
+  tokenBudget: 100_000,
+};
 const SNAPSHOT: AdmissionSnapshot = {
-  spentNanos: 4_990_000_000, reservedNanos: 5_787_000, spentTokens: 99_000, reservedTokens: 500,
-  rpmUsed: 60, tpmUsed: 9_000, inFlight: 4, windowResetSec: 30,
+  spentNanos: 4_990_000_000,
+  reservedNanos: 5_787_000,
+  spentTokens: 99_000,
+  reservedTokens: 500,
+  rpmUsed: 60,
+  tpmUsed: 9_000,
+  inFlight: 4,
+  windowResetSec: 30,
 };
 
 test('budget refusal is 403 quota restricted with dollars left', () => {
@@ -46,9 +58,19 @@ test('a request larger than the whole tokens-per-minute limit is told so, not to
   assert.deepEqual([huge.status, huge.code], [429, 'rate_limit_tokens']);
   assert.match(huge.message, /it reserves 12000 tokens .* the limit is 10000 tokens per minute; lower max_tokens/);
   assert.equal(neverFitsTpm({ reason: 'tpm', limits: LIMITS, requestTokens: 12_000 }), true);
-  assert.equal(neverFitsTpm({ reason: 'tpm', limits: LIMITS, requestTokens: 10_000 }), false, 'a request of the whole minute fits an empty one');
+  assert.equal(
+    neverFitsTpm({ reason: 'tpm', limits: LIMITS, requestTokens: 10_000 }),
+    false,
+    'a request of the whole minute fits an empty one',
+  );
   assert.equal(neverFitsTpm({ reason: 'rpm', limits: LIMITS, requestTokens: 12_000 }), false);
-  const fits = refusalError({ reason: 'tpm', limits: LIMITS, snapshot: SNAPSHOT, retryAfterSec: 30, requestTokens: 2_000 });
+  const fits = refusalError({
+    reason: 'tpm',
+    limits: LIMITS,
+    snapshot: SNAPSHOT,
+    retryAfterSec: 30,
+    requestTokens: 2_000,
+  });
   assert.match(fits.message, /10000 tokens per minute, 1000 left this minute .*; retry after 30s$/);
 });
 

@@ -16,13 +16,37 @@ test('the TTL is the longest total timeout plus a minute, never below the defaul
 test('a request running for 11 minutes under an hour-long deadline keeps its slot and is charged when it settles', () => {
   const store = new MemoryAdmissionStore({ reservationTtlMs: reservationTtlFor([3_600_000]) });
   const t0 = 1_700_000_000_000;
-  const first = store.admit({ keyId: 'k', limits: LIMITS, periodStart: 0, reserveNanos: 400_000, reserveTokens: 10, now: t0 });
+  const first = store.admit({
+    keyId: 'k',
+    limits: LIMITS,
+    periodStart: 0,
+    reserveNanos: 400_000,
+    reserveTokens: 10,
+    now: t0,
+  });
   assert.ok(first.ok);
   const later = t0 + 11 * 60_000;
-  const second = store.admit({ keyId: 'k', limits: LIMITS, periodStart: 0, reserveNanos: 400_000, reserveTokens: 10, now: later });
+  const second = store.admit({
+    keyId: 'k',
+    limits: LIMITS,
+    periodStart: 0,
+    reserveNanos: 400_000,
+    reserveTokens: 10,
+    now: later,
+  });
   assert.equal(second.ok, false, 'the concurrency slot is still held');
-  assert.deepEqual(store.settle({ reservationId: first.ok ? first.reservationId : '', nanos: 900_000, tokens: 10 }), { ok: true, periodStart: 0 });
-  const third = store.admit({ keyId: 'k', limits: LIMITS, periodStart: 0, reserveNanos: 400_000, reserveTokens: 10, now: later + 1 });
+  assert.deepEqual(store.settle({ reservationId: first.ok ? first.reservationId : '', nanos: 900_000, tokens: 10 }), {
+    ok: true,
+    periodStart: 0,
+  });
+  const third = store.admit({
+    keyId: 'k',
+    limits: LIMITS,
+    periodStart: 0,
+    reserveNanos: 400_000,
+    reserveTokens: 10,
+    now: later + 1,
+  });
   assert.equal(third.ok, false);
   assert.equal(third.ok ? '' : third.reason, 'budget', 'the long request was charged: 0.9 of 1.0 spent');
 });

@@ -51,11 +51,19 @@ export function storeContract(name: string, open: OpenStores): void {
   describe(`admission store contract: ${name}`, () => {
     test('admit reserves budget, tokens, a slot and counts the request', async () => {
       await withStore(open, async (store, key) => {
-        const r = await store.admit(request(key, { reserveNanos: 500, reserveTokens: 40, limits: { budgetNanos: 1000 } }));
+        const r = await store.admit(
+          request(key, { reserveNanos: 500, reserveTokens: 40, limits: { budgetNanos: 1000 } }),
+        );
         admitted(r);
         assert.deepEqual(r.snapshot, {
-          spentNanos: 0, reservedNanos: 500, spentTokens: 0, reservedTokens: 40,
-          rpmUsed: 1, tpmUsed: 40, inFlight: 1, windowResetSec: 45,
+          spentNanos: 0,
+          reservedNanos: 500,
+          spentTokens: 0,
+          reservedTokens: 40,
+          rpmUsed: 1,
+          tpmUsed: 40,
+          inFlight: 1,
+          windowResetSec: 45,
         });
         assert.deepEqual(await store.snapshot(key, T0), r.snapshot);
       });
@@ -173,7 +181,10 @@ export function storeContract(name: string, open: OpenStores): void {
       await withStore(open, async (store, key) => {
         const r = await store.admit(request(key, { reserveNanos: 900, reserveTokens: 90, periodStart: 7 }));
         admitted(r);
-        assert.deepEqual(await store.settle({ reservationId: r.reservationId, nanos: 321, tokens: 33 }), { ok: true, periodStart: 7 });
+        assert.deepEqual(await store.settle({ reservationId: r.reservationId, nanos: 321, tokens: 33 }), {
+          ok: true,
+          periodStart: 7,
+        });
         const s = await store.snapshot(key, T0);
         assert.deepEqual(
           [s.spentNanos, s.reservedNanos, s.spentTokens, s.reservedTokens, s.inFlight, s.tpmUsed, s.rpmUsed],
@@ -222,7 +233,10 @@ export function storeContract(name: string, open: OpenStores): void {
         const fresh = await store.admit(request(key, { periodStart: 200, reserveNanos: 1000, limits }));
         admitted(fresh);
         assert.equal(fresh.snapshot.spentNanos, 0);
-        assert.deepEqual(await store.settle({ reservationId: old.reservationId, nanos: 400, tokens: 4 }), { ok: true, periodStart: 100 });
+        assert.deepEqual(await store.settle({ reservationId: old.reservationId, nanos: 400, tokens: 4 }), {
+          ok: true,
+          periodStart: 100,
+        });
         const s = await store.snapshot(key, T0);
         assert.deepEqual([s.spentNanos, s.reservedNanos, s.inFlight], [0, 1000, 1]);
         const stale = await store.admit(request(key, { periodStart: 100, reserveNanos: 1, limits }));
@@ -243,7 +257,9 @@ export function storeContract(name: string, open: OpenStores): void {
         assert.deepEqual([s.spentNanos, s.spentTokens], [500, 50]);
         await store.seedSpent({ keyId: key, periodStart: 5, spentNanos: 9000, spentTokens: 900 });
         assert.equal((await store.snapshot(key, T0)).spentNanos, 500);
-        const r = await store.admit(request(key, { periodStart: 10, reserveNanos: 501, limits: { budgetNanos: 1000 } }));
+        const r = await store.admit(
+          request(key, { periodStart: 10, reserveNanos: 501, limits: { budgetNanos: 1000 } }),
+        );
         assert.equal(r.ok ? 'ok' : r.reason, 'budget', 'seeded spend counts against the budget');
         await store.seedSpent({ keyId: key, periodStart: 20, spentNanos: 30, spentTokens: 3 });
         s = await store.snapshot(key, T0);
@@ -291,7 +307,9 @@ export function storeContract(name: string, open: OpenStores): void {
             [later.snapshot.spentNanos, later.snapshot.reservedNanos, later.snapshot.inFlight],
             [0, 100, 1],
           );
-          assert.deepEqual(await store.settle({ reservationId: crashed.reservationId, nanos: 100, tokens: 10 }), { ok: false });
+          assert.deepEqual(await store.settle({ reservationId: crashed.reservationId, nanos: 100, tokens: 10 }), {
+            ok: false,
+          });
           assert.equal((await store.snapshot(key, T0 + 5000)).inFlight, 1);
         },
         { reservationTtlMs: 5000 },
@@ -315,8 +333,14 @@ export function storeContract(name: string, open: OpenStores): void {
         await assert.rejects(async () => store.admit(request(key, { reserveTokens: -1 })), RangeError);
         const r = await store.admit(request(key, {}));
         admitted(r);
-        await assert.rejects(async () => store.settle({ reservationId: r.reservationId, nanos: 0.5, tokens: 1 }), RangeError);
-        await assert.rejects(async () => store.seedSpent({ keyId: key, periodStart: 0, spentNanos: -3, spentTokens: 0 }), RangeError);
+        await assert.rejects(
+          async () => store.settle({ reservationId: r.reservationId, nanos: 0.5, tokens: 1 }),
+          RangeError,
+        );
+        await assert.rejects(
+          async () => store.seedSpent({ keyId: key, periodStart: 0, spentNanos: -3, spentTokens: 0 }),
+          RangeError,
+        );
         assert.equal((await store.settle({ reservationId: r.reservationId, nanos: 1, tokens: 1 })).ok, true);
       });
     });
@@ -329,7 +353,9 @@ export function storeContract(name: string, open: OpenStores): void {
         const limits = { budgetNanos: 20 * reserve };
         const results = await Promise.all(
           Array.from({ length: 300 }, (_, i) =>
-            harness.stores[i % harness.stores.length].admit(request(key, { reserveNanos: reserve, reserveTokens: 100, limits })),
+            harness.stores[i % harness.stores.length].admit(
+              request(key, { reserveNanos: reserve, reserveTokens: 100, limits }),
+            ),
           ),
         );
         const ok = results.filter((r) => r.ok);
@@ -341,7 +367,11 @@ export function storeContract(name: string, open: OpenStores): void {
             if (!r.ok) throw new Error('unreachable');
             const nanos = reserve - i * 997;
             expected += nanos;
-            return harness.stores[i % harness.stores.length].settle({ reservationId: r.reservationId, nanos, tokens: 50 });
+            return harness.stores[i % harness.stores.length].settle({
+              reservationId: r.reservationId,
+              nanos,
+              tokens: 50,
+            });
           }),
         );
         const s = await harness.stores[0].snapshot(key, T0);

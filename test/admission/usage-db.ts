@@ -32,7 +32,9 @@ export function keySpent(dbPath: string, keyId: string): { nanos: number; tokens
   const db = new DatabaseSync(dbPath, { readOnly: true });
   try {
     const row = db
-      .prepare('SELECT COALESCE(SUM(spent_nanos), 0) AS nanos, COALESCE(SUM(spent_tokens), 0) AS tokens FROM key_spend WHERE key_id = ?')
+      .prepare(
+        'SELECT COALESCE(SUM(spent_nanos), 0) AS nanos, COALESCE(SUM(spent_tokens), 0) AS tokens FROM key_spend WHERE key_id = ?',
+      )
       .get(keyId) as { nanos: number; tokens: number };
     return { nanos: row.nanos, tokens: row.tokens };
   } finally {

@@ -29,9 +29,30 @@ function openaiEvents(): string {
 
 function anthropicEvents(): string {
   const ev = (type: string, data: unknown): string => `event: ${type}\ndata: ${JSON.stringify(data)}\n\n`;
-  let out = ev('message_start', { type: 'message_start', message: { id: 'm1', type: 'message', role: 'assistant', model: 'claude-upstream-1', content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 5, output_tokens: 1 } } });
-  out += ev('content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } });
-  for (let i = 0; i < EVENTS; i++) out += ev('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: piece(i) } });
+  let out = ev('message_start', {
+    type: 'message_start',
+    message: {
+      id: 'm1',
+      type: 'message',
+      role: 'assistant',
+      model: 'claude-upstream-1',
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: { input_tokens: 5, output_tokens: 1 },
+    },
+  });
+  out += ev('content_block_start', {
+    type: 'content_block_start',
+    index: 0,
+    content_block: { type: 'text', text: '' },
+  });
+  for (let i = 0; i < EVENTS; i++)
+    out += ev('content_block_delta', {
+      type: 'content_block_delta',
+      index: 0,
+      delta: { type: 'text_delta', text: piece(i) },
+    });
   return out;
 }
 
@@ -53,8 +74,17 @@ for (const endpoint of ['chat', 'messages'] as const) {
     const res = await fetch(fx.gw.url + path, {
       method: 'POST',
       signal: abort.signal,
-      headers: { 'content-type': 'application/json', 'anthropic-version': '2023-06-01', authorization: `Bearer ${key}` },
-      body: JSON.stringify({ model, max_tokens: 2000, stream: true, messages: [{ role: 'user', content: 'Tell me a long story' }] }),
+      headers: {
+        'content-type': 'application/json',
+        'anthropic-version': '2023-06-01',
+        authorization: `Bearer ${key}`,
+      },
+      body: JSON.stringify({
+        model,
+        max_tokens: 2000,
+        stream: true,
+        messages: [{ role: 'user', content: 'Tell me a long story' }],
+      }),
     });
     assert.equal(res.status, 200);
     const reader = res.body!.getReader();

@@ -17,12 +17,29 @@ after(async () => {
   await fx?.close();
 });
 
-const admin = (path: string, opts: { method?: string; body?: unknown } = {}) => call(fx, { path, auth: ADMIN, ...opts });
+const admin = (path: string, opts: { method?: string; body?: unknown } = {}) =>
+  call(fx, { path, auth: ADMIN, ...opts });
 
-interface KeyView { id: string; name: string; key?: string; masked: string; status: string; models: string[] | null; rpm: number | null; budget_usd: number | null; spent_usd: number; budget_left_usd: number | null; tokens_used: number }
+interface KeyView {
+  id: string;
+  name: string;
+  key?: string;
+  masked: string;
+  status: string;
+  models: string[] | null;
+  rpm: number | null;
+  budget_usd: number | null;
+  spent_usd: number;
+  budget_left_usd: number | null;
+  tokens_used: number;
+}
 
 function chat(key: string, model = 'gpt-up') {
-  return call(fx, { path: '/v1/chat/completions', auth: key, body: { model, messages: [{ role: 'user', content: 'hello there' }] } });
+  return call(fx, {
+    path: '/v1/chat/completions',
+    auth: key,
+    body: { model, messages: [{ role: 'user', content: 'hello there' }] },
+  });
 }
 
 test('a wrong or missing admin token, or an API key, is 401 in the OpenAI shape; the admin token is no API key', async () => {
@@ -36,7 +53,11 @@ test('a wrong or missing admin token, or an API key, is 401 in the OpenAI shape;
       if (auth !== null) assert.ok(!r.text.includes(auth), 'the refusal does not echo the credential');
     }
   }
-  assert.equal((await call(fx, { path: '/v1/models', auth: ADMIN })).status, 401, 'the admin token does not open the model API');
+  assert.equal(
+    (await call(fx, { path: '/v1/models', auth: ADMIN })).status,
+    401,
+    'the admin token does not open the model API',
+  );
   assert.equal((await admin('/admin/nothing-here')).status, 404);
   const wrongMethod = await admin('/admin/usage', { method: 'DELETE' });
   assert.equal(wrongMethod.status, 405);
@@ -44,13 +65,18 @@ test('a wrong or missing admin token, or an API key, is 401 in the OpenAI shape;
 });
 
 test('POST /admin/keys returns a key a request made at once accepts; the key is shown this once', async () => {
-  const created = await admin('/admin/keys', { body: { name: 'api-made', models: ['gpt-up'], rpm: 100, budget_usd: 5, budget_period: 'monthly' } });
+  const created = await admin('/admin/keys', {
+    body: { name: 'api-made', models: ['gpt-up'], rpm: 100, budget_usd: 5, budget_period: 'monthly' },
+  });
   assert.equal(created.status, 201, created.text);
   assert.equal(created.headers.get('cache-control'), 'no-store');
   const k = created.json as KeyView;
   assert.match(k.key ?? '', /^sk-[0-9A-Za-z]{48}$/);
   assert.equal(k.masked, `${k.key!.slice(0, 4)}…${k.key!.slice(-4)}`);
-  assert.deepEqual([k.name, k.status, k.models, k.rpm, k.budget_usd, k.spent_usd], ['api-made', 'active', ['gpt-up'], 100, 5, 0]);
+  assert.deepEqual(
+    [k.name, k.status, k.models, k.rpm, k.budget_usd, k.spent_usd],
+    ['api-made', 'active', ['gpt-up'], 100, 5, 0],
+  );
   // No wait: the very next request to this replica.
   const r = await chat(k.key!);
   assert.equal(r.status, 200, r.text);
@@ -77,7 +103,11 @@ test('GET /admin/usage?group_by=model shows that request’s tokens and cost; CS
   const cost = (usage.prompt_tokens * 1 + usage.completion_tokens * 2) / 1e6;
   const report = await admin(`/admin/usage?group_by=model&key=report-me`);
   assert.equal(report.status, 200, report.text);
-  const body = report.json as { group_by: string[]; totals: Record<string, number>; groups: Record<string, number | string>[] };
+  const body = report.json as {
+    group_by: string[];
+    totals: Record<string, number>;
+    groups: Record<string, number | string>[];
+  };
   assert.deepEqual(body.group_by, ['model']);
   assert.equal(body.groups.length, 1);
   const g = body.groups[0];
@@ -107,7 +137,13 @@ test('GET /admin/usage?group_by=model shows that request’s tokens and cost; CS
   assert.ok(Math.abs(shown.spent_usd - cost) < 1e-9);
   assert.equal(shown.tokens_used, usage.prompt_tokens + usage.completion_tokens);
 
-  for (const bad of ['group_by=week', 'group_by=model,model', 'format=xml', 'from=yesterday', 'from=2026-01-02&to=2026-01-01']) {
+  for (const bad of [
+    'group_by=week',
+    'group_by=model,model',
+    'format=xml',
+    'from=yesterday',
+    'from=2026-01-02&to=2026-01-01',
+  ]) {
     const refused = await admin(`/admin/usage?${bad}`);
     assert.equal(refused.status, 400, bad);
     validateOpenAIError(refused.json);
@@ -126,7 +162,19 @@ test('GET /admin/requests: newest first, masked keys, filters and pages that fol
   assert.equal(page1.data[0].model, 'claude-up', 'newest first');
   assert.equal(page1.data[0].key_masked, k.masked);
   assert.ok(!first.text.includes(k.key!), 'never the whole key');
-  for (const field of ['time', 'deployment', 'status', 'input_tokens', 'output_tokens', 'cost_usd', 'latency_ms', 'ttfb_ms', 'error_code', 'routing']) assert.ok(field in page1.data[0], field);
+  for (const field of [
+    'time',
+    'deployment',
+    'status',
+    'input_tokens',
+    'output_tokens',
+    'cost_usd',
+    'latency_ms',
+    'ttfb_ms',
+    'error_code',
+    'routing',
+  ])
+    assert.ok(field in page1.data[0], field);
   assert.equal(page1.data[0].routing, null, 'routed the usual way');
   assert.equal(page1.data[0].deployment, 'claude-up#0');
   assert.equal(typeof page1.next_cursor, 'number');
@@ -134,7 +182,10 @@ test('GET /admin/requests: newest first, masked keys, filters and pages that fol
   assert.equal(page2.data.length, 1);
   assert.equal(page2.next_cursor, null);
   const ids = [...page1.data, ...page2.data].map((r) => r.id as number);
-  assert.deepEqual(ids, [...ids].sort((a, b) => b - a));
+  assert.deepEqual(
+    ids,
+    [...ids].sort((a, b) => b - a),
+  );
   const onlyClaude = (await admin('/admin/requests?key=pager&model=claude-up')).json as typeof page1;
   assert.equal(onlyClaude.data.length, 1);
   assert.equal((await admin('/admin/requests?limit=0')).status, 400);
@@ -143,9 +194,15 @@ test('GET /admin/requests: newest first, masked keys, filters and pages that fol
 
 test('PATCH, disable, enable and DELETE act at once, by id or by name', async () => {
   const k = (await admin('/admin/keys', { body: { name: 'changing' } })).json as KeyView;
-  const patched = await admin('/admin/keys/changing', { method: 'PATCH', body: { rpm: 7, models: ['gpt-mock'], name: 'changed' } });
+  const patched = await admin('/admin/keys/changing', {
+    method: 'PATCH',
+    body: { rpm: 7, models: ['gpt-mock'], name: 'changed' },
+  });
   assert.equal(patched.status, 200, patched.text);
-  assert.deepEqual([(patched.json as KeyView).rpm, (patched.json as KeyView).name, (patched.json as KeyView).models], [7, 'changed', ['gpt-mock']]);
+  assert.deepEqual(
+    [(patched.json as KeyView).rpm, (patched.json as KeyView).name, (patched.json as KeyView).models],
+    [7, 'changed', ['gpt-mock']],
+  );
   assert.equal((await chat(k.key!)).status, 403, 'the new model list holds for the next request');
   assert.equal((await admin(`/admin/keys/${k.id}`, { method: 'PATCH', body: { rpm: -1 } })).status, 400);
   const unknown = await admin(`/admin/keys/${k.id}`, { method: 'PATCH', body: { colour: 'red' } });
@@ -172,12 +229,30 @@ test('GET /admin/deployments: every deployment with its circuit state; GET /admi
   const data = (r.json as { data: Record<string, unknown>[] }).data;
   const up = data.find((d) => d.id === 'gpt-up#0');
   assert.ok(up);
-  assert.deepEqual([up.model, up.provider, up.state, up.cooldown_left_ms, up.locked_out_credentials, up.credentials], ['gpt-up', 'up', 'closed', 0, [], 1]);
+  assert.deepEqual(
+    [up.model, up.provider, up.state, up.cooldown_left_ms, up.locked_out_credentials, up.credentials],
+    ['gpt-up', 'up', 'closed', 0, [], 1],
+  );
   assert.ok(!r.text.includes('sk-upstream-secret'), 'provider keys never appear');
-  const doc = (await admin('/admin/openapi.json')).json as { openapi: string; paths: Record<string, Record<string, unknown>> };
+  const doc = (await admin('/admin/openapi.json')).json as {
+    openapi: string;
+    paths: Record<string, Record<string, unknown>>;
+  };
   assert.equal(doc.openapi, '3.1.0');
-  const routes: [string, string][] = [['/admin/keys', 'get'], ['/admin/keys', 'post'], ['/admin/keys/{id}', 'get'], ['/admin/keys/{id}', 'patch'], ['/admin/keys/{id}', 'delete'],
-    ['/admin/keys/{id}/disable', 'post'], ['/admin/keys/{id}/enable', 'post'], ['/admin/usage', 'get'], ['/admin/requests', 'get'], ['/admin/deployments', 'get'], ['/admin/deployments/{id}/reset', 'post'], ['/admin/openapi.json', 'get']];
+  const routes: [string, string][] = [
+    ['/admin/keys', 'get'],
+    ['/admin/keys', 'post'],
+    ['/admin/keys/{id}', 'get'],
+    ['/admin/keys/{id}', 'patch'],
+    ['/admin/keys/{id}', 'delete'],
+    ['/admin/keys/{id}/disable', 'post'],
+    ['/admin/keys/{id}/enable', 'post'],
+    ['/admin/usage', 'get'],
+    ['/admin/requests', 'get'],
+    ['/admin/deployments', 'get'],
+    ['/admin/deployments/{id}/reset', 'post'],
+    ['/admin/openapi.json', 'get'],
+  ];
   for (const [path, method] of routes) assert.ok(doc.paths[path]?.[method], `${method} ${path}`);
 });
 
@@ -185,7 +260,9 @@ test('a refused upstream key shows masked among the deployment’s locked-out cr
   fx.up.enqueue({ kind: 'status', status: 401 });
   const r = await chat(fx.key);
   assert.notEqual(r.status, 200);
-  const up = ((await admin('/admin/deployments')).json as { data: Record<string, unknown>[] }).data.find((d) => d.id === 'gpt-up#0');
+  const up = ((await admin('/admin/deployments')).json as { data: Record<string, unknown>[] }).data.find(
+    (d) => d.id === 'gpt-up#0',
+  );
   assert.ok(up);
   assert.deepEqual(up.locked_out_credentials, [`${UPSTREAM_SECRET.slice(0, 4)}…${UPSTREAM_SECRET.slice(-4)}`]);
   assert.ok(!JSON.stringify(up).includes(UPSTREAM_SECRET));
@@ -201,7 +278,10 @@ test('a refused upstream key shows masked among the deployment’s locked-out cr
 });
 
 test('without admin_token every /admin/ path and the dashboard are 404', async () => {
-  const gw = await startGateway({ configYaml: configYaml({ models: '  - { name: m, deployments: [ { provider: mock, model: m } ] }' }), env: { MODELGATE_ADMIN_TOKEN: '' } });
+  const gw = await startGateway({
+    configYaml: configYaml({ models: '  - { name: m, deployments: [ { provider: mock, model: m } ] }' }),
+    env: { MODELGATE_ADMIN_TOKEN: '' },
+  });
   try {
     for (const path of ['/admin/keys', '/admin/openapi.json', '/admin/', '/ui/', '/ui']) {
       const r = await fetch(gw.url + path, { headers: { authorization: `Bearer ${ADMIN}` } });
@@ -214,14 +294,21 @@ test('without admin_token every /admin/ path and the dashboard are 404', async (
 });
 
 /** An admin call from another loopback address (127.0.0.x), so the sign-in count of one address is its own. */
-function adminFrom(localAddress: string, auth: string): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
+function adminFrom(
+  localAddress: string,
+  auth: string,
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
   return new Promise((resolveP, reject) => {
-    const req = httpRequest(`${fx.gw.url}/admin/keys`, { localAddress, headers: { authorization: `Bearer ${auth}` } }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (d: string) => (body += d));
-      res.on('end', () => resolveP({ status: res.statusCode ?? 0, headers: res.headers, body }));
-    });
+    const req = httpRequest(
+      `${fx.gw.url}/admin/keys`,
+      { localAddress, headers: { authorization: `Bearer ${auth}` } },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (d: string) => (body += d));
+        res.on('end', () => resolveP({ status: res.statusCode ?? 0, headers: res.headers, body }));
+      },
+    );
     req.on('error', reject);
     req.end();
   });

@@ -19,7 +19,10 @@ let profile: string;
 
 const missing = !existsSync(CHROMIUM);
 // CI installs Chromium (.ci/run); a machine without it skips locally and fails in CI.
-const skip = missing && process.env.CI !== 'true' ? `no Chromium at ${CHROMIUM} (apt-get install chromium); skipped locally, it fails when CI=true` : false;
+const skip =
+  missing && process.env.CI !== 'true'
+    ? `no Chromium at ${CHROMIUM} (apt-get install chromium); skipped locally, it fails when CI=true`
+    : false;
 
 before(async () => {
   if (skip) return;
@@ -30,8 +33,16 @@ before(async () => {
     executablePath: CHROMIUM,
     headless: true,
     viewport: { width: 1280, height: 900 },
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 });
 
@@ -88,7 +99,11 @@ test('dashboard: sign in, create a key, use it, see the request and its cost', {
   await page.screenshot({ path: join(SHOTS, 'keys.png'), fullPage: true });
 
   // The key works at once; the request costs what gpt-up's price says ($1 / $2 per million tokens).
-  const r = await call(fx, { path: '/v1/chat/completions', auth: key, body: { model: 'gpt-up', messages: [{ role: 'user', content: 'hello from the browser test' }] } });
+  const r = await call(fx, {
+    path: '/v1/chat/completions',
+    auth: key,
+    body: { model: 'gpt-up', messages: [{ role: 'user', content: 'hello from the browser test' }] },
+  });
   assert.equal(r.status, 200, r.text);
   const usage = (r.json as { usage: { prompt_tokens: number; completion_tokens: number } }).usage;
   const cost = (usage.prompt_tokens + 2 * usage.completion_tokens) / 1e6;
@@ -129,17 +144,29 @@ test('dashboard: sign in, create a key, use it, see the request and its cost', {
   // Disable from the page: the next request with the key is refused.
   await listed.getByRole('button', { name: 'Disable' }).click();
   await page.locator('#keys-table tbody tr', { hasText: 'browser-made' }).locator('.badge.disabled').waitFor();
-  assert.equal((await call(fx, { path: '/v1/chat/completions', auth: key, body: { model: 'gpt-up', messages: [{ role: 'user', content: 'x' }] } })).status, 401);
+  assert.equal(
+    (
+      await call(fx, {
+        path: '/v1/chat/completions',
+        auth: key,
+        body: { model: 'gpt-up', messages: [{ role: 'user', content: 'x' }] },
+      })
+    ).status,
+    401,
+  );
 
   assert.deepEqual(problems, [], 'no script errors and no CSP violations');
 });
 
-test('dashboard files: content types, a strict CSP, no inline script or style; unknown files 404', { skip }, async () => {
+test('dashboard files: content types, a strict CSP, no inline script or style; unknown files 404', {
+  skip,
+}, async () => {
   const html = await fetch(`${fx.gw.url}/ui/`);
   const text = await html.text();
   assert.equal(html.headers.get('content-type'), 'text/html; charset=utf-8');
   const csp = html.headers.get('content-security-policy') ?? '';
-  for (const part of ["default-src 'none'", "script-src 'self'", "connect-src 'self'", "frame-ancestors 'none'"]) assert.ok(csp.includes(part), part);
+  for (const part of ["default-src 'none'", "script-src 'self'", "connect-src 'self'", "frame-ancestors 'none'"])
+    assert.ok(csp.includes(part), part);
   assert.ok(!csp.includes('unsafe'), 'no unsafe-inline or unsafe-eval');
   assert.ok(!/<script(?![^>]*\bsrc=)[^>]*>/.test(text), 'no inline script');
   assert.ok(!/\sstyle=/.test(text), 'no inline style');

@@ -33,10 +33,15 @@ function reservationOfOne(): number {
 async function runBurst(fx: Fixture): Promise<void> {
   fx.up.configure({ latencyMs: 100, chunkDelayMs: 2, replyText: LONG_REPLY });
   const budgetNanos = FITS * reservationOfOne();
-  const { key, id } = await fx.gw.createKey({ name: 'burst', flags: ['--budget-usd', String(budgetNanos / 1e9), '--models', 'gpt-burst'] });
+  const { key, id } = await fx.gw.createKey({
+    name: 'burst',
+    flags: ['--budget-usd', String(budgetNanos / 1e9), '--models', 'gpt-burst'],
+  });
 
   const results = await Promise.all(
-    Array.from({ length: PARALLEL }, (_, i) => call(fx, { path: '/v1/chat/completions', auth: key, body: requestBody(i % 2 === 0) })),
+    Array.from({ length: PARALLEL }, (_, i) =>
+      call(fx, { path: '/v1/chat/completions', auth: key, body: requestBody(i % 2 === 0) }),
+    ),
   );
   const served = results.filter((r) => r.status === 200);
   const refused = results.filter((r) => r.status !== 200);
@@ -44,7 +49,10 @@ async function runBurst(fx: Fixture): Promise<void> {
     assert.equal(r.status, 403, r.text);
     validateOpenAIError(r.json);
     assert.equal((r.json as { error: { code: string } }).error.code, 'budget_exhausted');
-    assert.match((r.json as { error: { message: string } }).error.message, /quota restricted: USD budget, \$[\d.]+ left of \$/);
+    assert.match(
+      (r.json as { error: { message: string } }).error.message,
+      /quota restricted: USD budget, \$[\d.]+ left of \$/,
+    );
   }
   for (const r of served.filter((x) => x.headers.get('content-type')?.startsWith('text/event-stream'))) {
     assert.ok(r.text.trimEnd().endsWith('data: [DONE]'), 'every admitted stream is served whole');
@@ -57,14 +65,24 @@ async function runBurst(fx: Fixture): Promise<void> {
   const spent = keySpent(fx.gw.dbPath, id);
   const rowsNanos = sum(rows, (r) => r.cost_nanos);
   assert.equal(rowsNanos, spent.nanos, 'the sum of usage rows equals the key total exactly');
-  assert.equal(sum(rows, (r) => r.input_tokens + r.output_tokens + r.cache_read_tokens + r.cache_write_tokens), spent.tokens);
+  assert.equal(
+    sum(rows, (r) => r.input_tokens + r.output_tokens + r.cache_read_tokens + r.cache_write_tokens),
+    spent.tokens,
+  );
   assert.ok(spent.nanos <= budgetNanos, `recorded spend ${spent.nanos} ≤ budget ${budgetNanos}`);
   const billed = rows.filter((r) => r.status === 200);
   assert.equal(billed.length, served.length);
   const cheapest = Math.min(...billed.map((r) => r.cost_nanos));
   assert.ok(cheapest > 0);
   assert.ok(served.length <= Math.floor(budgetNanos / cheapest), 'no more served than the budget pays for');
-  assert.equal(sum(rows.filter((r) => r.status !== 200), (r) => r.cost_nanos), 0, 'refusals cost nothing');
+  assert.equal(
+    sum(
+      rows.filter((r) => r.status !== 200),
+      (r) => r.cost_nanos,
+    ),
+    0,
+    'refusals cost nothing',
+  );
 
   // Nothing is left reserved once the burst is over.
   const self = await call(fx, { path: '/api/usage/token', auth: key });
@@ -87,7 +105,11 @@ test('Redis store: 300 parallel requests on a budget that fits 20', async (t) =>
   const redis = await redisOrSkip(t);
   if (redis === null) return;
   const prefix = `mgtest:${randomUUID()}:`;
-  const fx = await startFixture({ extraModels: BURST_MODEL, extraConfig: `redis: ${REDIS_URL}`, env: { MODELGATE_REDIS_PREFIX: prefix } });
+  const fx = await startFixture({
+    extraModels: BURST_MODEL,
+    extraConfig: `redis: ${REDIS_URL}`,
+    env: { MODELGATE_REDIS_PREFIX: prefix },
+  });
   try {
     await runBurst(fx);
     assert.ok((await redis.keys(`${prefix}*`)).length > 0, 'the gateway kept its counters in Redis under the prefix');

@@ -24,7 +24,10 @@ test('SIGKILL under load loses at most the last flush interval; restart leaves n
     }).replace('usage_flush_ms: 20', `usage_flush_ms: ${FLUSH_MS}`),
   });
   try {
-    const { key, id } = await gw.createKey({ name: 'crash', flags: ['--budget-usd', '5', '--concurrency', String(WORKERS)] });
+    const { key, id } = await gw.createKey({
+      name: 'crash',
+      flags: ['--budget-usd', '5', '--concurrency', String(WORKERS)],
+    });
     const received = new Map<string, number>();
     let stop = false;
     const worker = async (): Promise<void> => {
@@ -55,14 +58,22 @@ test('SIGKILL under load loses at most the last flush interval; restart leaves n
     const written = new Set(rows.map((r) => r.request_id));
     const lostAges = [...received].filter(([rid]) => !written.has(rid)).map(([, at]) => killedAt - at);
     const worst = lostAges.length === 0 ? 0 : Math.max(...lostAges);
-    t.diagnostic(`served ${received.size}, rows written ${rows.length}, lost ${lostAges.length}, oldest lost finished ${worst} ms before the kill (flush ${FLUSH_MS} ms)`);
+    t.diagnostic(
+      `served ${received.size}, rows written ${rows.length}, lost ${lostAges.length}, oldest lost finished ${worst} ms before the kill (flush ${FLUSH_MS} ms)`,
+    );
     assert.ok(received.size > SERVED, 'the load was real');
     assert.ok(worst <= FLUSH_MS + WRITE_SLACK_MS, `nothing older than one flush interval is lost (oldest ${worst} ms)`);
-    assert.equal(sum(rows, (r) => r.cost_nanos), keySpent(gw.dbPath, id).nanos, 'rows and totals are one transaction');
+    assert.equal(
+      sum(rows, (r) => r.cost_nanos),
+      keySpent(gw.dbPath, id).nanos,
+      'rows and totals are one transaction',
+    );
 
     await gw.restart();
     const self = await fetch(`${gw.url}/api/usage/token`, { headers: { authorization: `Bearer ${key}` } });
-    const data = ((await self.json()) as { data: { reserved_usd: number; spent_usd: number; window: { in_flight: number } } }).data;
+    const data = (
+      (await self.json()) as { data: { reserved_usd: number; spent_usd: number; window: { in_flight: number } } }
+    ).data;
     assert.equal(data.reserved_usd, 0, 'no phantom reservation');
     assert.equal(data.window.in_flight, 0, 'no phantom concurrency slot');
     assert.equal(Math.round(data.spent_usd * 1e9), keySpent(gw.dbPath, id).nanos, 'spent is seeded from the database');
@@ -76,7 +87,10 @@ test('SIGKILL under load loses at most the last flush interval; restart leaves n
         }).then(async (r) => (await r.text(), r.status)),
       ),
     );
-    assert.deepEqual(burst.filter((s) => s !== 200), []);
+    assert.deepEqual(
+      burst.filter((s) => s !== 200),
+      [],
+    );
   } finally {
     await gw.cleanup();
     await up.close();

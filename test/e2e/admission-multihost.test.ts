@@ -18,7 +18,12 @@ const FITS = 20;
 const MAX_TOKENS = 50;
 const PRICE = { input: 1, output: 2, cacheRead: 0.1, cacheWrite: 1.25 };
 
-const body = (stream: boolean): Record<string, unknown> => ({ model: 'gpt-burst', max_tokens: MAX_TOKENS, stream, messages: [{ role: 'user', content: 'Hello there' }] });
+const body = (stream: boolean): Record<string, unknown> => ({
+  model: 'gpt-burst',
+  max_tokens: MAX_TOKENS,
+  stream,
+  messages: [{ role: 'user', content: 'Hello there' }],
+});
 
 const cleanups: Array<() => Promise<void>> = [];
 after(async () => {
@@ -47,7 +52,11 @@ test('two gateways on one Redis and one PostgreSQL: 300 parallel requests on a b
   });
   const up: MockUpstream = await startMockUpstream();
   cleanups.push(() => up.close());
-  up.configure({ latencyMs: 100, chunkDelayMs: 2, replyText: Array.from({ length: 200 }, (_, i) => `word${i}`).join(' ') });
+  up.configure({
+    latencyMs: 100,
+    chunkDelayMs: 2,
+    replyText: Array.from({ length: 200 }, (_, i) => `word${i}`).join(' '),
+  });
 
   const configYaml = `database: "${database}"
 redis: ${REDIS_URL}
@@ -66,7 +75,10 @@ models:
   const [a, b] = gateways;
   const promptTokens = estimatePromptTokens(body(false), { model: 'upstream-gpt' });
   const budgetNanos = FITS * reservationNanos({ promptTokens, maxTokens: MAX_TOKENS }, PRICE);
-  const { key, id } = await a.createKey({ name: 'burst', flags: ['--budget-usd', String(budgetNanos / 1e9), '--models', 'gpt-burst'] });
+  const { key, id } = await a.createKey({
+    name: 'burst',
+    flags: ['--budget-usd', String(budgetNanos / 1e9), '--models', 'gpt-burst'],
+  });
   await waitUntil(async () => {
     const r = await fetch(`${b.url}/v1/models`, { headers: { authorization: `Bearer ${key}` } });
     await r.arrayBuffer();
@@ -97,14 +109,27 @@ models:
   assert.equal(up.requests.length, served.length, 'the upstream saw exactly the admitted requests');
 
   const q = sql.unsafe.bind(sql);
-  await waitUntil(async () => Number((await q(`SELECT COUNT(*)::int AS n FROM "${schema}".usage WHERE key_id = $1`, [id]))[0].n) === PARALLEL, 'every usage row of both gateways');
-  const [rows] = await q(`SELECT COALESCE(SUM(cost_nanos), 0)::text AS nanos, COUNT(*) FILTER (WHERE status = 200)::int AS ok,
-      MIN(cost_nanos) FILTER (WHERE status = 200)::text AS cheapest FROM "${schema}".usage WHERE key_id = $1`, [id]);
-  const [spend] = await q(`SELECT COALESCE(SUM(spent_nanos), 0)::text AS nanos FROM "${schema}".key_spend WHERE key_id = $1`, [id]);
-  assert.equal(Number(rows.nanos), Number(spend.nanos), 'the sum of both replicas\' rows equals the key total exactly');
+  await waitUntil(
+    async () =>
+      Number((await q(`SELECT COUNT(*)::int AS n FROM "${schema}".usage WHERE key_id = $1`, [id]))[0].n) === PARALLEL,
+    'every usage row of both gateways',
+  );
+  const [rows] = await q(
+    `SELECT COALESCE(SUM(cost_nanos), 0)::text AS nanos, COUNT(*) FILTER (WHERE status = 200)::int AS ok,
+      MIN(cost_nanos) FILTER (WHERE status = 200)::text AS cheapest FROM "${schema}".usage WHERE key_id = $1`,
+    [id],
+  );
+  const [spend] = await q(
+    `SELECT COALESCE(SUM(spent_nanos), 0)::text AS nanos FROM "${schema}".key_spend WHERE key_id = $1`,
+    [id],
+  );
+  assert.equal(Number(rows.nanos), Number(spend.nanos), "the sum of both replicas' rows equals the key total exactly");
   assert.ok(Number(spend.nanos) <= budgetNanos, `recorded spend ${spend.nanos} ≤ budget ${budgetNanos}`);
   assert.equal(rows.ok, served.length);
-  assert.ok(served.length <= Math.floor(budgetNanos / Number(rows.cheapest)), 'no more served than the budget pays for');
+  assert.ok(
+    served.length <= Math.floor(budgetNanos / Number(rows.cheapest)),
+    'no more served than the budget pays for',
+  );
   for (const gw of gateways) {
     const self = await fetch(`${gw.url}/api/usage/token`, { headers: { authorization: `Bearer ${key}` } });
     const data = ((await self.json()) as { data: { reserved_usd: number; window: { in_flight: number } } }).data;

@@ -27,11 +27,16 @@ function overReporting(up: MockUpstream): void {
       await new Promise((r) => setTimeout(r, 30));
       const prompt = OVER * estimatePromptTokens(recorded.json, { model: 'upstream-gpt' });
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({
-        id: 'c1', object: 'chat.completion', created: 1, model: 'upstream-gpt',
-        choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }],
-        usage: { prompt_tokens: prompt, completion_tokens: 1, total_tokens: prompt + 1 },
-      }));
+      res.end(
+        JSON.stringify({
+          id: 'c1',
+          object: 'chat.completion',
+          created: 1,
+          model: 'upstream-gpt',
+          choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }],
+          usage: { prompt_tokens: prompt, completion_tokens: 1, total_tokens: prompt + 1 },
+        }),
+      );
     },
   }));
 }
@@ -57,12 +62,19 @@ async function burst(gateways: GatewayProcess[], key: string): Promise<{ status:
   );
 }
 
-async function check(t: { diagnostic: (s: string) => void }, gateways: GatewayProcess[], up: MockUpstream): Promise<void> {
+async function check(
+  t: { diagnostic: (s: string) => void },
+  gateways: GatewayProcess[],
+  up: MockUpstream,
+): Promise<void> {
   const realNanos = Math.ceil((OVER * estimatePromptTokens(body, { model: 'upstream-gpt' }) + 1) * PRICE * 1000);
   const budgetNanos = FITS * realNanos;
   const { key, id } = await gateways[0].createKey({ name: 'over', flags: ['--budget-usd', String(budgetNanos / 1e9)] });
   for (const gw of gateways.slice(1)) {
-    await waitUntil(async () => (await fetch(`${gw.url}/v1/models`, { headers: { authorization: `Bearer ${key}` } })).status === 200, 'every gateway to know the key');
+    await waitUntil(
+      async () => (await fetch(`${gw.url}/v1/models`, { headers: { authorization: `Bearer ${key}` } })).status === 200,
+      'every gateway to know the key',
+    );
   }
   const results = await burst(gateways, key);
   const served = results.filter((r) => r.status === 200).length;
@@ -74,7 +86,10 @@ async function check(t: { diagnostic: (s: string) => void }, gateways: GatewayPr
   const spent = keySpent(gateways[0].dbPath, id).nanos;
   t.diagnostic(`served ${served} of ${PARALLEL}; spent ${(spent / budgetNanos).toFixed(2)} × the budget`);
   assert.equal(up.requests.length, served);
-  assert.ok(spent <= 1.5 * budgetNanos, `spend ${spent} stays within 1.5 × the budget ${budgetNanos} (${(spent / budgetNanos).toFixed(2)} ×)`);
+  assert.ok(
+    spent <= 1.5 * budgetNanos,
+    `spend ${spent} stays within 1.5 × the budget ${budgetNanos} (${(spent / budgetNanos).toFixed(2)} ×)`,
+  );
   assert.ok(served >= 5, `several requests are still served (${served})`);
 }
 
@@ -100,7 +115,10 @@ test('two nodes on one Redis: an upstream reporting 10 × the prompt keeps spend
   const a = await startGateway({ configYaml: config(up, `redis: ${REDIS_URL}`), env });
   let b: GatewayProcess | null = null;
   try {
-    b = await startGateway({ configYaml: config(up, `redis: ${REDIS_URL}`).replace('"{{DB}}"', JSON.stringify(a.dbPath)), env });
+    b = await startGateway({
+      configYaml: config(up, `redis: ${REDIS_URL}`).replace('"{{DB}}"', JSON.stringify(a.dbPath)),
+      env,
+    });
     await check(t, [a, b], up);
   } finally {
     await b?.cleanup();

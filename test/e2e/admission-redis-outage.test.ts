@@ -35,7 +35,12 @@ test('Redis outage: limited keys get 503 at once in their dialect; service resum
     assert.equal((down.json as { error: { code: string } }).error.code, 'admission_unavailable');
     assert.equal(down.headers.get('retry-after'), '1');
     assert.ok(Date.now() - started < 3000, 'refused promptly, not after a reconnection wait');
-    const msg = await call(fx, { path: '/v1/messages', auth: key, headers: { 'anthropic-version': '2023-06-01' }, body: { model: 'claude-up', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] } });
+    const msg = await call(fx, {
+      path: '/v1/messages',
+      auth: key,
+      headers: { 'anthropic-version': '2023-06-01' },
+      body: { model: 'claude-up', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] },
+    });
     assert.equal(msg.status, 503);
     assert.equal((msg.json as { type: string; error: { type: string } }).error.type, 'overloaded_error');
     // A key without limits never touches the store and is still served.
@@ -44,7 +49,8 @@ test('Redis outage: limited keys get 503 at once in their dialect; service resum
     relay.restore();
     const deadline = Date.now() + 10_000;
     let status = 0;
-    while (status !== 200 && Date.now() < deadline) status = (await call(fx, { path: '/v1/chat/completions', auth: key, body: chat })).status;
+    while (status !== 200 && Date.now() < deadline)
+      status = (await call(fx, { path: '/v1/chat/completions', auth: key, body: chat })).status;
     assert.equal(status, 200, 'served again once Redis is reachable');
   } finally {
     await fx.close();
@@ -61,7 +67,14 @@ test('a gateway whose configured Redis is unreachable refuses to start and says 
   const port = (closed.address() as net.AddressInfo).port;
   closed.close();
   await assert.rejects(
-    startGateway({ configYaml: configYaml({ models: '  - { name: gpt-mock, deployments: [ { provider: mock, model: gpt-mock } ] }', extra: `redis: "redis://user:s3cret-pass@127.0.0.1:${port}"` }) }),
-    (err: Error) => /cannot reach the admission store at redis:\/\/user:\*\*\*\*@127\.0\.0\.1/.test(err.message) && !err.message.includes('s3cret-pass'),
+    startGateway({
+      configYaml: configYaml({
+        models: '  - { name: gpt-mock, deployments: [ { provider: mock, model: gpt-mock } ] }',
+        extra: `redis: "redis://user:s3cret-pass@127.0.0.1:${port}"`,
+      }),
+    }),
+    (err: Error) =>
+      /cannot reach the admission store at redis:\/\/user:\*\*\*\*@127\.0\.0\.1/.test(err.message) &&
+      !err.message.includes('s3cret-pass'),
   );
 });

@@ -35,7 +35,8 @@ async function spentNanos(gw: GatewayProcess, key: string): Promise<number> {
   return Math.round(((await r.json()) as { data: { spent_usd: number } }).data.spent_usd * 1e9);
 }
 
-const rowsTotal = (gw: GatewayProcess, id: string): number => usageRows(gw.dbPath, id).reduce((n, r) => n + r.cost_nanos, 0);
+const rowsTotal = (gw: GatewayProcess, id: string): number =>
+  usageRows(gw.dbPath, id).reduce((n, r) => n + r.cost_nanos, 0);
 
 test('a replica killed before its rows were written: restarted, its spend agrees with the usage rows', async (t) => {
   const redis = await redisOrSkip(t);
@@ -72,19 +73,26 @@ test('a replica killed for good: another one finds it gone and reconciles the sp
   try {
     b = await startGateway({ configYaml: config('reconcile-peer-b', 'redis_peer_timeout_ms: 1000', a.dbPath), env });
     const { key, id } = await a.createKey({ name: 'peer-lost', flags: ['--budget-usd', '5'] });
-    await waitUntil(async () => (await fetch(`${b!.url}/v1/models`, { headers: { authorization: `Bearer ${key}` } })).status === 200, 'b to know the key');
+    await waitUntil(
+      async () => (await fetch(`${b!.url}/v1/models`, { headers: { authorization: `Bearer ${key}` } })).status === 200,
+      'b to know the key',
+    );
     await spend(b, key, 2);
     const bCost = await spentNanos(b, key);
     await spend(a, key, 5);
     assert.ok((await spentNanos(b, key)) > bCost, 'both replicas count into one shared total');
     await a.kill();
-    assert.equal(usageRows(a.dbPath, id).length, 0, 'no row is written yet: a\'s are lost, b\'s wait for their flush');
+    assert.equal(usageRows(a.dbPath, id).length, 0, "no row is written yet: a's are lost, b's wait for their flush");
     // b's two requests are still to be written (its rows wait a minute); a's five are lost with it.
-    await waitUntil(async () => (await spentNanos(b!, key)) === bCost, 'b to drop the lost replica\'s unwritten spend', 15_000);
+    await waitUntil(
+      async () => (await spentNanos(b!, key)) === bCost,
+      "b to drop the lost replica's unwritten spend",
+      15_000,
+    );
     // The log line is written by pino's asynchronous destination: wait for it rather than race it.
     await waitUntil(() => /replica .*gone/.test(b!.logs()), 'b to log the lost replica');
     await b.stop();
-    assert.equal(rowsTotal(a, id), bCost, 'b\'s rows, written at its stop, are exactly the spend it kept');
+    assert.equal(rowsTotal(a, id), bCost, "b's rows, written at its stop, are exactly the spend it kept");
   } finally {
     await b?.cleanup();
     await a.cleanup();

@@ -15,7 +15,10 @@ after(async () => fx.close());
 type Endpoint = 'chat' | 'messages';
 const ENDPOINTS: Endpoint[] = ['chat', 'messages'];
 
-function send(endpoint: Endpoint, opts: { key: string; model?: string; maxTokens?: number; signal?: AbortSignal }): Promise<Awaited<ReturnType<typeof call>>> {
+function send(
+  endpoint: Endpoint,
+  opts: { key: string; model?: string; maxTokens?: number; signal?: AbortSignal },
+): Promise<Awaited<ReturnType<typeof call>>> {
   const model = opts.model ?? (endpoint === 'chat' ? 'gpt-up' : 'claude-up');
   const body = { model, max_tokens: opts.maxTokens ?? 20, messages: [{ role: 'user', content: 'Hello' }] };
   if (endpoint === 'chat') return call(fx, { path: '/v1/chat/completions', auth: opts.key, body });
@@ -23,7 +26,10 @@ function send(endpoint: Endpoint, opts: { key: string; model?: string; maxTokens
 }
 
 /** Checks the dialect's error shape and returns { type, code (OpenAI only), message }. */
-function errorOf(endpoint: Endpoint, r: Awaited<ReturnType<typeof call>>): { type: string; code: string | null; message: string } {
+function errorOf(
+  endpoint: Endpoint,
+  r: Awaited<ReturnType<typeof call>>,
+): { type: string; code: string | null; message: string } {
   assert.ok(r.headers.get('x-request-id'), 'every error carries a request id');
   if (endpoint === 'chat') {
     validateOpenAIError(r.json);
@@ -111,7 +117,10 @@ for (const endpoint of ENDPOINTS) {
     const e = errorOf(endpoint, r);
     assert.equal(e.type, rateType);
     if (endpoint === 'chat') assert.equal(e.code, 'rate_limit_tokens');
-    assert.match(e.message, /request too large for this key's rate limit: it reserves \d+ tokens .* the limit is 100 tokens per minute; lower max_tokens/);
+    assert.match(
+      e.message,
+      /request too large for this key's rate limit: it reserves \d+ tokens .* the limit is 100 tokens per minute; lower max_tokens/,
+    );
     assert.equal(r.headers.get('retry-after'), null);
     assert.equal(r.headers.get('x-should-retry'), 'false', 'the SDKs would otherwise retry a 429 that can never fit');
     assert.equal(r.headers.get('x-ratelimit-limit-tokens'), '100');
@@ -138,7 +147,11 @@ for (const endpoint of ENDPOINTS) {
     const pending = fetch(fx.gw.url + path, {
       method: 'POST',
       signal: slow.signal,
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'anthropic-version': '2023-06-01' },
+      headers: {
+        authorization: `Bearer ${key}`,
+        'content-type': 'application/json',
+        'anthropic-version': '2023-06-01',
+      },
       body: JSON.stringify({ model, max_tokens: 20, messages: [{ role: 'user', content: 'Hello' }] }),
     }).catch(() => null);
     await fx.up.waitForRequests(1);

@@ -39,7 +39,12 @@ for (const endpoint of ['chat', 'messages'] as const) {
   const path = endpoint === 'chat' ? '/v1/chat/completions' : '/v1/messages';
   const model = endpoint === 'chat' ? 'gpt-up' : 'claude-up';
   const headers = { 'content-type': 'application/json', 'anthropic-version': '2023-06-01' };
-  const body = JSON.stringify({ model, max_tokens: 100, stream: true, messages: [{ role: 'user', content: 'Tell me a story' }] });
+  const body = JSON.stringify({
+    model,
+    max_tokens: 100,
+    stream: true,
+    messages: [{ role: 'user', content: 'Tell me a story' }],
+  });
 
   test(`${endpoint}: a stream cut by the upstream is billed for what was delivered`, async () => {
     const { key, id } = await fx.gw.createKey({ name: `cut-${endpoint}`, flags: ['--budget-usd', '1'] });
@@ -48,7 +53,11 @@ for (const endpoint of ['chat', 'messages'] as const) {
     fx.up.enqueue({ kind: 'cut-stream', afterEvents: 4 });
     const r = await call(fx, { path, auth: key, body, headers });
     assert.equal(r.status, 200);
-    assert.match(r.text, endpoint === 'chat' ? /data: \{"error"/ : /event: error/, 'the stream ends with an in-stream error');
+    assert.match(
+      r.text,
+      endpoint === 'chat' ? /data: \{"error"/ : /event: error/,
+      'the stream ends with an in-stream error',
+    );
     const row = await rowOf(id, 1);
     assert.ok(row.output_tokens >= 1, `output billed: ${row.output_tokens}`);
     assert.ok(row.input_tokens >= 1, `prompt billed: ${row.input_tokens}`);
@@ -65,7 +74,12 @@ for (const endpoint of ['chat', 'messages'] as const) {
     fx.up.reset();
     fx.up.configure({ replyText: LONG_REPLY, chunkCount: 30, chunkDelayMs: 30 });
     const abort = new AbortController();
-    const res = await fetch(fx.gw.url + path, { method: 'POST', signal: abort.signal, headers: { ...headers, authorization: `Bearer ${key}` }, body });
+    const res = await fetch(fx.gw.url + path, {
+      method: 'POST',
+      signal: abort.signal,
+      headers: { ...headers, authorization: `Bearer ${key}` },
+      body,
+    });
     assert.equal(res.status, 200);
     const reader = res.body!.getReader();
     let seen = '';
@@ -92,14 +106,25 @@ test('/v1/models lists exactly the models a pattern allows', async () => {
   validateModelList(r.json);
   const ids = (r.json as { data: { id: string }[] }).data.map((m) => m.id).sort();
   assert.deepEqual(ids, ['claude-mock', 'claude-up']);
-  const chat = await call(fx, { path: '/v1/chat/completions', auth: key, body: { model: 'gpt-up', messages: [{ role: 'user', content: 'x' }] } });
+  const chat = await call(fx, {
+    path: '/v1/chat/completions',
+    auth: key,
+    body: { model: 'gpt-up', messages: [{ role: 'user', content: 'x' }] },
+  });
   assert.equal(chat.status, 403);
 });
 
 test('/api/usage/token: real spend in quota units, limits and window usage', async () => {
-  const { key, id } = await fx.gw.createKey({ name: 'selfcheck', flags: ['--budget-usd', '2', '--rpm', '100', '--tpm', '100000', '--concurrency', '5', '--models', 'gpt-up'] });
+  const { key, id } = await fx.gw.createKey({
+    name: 'selfcheck',
+    flags: ['--budget-usd', '2', '--rpm', '100', '--tpm', '100000', '--concurrency', '5', '--models', 'gpt-up'],
+  });
   fx.up.reset();
-  const r = await call(fx, { path: '/v1/chat/completions', auth: key, body: { model: 'gpt-up', max_tokens: 20, messages: [{ role: 'user', content: 'Hello' }] } });
+  const r = await call(fx, {
+    path: '/v1/chat/completions',
+    auth: key,
+    body: { model: 'gpt-up', max_tokens: 20, messages: [{ role: 'user', content: 'Hello' }] },
+  });
   assert.equal(r.status, 200);
   const row = await rowOf(id, 1);
   const res = await call(fx, { path: '/api/usage/token', auth: key });

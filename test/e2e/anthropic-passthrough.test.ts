@@ -15,7 +15,11 @@ before(async () => {
 after(async () => fx.close());
 
 test('non-streamed message: model name rewritten both ways, upstream credentials are the provider key', async () => {
-  const msg = await client.messages.create({ model: 'claude-up', max_tokens: 100, messages: [{ role: 'user', content: 'Hello' }] });
+  const msg = await client.messages.create({
+    model: 'claude-up',
+    max_tokens: 100,
+    messages: [{ role: 'user', content: 'Hello' }],
+  });
   validateMessage(msg);
   assert.equal(msg.model, 'claude-up');
   assert.equal(msg.content[0].type, 'text');
@@ -29,11 +33,29 @@ test('non-streamed message: model name rewritten both ways, upstream credentials
 
 test('anthropic-beta is forwarded, and every field survives byte for byte', async () => {
   const raw = JSON.stringify({
-    model: 'claude-up', max_tokens: 50, system: [{ type: 'text', text: 'sys', cache_control: { type: 'ephemeral' } }],
-    messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }, { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' } }] }],
-    top_k: 5, stop_sequences: ['###'], metadata: { user_id: 'u1' }, thinking: { type: 'enabled', budget_tokens: 1024 }, x_unknown: { a: [1, null] },
+    model: 'claude-up',
+    max_tokens: 50,
+    system: [{ type: 'text', text: 'sys', cache_control: { type: 'ephemeral' } }],
+    messages: [
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'hi' },
+          { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' } },
+        ],
+      },
+    ],
+    top_k: 5,
+    stop_sequences: ['###'],
+    metadata: { user_id: 'u1' },
+    thinking: { type: 'enabled', budget_tokens: 1024 },
+    x_unknown: { a: [1, null] },
   });
-  const r = await call(fx, { path: '/v1/messages?beta=true', body: raw, headers: { 'anthropic-version': '2023-06-01', 'anthropic-beta': 'prompt-caching-2024-07-31' } });
+  const r = await call(fx, {
+    path: '/v1/messages?beta=true',
+    body: raw,
+    headers: { 'anthropic-version': '2023-06-01', 'anthropic-beta': 'prompt-caching-2024-07-31' },
+  });
   assert.equal(r.status, 200, r.text);
   const seen = fx.up.requests.at(-1)!;
   assert.equal(seen.headers['anthropic-beta'], 'prompt-caching-2024-07-31');
@@ -41,7 +63,11 @@ test('anthropic-beta is forwarded, and every field survives byte for byte', asyn
 });
 
 test('stream through messages.stream(): events validate, event names equal types, finalMessage works', async () => {
-  const stream = client.messages.stream({ model: 'claude-up', max_tokens: 100, messages: [{ role: 'user', content: 'Hello' }] });
+  const stream = client.messages.stream({
+    model: 'claude-up',
+    max_tokens: 100,
+    messages: [{ role: 'user', content: 'Hello' }],
+  });
   const types: string[] = [];
   stream.on('streamEvent', (ev) => {
     validateMessageStreamEvent(ev);
@@ -53,13 +79,32 @@ test('stream through messages.stream(): events validate, event names equal types
   assert.equal(types.at(-1), 'message_stop');
   assert.ok(final.usage.input_tokens > 0 && final.usage.output_tokens > 0);
 
-  const raw = await call(fx, { path: '/v1/messages', body: { model: 'claude-up', max_tokens: 10, stream: true, messages: [{ role: 'user', content: 'x' }] }, headers: { 'anthropic-version': '2023-06-01' } });
-  for (const m of raw.text.matchAll(/event: (\w+)\ndata: (.*)\n/g)) assert.equal((JSON.parse(m[2]) as { type: string }).type, m[1]);
+  const raw = await call(fx, {
+    path: '/v1/messages',
+    body: { model: 'claude-up', max_tokens: 10, stream: true, messages: [{ role: 'user', content: 'x' }] },
+    headers: { 'anthropic-version': '2023-06-01' },
+  });
+  for (const m of raw.text.matchAll(/event: (\w+)\ndata: (.*)\n/g))
+    assert.equal((JSON.parse(m[2]) as { type: string }).type, m[1]);
 });
 
 test('tool use streams as tool_use + input_json_delta through the helper', async () => {
-  const tools: Anthropic.Tool[] = [{ name: 'lookup', description: 'Look up', input_schema: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] } }];
-  const final = await client.messages.stream({ model: 'claude-up', max_tokens: 100, tools, tool_choice: { type: 'any' }, messages: [{ role: 'user', content: 'find x' }] }).finalMessage();
+  const tools: Anthropic.Tool[] = [
+    {
+      name: 'lookup',
+      description: 'Look up',
+      input_schema: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] },
+    },
+  ];
+  const final = await client.messages
+    .stream({
+      model: 'claude-up',
+      max_tokens: 100,
+      tools,
+      tool_choice: { type: 'any' },
+      messages: [{ role: 'user', content: 'find x' }],
+    })
+    .finalMessage();
   assert.equal(final.stop_reason, 'tool_use');
   const use = final.content.find((b) => b.type === 'tool_use');
   assert.ok(use && use.type === 'tool_use' && use.name === 'lookup');
@@ -68,12 +113,22 @@ test('tool use streams as tool_use + input_json_delta through the helper', async
 });
 
 test('built-in mock model answers both dialects with usage, streamed and not', async () => {
-  const msg = await client.messages.create({ model: 'claude-mock', max_tokens: 100, messages: [{ role: 'user', content: 'Hello' }] });
+  const msg = await client.messages.create({
+    model: 'claude-mock',
+    max_tokens: 100,
+    messages: [{ role: 'user', content: 'Hello' }],
+  });
   validateMessage(msg);
-  const streamed = await client.messages.stream({ model: 'claude-mock', max_tokens: 100, messages: [{ role: 'user', content: 'Hello' }] }).finalMessage();
+  const streamed = await client.messages
+    .stream({ model: 'claude-mock', max_tokens: 100, messages: [{ role: 'user', content: 'Hello' }] })
+    .finalMessage();
   assert.deepEqual(streamed.content, msg.content);
   assert.deepEqual(streamed.usage.output_tokens, msg.usage.output_tokens);
-  const cut = await client.messages.create({ model: 'claude-mock', max_tokens: 3, messages: [{ role: 'user', content: 'Hello' }] });
+  const cut = await client.messages.create({
+    model: 'claude-mock',
+    max_tokens: 3,
+    messages: [{ role: 'user', content: 'Hello' }],
+  });
   assert.equal(cut.stop_reason, 'max_tokens');
   assert.equal(cut.usage.output_tokens, 3);
 });
@@ -84,7 +139,7 @@ test('the Anthropic SDK lists the same models from GET /v1/models', async () => 
   assert.deepEqual(ids.sort(), ['claude-mock', 'claude-up', 'gpt-mock', 'gpt-up']);
 });
 
-test('models.retrieve works in both SDKs; an unknown or forbidden model is a 404 in the caller\'s dialect', async () => {
+test("models.retrieve works in both SDKs; an unknown or forbidden model is a 404 in the caller's dialect", async () => {
   const { default: OpenAI } = await import('openai');
   const openai = new OpenAI({ baseURL: `${fx.gw.url}/v1`, apiKey: fx.key, maxRetries: 0 });
   const o = await openai.models.retrieve('gpt-up');
@@ -95,16 +150,30 @@ test('models.retrieve works in both SDKs; an unknown or forbidden model is a 404
   assert.equal(a.type, 'model');
   assert.ok(!Number.isNaN(Date.parse(a.created_at)));
   for (const id of ['nope', 'secret-model']) {
-    await assert.rejects(client.models.retrieve(id), (err: unknown) => err instanceof Anthropic.NotFoundError && (err.error as { error?: { type?: string } }).error?.type === 'not_found_error');
-    await assert.rejects(openai.models.retrieve(id), (err: unknown) => err instanceof OpenAI.NotFoundError && err.code === 'model_not_found');
+    await assert.rejects(
+      client.models.retrieve(id),
+      (err: unknown) =>
+        err instanceof Anthropic.NotFoundError &&
+        (err.error as { error?: { type?: string } }).error?.type === 'not_found_error',
+    );
+    await assert.rejects(
+      openai.models.retrieve(id),
+      (err: unknown) => err instanceof OpenAI.NotFoundError && err.code === 'model_not_found',
+    );
   }
   // An Anthropic caller's 401 on the listing is Anthropic-shaped too.
   const bad = new Anthropic({ baseURL: fx.gw.url, authToken: 'sk-not-a-key', apiKey: null, maxRetries: 0 });
-  await assert.rejects(bad.models.list(), (err: unknown) => err instanceof Anthropic.AuthenticationError && (err.error as { error?: { type?: string } }).error?.type === 'authentication_error');
+  await assert.rejects(
+    bad.models.list(),
+    (err: unknown) =>
+      err instanceof Anthropic.AuthenticationError &&
+      (err.error as { error?: { type?: string } }).error?.type === 'authentication_error',
+  );
 });
 
 test('a repeated model key: the upstream gets only the model routed and billed, for messages and count_tokens', async () => {
-  const body = '{"model":"claude-opus-real","model":"claude-up","max_tokens":50,"messages":[{"role":"user","content":"hi"}]}';
+  const body =
+    '{"model":"claude-opus-real","model":"claude-up","max_tokens":50,"messages":[{"role":"user","content":"hi"}]}';
   const headers = { 'anthropic-version': '2023-06-01' };
   for (const path of ['/v1/messages', '/v1/messages/count_tokens']) {
     const r = await call(fx, { path, body, headers });
@@ -117,7 +186,7 @@ test('a repeated model key: the upstream gets only the model routed and billed, 
   }
 });
 
-test('count_tokens: an upstream that cannot count gives an estimate, a bad request its 400, and the key\'s RPM applies', async () => {
+test("count_tokens: an upstream that cannot count gives an estimate, a bad request its 400, and the key's RPM applies", async () => {
   const body = { model: 'claude-up', messages: [{ role: 'user', content: 'How many tokens is this?' }] };
   const headers = { 'anthropic-version': '2023-06-01' };
   const path = '/v1/messages/count_tokens';
@@ -129,7 +198,11 @@ test('count_tokens: an upstream that cannot count gives an estimate, a bad reque
     assert.ok((r.json as { input_tokens: number }).input_tokens > 0);
     assert.ok(!r.text.includes('127.0.0.1'), 'no upstream address');
   }
-  fx.up.enqueue({ kind: 'status', status: 400, body: { type: 'error', error: { type: 'invalid_request_error', message: 'messages.0.content: empty' } } });
+  fx.up.enqueue({
+    kind: 'status',
+    status: 400,
+    body: { type: 'error', error: { type: 'invalid_request_error', message: 'messages.0.content: empty' } },
+  });
   const bad = await call(fx, { path, body, headers });
   assert.equal(bad.status, 400);
   assert.match(bad.text, /messages\.0\.content: empty/);

@@ -18,31 +18,67 @@ after(async () => fx.close());
 type Client = Pick<Anthropic, 'messages'>;
 
 const SDKS: { name: string; version: string; make: (url: string, key: string) => Client }[] = [
-  { name: '@anthropic-ai/sdk 1.x', version: '2026-10-21', make: (baseURL, authToken) => new Anthropic({ baseURL, authToken, apiKey: null, maxRetries: 0 }) },
-  { name: '@anthropic-ai/sdk 0.x', version: '2023-06-01', make: (baseURL, authToken) => new Anthropic0({ baseURL, authToken, apiKey: null, maxRetries: 0 }) as unknown as Client },
+  {
+    name: '@anthropic-ai/sdk 1.x',
+    version: '2026-10-21',
+    make: (baseURL, authToken) => new Anthropic({ baseURL, authToken, apiKey: null, maxRetries: 0 }),
+  },
+  {
+    name: '@anthropic-ai/sdk 0.x',
+    version: '2023-06-01',
+    make: (baseURL, authToken) =>
+      new Anthropic0({ baseURL, authToken, apiKey: null, maxRetries: 0 }) as unknown as Client,
+  },
 ];
 
 const ROUTES = [
-  { name: 'passed through to an Anthropic-style upstream', model: 'claude-up', path: '/v1/messages', upstreamModel: 'claude-upstream-1' },
-  { name: 'served by an OpenAI-style upstream', model: 'claude-via-openai', path: '/v1/chat/completions', upstreamModel: 'openrouter-claude' },
+  {
+    name: 'passed through to an Anthropic-style upstream',
+    model: 'claude-up',
+    path: '/v1/messages',
+    upstreamModel: 'claude-upstream-1',
+  },
+  {
+    name: 'served by an OpenAI-style upstream',
+    model: 'claude-via-openai',
+    path: '/v1/chat/completions',
+    upstreamModel: 'openrouter-claude',
+  },
 ];
 
-const tools: Anthropic.Tool[] = [{ name: 'get_weather', description: 'Weather for a city', input_schema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } }];
+const tools: Anthropic.Tool[] = [
+  {
+    name: 'get_weather',
+    description: 'Weather for a city',
+    input_schema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+  },
+];
 
 for (const sdk of SDKS) {
   for (const route of ROUTES) {
     test(`${sdk.name}, a Claude model ${route.name}: create, stream with a tool, a tool round trip, countTokens`, async () => {
       const client = sdk.make(fx.gw.url, fx.key);
-      const msg = await client.messages.create({ model: route.model, max_tokens: 200, system: 'Be brief.', messages: [{ role: 'user', content: 'Hi' }] });
+      const msg = await client.messages.create({
+        model: route.model,
+        max_tokens: 200,
+        system: 'Be brief.',
+        messages: [{ role: 'user', content: 'Hi' }],
+      });
       validateMessage(msg);
       assert.equal(msg.model, route.model);
       assert.equal(msg.stop_reason, 'end_turn');
       let seen = fx.up.requests.at(-1)!;
       assert.equal(seen.path, route.path);
       assert.equal((seen.json as { model: string }).model, route.upstreamModel);
-      if (route.path === '/v1/messages') assert.equal(seen.headers['anthropic-version'], sdk.version, 'the caller’s version is forwarded');
+      if (route.path === '/v1/messages')
+        assert.equal(seen.headers['anthropic-version'], sdk.version, 'the caller’s version is forwarded');
 
-      const stream = client.messages.stream({ model: route.model, max_tokens: 200, tools, messages: [{ role: 'user', content: 'Weather in Paris?' }] });
+      const stream = client.messages.stream({
+        model: route.model,
+        max_tokens: 200,
+        tools,
+        messages: [{ role: 'user', content: 'Weather in Paris?' }],
+      });
       const types: string[] = [];
       stream.on('streamEvent', (ev) => {
         validateMessageStreamEvent(ev);
@@ -70,9 +106,15 @@ for (const sdk of SDKS) {
       assert.equal(second.stop_reason, 'end_turn');
       seen = fx.up.requests.at(-1)!;
       const sentText = seen.body.toString('utf8');
-      assert.ok(sentText.includes(use.id) && sentText.includes('{\\"temp\\":21}'), `the tool result reached the upstream: ${sentText}`);
+      assert.ok(
+        sentText.includes(use.id) && sentText.includes('{\\"temp\\":21}'),
+        `the tool result reached the upstream: ${sentText}`,
+      );
 
-      const counted = await client.messages.countTokens({ model: route.model, messages: [{ role: 'user', content: 'How many tokens is this sentence?' }] });
+      const counted = await client.messages.countTokens({
+        model: route.model,
+        messages: [{ role: 'user', content: 'How many tokens is this sentence?' }],
+      });
       assert.ok(counted.input_tokens > 0);
     });
   }
@@ -82,7 +124,12 @@ test('@anthropic-ai/sdk 1.x: temperature under 2026-10-21 is a 400 naming it; th
   const client = new Anthropic({ baseURL: fx.gw.url, authToken: fx.key, apiKey: null, maxRetries: 0 });
   const before = fx.up.requests.length;
   // 1.x's types no longer have the field; a caller ported from 0.x may still send it.
-  const params = { model: 'claude-up', max_tokens: 20, temperature: 1, messages: [{ role: 'user', content: 'Hi' }] } as unknown as Anthropic.MessageCreateParamsNonStreaming;
+  const params = {
+    model: 'claude-up',
+    max_tokens: 20,
+    temperature: 1,
+    messages: [{ role: 'user', content: 'Hi' }],
+  } as unknown as Anthropic.MessageCreateParamsNonStreaming;
   await assert.rejects(client.messages.create(params), (err: unknown) => {
     assert.ok(err instanceof Anthropic.BadRequestError);
     assert.equal(err.type, 'invalid_request_error');
@@ -91,6 +138,11 @@ test('@anthropic-ai/sdk 1.x: temperature under 2026-10-21 is a 400 naming it; th
   });
   assert.equal(fx.up.requests.length, before, 'refused before any upstream call');
   const old = new Anthropic0({ baseURL: fx.gw.url, authToken: fx.key, apiKey: null, maxRetries: 0 });
-  const ok = await old.messages.create({ model: 'claude-up', max_tokens: 20, temperature: 1, messages: [{ role: 'user', content: 'Hi' }] });
+  const ok = await old.messages.create({
+    model: 'claude-up',
+    max_tokens: 20,
+    temperature: 1,
+    messages: [{ role: 'user', content: 'Hi' }],
+  });
   assert.equal(ok.type, 'message');
 });

@@ -13,7 +13,8 @@ let allModels: string;
 before(async () => {
   fx = await startFixture({
     // The same upstream behind a provider that names the version translated requests carry.
-    extraProviders: (url) => `  - { name: upa2026, kind: anthropic, base_url: "${url}", api_key: "sk-upstream-2026-0123456789abcdef", anthropic_version: "2026-10-21" }`,
+    extraProviders: (url) =>
+      `  - { name: upa2026, kind: anthropic, base_url: "${url}", api_key: "sk-upstream-2026-0123456789abcdef", anthropic_version: "2026-10-21" }`,
     extraModels: `${CROSS_DIALECT_MODELS}
   - { name: gpt-via-anthropic-2026, deployments: [ { provider: upa2026, model: claude-upstream-3 } ] }`,
   });
@@ -23,7 +24,12 @@ after(async () => fx.close());
 
 const V1 = { 'anthropic-version': '2023-06-01' };
 const V2 = { 'anthropic-version': '2026-10-21' };
-const msgs = (over: Record<string, unknown> = {}): Record<string, unknown> => ({ model: 'claude-up', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }], ...over });
+const msgs = (over: Record<string, unknown> = {}): Record<string, unknown> => ({
+  model: 'claude-up',
+  max_tokens: 10,
+  messages: [{ role: 'user', content: 'hi' }],
+  ...over,
+});
 const MESSAGES = '/v1/messages';
 const COUNT = '/v1/messages/count_tokens';
 
@@ -36,9 +42,17 @@ test('both versions are accepted on /v1/messages and count_tokens; any other or 
     for (const headers of [V1, V2] as Record<string, string>[]) {
       const r = await call(fx, { path, body: msgs(), headers });
       assert.equal(r.status, 200, `${path} ${headers['anthropic-version']}: ${r.text}`);
-      assert.equal(fx.up.requests.at(-1)!.headers['anthropic-version'], headers['anthropic-version'], 'the caller’s version goes upstream on pass-through');
+      assert.equal(
+        fx.up.requests.at(-1)!.headers['anthropic-version'],
+        headers['anthropic-version'],
+        'the caller’s version goes upstream on pass-through',
+      );
     }
-    for (const headers of [{}, { 'anthropic-version': '2024-01-01' }, { 'anthropic-version': '2026-10-21, 2023-06-01' }] as Record<string, string>[]) {
+    for (const headers of [
+      {},
+      { 'anthropic-version': '2024-01-01' },
+      { 'anthropic-version': '2026-10-21, 2023-06-01' },
+    ] as Record<string, string>[]) {
       const r = await call(fx, { path, body: msgs(), headers });
       assert.equal(r.status, 400, r.text);
       assert.equal(errorOf(r).type, 'invalid_request_error');
@@ -50,7 +64,12 @@ test('both versions are accepted on /v1/messages and count_tokens; any other or 
 test('2026-10-21: temperature, top_p and top_k refused even at their defaults, naming the field; 2023-06-01 keeps them', async () => {
   const before = fx.up.requests.length;
   for (const path of [MESSAGES, COUNT]) {
-    for (const [field, value] of [['temperature', 1], ['top_p', 1], ['top_k', 0], ['temperature', null]] as const) {
+    for (const [field, value] of [
+      ['temperature', 1],
+      ['top_p', 1],
+      ['top_k', 0],
+      ['temperature', null],
+    ] as const) {
       const r = await call(fx, { path, body: msgs({ [field]: value }), headers: V2 });
       assert.equal(r.status, 400, `${path} ${field}=${value}: ${r.text}`);
       assert.equal(errorOf(r).type, 'invalid_request_error');
@@ -64,10 +83,27 @@ test('2026-10-21: temperature, top_p and top_k refused even at their defaults, n
 
 test('2026-10-21: a document block in an assistant message and citations on a user text block are refused', async () => {
   const doc = { type: 'document', source: { type: 'text', media_type: 'text/plain', data: 'A doc.' } };
-  const citation = { type: 'char_location', cited_text: 'A', document_index: 0, document_title: null, start_char_index: 0, end_char_index: 1 };
+  const citation = {
+    type: 'char_location',
+    cited_text: 'A',
+    document_index: 0,
+    document_title: null,
+    start_char_index: 0,
+    end_char_index: 1,
+  };
   const cases: [unknown[], RegExp][] = [
-    [[{ role: 'user', content: 'hi' }, { role: 'assistant', content: [doc] }, { role: 'user', content: 'go on' }], /^messages\.1\.content\.0: a document block/],
-    [[{ role: 'user', content: [{ type: 'text', text: 'see', citations: [citation] }] }], /^messages\.0\.content\.0\.citations: /],
+    [
+      [
+        { role: 'user', content: 'hi' },
+        { role: 'assistant', content: [doc] },
+        { role: 'user', content: 'go on' },
+      ],
+      /^messages\.1\.content\.0: a document block/,
+    ],
+    [
+      [{ role: 'user', content: [{ type: 'text', text: 'see', citations: [citation] }] }],
+      /^messages\.0\.content\.0\.citations: /,
+    ],
   ];
   for (const [messages, re] of cases) {
     for (const path of [MESSAGES, COUNT]) {
@@ -84,19 +120,32 @@ test('2026-10-21: a document block in an assistant message and citations on a us
 });
 
 test('anthropic-beta goes upstream with the caller’s version on pass-through; translation carries the provider’s version, never the caller’s', async () => {
-  const r = await call(fx, { path: MESSAGES, body: msgs(), headers: { ...V2, 'anthropic-beta': 'context-1m-2025-08-07' } });
+  const r = await call(fx, {
+    path: MESSAGES,
+    body: msgs(),
+    headers: { ...V2, 'anthropic-beta': 'context-1m-2025-08-07' },
+  });
   assert.equal(r.status, 200, r.text);
   let seen = fx.up.requests.at(-1)!;
   assert.equal(seen.headers['anthropic-version'], '2026-10-21');
   assert.equal(seen.headers['anthropic-beta'], 'context-1m-2025-08-07');
   // A chat caller that happens to send Anthropic's headers: they describe no body the upstream gets.
-  const chat = await call(fx, { path: '/v1/chat/completions', body: { model: 'gpt-via-anthropic', messages: [{ role: 'user', content: 'hi' }] }, headers: { ...V2, 'anthropic-beta': 'x' }, auth: allModels });
+  const chat = await call(fx, {
+    path: '/v1/chat/completions',
+    body: { model: 'gpt-via-anthropic', messages: [{ role: 'user', content: 'hi' }] },
+    headers: { ...V2, 'anthropic-beta': 'x' },
+    auth: allModels,
+  });
   assert.equal(chat.status, 200, chat.text);
   seen = fx.up.requests.at(-1)!;
   assert.equal(seen.path, MESSAGES);
   assert.equal(seen.headers['anthropic-version'], '2023-06-01', 'the default of a provider that names none');
   assert.equal(seen.headers['anthropic-beta'], undefined);
-  const named = await call(fx, { path: '/v1/chat/completions', body: { model: 'gpt-via-anthropic-2026', messages: [{ role: 'user', content: 'hi' }] }, auth: allModels });
+  const named = await call(fx, {
+    path: '/v1/chat/completions',
+    body: { model: 'gpt-via-anthropic-2026', messages: [{ role: 'user', content: 'hi' }] },
+    auth: allModels,
+  });
   assert.equal(named.status, 200, named.text);
   assert.equal(fx.up.requests.at(-1)!.headers['anthropic-version'], '2026-10-21', 'the provider’s anthropic_version');
 });
@@ -121,7 +170,11 @@ test('mid-conversation system items: accepted and passed to an Anthropic-style u
 test('an upstream that refuses mid-conversation system items: its type, error code and text reach the caller unchanged', async () => {
   const refusal = {
     type: 'error',
-    error: { type: 'invalid_request_error', message: 'messages.1.role: system messages are not supported for this model', details: { error_code: 'mid_conversation_system_not_supported' } },
+    error: {
+      type: 'invalid_request_error',
+      message: 'messages.1.role: system messages are not supported for this model',
+      details: { error_code: 'mid_conversation_system_not_supported' },
+    },
     request_id: 'req_upstream_1',
   };
   // Streamed or not (Claude Code streams), the refusal comes before the first byte: a JSON error.
@@ -145,10 +198,18 @@ test('an upstream that refuses mid-conversation system items: its type, error co
 });
 
 test('mid-conversation system items to an OpenAI-style upstream: a system message at the same position', async () => {
-  const r = await call(fx, { path: MESSAGES, body: msgs({ model: 'claude-via-openai', messages: WITH_SYSTEM }), headers: V2, auth: allModels });
+  const r = await call(fx, {
+    path: MESSAGES,
+    body: msgs({ model: 'claude-via-openai', messages: WITH_SYSTEM }),
+    headers: V2,
+    auth: allModels,
+  });
   assert.equal(r.status, 200, r.text);
   const sent = fx.up.requests.at(-1)!.json as { messages: { role: string; content: unknown }[] };
-  assert.deepEqual(sent.messages.map((m) => m.role), ['user', 'system', 'assistant', 'system', 'user']);
+  assert.deepEqual(
+    sent.messages.map((m) => m.role),
+    ['user', 'system', 'assistant', 'system', 'user'],
+  );
   assert.match(JSON.stringify(sent.messages[1].content), /Mid-conversation rule\./);
 });
 
@@ -181,7 +242,13 @@ test('a client that sends x-api-key stops at the first 401 (no retries) and show
   // The 0.x line sends apiKey as x-api-key; 1.x sends it as a Bearer token, and an explicit header still goes out.
   const clients = [
     new Anthropic0({ baseURL: fx.gw.url, apiKey: fx.key, fetch: counting }),
-    new Anthropic({ baseURL: fx.gw.url, apiKey: null, authToken: null, defaultHeaders: { 'x-api-key': fx.key }, fetch: counting }),
+    new Anthropic({
+      baseURL: fx.gw.url,
+      apiKey: null,
+      authToken: null,
+      defaultHeaders: { 'x-api-key': fx.key },
+      fetch: counting,
+    }),
   ];
   for (const client of clients) {
     sent = 0;

@@ -13,12 +13,20 @@ const USD = 1_000_000_000;
 test('a key moved from a daily budget to none is refused once its earlier spend passes the budget', async () => {
   const fx = await startFixture();
   try {
-    const { key, id } = await fx.gw.createKey({ name: 'period', flags: ['--models', 'gpt-up', '--budget-usd', '5', '--budget-period', 'daily'] });
+    const { key, id } = await fx.gw.createKey({
+      name: 'period',
+      flags: ['--models', 'gpt-up', '--budget-usd', '5', '--budget-period', 'daily'],
+    });
     // A year ago the key spent 5.5 USD (billed then under another period: not today's).
     const yearAgo = Math.floor((Date.now() - 365 * DAY) / DAY) * DAY;
     const db = new DatabaseSync(fx.gw.dbPath);
     try {
-      db.prepare('INSERT INTO key_spend (key_id, period_start, spent_nanos, spent_tokens) VALUES (?, ?, ?, ?)').run(id, yearAgo, 5.5 * USD, 1000);
+      db.prepare('INSERT INTO key_spend (key_id, period_start, spent_nanos, spent_tokens) VALUES (?, ?, ?, ?)').run(
+        id,
+        yearAgo,
+        5.5 * USD,
+        1000,
+      );
     } finally {
       db.close();
     }
@@ -28,12 +36,16 @@ test('a key moved from a daily budget to none is refused once its earlier spend 
 
     await fx.gw.cli(['keys', 'update', id, '--budget-period', 'none']);
     let refused = await call(fx, { path: '/v1/chat/completions', auth: key, body });
-    await waitUntil(async () => {
-      if (refused.status === 403) return true;
-      assert.equal(refused.status, 200);
-      refused = await call(fx, { path: '/v1/chat/completions', auth: key, body });
-      return false;
-    }, 'the key to be refused under its new period', 5_000);
+    await waitUntil(
+      async () => {
+        if (refused.status === 403) return true;
+        assert.equal(refused.status, 200);
+        refused = await call(fx, { path: '/v1/chat/completions', auth: key, body });
+        return false;
+      },
+      'the key to be refused under its new period',
+      5_000,
+    );
     validateOpenAIError(refused.json);
     assert.equal((refused.json as { error: { code: string } }).error.code, 'budget_exhausted');
 

@@ -50,7 +50,11 @@ function toolResults(req: RecordedRequest): string[] {
 /** How Anthropic refuses a mid-conversation system item where a model does not take them. */
 const SYSTEM_REFUSAL = {
   type: 'error',
-  error: { type: 'invalid_request_error', message: 'messages.1: system messages are not supported in messages for this model', details: { error_code: 'mid_conversation_system_not_supported' } },
+  error: {
+    type: 'invalid_request_error',
+    message: 'messages.1: system messages are not supported in messages for this model',
+    details: { error_code: 'mid_conversation_system_not_supported' },
+  },
 };
 
 function hasSystemItem(req: RecordedRequest): boolean {
@@ -58,41 +62,74 @@ function hasSystemItem(req: RecordedRequest): boolean {
   return messages.some((m) => m.role === 'system');
 }
 
-async function roundTrip(t: TestContext, opts: { model?: string; path: string; upstreamModel: string; refuseSystemItems?: boolean }): Promise<RecordedRequest[]> {
+async function roundTrip(
+  t: TestContext,
+  opts: { model?: string; path: string; upstreamModel: string; refuseSystemItems?: boolean },
+): Promise<RecordedRequest[]> {
   if (!(await claudeOrSkip(t))) return [];
   const token = randomBytes(6).toString('hex');
   // The shell works out the 42: the upstream can only see it if Bash really ran the command.
   const printed = `mg-42-${token}`;
   up.reset();
-  up.configure({ toolName: 'Bash', toolArguments: { command: `echo mg-$((6*7))-${token}`, description: 'Print the test token' }, replyText: `All done ${token}.` });
-  if (opts.refuseSystemItems === true) up.setBehaviour((r) => (hasSystemItem(r) ? { kind: 'status', status: 400, body: SYSTEM_REFUSAL } : undefined));
+  up.configure({
+    toolName: 'Bash',
+    toolArguments: { command: `echo mg-$((6*7))-${token}`, description: 'Print the test token' },
+    replyText: `All done ${token}.`,
+  });
+  if (opts.refuseSystemItems === true)
+    up.setBehaviour((r) => (hasSystemItem(r) ? { kind: 'status', status: 400, body: SYSTEM_REFUSAL } : undefined));
   const run = await runClaude({
     gateway: { url: gw.url, key },
     prompt: 'Run the shell command that prints the token, then tell me what it printed.',
     allowedTools: 'Bash',
     model: opts.model,
   });
-  const generations = up.requests.filter((r) => r.path === opts.path && !(opts.refuseSystemItems === true && hasSystemItem(r)));
+  const generations = up.requests.filter(
+    (r) => r.path === opts.path && !(opts.refuseSystemItems === true && hasSystemItem(r)),
+  );
   const diagnosis = `exit ${run.code}\nstdout: ${run.stdout}\nstderr: ${run.stderr.slice(0, 2000)}\nupstream saw: ${up.requests.map((r) => r.path).join(', ')}`;
   assert.equal(run.code, 0, diagnosis);
-  assert.ok(generations.some((r) => toolResults(r).some((text) => text.includes(printed))), `the upstream saw the command's output\n${diagnosis}`);
+  assert.ok(
+    generations.some((r) => toolResults(r).some((text) => text.includes(printed))),
+    `the upstream saw the command's output\n${diagnosis}`,
+  );
   assert.match(run.stdout, new RegExp(`All done ${token}`), diagnosis);
-  assert.ok(generations.every((r) => (r.json as { model: string }).model === opts.upstreamModel), 'every generation went to the configured deployment');
+  assert.ok(
+    generations.every((r) => (r.json as { model: string }).model === opts.upstreamModel),
+    'every generation went to the configured deployment',
+  );
   return generations;
 }
 
-test('Claude Code: a Claude model passed through to an Anthropic-style upstream, mid-conversation system item and all', { timeout: 240_000 }, async (t) => {
+test('Claude Code: a Claude model passed through to an Anthropic-style upstream, mid-conversation system item and all', {
+  timeout: 240_000,
+}, async (t) => {
   const seen = await roundTrip(t, { model: 'claude-gw', path: '/v1/messages', upstreamModel: 'claude-upstream-1' });
   if (seen.length === 0) return;
   // Claude Code 2.1.33x sends `role: "system"` inside messages for a model name it does not know: kept in place.
-  assert.ok(seen.some((r) => (r.json as { messages: { role: string }[] }).messages.some((m, i) => m.role === 'system' && i > 0)), 'the system item reached the upstream in place');
+  assert.ok(
+    seen.some((r) =>
+      (r.json as { messages: { role: string }[] }).messages.some((m, i) => m.role === 'system' && i > 0),
+    ),
+    'the system item reached the upstream in place',
+  );
 });
 
-test('Claude Code: an upstream that refuses mid-conversation system items gets the request again without them (its fallback fires)', { timeout: 240_000 }, async (t) => {
-  const seen = await roundTrip(t, { model: 'claude-gw', path: '/v1/messages', upstreamModel: 'claude-upstream-1', refuseSystemItems: true });
+test('Claude Code: an upstream that refuses mid-conversation system items gets the request again without them (its fallback fires)', {
+  timeout: 240_000,
+}, async (t) => {
+  const seen = await roundTrip(t, {
+    model: 'claude-gw',
+    path: '/v1/messages',
+    upstreamModel: 'claude-upstream-1',
+    refuseSystemItems: true,
+  });
   if (seen.length === 0) return;
   assert.ok(up.requests.some(hasSystemItem), 'the first request carried the system item and was refused');
-  assert.ok(seen.every((r) => !hasSystemItem(r)), 'what succeeded came without it');
+  assert.ok(
+    seen.every((r) => !hasSystemItem(r)),
+    'what succeeded came without it',
+  );
 });
 
 test('Claude Code: its default model name, no --model', { timeout: 240_000 }, async (t) => {
@@ -103,17 +140,27 @@ test('Claude Code: a Claude model served by an OpenAI-style upstream', { timeout
   await roundTrip(t, { model: 'claude-gw-openai', path: '/v1/chat/completions', upstreamModel: 'openrouter-claude' });
 });
 
-test('Claude Code with ANTHROPIC_API_KEY (x-api-key): one 401 and it stops, instead of retrying for minutes', { timeout: 240_000 }, async (t) => {
+test('Claude Code with ANTHROPIC_API_KEY (x-api-key): one 401 and it stops, instead of retrying for minutes', {
+  timeout: 240_000,
+}, async (t) => {
   if (!(await claudeOrSkip(t))) return;
   const count401 = async (): Promise<number> => {
     const metrics = await (await fetch(`${gw.url}/metrics`)).text();
     let n = 0;
-    for (const m of metrics.matchAll(/^modelgate_requests_total\{endpoint="\/v1\/messages",[^}]*status="401"\} (\d+)$/gm)) n += Number(m[1]);
+    for (const m of metrics.matchAll(
+      /^modelgate_requests_total\{endpoint="\/v1\/messages",[^}]*status="401"\} (\d+)$/gm,
+    ))
+      n += Number(m[1]);
     return n;
   };
   const before = await count401();
   // Claude Code retries a 401 unless the answer says `x-should-retry: false` (9 tries in 2 minutes without it).
-  const run = await runClaude({ gateway: { url: gw.url, key, as: 'api-key' }, prompt: 'hi', allowedTools: 'Bash', model: 'claude-gw' });
+  const run = await runClaude({
+    gateway: { url: gw.url, key, as: 'api-key' },
+    prompt: 'hi',
+    allowedTools: 'Bash',
+    model: 'claude-gw',
+  });
   assert.notEqual(run.code, 0, run.stdout);
   assert.doesNotMatch(run.stderr, /killed after/);
   assert.equal((await count401()) - before, 1, `one refused request\n${run.stdout}${run.stderr}`);

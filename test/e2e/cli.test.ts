@@ -9,7 +9,11 @@ import { join } from 'node:path';
 
 const MAIN = new URL('../../src/main.ts', import.meta.url).pathname;
 
-function cli(args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+function cli(
+  args: string[],
+  cwd: string,
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const clean = { ...process.env, ...env };
     delete clean.MODELGATE_CONFIG;
@@ -52,12 +56,15 @@ test('keys and usage run with the upstream credentials unset in the shell; serve
   const dir = mkdtempSync(join(tmpdir(), 'mg-cli-'));
   try {
     const config = join(dir, 'gw.yaml');
-    writeFileSync(config, `database: ${join(dir, 'gw.db')}
+    writeFileSync(
+      config,
+      `database: ${join(dir, 'gw.db')}
 providers:
   - { name: openai, kind: openai, base_url: "https://api.openai.com/v1", api_key: "\${MG_TEST_UNSET_API_KEY}" }
 models:
   - { name: gpt-4o-mini, deployments: [ { provider: openai, model: gpt-4o-mini } ] }
-`);
+`,
+    );
     const created = await cli(['keys', 'create', '--name', 'ops', '--config', config], dir);
     assert.equal(created.code, 0, created.stderr);
     assert.equal((await cli(['usage', '--config', config], dir)).code, 0);
@@ -86,7 +93,10 @@ test('a key created already expired is refused at creation, and nothing is store
     const ok = await cli(['keys', 'create', '--name', 'soon', '--expires', '2999-01-01', '--json'], dir);
     assert.equal(ok.code, 0, ok.stderr);
     const list = JSON.parse((await cli(['keys', 'list', '--json'], dir)).stdout) as { name: string }[];
-    assert.deepEqual(list.map((k) => k.name), ['soon']);
+    assert.deepEqual(
+      list.map((k) => k.name),
+      ['soon'],
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -100,7 +110,8 @@ test('the SQLite file and its directory are created readable by the owner only',
     const { statSync, readdirSync } = await import('node:fs');
     const data = join(dir, 'data');
     assert.equal(statSync(data).mode & 0o777, 0o700, 'the directory the gateway made');
-    for (const name of readdirSync(data)) assert.equal(statSync(join(data, name)).mode & 0o077, 0, `${name} is not readable by group or others`);
+    for (const name of readdirSync(data))
+      assert.equal(statSync(join(data, name)).mode & 0o077, 0, `${name} is not readable by group or others`);
     assert.ok(readdirSync(data).some((n) => n.endsWith('.db')));
   } finally {
     rmSync(dir, { recursive: true, force: true });

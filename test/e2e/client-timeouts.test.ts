@@ -38,7 +38,9 @@ test('a stream that lasts longer than the request timeout is delivered whole', a
 
 test('a request body that stops arriving is answered 408 and the connection closed', async () => {
   const started = Date.now();
-  const received = await rawExchange(`POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${key}\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{"model":`);
+  const received = await rawExchange(
+    `POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${key}\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{"model":`,
+  );
   assert.match(received, /^HTTP\/1\.1 408 /);
   assert.ok(Date.now() - started < 10_000, 'closed within a few checking intervals of the timeout');
   // Its usage row says 408 as well, and no gateway error is logged for it.
@@ -66,13 +68,26 @@ test('a client that leaves mid-body is a 499 row, one that breaks its chunking a
     socket.destroy();
     await once(socket, 'close');
     // A chunk whose size is not hex: Node answers 400 itself.
-    assert.match(await rawExchange(`${head(path, 'transfer-encoding: chunked\r\n')}zz\r\n{}\r\n0\r\n\r\n`), /^HTTP\/1\.1 400 /);
+    assert.match(
+      await rawExchange(`${head(path, 'transfer-encoding: chunked\r\n')}zz\r\n{}\r\n0\r\n\r\n`),
+      /^HTTP\/1\.1 400 /,
+    );
   }
   // The two generation routes write a row for each; count_tokens writes none.
-  await waitUntil(() => usageRows(gw.dbPath, keyId).length >= rowsBefore + 4, 'a usage row for each generation request');
+  await waitUntil(
+    () => usageRows(gw.dbPath, keyId).length >= rowsBefore + 4,
+    'a usage row for each generation request',
+  );
   // (The 408 test's request, whose body never came, may be written in the same batch.)
-  const rows = usageRows(gw.dbPath, keyId).slice(rowsBefore).filter((r) => r.status !== 408);
-  assert.deepEqual(rows.map((r) => `${r.status} ${r.error_code}`).sort(), ['400 malformed_http', '400 malformed_http', '499 client_disconnected', '499 client_disconnected']);
+  const rows = usageRows(gw.dbPath, keyId)
+    .slice(rowsBefore)
+    .filter((r) => r.status !== 408);
+  assert.deepEqual(rows.map((r) => `${r.status} ${r.error_code}`).sort(), [
+    '400 malformed_http',
+    '400 malformed_http',
+    '499 client_disconnected',
+    '499 client_disconnected',
+  ]);
   const logs = gw.logs().slice(logsBefore);
   assert.doesNotMatch(logs, /unexpected error|handler failed|request failed|"level":50/, logs);
   const ok = await fetch(`${gw.url}/v1/models`, { headers: { authorization: `Bearer ${key}` } });
@@ -93,6 +108,9 @@ async function rawExchange(raw: string): Promise<string> {
 }
 
 test('malformed HTTP is answered in kind and closed: 431 for oversized headers, 400 for garbage', async () => {
-  assert.match(await rawExchange(`GET /v1/models HTTP/1.1\r\nhost: x\r\nx-big: ${'a'.repeat(20_000)}\r\n\r\n`), /^HTTP\/1\.1 431 /);
+  assert.match(
+    await rawExchange(`GET /v1/models HTTP/1.1\r\nhost: x\r\nx-big: ${'a'.repeat(20_000)}\r\n\r\n`),
+    /^HTTP\/1\.1 431 /,
+  );
   assert.match(await rawExchange('NOT-HTTP at all\r\n\r\n'), /^HTTP\/1\.1 400 /);
 });

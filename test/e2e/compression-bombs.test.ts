@@ -9,7 +9,12 @@ import { startGateway, configYaml, type GatewayProcess } from '../helpers/gatewa
 
 let gw: GatewayProcess;
 before(async () => {
-  gw = await startGateway({ configYaml: configYaml({ models: '  - { name: gpt-mock, deployments: [ { provider: mock, model: gpt-mock } ] }\n  - { name: gpt-other, deployments: [ { provider: mock, model: gpt-mock } ] }' }) });
+  gw = await startGateway({
+    configYaml: configYaml({
+      models:
+        '  - { name: gpt-mock, deployments: [ { provider: mock, model: gpt-mock } ] }\n  - { name: gpt-other, deployments: [ { provider: mock, model: gpt-mock } ] }',
+    }),
+  });
 });
 after(async () => gw.cleanup());
 
@@ -19,7 +24,11 @@ function peakRssMb(): number {
   return Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1]) / 1024;
 }
 
-function post(key: string, body: Buffer, encoding: string): Promise<{ status: number; text: string; retryAfter: string | null }> {
+function post(
+  key: string,
+  body: Buffer,
+  encoding: string,
+): Promise<{ status: number; text: string; retryAfter: string | null }> {
   return fetch(`${gw.url}/v1/chat/completions`, {
     method: 'POST',
     headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-encoding': encoding },
@@ -32,10 +41,18 @@ test('100 parallel compression bombs keep the gateway under 600 MB; every one is
   const { key } = await gw.createKey({ name: 'rights', flags: ['--models', 'gpt-mock'] });
   const { key: none } = await gw.createKey({ name: 'no-rights', flags: ['--models', 'nothing-here-*'] });
   // 100 MB of JSON in about 3 KB: each decodes to the 10 MB body limit at most.
-  const bomb = zstdCompressSync(Buffer.concat([Buffer.from('{"model":"gpt-mock","messages":[{"role":"user","content":"'), Buffer.alloc(100 * 1024 * 1024, 0x61), Buffer.from('"}]}')]));
+  const bomb = zstdCompressSync(
+    Buffer.concat([
+      Buffer.from('{"model":"gpt-mock","messages":[{"role":"user","content":"'),
+      Buffer.alloc(100 * 1024 * 1024, 0x61),
+      Buffer.from('"}]}'),
+    ]),
+  );
   assert.ok(bomb.length < 64 * 1024, `bomb of ${bomb.length} bytes`);
   const before = peakRssMb();
-  const results = await Promise.all(Array.from({ length: 100 }, (_, i) => post(i % 2 === 0 ? key : none, bomb, 'zstd')));
+  const results = await Promise.all(
+    Array.from({ length: 100 }, (_, i) => post(i % 2 === 0 ? key : none, bomb, 'zstd')),
+  );
   const peak = peakRssMb();
   const statuses = results.map((r) => r.status);
   assert.ok(peak < 600, `peak RSS ${Math.round(peak)} MB (before: ${Math.round(before)} MB)`);
@@ -62,7 +79,11 @@ test('a key whose rate window is full gets its 429 and retry-after before its co
   const { key } = await gw.createKey({ name: 'rpm-one', flags: ['--models', 'gpt-mock', '--rpm', '1'] });
   const undecodable = await post(key, UNDECODABLE, 'gzip');
   assert.equal(undecodable.status, 400, `a window with room lets the body on to decoding: ${undecodable.text}`);
-  const ok = await post(key, gzipSync(JSON.stringify({ model: 'gpt-mock', messages: [{ role: 'user', content: 'hi' }] })), 'gzip');
+  const ok = await post(
+    key,
+    gzipSync(JSON.stringify({ model: 'gpt-mock', messages: [{ role: 'user', content: 'hi' }] })),
+    'gzip',
+  );
   assert.equal(ok.status, 200, ok.text);
   const full = await post(key, UNDECODABLE, 'gzip');
   assert.equal(full.status, 429, full.text);
@@ -73,8 +94,11 @@ test('a key whose rate window is full gets its 429 and retry-after before its co
 test('on a Gemini path the model in the URL is checked before the compressed body is decoded', async () => {
   const { key } = await gw.createKey({ name: 'gemini-rights', flags: ['--models', 'gpt-mock'] });
   const gemini = (model: string) =>
-    fetch(`${gw.url}/v1beta/models/${model}:generateContent`, { method: 'POST', headers: { 'x-goog-api-key': key, 'content-type': 'application/json', 'content-encoding': 'gzip' }, body: UNDECODABLE })
-      .then(async (r) => ({ status: r.status, text: await r.text() }));
+    fetch(`${gw.url}/v1beta/models/${model}:generateContent`, {
+      method: 'POST',
+      headers: { 'x-goog-api-key': key, 'content-type': 'application/json', 'content-encoding': 'gzip' },
+      body: UNDECODABLE,
+    }).then(async (r) => ({ status: r.status, text: await r.text() }));
   const refused = await gemini('gpt-other');
   assert.equal(refused.status, 403, refused.text);
   assert.match(refused.text, /not allowed to use the model `gpt-other`/);

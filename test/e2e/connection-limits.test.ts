@@ -49,14 +49,18 @@ test('a trickled body gets a 408 with a body once it stops making progress, long
   socket.on('data', (d: Buffer) => {
     received += d.toString('latin1');
   });
-  socket.write(`POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${key}\r\ncontent-type: application/json\r\ncontent-length: 100000\r\n\r\n{"model":"gpt-mock",`);
+  socket.write(
+    `POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${key}\r\ncontent-type: application/json\r\ncontent-length: 100000\r\n\r\n{"model":"gpt-mock",`,
+  );
   // One byte at a time: the body moves, but by less than the progress it must make.
   const trickle = setInterval(() => socket.writable && socket.write(' '), 20);
   await once(socket, 'close');
   clearInterval(trickle);
   assert.match(received, /^HTTP\/1\.1 408 /);
   assert.match(received, /connection: close/i);
-  const body = JSON.parse(received.slice(received.indexOf('\r\n\r\n') + 4)) as { error: { code: string; message: string } };
+  const body = JSON.parse(received.slice(received.indexOf('\r\n\r\n') + 4)) as {
+    error: { code: string; message: string };
+  };
   assert.equal(body.error.code, 'body_timeout');
   assert.match(body.error.message, /stopped arriving/);
 });

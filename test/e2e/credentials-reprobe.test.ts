@@ -18,7 +18,8 @@ test('a key refused with 401 is re-probed and back in rotation once the upstream
     const first = await call(fx, { path: '/v1/chat/completions', auth: key, body });
     assert.equal(first.status, 502, first.text);
     // Still refused at its re-probes: the wait doubles, nothing new is logged loudly.
-    for (let i = 0; fx.up.requests.length < 3 && i < 200; i++) await call(fx, { path: '/v1/chat/completions', auth: key, body });
+    for (let i = 0; fx.up.requests.length < 3 && i < 200; i++)
+      await call(fx, { path: '/v1/chat/completions', auth: key, body });
     assert.ok(fx.up.requests.length >= 3, 'the refused key was probed again');
     refused = false;
     let status = 0;
@@ -28,12 +29,27 @@ test('a key refused with 401 is re-probed and back in rotation once the upstream
     }, 'the key to be back in rotation');
     assert.equal(status, 200);
     // The child's log reaches this process through a pipe: wait for the line before counting.
-    await waitUntil(() => fx.gw.logs().includes("accepts the gateway's key again"), 'the log line of the key coming back');
+    await waitUntil(
+      () => fx.gw.logs().includes("accepts the gateway's key again"),
+      'the log line of the key coming back',
+    );
     const logs = fx.gw.logs();
     const lines = logs.split('\n');
-    assert.equal(lines.filter((l) => l.includes('refused the gateway') && l.includes('"level":50')).length, 1, 'the refusal is logged once');
-    assert.equal(lines.filter((l) => l.includes('taken out: the upstream refused every key') && l.includes('"level":50')).length, 1, 'the deployment taken out once');
-    assert.equal(lines.filter((l) => l.includes("accepts the gateway's key again")).length, 1, 'the return is logged once');
+    assert.equal(
+      lines.filter((l) => l.includes('refused the gateway') && l.includes('"level":50')).length,
+      1,
+      'the refusal is logged once',
+    );
+    assert.equal(
+      lines.filter((l) => l.includes('taken out: the upstream refused every key') && l.includes('"level":50')).length,
+      1,
+      'the deployment taken out once',
+    );
+    assert.equal(
+      lines.filter((l) => l.includes("accepts the gateway's key again")).length,
+      1,
+      'the return is logged once',
+    );
     assert.ok(!logs.includes(UPSTREAM_SECRET), 'the key is masked');
   } finally {
     fx.up.setBehaviour(undefined);

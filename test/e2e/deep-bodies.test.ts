@@ -40,6 +40,10 @@ test('deep bodies from one key are 400s naming the limit and never reach or trip
   assert.match(msg.text, /more than 128 levels/);
   assert.equal(fx.up.requests.length, before, 'the upstream never saw them');
 
-  const res = await call(fx, { path: '/v1/chat/completions', auth: other, body: { model: 'gpt-up', messages: [{ role: 'user', content: 'hi' }] } });
+  const res = await call(fx, {
+    path: '/v1/chat/completions',
+    auth: other,
+    body: { model: 'gpt-up', messages: [{ role: 'user', content: 'hi' }] },
+  });
   assert.equal(res.status, 200, res.text);
 });

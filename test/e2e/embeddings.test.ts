@@ -36,7 +36,10 @@ before(async () => {
   - { name: gpt-up, price: { input: 1, output: 2 }, deployments: [ { provider: up, model: upstream-gpt } ] }`,
     }),
   });
-  ({ key, id: keyId } = await gw.createKey({ name: 'emb', flags: ['--models', 'emb,emb-gemini,emb-nowhere,gpt-up', '--budget-usd', '5'] }));
+  ({ key, id: keyId } = await gw.createKey({
+    name: 'emb',
+    flags: ['--models', 'emb,emb-gemini,emb-nowhere,gpt-up', '--budget-usd', '5'],
+  }));
   ({ key: narrowKey } = await gw.createKey({ name: 'narrow', flags: ['--models', 'gpt-up'] }));
 });
 after(async () => {
@@ -52,7 +55,11 @@ function close(actual: number[], expected: number[]): void {
 }
 
 test('openai SDK: embeddings.create with floats and with base64, passed through as bytes but for the model', async () => {
-  const floats = await client().embeddings.create({ model: 'emb', input: ['hello world', 'abc'], encoding_format: 'float' });
+  const floats = await client().embeddings.create({
+    model: 'emb',
+    input: ['hello world', 'abc'],
+    encoding_format: 'float',
+  });
   assert.equal(floats.model, 'emb', 'the reply names the model the caller asked for');
   close(floats.data[0].embedding, mockVector('hello world'));
   close(floats.data[1].embedding, mockVector('abc'));
@@ -60,7 +67,11 @@ test('openai SDK: embeddings.create with floats and with base64, passed through 
   const sent = up.requests.at(-1)!;
   assert.equal(sent.path, '/v1/embeddings');
   assert.equal(sent.headers.authorization, `Bearer ${SECRET}`);
-  assert.deepEqual(sent.json, { model: 'text-embedding-3-small', input: ['hello world', 'abc'], encoding_format: 'float' });
+  assert.deepEqual(sent.json, {
+    model: 'text-embedding-3-small',
+    input: ['hello world', 'abc'],
+    encoding_format: 'float',
+  });
 
   // The SDK asks for base64 by default and decodes it itself.
   const byDefault = await client().embeddings.create({ model: 'emb', input: 'hello there world', dimensions: 3 });
@@ -71,12 +82,24 @@ test('openai SDK: embeddings.create with floats and with base64, passed through 
   const b64 = raw.data[0].embedding as unknown as string;
   assert.equal(typeof b64, 'string');
   const buf = Buffer.from(b64, 'base64');
-  close(Array.from({ length: buf.length / 4 }, (_, i) => buf.readFloatLE(i * 4)), mockVector('xyz'));
+  close(
+    Array.from({ length: buf.length / 4 }, (_, i) => buf.readFloatLE(i * 4)),
+    mockVector('xyz'),
+  );
 });
 
 test('token-array input passes through; the usage row and the key spend grow by the priced input tokens', async () => {
   const before = keySpent(gw.dbPath, keyId).nanos;
-  const { data: res, response } = await client().embeddings.create({ model: 'emb', input: [[1, 2, 3, 4, 5], [6, 7]], encoding_format: 'float' }).withResponse();
+  const { data: res, response } = await client()
+    .embeddings.create({
+      model: 'emb',
+      input: [
+        [1, 2, 3, 4, 5],
+        [6, 7],
+      ],
+      encoding_format: 'float',
+    })
+    .withResponse();
   assert.equal(res.usage.prompt_tokens, 7);
   const requestId = response.headers.get('x-request-id');
   const mine = () => usageRows(gw.dbPath, keyId).find((r) => r.request_id === requestId);
@@ -89,7 +112,10 @@ test('token-array input passes through; the usage row and the key spend grow by 
   assert.equal(row.cost_nanos, 14_000);
   assert.equal((row as unknown as { endpoint: string }).endpoint, '/v1/embeddings');
   // The key's spend is the sum of its rows' costs, this one's included.
-  await waitUntil(() => keySpent(gw.dbPath, keyId).nanos === sum(usageRows(gw.dbPath, keyId), (r) => r.cost_nanos), 'the key spend to match its rows');
+  await waitUntil(
+    () => keySpent(gw.dbPath, keyId).nanos === sum(usageRows(gw.dbPath, keyId), (r) => r.cost_nanos),
+    'the key spend to match its rows',
+  );
   assert.ok(keySpent(gw.dbPath, keyId).nanos >= before + 14_000);
 });
 
@@ -105,7 +131,12 @@ test('AI SDK: embed and embedMany through openai.embedding(model)', async () => 
 });
 
 test('LangChain: OpenAIEmbeddings embedQuery and embedDocuments', async () => {
-  const emb = new OpenAIEmbeddings({ model: 'emb', apiKey: key, configuration: { baseURL: `${gw.url}/v1` }, maxRetries: 0 });
+  const emb = new OpenAIEmbeddings({
+    model: 'emb',
+    apiKey: key,
+    configuration: { baseURL: `${gw.url}/v1` },
+    maxRetries: 0,
+  });
   close(await emb.embedQuery('what is the answer'), mockVector('what is the answer'));
   const docs = await emb.embedDocuments(['first doc', 'second one here']);
   assert.equal(docs.length, 2);
@@ -113,11 +144,19 @@ test('LangChain: OpenAIEmbeddings embedQuery and embedDocuments', async () => {
 });
 
 test('a Gemini upstream gets batchEmbedContents; the gateway writes the OpenAI list, base64 included', async () => {
-  const res = await client().embeddings.create({ model: 'emb-gemini', input: ['one two', 'three'], dimensions: 3, encoding_format: 'float' });
+  const res = await client().embeddings.create({
+    model: 'emb-gemini',
+    input: ['one two', 'three'],
+    dimensions: 3,
+    encoding_format: 'float',
+  });
   assert.equal(res.model, 'emb-gemini');
   assert.equal(res.object, 'list');
   close(res.data[0].embedding, mockVector('one two', 3));
-  assert.deepEqual(res.data.map((d) => d.index), [0, 1]);
+  assert.deepEqual(
+    res.data.map((d) => d.index),
+    [0, 1],
+  );
   assert.ok(res.usage.prompt_tokens > 0, 'usage estimated: Gemini reports none');
   const sent = up.requests.at(-1)!;
   assert.equal(sent.path, '/v1beta/models/gemini-embedding-001:batchEmbedContents');
@@ -130,7 +169,11 @@ test('a Gemini upstream gets batchEmbedContents; the gateway writes the OpenAI l
     ],
   });
   // The body the gateway wrote validates against OpenAI's schema.
-  const raw = await fetch(`${gw.url}/v1/embeddings`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'emb-gemini', input: 'raw call' }) });
+  const raw = await fetch(`${gw.url}/v1/embeddings`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'emb-gemini', input: 'raw call' }),
+  });
   assert.equal(raw.status, 200);
   validateEmbeddingResponse(await raw.json());
   // The SDK's default base64: made by the gateway, decoded by the SDK.
@@ -140,24 +183,36 @@ test('a Gemini upstream gets batchEmbedContents; the gateway writes the OpenAI l
 
 test('refusals: a key without the model is 403; the wrong endpoint for a model is a 400 that names the right one', async () => {
   const narrow = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: narrowKey, maxRetries: 0 });
-  await assert.rejects(narrow.embeddings.create({ model: 'emb', input: 'x' }), (err: unknown) => err instanceof OpenAI.APIError && err.status === 403);
+  await assert.rejects(
+    narrow.embeddings.create({ model: 'emb', input: 'x' }),
+    (err: unknown) => err instanceof OpenAI.APIError && err.status === 403,
+  );
   await assert.rejects(client().embeddings.create({ model: 'gpt-up', input: 'x' }), (err: unknown) => {
     assert.ok(err instanceof OpenAI.APIError && err.status === 400);
     assert.match(err.message, /not an embedding model/);
     return true;
   });
-  await assert.rejects(client().chat.completions.create({ model: 'emb', messages: [{ role: 'user', content: 'hi' }] }), (err: unknown) => {
-    assert.ok(err instanceof OpenAI.APIError && err.status === 400);
-    assert.match(err.message, /POST \/v1\/embeddings/);
-    return true;
-  });
+  await assert.rejects(
+    client().chat.completions.create({ model: 'emb', messages: [{ role: 'user', content: 'hi' }] }),
+    (err: unknown) => {
+      assert.ok(err instanceof OpenAI.APIError && err.status === 400);
+      assert.match(err.message, /POST \/v1\/embeddings/);
+      return true;
+    },
+  );
   await assert.rejects(client().embeddings.create({ model: 'emb-nowhere', input: 'x' }), (err: unknown) => {
     assert.ok(err instanceof OpenAI.APIError && err.status === 400);
     assert.match(err.message, /does not serve embeddings/);
     return true;
   });
-  await assert.rejects(client().embeddings.create({ model: 'emb-gemini', input: [1, 2, 3] }), (err: unknown) => err instanceof OpenAI.APIError && err.status === 400 && /text only/.test(err.message));
-  await assert.rejects(client().embeddings.create({ model: 'emb', input: [] as string[] }), (err: unknown) => err instanceof OpenAI.APIError && err.status === 400);
+  await assert.rejects(
+    client().embeddings.create({ model: 'emb-gemini', input: [1, 2, 3] }),
+    (err: unknown) => err instanceof OpenAI.APIError && err.status === 400 && /text only/.test(err.message),
+  );
+  await assert.rejects(
+    client().embeddings.create({ model: 'emb', input: [] as string[] }),
+    (err: unknown) => err instanceof OpenAI.APIError && err.status === 400,
+  );
 });
 
 test('GET /v1/models lists embedding models for keys allowed them only', async () => {
@@ -165,5 +220,8 @@ test('GET /v1/models lists embedding models for keys allowed them only', async (
   const ids = list.data.map((m) => m.id);
   assert.ok(ids.includes('emb') && ids.includes('emb-gemini'));
   const narrow = await new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: narrowKey, maxRetries: 0 }).models.list();
-  assert.deepEqual(narrow.data.map((m) => m.id), ['gpt-up']);
+  assert.deepEqual(
+    narrow.data.map((m) => m.id),
+    ['gpt-up'],
+  );
 });

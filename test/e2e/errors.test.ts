@@ -17,10 +17,19 @@ before(async () => {
 after(async () => fx.close());
 
 const chat = (model = 'gpt-up'): unknown => ({ model, messages: [{ role: 'user', content: 'hi' }] });
-const msgs = (over: Record<string, unknown> = {}): unknown => ({ model: 'claude-up', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }], ...over });
+const msgs = (over: Record<string, unknown> = {}): unknown => ({
+  model: 'claude-up',
+  max_tokens: 10,
+  messages: [{ role: 'user', content: 'hi' }],
+  ...over,
+});
 const AV = { 'anthropic-version': '2023-06-01' };
 
-function openaiError(r: { status: number; json: unknown; headers: Headers }, status: number, code?: string): { message: string; code: string } {
+function openaiError(
+  r: { status: number; json: unknown; headers: Headers },
+  status: number,
+  code?: string,
+): { message: string; code: string } {
   assert.equal(r.status, status, JSON.stringify(r.json));
   validateOpenAIError(r.json);
   assert.ok(r.headers.get('x-request-id'), 'every error carries a request id');
@@ -29,7 +38,11 @@ function openaiError(r: { status: number; json: unknown; headers: Headers }, sta
   return e;
 }
 
-function anthropicError(r: { status: number; json: unknown; headers: Headers }, status: number, type: string): { message: string } {
+function anthropicError(
+  r: { status: number; json: unknown; headers: Headers },
+  status: number,
+  type: string,
+): { message: string } {
   assert.equal(r.status, status, JSON.stringify(r.json));
   validateAnthropicError(r.json);
   assert.ok(r.headers.get('request-id'));
@@ -41,18 +54,37 @@ function anthropicError(r: { status: number; json: unknown; headers: Headers }, 
 
 test('401: missing key, x-api-key, wrong key — both dialects', async () => {
   openaiError(await call(fx, { path: '/v1/chat/completions', body: chat(), auth: null }), 401, 'missing_api_key');
-  anthropicError(await call(fx, { path: '/v1/messages', body: msgs(), auth: null, headers: AV }), 401, 'authentication_error');
-  const refused = await call(fx, { path: '/v1/messages', body: msgs(), auth: null, headers: { ...AV, 'x-api-key': fx.key } });
+  anthropicError(
+    await call(fx, { path: '/v1/messages', body: msgs(), auth: null, headers: AV }),
+    401,
+    'authentication_error',
+  );
+  const refused = await call(fx, {
+    path: '/v1/messages',
+    body: msgs(),
+    auth: null,
+    headers: { ...AV, 'x-api-key': fx.key },
+  });
   const e = anthropicError(refused, 401, 'authentication_error');
   assert.match(e.message, /Authorization: Bearer/);
   assert.equal(refused.headers.get('x-should-retry'), 'false', 'a refused key is not worth a retry');
-  openaiError(await call(fx, { path: '/v1/chat/completions', body: chat(), auth: 'sk-wrongwrongwrongwrong' }), 401, 'invalid_api_key');
+  openaiError(
+    await call(fx, { path: '/v1/chat/completions', body: chat(), auth: 'sk-wrongwrongwrongwrong' }),
+    401,
+    'invalid_api_key',
+  );
   openaiError(await call(fx, { path: '/v1/models', auth: 'sk-nope' }), 401);
   openaiError(await call(fx, { path: '/api/usage/token', auth: null }), 401);
 });
 
 test('404 for inexact paths, 405 for a known path with the wrong method', async () => {
-  for (const path of ['/v1/chat/completion', '/chat/completions', '/v1/chat/completions/', '/V1/chat/completions', '/v1/message']) {
+  for (const path of [
+    '/v1/chat/completion',
+    '/chat/completions',
+    '/v1/chat/completions/',
+    '/V1/chat/completions',
+    '/v1/message',
+  ]) {
     const r = await call(fx, { path, body: chat() });
     assert.equal(r.status, 404, path);
     assert.ok(r.headers.get('x-request-id'));
@@ -103,7 +135,16 @@ test('an absolute-form target (a client using the gateway as its proxy) is route
 test('compressed request bodies: gzip, deflate, br and zstd are read, others 415, corrupt 400, bombs 413; a BOM is dropped', async () => {
   const zlib = await import('node:zlib');
   const post = (path: string, body: Buffer, encoding: string): Promise<Response> =>
-    fetch(fx.gw.url + path, { method: 'POST', headers: { authorization: `Bearer ${fx.key}`, 'content-type': 'application/json', 'content-encoding': encoding, ...AV }, body });
+    fetch(fx.gw.url + path, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${fx.key}`,
+        'content-type': 'application/json',
+        'content-encoding': encoding,
+        ...AV,
+      },
+      body,
+    });
   // A model of its own on the OpenAI-style upstream: /v1/messages to it is translated, so the count of
   // /v1/messages upstream calls the 400 test below relies on stays 0.
   const chatJson = Buffer.from(JSON.stringify(chat('claude-enc')));
@@ -123,9 +164,17 @@ test('compressed request bodies: gzip, deflate, br and zstd are read, others 415
     assert.equal(r.status, 200, `${encoding}: ${await r.clone().text()}`);
     await r.text();
     // The upstream gets the JSON, decoded, with the deployment's model.
-    assert.equal(fx.up.requests.at(-1)!.body.toString('utf8'), chatJson.toString().replace('"claude-enc"', '"upstream-enc"'), encoding);
+    assert.equal(
+      fx.up.requests.at(-1)!.body.toString('utf8'),
+      chatJson.toString().replace('"claude-enc"', '"upstream-enc"'),
+      encoding,
+    );
   }
-  const messages = await post('/v1/messages', zlib.gzipSync(Buffer.from(JSON.stringify(msgs({ model: 'claude-enc' })))), 'gzip');
+  const messages = await post(
+    '/v1/messages',
+    zlib.gzipSync(Buffer.from(JSON.stringify(msgs({ model: 'claude-enc' })))),
+    'gzip',
+  );
   assert.equal(messages.status, 200);
   await messages.text();
 
@@ -142,7 +191,9 @@ test('compressed request bodies: gzip, deflate, br and zstd are read, others 415
   assert.equal(corrupt.status, 400);
   assert.match(((await corrupt.json()) as { error: { message: string } }).error.message, /not valid gzip data/);
   // 2 MB of JSON in a few KB of gzip: the decoded size is held to the 10 KB body limit.
-  const bomb = zlib.gzipSync(Buffer.from(JSON.stringify({ ...(chat('claude-enc') as object), pad: ' '.repeat(2_000_000) })));
+  const bomb = zlib.gzipSync(
+    Buffer.from(JSON.stringify({ ...(chat('claude-enc') as object), pad: ' '.repeat(2_000_000) })),
+  );
   assert.ok(bomb.length < 10_000);
   const tooBig = await post('/v1/chat/completions', bomb, 'gzip');
   assert.equal(tooBig.status, 413);
@@ -170,51 +221,122 @@ async function rawCall(requestTarget: string, body: string): Promise<{ head: str
 }
 
 test('404 unknown model, 403 model not allowed, 400 non-Claude model on /v1/messages', async () => {
-  const nf = openaiError(await call(fx, { path: '/v1/chat/completions', body: chat('gpt-nope') }), 404, 'model_not_found');
+  const nf = openaiError(
+    await call(fx, { path: '/v1/chat/completions', body: chat('gpt-nope') }),
+    404,
+    'model_not_found',
+  );
   assert.match(nf.message, /gpt-nope/);
   // Made-up model names share one metrics label, so no caller can grow the metrics without bound.
   for (let i = 0; i < 5; i++) await call(fx, { path: '/v1/chat/completions', body: chat(`made-up-${i}`) });
   const metrics = await (await fetch(`${fx.gw.url}/metrics`)).text();
   assert.ok(!metrics.includes('made-up-') && !metrics.includes('gpt-nope'), 'no label per unknown model name');
-  const unknown = /modelgate_requests_total\{endpoint="\/v1\/chat\/completions",model="\(unknown\)",status="404"\} (\d+)/.exec(metrics);
+  const unknown =
+    /modelgate_requests_total\{endpoint="\/v1\/chat\/completions",model="\(unknown\)",status="404"\} (\d+)/.exec(
+      metrics,
+    );
   assert.ok(unknown !== null && Number(unknown[1]) >= 6, metrics);
-  anthropicError(await call(fx, { path: '/v1/messages', body: msgs({ model: 'claude-nope' }), headers: AV }), 404, 'not_found_error');
+  anthropicError(
+    await call(fx, { path: '/v1/messages', body: msgs({ model: 'claude-nope' }), headers: AV }),
+    404,
+    'not_found_error',
+  );
   openaiError(await call(fx, { path: '/v1/chat/completions', body: chat('secret-model') }), 403, 'model_not_allowed');
-  const wrong = anthropicError(await call(fx, { path: '/v1/messages', body: msgs({ model: 'gpt-up' }), headers: AV }), 400, 'invalid_request_error');
+  const wrong = anthropicError(
+    await call(fx, { path: '/v1/messages', body: msgs({ model: 'gpt-up' }), headers: AV }),
+    400,
+    'invalid_request_error',
+  );
   assert.match(wrong.message, /\/v1\/chat\/completions/);
 });
 
 test('400: anthropic-version missing or wrong, and the messages rules of SPEC §8', async () => {
   anthropicError(await call(fx, { path: '/v1/messages', body: msgs() }), 400, 'invalid_request_error');
-  const wrong = anthropicError(await call(fx, { path: '/v1/messages', body: msgs(), headers: { 'anthropic-version': '2024-01-01' } }), 400, 'invalid_request_error');
+  const wrong = anthropicError(
+    await call(fx, { path: '/v1/messages', body: msgs(), headers: { 'anthropic-version': '2024-01-01' } }),
+    400,
+    'invalid_request_error',
+  );
   assert.match(wrong.message, /2023-06-01 or 2026-10-21/);
   const cases: [Record<string, unknown>, RegExp][] = [
     [{ max_tokens: undefined }, /max_tokens/],
     [{ messages: [{ role: 'assistant', content: 'x' }] }, /first message/],
-    [{ messages: [{ role: 'user', content: 'a' }, { role: 'user', content: 'b' }] }, /alternate/],
-    [{ messages: [{ role: 'user', content: 'a' }, { role: 'system', content: 7 }] }, /system message/],
-    [{ messages: [{ role: 'system', content: 's' }, { role: 'assistant', content: 'b' }] }, /first message/],
+    [
+      {
+        messages: [
+          { role: 'user', content: 'a' },
+          { role: 'user', content: 'b' },
+        ],
+      },
+      /alternate/,
+    ],
+    [
+      {
+        messages: [
+          { role: 'user', content: 'a' },
+          { role: 'system', content: 7 },
+        ],
+      },
+      /system message/,
+    ],
+    [
+      {
+        messages: [
+          { role: 'system', content: 's' },
+          { role: 'assistant', content: 'b' },
+        ],
+      },
+      /first message/,
+    ],
     [{ temperature: 1.5 }, /temperature/],
     [{ messages: [] }, /messages/],
   ];
   for (const [over, re] of cases) {
-    const e = anthropicError(await call(fx, { path: '/v1/messages', body: msgs(over), headers: AV }), 400, 'invalid_request_error');
+    const e = anthropicError(
+      await call(fx, { path: '/v1/messages', body: msgs(over), headers: AV }),
+      400,
+      'invalid_request_error',
+    );
     assert.match(e.message, re);
   }
-  assert.equal(fx.up.requests.filter((r) => r.path === '/v1/messages').length, 0, 'invalid requests never reach the upstream');
+  assert.equal(
+    fx.up.requests.filter((r) => r.path === '/v1/messages').length,
+    0,
+    'invalid requests never reach the upstream',
+  );
 });
 
 test('400 malformed JSON and bad chat fields, 413 over the body limit — never a crash', async () => {
-  openaiError(await call(fx, { path: '/v1/chat/completions', body: '{"model": "gpt-up", "messages": [' }), 400, 'invalid_json');
+  openaiError(
+    await call(fx, { path: '/v1/chat/completions', body: '{"model": "gpt-up", "messages": [' }),
+    400,
+    'invalid_json',
+  );
   anthropicError(await call(fx, { path: '/v1/messages', body: 'not json', headers: AV }), 400, 'invalid_request_error');
   openaiError(await call(fx, { path: '/v1/chat/completions', body: { model: 'gpt-up' } }), 400, 'invalid_request');
-  openaiError(await call(fx, { path: '/v1/chat/completions', body: { model: 'gpt-up', messages: [{ role: 'wizard', content: 'x' }] } }), 400);
-  openaiError(await call(fx, { path: '/v1/chat/completions', body: { model: 'gpt-up', messages: [{ role: 'user', content: 'x' }], temperature: 'hot' } }), 400);
+  openaiError(
+    await call(fx, {
+      path: '/v1/chat/completions',
+      body: { model: 'gpt-up', messages: [{ role: 'wizard', content: 'x' }] },
+    }),
+    400,
+  );
+  openaiError(
+    await call(fx, {
+      path: '/v1/chat/completions',
+      body: { model: 'gpt-up', messages: [{ role: 'user', content: 'x' }], temperature: 'hot' },
+    }),
+    400,
+  );
   openaiError(await call(fx, { path: '/v1/chat/completions', body: '[]' }), 400);
   const big = { model: 'gpt-up', messages: [{ role: 'user', content: 'x'.repeat(20_000) }] };
   openaiError(await call(fx, { path: '/v1/chat/completions', body: big }), 413, 'body_too_large');
   // request_too_large is Anthropic's real 413 type but is missing from the official union (SOURCES.md caveat 4).
-  const tooBig = await call(fx, { path: '/v1/messages', body: { ...(msgs() as object), system: 'y'.repeat(20_000) }, headers: AV });
+  const tooBig = await call(fx, {
+    path: '/v1/messages',
+    body: { ...(msgs() as object), system: 'y'.repeat(20_000) },
+    headers: AV,
+  });
   assert.equal(tooBig.status, 413);
   assert.deepEqual(Object.keys(tooBig.json as object), ['type', 'error', 'request_id']);
   assert.equal((tooBig.json as { error: { type: string } }).error.type, 'request_too_large');
@@ -225,32 +347,80 @@ test('translated routes: parts of the wrong shape are 400s naming the field; an 
   const upstreamCalls = fx.up.requests.length;
   // chat completions → Anthropic-style upstream, then messages → OpenAI-style upstream.
   const badChat = { model: 'claude-once', messages: [{ role: 'user', content: [null] }] };
-  const e = openaiError(await call(fx, { path: '/v1/chat/completions', body: badChat }), 400, 'invalid_request') as { param?: string };
+  const e = openaiError(await call(fx, { path: '/v1/chat/completions', body: badChat }), 400, 'invalid_request') as {
+    param?: string;
+  };
   assert.equal(e.param, 'messages[0].content[0]');
-  const badCall = { model: 'claude-once', messages: [{ role: 'user', content: 'hi' }, { role: 'assistant', tool_calls: [{ id: 'c', function: { name: 'f', arguments: { a: 1 } } }] }] };
+  const badCall = {
+    model: 'claude-once',
+    messages: [
+      { role: 'user', content: 'hi' },
+      { role: 'assistant', tool_calls: [{ id: 'c', function: { name: 'f', arguments: { a: 1 } } }] },
+    ],
+  };
   openaiError(await call(fx, { path: '/v1/chat/completions', body: badCall }), 400, 'invalid_request');
-  const a = anthropicError(await call(fx, { path: '/v1/messages', body: msgs({ model: 'claude-via-openai', messages: [{ role: 'user', content: [{ type: 'text', text: 5 }] }] }), headers: AV }), 400, 'invalid_request_error');
+  const a = anthropicError(
+    await call(fx, {
+      path: '/v1/messages',
+      body: msgs({ model: 'claude-via-openai', messages: [{ role: 'user', content: [{ type: 'text', text: 5 }] }] }),
+      headers: AV,
+    }),
+    400,
+    'invalid_request_error',
+  );
   assert.match(a.message, /text must be a string/);
-  anthropicError(await call(fx, { path: '/v1/messages', body: msgs({ model: 'claude-via-openai', thinking: { type: 'enabled', budget_tokens: 'lots' } }), headers: AV }), 400, 'invalid_request_error');
+  anthropicError(
+    await call(fx, {
+      path: '/v1/messages',
+      body: msgs({ model: 'claude-via-openai', thinking: { type: 'enabled', budget_tokens: 'lots' } }),
+      headers: AV,
+    }),
+    400,
+    'invalid_request_error',
+  );
   assert.equal(fx.up.requests.length, upstreamCalls, 'none of them reached the upstream');
   // Valid JSON that is not an object, with status 200: the reply translators never see it.
   fx.up.enqueue({ kind: 'non-json-200', body: 'null', contentType: 'application/json' });
-  openaiError(await call(fx, { path: '/v1/chat/completions', body: { model: 'claude-once', messages: [{ role: 'user', content: 'hi' }] } }), 502, 'upstream_error');
+  openaiError(
+    await call(fx, {
+      path: '/v1/chat/completions',
+      body: { model: 'claude-once', messages: [{ role: 'user', content: 'hi' }] },
+    }),
+    502,
+    'upstream_error',
+  );
   fx.up.enqueue({ kind: 'non-json-200', body: '[1, 2]', contentType: 'application/json' });
-  anthropicError(await call(fx, { path: '/v1/messages', body: msgs({ model: 'claude-via-openai' }), headers: AV }), 502, 'api_error');
+  anthropicError(
+    await call(fx, { path: '/v1/messages', body: msgs({ model: 'claude-via-openai' }), headers: AV }),
+    502,
+    'api_error',
+  );
   assert.equal((await call(fx, { path: '/v1/chat/completions', body: chat() })).status, 200, 'still serving');
 });
 
 test('an upstream’s negative or absurd usage bills nothing for it: token counts are clamped before cost and budget', async () => {
   const { key } = await fx.gw.createKey({ name: 'odd-usage', flags: ['--budget-usd', '1', '--models', 'gpt-up'] });
   const reply = (usage: Record<string, unknown>) => ({
-    id: 'chatcmpl-odd', object: 'chat.completion', created: 1, model: 'upstream-gpt',
-    choices: [{ index: 0, message: { role: 'assistant', content: 'hi', refusal: null }, logprobs: null, finish_reason: 'stop' }],
+    id: 'chatcmpl-odd',
+    object: 'chat.completion',
+    created: 1,
+    model: 'upstream-gpt',
+    choices: [
+      { index: 0, message: { role: 'assistant', content: 'hi', refusal: null }, logprobs: null, finish_reason: 'stop' },
+    ],
     usage,
   });
-  fx.up.enqueue({ kind: 'status', status: 200, body: reply({ prompt_tokens: 10, completion_tokens: -1_000_000_000, total_tokens: 0 }) });
+  fx.up.enqueue({
+    kind: 'status',
+    status: 200,
+    body: reply({ prompt_tokens: 10, completion_tokens: -1_000_000_000, total_tokens: 0 }),
+  });
   assert.equal((await call(fx, { path: '/v1/chat/completions', body: chat(), auth: key })).status, 200);
-  fx.up.enqueue({ kind: 'status', status: 200, body: reply({ prompt_tokens: 1e300, completion_tokens: 0.4, total_tokens: 1e300 }) });
+  fx.up.enqueue({
+    kind: 'status',
+    status: 200,
+    body: reply({ prompt_tokens: 1e300, completion_tokens: 0.4, total_tokens: 1e300 }),
+  });
   assert.equal((await call(fx, { path: '/v1/chat/completions', body: chat(), auth: key })).status, 200);
   let row: { requests: number; inputTokens: number; outputTokens: number; costUsd: number } | undefined;
   for (let i = 0; i < 100 && (row === undefined || row.requests < 2); i++) {
@@ -268,22 +438,70 @@ test('an upstream’s negative or absurd usage bills nothing for it: token count
 });
 
 test('the upstream’s own OpenAI error code reaches the caller; an upstream 404 is a 502 (operator configuration)', async () => {
-  fx.up.enqueue({ kind: 'status', status: 400, body: { error: { message: 'This model’s maximum context length is 8192 tokens', type: 'invalid_request_error', param: 'messages', code: 'context_length_exceeded' } } });
-  const e = openaiError(await call(fx, { path: '/v1/chat/completions', body: chat() }), 400) as { message: string; code: string; param?: string };
+  fx.up.enqueue({
+    kind: 'status',
+    status: 400,
+    body: {
+      error: {
+        message: 'This model’s maximum context length is 8192 tokens',
+        type: 'invalid_request_error',
+        param: 'messages',
+        code: 'context_length_exceeded',
+      },
+    },
+  });
+  const e = openaiError(await call(fx, { path: '/v1/chat/completions', body: chat() }), 400) as {
+    message: string;
+    code: string;
+    param?: string;
+  };
   assert.equal(e.code, 'context_length_exceeded');
   assert.equal(e.param, 'messages');
-  fx.up.enqueue({ kind: 'status', status: 404, body: { error: { message: 'The model `upstream-gpt` does not exist', type: 'invalid_request_error', param: null, code: 'model_not_found' } } });
+  fx.up.enqueue({
+    kind: 'status',
+    status: 404,
+    body: {
+      error: {
+        message: 'The model `upstream-gpt` does not exist',
+        type: 'invalid_request_error',
+        param: null,
+        code: 'model_not_found',
+      },
+    },
+  });
   const nf = openaiError(await call(fx, { path: '/v1/chat/completions', body: chat() }), 502);
   assert.match(nf.message, /does not exist/);
 });
 
 test('upstream 400 text reaches the caller (secrets masked); upstream 401 becomes 502, not the caller’s 401', async () => {
-  fx.up.enqueue({ kind: 'status', status: 400, body: { error: { message: `max_tokens is too large; your key ${UPSTREAM_SECRET} was used`, type: 'invalid_request_error', param: 'max_tokens', code: null } } });
+  fx.up.enqueue({
+    kind: 'status',
+    status: 400,
+    body: {
+      error: {
+        message: `max_tokens is too large; your key ${UPSTREAM_SECRET} was used`,
+        type: 'invalid_request_error',
+        param: 'max_tokens',
+        code: null,
+      },
+    },
+  });
   const e = openaiError(await call(fx, { path: '/v1/chat/completions', body: chat() }), 400);
   assert.match(e.message, /max_tokens is too large/);
   assert.ok(!e.message.includes(UPSTREAM_SECRET), 'provider key is masked');
-  fx.up.enqueue({ kind: 'status', status: 400, body: { type: 'error', error: { type: 'invalid_request_error', message: 'prompt is too long: 300000 tokens > 200000 maximum' } } });
-  const a = anthropicError(await call(fx, { path: '/v1/messages', body: msgs(), headers: AV }), 400, 'invalid_request_error');
+  fx.up.enqueue({
+    kind: 'status',
+    status: 400,
+    body: {
+      type: 'error',
+      error: { type: 'invalid_request_error', message: 'prompt is too long: 300000 tokens > 200000 maximum' },
+    },
+  });
+  const a = anthropicError(
+    await call(fx, { path: '/v1/messages', body: msgs(), headers: AV }),
+    400,
+    'invalid_request_error',
+  );
   assert.match(a.message, /prompt is too long/);
   fx.up.enqueue({ kind: 'status', status: 401 });
   const u = openaiError(await call(fx, { path: '/v1/chat/completions', body: chat() }), 502, 'upstream_error');
@@ -292,7 +510,8 @@ test('upstream 400 text reaches the caller (secrets masked); upstream 401 become
 
 test('keys made, disabled, enabled, expired and deleted with the CLI take effect on the running server', async () => {
   const { key, id } = await fx.gw.createKey({ name: 'lifecycle' });
-  const ok = async (): Promise<number> => (await call(fx, { path: '/v1/chat/completions', body: chat('gpt-mock'), auth: key })).status;
+  const ok = async (): Promise<number> =>
+    (await call(fx, { path: '/v1/chat/completions', body: chat('gpt-mock'), auth: key })).status;
   assert.equal(await ok(), 200);
   await fx.gw.cli(['keys', 'disable', id]);
   const t0 = Date.now();
@@ -332,7 +551,14 @@ test('a whole key never appears in the server log, even after errors', async () 
 
 test('every request writes a usage row; `modelgate usage` summarises per key and model', async () => {
   await call(fx, { path: '/v1/chat/completions', body: chat() });
-  const rows = JSON.parse(await waitForUsage(fx)) as { model: string; requests: number; inputTokens: number; outputTokens: number; costUsd: number; keyName: string }[];
+  const rows = JSON.parse(await waitForUsage(fx)) as {
+    model: string;
+    requests: number;
+    inputTokens: number;
+    outputTokens: number;
+    costUsd: number;
+    keyName: string;
+  }[];
   const gpt = rows.find((r) => r.model === 'gpt-up' && r.keyName === 'e2e');
   assert.ok(gpt && gpt.requests >= 1 && gpt.outputTokens > 0 && gpt.costUsd > 0, JSON.stringify(rows));
   const text = await fx.gw.cli(['usage']);
@@ -354,7 +580,8 @@ test('an unknown model name reaches the usage rows masked, without control chara
   const r = await call(fx, { path: '/v1/chat/completions', body: chat(model), auth: key });
   assert.equal(r.status, 404);
   let rows: Array<{ keyName: string; model: string }> = [];
-  for (let i = 0; i < 100 && !rows.some((row) => row.keyName === 'odd-model'); i++) rows = JSON.parse(await fx.gw.cli(['usage', '--json'])) as typeof rows;
+  for (let i = 0; i < 100 && !rows.some((row) => row.keyName === 'odd-model'); i++)
+    rows = JSON.parse(await fx.gw.cli(['usage', '--json'])) as typeof rows;
   const row = rows.find((x) => x.keyName === 'odd-model');
   assert.ok(row, 'the refused request has its row');
   assert.ok(!row.model.includes(pasted) && !row.model.includes('abcdefghijklmnop'), row.model);

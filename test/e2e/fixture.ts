@@ -18,7 +18,14 @@ export const CROSS_DIALECT_MODELS = `  - { name: gpt-via-anthropic, deployments:
   - { name: claude-via-openai, deployments: [ { provider: up, model: openrouter-claude } ] }`;
 
 /** `extraProviders` gets the mock upstream's URL (`http://127.0.0.1:PORT`) and returns YAML list items. */
-export async function startFixture(opts: { extraModels?: string; extraProviders?: (upUrl: string) => string; extraConfig?: string; env?: Record<string, string> } = {}): Promise<Fixture> {
+export async function startFixture(
+  opts: {
+    extraModels?: string;
+    extraProviders?: (upUrl: string) => string;
+    extraConfig?: string;
+    env?: Record<string, string>;
+  } = {},
+): Promise<Fixture> {
   const up = await startMockUpstream();
   const gw = await startGateway({
     env: opts.env,
@@ -49,7 +56,10 @@ ${opts.extraModels ?? ''}`,
 }
 
 /** A raw HTTP call to the gateway (for statuses and headers the SDKs hide). */
-export async function call(fx: Fixture, opts: { path: string; method?: string; body?: unknown; headers?: Record<string, string>; auth?: string | null }): Promise<{ status: number; headers: Headers; text: string; json: unknown }> {
+export async function call(
+  fx: Fixture,
+  opts: { path: string; method?: string; body?: unknown; headers?: Record<string, string>; auth?: string | null },
+): Promise<{ status: number; headers: Headers; text: string; json: unknown }> {
   const headers: Record<string, string> = { 'content-type': 'application/json', ...opts.headers };
   if (opts.auth !== null) headers.authorization = `Bearer ${opts.auth ?? fx.key}`;
   const res = await fetch(fx.gw.url + opts.path, {

@@ -36,11 +36,14 @@ before(async () => {
   mkdirSync(join(home, '.gemini'));
   mkdirSync(join(home, 'work'));
   // The API-key auth type, no folder-trust prompt (it would turn --yolo back to asking), no telemetry.
-  writeFileSync(join(home, '.gemini', 'settings.json'), JSON.stringify({
-    security: { auth: { selectedType: 'gemini-api-key' }, folderTrust: { enabled: false } },
-    telemetry: { enabled: false },
-    privacy: { usageStatisticsEnabled: false },
-  }));
+  writeFileSync(
+    join(home, '.gemini', 'settings.json'),
+    JSON.stringify({
+      security: { auth: { selectedType: 'gemini-api-key' }, folderTrust: { enabled: false } },
+      telemetry: { enabled: false },
+      privacy: { usageStatisticsEnabled: false },
+    }),
+  );
 });
 after(async () => {
   await gw.cleanup();
@@ -49,11 +52,23 @@ after(async () => {
 });
 
 function runCli(model: string, prompt: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const env: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: home, GOOGLE_GEMINI_BASE_URL: gw.url, GEMINI_API_KEY: key, NO_COLOR: '1', CI: '1' };
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '',
+    HOME: home,
+    GOOGLE_GEMINI_BASE_URL: gw.url,
+    GEMINI_API_KEY: key,
+    NO_COLOR: '1',
+    CI: '1',
+  };
   return new Promise((done) => {
-    execFile(process.execPath, [CLI, '-m', model, '-p', prompt, '--yolo'], { cwd: join(home, 'work'), env, timeout: 120_000 }, (err, stdout, stderr) => {
-      done({ code: err === null ? 0 : typeof err.code === 'number' ? err.code : null, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      [CLI, '-m', model, '-p', prompt, '--yolo'],
+      { cwd: join(home, 'work'), env, timeout: 120_000 },
+      (err, stdout, stderr) => {
+        done({ code: err === null ? 0 : typeof err.code === 'number' ? err.code : null, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -62,7 +77,10 @@ type Json = Record<string, unknown>;
 /** The function responses of a recorded Gemini request (the CLI's tool results). */
 function functionResponses(req: RecordedRequest): Json[] {
   const contents = ((req.json as Json | undefined)?.contents ?? []) as Array<{ parts?: Json[] }>;
-  return contents.flatMap((c) => c.parts ?? []).filter((p) => p.functionResponse !== undefined).map((p) => p.functionResponse as Json);
+  return contents
+    .flatMap((c) => c.parts ?? [])
+    .filter((p) => p.functionResponse !== undefined)
+    .map((p) => p.functionResponse as Json);
 }
 
 /** The model asks for a shell command first; once its output is back, it answers with it. */
@@ -73,7 +91,24 @@ function shellRoundTrip(upstream: MockUpstream): void {
       kind: 'custom',
       handle: ({ res }) => {
         const chunk = {
-          candidates: [{ content: { role: 'model', parts: [{ functionCall: { name: 'run_shell_command', args: { command: 'seq 42 42 | sed s/^/modelgate-/', description: 'Print a marker' } }, thoughtSignature: 'c2lnLXNoZWxs' }] }, finishReason: 'STOP', index: 0 }],
+          candidates: [
+            {
+              content: {
+                role: 'model',
+                parts: [
+                  {
+                    functionCall: {
+                      name: 'run_shell_command',
+                      args: { command: 'seq 42 42 | sed s/^/modelgate-/', description: 'Print a marker' },
+                    },
+                    thoughtSignature: 'c2lnLXNoZWxs',
+                  },
+                ],
+              },
+              finishReason: 'STOP',
+              index: 0,
+            },
+          ],
           usageMetadata: { promptTokenCount: 50, candidatesTokenCount: 10, totalTokenCount: 60 },
           modelVersion: 'gemini-2.5-flash-upstream',
         };
@@ -88,15 +123,27 @@ function shellRoundTrip(upstream: MockUpstream): void {
   });
 }
 
-test('Gemini CLI on a Gemini-style upstream: a prompt answered after a shell tool round trip', { timeout: 150_000 }, async () => {
+test('Gemini CLI on a Gemini-style upstream: a prompt answered after a shell tool round trip', {
+  timeout: 150_000,
+}, async () => {
   up.reset();
   shellRoundTrip(up);
-  const run = await runCli('gemini-2.5-flash', 'Run a shell command that prints the marker, then tell me what it printed.');
+  const run = await runCli(
+    'gemini-2.5-flash',
+    'Run a shell command that prints the marker, then tell me what it printed.',
+  );
   assert.equal(run.code, 0, run.stderr.slice(-2000));
   assert.match(run.stdout, /The shell said modelgate-42/);
   const calls = up.requests.filter((r) => r.path.includes(':streamGenerateContent'));
-  assert.ok(calls.every((r) => r.path === '/v1beta/models/gemini-2.5-flash-upstream:streamGenerateContent' && r.url.endsWith('?alt=sse')));
-  assert.ok(calls.every((r) => r.headers['x-goog-api-key'] === GEMINI_SECRET), 'the upstream gets the provider key, never the caller key');
+  assert.ok(
+    calls.every(
+      (r) => r.path === '/v1beta/models/gemini-2.5-flash-upstream:streamGenerateContent' && r.url.endsWith('?alt=sse'),
+    ),
+  );
+  assert.ok(
+    calls.every((r) => r.headers['x-goog-api-key'] === GEMINI_SECRET),
+    'the upstream gets the provider key, never the caller key',
+  );
   // The shell's output went back to the model, with the call's thought signature in the history.
   const answered = calls.find((r) => functionResponses(r).some((f) => f.name === 'run_shell_command'));
   assert.ok(answered !== undefined, 'the tool result reached the upstream');
@@ -118,7 +165,21 @@ function shellRoundTripChat(upstream: MockUpstream): void {
         const args = JSON.stringify({ command: 'seq 42 42 | sed s/^/modelgate-/', description: 'Print a marker' });
         res.writeHead(200, { 'content-type': 'text/event-stream' });
         res.end(
-          chunk({ role: 'assistant', content: null, tool_calls: [{ index: 0, id: 'call_cli_1', type: 'function', function: { name: 'run_shell_command', arguments: '' } }] }, null) +
+          chunk(
+            {
+              role: 'assistant',
+              content: null,
+              tool_calls: [
+                {
+                  index: 0,
+                  id: 'call_cli_1',
+                  type: 'function',
+                  function: { name: 'run_shell_command', arguments: '' },
+                },
+              ],
+            },
+            null,
+          ) +
             chunk({ tool_calls: [{ index: 0, function: { arguments: args } }] }, null) +
             chunk({}, 'tool_calls') +
             `data: ${JSON.stringify({ id: 'chatcmpl-cli', object: 'chat.completion.chunk', created: 1, model: 'gpt-upstream', choices: [], usage: { prompt_tokens: 50, completion_tokens: 10, total_tokens: 60 } })}\n\ndata: [DONE]\n\n`,
@@ -126,19 +187,28 @@ function shellRoundTripChat(upstream: MockUpstream): void {
       },
     };
   });
-  upstream.configure({ replyText: (req) => `The shell said ${/modelgate-\d+/.exec(JSON.stringify(req.json))?.[0] ?? 'nothing'}` });
+  upstream.configure({
+    replyText: (req) => `The shell said ${/modelgate-\d+/.exec(JSON.stringify(req.json))?.[0] ?? 'nothing'}`,
+  });
 }
 
-test('Gemini CLI on an OpenAI-style upstream: the same round trip through the translation hub', { timeout: 150_000 }, async () => {
+test('Gemini CLI on an OpenAI-style upstream: the same round trip through the translation hub', {
+  timeout: 150_000,
+}, async () => {
   up.reset();
   shellRoundTripChat(up);
-  const run = await runCli('gemini-2.5-pro', 'Run a shell command that prints the marker, then tell me what it printed.');
+  const run = await runCli(
+    'gemini-2.5-pro',
+    'Run a shell command that prints the marker, then tell me what it printed.',
+  );
   assert.equal(run.code, 0, run.stderr.slice(-2000));
   assert.match(run.stdout, /The shell said modelgate-42/);
   const calls = up.requests.filter((r) => r.path === '/v1/chat/completions');
   assert.ok(calls.length >= 2);
   assert.ok(calls.every((r) => r.headers.authorization === `Bearer ${OPENAI_SECRET}`));
-  const answered = calls.find((r) => (((r.json as Json).messages ?? []) as Json[]).some((m) => m.role === 'tool' && m.tool_call_id === 'call_cli_1'));
+  const answered = calls.find((r) =>
+    (((r.json as Json).messages ?? []) as Json[]).some((m) => m.role === 'tool' && m.tool_call_id === 'call_cli_1'),
+  );
   assert.ok(answered !== undefined, 'the tool result reached the upstream paired with its call');
   assert.match(JSON.stringify(answered.json), /modelgate-42/);
 });

@@ -28,7 +28,10 @@ before(async () => {
   - { name: secret-model, deployments: [ { provider: mock, model: secret } ] }`,
     }),
   });
-  ({ key, id: keyId } = await gw.createKey({ name: 'gem', flags: ['--models', 'flash,gpt-mock', '--budget-usd', '5'] }));
+  ({ key, id: keyId } = await gw.createKey({
+    name: 'gem',
+    flags: ['--models', 'flash,gpt-mock', '--budget-usd', '5'],
+  }));
   ({ key: narrowKey } = await gw.createKey({ name: 'narrow', flags: ['--models', 'gpt-mock'] }));
 });
 after(async () => {
@@ -36,13 +39,18 @@ after(async () => {
   await up.close();
 });
 
-const genai = (apiVersion?: string, apiKey = key): GoogleGenAI => new GoogleGenAI({ apiKey, httpOptions: { baseUrl: gw.url, apiVersion } });
+const genai = (apiVersion?: string, apiKey = key): GoogleGenAI =>
+  new GoogleGenAI({ apiKey, httpOptions: { baseUrl: gw.url, apiVersion } });
 
 for (const version of [undefined, 'v1beta'] as const) {
   const label = version ?? 'the default API version (v1)';
   test(`@google/genai on ${label}: generateContent, generateContentStream and countTokens pass through`, async () => {
     const ai = genai(version);
-    const res = await ai.models.generateContent({ model: 'flash', contents: 'Say hello', config: { systemInstruction: 'Be brief', maxOutputTokens: 100, temperature: 0.3 } });
+    const res = await ai.models.generateContent({
+      model: 'flash',
+      contents: 'Say hello',
+      config: { systemInstruction: 'Be brief', maxOutputTokens: 100, temperature: 0.3 },
+    });
     assert.ok(res.text !== undefined && res.text.length > 0);
     assert.equal(res.usageMetadata?.cachedContentTokenCount, 2);
     const sent = up.requests.at(-1)!;
@@ -71,8 +79,22 @@ for (const version of [undefined, 'v1beta'] as const) {
 
 test('a function call round trip keeps the thought signature; the tool result goes back as sent', async () => {
   const ai = genai('v1beta');
-  const tools = [{ functionDeclarations: [{ name: 'run_shell', description: 'Runs a command', parametersJsonSchema: { type: 'object', properties: { command: { type: 'string' } }, required: ['command'] } }] }];
-  const first = await ai.models.generateContent({ model: 'flash', contents: 'List files', config: { tools, toolConfig: { functionCallingConfig: { mode: FunctionCallingConfigMode.AUTO } } } });
+  const tools = [
+    {
+      functionDeclarations: [
+        {
+          name: 'run_shell',
+          description: 'Runs a command',
+          parametersJsonSchema: { type: 'object', properties: { command: { type: 'string' } }, required: ['command'] },
+        },
+      ],
+    },
+  ];
+  const first = await ai.models.generateContent({
+    model: 'flash',
+    contents: 'List files',
+    config: { tools, toolConfig: { functionCallingConfig: { mode: FunctionCallingConfigMode.AUTO } } },
+  });
   const call = first.functionCalls?.[0];
   assert.equal(call?.name, 'run_shell');
   assert.deepEqual(call?.args, { command: 'mock' });
@@ -93,13 +115,21 @@ test('a function call round trip keeps the thought signature; the tool result go
 });
 
 test('the caller bytes reach the upstream unchanged; the stream comes back byte for byte', async () => {
-  const raw = '{ "contents" : [ {"role":"user","parts":[{"text":"héllo \\"model\\""}]} ],\n "x_custom": {"deep": [1, 2.50]} }';
-  const res = await fetch(`${gw.url}/v1beta/models/flash:streamGenerateContent?alt=sse`, { method: 'POST', headers: { 'x-goog-api-key': key, 'content-type': 'application/json' }, body: raw });
+  const raw =
+    '{ "contents" : [ {"role":"user","parts":[{"text":"héllo \\"model\\""}]} ],\n "x_custom": {"deep": [1, 2.50]} }';
+  const res = await fetch(`${gw.url}/v1beta/models/flash:streamGenerateContent?alt=sse`, {
+    method: 'POST',
+    headers: { 'x-goog-api-key': key, 'content-type': 'application/json' },
+    body: raw,
+  });
   assert.equal(res.status, 200);
   assert.match(res.headers.get('content-type') ?? '', /text\/event-stream/);
   const text = await res.text();
   // The key has a budget and the request names no output limit: the reserved limit goes in front, the rest is as sent.
-  assert.equal(up.requests.at(-1)!.body.toString('utf8'), `{"generationConfig":{"maxOutputTokens":4096},${raw.slice(1)}`);
+  assert.equal(
+    up.requests.at(-1)!.body.toString('utf8'),
+    `{"generationConfig":{"maxOutputTokens":4096},${raw.slice(1)}`,
+  );
   assert.match(res.headers.get('x-modelgate-adjusted') ?? '', /maxOutputTokens set to 4096/);
   assert.match(text, /^data: \{"candidates"/);
   assert.ok(text.includes('"finishReason":"STOP"'));
@@ -107,9 +137,14 @@ test('the caller bytes reach the upstream unchanged; the stream comes back byte 
 });
 
 test('usage rows bill usageMetadata (cached tokens apart) and never hold the key or the URL', async () => {
-  const res = await fetch(`${gw.url}/v1beta/models/flash:generateContent?key=${encodeURIComponent(key)}`, { method: 'POST', body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'one two three four' }] }] }) });
+  const res = await fetch(`${gw.url}/v1beta/models/flash:generateContent?key=${encodeURIComponent(key)}`, {
+    method: 'POST',
+    body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'one two three four' }] }] }),
+  });
   assert.equal(res.status, 200);
-  const reply = (await res.json()) as { usageMetadata: { promptTokenCount: number; candidatesTokenCount: number; cachedContentTokenCount: number } };
+  const reply = (await res.json()) as {
+    usageMetadata: { promptTokenCount: number; candidatesTokenCount: number; cachedContentTokenCount: number };
+  };
   const requestId = res.headers.get('x-request-id');
   const mine = () => usageRows(gw.dbPath, keyId).find((r) => r.request_id === requestId);
   await waitUntil(() => mine() !== undefined, 'the usage row');
@@ -131,15 +166,28 @@ test('model listing in Gemini shape shows exactly the key models, also on GET /v
   assert.equal(one.name, 'models/flash');
   assert.ok(one.supportedActions?.includes('generateContent'));
   const v1 = await fetch(`${gw.url}/v1/models`, { headers: { 'x-goog-api-key': key } });
-  assert.deepEqual(((await v1.json()) as { models: Array<{ name: string }> }).models.map((m) => m.name), ['models/flash', 'models/gpt-mock']);
+  assert.deepEqual(
+    ((await v1.json()) as { models: Array<{ name: string }> }).models.map((m) => m.name),
+    ['models/flash', 'models/gpt-mock'],
+  );
   const openaiShape = await fetch(`${gw.url}/v1/models`, { headers: { authorization: `Bearer ${key}` } });
   assert.equal(((await openaiShape.json()) as { object: string }).object, 'list');
-  await assert.rejects(ai.models.get({ model: 'secret-model' }), (err: unknown) => err instanceof ApiError && err.status === 404);
+  await assert.rejects(
+    ai.models.get({ model: 'secret-model' }),
+    (err: unknown) => err instanceof ApiError && err.status === 404,
+  );
 });
 
 test('refusals and bad input come in Gemini error shape; x-goog-api-key elsewhere is still a 401', async () => {
-  const gemini = async (path: string, init: RequestInit = {}): Promise<{ status: number; error: { code: number; message: string; status: string } }> => {
-    const res = await fetch(`${gw.url}${path}`, { method: 'POST', ...init, headers: { 'x-goog-api-key': key, ...(init.headers as Record<string, string>) } });
+  const gemini = async (
+    path: string,
+    init: RequestInit = {},
+  ): Promise<{ status: number; error: { code: number; message: string; status: string } }> => {
+    const res = await fetch(`${gw.url}${path}`, {
+      method: 'POST',
+      ...init,
+      headers: { 'x-goog-api-key': key, ...(init.headers as Record<string, string>) },
+    });
     const body = (await res.json()) as { error: { code: number; message: string; status: string } };
     assert.deepEqual(Object.keys(body.error).sort(), ['code', 'message', 'status']);
     assert.equal(body.error.code, res.status);
@@ -149,13 +197,33 @@ test('refusals and bad input come in Gemini error shape; x-goog-api-key elsewher
   const cases: Array<[string, RequestInit, number, string]> = [
     ['/v1beta/models/flash:generateContent', { body: '{not json' }, 400, 'INVALID_ARGUMENT'],
     ['/v1beta/models/flash:generateContent', { body: '{"contents":[]}' }, 400, 'INVALID_ARGUMENT'],
-    ['/v1beta/models/flash:generateContent', { body: '{"contents":[{"role":"user","parts":"hi"}]}' }, 400, 'INVALID_ARGUMENT'],
-    ['/v1beta/models/flash:generateContent', { body: '{"contents":[{"role":"robot","parts":[{"text":"x"}]}]}' }, 400, 'INVALID_ARGUMENT'],
-    ['/v1beta/models/flash:generateContent', { body: JSON.stringify({ contents: [{ parts: [{ text: 'x' }] }], generationConfig: { maxOutputTokens: -1 } }) }, 400, 'INVALID_ARGUMENT'],
+    [
+      '/v1beta/models/flash:generateContent',
+      { body: '{"contents":[{"role":"user","parts":"hi"}]}' },
+      400,
+      'INVALID_ARGUMENT',
+    ],
+    [
+      '/v1beta/models/flash:generateContent',
+      { body: '{"contents":[{"role":"robot","parts":[{"text":"x"}]}]}' },
+      400,
+      'INVALID_ARGUMENT',
+    ],
+    [
+      '/v1beta/models/flash:generateContent',
+      { body: JSON.stringify({ contents: [{ parts: [{ text: 'x' }] }], generationConfig: { maxOutputTokens: -1 } }) },
+      400,
+      'INVALID_ARGUMENT',
+    ],
     ['/v1beta/models/flash:streamGenerateContent', { body: good }, 400, 'INVALID_ARGUMENT'],
     ['/v1beta/models/nope:generateContent', { body: good }, 404, 'NOT_FOUND'],
     ['/v1beta/models/secret-model:generateContent', { body: good }, 403, 'PERMISSION_DENIED'],
-    ['/v1beta/models/flash:generateContent', { body: good, headers: { 'x-goog-api-key': 'sk-not-a-real-key-0000000000000000' } }, 401, 'UNAUTHENTICATED'],
+    [
+      '/v1beta/models/flash:generateContent',
+      { body: good, headers: { 'x-goog-api-key': 'sk-not-a-real-key-0000000000000000' } },
+      401,
+      'UNAUTHENTICATED',
+    ],
     ['/v1beta/models/flash:embedContent', { body: good }, 404, 'NOT_FOUND'],
     ['/v1beta/models/flash:countTokens', { body: '{}' }, 400, 'INVALID_ARGUMENT'],
     ['/v1beta/models', { body: good }, 405, 'INVALID_ARGUMENT'],
@@ -166,20 +234,42 @@ test('refusals and bad input come in Gemini error shape; x-goog-api-key elsewher
     assert.equal(r.status, status, `${path} ${String(init.body)}: ${r.error.message}`);
     assert.equal(r.error.status, name, path);
   }
-  const narrow = await fetch(`${gw.url}/v1beta/models/flash:generateContent`, { method: 'POST', headers: { 'x-goog-api-key': narrowKey }, body: good });
+  const narrow = await fetch(`${gw.url}/v1beta/models/flash:generateContent`, {
+    method: 'POST',
+    headers: { 'x-goog-api-key': narrowKey },
+    body: good,
+  });
   assert.equal(narrow.status, 403);
   const missing = await fetch(`${gw.url}/v1beta/models/flash:generateContent`, { method: 'POST', body: good });
   assert.equal(missing.status, 401);
   assert.equal(((await missing.json()) as { error: { status: string } }).error.status, 'UNAUTHENTICATED');
 
-  const chat = await fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: { 'x-goog-api-key': key, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'gpt-mock', messages: [{ role: 'user', content: 'hi' }] }) });
+  const chat = await fetch(`${gw.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { 'x-goog-api-key': key, 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'gpt-mock', messages: [{ role: 'user', content: 'hi' }] }),
+  });
   assert.equal(chat.status, 401);
-  const chatQuery = await fetch(`${gw.url}/v1/chat/completions?key=${key}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'gpt-mock', messages: [{ role: 'user', content: 'hi' }] }) });
+  const chatQuery = await fetch(`${gw.url}/v1/chat/completions?key=${key}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'gpt-mock', messages: [{ role: 'user', content: 'hi' }] }),
+  });
   assert.equal(chatQuery.status, 401);
 });
 
 test('an upstream error keeps its Gemini status and text', async () => {
-  up.enqueue({ kind: 'status', status: 400, body: { error: { code: 400, message: 'Unable to submit request because it has an empty text parameter.', status: 'INVALID_ARGUMENT' } } });
+  up.enqueue({
+    kind: 'status',
+    status: 400,
+    body: {
+      error: {
+        code: 400,
+        message: 'Unable to submit request because it has an empty text parameter.',
+        status: 'INVALID_ARGUMENT',
+      },
+    },
+  });
   await assert.rejects(genai('v1beta').models.generateContent({ model: 'flash', contents: 'x' }), (err: unknown) => {
     assert.ok(err instanceof ApiError);
     assert.equal(err.status, 400);

@@ -53,7 +53,9 @@ test('SIGTERM: the stream in flight ends normally and every served request has i
   }
 });
 
-test('SIGTERM: a stream longer than the grace is cut, and its row is still written; SIGHUP does not stop the process', { timeout: 60_000 }, async () => {
+test('SIGTERM: a stream longer than the grace is cut, and its row is still written; SIGHUP does not stop the process', {
+  timeout: 60_000,
+}, async () => {
   // 40 chunks 300 ms apart: 12 s, far past the 5 s grace.
   const { up, gw } = await startStopping({ chunkCount: 40, chunkDelayMs: 300 });
   try {

@@ -43,7 +43,11 @@ test('/metrics with the token: Prometheus text (GET and HEAD); the API endpoints
   assert.equal(lower.status, 200, 'the scheme is case-insensitive');
   const head = await fetch(`${fx.gw.url}/metrics`, { method: 'HEAD', headers: { authorization: `Bearer ${TOKEN}` } });
   assert.equal(head.status, 200);
-  assert.equal((await call(fx, { path: '/v1/models', auth: TOKEN })).status, 401, 'the metrics token is not an API key');
+  assert.equal(
+    (await call(fx, { path: '/v1/models', auth: TOKEN })).status,
+    401,
+    'the metrics token is not an API key',
+  );
   assert.equal((await call(fx, { path: '/v1/models' })).status, 200);
   assert.equal((await call(fx, { path: '/healthz', auth: null })).status, 200, 'liveness stays open');
 });

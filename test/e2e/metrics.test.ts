@@ -22,7 +22,11 @@ const OLD_SERIES: Record<string, string[] | null> = {
   modelgate_usage_rows_dropped_total: [],
 };
 
-interface Sample { name: string; labels: Record<string, string>; value: number }
+interface Sample {
+  name: string;
+  labels: Record<string, string>;
+  value: number;
+}
 
 function parse(text: string): Sample[] {
   const out: Sample[] = [];
@@ -48,11 +52,33 @@ let samples: Sample[];
 before(async () => {
   fx = await startFixture();
   fx.up.enqueue({ kind: 'status', status: 500 });
-  assert.equal((await call(fx, { path: '/v1/chat/completions', body: { model: 'gpt-up', messages: [{ role: 'user', content: 'hi' }] } })).status, 200);
-  assert.equal((await call(fx, { path: '/v1/chat/completions', body: { model: 'gpt-up', stream: true, messages: [{ role: 'user', content: 'hi' }] } })).status, 200);
-  assert.equal((await call(fx, { path: '/v1/chat/completions', body: { model: 'gpt-up', messages: 'not a list' } })).status, 400);
+  assert.equal(
+    (
+      await call(fx, {
+        path: '/v1/chat/completions',
+        body: { model: 'gpt-up', messages: [{ role: 'user', content: 'hi' }] },
+      })
+    ).status,
+    200,
+  );
+  assert.equal(
+    (
+      await call(fx, {
+        path: '/v1/chat/completions',
+        body: { model: 'gpt-up', stream: true, messages: [{ role: 'user', content: 'hi' }] },
+      })
+    ).status,
+    200,
+  );
+  assert.equal(
+    (await call(fx, { path: '/v1/chat/completions', body: { model: 'gpt-up', messages: 'not a list' } })).status,
+    400,
+  );
   assert.equal((await call(fx, { path: '/v1/nope' })).status, 404);
-  assert.equal((await call(fx, { path: '/v1/messages/nope', headers: { 'anthropic-version': '2023-06-01' } })).status, 404);
+  assert.equal(
+    (await call(fx, { path: '/v1/messages/nope', headers: { 'anthropic-version': '2023-06-01' } })).status,
+    404,
+  );
   assert.equal((await call(fx, { path: '/v1/chat/completions', method: 'DELETE' })).status, 405);
   const r = await fetch(`${fx.gw.url}/metrics`);
   assert.equal(r.status, 200);
@@ -72,7 +98,8 @@ test('every series scraped before prom-client is still exposed, with the same la
     const series = samples.filter((s) => s.name === name);
     if (name === 'modelgate_deployment_circuit' || name === 'modelgate_circuit_transitions_total') continue; // present once a circuit changes
     assert.ok(series.length > 0, `samples of ${name}`);
-    for (const s of series) assert.deepEqual(Object.keys(s.labels).sort(), [...(labels ?? [])].sort(), `labels of ${name}`);
+    for (const s of series)
+      assert.deepEqual(Object.keys(s.labels).sort(), [...(labels ?? [])].sort(), `labels of ${name}`);
   }
   const ok = { endpoint: '/v1/chat/completions', model: 'gpt-up', status: '200' };
   assert.equal(find(samples, 'modelgate_requests_total', ok)?.value, 2);
@@ -80,13 +107,25 @@ test('every series scraped before prom-client is still exposed, with the same la
   assert.ok(find(samples, 'modelgate_tokens_total', { ...ok, direction: 'output' })!.value > 0);
   assert.equal(find(samples, 'modelgate_request_duration_ms_bucket', { ...ok, le: '+Inf' })?.value, 2);
   assert.equal(find(samples, 'modelgate_request_duration_ms_count', ok)?.value, 2);
-  assert.equal(find(samples, 'modelgate_upstream_errors_total', { deployment: 'gpt-up#0', kind: 'status_500' })?.value, 1);
+  assert.equal(
+    find(samples, 'modelgate_upstream_errors_total', { deployment: 'gpt-up#0', kind: 'status_500' })?.value,
+    1,
+  );
   assert.ok(find(samples, 'modelgate_heap_used_bytes', {})!.value > 0);
 });
 
 test("Node's default process and event-loop metrics are exposed", () => {
-  for (const name of ['process_cpu_user_seconds_total', 'process_resident_memory_bytes', 'nodejs_eventloop_lag_seconds', 'nodejs_heap_size_used_bytes', 'nodejs_active_handles_total']) {
-    assert.ok(samples.some((s) => s.name === name), name);
+  for (const name of [
+    'process_cpu_user_seconds_total',
+    'process_resident_memory_bytes',
+    'nodejs_eventloop_lag_seconds',
+    'nodejs_heap_size_used_bytes',
+    'nodejs_active_handles_total',
+  ]) {
+    assert.ok(
+      samples.some((s) => s.name === name),
+      name,
+    );
   }
 });
 
@@ -99,11 +138,25 @@ test('GenAI histograms: tokens per request by kind, time to first token of strea
 });
 
 test('unknown paths and methods are counted by endpoint class and logged at debug; a validation refusal keeps its model', () => {
-  assert.equal(find(samples, 'modelgate_unrouted_requests_total', { endpoint_class: 'openai', reason: 'unknown_path' })?.value, 1);
-  assert.equal(find(samples, 'modelgate_unrouted_requests_total', { endpoint_class: 'anthropic', reason: 'unknown_path' })?.value, 1);
-  assert.equal(find(samples, 'modelgate_unrouted_requests_total', { endpoint_class: 'openai', reason: 'method_not_allowed' })?.value, 1);
+  assert.equal(
+    find(samples, 'modelgate_unrouted_requests_total', { endpoint_class: 'openai', reason: 'unknown_path' })?.value,
+    1,
+  );
+  assert.equal(
+    find(samples, 'modelgate_unrouted_requests_total', { endpoint_class: 'anthropic', reason: 'unknown_path' })?.value,
+    1,
+  );
+  assert.equal(
+    find(samples, 'modelgate_unrouted_requests_total', { endpoint_class: 'openai', reason: 'method_not_allowed' })
+      ?.value,
+    1,
+  );
   assert.ok(!text.includes('/v1/nope'), 'no raw path in the metrics');
-  assert.equal(find(samples, 'modelgate_requests_total', { endpoint: '/v1/chat/completions', model: 'gpt-up', status: '400' })?.value, 1);
+  assert.equal(
+    find(samples, 'modelgate_requests_total', { endpoint: '/v1/chat/completions', model: 'gpt-up', status: '400' })
+      ?.value,
+    1,
+  );
   const logs = fx.gw.logs();
   assert.match(logs, /"level":20[^\n]*"path":"\/v1\/nope"[^\n]*request refused before routing/);
   assert.match(logs, /"level":20[^\n]*"code":"invalid_request"[^\n]*"model":"gpt-up"[^\n]*request refused/);

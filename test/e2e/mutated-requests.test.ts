@@ -33,9 +33,15 @@ test('400 mutated requests across the four routes: every answer is 200 or a 4xx,
     const r = await call(fx, { path: route.path, body, auth: key, headers: { 'anthropic-version': '2023-06-01' } });
     const what = `${route.model} ${body.stream ? 'stream' : 'json'} → ${r.status}`;
     seen.set(what, (seen.get(what) ?? 0) + 1);
-    assert.ok(r.status === 200 || (r.status >= 400 && r.status < 500), `${what}: ${r.text.slice(0, 300)}\nfor ${JSON.stringify(body)}`);
+    assert.ok(
+      r.status === 200 || (r.status >= 400 && r.status < 500),
+      `${what}: ${r.text.slice(0, 300)}\nfor ${JSON.stringify(body)}`,
+    );
     if (r.status === 200 && body.stream === true) {
-      assert.ok(!/^event: error$|^data: \{"error"/m.test(r.text), `${what} ended in an error: ${r.text.slice(-300)}\nfor ${JSON.stringify(body)}`);
+      assert.ok(
+        !/^event: error$|^data: \{"error"/m.test(r.text),
+        `${what} ended in an error: ${r.text.slice(-300)}\nfor ${JSON.stringify(body)}`,
+      );
     }
   }
   // Both kinds of answer happened on every route, so the mutations neither all pass nor all fail.
@@ -43,5 +49,15 @@ test('400 mutated requests across the four routes: every answer is 200 or a 4xx,
     const answers = [...seen].filter(([k]) => k.startsWith(`${route.model} `)).map(([k]) => Number(k.split(' → ')[1]));
     assert.ok(answers.includes(200) && answers.some((s) => s >= 400), `${route.model}: ${JSON.stringify([...seen])}`);
   }
-  assert.equal((await call(fx, { path: '/v1/chat/completions', body: { model: 'gpt-up', messages: [{ role: 'user', content: 'hi' }] }, auth: key })).status, 200, 'still serving');
+  assert.equal(
+    (
+      await call(fx, {
+        path: '/v1/chat/completions',
+        body: { model: 'gpt-up', messages: [{ role: 'user', content: 'hi' }] },
+        auth: key,
+      })
+    ).status,
+    200,
+    'still serving',
+  );
 });

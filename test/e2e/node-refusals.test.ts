@@ -10,7 +10,12 @@ import { validateAnthropicError, validateOpenAIError } from '../helpers/schemas.
 
 let gw: GatewayProcess;
 before(async () => {
-  gw = await startGateway({ configYaml: configYaml({ models: '  - { name: gpt-mock, deployments: [ { provider: mock, model: gpt-mock } ] }', extra: 'client_request_timeout_ms: 1000' }) });
+  gw = await startGateway({
+    configYaml: configYaml({
+      models: '  - { name: gpt-mock, deployments: [ { provider: mock, model: gpt-mock } ] }',
+      extra: 'client_request_timeout_ms: 1000',
+    }),
+  });
 });
 after(async () => gw.cleanup());
 
@@ -48,7 +53,9 @@ test('431 for oversized headers: Anthropic-shaped on /v1/messages, OpenAI-shaped
 });
 
 test('400 for malformed HTTP: a JSON error body', async () => {
-  const res = await raw('POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\ncontent-length: 5\r\ntransfer-encoding: chunked\r\n\r\nzz\r\n');
+  const res = await raw(
+    'POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\ncontent-length: 5\r\ntransfer-encoding: chunked\r\n\r\nzz\r\n',
+  );
   assert.equal(res.status, 400);
   validateOpenAIError(JSON.parse(res.body));
   const garbage = await raw('\x01\x02 nonsense\r\n\r\n');
@@ -58,7 +65,9 @@ test('400 for malformed HTTP: a JSON error body', async () => {
 
 test('408 for a body that does not arrive in time: in the dialect of the request in progress', async () => {
   const { key } = await gw.createKey({ name: 'slow' });
-  const res = await raw(`POST /v1/messages HTTP/1.1\r\nhost: x\r\nanthropic-version: 2023-06-01\r\nauthorization: Bearer ${key}\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{"model":`);
+  const res = await raw(
+    `POST /v1/messages HTTP/1.1\r\nhost: x\r\nanthropic-version: 2023-06-01\r\nauthorization: Bearer ${key}\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{"model":`,
+  );
   assert.equal(res.status, 408);
   const body = JSON.parse(res.body) as { type: string; error: { type: string } };
   validateAnthropicError(body);

@@ -26,7 +26,8 @@ test('non-streamed reply keeps the upstream body and shows the requested model n
 });
 
 test('unknown fields and formatting reach the upstream byte-identical apart from the model name', async () => {
-  const raw = '{ "model" : "gpt-up",\n  "messages":[{"role":"user","content":"hi \\"model\\": x"}],\n  "x_custom": {"deep": [1, 2.50, "ü"]}, "metadata": {"model": "keep"}, "top_k": 3, "logit_bias": {"50256": -100}\n}';
+  const raw =
+    '{ "model" : "gpt-up",\n  "messages":[{"role":"user","content":"hi \\"model\\": x"}],\n  "x_custom": {"deep": [1, 2.50, "ü"]}, "metadata": {"model": "keep"}, "top_k": 3, "logit_bias": {"50256": -100}\n}';
   const r = await call(fx, { path: '/v1/chat/completions', body: raw });
   assert.equal(r.status, 200);
   const seen = fx.up.requests.at(-1)!.body.toString('utf8');
@@ -34,7 +35,11 @@ test('unknown fields and formatting reach the upstream byte-identical apart from
 });
 
 test('streamed reply: every chunk validates, usage chunk only when asked, [DONE] last', async () => {
-  const stream = await client.chat.completions.create({ model: 'gpt-up', stream: true, messages: [{ role: 'user', content: 'Hello' }] });
+  const stream = await client.chat.completions.create({
+    model: 'gpt-up',
+    stream: true,
+    messages: [{ role: 'user', content: 'Hello' }],
+  });
   let text = '';
   let usageChunks = 0;
   for await (const chunk of stream) {
@@ -49,7 +54,12 @@ test('streamed reply: every chunk validates, usage chunk only when asked, [DONE]
   const sent = fx.up.requests.at(-1)!.json as { stream_options?: { include_usage?: boolean } };
   assert.equal(sent.stream_options?.include_usage, true);
 
-  const withUsage = await client.chat.completions.create({ model: 'gpt-up', stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: 'Hello' }] });
+  const withUsage = await client.chat.completions.create({
+    model: 'gpt-up',
+    stream: true,
+    stream_options: { include_usage: true },
+    messages: [{ role: 'user', content: 'Hello' }],
+  });
   let last: OpenAI.Chat.Completions.ChatCompletionChunk | undefined;
   for await (const chunk of withUsage) {
     validateChatCompletionChunk(chunk);
@@ -60,7 +70,10 @@ test('streamed reply: every chunk validates, usage chunk only when asked, [DONE]
 });
 
 test('raw stream ends with data: [DONE]', async () => {
-  const r = await call(fx, { path: '/v1/chat/completions', body: { model: 'gpt-up', stream: true, messages: [{ role: 'user', content: 'x' }] } });
+  const r = await call(fx, {
+    path: '/v1/chat/completions',
+    body: { model: 'gpt-up', stream: true, messages: [{ role: 'user', content: 'x' }] },
+  });
   assert.equal(r.status, 200);
   assert.match(r.headers.get('content-type') ?? '', /text\/event-stream/);
   assert.ok(r.text.trimEnd().endsWith('data: [DONE]'));
@@ -69,9 +82,21 @@ test('raw stream ends with data: [DONE]', async () => {
 
 test('tools: a tool call comes back, streamed through the SDK helper and not', async () => {
   const tools: OpenAI.Chat.Completions.ChatCompletionTool[] = [
-    { type: 'function', function: { name: 'get_weather', description: 'Weather', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } } },
+    {
+      type: 'function',
+      function: {
+        name: 'get_weather',
+        description: 'Weather',
+        parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+      },
+    },
   ];
-  const res = await client.chat.completions.create({ model: 'gpt-up', tools, tool_choice: 'auto', messages: [{ role: 'user', content: 'Weather in Paris?' }] });
+  const res = await client.chat.completions.create({
+    model: 'gpt-up',
+    tools,
+    tool_choice: 'auto',
+    messages: [{ role: 'user', content: 'Weather in Paris?' }],
+  });
   validateChatCompletion(res);
   assert.equal(res.choices[0].finish_reason, 'tool_calls');
   const tc = res.choices[0].message.tool_calls![0];
@@ -80,7 +105,11 @@ test('tools: a tool call comes back, streamed through the SDK helper and not', a
   assert.deepEqual(sent.tools, tools);
   assert.equal(sent.tool_choice, 'auto');
 
-  const runner = client.chat.completions.stream({ model: 'gpt-up', tools, messages: [{ role: 'user', content: 'Weather in Paris?' }] });
+  const runner = client.chat.completions.stream({
+    model: 'gpt-up',
+    tools,
+    messages: [{ role: 'user', content: 'Weather in Paris?' }],
+  });
   const final = await runner.finalChatCompletion();
   const call0 = final.choices[0].message.tool_calls![0];
   assert.equal(call0.type === 'function' && call0.function.name, 'get_weather');

@@ -21,7 +21,11 @@ const chat = (model: string) => ({ model, messages: [{ role: 'user', content: 'h
 test('five upstream 500s on a one-deployment model, upstream recovers: the next request is served', async () => {
   const { key, id } = await fx.gw.createKey({ name: 'panic', flags: ['--models', 'gpt-one,gpt-limited'] });
   let down = true;
-  fx.up.setBehaviour((req) => ((req.json as { model?: string } | undefined)?.model === 'upstream-one' && down ? { kind: 'status', status: 500 } : undefined));
+  fx.up.setBehaviour((req) =>
+    (req.json as { model?: string } | undefined)?.model === 'upstream-one' && down
+      ? { kind: 'status', status: 500 }
+      : undefined,
+  );
   for (let i = 0; i < 5; i++) {
     const res = await call(fx, { path: '/v1/chat/completions', auth: key, body: chat('gpt-one') });
     assert.equal(res.status, 502, res.text);
@@ -34,21 +38,38 @@ test('five upstream 500s on a one-deployment model, upstream recovers: the next 
   assert.match(res.headers.get('x-modelgate-routing') ?? '', /^panic: .*gpt-one#0/);
   metrics = await (await fetch(`${fx.gw.url}/metrics`)).text();
   assert.match(metrics, /modelgate_panic_routed_total\{model="gpt-one"\} 1/);
-  assert.match(metrics, /modelgate_deployment_circuit\{deployment="gpt-one#0",state="closed"\} 1/, 'the success closed the breaker');
+  assert.match(
+    metrics,
+    /modelgate_deployment_circuit\{deployment="gpt-one#0",state="closed"\} 1/,
+    'the success closed the breaker',
+  );
   const again = await call(fx, { path: '/v1/chat/completions', auth: key, body: chat('gpt-one') });
   assert.equal(again.status, 200);
   assert.equal(again.headers.get('x-modelgate-routing'), null, 'routed normally again');
   fx.up.setBehaviour(undefined);
   // The row says it too: the five 502s and the normal request after are not panic-routed, the recovery is.
   await waitUntil(() => usageRows(fx.gw.dbPath, id).length >= 7, 'the seven usage rows');
-  assert.deepEqual(usageRows(fx.gw.dbPath, id).map((r) => [r.status, r.routing]), [
-    [502, null], [502, null], [502, null], [502, null], [502, null], [200, 'panic'], [200, null],
-  ]);
+  assert.deepEqual(
+    usageRows(fx.gw.dbPath, id).map((r) => [r.status, r.routing]),
+    [
+      [502, null],
+      [502, null],
+      [502, null],
+      [502, null],
+      [502, null],
+      [200, 'panic'],
+      [200, null],
+    ],
+  );
 });
 
 test('upstream 429s do not take the deployment out; the caller gets the 429 and its retry-after', async () => {
   const { key } = await fx.gw.createKey({ name: 'limited', flags: ['--models', 'gpt-limited'] });
-  fx.up.setBehaviour((req) => ((req.json as { model?: string } | undefined)?.model === 'upstream-limited' ? { kind: 'status', status: 429, headers: { 'retry-after': '2' } } : undefined));
+  fx.up.setBehaviour((req) =>
+    (req.json as { model?: string } | undefined)?.model === 'upstream-limited'
+      ? { kind: 'status', status: 429, headers: { 'retry-after': '2' } }
+      : undefined,
+  );
   for (let i = 0; i < 6; i++) {
     const res = await call(fx, { path: '/v1/chat/completions', auth: key, body: chat('gpt-limited') });
     assert.equal(res.status, 429, res.text);

@@ -44,25 +44,37 @@ models:
       await res.arrayBuffer();
       return res.status;
     };
-    const rows = async (): Promise<number> => Number((await pg.unsafe(`SELECT COUNT(*)::int AS n FROM "${schema}".usage WHERE key_id = $1`, [id]))[0].n);
+    const rows = async (): Promise<number> =>
+      Number((await pg.unsafe(`SELECT COUNT(*)::int AS n FROM "${schema}".usage WHERE key_id = $1`, [id]))[0].n);
     assert.equal(await chat(), 200);
     await waitUntil(async () => (await rows()) === 1, 'the first row');
 
     r.cut();
-    for (let i = 0; i < 5; i++) assert.equal(await chat(), 200, 'served from the keys in memory while the database is away');
+    for (let i = 0; i < 5; i++)
+      assert.equal(await chat(), 200, 'served from the keys in memory while the database is away');
     const self = await fetch(`${gw.url}/api/usage/token`, { headers: { authorization: `Bearer ${key}` } });
     assert.equal(self.status, 503, 'the self-check cannot read the database: a retryable 503, not a 500');
     assert.equal(self.headers.get('retry-after'), '1');
     assert.equal(((await self.json()) as { error: { code: string } }).error.code, 'usage_unavailable');
-    await waitUntil(() => /usage write failed/.test(gw!.logs()) && /key refresh failed/.test(gw!.logs()), 'the failures to be logged');
+    await waitUntil(
+      () => /usage write failed/.test(gw!.logs()) && /key refresh failed/.test(gw!.logs()),
+      'the failures to be logged',
+    );
     assert.equal(await rows(), 1, 'nothing written while the database is away');
 
     r.restore();
     await waitUntil(async () => (await rows()) === 6, 'the kept rows to be written', 20_000);
-    await waitUntil(() => /usage writes work again/.test(gw!.logs()) && /key refresh works again/.test(gw!.logs()), 'the recoveries to be logged');
+    await waitUntil(
+      () => /usage writes work again/.test(gw!.logs()) && /key refresh works again/.test(gw!.logs()),
+      'the recoveries to be logged',
+    );
     const logs = gw.logs();
-    assert.equal(logs.match(/key refresh failed/g)?.length, 1, 'the key poll\'s failures are logged once, not four times a second');
-    assert.equal(logs.match(/usage write failed/g)?.length, 1, 'the usage writer\'s failing streak is logged once');
+    assert.equal(
+      logs.match(/key refresh failed/g)?.length,
+      1,
+      "the key poll's failures are logged once, not four times a second",
+    );
+    assert.equal(logs.match(/usage write failed/g)?.length, 1, "the usage writer's failing streak is logged once");
     assert.equal(await chat(), 200);
   });
 }

@@ -43,7 +43,10 @@ models:
 
     for (const gw of [a, b]) {
       const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: key, maxRetries: 0 });
-      const answer = await client.chat.completions.create({ model: 'gpt-mock', messages: [{ role: 'user', content: 'hello' }] });
+      const answer = await client.chat.completions.create({
+        model: 'gpt-mock',
+        messages: [{ role: 'user', content: 'hello' }],
+      });
       validateChatCompletion(answer);
       assert.equal(answer.model, 'gpt-mock');
     }
@@ -53,7 +56,7 @@ models:
     await waitUntil(async () => {
       report = JSON.parse(await a.cli(['usage', '--json', '--key', id])) as typeof report;
       return report.reduce((n, r) => n + r.requests, 0) === 2;
-    }, 'both gateways\' usage rows');
+    }, "both gateways' usage rows");
     assert.ok(report.every((r) => r.keyId === id && r.costNanos > 0));
     const shown = await b.cli(['keys', 'show', id]);
     assert.match(shown, /shared/);
@@ -84,21 +87,36 @@ models:
     gateways.push(a);
     const b = await startGateway({ configYaml });
     gateways.push(b);
-    const created = await fetch(`${a.url}/admin/keys`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'via-api' }) });
+    const created = await fetch(`${a.url}/admin/keys`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'via-api' }),
+    });
     assert.equal(created.status, 201);
     const { key } = (await created.json()) as { key: string };
     // No wait: B has not polled yet, and looks the unknown key up in the shared store.
     const client = new OpenAI({ baseURL: `${b.url}/v1`, apiKey: key, maxRetries: 0 });
-    validateChatCompletion(await client.chat.completions.create({ model: 'gpt-mock', messages: [{ role: 'user', content: 'hello' }] }));
+    validateChatCompletion(
+      await client.chat.completions.create({ model: 'gpt-mock', messages: [{ role: 'user', content: 'hello' }] }),
+    );
     // B's report flushes B's rows; A's rows would be there too.
-    const report = (await (await fetch(`${b.url}/admin/usage?key=via-api&group_by=model`, { headers: { authorization: `Bearer ${ADMIN}` } })).json()) as { groups: { model: string; requests: number; cost_usd: number }[] };
-    assert.deepEqual(report.groups.map((g) => [g.model, g.requests]), [['gpt-mock', 1]]);
+    const report = (await (
+      await fetch(`${b.url}/admin/usage?key=via-api&group_by=model`, { headers: { authorization: `Bearer ${ADMIN}` } })
+    ).json()) as { groups: { model: string; requests: number; cost_usd: number }[] };
+    assert.deepEqual(
+      report.groups.map((g) => [g.model, g.requests]),
+      [['gpt-mock', 1]],
+    );
     assert.ok(report.groups[0].cost_usd > 0);
   });
 
   test('without redis: the second gateway on one PostgreSQL database refuses keys with limits, says how to fix it, and serves them once alone', async () => {
     const ask = async (gw: GatewayProcess, key: string): Promise<{ status: number; text: string }> => {
-      const r = await fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'gpt-mock', max_tokens: 20, messages: [{ role: 'user', content: 'hello' }] }) });
+      const r = await fetch(`${gw.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'gpt-mock', max_tokens: 20, messages: [{ role: 'user', content: 'hello' }] }),
+      });
       return { status: r.status, text: await r.text() };
     };
     // The earlier tests' gateways would be the first ones here.
@@ -115,6 +133,10 @@ models:
     assert.match(refused.text, /redis:/, 'the error says how to fix it');
     assert.equal((await ask(a, limited.key)).status, 200, 'the first gateway goes on enforcing the budget alone');
     await a.stop();
-    await waitUntil(async () => (await ask(b, limited.key)).status === 200, 'the second gateway to serve keys with limits once it is alone', 15_000);
+    await waitUntil(
+      async () => (await ask(b, limited.key)).status === 200,
+      'the second gateway to serve keys with limits once it is alone',
+      15_000,
+    );
   });
 }

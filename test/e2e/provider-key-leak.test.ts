@@ -13,7 +13,13 @@ const b64 = (s: string): string => Buffer.from(s).toString('base64');
 
 /** Every 12-character piece of the key, and of its base64 forms (at each alignment), lower-cased. */
 function pieces(): string[] {
-  const forms = [KEY, b64(KEY).slice(0, -4), b64(`x${KEY}`).slice(4, -4), b64(`xy${KEY}`).slice(4, -4), b64(`Bearer ${KEY}`).slice(12, -4)];
+  const forms = [
+    KEY,
+    b64(KEY).slice(0, -4),
+    b64(`x${KEY}`).slice(4, -4),
+    b64(`xy${KEY}`).slice(4, -4),
+    b64(`Bearer ${KEY}`).slice(12, -4),
+  ];
   const out: string[] = [];
   for (const f of forms) for (let i = 0; i + PIECE <= f.length; i++) out.push(f.slice(i, i + PIECE).toLowerCase());
   return out;
@@ -54,10 +60,23 @@ after(async () => {
 const upper = KEY.toUpperCase();
 const long = (n: number): string => `${'x'.repeat(n)}${KEY} tail`;
 const openaiBodies: unknown[] = [
-  { error: { message: `bad key ${upper}`, param: KEY, code: KEY, type: KEY, detail: { nested: [KEY, { deeper: upper }] } } },
+  {
+    error: {
+      message: `bad key ${upper}`,
+      param: KEY,
+      code: KEY,
+      type: KEY,
+      detail: { nested: [KEY, { deeper: upper }] },
+    },
+  },
   { error: { message: long(1990), param: `messages.${KEY}`, code: 'x', type: 'invalid_request_error' } },
   { error: { message: long(295), type: 'invalid_request_error', param: null, code: null } },
-  { error: { message: `auth was ${b64(`Bearer ${KEY}`)} / ${b64(KEY)} / ${b64(`u:${KEY}`)} / ${b64(`ab${KEY}`)}`, type: 'invalid_request_error' } },
+  {
+    error: {
+      message: `auth was ${b64(`Bearer ${KEY}`)} / ${b64(KEY)} / ${b64(`u:${KEY}`)} / ${b64(`ab${KEY}`)}`,
+      type: 'invalid_request_error',
+    },
+  },
   // JSON escapes: the key's text only appears once the string is read.
   `{"error":{"message":"escaped ${KEY.replace('Q', '\\u0051')}","type":"x"}}`,
   { error: `plain ${KEY}` },
@@ -70,10 +89,16 @@ const anthropicBodies: unknown[] = [
 
 async function send(path: string, model: string, stream = false): Promise<string> {
   const anthropic = path === '/v1/messages';
-  const body = anthropic ? { model, max_tokens: 20, stream, messages: [{ role: 'user', content: 'hi' }] } : { model, stream, messages: [{ role: 'user', content: 'hi' }] };
+  const body = anthropic
+    ? { model, max_tokens: 20, stream, messages: [{ role: 'user', content: 'hi' }] }
+    : { model, stream, messages: [{ role: 'user', content: 'hi' }] };
   const res = await fetch(gw.url + path, {
     method: 'POST',
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...(anthropic ? { 'anthropic-version': '2023-06-01' } : {}) },
+    headers: {
+      authorization: `Bearer ${key}`,
+      'content-type': 'application/json',
+      ...(anthropic ? { 'anthropic-version': '2023-06-01' } : {}),
+    },
     body: JSON.stringify(body),
   });
   return `${res.status} ${[...res.headers].map(([k, v]) => `${k}: ${v}`).join('\n')}\n${await res.text()}`;
@@ -105,7 +130,10 @@ test('no 12-character piece of a provider key reaches a reply or a log line, wha
     }
   }
   assert.equal(replies.filter((r) => r.startsWith('503 ')).length, 0, 'every case reached the upstream');
-  assert.ok(replies.some((r) => r.startsWith('400 ')), 'the upstream 400s reach the caller as 400s');
+  assert.ok(
+    replies.some((r) => r.startsWith('400 ')),
+    'the upstream 400s reach the caller as 400s',
+  );
   for (const r of replies) assertNoPiece(r, 'a reply');
   for (const line of gw.logs().split('\n')) assertNoPiece(line, 'a log line');
 });

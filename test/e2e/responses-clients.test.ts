@@ -23,19 +23,26 @@ const ROUTES = [
   { model: 'claude-up', path: '/v1/messages', translated: true },
 ] as const;
 
-const CODEX = resolve(import.meta.dirname, '../../node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex');
+const CODEX = resolve(
+  import.meta.dirname,
+  '../../node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex',
+);
 
 let fx: Fixture;
 let client: OpenAI;
 before(async () => {
   fx = await startFixture({
-    extraProviders: (upUrl) => `  - { name: upr, kind: openai, apis: [chat, responses, embeddings], base_url: "${upUrl}/v1", api_key: "${UPSTREAM_SECRET}" }
+    extraProviders: (
+      upUrl,
+    ) => `  - { name: upr, kind: openai, apis: [chat, responses, embeddings], base_url: "${upUrl}/v1", api_key: "${UPSTREAM_SECRET}" }
   - { name: upo, kind: openai, apis: [responses], base_url: "${upUrl}/v1", api_key: "${UPSTREAM_SECRET}" }`,
     extraModels: `  - { name: gpt-native, price: { input: 1, output: 2 }, deployments: [ { provider: upr, model: upstream-native } ] }
   - { name: gpt-chat, price: { input: 1, output: 2 }, deployments: [ { provider: up, model: upstream-chat } ] }
   - { name: gpt-responses-only, price: { input: 1, output: 2 }, deployments: [ { provider: upo, model: upstream-responses } ] }`,
   });
-  fx.key = (await fx.gw.createKey({ name: 'clients', flags: ['--models', 'gpt-native,gpt-chat,claude-up,gpt-responses-only'] })).key;
+  fx.key = (
+    await fx.gw.createKey({ name: 'clients', flags: ['--models', 'gpt-native,gpt-chat,claude-up,gpt-responses-only'] })
+  ).key;
   client = new OpenAI({ baseURL: `${fx.gw.url}/v1`, apiKey: fx.key, maxRetries: 0 });
 });
 after(async () => fx?.close());
@@ -69,12 +76,19 @@ for (const route of ROUTES) {
     const second = await client.responses.create({
       model: route.model,
       tools: [WEATHER],
-      input: [{ role: 'user', content: 'Weather in Paris?' }, call0, { type: 'function_call_output', call_id: call0.call_id, output: 'Sunny, 21 C' }],
+      input: [
+        { role: 'user', content: 'Weather in Paris?' },
+        call0,
+        { type: 'function_call_output', call_id: call0.call_id, output: 'Sunny, 21 C' },
+      ],
     });
     validateResponse(second);
     assert.match(second.output_text, /mock upstream/);
     const seen = since(from);
-    assert.ok(seen.length === 3 && seen.every((r) => r.path === route.path), `the upstream saw ${seen.map((r) => r.path).join(', ')}`);
+    assert.ok(
+      seen.length === 3 && seen.every((r) => r.path === route.path),
+      `the upstream saw ${seen.map((r) => r.path).join(', ')}`,
+    );
     assert.match(seen[2].body.toString('utf8'), /Sunny, 21 C/, 'the tool output reached the upstream');
   });
 
@@ -82,7 +96,17 @@ for (const route of ROUTES) {
     const from = fx.up.requests.length;
     fx.up.configure({ replyText: '{"answer":"yes"}' });
     try {
-      const res = await client.responses.create({ model: route.model, input: 'Answer in JSON', text: { format: { type: 'json_schema', name: 'answer', schema: { type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'] } } } });
+      const res = await client.responses.create({
+        model: route.model,
+        input: 'Answer in JSON',
+        text: {
+          format: {
+            type: 'json_schema',
+            name: 'answer',
+            schema: { type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'] },
+          },
+        },
+      });
       // Anthropic-style upstreams answer JSON through a forced tool, whose input the mock fills from the schema.
       assert.deepEqual(JSON.parse(res.output_text), { answer: route.model === 'claude-up' ? 'mock' : 'yes' });
     } finally {
@@ -98,10 +122,19 @@ for (const route of ROUTES) {
     const final = await stream.finalResponse();
     assert.equal(final.status, 'completed');
     assert.match(final.output_text, /mock upstream/);
-    const next = await client.responses.create({ model: route.model, input: 'And again', previous_response_id: final.id });
+    const next = await client.responses.create({
+      model: route.model,
+      input: 'And again',
+      previous_response_id: final.id,
+    });
     assert.equal(next.status, 'completed');
     const last = since(from).at(-1)!;
-    if (route.translated) assert.match(last.body.toString('utf8'), /Stream it[\s\S]*mock upstream[\s\S]*And again/, 'the stored turn is put before the new input');
+    if (route.translated)
+      assert.match(
+        last.body.toString('utf8'),
+        /Stream it[\s\S]*mock upstream[\s\S]*And again/,
+        'the stored turn is put before the new input',
+      );
     else assert.equal((last.json as { previous_response_id?: string }).previous_response_id, final.id);
     assert.ok(since(from).every((r) => r.path === route.path));
   });
@@ -120,16 +153,29 @@ for (const route of ROUTES) {
         },
       }),
     };
-    const out = await generateText({ model: openai(route.model), prompt: 'Weather in Paris?', tools, stopWhen: isStepCount(3) });
+    const out = await generateText({
+      model: openai(route.model),
+      prompt: 'Weather in Paris?',
+      tools,
+      stopWhen: isStepCount(3),
+    });
     assert.equal(calls, 1);
     assert.match(out.text, /mock upstream/);
-    const streamed = streamText({ model: openai(route.model), prompt: 'Weather in Rome?', tools, stopWhen: isStepCount(3) });
+    const streamed = streamText({
+      model: openai(route.model),
+      prompt: 'Weather in Rome?',
+      tools,
+      stopWhen: isStepCount(3),
+    });
     let text = '';
     for await (const piece of streamed.textStream) text += piece;
     assert.equal(calls, 2);
     assert.match(text, /mock upstream/);
     const seen = since(from);
-    assert.ok(seen.length === 4 && seen.every((r) => r.path === route.path), `the upstream saw ${seen.map((r) => r.path).join(', ')}`);
+    assert.ok(
+      seen.length === 4 && seen.every((r) => r.path === route.path),
+      `the upstream saw ${seen.map((r) => r.path).join(', ')}`,
+    );
   });
 
   test(`${route.model}: OpenAI Agents SDK, one agent with one tool`, async () => {
@@ -146,7 +192,12 @@ for (const route of ROUTES) {
         return `Sunny in ${city}`;
       },
     });
-    const agent = new Agent({ name: 'Forecaster', instructions: 'Answer with the weather.', model: route.model, tools: [weather] });
+    const agent = new Agent({
+      name: 'Forecaster',
+      instructions: 'Answer with the weather.',
+      model: route.model,
+      tools: [weather],
+    });
     const result = await run(agent, 'Weather in Oslo?');
     assert.equal(ran, 1);
     assert.match(String(result.finalOutput), /mock upstream/);
@@ -157,7 +208,9 @@ for (const route of ROUTES) {
     const from = fx.up.requests.length;
     const home = mkdtempSync(join(tmpdir(), 'codex-home-'));
     const work = mkdtempSync(join(tmpdir(), 'codex-work-'));
-    writeFileSync(join(home, 'config.toml'), `model = "${route.model}"
+    writeFileSync(
+      join(home, 'config.toml'),
+      `model = "${route.model}"
 model_provider = "modelgate"
 
 [model_providers.modelgate]
@@ -165,10 +218,14 @@ name = "modelgate"
 base_url = "${fx.gw.url}/v1"
 wire_api = "responses"
 env_key = "MODELGATE_KEY"
-`);
+`,
+    );
     fx.up.configure({ toolArguments: { cmd: 'echo tool-ran-$((40+2))' } });
     try {
-      const { code, stdout, stderr } = await runCodex(['exec', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox', '-C', work, 'Run a command'], { CODEX_HOME: home, MODELGATE_KEY: fx.key });
+      const { code, stdout, stderr } = await runCodex(
+        ['exec', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox', '-C', work, 'Run a command'],
+        { CODEX_HOME: home, MODELGATE_KEY: fx.key },
+      );
       assert.equal(code, 0, stderr.slice(-2000));
       assert.match(stdout, /mock upstream/);
       assert.match(stderr, /tool-ran-42/, 'Codex ran the shell command the model asked for');
@@ -186,11 +243,16 @@ env_key = "MODELGATE_KEY"
 
 test('a chat completions caller reaches an upstream that serves only the Responses API', async () => {
   const from = fx.up.requests.length;
-  const res = await client.chat.completions.create({ model: 'gpt-responses-only', messages: [{ role: 'user', content: 'Hello' }] });
+  const res = await client.chat.completions.create({
+    model: 'gpt-responses-only',
+    messages: [{ role: 'user', content: 'Hello' }],
+  });
   assert.match(res.choices[0].message.content ?? '', /mock upstream/);
   assert.ok(res.usage && res.usage.total_tokens > 0);
   const tools = [{ type: 'function' as const, function: { name: WEATHER.name, parameters: WEATHER.parameters } }];
-  const final = await client.chat.completions.stream({ model: 'gpt-responses-only', tools, messages: [{ role: 'user', content: 'Weather?' }] }).finalChatCompletion();
+  const final = await client.chat.completions
+    .stream({ model: 'gpt-responses-only', tools, messages: [{ role: 'user', content: 'Weather?' }] })
+    .finalChatCompletion();
   const tc = final.choices[0].message.tool_calls?.[0];
   assert.ok(tc?.type === 'function' && tc.function.name === 'get_weather');
   assert.deepEqual(JSON.parse(tc.function.arguments), { city: 'mock' });
@@ -202,18 +264,33 @@ test('a chat completions caller reaches an upstream that serves only the Respons
 for (const model of ['gpt-chat', 'claude-up']) {
   test(`${model}: an upstream failing midway ends the stream with response.failed; the output so far is billed`, async () => {
     const { key } = await fx.gw.createKey({ name: `midway-${model}`, flags: ['--budget-usd', '1', '--models', model] });
-    fx.up.enqueue({ kind: 'stream-error', afterEvents: model === 'claude-up' ? 5 : 3, message: 'upstream broke midway' });
-    const r = await call(fx, { path: '/v1/responses', auth: key, body: { model, input: 'Tell me a long story', stream: true } });
+    fx.up.enqueue({
+      kind: 'stream-error',
+      afterEvents: model === 'claude-up' ? 5 : 3,
+      message: 'upstream broke midway',
+    });
+    const r = await call(fx, {
+      path: '/v1/responses',
+      auth: key,
+      body: { model, input: 'Tell me a long story', stream: true },
+    });
     assert.equal(r.status, 200);
     const events = parseSseText(r.text);
     for (const e of events) validateResponseStreamEvent(JSON.parse(e.data));
-    const last = JSON.parse(events.at(-1)!.data) as { type: string; response: { status: string; error: { message: string } } };
+    const last = JSON.parse(events.at(-1)!.data) as {
+      type: string;
+      response: { status: string; error: { message: string } };
+    };
     assert.equal(last.type, 'response.failed');
     assert.match(last.response.error.message, /upstream broke midway/);
-    assert.ok(events.some((e) => e.event === 'response.output_text.delta'), 'text came before the failure');
+    assert.ok(
+      events.some((e) => e.event === 'response.output_text.delta'),
+      'text came before the failure',
+    );
     let used = 0;
     for (let i = 0; i < 50 && used === 0; i++) {
-      used = ((await call(fx, { path: '/api/usage/token', auth: key })).json as { data: { tokens_used: number } }).data.tokens_used;
+      used = ((await call(fx, { path: '/api/usage/token', auth: key })).json as { data: { tokens_used: number } }).data
+        .tokens_used;
       if (used === 0) await new Promise((res) => setTimeout(res, 20));
     }
     assert.ok(used > 0, 'the usage so far is billed');
@@ -238,12 +315,29 @@ for (const model of ['gpt-chat', 'claude-up']) {
       const done = events.find((e) => e.event === 'response.custom_tool_call_input.done');
       assert.equal((JSON.parse(done!.data) as { input: string }).input, patch);
       const sent = since(from)[0].body.toString('utf8');
-      assert.match(sent, model === 'gpt-chat' ? /"name":"apply_patch","parameters":\{"type":"object","properties":\{"input":\{"type":"string"/ : /"name":"apply_patch","input_schema":\{"type":"object","properties":\{"input":\{"type":"string"/);
+      assert.match(
+        sent,
+        model === 'gpt-chat'
+          ? /"name":"apply_patch","parameters":\{"type":"object","properties":\{"input":\{"type":"string"/
+          : /"name":"apply_patch","input_schema":\{"type":"object","properties":\{"input":\{"type":"string"/,
+      );
       // The call goes back in history as the function call it was sent as, and its output as the tool result.
-      const next = await client.responses.create({ model, tools, input: [{ role: 'user', content: 'Add a file' }, item, { type: 'custom_tool_call_output', call_id: item.call_id, output: 'Done!' }] });
+      const next = await client.responses.create({
+        model,
+        tools,
+        input: [
+          { role: 'user', content: 'Add a file' },
+          item,
+          { type: 'custom_tool_call_output', call_id: item.call_id, output: 'Done!' },
+        ],
+      });
       assert.equal(next.status, 'completed');
       const history = since(from).at(-1)!.body.toString('utf8');
-      assert.ok(history.includes(JSON.stringify(JSON.stringify({ input: patch })).slice(1, -1)) || history.includes(JSON.stringify({ input: patch })), 'the free-form input went back wrapped as its one parameter');
+      assert.ok(
+        history.includes(JSON.stringify(JSON.stringify({ input: patch })).slice(1, -1)) ||
+          history.includes(JSON.stringify({ input: patch })),
+        'the free-form input went back wrapped as its one parameter',
+      );
       assert.match(history, /Done!/);
     } finally {
       fx.up.configure({ toolArguments: undefined });
@@ -252,7 +346,10 @@ for (const model of ['gpt-chat', 'claude-up']) {
 }
 
 test('input_tokens on a Claude model: counted by the Anthropic-style upstream, as the hub writes the request', async () => {
-  const r = await call(fx, { path: '/v1/responses/input_tokens', body: { model: 'claude-up', instructions: 'Be brief.', input: 'one two three', tools: [WEATHER] } });
+  const r = await call(fx, {
+    path: '/v1/responses/input_tokens',
+    body: { model: 'claude-up', instructions: 'Be brief.', input: 'one two three', tools: [WEATHER] },
+  });
   assert.equal(r.status, 200);
   assert.equal(r.headers.get('x-modelgate-token-count'), 'exact');
   const seen = fx.up.requests.at(-1)!;
@@ -260,14 +357,25 @@ test('input_tokens on a Claude model: counted by the Anthropic-style upstream, a
   const sent = seen.json as Record<string, unknown>;
   assert.deepEqual(Object.keys(sent).sort(), ['messages', 'model', 'system', 'tools']);
   assert.equal((r.json as { object: string; input_tokens: number }).object, 'response.input_tokens');
-  assert.equal((r.json as { input_tokens: number }).input_tokens, 5, 'the mock counts the words of the messages and system');
-  const chatOnly = await call(fx, { path: '/v1/responses/input_tokens', body: { model: 'gpt-chat', input: 'one two three' } });
+  assert.equal(
+    (r.json as { input_tokens: number }).input_tokens,
+    5,
+    'the mock counts the words of the messages and system',
+  );
+  const chatOnly = await call(fx, {
+    path: '/v1/responses/input_tokens',
+    body: { model: 'gpt-chat', input: 'one two three' },
+  });
   assert.equal(chatOnly.headers.get('x-modelgate-token-count'), 'estimate');
 });
 
 test('budgets refuse /v1/responses in the OpenAI shape', async () => {
   const { key } = await fx.gw.createKey({ name: 'tiny', flags: ['--token-budget', '10', '--models', 'gpt-native'] });
-  const r = await call(fx, { path: '/v1/responses', auth: key, body: { model: 'gpt-native', input: 'x', max_output_tokens: 500 } });
+  const r = await call(fx, {
+    path: '/v1/responses',
+    auth: key,
+    body: { model: 'gpt-native', input: 'x', max_output_tokens: 500 },
+  });
   assert.equal(r.status, 403);
   const e = (r.json as { error: { type: string; message: string; code: string } }).error;
   assert.match(e.message, /token budget/);
@@ -282,12 +390,19 @@ test('usage rows count Responses traffic: /api/usage/token and the usage report'
   const data = (r.json as { data: { tokens_used: number; spent_usd: number } }).data;
   assert.equal(data.tokens_used, res.usage!.total_tokens);
   assert.ok(data.spent_usd > 0);
-  const raw = await call(fx, { path: '/v1/responses', auth: key, body: { model: 'gpt-native', input: 'x', stream: true, store: false } });
+  const raw = await call(fx, {
+    path: '/v1/responses',
+    auth: key,
+    body: { model: 'gpt-native', input: 'x', stream: true, store: false },
+  });
   const events = parseSseText(raw.text);
   assert.equal(events.at(-1)!.event, 'response.completed');
 });
 
-function runCodex(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function runCodex(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolveP) => {
     const p = spawn(CODEX, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';

@@ -5,7 +5,13 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import OpenAI from 'openai';
 import { startFixture, call, UPSTREAM_SECRET, type Fixture } from './fixture.ts';
-import { createValidator, parseSseText, validateOpenAIError, validateResponse, validateResponseStreamEvent } from '../helpers/schemas.ts';
+import {
+  createValidator,
+  parseSseText,
+  validateOpenAIError,
+  validateResponse,
+  validateResponseStreamEvent,
+} from '../helpers/schemas.ts';
 
 const validateItemList = createValidator('openai', 'ResponseItemList');
 
@@ -14,11 +20,15 @@ let client: OpenAI;
 let otherKey: string;
 before(async () => {
   fx = await startFixture({
-    extraProviders: (upUrl) => `  - { name: upr, kind: openai, apis: [chat, responses, embeddings], base_url: "${upUrl}/v1", api_key: "${UPSTREAM_SECRET}" }
+    extraProviders: (
+      upUrl,
+    ) => `  - { name: upr, kind: openai, apis: [chat, responses, embeddings], base_url: "${upUrl}/v1", api_key: "${UPSTREAM_SECRET}" }
   - { name: upr2, kind: openai, apis: [chat, responses], base_url: "${upUrl}/v1", api_key: "${UPSTREAM_SECRET}" }`,
     extraModels: `  - { name: gpt-native, price: { input: 1, output: 2 }, deployments: [ { provider: upr, model: upstream-native }, { provider: upr2, model: upstream-native-b } ] }`,
   });
-  fx.key = (await fx.gw.createKey({ name: 'responses', flags: ['--models', 'gpt-native,gpt-mock,gpt-up,claude-*'] })).key;
+  fx.key = (
+    await fx.gw.createKey({ name: 'responses', flags: ['--models', 'gpt-native,gpt-mock,gpt-up,claude-*'] })
+  ).key;
   client = new OpenAI({ baseURL: `${fx.gw.url}/v1`, apiKey: fx.key, maxRetries: 0 });
   otherKey = (await fx.gw.createKey({ name: 'other', flags: ['--models', 'gpt-native,gpt-mock'] })).key;
 });
@@ -35,7 +45,13 @@ test('responses.create: the upstream sees /v1/responses with only the model chan
   const sent = seen.body.toString('utf8');
   const upstreamModel = (seen.json as { model: string }).model;
   assert.match(upstreamModel, /^upstream-native(-b)?$/);
-  assert.equal(sent, JSON.stringify({ model: 'gpt-native', input: 'Hello there', store: false }).replace('"gpt-native"', JSON.stringify(upstreamModel)));
+  assert.equal(
+    sent,
+    JSON.stringify({ model: 'gpt-native', input: 'Hello there', store: false }).replace(
+      '"gpt-native"',
+      JSON.stringify(upstreamModel),
+    ),
+  );
 });
 
 test('responses.stream: every event validates, numbered in order, model renamed, final response complete', async () => {
@@ -47,7 +63,8 @@ test('responses.stream: every event validates, numbered in order, model renamed,
     assert.ok(ev.sequence_number > last, 'sequence numbers grow');
     last = ev.sequence_number;
     if (ev.type === 'response.output_text.delta') text += ev.delta;
-    if (ev.type === 'response.created' || ev.type === 'response.completed') assert.equal(ev.response.model, 'gpt-native');
+    if (ev.type === 'response.created' || ev.type === 'response.completed')
+      assert.equal(ev.response.model, 'gpt-native');
   }
   const final = await stream.finalResponse();
   assert.equal(final.status, 'completed');
@@ -60,7 +77,9 @@ test('usage is billed from the usage of response.completed and the body (cached 
     const { key } = await fx.gw.createKey({ name: 'billed', flags: ['--budget-usd', '5', '--models', 'gpt-native'] });
     const c = new OpenAI({ baseURL: `${fx.gw.url}/v1`, apiKey: key, maxRetries: 0 });
     const whole = await c.responses.create({ model: 'gpt-native', input: 'one two three', store: false });
-    const streamed = await c.responses.stream({ model: 'gpt-native', input: 'one two three', store: false }).finalResponse();
+    const streamed = await c.responses
+      .stream({ model: 'gpt-native', input: 'one two three', store: false })
+      .finalResponse();
     const expected = whole.usage!.total_tokens + streamed.usage!.total_tokens;
     assert.equal(whole.usage!.input_tokens_details.cached_tokens, 3);
     const r = await call(fx, { path: '/api/usage/token', auth: key });
@@ -86,7 +105,7 @@ test('stored responses: GET and DELETE by the owner, 404 for another key; store:
   assert.equal((await call(fx, { path: `/v1/responses/${unstored.id}` })).status, 404);
 });
 
-test('input_items: the SDK lists a stored response\'s input, the conversation before it first, a page at a time', async () => {
+test("input_items: the SDK lists a stored response's input, the conversation before it first, a page at a time", async () => {
   const first = await client.responses.create({ model: 'gpt-native', input: 'First question' });
   const second = await client.responses.create({
     model: 'gpt-native',
@@ -100,7 +119,10 @@ test('input_items: the SDK lists a stored response\'s input, the conversation be
   // The SDK's auto-pagination follows `after` while has_more is true.
   for await (const item of client.responses.inputItems.list(second.id, { order: 'asc', limit: 2 })) listed.push(item);
   // The first turn's input, its output, then this turn's two messages.
-  assert.deepEqual(listed.map((i) => (i.type === 'message' ? `${i.role}` : i.type)), ['user', 'assistant', 'developer', 'user']);
+  assert.deepEqual(
+    listed.map((i) => (i.type === 'message' ? `${i.role}` : i.type)),
+    ['user', 'assistant', 'developer', 'user'],
+  );
   assert.equal(new Set(listed.map((i) => i.id)).size, 4, 'every item has an id of its own');
   const firstMessage = listed[0] as { content: Array<{ type: string; text: string }> };
   assert.deepEqual(firstMessage.content, [{ type: 'input_text', text: 'First question' }]);
@@ -108,12 +130,28 @@ test('input_items: the SDK lists a stored response\'s input, the conversation be
   assert.equal(desc.status, 200);
   validateItemList(desc.json);
   const page = desc.json as { data: Array<{ id: string }>; has_more: boolean; first_id: string; last_id: string };
-  assert.deepEqual(page.data.map((i) => i.id), listed.slice(1).reverse().map((i) => i.id), 'newest first by default');
+  assert.deepEqual(
+    page.data.map((i) => i.id),
+    listed
+      .slice(1)
+      .reverse()
+      .map((i) => i.id),
+    'newest first by default',
+  );
   assert.equal(page.has_more, true);
   assert.equal(page.first_id, listed[3].id);
   const again = await call(fx, { path: `/v1/responses/${second.id}/input_items?after=${page.last_id}` });
-  assert.deepEqual((again.json as { data: Array<{ id: string }> }).data.map((i) => i.id), [listed[0].id], 'the same ids on every call');
-  for (const [query, param] of [['limit=0', 'limit'], ['limit=101', 'limit'], ['order=up', 'order'], ['after=msg_nope', 'after']]) {
+  assert.deepEqual(
+    (again.json as { data: Array<{ id: string }> }).data.map((i) => i.id),
+    [listed[0].id],
+    'the same ids on every call',
+  );
+  for (const [query, param] of [
+    ['limit=0', 'limit'],
+    ['limit=101', 'limit'],
+    ['order=up', 'order'],
+    ['after=msg_nope', 'after'],
+  ]) {
     const r = await call(fx, { path: `/v1/responses/${second.id}/input_items?${query}` });
     assert.equal(r.status, 400, query);
     validateOpenAIError(r.json);
@@ -133,7 +171,12 @@ test('background: true is answered in the foreground: the upstream never queues 
   assert.equal(res.status, 'completed');
   assert.ok((res.usage?.output_tokens ?? 0) > 0);
   assert.equal((await client.responses.retrieve(res.id)).status, 'completed', 'a client that polls finds it done');
-  const next = await client.responses.create({ model: 'gpt-native', input: 'And then?', background: true, previous_response_id: res.id });
+  const next = await client.responses.create({
+    model: 'gpt-native',
+    input: 'And then?',
+    background: true,
+    previous_response_id: res.id,
+  });
   const chained = fx.up.requests.at(-1)!.json as Record<string, unknown>;
   assert.equal('background' in chained, false);
   assert.equal(chained.previous_response_id, res.id, 'a native chain still forwards its id');
@@ -144,13 +187,25 @@ test('previous_response_id: forwarded as it is to the deployment that started th
   const first = await client.responses.create({ model: 'gpt-native', input: 'Start' });
   const firstUpstream = fx.up.requests.at(-1)!;
   for (let i = 0; i < 4; i++) {
-    const next = await client.responses.create({ model: 'gpt-native', input: `Turn ${i}`, previous_response_id: first.id });
+    const next = await client.responses.create({
+      model: 'gpt-native',
+      input: `Turn ${i}`,
+      previous_response_id: first.id,
+    });
     assert.equal(next.model, 'gpt-native');
     const seen = fx.up.requests.at(-1)!;
     assert.equal((seen.json as { previous_response_id: string }).previous_response_id, first.id);
-    assert.equal((seen.json as { model: string }).model, (firstUpstream.json as { model: string }).model, 'the same deployment');
+    assert.equal(
+      (seen.json as { model: string }).model,
+      (firstUpstream.json as { model: string }).model,
+      'the same deployment',
+    );
   }
-  const stolen = await call(fx, { path: '/v1/responses', auth: otherKey, body: { model: 'gpt-native', input: 'x', previous_response_id: first.id } });
+  const stolen = await call(fx, {
+    path: '/v1/responses',
+    auth: otherKey,
+    body: { model: 'gpt-native', input: 'x', previous_response_id: first.id },
+  });
   assert.equal(stolen.status, 400);
   validateOpenAIError(stolen.json);
   assert.equal((stolen.json as { error: { param: string } }).error.param, 'previous_response_id');
@@ -175,16 +230,25 @@ test('bad requests are 400s in the OpenAI shape naming the field', async () => {
   const forbidden = await call(fx, { path: '/v1/responses', body: { model: 'secret-model', input: 'x' } });
   assert.equal(forbidden.status, 403);
   validateOpenAIError(forbidden.json);
-  assert.equal((await call(fx, { path: '/v1/responses', body: { model: 'gpt-native', input: 'x' }, auth: null })).status, 401);
+  assert.equal(
+    (await call(fx, { path: '/v1/responses', body: { model: 'gpt-native', input: 'x' }, auth: null })).status,
+    401,
+  );
 });
 
 test('input_tokens: exact from a native upstream, estimated elsewhere', async () => {
-  const exact = await call(fx, { path: '/v1/responses/input_tokens', body: { model: 'gpt-native', input: 'one two three four' } });
+  const exact = await call(fx, {
+    path: '/v1/responses/input_tokens',
+    body: { model: 'gpt-native', input: 'one two three four' },
+  });
   assert.equal(exact.status, 200);
   assert.equal(exact.headers.get('x-modelgate-token-count'), 'exact');
   assert.deepEqual(exact.json, { object: 'response.input_tokens', input_tokens: 4 });
   assert.equal(fx.up.requests.at(-1)!.path, '/v1/responses/input_tokens');
-  const est = await call(fx, { path: '/v1/responses/input_tokens', body: { model: 'gpt-mock', input: 'one two three four' } });
+  const est = await call(fx, {
+    path: '/v1/responses/input_tokens',
+    body: { model: 'gpt-mock', input: 'one two three four' },
+  });
   assert.equal(est.headers.get('x-modelgate-token-count'), 'estimate');
   assert.equal((est.json as { object: string }).object, 'response.input_tokens');
 });
@@ -211,7 +275,8 @@ test('the built-in mock model answers /v1/responses, streamed and not, and conti
 
 test('rate limits refuse /v1/responses in the OpenAI shape', async () => {
   const { key } = await fx.gw.createKey({ name: 'rpm-responses', flags: ['--rpm', '1'] });
-  const send = () => call(fx, { path: '/v1/responses', auth: key, body: { model: 'gpt-native', input: 'x', store: false } });
+  const send = () =>
+    call(fx, { path: '/v1/responses', auth: key, body: { model: 'gpt-native', input: 'x', store: false } });
   assert.equal((await send()).status, 200);
   let r = await send();
   if (r.status === 200) r = await send();

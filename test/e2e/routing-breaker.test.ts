@@ -53,7 +53,14 @@ test('refused credentials: the deployment is taken out, logged at error level on
 
 test('a model whose only deployment is cooling down is not refused: panic routing tries it (issue 39)', async () => {
   for (let i = 0; i < 2; i++) {
-    fx.faults({ A: [{ kind: 'status', status: 500 }, { kind: 'status', status: 500 }, { kind: 'status', status: 500 }, { kind: 'status', status: 500 }] });
+    fx.faults({
+      A: [
+        { kind: 'status', status: 500 },
+        { kind: 'status', status: 500 },
+        { kind: 'status', status: 500 },
+        { kind: 'status', status: 500 },
+      ],
+    });
     const res = await fx.send(single);
     await res.text();
     if (fx.tried().length >= 2) break;

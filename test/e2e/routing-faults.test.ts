@@ -3,8 +3,21 @@
 import { test, before, after, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { gzipSync } from 'node:zlib';
-import { startRoutingFixture, ROUTES, SECRET, TIMEOUTS, type RoutingFixture, type Route } from '../routing/e2e-fixture.ts';
-import { parseSseText, validateAnthropicError, validateOpenAIError, validateChatCompletion, validateMessage } from '../helpers/schemas.ts';
+import {
+  startRoutingFixture,
+  ROUTES,
+  SECRET,
+  TIMEOUTS,
+  type RoutingFixture,
+  type Route,
+} from '../routing/e2e-fixture.ts';
+import {
+  parseSseText,
+  validateAnthropicError,
+  validateOpenAIError,
+  validateChatCompletion,
+  validateMessage,
+} from '../helpers/schemas.ts';
 import type { Fault } from '../helpers/mock-upstream-types.ts';
 
 let fx: RoutingFixture;
@@ -17,12 +30,17 @@ before(async () => {
 /** The upstream saw the request end from our side (aborted), and nothing is left in flight on it. */
 async function upstreamAborted(i: number, timeoutMs = 2_000): Promise<void> {
   const up = fx.ups[i];
-  await up.waitFor(() => up.inFlight() === 0 && up.requests.at(-1)?.outcome === 'aborted', 'the upstream request to be aborted', { timeoutMs });
+  await up.waitFor(
+    () => up.inFlight() === 0 && up.requests.at(-1)?.outcome === 'aborted',
+    'the upstream request to be aborted',
+    { timeoutMs },
+  );
 }
 after(async () => fx.close());
 beforeEach(() => fx.faults({}));
 
-const OK_JSON = (route: Route, body: unknown): void => (route.client === 'openai' ? validateChatCompletion(body) : validateMessage(body));
+const OK_JSON = (route: Route, body: unknown): void =>
+  route.client === 'openai' ? validateChatCompletion(body) : validateMessage(body);
 
 function validateError(route: Route, body: unknown): { message: string } {
   if (route.client === 'openai') validateOpenAIError(body);
@@ -49,7 +67,10 @@ function expectStreamError(route: Route, text: string): void {
 
 for (const route of ROUTES) {
   test(`${route.label}: 429 with retry-after and 5xx/529 fail over in priority order without waiting`, async () => {
-    fx.faults({ A: [{ kind: 'status', status: 429, headers: { 'retry-after': '30' } }], B: [{ kind: 'status', status: 529 }] });
+    fx.faults({
+      A: [{ kind: 'status', status: 429, headers: { 'retry-after': '30' } }],
+      B: [{ kind: 'status', status: 529 }],
+    });
     const started = performance.now();
     const res = await fx.send(route);
     const body: unknown = await res.json();
@@ -147,7 +168,11 @@ for (const route of ROUTES) {
   });
 
   test(`${route.label}: every deployment 5xx → 502 naming the attempts`, async () => {
-    fx.faults({ A: [{ kind: 'status', status: 500 }], B: [{ kind: 'status', status: 502 }], C: [{ kind: 'status', status: 503 }] });
+    fx.faults({
+      A: [{ kind: 'status', status: 500 }],
+      B: [{ kind: 'status', status: 502 }],
+      C: [{ kind: 'status', status: 503 }],
+    });
     const res = await fx.send(route);
     const message = await expectError(route, res, 502);
     assert.match(message, /3 attempts/);
@@ -158,7 +183,11 @@ for (const route of ROUTES) {
   });
 
   test(`${route.label}: an overloaded upstream reads as overloaded_error to Anthropic callers; x-should-retry: false is honoured and passed on`, async () => {
-    fx.faults({ A: [{ kind: 'status', status: 500 }], B: [{ kind: 'status', status: 502 }], C: [{ kind: 'status', status: 529 }] });
+    fx.faults({
+      A: [{ kind: 'status', status: 500 }],
+      B: [{ kind: 'status', status: 502 }],
+      C: [{ kind: 'status', status: 529 }],
+    });
     const res = await fx.send(route);
     const text = await res.text();
     assert.equal(res.status, 502, text);
@@ -186,9 +215,17 @@ for (const route of ROUTES) {
   });
 
   test(`${route.label}: 400 is not retried and its text reaches the caller`, async () => {
-    const upstreamError = route.model.includes('-ant') || route.model === 'claude-r-ant'
-      ? { type: 'error', error: { type: 'invalid_request_error', message: 'max_tokens: too large for this model' } }
-      : { error: { message: 'max_tokens: too large for this model', type: 'invalid_request_error', param: 'max_tokens', code: null } };
+    const upstreamError =
+      route.model.includes('-ant') || route.model === 'claude-r-ant'
+        ? { type: 'error', error: { type: 'invalid_request_error', message: 'max_tokens: too large for this model' } }
+        : {
+            error: {
+              message: 'max_tokens: too large for this model',
+              type: 'invalid_request_error',
+              param: 'max_tokens',
+              code: null,
+            },
+          };
     // The second form: a proxy in front of the upstream gzips its error although identity was asked for.
     const gzipped: Fault = {
       kind: 'custom',
@@ -208,7 +245,17 @@ for (const route of ROUTES) {
 
   test(`${route.label}: an upstream 403 about the request (moderation, a WAF) is the caller's 403; the key stays in rotation`, async () => {
     for (let i = 0; i < 3; i++) {
-      fx.faults({ A: [{ kind: 'status', status: 403, body: { error: { message: 'Input flagged by moderation', type: 'invalid_request_error', code: 'moderation' } } }] });
+      fx.faults({
+        A: [
+          {
+            kind: 'status',
+            status: 403,
+            body: {
+              error: { message: 'Input flagged by moderation', type: 'invalid_request_error', code: 'moderation' },
+            },
+          },
+        ],
+      });
       const message = await expectError(route, await fx.send(route), 403);
       assert.match(message, /refused the request: Input flagged by moderation/);
       assert.deepEqual(fx.tried(), ['A'], 'not retried: another attempt would be refused the same way');
@@ -239,7 +286,11 @@ for (const route of ROUTES) {
     assert.equal(res.status, 200);
     const text = await res.text();
     const events = parseSseText(text).filter((e) => e.data !== '[DONE]');
-    const errors = events.filter((e) => (route.client === 'anthropic' ? e.event === 'error' : (JSON.parse(e.data) as { error?: unknown }).error !== undefined));
+    const errors = events.filter((e) =>
+      route.client === 'anthropic'
+        ? e.event === 'error'
+        : (JSON.parse(e.data) as { error?: unknown }).error !== undefined,
+    );
     assert.equal(errors.length, 1, `one error event: ${text}`);
     assert.equal(events.at(-1), errors[0], 'and it is the last');
     validateError(route, JSON.parse(errors[0].data));
@@ -324,8 +375,12 @@ test('a client that stops reading for longer than the idle timeout holds the ups
             waiting = false;
           }
           if (res.destroyed) return;
-          res.write('data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"up-A","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\n');
-          res.write('data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"up-A","choices":[],"usage":{"prompt_tokens":3,"completion_tokens":5,"total_tokens":8}}\n\n');
+          res.write(
+            'data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"up-A","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\n',
+          );
+          res.write(
+            'data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"up-A","choices":[],"usage":{"prompt_tokens":3,"completion_tokens":5,"total_tokens":8}}\n\n',
+          );
           res.end('data: [DONE]\n\n');
         },
       },
@@ -334,7 +389,9 @@ test('a client that stops reading for longer than the idle timeout holds the ups
   const res = await fx.send(route, { stream: true });
   assert.equal(res.status, 200);
   const reader = res.body!.getReader();
-  await fx.ups[0].waitFor(() => waiting && sent >= 64, 'the upstream to be waiting with a megabyte sent', { timeoutMs: 10_000 });
+  await fx.ups[0].waitFor(() => waiting && sent >= 64, 'the upstream to be waiting with a megabyte sent', {
+    timeoutMs: 10_000,
+  });
   // The client's pause, not a clock under test: three idle timeouts without reading a byte. Every
   // buffer on the way fills within it, and the gateway must not take the silence it caused for a stall.
   await new Promise((resolve) => setTimeout(resolve, 3 * TIMEOUTS.idleMs));
@@ -345,8 +402,14 @@ test('a client that stops reading for longer than the idle timeout holds the ups
   for (let r = await reader.read(); !r.done; r = await reader.read()) text += decoder.decode(r.value, { stream: true });
   const events = parseSseText(text);
   assert.equal(events.at(-1)?.data, '[DONE]', 'the stream ended normally, not with an idle-timeout error');
-  const chunks = events.slice(0, -1).map((e) => JSON.parse(e.data) as { model: string; choices: Array<{ delta: { content?: string } }> });
-  assert.equal(chunks.length, sent + 1, 'every event and the finish chunk; the usage chunk the client did not ask for is gone');
+  const chunks = events
+    .slice(0, -1)
+    .map((e) => JSON.parse(e.data) as { model: string; choices: Array<{ delta: { content?: string } }> });
+  assert.equal(
+    chunks.length,
+    sent + 1,
+    'every event and the finish chunk; the usage chunk the client did not ask for is gone',
+  );
   chunks.slice(0, sent).forEach((c, i) => assert.equal(c.choices[0].delta.content, `${i} ${content}`));
   assert.ok(chunks.every((c) => c.model === route.model));
   const row = await fx.usageRow(res.headers.get('x-request-id')!);
@@ -356,7 +419,11 @@ test('a client that stops reading for longer than the idle timeout holds the ups
 
 test('every deployment hangs → 504 once the whole-request deadline is near, within bounds', async () => {
   const route = ROUTES[0];
-  fx.faults({ A: [{ kind: 'hang-before-headers' }], B: [{ kind: 'hang-before-headers' }], C: [{ kind: 'hang-before-headers' }] });
+  fx.faults({
+    A: [{ kind: 'hang-before-headers' }],
+    B: [{ kind: 'hang-before-headers' }],
+    C: [{ kind: 'hang-before-headers' }],
+  });
   const started = performance.now();
   const res = await fx.send(route);
   const took = performance.now() - started;
@@ -406,10 +473,11 @@ test('a non-streamed answer past the 64 MB buffer limit is stopped, not buffered
           // 80 MB if nobody stops it; the gateway must hang up at 64 MB.
           for (let i = 0; i < 80 && !res.destroyed; i++) {
             written += mb.length;
-            if (!res.write(mb)) await new Promise((resolve) => {
-              res.once('drain', resolve);
-              res.once('close', resolve);
-            });
+            if (!res.write(mb))
+              await new Promise((resolve) => {
+                res.once('drain', resolve);
+                res.once('close', resolve);
+              });
           }
           if (!res.destroyed) res.end('"}');
         },

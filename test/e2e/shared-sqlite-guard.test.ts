@@ -23,17 +23,27 @@ test('a second gateway on the same SQLite file without redis: refuses keys with 
   try {
     const limited = await a.createKey({ name: 'budgeted', flags: ['--budget-usd', '1'] });
     const open = await a.createKey({ name: 'open' });
-    b = await startGateway({ configYaml: configYaml({ models: MODELS }).replace('"{{DB}}"', JSON.stringify(a.dbPath)) });
+    b = await startGateway({
+      configYaml: configYaml({ models: MODELS }).replace('"{{DB}}"', JSON.stringify(a.dbPath)),
+    });
     assert.match(b.logs(), /another gateway .* same database/);
     const refused = await ask(b, limited.key);
     assert.equal(refused.status, 503, refused.text);
     assert.match(refused.text, /redis:/, 'the error says how to fix it');
-    assert.equal((await ask(b, open.key)).status, 200, 'a key without limits is served: there is nothing to count twice');
+    assert.equal(
+      (await ask(b, open.key)).status,
+      200,
+      'a key without limits is served: there is nothing to count twice',
+    );
     assert.equal((await ask(a, limited.key)).status, 200, 'the first gateway goes on enforcing the budget alone');
     // The CLI against a live gateway's file is not a gateway.
     assert.match(await a.cli(['keys', 'list']), /budgeted/);
     await a.stop();
-    await waitUntil(async () => (await ask(b!, limited.key)).status === 200, 'b to serve keys with limits once it is alone', 15_000);
+    await waitUntil(
+      async () => (await ask(b!, limited.key)).status === 200,
+      'b to serve keys with limits once it is alone',
+      15_000,
+    );
   } finally {
     await b?.cleanup();
     await a.cleanup();

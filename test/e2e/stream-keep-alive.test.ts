@@ -9,7 +9,8 @@ import { parseSseText, validateOpenAIError } from '../helpers/schemas.ts';
 let fx: Fixture;
 before(async () => {
   fx = await startFixture({
-    extraModels: '  - { name: gpt-slow, max_retries: 0, timeouts: { first_byte_ms: 3000 }, deployments: [ { provider: up, model: upstream-slow } ] }',
+    extraModels:
+      '  - { name: gpt-slow, max_retries: 0, timeouts: { first_byte_ms: 3000 }, deployments: [ { provider: up, model: upstream-slow } ] }',
     extraConfig: 'stream_keepalive_ms: 50',
   });
 });
@@ -27,10 +28,13 @@ async function stream(key: string): Promise<{ res: Response; read: () => Promise
   });
   const reader = res.body!.getReader();
   const decoder = new TextDecoder();
-  return { res, read: async () => {
-    const { done, value } = await reader.read();
-    return done ? null : decoder.decode(value, { stream: true });
-  } };
+  return {
+    res,
+    read: async () => {
+      const { done, value } = await reader.read();
+      return done ? null : decoder.decode(value, { stream: true });
+    },
+  };
 }
 
 test('comments while the upstream is silent, then the answer as usual', async () => {
@@ -42,8 +46,11 @@ test('comments while the upstream is silent, then the answer as usual', async ()
     handle: async ({ res }) => {
       await released;
       res.writeHead(200, { 'content-type': 'text/event-stream' });
-      res.end(CHUNK({ role: 'assistant', content: 'Hello' }, null) + CHUNK({}, 'stop') +
-        `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'upstream-slow', choices: [], usage: { prompt_tokens: 5, completion_tokens: 1, total_tokens: 6 } })}\n\ndata: [DONE]\n\n`);
+      res.end(
+        CHUNK({ role: 'assistant', content: 'Hello' }, null) +
+          CHUNK({}, 'stop') +
+          `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'upstream-slow', choices: [], usage: { prompt_tokens: 5, completion_tokens: 1, total_tokens: 6 } })}\n\ndata: [DONE]\n\n`,
+      );
     },
   });
   const { res, read } = await stream(key);
@@ -61,7 +68,10 @@ test('comments while the upstream is silent, then the answer as usual', async ()
   assert.ok(text.startsWith(': keep-alive\n\n'), text);
   const events = parseSseText(text);
   assert.equal(events.at(-1)?.data, '[DONE]');
-  const content = events.filter((e) => e.data !== '[DONE]').map((e) => (JSON.parse(e.data) as { choices: { delta: { content?: string } }[] }).choices[0]?.delta.content ?? '').join('');
+  const content = events
+    .filter((e) => e.data !== '[DONE]')
+    .map((e) => (JSON.parse(e.data) as { choices: { delta: { content?: string } }[] }).choices[0]?.delta.content ?? '')
+    .join('');
   assert.equal(content, 'Hello');
 });
 

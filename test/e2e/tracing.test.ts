@@ -8,9 +8,26 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { startFixture, call, type Fixture } from './fixture.ts';
 
-interface OtlpValue { stringValue?: string; intValue?: string | number; boolValue?: boolean; doubleValue?: number }
-interface OtlpSpan { traceId: string; spanId: string; parentSpanId?: string; name: string; kind: number; attributes: Array<{ key: string; value: OtlpValue }> }
-interface OtlpExport { resourceSpans: Array<{ resource: { attributes: Array<{ key: string; value: OtlpValue }> }; scopeSpans: Array<{ spans: OtlpSpan[] }> }> }
+interface OtlpValue {
+  stringValue?: string;
+  intValue?: string | number;
+  boolValue?: boolean;
+  doubleValue?: number;
+}
+interface OtlpSpan {
+  traceId: string;
+  spanId: string;
+  parentSpanId?: string;
+  name: string;
+  kind: number;
+  attributes: Array<{ key: string; value: OtlpValue }>;
+}
+interface OtlpExport {
+  resourceSpans: Array<{
+    resource: { attributes: Array<{ key: string; value: OtlpValue }> };
+    scopeSpans: Array<{ spans: OtlpSpan[] }>;
+  }>;
+}
 
 /** An OTLP/HTTP JSON receiver: keeps every span and lets a test wait for the one it needs. */
 class Receiver {
@@ -25,7 +42,8 @@ class Receiver {
       this.paths.push(`${req.method} ${req.url} ${req.headers['content-type']}`);
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as OtlpExport;
       for (const rs of body.resourceSpans) {
-        for (const a of rs.resource.attributes) if (a.key === 'service.name') this.serviceNames.add(a.value.stringValue ?? '');
+        for (const a of rs.resource.attributes)
+          if (a.key === 'service.name') this.serviceNames.add(a.value.stringValue ?? '');
         for (const ss of rs.scopeSpans) for (const span of ss.spans) this.#add(span);
       }
       res.writeHead(200, { 'content-type': 'application/json' });
@@ -62,7 +80,12 @@ before(async () => {
   await once(receiver.server, 'listening');
   const { port } = receiver.server.address() as AddressInfo;
   fx = await startFixture({
-    env: { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_BSP_SCHEDULE_DELAY: '50', OTEL_SERVICE_NAME: 'modelgate-test' },
+    env: {
+      OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`,
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+      OTEL_BSP_SCHEDULE_DELAY: '50',
+      OTEL_SERVICE_NAME: 'modelgate-test',
+    },
   });
 });
 
@@ -71,7 +94,9 @@ after(async () => {
   receiver.server.close();
 });
 
-test('a chat request: server span continuing the caller, client span per attempt, GenAI attributes, traceparent upstream', { timeout: 30_000 }, async () => {
+test('a chat request: server span continuing the caller, client span per attempt, GenAI attributes, traceparent upstream', {
+  timeout: 30_000,
+}, async () => {
   const r = await call(fx, {
     path: '/v1/chat/completions',
     body: { model: 'gpt-up', messages: [{ role: 'user', content: 'trace me' }] },
@@ -110,9 +135,14 @@ test('a chat request: server span continuing the caller, client span per attempt
   assert.match(receiver.paths[0], /^POST \/v1\/traces application\/json/);
 });
 
-test('a streamed request without a caller trace starts its own; a failed attempt gets its own span', { timeout: 30_000 }, async () => {
+test('a streamed request without a caller trace starts its own; a failed attempt gets its own span', {
+  timeout: 30_000,
+}, async () => {
   fx.up.enqueue({ kind: 'status', status: 500 });
-  const r = await call(fx, { path: '/v1/chat/completions', body: { model: 'gpt-up', stream: true, messages: [{ role: 'user', content: 'again' }] } });
+  const r = await call(fx, {
+    path: '/v1/chat/completions',
+    body: { model: 'gpt-up', stream: true, messages: [{ role: 'user', content: 'again' }] },
+  });
   assert.equal(r.status, 200, r.text);
   const sent = fx.up.requests.slice(-2).map((q) => String(q.headers.traceparent));
   const traceIds = new Set(sent.map((t) => t.split('-')[1]));
@@ -123,13 +153,19 @@ test('a streamed request without a caller trace starts its own; a failed attempt
   assert.equal(server.parentSpanId ?? '', '');
   assert.equal(attr(server, 'modelgate.stream'), true);
   assert.equal(attr(server, 'modelgate.attempts'), 2);
-  const failed = await receiver.waitFor((s) => s.kind === 3 && s.traceId === traceId && attr(s, 'http.response.status_code') === 500);
+  const failed = await receiver.waitFor(
+    (s) => s.kind === 3 && s.traceId === traceId && attr(s, 'http.response.status_code') === 500,
+  );
   assert.equal(attr(failed, 'error.type'), '500');
-  const answered = await receiver.waitFor((s) => s.kind === 3 && s.traceId === traceId && attr(s, 'http.response.status_code') === 200);
+  const answered = await receiver.waitFor(
+    (s) => s.kind === 3 && s.traceId === traceId && attr(s, 'http.response.status_code') === 200,
+  );
   assert.ok(Number(attr(answered, 'gen_ai.usage.output_tokens')) > 0);
 });
 
-test('requests answered without a model call get a server span too: listings, lookups, token counts', { timeout: 30_000 }, async () => {
+test('requests answered without a model call get a server span too: listings, lookups, token counts', {
+  timeout: 30_000,
+}, async () => {
   const trace = 'aaf92f3577b34da6a3ce929d0e0e4736';
   const list = await call(fx, { path: '/v1/models', headers: { traceparent: `00-${trace}-${CALLER_SPAN}-01` } });
   assert.equal(list.status, 200);
@@ -143,14 +179,22 @@ test('requests answered without a model call get a server span too: listings, lo
 
   const missing = await call(fx, { path: '/v1/models/no-such-model' });
   assert.equal(missing.status, 404);
-  const lookedUp = await receiver.waitFor((s) => s.kind === 2 && attr(s, 'modelgate.request_id') === missing.headers.get('x-request-id'));
-  assert.equal(lookedUp.name, 'GET /v1/models/{id}', 'the template, never the caller\'s path');
+  const lookedUp = await receiver.waitFor(
+    (s) => s.kind === 2 && attr(s, 'modelgate.request_id') === missing.headers.get('x-request-id'),
+  );
+  assert.equal(lookedUp.name, 'GET /v1/models/{id}', "the template, never the caller's path");
   assert.equal(attr(lookedUp, 'http.response.status_code'), 404);
   assert.equal(attr(lookedUp, 'error.type'), '404');
 
-  const count = await call(fx, { path: '/v1/messages/count_tokens', headers: { 'anthropic-version': '2023-06-01' }, body: { model: 'claude-up', messages: [{ role: 'user', content: 'count me' }] } });
+  const count = await call(fx, {
+    path: '/v1/messages/count_tokens',
+    headers: { 'anthropic-version': '2023-06-01' },
+    body: { model: 'claude-up', messages: [{ role: 'user', content: 'count me' }] },
+  });
   assert.equal(count.status, 200, count.text);
-  const counted = await receiver.waitFor((s) => s.kind === 2 && attr(s, 'modelgate.request_id') === count.headers.get('x-request-id'));
+  const counted = await receiver.waitFor(
+    (s) => s.kind === 2 && attr(s, 'modelgate.request_id') === count.headers.get('x-request-id'),
+  );
   assert.equal(counted.name, 'POST /v1/messages/count_tokens');
   assert.equal(attr(counted, 'http.response.status_code'), 200);
 });

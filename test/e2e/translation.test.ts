@@ -5,7 +5,12 @@ import assert from 'node:assert/strict';
 import OpenAI from 'openai';
 import Anthropic from '@anthropic-ai/sdk';
 import { startFixture, call, CROSS_DIALECT_MODELS, type Fixture } from './fixture.ts';
-import { validateChatCompletion, validateChatCompletionChunk, validateMessage, validateMessageStreamEvent } from '../helpers/schemas.ts';
+import {
+  validateChatCompletion,
+  validateChatCompletionChunk,
+  validateMessage,
+  validateMessageStreamEvent,
+} from '../helpers/schemas.ts';
 
 let fx: Fixture;
 let oai: OpenAI;
@@ -21,11 +26,22 @@ after(async () => fx.close());
 
 const weatherTool: OpenAI.Chat.Completions.ChatCompletionTool = {
   type: 'function',
-  function: { name: 'get_weather', description: 'Weather for a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } },
+  function: {
+    name: 'get_weather',
+    description: 'Weather for a city',
+    parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+  },
 };
 
 test('chat completions → Anthropic upstream: text, stream with usage chunk', async () => {
-  const res = await oai.chat.completions.create({ model: 'gpt-via-anthropic', messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Hi' }], temperature: 1.5 });
+  const res = await oai.chat.completions.create({
+    model: 'gpt-via-anthropic',
+    messages: [
+      { role: 'system', content: 'Be brief.' },
+      { role: 'user', content: 'Hi' },
+    ],
+    temperature: 1.5,
+  });
   validateChatCompletion(res);
   assert.equal(res.model, 'gpt-via-anthropic');
   assert.match(res.id, /^chatcmpl-/);
@@ -39,7 +55,12 @@ test('chat completions → Anthropic upstream: text, stream with usage chunk', a
   assert.ok(body.max_tokens > 0);
   assert.ok(body.system);
 
-  const stream = await oai.chat.completions.create({ model: 'gpt-via-anthropic', stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: 'Hi' }] });
+  const stream = await oai.chat.completions.create({
+    model: 'gpt-via-anthropic',
+    stream: true,
+    stream_options: { include_usage: true },
+    messages: [{ role: 'user', content: 'Hi' }],
+  });
   let text = '';
   let usage: OpenAI.CompletionUsage | null | undefined;
   for await (const c of stream) {
@@ -52,7 +73,11 @@ test('chat completions → Anthropic upstream: text, stream with usage chunk', a
 });
 
 test('chat completions → Anthropic upstream: a full tool round trip of two turns', async () => {
-  const first = await oai.chat.completions.create({ model: 'gpt-via-anthropic', tools: [weatherTool], messages: [{ role: 'user', content: 'Weather in Paris?' }] });
+  const first = await oai.chat.completions.create({
+    model: 'gpt-via-anthropic',
+    tools: [weatherTool],
+    messages: [{ role: 'user', content: 'Weather in Paris?' }],
+  });
   validateChatCompletion(first);
   assert.equal(first.choices[0].finish_reason, 'tool_calls');
   const call = first.choices[0].message.tool_calls![0];
@@ -68,7 +93,9 @@ test('chat completions → Anthropic upstream: a full tool round trip of two tur
   });
   validateChatCompletion(second);
   assert.equal(second.choices[0].finish_reason, 'stop');
-  const sent = fx.up.requests.at(-1)!.json as { messages: { role: string; content: { type: string; tool_use_id?: string }[] }[] };
+  const sent = fx.up.requests.at(-1)!.json as {
+    messages: { role: string; content: { type: string; tool_use_id?: string }[] }[];
+  };
   const last = sent.messages.at(-1)!;
   assert.equal(last.role, 'user');
   assert.equal(last.content[0].type, 'tool_result');
@@ -81,7 +108,13 @@ test('chat completions → Anthropic upstream: structured output is valid JSON t
     const res = await oai.chat.completions.create({
       model: 'gpt-via-anthropic',
       messages: [{ role: 'user', content: 'Answer in JSON' }],
-      response_format: { type: 'json_schema', json_schema: { name: 'answer', schema: { type: 'object', properties: { answer: { type: 'number' } }, required: ['answer'] } } },
+      response_format: {
+        type: 'json_schema',
+        json_schema: {
+          name: 'answer',
+          schema: { type: 'object', properties: { answer: { type: 'number' } }, required: ['answer'] },
+        },
+      },
     });
     validateChatCompletion(res);
     assert.deepEqual(JSON.parse(res.choices[0].message.content!), { answer: 42 });
@@ -92,7 +125,12 @@ test('chat completions → Anthropic upstream: structured output is valid JSON t
 });
 
 test('messages → OpenAI upstream: text, MessageStream helper with real input tokens in message_start', async () => {
-  const msg = await ant.messages.create({ model: 'claude-via-openai', max_tokens: 200, system: 'Be brief.', messages: [{ role: 'user', content: 'Hi' }] });
+  const msg = await ant.messages.create({
+    model: 'claude-via-openai',
+    max_tokens: 200,
+    system: 'Be brief.',
+    messages: [{ role: 'user', content: 'Hi' }],
+  });
   validateMessage(msg);
   assert.equal(msg.model, 'claude-via-openai');
   assert.match(msg.id, /^msg_/);
@@ -101,7 +139,11 @@ test('messages → OpenAI upstream: text, MessageStream helper with real input t
   assert.equal(sent.path, '/v1/chat/completions');
   assert.deepEqual((sent.json as { messages: { role: string }[] }).messages[0].role, 'system');
 
-  const stream = ant.messages.stream({ model: 'claude-via-openai', max_tokens: 200, messages: [{ role: 'user', content: 'Hello there' }] });
+  const stream = ant.messages.stream({
+    model: 'claude-via-openai',
+    max_tokens: 200,
+    messages: [{ role: 'user', content: 'Hello there' }],
+  });
   let startInput = -1;
   stream.on('streamEvent', (ev) => {
     validateMessageStreamEvent(ev);
@@ -114,8 +156,21 @@ test('messages → OpenAI upstream: text, MessageStream helper with real input t
 });
 
 test('messages → OpenAI upstream: tool round trip through the stream helper', async () => {
-  const tools: Anthropic.Tool[] = [{ name: 'get_weather', description: 'Weather', input_schema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } }];
-  const first = await ant.messages.stream({ model: 'claude-via-openai', max_tokens: 200, tools, messages: [{ role: 'user', content: 'Weather in Paris?' }] }).finalMessage();
+  const tools: Anthropic.Tool[] = [
+    {
+      name: 'get_weather',
+      description: 'Weather',
+      input_schema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+    },
+  ];
+  const first = await ant.messages
+    .stream({
+      model: 'claude-via-openai',
+      max_tokens: 200,
+      tools,
+      messages: [{ role: 'user', content: 'Weather in Paris?' }],
+    })
+    .finalMessage();
   assert.equal(first.stop_reason, 'tool_use');
   const use = first.content.find((b) => b.type === 'tool_use');
   assert.ok(use && use.type === 'tool_use');
@@ -138,7 +193,10 @@ test('messages → OpenAI upstream: tool round trip through the stream helper', 
 });
 
 test('count_tokens: forwarded (exact) to an Anthropic-style upstream, estimated for an OpenAI-style one', async () => {
-  const body = { model: 'claude-up', messages: [{ role: 'user' as const, content: 'How many tokens is this sentence?' }] };
+  const body = {
+    model: 'claude-up',
+    messages: [{ role: 'user' as const, content: 'How many tokens is this sentence?' }],
+  };
   const exact = await ant.messages.countTokens(body);
   assert.ok(exact.input_tokens > 0);
   const seen = fx.up.requests.at(-1)!;
@@ -148,7 +206,10 @@ test('count_tokens: forwarded (exact) to an Anthropic-style upstream, estimated 
   const est = await ant.messages.countTokens({ ...body, model: 'claude-via-openai' });
   assert.ok(est.input_tokens > 0);
   assert.equal(fx.up.requests.length, before, 'no upstream call for an estimate');
-  await assert.rejects(ant.messages.countTokens({ ...body, model: 'gpt-up' }), (e: { status?: number }) => e.status === 400);
+  await assert.rejects(
+    ant.messages.countTokens({ ...body, model: 'gpt-up' }),
+    (e: { status?: number }) => e.status === 400,
+  );
 });
 
 test('a body nested 100,000 brackets deep: 400 naming the limit on every route, count_tokens too, never a 500', async () => {
@@ -157,16 +218,30 @@ test('a body nested 100,000 brackets deep: 400 naming the limit on every route, 
   const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
   const before = fx.up.requests.length;
   const tools = `[{"type":"function","function":{"name":"f","parameters":{"type":"object","x":${deep}}}}]`;
-  const chat = await call(fx, { path: '/v1/chat/completions', body: `{"model":"gpt-via-anthropic","messages":[{"role":"user","content":"hi"}],"tools":${tools}}`, auth: key });
+  const chat = await call(fx, {
+    path: '/v1/chat/completions',
+    body: `{"model":"gpt-via-anthropic","messages":[{"role":"user","content":"hi"}],"tools":${tools}}`,
+    auth: key,
+  });
   assert.equal(chat.status, 400, chat.text.slice(0, 300));
   assert.match(chat.text, /more than 128 levels deep/);
   const headers = { 'anthropic-version': '2023-06-01' };
   const turns = `[{"role":"user","content":"hi"},{"role":"assistant","content":[{"type":"tool_use","id":"t","name":"f","input":{"x":${deep}}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":"ok"}]}]`;
-  const translated = await call(fx, { path: '/v1/messages', body: `{"model":"claude-via-openai","max_tokens":16,"messages":${turns}}`, headers, auth: key });
+  const translated = await call(fx, {
+    path: '/v1/messages',
+    body: `{"model":"claude-via-openai","max_tokens":16,"messages":${turns}}`,
+    headers,
+    auth: key,
+  });
   assert.equal(translated.status, 400, translated.text.slice(0, 300));
   assert.equal(fx.up.requests.length, before, 'neither reached the upstream');
   // Refused at parse on every path (issue 39), before count_tokens could forward it upstream.
-  const counted = await call(fx, { path: '/v1/messages/count_tokens', body: `{"model":"claude-via-openai","messages":${turns}}`, headers, auth: key });
+  const counted = await call(fx, {
+    path: '/v1/messages/count_tokens',
+    body: `{"model":"claude-via-openai","messages":${turns}}`,
+    headers,
+    auth: key,
+  });
   assert.equal(counted.status, 400, counted.text.slice(0, 300));
   assert.match(counted.text, /more than 128 levels deep/);
   assert.equal(fx.up.requests.length, before, 'nothing reached the upstream');
@@ -175,7 +250,11 @@ test('a body nested 100,000 brackets deep: 400 naming the limit on every route, 
 test('chat completions → Anthropic upstream: streamed tool calls after text keep index 0, via the SDK stream helper', async () => {
   fx.up.configure({ toolPreambleText: 'Let me check.', chunkCount: 4 });
   try {
-    const runner = oai.chat.completions.stream({ model: 'gpt-via-anthropic', tools: [weatherTool], messages: [{ role: 'user', content: 'Weather in Paris?' }] });
+    const runner = oai.chat.completions.stream({
+      model: 'gpt-via-anthropic',
+      tools: [weatherTool],
+      messages: [{ role: 'user', content: 'Weather in Paris?' }],
+    });
     runner.on('chunk', (c) => validateChatCompletionChunk(c));
     const final = await runner.finalChatCompletion();
     const msg = final.choices[0].message;
@@ -197,7 +276,10 @@ test('chat completions → Anthropic upstream: streamed structured output arrive
       model: 'gpt-via-anthropic',
       stream: true,
       messages: [{ role: 'user', content: 'JSON please' }],
-      response_format: { type: 'json_schema', json_schema: { name: 'a', schema: { type: 'object', properties: { answer: { type: 'number' } } } } },
+      response_format: {
+        type: 'json_schema',
+        json_schema: { name: 'a', schema: { type: 'object', properties: { answer: { type: 'number' } } } },
+      },
     });
     let text = '';
     let finish: string | null | undefined;
@@ -220,8 +302,17 @@ test('messages → OpenAI upstream: native output_config.format becomes response
     const schema = { type: 'object', properties: { answer: { type: 'number' } }, required: ['answer'] };
     const r = await fetch(`${fx.gw.url}/v1/messages`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${fx.key}`, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'claude-via-openai', max_tokens: 100, output_config: { format: { type: 'json_schema', schema } }, messages: [{ role: 'user', content: 'JSON' }] }),
+      headers: {
+        authorization: `Bearer ${fx.key}`,
+        'anthropic-version': '2023-06-01',
+        'content-type': 'application/json',
+      },
+      body: JSON.stringify({
+        model: 'claude-via-openai',
+        max_tokens: 100,
+        output_config: { format: { type: 'json_schema', schema } },
+        messages: [{ role: 'user', content: 'JSON' }],
+      }),
     });
     const msg = (await r.json()) as Anthropic.Message;
     validateMessage(msg);
@@ -236,15 +327,33 @@ test('messages → OpenAI upstream: native output_config.format becomes response
 });
 
 test('upstream errors are re-shaped into the caller’s dialect with the upstream text kept', async () => {
-  fx.up.enqueue({ kind: 'status', status: 400, body: { type: 'error', error: { type: 'invalid_request_error', message: 'messages.0.content: too many images' } } });
+  fx.up.enqueue({
+    kind: 'status',
+    status: 400,
+    body: { type: 'error', error: { type: 'invalid_request_error', message: 'messages.0.content: too many images' } },
+  });
   await assert.rejects(
     oai.chat.completions.create({ model: 'gpt-via-anthropic', messages: [{ role: 'user', content: 'x' }] }),
     (e: { status?: number; message?: string }) => e.status === 400 && /too many images/.test(e.message ?? ''),
   );
-  fx.up.enqueue({ kind: 'status', status: 400, body: { error: { message: 'context_length_exceeded: 9000 > 8192', type: 'invalid_request_error', param: 'messages', code: 'context_length_exceeded' } } });
+  fx.up.enqueue({
+    kind: 'status',
+    status: 400,
+    body: {
+      error: {
+        message: 'context_length_exceeded: 9000 > 8192',
+        type: 'invalid_request_error',
+        param: 'messages',
+        code: 'context_length_exceeded',
+      },
+    },
+  });
   await assert.rejects(
     ant.messages.create({ model: 'claude-via-openai', max_tokens: 10, messages: [{ role: 'user', content: 'x' }] }),
     (e: { status?: number; error?: { type: string; error: { type: string; message: string } } }) =>
-      e.status === 400 && e.error?.type === 'error' && e.error.error.type === 'invalid_request_error' && /context_length_exceeded/.test(e.error.error.message),
+      e.status === 400 &&
+      e.error?.type === 'error' &&
+      e.error.error.type === 'invalid_request_error' &&
+      /context_length_exceeded/.test(e.error.error.message),
   );
 });

@@ -10,7 +10,9 @@ import { keySpent, usageRows } from '../admission/usage-db.ts';
 
 test('rows queued while the database refuses writes survive a stop and are written at the next start', async () => {
   const gw = await startGateway({
-    configYaml: configYaml({ models: `  - { name: gpt-mock, price: { input: 1, output: 2 }, deployments: [ { provider: mock, model: gpt-mock } ] }` }),
+    configYaml: configYaml({
+      models: `  - { name: gpt-mock, price: { input: 1, output: 2 }, deployments: [ { provider: mock, model: gpt-mock } ] }`,
+    }),
   });
   const lock = new DatabaseSync(gw.dbPath);
   try {
@@ -22,7 +24,11 @@ test('rows queued while the database refuses writes survive a stop and are writt
       const r = await fetch(`${gw.url}/v1/chat/completions`, {
         method: 'POST',
         headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ model: 'gpt-mock', max_tokens: 20, messages: [{ role: 'user', content: `hello ${i}` }] }),
+        body: JSON.stringify({
+          model: 'gpt-mock',
+          max_tokens: 20,
+          messages: [{ role: 'user', content: `hello ${i}` }],
+        }),
       });
       assert.equal(r.status, 200);
       await r.arrayBuffer();
@@ -32,7 +38,7 @@ test('rows queued while the database refuses writes survive a stop and are writt
     assert.equal(usageRows(gw.dbPath, id).length, 0, 'nothing reached the database while it was locked');
     const spill = `${gw.dbPath}.usage-spill.jsonl`;
     assert.ok(existsSync(spill), 'the rows wait in the spill file');
-    assert.equal(statSync(spill).mode & 0o077, 0, 'the spill file is the owner\'s only');
+    assert.equal(statSync(spill).mode & 0o077, 0, "the spill file is the owner's only");
     assert.doesNotMatch(gw.logs(), /usage rows lost/);
 
     await gw.restart();
@@ -41,7 +47,7 @@ test('rows queued while the database refuses writes survive a stop and are writt
     assert.ok(!existsSync(spill), 'the spill file is gone once written');
     const total = rows.reduce((n, r) => n + r.cost_nanos, 0);
     assert.ok(total > 0);
-    assert.equal(keySpent(gw.dbPath, id).nanos, total, 'the key\'s spend total includes them');
+    assert.equal(keySpent(gw.dbPath, id).nanos, total, "the key's spend total includes them");
     const self = await fetch(`${gw.url}/api/usage/token`, { headers: { authorization: `Bearer ${key}` } });
     const data = ((await self.json()) as { data: { spent_usd: number } }).data;
     assert.equal(Math.round(data.spent_usd * 1e9), total, 'the budget loaded at start counts them');

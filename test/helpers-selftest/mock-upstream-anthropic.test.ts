@@ -52,19 +52,36 @@ test('non-streaming reply through the SDK: text, stop_reason, usage, request id;
   assert.equal(data.usage.input_tokens, 3);
   assert.equal(data.usage.output_tokens, countMockTokens(DEFAULT_REPLY_TEXT));
   assert.equal(request_id, 'req_mock_1');
-  validateMessage(await (await postRaw({ model: 'c', max_tokens: 10, messages: [{ role: 'user', content: 'x' }] })).json());
+  validateMessage(
+    await (await postRaw({ model: 'c', max_tokens: 10, messages: [{ role: 'user', content: 'x' }] })).json(),
+  );
 });
 
 test('stream: event order, ping, cumulative usage; the SDK helper builds the same message', async () => {
   mock.configure({ cacheReadTokens: 5, cacheWriteTokens: 7 });
-  const res = await postRaw({ model: 'c', max_tokens: 100, stream: true, messages: [{ role: 'user', content: 'one two three' }] });
+  const res = await postRaw({
+    model: 'c',
+    max_tokens: 100,
+    stream: true,
+    messages: [{ role: 'user', content: 'one two three' }],
+  });
   assert.equal(res.headers.get('content-type'), 'text/event-stream; charset=utf-8');
   assert.equal(res.headers.get('request-id'), 'req_mock_1');
   const events = eventsOf(await res.text());
-  assert.deepEqual(events.map((e) => e.type), [
-    'message_start', 'content_block_start', 'ping', 'content_block_delta', 'content_block_delta',
-    'content_block_delta', 'content_block_stop', 'message_delta', 'message_stop',
-  ]);
+  assert.deepEqual(
+    events.map((e) => e.type),
+    [
+      'message_start',
+      'content_block_start',
+      'ping',
+      'content_block_delta',
+      'content_block_delta',
+      'content_block_delta',
+      'content_block_stop',
+      'message_delta',
+      'message_stop',
+    ],
+  );
   const start = events[0].message as { usage: Record<string, number> };
   assert.deepEqual([start.usage.input_tokens, start.usage.output_tokens], [3, 1]);
   const delta = events.at(-2) as unknown as { usage: Record<string, number>; delta: Record<string, unknown> };
@@ -72,7 +89,9 @@ test('stream: event order, ping, cumulative usage; the SDK helper builds the sam
   assert.equal(delta.usage.output_tokens, countMockTokens(DEFAULT_REPLY_TEXT));
   assert.deepEqual([delta.usage.cache_read_input_tokens, delta.usage.cache_creation_input_tokens], [5, 7]);
 
-  const final = await client.messages.stream({ model: 'c', max_tokens: 100, messages: [{ role: 'user', content: 'hi' }] }).finalMessage();
+  const final = await client.messages
+    .stream({ model: 'c', max_tokens: 100, messages: [{ role: 'user', content: 'hi' }] })
+    .finalMessage();
   assert.deepEqual(final.content, [{ type: 'text', text: DEFAULT_REPLY_TEXT }]);
   assert.equal(final.usage.output_tokens, countMockTokens(DEFAULT_REPLY_TEXT));
 });
@@ -81,8 +100,13 @@ test('tools: tool_use block streamed as input_json_delta fragments; SDK parses t
   const messages = [{ role: 'user' as const, content: 'weather?' }];
   const body = { model: 'c', max_tokens: 100, tools: [weatherTool], messages };
   const events = eventsOf(await (await postRaw({ ...body, stream: true })).text());
-  const start = events.find((e) => e.type === 'content_block_start') as unknown as { content_block: Record<string, unknown> };
-  assert.deepEqual({ ...start.content_block, id: undefined }, { type: 'tool_use', id: undefined, name: 'get_weather', input: {} });
+  const start = events.find((e) => e.type === 'content_block_start') as unknown as {
+    content_block: Record<string, unknown>;
+  };
+  assert.deepEqual(
+    { ...start.content_block, id: undefined },
+    { type: 'tool_use', id: undefined, name: 'get_weather', input: {} },
+  );
   const fragments = events
     .filter((e) => e.type === 'content_block_delta')
     .map((e) => (e.delta as { partial_json: string }).partial_json);
@@ -103,16 +127,24 @@ test('tools: preamble text comes as its own block before the tool_use block', as
   const final = await client.messages
     .stream({ model: 'c', max_tokens: 100, tools: [weatherTool], messages: [{ role: 'user', content: 'weather?' }] })
     .finalMessage();
-  assert.deepEqual(final.content.map((b) => b.type), ['text', 'tool_use']);
+  assert.deepEqual(
+    final.content.map((b) => b.type),
+    ['text', 'tool_use'],
+  );
   assert.deepEqual(final.content[1].type === 'tool_use' ? final.content[1].input : undefined, { city: 'Paris' });
 });
 
 test('tools: a tool_result as last message is answered with text', async () => {
   const res = await client.messages.create({
-    model: 'c', max_tokens: 100, tools: [weatherTool],
+    model: 'c',
+    max_tokens: 100,
+    tools: [weatherTool],
     messages: [
       { role: 'user', content: 'weather?' },
-      { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: { city: 'Paris' } }] },
+      {
+        role: 'assistant',
+        content: [{ type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: { city: 'Paris' } }],
+      },
       { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'sunny' }] },
     ],
   });
@@ -121,18 +153,34 @@ test('tools: a tool_result as last message is answered with text', async () => {
 });
 
 test('stop_sequences and max_tokens: stop_reason, stop_sequence and truncated text', async () => {
-  const stopped = await client.messages.create({ model: 'c', max_tokens: 100, stop_sequences: ['upstream'], messages: [{ role: 'user', content: 'x' }] });
+  const stopped = await client.messages.create({
+    model: 'c',
+    max_tokens: 100,
+    stop_sequences: ['upstream'],
+    messages: [{ role: 'user', content: 'x' }],
+  });
   assert.equal(stopped.stop_reason, 'stop_sequence');
   assert.equal(stopped.stop_sequence, 'upstream');
   assert.deepEqual(stopped.content, [{ type: 'text', text: 'Hello from the mock ' }]);
-  const events = eventsOf(await (await postRaw({ model: 'c', max_tokens: 2, stream: true, messages: [{ role: 'user', content: 'x' }] })).text());
-  const delta = events.find((e) => e.type === 'message_delta') as unknown as { delta: { stop_reason: string }; usage: { output_tokens: number } };
+  const events = eventsOf(
+    await (
+      await postRaw({ model: 'c', max_tokens: 2, stream: true, messages: [{ role: 'user', content: 'x' }] })
+    ).text(),
+  );
+  const delta = events.find((e) => e.type === 'message_delta') as unknown as {
+    delta: { stop_reason: string };
+    usage: { output_tokens: number };
+  };
   assert.equal(delta.delta.stop_reason, 'max_tokens');
   assert.equal(delta.usage.output_tokens, 2);
 });
 
 test('count_tokens answers with the prompt word count', async () => {
-  const res = await client.messages.countTokens({ model: 'c', system: 'be brief', messages: [{ role: 'user', content: 'a b c' }] });
+  const res = await client.messages.countTokens({
+    model: 'c',
+    system: 'be brief',
+    messages: [{ role: 'user', content: 'a b c' }],
+  });
   assert.equal(res.input_tokens, 5);
   assert.equal(mock.requests[0].path, '/v1/messages/count_tokens');
 });

@@ -8,7 +8,12 @@ import OpenAI from 'openai';
 import Anthropic from '@anthropic-ai/sdk';
 import { startMockUpstream } from '../helpers/mock-upstream.ts';
 import type { MockUpstream } from '../helpers/mock-upstream.ts';
-import { parseSseText, validateAnthropicError, validateChatCompletionChunk, validateOpenAIError } from '../helpers/schemas.ts';
+import {
+  parseSseText,
+  validateAnthropicError,
+  validateChatCompletionChunk,
+  validateOpenAIError,
+} from '../helpers/schemas.ts';
 
 let mock: MockUpstream;
 
@@ -82,7 +87,10 @@ test('status: 529 and 500 on /v1/messages are Anthropic-shaped; the SDK sees ove
 });
 
 test('status: a string body goes out as text/plain, an object as JSON', async () => {
-  mock.enqueue({ kind: 'status', status: 400, body: 'plain upstream complaint' }, { kind: 'status', status: 418, body: { odd: true } });
+  mock.enqueue(
+    { kind: 'status', status: 400, body: 'plain upstream complaint' },
+    { kind: 'status', status: 418, body: { odd: true } },
+  );
   const text = await postChat();
   assert.equal(text.headers.get('content-type'), 'text/plain; charset=utf-8');
   assert.equal(await text.text(), 'plain upstream complaint');
@@ -96,7 +104,9 @@ test('the queue is consumed one fault per request, then behaviour is normal agai
 });
 
 test('setBehaviour picks faults per request; the queue takes precedence; reset clears both', async () => {
-  mock.setBehaviour((req) => ((req.json as { model?: string }).model === 'bad' ? { kind: 'status', status: 500 } : undefined));
+  mock.setBehaviour((req) =>
+    (req.json as { model?: string }).model === 'bad' ? { kind: 'status', status: 500 } : undefined,
+  );
   assert.equal((await postChat({ model: 'bad', messages: [] })).status, 500);
   assert.equal((await postChat({ model: 'good', messages: [] })).status, 200);
   mock.enqueue({ kind: 'status', status: 401 });
@@ -143,9 +153,12 @@ test('hang-after-headers: status 200 and the first events arrive, then nothing',
   const first = await reader.read();
   assert.equal(parseSseText(new TextDecoder().decode(first.value)).length, 1);
   let more = false;
-  const rest = reader.read().then(() => {
-    more = true;
-  }, () => undefined);
+  const rest = reader.read().then(
+    () => {
+      more = true;
+    },
+    () => undefined,
+  );
   assert.equal((await postChat()).status, 200);
   assert.equal(more, false);
   controller.abort();
@@ -192,8 +205,13 @@ test('stream-error: an in-stream error in each dialect after N events; both SDKs
   validateOpenAIError(JSON.parse(raw[2].data));
 
   mock.enqueue({ kind: 'stream-error', afterEvents: 3 });
-  const events = parseSseText(await (await postMessages({ model: 'c', max_tokens: 5, stream: true, messages: [] })).text());
-  assert.deepEqual(events.map((e) => e.event), ['message_start', 'content_block_start', 'ping', 'error']);
+  const events = parseSseText(
+    await (await postMessages({ model: 'c', max_tokens: 5, stream: true, messages: [] })).text(),
+  );
+  assert.deepEqual(
+    events.map((e) => e.event),
+    ['message_start', 'content_block_start', 'ping', 'error'],
+  );
   const error = JSON.parse(events[3].data) as { error: { type: string } };
   validateAnthropicError(error);
   assert.equal(error.error.type, 'overloaded_error');
@@ -201,11 +219,14 @@ test('stream-error: an in-stream error in each dialect after N events; both SDKs
   mock.enqueue({ kind: 'stream-error', message: 'boom' });
   const openai = new OpenAI({ baseURL: `${mock.url}/v1`, apiKey: 'x', maxRetries: 0 });
   const stream = await openai.chat.completions.create({ model: 'm', messages: [], stream: true });
-  await assert.rejects(async () => {
-    for await (const _chunk of stream) {
-      // drain
-    }
-  }, (err: unknown) => err instanceof OpenAI.APIError && /boom/.test(err.message));
+  await assert.rejects(
+    async () => {
+      for await (const _chunk of stream) {
+        // drain
+      }
+    },
+    (err: unknown) => err instanceof OpenAI.APIError && /boom/.test(err.message),
+  );
 
   mock.enqueue({ kind: 'stream-error' });
   const anthropic = new Anthropic({ baseURL: mock.url, apiKey: 'x', maxRetries: 0 });
@@ -265,7 +286,10 @@ test('custom: the handler owns the response', async () => {
 });
 
 test('waitFor… rejects after its timeout with a message that says what it waited for', async () => {
-  await assert.rejects(mock.waitForRequests(3, { timeoutMs: 20 }), /mock upstream: timed out after 20 ms waiting for 3 request\(s\) \(requests=0/);
+  await assert.rejects(
+    mock.waitForRequests(3, { timeoutMs: 20 }),
+    /mock upstream: timed out after 20 ms waiting for 3 request\(s\) \(requests=0/,
+  );
 });
 
 test('openSockets counts server-side sockets; close() destroys them and hanging clients fail', async () => {

@@ -5,7 +5,12 @@ import assert from 'node:assert/strict';
 import OpenAI from 'openai';
 import { DEFAULT_REPLY_TEXT, countMockTokens, startMockUpstream } from '../helpers/mock-upstream.ts';
 import type { MockUpstream } from '../helpers/mock-upstream.ts';
-import { parseSseText, validateChatCompletion, validateChatCompletionChunk, validateModelList } from '../helpers/schemas.ts';
+import {
+  parseSseText,
+  validateChatCompletion,
+  validateChatCompletionChunk,
+  validateModelList,
+} from '../helpers/schemas.ts';
 
 let mock: MockUpstream;
 let client: OpenAI;
@@ -14,7 +19,11 @@ const weatherTool = {
   type: 'function' as const,
   function: {
     name: 'get_weather',
-    parameters: { type: 'object', properties: { city: { type: 'string' }, days: { type: 'integer' } }, required: ['city', 'days'] },
+    parameters: {
+      type: 'object',
+      properties: { city: { type: 'string' }, days: { type: 'integer' } },
+      required: ['city', 'days'],
+    },
   },
 };
 
@@ -64,7 +73,9 @@ test('non-streaming reply through the SDK: text, usage, request id; raw body mat
 
 test('stream with include_usage: role chunk, content chunks, finish chunk, usage chunk, [DONE]', async () => {
   const res = await postRaw({
-    model: 'gpt-test', stream: true, stream_options: { include_usage: true },
+    model: 'gpt-test',
+    stream: true,
+    stream_options: { include_usage: true },
     messages: [{ role: 'user', content: 'one two' }],
   });
   assert.equal(res.headers.get('content-type'), 'text/event-stream; charset=utf-8');
@@ -72,7 +83,10 @@ test('stream with include_usage: role chunk, content chunks, finish chunk, usage
   type Choice = { delta: Record<string, unknown>; finish_reason: string | null };
   const choice = (c: Record<string, unknown>): Choice => (c.choices as Choice[])[0];
   assert.deepEqual(choice(chunks[0]).delta, { role: 'assistant', content: '', refusal: null });
-  const content = chunks.slice(1, -2).map((c) => choice(c).delta.content).join('');
+  const content = chunks
+    .slice(1, -2)
+    .map((c) => choice(c).delta.content)
+    .join('');
   assert.equal(content, DEFAULT_REPLY_TEXT);
   assert.equal(chunks.length, 1 + 3 + 1 + 1);
   assert.equal(choice(chunks.at(-2) ?? {}).finish_reason, 'stop');
@@ -97,7 +111,9 @@ test('chunkCount controls the number of content deltas', async () => {
 
 test('tools: the SDK stream helper assembles a tool call from streamed fragments', async () => {
   const stream = client.chat.completions.stream({
-    model: 'gpt-test', messages: [{ role: 'user', content: 'weather?' }], tools: [weatherTool],
+    model: 'gpt-test',
+    messages: [{ role: 'user', content: 'weather?' }],
+    tools: [weatherTool],
   });
   const final = await stream.finalChatCompletion();
   const choice = final.choices[0];
@@ -112,16 +128,23 @@ test('tools: the SDK stream helper assembles a tool call from streamed fragments
 test('tools: raw stream and non-streaming body validate; a tool result as last message gets text', async () => {
   const messages = [{ role: 'user', content: 'weather?' }];
   const chunks = chunksOf(await (await postRaw({ model: 'm', stream: true, messages, tools: [weatherTool] })).text());
-  const deltas = chunks.map((c) => (c.choices as { delta: { tool_calls?: { function: { arguments?: string } }[] } }[])[0].delta);
+  const deltas = chunks.map(
+    (c) => (c.choices as { delta: { tool_calls?: { function: { arguments?: string } }[] } }[])[0].delta,
+  );
   const args = deltas.map((d) => d.tool_calls?.[0].function.arguments ?? '').join('');
   assert.deepEqual(JSON.parse(args), { city: 'mock', days: 1 });
   const body = await (await postRaw({ model: 'm', messages, tools: [weatherTool] })).json();
   validateChatCompletion(body);
   const after = await client.chat.completions.create({
-    model: 'm', tools: [weatherTool],
+    model: 'm',
+    tools: [weatherTool],
     messages: [
       { role: 'user', content: 'weather?' },
-      { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'get_weather', arguments: '{}' } }] },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'c1', type: 'function', function: { name: 'get_weather', arguments: '{}' } }],
+      },
       { role: 'tool', tool_call_id: 'c1', content: 'sunny' },
     ],
   });
@@ -130,10 +153,18 @@ test('tools: raw stream and non-streaming body validate; a tool result as last m
 });
 
 test('stop and max_tokens end the reply early with the right finish_reason', async () => {
-  const stopped = await client.chat.completions.create({ model: 'm', stop: ['. '], messages: [{ role: 'user', content: 'x' }] });
+  const stopped = await client.chat.completions.create({
+    model: 'm',
+    stop: ['. '],
+    messages: [{ role: 'user', content: 'x' }],
+  });
   assert.equal(stopped.choices[0].message.content, 'Hello from the mock upstream');
   assert.equal(stopped.choices[0].finish_reason, 'stop');
-  const cut = await client.chat.completions.create({ model: 'm', max_tokens: 3, messages: [{ role: 'user', content: 'x' }] });
+  const cut = await client.chat.completions.create({
+    model: 'm',
+    max_tokens: 3,
+    messages: [{ role: 'user', content: 'x' }],
+  });
   assert.equal(cut.choices[0].message.content, 'Hello from the');
   assert.equal(cut.choices[0].finish_reason, 'length');
   assert.equal(cut.usage?.completion_tokens, 3);
@@ -149,7 +180,10 @@ test('cached tokens are reported inside prompt_tokens', async () => {
 test('GET /v1/models lists the configured models', async () => {
   mock.configure({ models: ['gpt-a', 'gpt-b'] });
   const page = await client.models.list();
-  assert.deepEqual(page.data.map((m) => m.id), ['gpt-a', 'gpt-b']);
+  assert.deepEqual(
+    page.data.map((m) => m.id),
+    ['gpt-a', 'gpt-b'],
+  );
   validateModelList(await (await fetch(`${mock.url}/v1/models`)).json());
 });
 

@@ -50,17 +50,30 @@ export async function claudeOrSkip(t: TestContext): Promise<boolean> {
     throw new Error(`unexpected --version output: ${stdout}`);
   } catch (err) {
     if (process.env.CI === 'true') throw new Error(`Claude Code must run in CI: ${String(err)}`);
-    t.skip(`the Claude Code binary cannot run here (${String(err).slice(0, 200)}); skipped locally, it fails when CI=true`);
+    t.skip(
+      `the Claude Code binary cannot run here (${String(err).slice(0, 200)}); skipped locally, it fails when CI=true`,
+    );
     return false;
   }
 }
 
 /** `claude -p <prompt> --allowedTools <tools> [--model m]`, killed (its whole process group) after `timeoutMs`. */
-export async function runClaude(opts: { gateway: Gateway; prompt: string; allowedTools: string; model?: string; timeoutMs?: number }): Promise<ClaudeRun> {
+export async function runClaude(opts: {
+  gateway: Gateway;
+  prompt: string;
+  allowedTools: string;
+  model?: string;
+  timeoutMs?: number;
+}): Promise<ClaudeRun> {
   const home = mkdtempSync(join(tmpdir(), 'modelgate-claude-'));
   const args = [WRAPPER, '-p', opts.prompt, '--allowedTools', opts.allowedTools, '--output-format', 'text'];
   if (opts.model !== undefined) args.push('--model', opts.model);
-  const child = spawn(process.execPath, args, { cwd: home, env: quietEnv(home, opts.gateway), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const child = spawn(process.execPath, args, {
+    cwd: home,
+    env: quietEnv(home, opts.gateway),
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));

@@ -34,7 +34,10 @@ export interface GatewayProcess {
 }
 
 /** `configYaml` may use `{{DB}}` for the database path; `listen` is always overridden with port 0. */
-export async function startGateway(opts: { configYaml: string; env?: Record<string, string> }): Promise<GatewayProcess> {
+export async function startGateway(opts: {
+  configYaml: string;
+  env?: Record<string, string>;
+}): Promise<GatewayProcess> {
   const dir = mkdtempSync(join(tmpdir(), 'modelgate-e2e-'));
   const dbPath = join(dir, 'gateway.db');
   const configPath = join(dir, 'config.yaml');
@@ -45,11 +48,15 @@ export async function startGateway(opts: { configYaml: string; env?: Record<stri
   let port = 0;
 
   const launch = async (): Promise<void> => {
-    const proc = spawn(process.execPath, ['src/main.ts', 'serve', '--config', configPath, '--port', '0', '--host', '127.0.0.1'], {
-      cwd: ROOT,
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const proc = spawn(
+      process.execPath,
+      ['src/main.ts', 'serve', '--config', configPath, '--port', '0', '--host', '127.0.0.1'],
+      {
+        cwd: ROOT,
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     child = proc;
     port = await new Promise<number>((resolveP, reject) => {
       let buf = '';
@@ -83,7 +90,10 @@ export async function startGateway(opts: { configYaml: string; env?: Record<stri
     dbPath,
     logs: () => output,
     async cli(args) {
-      const { stdout, stderr } = await execFileP(process.execPath, ['src/main.ts', ...args, '--config', configPath], { cwd: ROOT, env });
+      const { stdout, stderr } = await execFileP(process.execPath, ['src/main.ts', ...args, '--config', configPath], {
+        cwd: ROOT,
+        env,
+      });
       output += stderr;
       return stdout;
     },
@@ -124,7 +134,11 @@ export async function startGateway(opts: { configYaml: string; env?: Record<stri
 }
 
 /** Polls a condition (for readiness of another process, not for timing) with a hard deadline. */
-export async function waitUntil(check: () => Promise<boolean> | boolean, what: string, timeoutMs = 10_000): Promise<void> {
+export async function waitUntil(
+  check: () => Promise<boolean> | boolean,
+  what: string,
+  timeoutMs = 10_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (await check()) return;

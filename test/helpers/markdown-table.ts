@@ -11,7 +11,10 @@ export function tableRows(file: string): string[][] {
       if (inTable) break;
       continue;
     }
-    const cells = line.slice(1, line.endsWith('|') ? -1 : undefined).split(/(?<!\\)\|/).map((c) => c.trim());
+    const cells = line
+      .slice(1, line.endsWith('|') ? -1 : undefined)
+      .split(/(?<!\\)\|/)
+      .map((c) => c.trim());
     if (!inTable) {
       inTable = true; // the header row
       continue;

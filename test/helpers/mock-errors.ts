@@ -48,8 +48,19 @@ export function mockErrorBody(options: {
   const { dialect, status, requestId } = options;
   const message = options.message ?? MESSAGES[status] ?? `Mock upstream error ${status}.`;
   if (dialect === 'gemini') {
-    const statuses: Record<number, string> = { 400: 'INVALID_ARGUMENT', 401: 'UNAUTHENTICATED', 403: 'PERMISSION_DENIED', 404: 'NOT_FOUND', 429: 'RESOURCE_EXHAUSTED', 500: 'INTERNAL', 503: 'UNAVAILABLE', 504: 'DEADLINE_EXCEEDED' };
-    return { error: { code: status, message, status: statuses[status] ?? (status >= 500 ? 'INTERNAL' : 'INVALID_ARGUMENT') } };
+    const statuses: Record<number, string> = {
+      400: 'INVALID_ARGUMENT',
+      401: 'UNAUTHENTICATED',
+      403: 'PERMISSION_DENIED',
+      404: 'NOT_FOUND',
+      429: 'RESOURCE_EXHAUSTED',
+      500: 'INTERNAL',
+      503: 'UNAVAILABLE',
+      504: 'DEADLINE_EXCEEDED',
+    };
+    return {
+      error: { code: status, message, status: statuses[status] ?? (status >= 500 ? 'INTERNAL' : 'INVALID_ARGUMENT') },
+    };
   }
   if (dialect === 'anthropic') {
     const type = ANTHROPIC_TYPES[status] ?? (status >= 500 ? 'api_error' : 'invalid_request_error');

@@ -52,7 +52,7 @@ export function planFault(options: {
     case 'cut-stream':
       return { action: 'write', prepared, damage: { kind: 'cut', at: fault.afterEvents } };
     case 'malformed-sse': {
-      const at = prepared.stream ? fault.afterEvents ?? 1 : 0;
+      const at = prepared.stream ? (fault.afterEvents ?? 1) : 0;
       const text = fault.text ?? (prepared.stream ? DEFAULT_MALFORMED_SSE : DEFAULT_MALFORMED_JSON);
       return { action: 'write', prepared, damage: { kind: 'tail', at, text } };
     }
@@ -61,11 +61,12 @@ export function planFault(options: {
       const body = mockErrorBody({ dialect, status, message: fault.message, requestId });
       if (!prepared.stream) return { action: 'write', prepared: errorResponse(status, body, undefined), damage: none };
       // In-stream errors carry no request_id; the event name is what the Anthropic SDK dispatches on.
-      const frame = dialect === 'anthropic'
-        ? encodeSse('error', JSON.stringify({ type: 'error', error: (body as { error: unknown }).error }))
-        : dialect === 'responses'
-          ? responsesErrorFrame((body as { error: { message: string } }).error.message, fault.afterEvents ?? 2)
-          : encodeSse(undefined, JSON.stringify(body));
+      const frame =
+        dialect === 'anthropic'
+          ? encodeSse('error', JSON.stringify({ type: 'error', error: (body as { error: unknown }).error }))
+          : dialect === 'responses'
+            ? responsesErrorFrame((body as { error: { message: string } }).error.message, fault.afterEvents ?? 2)
+            : encodeSse(undefined, JSON.stringify(body));
       return { action: 'write', prepared, damage: { kind: 'tail', at: fault.afterEvents ?? 2, text: frame } };
     }
     case 'non-json-200': {

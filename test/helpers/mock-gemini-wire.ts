@@ -31,14 +31,33 @@ export function chatShapeOfGemini(body: unknown, model: string, stream: boolean)
   const messages = contents.map((c) => {
     const parts = Array.isArray(c.parts) ? c.parts.filter(isObject) : [];
     const answer = parts.some((p) => p.functionResponse !== undefined);
-    const text = (p: Json): string => (typeof p.text === 'string' ? p.text : isObject(p.functionResponse) ? JSON.stringify(p.functionResponse.response) : '');
+    const text = (p: Json): string =>
+      typeof p.text === 'string'
+        ? p.text
+        : isObject(p.functionResponse)
+          ? JSON.stringify(p.functionResponse.response)
+          : '';
     return { role: answer ? 'tool' : c.role === 'model' ? 'assistant' : 'user', content: parts.map(text).join(' ') };
   });
-  const declarations = (Array.isArray(b.tools) ? b.tools.filter(isObject) : []).flatMap((t) => (Array.isArray(t.functionDeclarations) ? t.functionDeclarations.filter(isObject) : []));
-  const tools = declarations.map((d) => ({ type: 'function', function: { name: d.name, parameters: d.parameters ?? d.parametersJsonSchema } }));
+  const declarations = (Array.isArray(b.tools) ? b.tools.filter(isObject) : []).flatMap((t) =>
+    Array.isArray(t.functionDeclarations) ? t.functionDeclarations.filter(isObject) : [],
+  );
+  const tools = declarations.map((d) => ({
+    type: 'function',
+    function: { name: d.name, parameters: d.parameters ?? d.parametersJsonSchema },
+  }));
   const config = isObject(b.generationConfig) ? b.generationConfig : {};
-  const system = isObject(b.systemInstruction) && Array.isArray(b.systemInstruction.parts) ? b.systemInstruction.parts.filter(isObject).map((p) => p.text).join(' ') : undefined;
-  const mode = isObject(b.toolConfig) && isObject(b.toolConfig.functionCallingConfig) ? b.toolConfig.functionCallingConfig.mode : undefined;
+  const system =
+    isObject(b.systemInstruction) && Array.isArray(b.systemInstruction.parts)
+      ? b.systemInstruction.parts
+          .filter(isObject)
+          .map((p) => p.text)
+          .join(' ')
+      : undefined;
+  const mode =
+    isObject(b.toolConfig) && isObject(b.toolConfig.functionCallingConfig)
+      ? b.toolConfig.functionCallingConfig.mode
+      : undefined;
   return {
     model,
     stream,
@@ -51,12 +70,21 @@ export function chatShapeOfGemini(body: unknown, model: string, stream: boolean)
   };
 }
 
-const FINISH: Record<ReplyPlan['finish'], string> = { end: 'STOP', stop_sequence: 'STOP', length: 'MAX_TOKENS', tool: 'STOP' };
+const FINISH: Record<ReplyPlan['finish'], string> = {
+  end: 'STOP',
+  stop_sequence: 'STOP',
+  length: 'MAX_TOKENS',
+  tool: 'STOP',
+};
 
 function usageOf(plan: ReplyPlan, outputTokens: number): Json {
   const u = plan.usage;
   const prompt = u.inputTokens + u.cacheReadTokens;
-  const out: Json = { promptTokenCount: prompt, totalTokenCount: prompt + outputTokens, promptTokensDetails: [{ modality: 'TEXT', tokenCount: prompt }] };
+  const out: Json = {
+    promptTokenCount: prompt,
+    totalTokenCount: prompt + outputTokens,
+    promptTokensDetails: [{ modality: 'TEXT', tokenCount: prompt }],
+  };
   if (outputTokens > 0) out.candidatesTokenCount = outputTokens;
   if (u.cacheReadTokens > 0) out.cachedContentTokenCount = u.cacheReadTokens;
   return out;
@@ -64,7 +92,10 @@ function usageOf(plan: ReplyPlan, outputTokens: number): Json {
 
 function callPart(plan: ReplyPlan): Json {
   const call = plan.toolCall!;
-  return { functionCall: { name: call.name, args: JSON.parse(call.arguments) as unknown }, thoughtSignature: MOCK_THOUGHT_SIGNATURE };
+  return {
+    functionCall: { name: call.name, args: JSON.parse(call.arguments) as unknown },
+    thoughtSignature: MOCK_THOUGHT_SIGNATURE,
+  };
 }
 
 export function geminiResponse(plan: ReplyPlan): Json {
@@ -87,10 +118,17 @@ export function geminiFrames(plan: ReplyPlan): string[] {
   let sent = 0;
   return pieces.map((parts, i) => {
     const last = i === pieces.length - 1;
-    sent = last ? plan.usage.outputTokens : sent + countMockTokens(parts.map((p) => (typeof p.text === 'string' ? p.text : '')).join(''));
+    sent = last
+      ? plan.usage.outputTokens
+      : sent + countMockTokens(parts.map((p) => (typeof p.text === 'string' ? p.text : '')).join(''));
     const candidate: Json = { content: { parts, role: 'model' }, index: 0 };
     if (last) candidate.finishReason = FINISH[plan.finish];
-    const chunk = { candidates: [candidate], usageMetadata: usageOf(plan, Math.min(sent, plan.usage.outputTokens)), modelVersion: plan.model, responseId: plan.id };
+    const chunk = {
+      candidates: [candidate],
+      usageMetadata: usageOf(plan, Math.min(sent, plan.usage.outputTokens)),
+      modelVersion: plan.model,
+      responseId: plan.id,
+    };
     return `data: ${JSON.stringify(chunk)}\r\n\r\n`;
   });
 }
@@ -118,14 +156,28 @@ export function geminiBatchEmbed(body: unknown): Json {
 }
 
 export function geminiModelList(models: string[]): Json {
-  return { models: models.map((m) => ({ name: `models/${m}`, version: '001', displayName: m, supportedGenerationMethods: ['generateContent', 'countTokens'] })) };
+  return {
+    models: models.map((m) => ({
+      name: `models/${m}`,
+      version: '001',
+      displayName: m,
+      supportedGenerationMethods: ['generateContent', 'countTokens'],
+    })),
+  };
 }
 
 /** OpenAI's embeddings list; usage is one token a word, or the token arrays' lengths. */
 export function openaiEmbeddings(body: unknown): Json {
   const b = isObject(body) ? body : {};
   const input = b.input;
-  const items: unknown[] = typeof input === 'string' ? [input] : Array.isArray(input) && input.every((v) => typeof v === 'number') ? [input] : Array.isArray(input) ? input : [];
+  const items: unknown[] =
+    typeof input === 'string'
+      ? [input]
+      : Array.isArray(input) && input.every((v) => typeof v === 'number')
+        ? [input]
+        : Array.isArray(input)
+          ? input
+          : [];
   const dims = typeof b.dimensions === 'number' ? b.dimensions : 4;
   let tokens = 0;
   const data = items.map((item, index) => {

@@ -82,7 +82,10 @@ export function planReply(options: {
   const tool = chooseTool(dialect, body, config.toolName);
   const preamble = tool === undefined ? undefined : config.toolPreambleText;
   const replyText = typeof config.replyText === 'function' ? config.replyText(recorded) : config.replyText;
-  const ended = applyStop(preamble ?? (tool === undefined ? replyText ?? DEFAULT_REPLY_TEXT : ''), stopSequences(dialect, body));
+  const ended = applyStop(
+    preamble ?? (tool === undefined ? (replyText ?? DEFAULT_REPLY_TEXT) : ''),
+    stopSequences(dialect, body),
+  );
   const limited = applyMaxTokens(ended.text, maxTokens(body));
   let finish: MockFinish = limited.truncated ? 'length' : ended.matched === null ? 'end' : 'stop_sequence';
   let toolCall: MockToolCall | undefined;
@@ -130,7 +133,8 @@ function chooseTool(dialect: MockDialect, body: Json, only: string | undefined):
   });
   if (only !== undefined) return all.find((t) => t.name === only);
   let wanted: unknown;
-  if (isObject(choice)) wanted = dialect === 'anthropic' ? choice.name : isObject(choice.function) ? choice.function.name : undefined;
+  if (isObject(choice))
+    wanted = dialect === 'anthropic' ? choice.name : isObject(choice.function) ? choice.function.name : undefined;
   return all.find((t) => t.name === wanted) ?? all[0];
 }
 
@@ -202,6 +206,7 @@ function sampleValue(prop: Json): unknown {
 export function splitIntoChunks(text: string, count: number): string[] {
   const n = Math.min(count, text.length);
   const out: string[] = [];
-  for (let i = 0; i < n; i++) out.push(text.slice(Math.floor((i * text.length) / n), Math.floor(((i + 1) * text.length) / n)));
+  for (let i = 0; i < n; i++)
+    out.push(text.slice(Math.floor((i * text.length) / n), Math.floor(((i + 1) * text.length) / n)));
   return out;
 }

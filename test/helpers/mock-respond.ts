@@ -49,7 +49,11 @@ export async function pause(ms: number, signal: AbortSignal): Promise<boolean> {
   }
 }
 
-export async function writePrepared(res: ServerResponse, prepared: PreparedResponse, options: WriteOptions): Promise<void> {
+export async function writePrepared(
+  res: ServerResponse,
+  prepared: PreparedResponse,
+  options: WriteOptions,
+): Promise<void> {
   const signal = closeSignal(res);
   const { damage } = options;
   const pieces = damage.kind !== 'none' && !prepared.stream ? halves(prepared.pieces.join('')) : prepared.pieces;

@@ -22,19 +22,46 @@ export function responsesAsChat(body: unknown): Json {
   if (!isObject(body)) return {};
   const messages: Json[] = [];
   if (typeof body.instructions === 'string') messages.push({ role: 'system', content: body.instructions });
-  const input = typeof body.input === 'string' ? [{ role: 'user', content: body.input }] : Array.isArray(body.input) ? body.input : [];
+  const input =
+    typeof body.input === 'string'
+      ? [{ role: 'user', content: body.input }]
+      : Array.isArray(body.input)
+        ? body.input
+        : [];
   for (const item of input) {
     if (!isObject(item)) continue;
-    if (item.type === 'function_call_output' || item.type === 'custom_tool_call_output') messages.push({ role: 'tool', content: textOf(item.output), tool_call_id: item.call_id });
-    else if (item.type === 'function_call' || item.type === 'custom_tool_call') messages.push({ role: 'assistant', content: null });
-    else if (item.type === undefined || item.type === 'message') messages.push({ role: item.role, content: textOf(item.content) });
+    if (item.type === 'function_call_output' || item.type === 'custom_tool_call_output')
+      messages.push({ role: 'tool', content: textOf(item.output), tool_call_id: item.call_id });
+    else if (item.type === 'function_call' || item.type === 'custom_tool_call')
+      messages.push({ role: 'assistant', content: null });
+    else if (item.type === undefined || item.type === 'message')
+      messages.push({ role: item.role, content: textOf(item.content) });
   }
   const tools = Array.isArray(body.tools)
-    ? body.tools.filter(isObject).map((t) => ({ type: 'function', function: { name: t.name, parameters: t.type === 'custom' ? { type: 'object', properties: { input: { type: 'string' } } } : t.parameters } }))
+    ? body.tools
+        .filter(isObject)
+        .map((t) => ({
+          type: 'function',
+          function: {
+            name: t.name,
+            parameters:
+              t.type === 'custom' ? { type: 'object', properties: { input: { type: 'string' } } } : t.parameters,
+          },
+        }))
     : undefined;
   const choice = body.tool_choice;
-  const toolChoice = isObject(choice) && typeof choice.name === 'string' ? { type: 'function', function: { name: choice.name } } : choice;
-  return { model: body.model, messages, tools, tool_choice: toolChoice, max_tokens: body.max_output_tokens, stream: body.stream };
+  const toolChoice =
+    isObject(choice) && typeof choice.name === 'string'
+      ? { type: 'function', function: { name: choice.name } }
+      : choice;
+  return {
+    model: body.model,
+    messages,
+    tools,
+    tool_choice: toolChoice,
+    max_tokens: body.max_output_tokens,
+    stream: body.stream,
+  };
 }
 
 function usageOf(plan: ReplyPlan): Json {
@@ -55,21 +82,39 @@ function ids(plan: ReplyPlan): { resp: string; msg: string; fc: string } {
 }
 
 function isCustom(body: unknown, name: string): boolean {
-  return isObject(body) && Array.isArray(body.tools) && body.tools.some((t) => isObject(t) && t.type === 'custom' && t.name === name);
+  return (
+    isObject(body) &&
+    Array.isArray(body.tools) &&
+    body.tools.some((t) => isObject(t) && t.type === 'custom' && t.name === name)
+  );
 }
 
 function outputItems(plan: ReplyPlan, request: unknown): Json[] {
   const id = ids(plan);
   const out: Json[] = [];
   if (plan.text !== '') {
-    out.push({ id: id.msg, type: 'message', status: plan.finish === 'length' ? 'incomplete' : 'completed', role: 'assistant', content: [{ type: 'output_text', annotations: [], logprobs: [], text: plan.text }] });
+    out.push({
+      id: id.msg,
+      type: 'message',
+      status: plan.finish === 'length' ? 'incomplete' : 'completed',
+      role: 'assistant',
+      content: [{ type: 'output_text', annotations: [], logprobs: [], text: plan.text }],
+    });
   }
   const call = plan.toolCall;
   if (call !== undefined) {
     if (isCustom(request, call.name)) {
       const input = (JSON.parse(call.arguments) as { input?: string }).input ?? '';
       out.push({ id: id.fc, type: 'custom_tool_call', status: 'completed', call_id: call.id, name: call.name, input });
-    } else out.push({ id: id.fc, type: 'function_call', status: 'completed', arguments: call.arguments, call_id: call.id, name: call.name });
+    } else
+      out.push({
+        id: id.fc,
+        type: 'function_call',
+        status: 'completed',
+        arguments: call.arguments,
+        call_id: call.id,
+        name: call.name,
+      });
   }
   return out;
 }
@@ -110,27 +155,80 @@ export function responsesBody(plan: ReplyPlan, request: unknown): Json {
 /** Every SSE frame of the streamed response, each ending in a blank line. */
 export function responsesFrames(plan: ReplyPlan, request: unknown): string[] {
   let seq = 0;
-  const frame = (type: string, fields: Json): string => `event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: seq++, ...fields })}\n\n`;
+  const frame = (type: string, fields: Json): string =>
+    `event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: seq++, ...fields })}\n\n`;
   const items = outputItems(plan, request);
-  const frames = [frame('response.created', { response: responseOf(plan, request, 'in_progress', []) }), frame('response.in_progress', { response: responseOf(plan, request, 'in_progress', []) })];
+  const frames = [
+    frame('response.created', { response: responseOf(plan, request, 'in_progress', []) }),
+    frame('response.in_progress', { response: responseOf(plan, request, 'in_progress', []) }),
+  ];
   items.forEach((item, index) => {
     const itemId = item.id as string;
     if (item.type === 'message') {
-      frames.push(frame('response.output_item.added', { output_index: index, item: { ...item, status: 'in_progress', content: [] } }));
+      frames.push(
+        frame('response.output_item.added', {
+          output_index: index,
+          item: { ...item, status: 'in_progress', content: [] },
+        }),
+      );
       const part = { type: 'output_text', annotations: [], logprobs: [], text: '' };
-      frames.push(frame('response.content_part.added', { item_id: itemId, output_index: index, content_index: 0, part }));
-      for (const piece of splitIntoChunks(plan.text, plan.chunkCount)) frames.push(frame('response.output_text.delta', { item_id: itemId, output_index: index, content_index: 0, delta: piece, logprobs: [] }));
-      frames.push(frame('response.output_text.done', { item_id: itemId, output_index: index, content_index: 0, text: plan.text, logprobs: [] }));
-      frames.push(frame('response.content_part.done', { item_id: itemId, output_index: index, content_index: 0, part: { ...part, text: plan.text } }));
+      frames.push(
+        frame('response.content_part.added', { item_id: itemId, output_index: index, content_index: 0, part }),
+      );
+      for (const piece of splitIntoChunks(plan.text, plan.chunkCount))
+        frames.push(
+          frame('response.output_text.delta', {
+            item_id: itemId,
+            output_index: index,
+            content_index: 0,
+            delta: piece,
+            logprobs: [],
+          }),
+        );
+      frames.push(
+        frame('response.output_text.done', {
+          item_id: itemId,
+          output_index: index,
+          content_index: 0,
+          text: plan.text,
+          logprobs: [],
+        }),
+      );
+      frames.push(
+        frame('response.content_part.done', {
+          item_id: itemId,
+          output_index: index,
+          content_index: 0,
+          part: { ...part, text: plan.text },
+        }),
+      );
     } else if (item.type === 'function_call') {
-      frames.push(frame('response.output_item.added', { output_index: index, item: { ...item, status: 'in_progress', arguments: '' } }));
+      frames.push(
+        frame('response.output_item.added', {
+          output_index: index,
+          item: { ...item, status: 'in_progress', arguments: '' },
+        }),
+      );
       const args = item.arguments as string;
-      for (const piece of splitIntoChunks(args, plan.chunkCount)) frames.push(frame('response.function_call_arguments.delta', { item_id: itemId, output_index: index, delta: piece }));
-      frames.push(frame('response.function_call_arguments.done', { item_id: itemId, output_index: index, name: item.name, arguments: args }));
+      for (const piece of splitIntoChunks(args, plan.chunkCount))
+        frames.push(
+          frame('response.function_call_arguments.delta', { item_id: itemId, output_index: index, delta: piece }),
+        );
+      frames.push(
+        frame('response.function_call_arguments.done', {
+          item_id: itemId,
+          output_index: index,
+          name: item.name,
+          arguments: args,
+        }),
+      );
     } else {
       frames.push(frame('response.output_item.added', { output_index: index, item: { ...item, input: '' } }));
       const input = item.input as string;
-      for (const piece of splitIntoChunks(input, plan.chunkCount)) frames.push(frame('response.custom_tool_call_input.delta', { item_id: itemId, output_index: index, delta: piece }));
+      for (const piece of splitIntoChunks(input, plan.chunkCount))
+        frames.push(
+          frame('response.custom_tool_call_input.delta', { item_id: itemId, output_index: index, delta: piece }),
+        );
       frames.push(frame('response.custom_tool_call_input.done', { item_id: itemId, output_index: index, input }));
     }
     frames.push(frame('response.output_item.done', { output_index: index, item }));

@@ -25,9 +25,25 @@ import { mockPromptTokens, planReply } from './mock-reply.ts';
 import { closeSignal, pause, writePrepared } from './mock-respond.ts';
 import type { PreparedResponse } from './mock-respond.ts';
 import { planFault } from './mock-fault-plan.ts';
-import { chatShapeOfGemini, geminiBatchEmbed, geminiFrames, geminiModelList, geminiPath, geminiResponse, geminiTokenCount, openaiEmbeddings } from './mock-gemini-wire.ts';
+import {
+  chatShapeOfGemini,
+  geminiBatchEmbed,
+  geminiFrames,
+  geminiModelList,
+  geminiPath,
+  geminiResponse,
+  geminiTokenCount,
+  openaiEmbeddings,
+} from './mock-gemini-wire.ts';
 import type {
-  Behaviour, Fault, HeaderMap, MockDialect, MockUpstream, MockUpstreamOptions, RecordedRequest, WaitOptions,
+  Behaviour,
+  Fault,
+  HeaderMap,
+  MockDialect,
+  MockUpstream,
+  MockUpstreamOptions,
+  RecordedRequest,
+  WaitOptions,
 } from './mock-upstream-types.ts';
 
 export type * from './mock-upstream-types.ts';
@@ -206,7 +222,10 @@ class MockUpstreamServer implements MockUpstream {
     }
     if (!(await pause(this.#options.latencyMs ?? 0, closeSignal(res)))) return;
     if (fault?.kind === 'early-hints') res.writeEarlyHints({ link: '</hint.css>; rel=preload' });
-    const asked = fault?.kind === 'ignore-stream' && typeof recorded.json === 'object' && recorded.json !== null ? { ...recorded, json: { ...recorded.json, stream: false } } : recorded;
+    const asked =
+      fault?.kind === 'ignore-stream' && typeof recorded.json === 'object' && recorded.json !== null
+        ? { ...recorded, json: { ...recorded.json, stream: false } }
+        : recorded;
     const prepared = this.#prepare({ recorded: asked, dialect, sequence });
     if (fault?.kind === 'encoded') {
       const body = prepared.pieces.join('');
@@ -239,19 +258,36 @@ class MockUpstreamServer implements MockUpstream {
     const entry = ROUTES[recorded.path];
     if (entry === undefined) return json(404, mockErrorBody({ dialect, status: 404, requestId }));
     if (entry.method !== recorded.method) {
-      return json(405, mockErrorBody({ dialect, status: 405, message: `Method ${recorded.method} not allowed.`, requestId }));
+      return json(
+        405,
+        mockErrorBody({ dialect, status: 405, message: `Method ${recorded.method} not allowed.`, requestId }),
+      );
     }
     if (entry.route === 'models') return json(200, openaiModelList(this.#options.models ?? ['mock-model']));
     if (entry.route === 'count_tokens') return json(200, anthropicTokenCount(mockPromptTokens(recorded.json)));
     if (entry.route === 'embeddings') return json(200, openaiEmbeddings(recorded.json));
-    if (entry.route === 'responses_input_tokens') return json(200, { object: 'response.input_tokens', input_tokens: mockPromptTokens(responsesAsChat(recorded.json)) });
+    if (entry.route === 'responses_input_tokens')
+      return json(200, {
+        object: 'response.input_tokens',
+        input_tokens: mockPromptTokens(responsesAsChat(recorded.json)),
+      });
     if (entry.route === 'responses') {
       const asked = { ...recorded, json: responsesAsChat(recorded.json) };
       const rplan = planReply({ dialect: 'openai', recorded: asked, config: this.#options, sequence });
       if (!rplan.stream) return json(200, responsesBody(rplan, recorded.json));
-      return { status: 200, headers: { ...headers, 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' }, pieces: responsesFrames(rplan, recorded.json), stream: true };
+      return {
+        status: 200,
+        headers: { ...headers, 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' },
+        pieces: responsesFrames(rplan, recorded.json),
+        stream: true,
+      };
     }
-    const plan = planReply({ dialect: dialect === 'anthropic' ? 'anthropic' : 'openai', recorded, config: this.#options, sequence });
+    const plan = planReply({
+      dialect: dialect === 'anthropic' ? 'anthropic' : 'openai',
+      recorded,
+      config: this.#options,
+      sequence,
+    });
     if (!plan.stream) return json(200, dialect === 'openai' ? openaiCompletion(plan) : anthropicMessage(plan));
     return {
       status: 200,
@@ -262,22 +298,36 @@ class MockUpstreamServer implements MockUpstream {
   }
 
   /** Gemini's paths: the model and the method are in the path, the stream only with `?alt=sse`. */
-  #prepareGemini(options: { recorded: RecordedRequest; sequence: number; json: (status: number, value: unknown) => PreparedResponse }): PreparedResponse {
+  #prepareGemini(options: {
+    recorded: RecordedRequest;
+    sequence: number;
+    json: (status: number, value: unknown) => PreparedResponse;
+  }): PreparedResponse {
     const { recorded, sequence, json } = options;
     const requestId = `req_mock_${sequence}`;
-    if (recorded.method === 'GET' && recorded.path === '/v1beta/models') return json(200, geminiModelList(this.#options.models ?? ['mock-model']));
+    if (recorded.method === 'GET' && recorded.path === '/v1beta/models')
+      return json(200, geminiModelList(this.#options.models ?? ['mock-model']));
     const call = geminiPath(recorded.path);
-    if (call === null || recorded.method !== 'POST') return json(404, mockErrorBody({ dialect: 'gemini', status: 404, requestId }));
+    if (call === null || recorded.method !== 'POST')
+      return json(404, mockErrorBody({ dialect: 'gemini', status: 404, requestId }));
     if (call.method === 'countTokens') return json(200, geminiTokenCount(recorded.json));
     if (call.method === 'batchEmbedContents') return json(200, geminiBatchEmbed(recorded.json));
     const stream = call.method === 'streamGenerateContent';
-    if (!stream && call.method !== 'generateContent') return json(404, mockErrorBody({ dialect: 'gemini', status: 404, requestId }));
-    const shaped = { ...recorded, json: chatShapeOfGemini(recorded.json, call.model, stream && recorded.url.includes('alt=sse')) };
+    if (!stream && call.method !== 'generateContent')
+      return json(404, mockErrorBody({ dialect: 'gemini', status: 404, requestId }));
+    const shaped = {
+      ...recorded,
+      json: chatShapeOfGemini(recorded.json, call.model, stream && recorded.url.includes('alt=sse')),
+    };
     const plan = planReply({ dialect: 'openai', recorded: shaped, config: this.#options, sequence });
     if (!plan.stream) return json(200, geminiResponse(plan));
     return {
       status: 200,
-      headers: { ...this.#baseHeaders('gemini', sequence), 'content-type': 'text/event-stream', 'x-gemini-service-tier': 'standard' },
+      headers: {
+        ...this.#baseHeaders('gemini', sequence),
+        'content-type': 'text/event-stream',
+        'x-gemini-service-tier': 'standard',
+      },
       pieces: geminiFrames(plan),
       stream: true,
     };

@@ -24,7 +24,9 @@ export async function pgClient(): Promise<postgres.Sql | null> {
 
 /** Stands in for a file's PostgreSQL tests when there is no server: a failure in CI, a skip locally. */
 export function pgUnavailable(name: string): void {
-  if (process.env.CI === 'true') test(`${name}: PostgreSQL is reachable in CI`, () => assert.fail(`PostgreSQL at ${WHERE} is unreachable and CI=true`));
+  if (process.env.CI === 'true')
+    test(`${name}: PostgreSQL is reachable in CI`, () =>
+      assert.fail(`PostgreSQL at ${WHERE} is unreachable and CI=true`));
   else test(name, { skip: `PostgreSQL at ${WHERE} is unreachable; skipped locally (it fails when CI=true)` }, () => {});
 }
 

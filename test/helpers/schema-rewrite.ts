@@ -16,8 +16,16 @@ export interface RewriteOptions {
 const SCHEMA_MAPS = ['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas'];
 const SCHEMA_LISTS = ['allOf', 'anyOf', 'oneOf', 'prefixItems'];
 const SCHEMA_SINGLES = [
-  'items', 'additionalProperties', 'not', 'if', 'then', 'else', 'contains', 'propertyNames',
-  'unevaluatedProperties', 'unevaluatedItems',
+  'items',
+  'additionalProperties',
+  'not',
+  'if',
+  'then',
+  'else',
+  'contains',
+  'propertyNames',
+  'unevaluatedProperties',
+  'unevaluatedItems',
 ];
 const REF_PREFIX = '#/components/schemas/';
 
@@ -73,7 +81,11 @@ function applyOneOf(schema: JsonObject, originals: JsonObject): JsonObject {
 }
 
 /** `{oneOf, discriminator}` → tag must be known, then the branch for that tag must match. */
-function discriminatedChain(branches: unknown[], discriminator: JsonObject, originals: JsonObject): JsonObject | undefined {
+function discriminatedChain(
+  branches: unknown[],
+  discriminator: JsonObject,
+  originals: JsonObject,
+): JsonObject | undefined {
   const prop = discriminator.propertyName;
   if (typeof prop !== 'string') return undefined;
   const tags = new Map<string, unknown>();

@@ -42,7 +42,10 @@ const compiled = new Map<string, ValidateFunction>();
 function loadComponentSchemas(spec: SpecName): JsonObject {
   let schemas = documents.get(spec);
   if (schemas === undefined) {
-    schemas = spec === 'openai' ? readCachedYamlSchemas(SPEC_FILES[spec]) : extractSchemas(SPEC_FILES[spec], JSON.parse(readFileSync(SPEC_FILES[spec], 'utf8')));
+    schemas =
+      spec === 'openai'
+        ? readCachedYamlSchemas(SPEC_FILES[spec])
+        : extractSchemas(SPEC_FILES[spec], JSON.parse(readFileSync(SPEC_FILES[spec], 'utf8')));
     documents.set(spec, schemas);
   }
   return schemas;
@@ -140,7 +143,9 @@ export function createValidator(spec: SpecName, schemaName: string, options: Val
   return function validate(value: unknown): void {
     const fn = compile(spec, schemaName, requireNullable);
     if (fn(value)) return;
-    throw new Error(`${spec} ${schemaName}: value does not match the schema\n${describe(fn.errors)}\nvalue: ${preview(value)}`);
+    throw new Error(
+      `${spec} ${schemaName}: value does not match the schema\n${describe(fn.errors)}\nvalue: ${preview(value)}`,
+    );
   };
 }
 

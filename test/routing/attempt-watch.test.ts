@@ -50,7 +50,10 @@ test('chunks keep the idle clock from firing; silence then fires it', async () =
   assert.equal(watch.reason, null, 'not stopped while chunks come every 50 ms');
   const { at } = await done;
   assert.equal(watch.reason, 'idle');
-  assert.ok(at - lastChunk >= 300 - EARLY && at - lastChunk < 300 + SLACK, `idle fired ${Math.round(at - lastChunk)} ms after the last chunk`);
+  assert.ok(
+    at - lastChunk >= 300 - EARLY && at - lastChunk < 300 + SLACK,
+    `idle fired ${Math.round(at - lastChunk)} ms after the last chunk`,
+  );
 });
 
 test('the request deadline wins when it comes before the phase clock', async () => {
@@ -62,14 +65,24 @@ test('the request deadline wins when it comes before the phase clock', async () 
 
 test('a client that leaves stops the attempt at once; a disposed watch never fires', async () => {
   const c = client();
-  const watch = new AttemptWatch({ client: c, firstByteMs: 10_000, idleMs: 10_000, deadline: performance.now() + 10_000 });
+  const watch = new AttemptWatch({
+    client: c,
+    firstByteMs: 10_000,
+    idleMs: 10_000,
+    deadline: performance.now() + 10_000,
+  });
   const done = stopped(watch);
   c.leave();
   await done;
   assert.equal(watch.reason, 'client');
   assert.equal(watch.timedOut, false);
 
-  const quiet = new AttemptWatch({ client: client(), firstByteMs: 60, idleMs: 60, deadline: performance.now() + 10_000 });
+  const quiet = new AttemptWatch({
+    client: client(),
+    firstByteMs: 60,
+    idleMs: 60,
+    deadline: performance.now() + 10_000,
+  });
   quiet.dispose();
   await sleep(60 + SLACK);
   assert.equal(quiet.reason, null);
@@ -79,7 +92,12 @@ test('held for a client that is not reading, the idle clock waits; released, it 
   t.mock.timers.enable({ apis: ['setTimeout'] });
   /** A watch whose stream has begun (idle clock 5 s), with its deadline `ms` from now. */
   const streaming = (ms: number): AttemptWatch => {
-    const w = new AttemptWatch({ client: client(), firstByteMs: 5_000, idleMs: 5_000, deadline: performance.now() + ms });
+    const w = new AttemptWatch({
+      client: client(),
+      firstByteMs: 5_000,
+      idleMs: 5_000,
+      deadline: performance.now() + ms,
+    });
     w.chunk();
     return w;
   };
@@ -116,7 +134,12 @@ test('long clocks: first-byte, then idle, then the deadline, each named', (t) =>
   t.mock.timers.enable({ apis: ['setTimeout'] });
   const reasons: string[] = [];
   const watchFor = (idleMs: number, deadlineMs: number): AttemptWatch => {
-    const w = new AttemptWatch({ client: client(), firstByteMs: 120_000, idleMs, deadline: performance.now() + deadlineMs });
+    const w = new AttemptWatch({
+      client: client(),
+      firstByteMs: 120_000,
+      idleMs,
+      deadline: performance.now() + deadlineMs,
+    });
     w.onStop(() => reasons.push(w.reason ?? '?'));
     return w;
   };
@@ -144,7 +167,12 @@ test('long clocks: first-byte, then idle, then the deadline, each named', (t) =>
 
 test('a disposed attempt never fires', (t) => {
   t.mock.timers.enable({ apis: ['setTimeout'] });
-  const watch = new AttemptWatch({ client: client(), firstByteMs: 120_000, idleMs: 60_000, deadline: performance.now() + 600_000 });
+  const watch = new AttemptWatch({
+    client: client(),
+    firstByteMs: 120_000,
+    idleMs: 60_000,
+    deadline: performance.now() + 600_000,
+  });
   watch.chunk();
   watch.dispose();
   t.mock.timers.tick(1_000_000);

@@ -80,7 +80,10 @@ test('cooldown 30 s, then exactly one half-open probe; success closes', () => {
   assert.equal(breaker.state('a'), 'closed');
   assert.equal(breaker.begin('a'), true);
   assert.equal(breaker.begin('a'), true, 'closed lets everything through');
-  assert.deepEqual(transitions.map((t) => `${t.from}->${t.to}`), ['closed->open', 'open->half-open', 'half-open->closed']);
+  assert.deepEqual(
+    transitions.map((t) => `${t.from}->${t.to}`),
+    ['closed->open', 'open->half-open', 'half-open->closed'],
+  );
   assert.equal(transitions[0].cooldownMs, 30_000);
 });
 
@@ -132,7 +135,9 @@ test('late answers from before the breaker opened change nothing', () => {
   breaker.onSuccess('a');
   assert.equal(breaker.state('a'), 'open');
   breaker.onFailure('a');
-  assert.deepEqual(breaker.snapshot(), [{ deploymentId: 'a', state: 'open', consecutiveFailures: 0, retryInMs: 30_000 }]);
+  assert.deepEqual(breaker.snapshot(), [
+    { deploymentId: 'a', state: 'open', consecutiveFailures: 0, retryInMs: 30_000 },
+  ]);
 });
 
 test('credentials rejected: out until a re-probe (60 s doubling to 15 min) or reset, reported once (issue 39)', () => {
@@ -208,13 +213,23 @@ test('availableInMs: 0 when it may be tried, the rest of the cooldown when open,
 
 test('health(): recent calls and failures in the window, the last failure and how long ago, the cooldown left', () => {
   const { clock, breaker } = setup();
-  assert.deepEqual(breaker.health('a'), { state: 'closed', consecutiveFailures: 0, retryInMs: 0, recentCalls: 0, recentFailures: 0, lastFailure: null });
+  assert.deepEqual(breaker.health('a'), {
+    state: 'closed',
+    consecutiveFailures: 0,
+    retryInMs: 0,
+    recentCalls: 0,
+    recentFailures: 0,
+    lastFailure: null,
+  });
   breaker.onFailure('a', 'HTTP 503');
   breaker.onSuccess('a');
   breaker.onSuccess('a');
   clock.advance(1_000);
   let h = breaker.health('a');
-  assert.deepEqual([h.state, h.recentCalls, h.recentFailures, h.lastFailure], ['closed', 3, 1, { reason: 'HTTP 503', agoMs: 1_000 }]);
+  assert.deepEqual(
+    [h.state, h.recentCalls, h.recentFailures, h.lastFailure],
+    ['closed', 3, 1, { reason: 'HTTP 503', agoMs: 1_000 }],
+  );
   clock.advance(60_000);
   h = breaker.health('a');
   assert.deepEqual([h.recentCalls, h.recentFailures], [0, 0], 'outside the window');

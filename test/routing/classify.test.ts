@@ -1,16 +1,35 @@
 // Upstream statuses, headers and errors → outcomes; all attempts → the caller's final error.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { classifyError, classifyStatus, finalError, isQuotaExhausted, parseRetryAfter } from '../../src/routing/classify.ts';
+import {
+  classifyError,
+  classifyStatus,
+  finalError,
+  isQuotaExhausted,
+  parseRetryAfter,
+} from '../../src/routing/classify.ts';
 import { ERROR_CODES } from '../../src/core/errors.ts';
 import type { AttemptOutcome, AttemptRecord, PlanEndReason } from '../../src/routing/outcome.ts';
 
 test('classifyStatus: retryable, credentials, fatal, success', () => {
   const table: [number, AttemptOutcome['kind']][] = [
-    [200, 'success'], [201, 'success'],
-    [429, 'retryable'], [500, 'retryable'], [502, 'retryable'], [503, 'retryable'], [504, 'retryable'], [529, 'retryable'],
+    [200, 'success'],
+    [201, 'success'],
+    [429, 'retryable'],
+    [500, 'retryable'],
+    [502, 'retryable'],
+    [503, 'retryable'],
+    [504, 'retryable'],
+    [529, 'retryable'],
     [401, 'credentials'],
-    [400, 'fatal'], [403, 'fatal'], [404, 'fatal'], [408, 'fatal'], [413, 'fatal'], [422, 'fatal'], [501, 'fatal'], [505, 'fatal'],
+    [400, 'fatal'],
+    [403, 'fatal'],
+    [404, 'fatal'],
+    [408, 'fatal'],
+    [413, 'fatal'],
+    [422, 'fatal'],
+    [501, 'fatal'],
+    [505, 'fatal'],
   ];
   for (const [status, kind] of table) {
     const outcome = classifyStatus(status);
@@ -62,11 +81,19 @@ test('classifyError: connection errors and timeouts retry, unknown errors do not
     [coded('UND_ERR_HEADERS_TIMEOUT'), { kind: 'retryable', timeout: true }],
     [new DOMException('signal timed out', 'TimeoutError'), { kind: 'retryable', timeout: true }],
     [new TypeError('fetch failed', { cause: coded('ECONNRESET') }), { kind: 'retryable' }],
-    [new Error('outer', { cause: new Error('middle', { cause: coded('ETIMEDOUT') }) }), { kind: 'retryable', timeout: true }],
+    [
+      new Error('outer', { cause: new Error('middle', { cause: coded('ETIMEDOUT') }) }),
+      { kind: 'retryable', timeout: true },
+    ],
     // Answers undici could not read are the upstream's fault: another deployment may answer.
     [coded('UND_ERR_HEADERS_OVERFLOW'), { kind: 'retryable', malformed: true }],
     [coded('UND_ERR_RES_CONTENT_LENGTH_MISMATCH'), { kind: 'retryable', malformed: true }],
-    [Object.assign(new Error('Response does not match the HTTP/1.1 protocol (Invalid character in chunk size)'), { name: 'HTTPParserError' }), { kind: 'retryable', malformed: true }],
+    [
+      Object.assign(new Error('Response does not match the HTTP/1.1 protocol (Invalid character in chunk size)'), {
+        name: 'HTTPParserError',
+      }),
+      { kind: 'retryable', malformed: true },
+    ],
     // The gateway's own failures (issue 39): never the upstream's, never counted against it.
     [new TypeError('x is undefined'), { kind: 'local' }],
     [new RangeError('Maximum call stack size exceeded'), { kind: 'local' }],
@@ -98,7 +125,14 @@ test('finalError: status and code per DESIGN.md', () => {
   const table: [string, AttemptRecord[], PlanEndReason, number, string, number | undefined][] = [
     ['nothing tried', [], 'none-available', 503, 'no_deployment_available', undefined],
     ['deadline before any attempt', [], 'deadline', 504, 'upstream_timeout', undefined],
-    ['all rate-limited: smallest retry-after', attempts(r429(5000), r429(2000), r429()), 'retries-exhausted', 429, 'upstream_rate_limited', 2000],
+    [
+      'all rate-limited: smallest retry-after',
+      attempts(r429(5000), r429(2000), r429()),
+      'retries-exhausted',
+      429,
+      'upstream_rate_limited',
+      2000,
+    ],
     ['all rate-limited, no retry-after', attempts(r429()), 'none-available', 429, 'upstream_rate_limited', undefined],
     ['rate-limited until the deadline', attempts(r429(90_000)), 'deadline', 429, 'upstream_rate_limited', 90_000],
     ['429 then 503', attempts(r429(1000), r5xx(503)), 'retries-exhausted', 502, 'upstream_error', undefined],
@@ -110,7 +144,14 @@ test('finalError: status and code per DESIGN.md', () => {
     ['failures then breaker opened', attempts(r5xx(503)), 'none-available', 502, 'upstream_error', undefined],
     ['credentials only', attempts(creds, creds), 'none-available', 502, 'upstream_error', undefined],
     ['credentials and 5xx', attempts(creds, r5xx(500)), 'retries-exhausted', 502, 'upstream_error', undefined],
-    ['upstream 400 ends it', attempts(r5xx(503), { kind: 'fatal', status: 400 }), 'fatal', 400, 'upstream_error', undefined],
+    [
+      'upstream 400 ends it',
+      attempts(r5xx(503), { kind: 'fatal', status: 400 }),
+      'fatal',
+      400,
+      'upstream_error',
+      undefined,
+    ],
     ['upstream 501 ends it', attempts({ kind: 'fatal', status: 501 }), 'fatal', 502, 'upstream_error', undefined],
     ['client left', attempts(r5xx(503)), 'cancelled', 499, 'upstream_error', undefined],
   ];
@@ -120,13 +161,21 @@ test('finalError: status and code per DESIGN.md', () => {
     assert.equal(error.code, code, name);
     assert.equal(error.retryAfterMs, retryAfterMs, name);
     assert.ok(error.code in ERROR_CODES, `${name}: ${error.code} is in the catalogue`);
-    if (status === 429 || status >= 500) assert.equal(ERROR_CODES[error.code].status, status, `${name}: catalogue status`);
+    if (status === 429 || status >= 500)
+      assert.equal(ERROR_CODES[error.code].status, status, `${name}: catalogue status`);
   }
 });
 
 test('finalError messages count attempts and name the model, nothing else', () => {
-  const three = finalError({ model: 'gpt-x', attempts: attempts(r5xx(500), r5xx(502), reset), reason: 'retries-exhausted' });
-  assert.equal(three.message, "Upstream failure after 3 attempts on 2 deployments of model 'gpt-x'; last: a connection error.");
+  const three = finalError({
+    model: 'gpt-x',
+    attempts: attempts(r5xx(500), r5xx(502), reset),
+    reason: 'retries-exhausted',
+  });
+  assert.equal(
+    three.message,
+    "Upstream failure after 3 attempts on 2 deployments of model 'gpt-x'; last: a connection error.",
+  );
   const one = finalError({ model: 'gpt-x', attempts: attempts(r429(1200)), reason: 'deadline' });
   assert.equal(one.message, "Upstream rate limit on 1 attempt on 1 deployment of model 'gpt-x'; retry after 2 s.");
   const none = finalError({ model: 'gpt-x', attempts: [], reason: 'none-available' });
@@ -144,7 +193,8 @@ test('what the caller is told about retrying: x-should-retry false, retry-after 
   // An upstream 5xx that says not to retry is not retried.
   assert.deepEqual(classifyStatus(500, { 'x-should-retry': 'false' }), { kind: 'fatal', status: 500 });
   assert.equal(classifyStatus(500, { 'x-should-retry': 'true' }).kind, 'retryable');
-  const noRetry = (records: AttemptRecord[], reason: PlanEndReason, availableInMs?: number | null) => finalError({ model: 'm', attempts: records, reason, availableInMs });
+  const noRetry = (records: AttemptRecord[], reason: PlanEndReason, availableInMs?: number | null) =>
+    finalError({ model: 'm', attempts: records, reason, availableInMs });
   assert.equal(noRetry(attempts(creds), 'none-available').noRetry, true, 'refused credentials');
   assert.equal(noRetry(attempts({ kind: 'fatal', status: 501 }), 'fatal').noRetry, true, 'an upstream 501');
   assert.equal(noRetry(attempts(r5xx(500)), 'retries-exhausted').noRetry, undefined, 'a 5xx may pass');
@@ -160,8 +210,14 @@ test('what the caller is told about retrying: x-should-retry false, retry-after 
   assert.equal(noRetry(attempts(r5xx(504)), 'retries-exhausted').status, 504);
 });
 
-test('isQuotaExhausted: OpenAI\'s insufficient_quota 429, and nothing else', () => {
-  assert.equal(isQuotaExhausted(429, '{"error":{"message":"You exceeded your current quota","type":"insufficient_quota","code":"insufficient_quota"}}'), true);
+test("isQuotaExhausted: OpenAI's insufficient_quota 429, and nothing else", () => {
+  assert.equal(
+    isQuotaExhausted(
+      429,
+      '{"error":{"message":"You exceeded your current quota","type":"insufficient_quota","code":"insufficient_quota"}}',
+    ),
+    true,
+  );
   assert.equal(isQuotaExhausted(429, '{"error": {"code": "insufficient_quota"}}'), true);
   assert.equal(isQuotaExhausted(429, '{"error":{"type":"rate_limit_error"}}'), false);
   assert.equal(isQuotaExhausted(400, '{"error":{"code":"insufficient_quota"}}'), false);

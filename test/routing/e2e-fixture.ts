@@ -53,10 +53,14 @@ export interface UsageRow {
 }
 
 function deployments(kind: 'oai' | 'ant', upstreamModel: string): string {
-  return NAMES.map((n, i) => `{ provider: ${n.toLowerCase()}-${kind}, model: ${upstreamModel}-${n}, priority: ${i} }`).join(', ');
+  return NAMES.map(
+    (n, i) => `{ provider: ${n.toLowerCase()}-${kind}, model: ${upstreamModel}-${n}, priority: ${i} }`,
+  ).join(', ');
 }
 
-export async function startRoutingFixture(opts: { env?: Record<string, string>; maxRetries?: number } = {}): Promise<RoutingFixture> {
+export async function startRoutingFixture(
+  opts: { env?: Record<string, string>; maxRetries?: number } = {},
+): Promise<RoutingFixture> {
   const ups = await Promise.all(NAMES.map(() => startMockUpstream({ chunkCount: 6 })));
   const providers = NAMES.flatMap((n, i) => [
     `  - { name: ${n.toLowerCase()}-oai, kind: openai, base_url: "${ups[i].url}/v1", api_key: "${SECRET}" }`,
@@ -67,7 +71,13 @@ export async function startRoutingFixture(opts: { env?: Record<string, string>; 
   const model = (name: string, kind: 'oai' | 'ant'): string =>
     `  - { name: ${name}, price: { input: 1, output: 2 }, max_retries: ${retries}, timeouts: ${t}, deployments: [ ${deployments(kind, 'up')} ] }`;
   const gw = await startGateway({
-    env: { MODELGATE_BREAKER_FAILURES: '1000', MODELGATE_BREAKER_MIN_CALLS: '1000', MODELGATE_LOG_LEVEL: 'info', MODELGATE_ADMIN_TOKEN: ADMIN_TOKEN, ...opts.env },
+    env: {
+      MODELGATE_BREAKER_FAILURES: '1000',
+      MODELGATE_BREAKER_MIN_CALLS: '1000',
+      MODELGATE_LOG_LEVEL: 'info',
+      MODELGATE_ADMIN_TOKEN: ADMIN_TOKEN,
+      ...opts.env,
+    },
     configYaml: configYaml({
       providers,
       models: [
@@ -103,7 +113,10 @@ export async function startRoutingFixture(opts: { env?: Record<string, string>; 
       const res = await fetch(`${gw.url}/admin/deployments`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
       const { data } = (await res.json()) as { data: { id: string }[] };
       for (const { id } of data) {
-        const reset = await fetch(`${gw.url}/admin/deployments/${encodeURIComponent(id)}/reset`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+        const reset = await fetch(`${gw.url}/admin/deployments/${encodeURIComponent(id)}/reset`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+        });
         assert.equal(reset.status, 200, await reset.text());
       }
     },
@@ -111,25 +124,42 @@ export async function startRoutingFixture(opts: { env?: Record<string, string>; 
       const body =
         route.client === 'openai'
           ? { model: route.model, stream: o.stream ?? false, messages: [{ role: 'user', content: 'Hello there' }] }
-          : { model: route.model, stream: o.stream ?? false, max_tokens: 64, messages: [{ role: 'user', content: 'Hello there' }] };
+          : {
+              model: route.model,
+              stream: o.stream ?? false,
+              max_tokens: 64,
+              messages: [{ role: 'user', content: 'Hello there' }],
+            };
       return fetch(gw.url + route.path, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${key}`, 'anthropic-version': '2023-06-01' },
+        headers: {
+          'content-type': 'application/json',
+          authorization: `Bearer ${key}`,
+          'anthropic-version': '2023-06-01',
+        },
         body: JSON.stringify(body),
         signal: o.signal,
       });
     },
     async usageRow(requestId) {
       let row: UsageRow | undefined;
-      await waitUntil(() => {
-        const conn = db();
-        try {
-          row = conn.prepare('SELECT status, attempts, deployment, input_tokens, output_tokens, error_code FROM usage WHERE request_id = ?').get(requestId) as UsageRow | undefined;
-        } finally {
-          conn.close();
-        }
-        return row !== undefined;
-      }, `the usage row of ${requestId}`, 5_000);
+      await waitUntil(
+        () => {
+          const conn = db();
+          try {
+            row = conn
+              .prepare(
+                'SELECT status, attempts, deployment, input_tokens, output_tokens, error_code FROM usage WHERE request_id = ?',
+              )
+              .get(requestId) as UsageRow | undefined;
+          } finally {
+            conn.close();
+          }
+          return row !== undefined;
+        },
+        `the usage row of ${requestId}`,
+        5_000,
+      );
       return row!;
     },
     async close() {
@@ -138,4 +168,3 @@ export async function startRoutingFixture(opts: { env?: Record<string, string>; 
     },
   };
 }
-

@@ -8,7 +8,12 @@ export interface FakeClock {
 
 export function fakeClock(start = 1_000_000): FakeClock {
   let t = start;
-  return { now: () => t, advance: (ms) => { t += ms; } };
+  return {
+    now: () => t,
+    advance: (ms) => {
+      t += ms;
+    },
+  };
 }
 
 export function provider(name: string, apiKeys: string[] = []): ProviderConfig {

@@ -26,7 +26,8 @@ function rig(breakerOptions: ConstructorParameters<typeof CircuitBreaker>[0] = {
     clock,
     breaker,
     keys,
-    plan: (m, extra = {}) => new AttemptPlan({ model: m, breaker, keys, now: clock.now, random: seededRandom(1), ...extra }),
+    plan: (m, extra = {}) =>
+      new AttemptPlan({ model: m, breaker, keys, now: clock.now, random: seededRandom(1), ...extra }),
   };
 }
 
@@ -59,14 +60,19 @@ test('first success ends the plan', () => {
   const r = rig();
   const plan = r.plan(model([{}]));
   const { steps, reason } = drive(plan, { clock: r.clock, respond: always(ok) });
-  assert.deepEqual(steps.map((s) => [s.id, s.delayMs]), [['m#0', 0]]);
+  assert.deepEqual(
+    steps.map((s) => [s.id, s.delayMs]),
+    [['m#0', 0]],
+  );
   assert.equal(reason, 'succeeded');
 });
 
 test('lower priority tier first, whatever the weights', () => {
   for (let seed = 0; seed < 20; seed++) {
     const r = rig();
-    const plan = r.plan(model([{ priority: 2, weight: 100 }, { priority: 1, weight: 1 }, { priority: 3 }]), { random: seededRandom(seed) });
+    const plan = r.plan(model([{ priority: 2, weight: 100 }, { priority: 1, weight: 1 }, { priority: 3 }]), {
+      random: seededRandom(seed),
+    });
     const next = plan.next();
     assert.equal(next.done !== true && next.deployment.id, 'm#1');
   }
@@ -105,10 +111,17 @@ test('failover: every deployment once without waiting, then the failed ones agai
   const plan = r.plan(model([{ priority: 0 }, { priority: 1 }, { priority: 2 }]));
   const { steps, reason } = drive(plan, { clock: r.clock, respond: always(s503) });
   // m#0 failed at t=100; by t=300 it has waited 200 ms of its 1 s; m#1 failed at 200, m#2 at 300.
-  assert.deepEqual(steps.map((s) => [s.id, s.delayMs]), [
-    ['m#0', 0], ['m#1', 0], ['m#2', 0],
-    ['m#0', 800], ['m#1', 0], ['m#2', 0],
-  ]);
+  assert.deepEqual(
+    steps.map((s) => [s.id, s.delayMs]),
+    [
+      ['m#0', 0],
+      ['m#1', 0],
+      ['m#2', 0],
+      ['m#0', 800],
+      ['m#1', 0],
+      ['m#2', 0],
+    ],
+  );
   assert.equal(reason, 'retries-exhausted');
   assert.equal(steps.length, 6, 'maxRetries 5 → 6 attempts');
   assert.equal(plan.finalError().status, 502);
@@ -119,14 +132,20 @@ test('a failed deployment is not retried while a fresh one remains, even a worse
   const r = rig();
   const plan = r.plan(model([{ priority: 0 }, { priority: 9 }]));
   const { steps } = drive(plan, { clock: r.clock, respond: (d) => (d.id === 'm#1' ? ok : s503) });
-  assert.deepEqual(steps.map((s) => s.id), ['m#0', 'm#1']);
+  assert.deepEqual(
+    steps.map((s) => s.id),
+    ['m#0', 'm#1'],
+  );
 });
 
 test('one deployment: backoff 1 s doubling, 5 retries at most (SPEC §8)', () => {
   const r = rig({ consecutiveFailures: 100, minCalls: 100 });
   const plan = r.plan(model([{}]));
   const { steps, reason } = drive(plan, { clock: r.clock, respond: always(s503), attemptMs: 0 });
-  assert.deepEqual(steps.map((s) => s.delayMs), [0, 1000, 2000, 4000, 8000, 16000]);
+  assert.deepEqual(
+    steps.map((s) => s.delayMs),
+    [0, 1000, 2000, 4000, 8000, 16000],
+  );
   assert.equal(reason, 'retries-exhausted');
 });
 
@@ -156,7 +175,10 @@ test('retry-after longer than the backoff is honoured', () => {
     attemptMs: 0,
     respond: (_d, attempt) => (attempt === 1 ? { kind: 'retryable', status: 429, retryAfterMs: 5000 } : ok),
   });
-  assert.deepEqual(steps.map((s) => s.delayMs), [0, 5000]);
+  assert.deepEqual(
+    steps.map((s) => s.delayMs),
+    [0, 5000],
+  );
 });
 
 test('retry-after beyond the deadline ends the plan: 429 with that retry-after', () => {
@@ -175,7 +197,9 @@ test('retry-after beyond the deadline ends the plan: 429 with that retry-after',
 
 test('every deployment rate-limited: 429 with the smallest retry-after', () => {
   const r = rig();
-  const plan = r.plan(model([{}, {}], { timeouts: { connectMs: 1000, firstByteMs: 5000, idleMs: 5000, totalMs: 20_000 } }));
+  const plan = r.plan(
+    model([{}, {}], { timeouts: { connectMs: 1000, firstByteMs: 5000, idleMs: 5000, totalMs: 20_000 } }),
+  );
   const { steps, reason } = drive(plan, {
     clock: r.clock,
     respond: (d) => ({ kind: 'retryable', status: 429, retryAfterMs: d.id === 'm#0' ? 40_000 : 30_000 }),
@@ -190,15 +214,24 @@ test('our own backoff is shortened to fit the deadline, leaving 1 s for the atte
   const plan = r.plan(model([{}], { timeouts: { connectMs: 1000, firstByteMs: 5000, idleMs: 5000, totalMs: 6_000 } }));
   const { steps, reason } = drive(plan, { clock: r.clock, respond: always(s503), attemptMs: 0 });
   // t=0 fail; 1 s → t=1000 fail; 2 s → t=3000 fail; 4 s would end at 7000, past 6000 − 1000: wait 2 s.
-  assert.deepEqual(steps.map((s) => s.delayMs), [0, 1000, 2000, 2000]);
+  assert.deepEqual(
+    steps.map((s) => s.delayMs),
+    [0, 1000, 2000, 2000],
+  );
   assert.equal(reason, 'deadline');
   assert.equal(plan.finalError().status, 504);
 });
 
 test('past the deadline no attempt starts', () => {
   const r = rig();
-  const plan = r.plan(model([{}, {}], { timeouts: { connectMs: 1000, firstByteMs: 5000, idleMs: 5000, totalMs: 5_000 } }));
-  const { steps, reason } = drive(plan, { clock: r.clock, respond: always({ kind: 'retryable', timeout: true }), attemptMs: 4_500 });
+  const plan = r.plan(
+    model([{}, {}], { timeouts: { connectMs: 1000, firstByteMs: 5000, idleMs: 5000, totalMs: 5_000 } }),
+  );
+  const { steps, reason } = drive(plan, {
+    clock: r.clock,
+    respond: always({ kind: 'retryable', timeout: true }),
+    attemptMs: 4_500,
+  });
   assert.equal(steps.length, 1);
   assert.equal(reason, 'deadline');
   assert.equal(plan.finalError().status, 504);
@@ -263,7 +296,7 @@ test('a 429 is a rate signal: it never opens the breaker (issue 39)', () => {
   assert.equal(r.breaker.state('m#0'), 'closed');
 });
 
-test('a 429\'s retry-after steers later requests to the other deployments until it has passed', () => {
+test("a 429's retry-after steers later requests to the other deployments until it has passed", () => {
   const r = rig();
   const m = model([{ priority: 0 }, { priority: 1 }]);
   const first = r.plan(m);
@@ -305,16 +338,25 @@ test('a 429 without retry-after steers nothing; the rate-limited request itself 
     attemptMs: 0,
     respond: (_d, attempt) => (attempt === 1 ? { kind: 'retryable', status: 429, retryAfterMs: 5000 } : ok),
   });
-  assert.deepEqual(steps.map((s) => s.delayMs), [0, 5000]);
+  assert.deepEqual(
+    steps.map((s) => s.delayMs),
+    [0, 5000],
+  );
   assert.equal(reason, 'succeeded');
   const told = solo.plan(one);
   const asked = told.next();
   assert.ok(asked.done !== true);
   told.record(asked.deployment.id, { kind: 'retryable', status: 429, retryAfterMs: 5000 });
   const meanwhile = solo.plan(one).next();
-  assert.ok(meanwhile.done !== true && meanwhile.deployment.id === 'm#0' && meanwhile.panic === true, 'sent by panic routing, not refused');
+  assert.ok(
+    meanwhile.done !== true && meanwhile.deployment.id === 'm#0' && meanwhile.panic === true,
+    'sent by panic routing, not refused',
+  );
   const retry = told.next();
-  assert.ok(retry.done !== true && retry.deployment.id === 'm#0' && retry.delayMs === 5000, 'the told request waits its retry-after');
+  assert.ok(
+    retry.done !== true && retry.deployment.id === 'm#0' && retry.delayMs === 5000,
+    'the told request waits its retry-after',
+  );
 });
 
 test('half-open: one request gets the probe, a concurrent one goes elsewhere', () => {
@@ -351,7 +393,10 @@ test('upstream 4xx is final, reaches the caller, and counts as a healthy upstrea
   for (let i = 0; i < 4; i++) r.breaker.onFailure('m#0');
   const plan = r.plan(model([{ priority: 0 }, { priority: 1 }]));
   const { steps, reason } = drive(plan, { clock: r.clock, respond: always({ kind: 'fatal', status: 400 }) });
-  assert.deepEqual(steps.map((s) => s.id), ['m#0']);
+  assert.deepEqual(
+    steps.map((s) => s.id),
+    ['m#0'],
+  );
   assert.equal(reason, 'fatal');
   assert.equal(plan.finalError().status, 400);
   r.breaker.onFailure('m#0');
@@ -373,7 +418,13 @@ test('a refused key: the next key at once; all refused: deployment out until res
   const m = model([{ provider: p }]);
   const plan = r.plan(m);
   const { steps, reason } = drive(plan, { clock: r.clock, respond: always({ kind: 'credentials', status: 401 }) });
-  assert.deepEqual(steps.map((s) => [s.apiKey, s.delayMs]), [['sk-key-one-1111', 0], ['sk-key-two-2222', 0]]);
+  assert.deepEqual(
+    steps.map((s) => [s.apiKey, s.delayMs]),
+    [
+      ['sk-key-one-1111', 0],
+      ['sk-key-two-2222', 0],
+    ],
+  );
   assert.equal(reason, 'none-available');
   assert.equal(r.breaker.state('m#0'), 'credentials');
   assert.equal(plan.finalError().status, 502);
@@ -389,8 +440,14 @@ test('a refused key fails over to another deployment first', () => {
   const r = rig();
   const m = model([{ priority: 0, provider: provider('p', ['k1', 'k2']) }, { priority: 1 }]);
   const plan = r.plan(m);
-  const { steps } = drive(plan, { clock: r.clock, respond: (d) => (d.id === 'm#0' ? { kind: 'credentials', status: 403 } : ok) });
-  assert.deepEqual(steps.map((s) => s.id), ['m#0', 'm#1']);
+  const { steps } = drive(plan, {
+    clock: r.clock,
+    respond: (d) => (d.id === 'm#0' ? { kind: 'credentials', status: 403 } : ok),
+  });
+  assert.deepEqual(
+    steps.map((s) => s.id),
+    ['m#0', 'm#1'],
+  );
   assert.equal(r.breaker.state('m#0'), 'closed', 'k2 is still usable');
 });
 
@@ -418,7 +475,13 @@ test('the backoff counts from the end of the failed attempt, not its start', () 
   const r = rig();
   const plan = r.plan(model([{}]));
   const { steps, reason } = drive(plan, { clock: r.clock, attemptMs: 250, respond: (_d, n) => (n === 1 ? s503 : ok) });
-  assert.deepEqual(steps.map((s) => [s.id, s.delayMs]), [['m#0', 0], ['m#0', 1000]]);
+  assert.deepEqual(
+    steps.map((s) => [s.id, s.delayMs]),
+    [
+      ['m#0', 0],
+      ['m#0', 1000],
+    ],
+  );
   assert.equal(reason, 'succeeded');
 });
 
@@ -431,7 +494,7 @@ test('the deadline counts from startedAt when given', () => {
   assert.equal(plan.finalError().status, 504);
 });
 
-test('the gateway\'s own failure (local) ends the plan with a 500 and never touches the breaker (issue 39)', () => {
+test("the gateway's own failure (local) ends the plan with a 500 and never touches the breaker (issue 39)", () => {
   const r = rig({ consecutiveFailures: 2 });
   const m = model([{}]);
   for (let i = 0; i < 5; i++) {

@@ -29,7 +29,8 @@ async function heap(url: string): Promise<number> {
 }
 
 const fx = await startRoutingFixture({ env: { MODELGATE_BREAKER_COOLDOWN_MS: '2000' } });
-for (const up of fx.ups) up.setBehaviour(() => (Math.random() < 0.3 ? FAULTS[Math.floor(Math.random() * FAULTS.length)] : undefined));
+for (const up of fx.ups)
+  up.setBehaviour(() => (Math.random() < 0.3 ? FAULTS[Math.floor(Math.random() * FAULTS.length)] : undefined));
 const statuses = new Map<number, number>();
 let sent = 0;
 let answered = 0;
@@ -45,12 +46,24 @@ try {
       await res.text();
       answered++;
       statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
-      maxSockets = Math.max(maxSockets, fx.ups.reduce((n, u) => n + u.openSockets(), 0));
+      maxSockets = Math.max(
+        maxSockets,
+        fx.ups.reduce((n, u) => n + u.openSockets(), 0),
+      );
     }
   };
   await Promise.all(Array.from({ length: CONCURRENCY }, (_, w) => worker(w)));
   const grown = (await heap(fx.gw.url)) - warmHeap;
-  console.log(JSON.stringify({ seconds: SECONDS, sent, answered, statuses: Object.fromEntries(statuses), maxSockets, heapGrowthBytes: grown }));
+  console.log(
+    JSON.stringify({
+      seconds: SECONDS,
+      sent,
+      answered,
+      statuses: Object.fromEntries(statuses),
+      maxSockets,
+      heapGrowthBytes: grown,
+    }),
+  );
   assert.equal(answered, sent, 'every request answered');
   assert.ok(maxSockets <= MAX_OPEN_SOCKETS, `open upstream sockets ${maxSockets} > ${MAX_OPEN_SOCKETS}`);
   assert.ok(grown < MAX_HEAP_GROWTH_BYTES, `heap grew by ${grown} bytes`);

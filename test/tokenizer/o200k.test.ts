@@ -7,7 +7,13 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { countTokens as referenceCount } from 'gpt-tokenizer/encoding/o200k_base';
 import { O200K_TOKEN_SPLIT_REGEX } from 'gpt-tokenizer/encodingParams/constants';
 import { O200K_SPLIT, O200K_TABLE_FILE, countTokens } from '../../src/tokenizer/count-tokens.ts';
-import { NO_RANK, decodeVocabulary, encodeVocabulary, rankOf, vocabularyTokens } from '../../src/tokenizer/o200k-table.ts';
+import {
+  NO_RANK,
+  decodeVocabulary,
+  encodeVocabulary,
+  rankOf,
+  vocabularyTokens,
+} from '../../src/tokenizer/o200k-table.ts';
 import { packageRanks } from '../../scripts/o200k-tokens.ts';
 import { seededRandom } from '../helpers/seeded-random.ts';
 
@@ -40,7 +46,23 @@ const ALPHABETS: readonly string[] = [
   '\u0301\u0308\u0327\u20dd',
 ];
 const EMOJI: readonly string[] = ['🙂', '👩‍👩‍👧', '👍🏽', '🇫🇷', '❤️', '🧑‍💻', '𝔘𝔫𝔦𝔠𝔬𝔡𝔢', '\ud800', '\udc00'];
-const WORDS: readonly string[] = ["I'LL", "don't", "you're", "WE'VE", "it's", '<|endoftext|>', '<|im_start|>', 'https://example.com/a?b=1', 'camelCaseWord', 'snake_case_word', '3.14159', '1234567', '\n\n\n', '    ', 'function f() { return 1; }'];
+const WORDS: readonly string[] = [
+  "I'LL",
+  "don't",
+  "you're",
+  "WE'VE",
+  "it's",
+  '<|endoftext|>',
+  '<|im_start|>',
+  'https://example.com/a?b=1',
+  'camelCaseWord',
+  'snake_case_word',
+  '3.14159',
+  '1234567',
+  '\n\n\n',
+  '    ',
+  'function f() { return 1; }',
+];
 
 function randomText(next: () => number, length: number): string {
   let out = '';
@@ -66,7 +88,11 @@ test('the split pattern is tiktoken’s o200k pattern as gpt-tokenizer spells it
 
 test('the committed table holds gpt-tokenizer’s o200k_base ranks, byte for byte', () => {
   const file = readFileSync(O200K_TABLE_FILE);
-  assert.equal(Buffer.compare(file, encodeVocabulary(packageRanks())), 0, 'run node scripts/o200k-tokens.ts after upgrading gpt-tokenizer');
+  assert.equal(
+    Buffer.compare(file, encodeVocabulary(packageRanks())),
+    0,
+    'run node scripts/o200k-tokens.ts after upgrading gpt-tokenizer',
+  );
   const vocab = decodeVocabulary(file);
   const tokens = vocabularyTokens(vocab);
   assert.equal(tokens.length, 199_998);
@@ -124,8 +150,12 @@ test('long runs without spaces (the quadratic merge) and whole files count as th
     Array.from({ length: 800 }, () => String.fromCharCode(0x4e00 + Math.floor(next() * 0x5000))).join(''),
   ];
   const root = new URL('../../', import.meta.url);
-  const files = ['README.md', 'CHANGELOG.md', 'src/admission/estimate-tokens.ts', 'src/dialects/openai-chat/decode-stream.ts']
-    .map((f) => readFileSync(new URL(f, root), 'utf8'));
+  const files = [
+    'README.md',
+    'CHANGELOG.md',
+    'src/admission/estimate-tokens.ts',
+    'src/dialects/openai-chat/decode-stream.ts',
+  ].map((f) => readFileSync(new URL(f, root), 'utf8'));
   const goldens = readdirSync(new URL('test/golden/', root), { recursive: true, encoding: 'utf8' })
     .filter((f) => f.endsWith('.json'))
     .slice(0, 20)

@@ -23,7 +23,9 @@ test('warmTokenizer loads the tables before any count; counts then match a cold 
     await t.warmTokenizer();
     console.log(JSON.stringify([before, loaded, t.countTokens(${JSON.stringify(text)})]));
   `);
-  const cold = run(`const t = await import(${moduleUrl}); console.log(JSON.stringify([t.countTokens(${JSON.stringify(text)})]));`);
+  const cold = run(
+    `const t = await import(${moduleUrl}); console.log(JSON.stringify([t.countTokens(${JSON.stringify(text)})]));`,
+  );
   assert.deepEqual(warm, [false, true, (cold as number[])[0]]);
   assert.ok((cold as number[])[0] > 10);
 });

@@ -35,12 +35,29 @@ interface EventShape {
   error: { type: string; message: string };
   message: { id: string; model: string; usage: Record<string, unknown> };
   content_block: { type: string; text?: string; thinking?: string; id?: string; name?: string };
-  delta: { type?: string; text?: string; partial_json?: string; thinking?: string; stop_reason?: string | null; stop_sequence?: string | null };
+  delta: {
+    type?: string;
+    text?: string;
+    partial_json?: string;
+    thinking?: string;
+    stop_reason?: string | null;
+    stop_sequence?: string | null;
+  };
   usage: Record<string, unknown>;
 }
 
 export function rebuildAnthropic(events: SseEvent[]): Rebuilt {
-  const out: Rebuilt = { id: '', model: '', blocks: [], startUsage: {}, deltaUsage: null, stopReason: null, stopSequence: null, stopped: false, error: null };
+  const out: Rebuilt = {
+    id: '',
+    model: '',
+    blocks: [],
+    startUsage: {},
+    deltaUsage: null,
+    stopReason: null,
+    stopSequence: null,
+    stopped: false,
+    error: null,
+  };
   let started = false;
   let open: number | null = null;
   for (const ev of events) {
@@ -69,7 +86,14 @@ export function rebuildAnthropic(events: SseEvent[]): Rebuilt {
         assert.equal(open, null, 'blocks never overlap');
         assert.equal(data.index, out.blocks.length, 'block indexes are contiguous');
         open = data.index;
-        out.blocks.push({ type: data.content_block.type, text: data.content_block.text, id: data.content_block.id, name: data.content_block.name, json: data.content_block.type === 'tool_use' ? '' : undefined, thinking: data.content_block.thinking });
+        out.blocks.push({
+          type: data.content_block.type,
+          text: data.content_block.text,
+          id: data.content_block.id,
+          name: data.content_block.name,
+          json: data.content_block.type === 'tool_use' ? '' : undefined,
+          thinking: data.content_block.thinking,
+        });
         break;
       case 'content_block_delta': {
         assert.equal(data.index, open, 'delta for the open block');

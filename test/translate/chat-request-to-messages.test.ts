@@ -9,13 +9,24 @@ const validateRequest = createValidator('anthropic', 'CreateMessageParams');
 const OPTS: ChatToMessagesOptions = { upstreamModel: 'claude-sonnet-4-5-20250929', defaultMaxTokens: 4096 };
 
 function tr(body: Partial<ChatRequest>, opts: Partial<ChatToMessagesOptions> = {}) {
-  const result = chatRequestToMessages({ model: 'claude-sonnet-4-5', messages: [{ role: 'user', content: 'Hi' }], ...body } as ChatRequest, { ...OPTS, ...opts });
+  const result = chatRequestToMessages(
+    { model: 'claude-sonnet-4-5', messages: [{ role: 'user', content: 'Hi' }], ...body } as ChatRequest,
+    { ...OPTS, ...opts },
+  );
   validateRequest(result.body);
   return result;
 }
 
 test('system and developer items are joined in order into the top-level system; a single one stays a string', () => {
-  assert.equal(tr({ messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Hi' }] }).body.system, 'Be brief.');
+  assert.equal(
+    tr({
+      messages: [
+        { role: 'system', content: 'Be brief.' },
+        { role: 'user', content: 'Hi' },
+      ],
+    }).body.system,
+    'Be brief.',
+  );
   const r = tr({
     messages: [
       { role: 'system', content: 'A' },
@@ -24,7 +35,11 @@ test('system and developer items are joined in order into the top-level system; 
       { role: 'system', content: 'C' },
     ],
   });
-  assert.deepEqual(r.body.system, [{ type: 'text', text: 'A' }, { type: 'text', text: 'B' }, { type: 'text', text: 'C' }]);
+  assert.deepEqual(r.body.system, [
+    { type: 'text', text: 'A' },
+    { type: 'text', text: 'B' },
+    { type: 'text', text: 'C' },
+  ]);
   assert.deepEqual(r.body.messages, [{ role: 'user', content: 'Hi' }]);
   assert.ok(r.adjustments.some((a) => a.includes('moved to the top-level system')));
 });
@@ -39,7 +54,11 @@ test('history repair: consecutive same roles merged, tool results become tool_re
         content: 'Checking.',
         tool_calls: [
           { id: 'call_a', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } },
-          { id: 'functions.get_weather:1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } },
+          {
+            id: 'functions.get_weather:1',
+            type: 'function',
+            function: { name: 'get_weather', arguments: '{"city":"Oslo"}' },
+          },
         ],
       },
       { role: 'tool', tool_call_id: 'call_a', content: '18C' },
@@ -48,7 +67,13 @@ test('history repair: consecutive same roles merged, tool results become tool_re
     ],
   });
   assert.deepEqual(r.body.messages, [
-    { role: 'user', content: [{ type: 'text', text: 'Weather in Paris and Oslo?' }, { type: 'text', text: 'Quickly.' }] },
+    {
+      role: 'user',
+      content: [
+        { type: 'text', text: 'Weather in Paris and Oslo?' },
+        { type: 'text', text: 'Quickly.' },
+      ],
+    },
     {
       role: 'assistant',
       content: [
@@ -61,7 +86,11 @@ test('history repair: consecutive same roles merged, tool results become tool_re
       role: 'user',
       content: [
         { type: 'tool_result', tool_use_id: 'call_a', content: '18C' },
-        { type: 'tool_result', tool_use_id: 'functions_get_weather_1_2198bdfa', content: [{ type: 'text', text: '4C' }] },
+        {
+          type: 'tool_result',
+          tool_use_id: 'functions_get_weather_1_2198bdfa',
+          content: [{ type: 'text', text: '4C' }],
+        },
         { type: 'text', text: 'Thanks' },
       ],
     },
@@ -69,7 +98,13 @@ test('history repair: consecutive same roles merged, tool results become tool_re
 });
 
 test('a leading assistant turn gets a user turn before it; a whitespace-ended prefill is trimmed', () => {
-  const r = tr({ messages: [{ role: 'assistant', content: 'Hello!' }, { role: 'user', content: 'Hi' }, { role: 'assistant', content: 'Sure: ' }] });
+  const r = tr({
+    messages: [
+      { role: 'assistant', content: 'Hello!' },
+      { role: 'user', content: 'Hi' },
+      { role: 'assistant', content: 'Sure: ' },
+    ],
+  });
   assert.deepEqual(r.body.messages[0], { role: 'user', content: LEADING_USER_PLACEHOLDER });
   assert.deepEqual(r.body.messages[3], { role: 'assistant', content: 'Sure:' });
   assert.ok(r.adjustments.includes('user turn inserted before leading assistant message'));
@@ -79,23 +114,40 @@ test('tools: parameterless tool gets an empty object schema; tool_choice and par
   const r = tr({
     tools: [
       { type: 'function', function: { name: 'get_time' } },
-      { type: 'function', function: { name: 'get_weather', description: 'Weather', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } } },
+      {
+        type: 'function',
+        function: {
+          name: 'get_weather',
+          description: 'Weather',
+          parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+        },
+      },
     ],
     tool_choice: 'required',
     parallel_tool_calls: false,
   });
   assert.deepEqual(r.body.tools, [
     { name: 'get_time', input_schema: { type: 'object', properties: {} } },
-    { name: 'get_weather', description: 'Weather', input_schema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } },
+    {
+      name: 'get_weather',
+      description: 'Weather',
+      input_schema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+    },
   ]);
   assert.deepEqual(r.body.tool_choice, { type: 'any', disable_parallel_tool_use: true });
   const cases: Array<[ChatRequest['tool_choice'] | undefined, unknown]> = [
     ['auto', undefined],
     ['none', { type: 'none' }],
-    [{ type: 'function', function: { name: 'get_time' } }, { type: 'tool', name: 'get_time' }],
+    [
+      { type: 'function', function: { name: 'get_time' } },
+      { type: 'tool', name: 'get_time' },
+    ],
   ];
   for (const [choice, want] of cases) {
-    assert.deepEqual(tr({ tools: [{ type: 'function', function: { name: 'get_time' } }], tool_choice: choice }).body.tool_choice, want);
+    assert.deepEqual(
+      tr({ tools: [{ type: 'function', function: { name: 'get_time' } }], tool_choice: choice }).body.tool_choice,
+      want,
+    );
   }
   assert.equal(tr({ tool_choice: 'required' }).body.tool_choice, undefined, 'no tools → no tool_choice');
 });
@@ -143,17 +195,28 @@ test('structured output: json_schema → forced tool with that schema; json_obje
   assert.deepEqual(r.body.tool_choice, { type: 'tool', name: 'json_response' });
   const obj = tr({ response_format: { type: 'json_object' } });
   assert.deepEqual(obj.body.tools?.[0].input_schema, { type: 'object', additionalProperties: true });
-  const arr = tr({ response_format: { type: 'json_schema', json_schema: { name: 'list', schema: { type: 'array', items: { type: 'string' } } } } });
+  const arr = tr({
+    response_format: {
+      type: 'json_schema',
+      json_schema: { name: 'list', schema: { type: 'array', items: { type: 'string' } } },
+    },
+  });
   assert.deepEqual(arr.jsonMode, { toolName: 'json_response', wrapKey: 'value' });
-  const native = tr({ response_format: { type: 'json_schema', json_schema: { name: 'person', schema } } }, { structuredOutput: 'native' });
+  const native = tr(
+    { response_format: { type: 'json_schema', json_schema: { name: 'person', schema } } },
+    { structuredOutput: 'native' },
+  );
   assert.equal(native.jsonMode, null);
   assert.deepEqual(native.body.output_config, { format: { type: 'json_schema', schema } });
   assert.equal(native.body.tools, undefined);
   assert.equal(tr({ response_format: { type: 'text' } }).jsonMode, null);
 });
 
-test('structured output with the client\'s own tools keeps the model free to call them; the name never collides', () => {
-  const r = tr({ tools: [{ type: 'function', function: { name: 'json_response' } }], response_format: { type: 'json_object' } });
+test("structured output with the client's own tools keeps the model free to call them; the name never collides", () => {
+  const r = tr({
+    tools: [{ type: 'function', function: { name: 'json_response' } }],
+    response_format: { type: 'json_object' },
+  });
   assert.equal(r.jsonMode?.toolName, 'json_response_2');
   assert.equal(r.body.tool_choice, undefined);
   assert.equal(r.body.tools?.length, 2);
@@ -164,7 +227,10 @@ test('reasoning_effort → thinking budget; temperature dropped; budget fits max
   assert.deepEqual(r.body.thinking, { type: 'enabled', budget_tokens: 8192 });
   assert.equal(r.body.temperature, undefined);
   assert.ok(r.adjustments.includes('temperature dropped: thinking requires the default'));
-  assert.deepEqual(tr({ reasoning_effort: 'high', max_tokens: 5000 }).body.thinking, { type: 'enabled', budget_tokens: 4999 });
+  assert.deepEqual(tr({ reasoning_effort: 'high', max_tokens: 5000 }).body.thinking, {
+    type: 'enabled',
+    budget_tokens: 4999,
+  });
   assert.equal(tr({ reasoning_effort: 'low', max_tokens: 500 }).body.thinking, undefined);
   assert.equal(tr({ reasoning_effort: 'none' }).body.thinking, undefined);
   const json = tr({ reasoning_effort: 'low', response_format: { type: 'json_object' } });
@@ -180,12 +246,21 @@ test('a forced tool_choice wins over reasoning_effort: Anthropic refuses thinkin
     assert.equal(r.body.thinking, undefined, JSON.stringify(tool_choice));
     assert.ok(['any', 'tool'].includes(r.body.tool_choice?.type ?? ''));
     assert.equal(r.body.temperature, 0.5, 'without thinking the temperature is kept');
-    assert.ok(r.adjustments.includes('reasoning_effort ignored: thinking cannot be combined with a forced tool_choice'), r.adjustments.join('; '));
+    assert.ok(
+      r.adjustments.includes('reasoning_effort ignored: thinking cannot be combined with a forced tool_choice'),
+      r.adjustments.join('; '),
+    );
   }
   // auto leaves the model free: thinking stays on.
-  assert.deepEqual(tr({ reasoning_effort: 'medium', max_tokens: 20000, tools, tool_choice: 'auto' }).body.thinking, { type: 'enabled', budget_tokens: 8192 });
+  assert.deepEqual(tr({ reasoning_effort: 'medium', max_tokens: 20000, tools, tool_choice: 'auto' }).body.thinking, {
+    type: 'enabled',
+    budget_tokens: 8192,
+  });
   // An unsupported effort is still the caller's 400, forced or not.
-  assert.throws(() => tr({ reasoning_effort: 'extreme' as ChatRequest['reasoning_effort'], tools, tool_choice: 'required' }), { name: 'TranslationError' });
+  assert.throws(
+    () => tr({ reasoning_effort: 'extreme' as ChatRequest['reasoning_effort'], tools, tool_choice: 'required' }),
+    { name: 'TranslationError' },
+  );
 });
 
 test('thinking round trip: reasoning_content + reasoning_signature on an assistant turn become a thinking block', () => {
@@ -196,7 +271,10 @@ test('thinking round trip: reasoning_content + reasoning_signature on an assista
       { role: 'user', content: 'Q2' },
     ],
   });
-  assert.deepEqual(r.body.messages[1].content, [{ type: 'thinking', thinking: 'hmm', signature: 'sig' }, { type: 'text', text: 'A' }]);
+  assert.deepEqual(r.body.messages[1].content, [
+    { type: 'thinking', thinking: 'hmm', signature: 'sig' },
+    { type: 'text', text: 'A' },
+  ]);
 });
 
 test('thinking round trip: thinking_blocks, when the client kept them, come back exactly and win over reasoning_content', () => {
@@ -214,7 +292,10 @@ test('thinking round trip: thinking_blocks, when the client kept them, come back
   });
   assert.deepEqual(r.body.messages[1].content, [...(thinking_blocks ?? []), { type: 'text', text: 'A' }]);
   const bad = { role: 'assistant' as const, content: 'A', thinking_blocks: [{ type: 'thinking', thinking: 'x' }] };
-  assert.throws(() => tr({ messages: [{ role: 'user', content: 'Q' }, bad as never, { role: 'user', content: 'Q2' }] }), (e: unknown) => (e as { param?: string }).param === 'messages[1].thinking_blocks[0]');
+  assert.throws(
+    () => tr({ messages: [{ role: 'user', content: 'Q' }, bad as never, { role: 'user', content: 'Q2' }] }),
+    (e: unknown) => (e as { param?: string }).param === 'messages[1].thinking_blocks[0]',
+  );
 });
 
 test('stream and user pass through; model is the upstream model', () => {
@@ -228,17 +309,43 @@ test('stream and user pass through; model is the upstream model', () => {
 test('what cannot be translated is a TranslationError naming the field', () => {
   const cases: Array<[Partial<ChatRequest>, string]> = [
     [{ n: 2 }, 'n'],
-    [{ messages: [{ role: 'user', content: [{ type: 'input_audio', input_audio: { data: 'x', format: 'wav' } }] }] }, 'messages[0].content[0].type'],
-    [{ messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'data:image/bmp;base64,AA' } }] }] }, 'messages[0].content[0].image_url.url'],
-    [{ messages: [{ role: 'user', content: 'x' }, { role: 'assistant', tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '[1' } }] }] }, 'messages[1].tool_calls[0].function.arguments'],
+    [
+      { messages: [{ role: 'user', content: [{ type: 'input_audio', input_audio: { data: 'x', format: 'wav' } }] }] },
+      'messages[0].content[0].type',
+    ],
+    [
+      {
+        messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'data:image/bmp;base64,AA' } }] }],
+      },
+      'messages[0].content[0].image_url.url',
+    ],
+    [
+      {
+        messages: [
+          { role: 'user', content: 'x' },
+          { role: 'assistant', tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '[1' } }] },
+        ],
+      },
+      'messages[1].tool_calls[0].function.arguments',
+    ],
     [{ messages: [{ role: 'tool', content: 'x' }] }, 'messages[0].tool_call_id'],
     [{ messages: [{ role: 'system', content: 'only system' }] }, 'messages'],
     [{ tools: [{ type: 'custom', custom: { name: 'x' } }] }, 'tools[0].type'],
-    [{ tools: [{ type: 'function', function: { name: 'f' } }], tool_choice: { type: 'allowed_tools', allowed_tools: {} } }, 'tool_choice'],
+    [
+      {
+        tools: [{ type: 'function', function: { name: 'f' } }],
+        tool_choice: { type: 'allowed_tools', allowed_tools: {} },
+      },
+      'tool_choice',
+    ],
     [{ response_format: { type: 'grammar' } }, 'response_format.type'],
   ];
   for (const [body, param] of cases) {
-    assert.throws(() => tr(body), (err: unknown) => err instanceof TranslationError && err.param === param && err.status === 400, param);
+    assert.throws(
+      () => tr(body),
+      (err: unknown) => err instanceof TranslationError && err.param === param && err.status === 400,
+      param,
+    );
   }
 });
 
@@ -255,7 +362,12 @@ test('history repair: an unanswered tool call gets an error result; an orphan to
   assert.deepEqual(r.body.messages[2], {
     role: 'user',
     content: [
-      { type: 'tool_result', tool_use_id: 'call_1', content: 'No result was provided for this tool call.', is_error: true },
+      {
+        type: 'tool_result',
+        tool_use_id: 'call_1',
+        content: 'No result was provided for this tool call.',
+        is_error: true,
+      },
       { type: 'text', text: 'Never mind.' },
     ],
   });
@@ -286,7 +398,10 @@ test('tool ids repaired for Anthropic stay distinct and pair up: call.1 and call
   assert.equal(new Set(uses).size, 3, uses.join(', '));
   for (const id of uses) assert.match(id, /^[a-zA-Z0-9_-]+$/);
   assert.equal(uses[2], 'call_ok-2', 'a valid id is kept as it is');
-  const results = (r.body.messages[2].content as Array<{ tool_use_id: string; content: string }>).map((b) => [b.tool_use_id, b.content]);
+  const results = (r.body.messages[2].content as Array<{ tool_use_id: string; content: string }>).map((b) => [
+    b.tool_use_id,
+    b.content,
+  ]);
   assert.deepEqual(results, [
     [uses[1], 'B'],
     [uses[0], 'A'],
@@ -312,7 +427,13 @@ test('prompt caching survives translation: cache_control on system, tools, parts
   const r = tr({
     messages: [
       { role: 'system', content: [{ type: 'text', text: 'Long rules.', cache_control: eph }] },
-      { role: 'user', content: [{ type: 'text', text: 'Doc', cache_control: { type: 'ephemeral', ttl: '1h' } }, { type: 'text', text: 'Question' }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'Doc', cache_control: { type: 'ephemeral', ttl: '1h' } },
+          { type: 'text', text: 'Question' },
+        ],
+      },
       { role: 'assistant', content: 'Answer', cache_control: eph },
       { role: 'user', content: 'Next' },
     ] as never,
@@ -321,7 +442,13 @@ test('prompt caching survives translation: cache_control on system, tools, parts
   assert.deepEqual(r.body.system, [{ type: 'text', text: 'Long rules.', cache_control: eph }]);
   assert.deepEqual(r.body.tools?.[0].cache_control, eph);
   assert.deepEqual(r.body.messages, [
-    { role: 'user', content: [{ type: 'text', text: 'Doc', cache_control: { type: 'ephemeral', ttl: '1h' } }, { type: 'text', text: 'Question' }] },
+    {
+      role: 'user',
+      content: [
+        { type: 'text', text: 'Doc', cache_control: { type: 'ephemeral', ttl: '1h' } },
+        { type: 'text', text: 'Question' },
+      ],
+    },
     { role: 'assistant', content: [{ type: 'text', text: 'Answer', cache_control: eph }] },
     { role: 'user', content: 'Next' },
   ]);

@@ -19,7 +19,10 @@ function feed(t: ChatStreamToMessagesStream, chunks: Array<string | Uint8Array>)
   return text + t.end();
 }
 
-function run(fixture: string, opts: Partial<ChatStreamToMessagesOptions> = {}): { text: string; t: ChatStreamToMessagesStream } {
+function run(
+  fixture: string,
+  opts: Partial<ChatStreamToMessagesOptions> = {},
+): { text: string; t: ChatStreamToMessagesStream } {
   const t = new ChatStreamToMessagesStream({ ...BASE, ...opts });
   return { text: feed(t, [readFixture(`openai-upstream/${fixture}`)]), t };
 }
@@ -96,7 +99,13 @@ test('reasoning becomes a thinking block before the text; vLLM stop_reason names
   const { text } = run('reasoning.sse', { stopSequences: ['###', 'END'] });
   assertGolden('openai-upstream/reasoning.messages.sse', text);
   const m = rebuildAnthropic(parseSseText(text));
-  assert.deepEqual(m.blocks.map((b) => [b.type, b.thinking ?? b.text]), [['thinking', 'Thinking.'], ['text', 'Answer ###']]);
+  assert.deepEqual(
+    m.blocks.map((b) => [b.type, b.thinking ?? b.text]),
+    [
+      ['thinking', 'Thinking.'],
+      ['text', 'Answer ###'],
+    ],
+  );
   assert.equal(m.stopReason, 'stop_sequence');
   assert.equal(m.stopSequence, '###');
   assert.equal(m.deltaUsage?.input_tokens, 20);
@@ -105,7 +114,10 @@ test('reasoning becomes a thinking block before the text; vLLM stop_reason names
 
 test('message_start reports the given input tokens, never 0', () => {
   const t = new ChatStreamToMessagesStream({ model: 'claude-x', inputTokens: 0 });
-  const out = t.push({ event: undefined, data: '{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]}' });
+  const out = t.push({
+    event: undefined,
+    data: '{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]}',
+  });
   const ev = parseSseText(out)[0];
   assert.equal(ev.event, 'message_start');
   assert.equal((JSON.parse(ev.data) as { message: { usage: { input_tokens: number } } }).message.usage.input_tokens, 1);
@@ -124,7 +136,9 @@ test('a stream cut before finish_reason becomes event: error and the stream ends
 
 test('a finish_reason without [DONE] still ends normally', () => {
   const t = new ChatStreamToMessagesStream(BASE);
-  const text = feed(t, ['data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"Hi"},"finish_reason":"length"}]}\n\n']);
+  const text = feed(t, [
+    'data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"Hi"},"finish_reason":"length"}]}\n\n',
+  ]);
   const m = rebuildAnthropic(parseSseText(text));
   assert.equal(m.stopped, true);
   assert.equal(m.stopReason, 'max_tokens');
@@ -138,7 +152,8 @@ test('an upstream error chunk mid-stream becomes an Anthropic error event with t
   assert.equal(parseSseText(text).at(-1)?.event, 'error');
 });
 
-const chunk = (choice: string, extra = ''): string => `{"id":"c1","object":"chat.completion.chunk","created":1,"model":"m"${extra},"choices":[${choice}]}`;
+const chunk = (choice: string, extra = ''): string =>
+  `{"id":"c1","object":"chat.completion.chunk","created":1,"model":"m"${extra},"choices":[${choice}]}`;
 
 test('the plain-text chunk fast path takes only a lone choice-0 content delta without escapes', () => {
   const table: Array<[string, string | null]> = [
@@ -154,7 +169,12 @@ test('the plain-text chunk fast path takes only a lone choice-0 content delta wi
     [chunk('{"index":0,"delta":{"content":"x"},"finish_reason":null}', ',"usage":{"prompt_tokens":1}'), null],
     [chunk('{"index":1,"delta":{"content":"x"},"finish_reason":null}'), null],
     [chunk('{"index":10,"delta":{"content":"x"},"finish_reason":null}'), null],
-    [chunk('{"index":0,"delta":{"content":"x"},"finish_reason":null},{"index":1,"delta":{"content":"y"},"finish_reason":null}'), null],
+    [
+      chunk(
+        '{"index":0,"delta":{"content":"x"},"finish_reason":null},{"index":1,"delta":{"content":"y"},"finish_reason":null}',
+      ),
+      null,
+    ],
     [chunk('{"index":0,"delta":{"content":"x"},"finish_reason":null}', ',"error":null'), null],
     [chunk('{"index":0,"delta":{"content": "x"},"finish_reason":null}'), null],
     [chunk('{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{}"}}]}}'), null],
@@ -165,10 +185,17 @@ test('the plain-text chunk fast path takes only a lone choice-0 content delta wi
 test('a stream of plain chunks translates exactly as the general path translates the same chunks', () => {
   // The same stream twice: compact chunks take the fast path, the spaced ones ("delta": {…}) the parser.
   const texts = ['Hel', 'lo, ', 'wörld', '', '東京', '!'];
-  const compact = texts.map((t) => chunk(`{"index":0,"delta":{"content":${JSON.stringify(t)}},"logprobs":null,"finish_reason":null}`));
+  const compact = texts.map((t) =>
+    chunk(`{"index":0,"delta":{"content":${JSON.stringify(t)}},"logprobs":null,"finish_reason":null}`),
+  );
   const spaced = compact.map((c) => c.replace('"delta":{', '"delta": {'));
   const sse = (chunks: string[]): string =>
-    [chunk('{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}'), ...chunks, chunk('{"index":0,"delta":{},"finish_reason":"stop"}'), chunk('', ',"usage":{"prompt_tokens":9,"completion_tokens":6,"total_tokens":15}')]
+    [
+      chunk('{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}'),
+      ...chunks,
+      chunk('{"index":0,"delta":{},"finish_reason":"stop"}'),
+      chunk('', ',"usage":{"prompt_tokens":9,"completion_tokens":6,"total_tokens":15}'),
+    ]
       .map((d) => `data: ${d}\n\n`)
       .join('') + 'data: [DONE]\n\n';
   assert.ok(compact.every((c) => plainContentDelta(c) !== null) && spaced.every((c) => plainContentDelta(c) === null));
@@ -225,7 +252,11 @@ test('text or reasoning arriving while a tool call is incomplete is held until t
     },
     {
       label: 'a call that never completes: held text follows it at the finish',
-      chunks: [sseChunk(toolFrag(0, { name: 'a', arguments: '{"x":' }, 'call_a')), sseChunk({ content: 'tail' }), sseChunk({}, 'tool_calls')],
+      chunks: [
+        sseChunk(toolFrag(0, { name: 'a', arguments: '{"x":' }, 'call_a')),
+        sseChunk({ content: 'tail' }),
+        sseChunk({}, 'tool_calls'),
+      ],
       blocks: [
         ['tool_use', '{"x":'],
         ['text', 'tail'],

@@ -37,25 +37,61 @@ test('decode: a Gemini CLI style request with thoughts, a function call round tr
   const expected: HubRequest = {
     system: [{ type: 'text', text: 'You are a CLI agent.' }],
     messages: [
-      { role: 'user', content: [
-        { type: 'text', text: 'What is in this picture and in my files?' },
-        { type: 'file', mediaType: 'image/png', data: { base64: 'iVBORw0KGgo=' } },
-        { type: 'file', mediaType: 'application/pdf', data: { url: 'https://generativelanguage.googleapis.com/v1beta/files/abc' } },
-      ] },
-      { role: 'assistant', content: [
-        { type: 'reasoning', text: 'Let me look.', origin: 'gemini', signature: 'c2lnMQ==' },
-        { type: 'tool-call', id: 'call_gemini_0', name: 'run_shell_command', input: '{"command":"ls"}', signature: 'c2lnMg==' },
-        { type: 'tool-call', id: 'fc-7', name: 'read_file', input: '{"path":"a.txt"}' },
-      ] },
-      { role: 'tool', content: [
-        { type: 'tool-result', callId: 'fc-7', name: 'read_file', content: [{ type: 'text', text: 'hello' }] },
-        { type: 'tool-result', callId: 'call_gemini_0', name: 'run_shell_command', content: [{ type: 'text', text: 'a.txt' }] },
-      ] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'What is in this picture and in my files?' },
+          { type: 'file', mediaType: 'image/png', data: { base64: 'iVBORw0KGgo=' } },
+          {
+            type: 'file',
+            mediaType: 'application/pdf',
+            data: { url: 'https://generativelanguage.googleapis.com/v1beta/files/abc' },
+          },
+        ],
+      },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'reasoning', text: 'Let me look.', origin: 'gemini', signature: 'c2lnMQ==' },
+          {
+            type: 'tool-call',
+            id: 'call_gemini_0',
+            name: 'run_shell_command',
+            input: '{"command":"ls"}',
+            signature: 'c2lnMg==',
+          },
+          { type: 'tool-call', id: 'fc-7', name: 'read_file', input: '{"path":"a.txt"}' },
+        ],
+      },
+      {
+        role: 'tool',
+        content: [
+          { type: 'tool-result', callId: 'fc-7', name: 'read_file', content: [{ type: 'text', text: 'hello' }] },
+          {
+            type: 'tool-result',
+            callId: 'call_gemini_0',
+            name: 'run_shell_command',
+            content: [{ type: 'text', text: 'a.txt' }],
+          },
+        ],
+      },
       { role: 'user', content: [{ type: 'text', text: 'Now summarise.' }] },
     ],
     tools: [
-      { name: 'run_shell_command', kind: 'function', description: 'Runs a shell command', inputSchema: { type: 'object', properties: { command: { type: 'string' } }, required: ['command'] } },
-      { name: 'read_file', kind: 'function', inputSchema: { type: 'object', properties: { path: { type: 'string' }, lines: { type: 'array', items: { type: 'integer' } } } } },
+      {
+        name: 'run_shell_command',
+        kind: 'function',
+        description: 'Runs a shell command',
+        inputSchema: { type: 'object', properties: { command: { type: 'string' } }, required: ['command'] },
+      },
+      {
+        name: 'read_file',
+        kind: 'function',
+        inputSchema: {
+          type: 'object',
+          properties: { path: { type: 'string' }, lines: { type: 'array', items: { type: 'integer' } } },
+        },
+      },
     ],
     toolChoice: { type: 'tool', name: 'read_file' },
     stream: true,
@@ -64,7 +100,11 @@ test('decode: a Gemini CLI style request with thoughts, a function call round tr
     topP: 0.9,
     topK: 40,
     stopSequences: ['END'],
-    responseFormat: { type: 'json', schema: { type: 'object', properties: { answer: { type: 'string' } } }, name: 'response' },
+    responseFormat: {
+      type: 'json',
+      schema: { type: 'object', properties: { answer: { type: 'string' } } },
+      name: 'response',
+    },
     reasoning: { budgetTokens: 2048, summary: 'auto' },
     extra: { seed: 7, safetySettings: [{ category: 'HARM_CATEGORY_HARASSMENT', threshold: 'BLOCK_NONE' }] },
     from: 'gemini',
@@ -74,32 +114,70 @@ test('decode: a Gemini CLI style request with thoughts, a function call round tr
 
 test('decode: what the hub cannot hold is a 400 naming the field', () => {
   const contents = [{ role: 'user', parts: [{ text: 'x' }] }];
-  assert.throws(() => decodeGeminiRequest({ contents, tools: [{ googleSearch: {} }] }), (e: unknown) => e instanceof TranslationError && e.param === 'tools[0].googleSearch');
-  assert.throws(() => decodeGeminiRequest({ contents, generationConfig: { candidateCount: 2 } }), (e: unknown) => e instanceof TranslationError && e.param === 'generationConfig.candidateCount');
-  assert.throws(() => decodeGeminiRequest({ contents: [{ role: 'user', parts: [{ executableCode: { code: 'x' } }] }] }), (e: unknown) => e instanceof TranslationError && e.param === 'contents[0].parts[0]');
-  assert.deepEqual(decodeGeminiRequest({ contents, generationConfig: { thinkingConfig: { thinkingBudget: 0 } } }).reasoning, { effort: 'none' });
-  assert.deepEqual(decodeGeminiRequest({ contents, toolConfig: { functionCallingConfig: { mode: 'NONE' } }, tools: [{ functionDeclarations: [{ name: 'f' }] }] }).toolChoice, { type: 'none' });
+  assert.throws(
+    () => decodeGeminiRequest({ contents, tools: [{ googleSearch: {} }] }),
+    (e: unknown) => e instanceof TranslationError && e.param === 'tools[0].googleSearch',
+  );
+  assert.throws(
+    () => decodeGeminiRequest({ contents, generationConfig: { candidateCount: 2 } }),
+    (e: unknown) => e instanceof TranslationError && e.param === 'generationConfig.candidateCount',
+  );
+  assert.throws(
+    () => decodeGeminiRequest({ contents: [{ role: 'user', parts: [{ executableCode: { code: 'x' } }] }] }),
+    (e: unknown) => e instanceof TranslationError && e.param === 'contents[0].parts[0]',
+  );
+  assert.deepEqual(
+    decodeGeminiRequest({ contents, generationConfig: { thinkingConfig: { thinkingBudget: 0 } } }).reasoning,
+    { effort: 'none' },
+  );
+  assert.deepEqual(
+    decodeGeminiRequest({
+      contents,
+      toolConfig: { functionCallingConfig: { mode: 'NONE' } },
+      tools: [{ functionDeclarations: [{ name: 'f' }] }],
+    }).toolChoice,
+    { type: 'none' },
+  );
 });
 
 test('encode: a chat-born request becomes a Gemini body; turns merged, tool results named, signatures placed', () => {
   const req: HubRequest = {
     system: [{ type: 'text', text: 'Be terse.' }],
     messages: [
-      { role: 'user', content: [{ type: 'text', text: 'List files' }, { type: 'file', mediaType: 'image/jpeg', data: { url: 'https://example.com/cat.jpg' } }] },
-      { role: 'assistant', content: [
-        { type: 'reasoning', text: 'thinking elsewhere', origin: 'messages', signature: 'anthropic-sig' },
-        { type: 'text', text: 'Running it.' },
-        { type: 'tool-call', id: 'call_1', name: 'shell', input: '{"cmd":"ls"}' },
-        { type: 'tool-call', id: 'call_2', name: 'shell', input: '{"cmd":"pwd"}' },
-      ] },
-      { role: 'tool', content: [
-        { type: 'tool-result', callId: 'call_1', content: [{ type: 'text', text: 'a.txt' }] },
-        { type: 'tool-result', callId: 'call_2', content: [{ type: 'text', text: 'denied' }], isError: true },
-      ] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'List files' },
+          { type: 'file', mediaType: 'image/jpeg', data: { url: 'https://example.com/cat.jpg' } },
+        ],
+      },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'reasoning', text: 'thinking elsewhere', origin: 'messages', signature: 'anthropic-sig' },
+          { type: 'text', text: 'Running it.' },
+          { type: 'tool-call', id: 'call_1', name: 'shell', input: '{"cmd":"ls"}' },
+          { type: 'tool-call', id: 'call_2', name: 'shell', input: '{"cmd":"pwd"}' },
+        ],
+      },
+      {
+        role: 'tool',
+        content: [
+          { type: 'tool-result', callId: 'call_1', content: [{ type: 'text', text: 'a.txt' }] },
+          { type: 'tool-result', callId: 'call_2', content: [{ type: 'text', text: 'denied' }], isError: true },
+        ],
+      },
       { role: 'system', content: [{ type: 'text', text: 'Answer in French.' }] },
       { role: 'user', content: [{ type: 'text', text: 'Thanks' }] },
     ],
-    tools: [{ name: 'shell', kind: 'function', description: 'Run', inputSchema: { type: 'object', properties: { cmd: { type: 'string' } }, additionalProperties: false } }],
+    tools: [
+      {
+        name: 'shell',
+        kind: 'function',
+        description: 'Run',
+        inputSchema: { type: 'object', properties: { cmd: { type: 'string' } }, additionalProperties: false },
+      },
+    ],
     toolChoice: { type: 'required' },
     maxOutputTokens: 200,
     temperature: 0.5,
@@ -114,23 +192,55 @@ test('encode: a chat-born request becomes a Gemini body; turns merged, tool resu
   assert.equal(encoded.path, '/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse');
   assert.deepEqual(JSON.parse(encoded.body), {
     contents: [
-      { role: 'user', parts: [{ text: 'List files' }, { fileData: { mimeType: 'image/jpeg', fileUri: 'https://example.com/cat.jpg' } }] },
-      { role: 'model', parts: [
-        { text: 'Running it.' },
-        { functionCall: { name: 'shell', args: { cmd: 'ls' } }, thoughtSignature: SKIP_SIGNATURE },
-        { functionCall: { name: 'shell', args: { cmd: 'pwd' } } },
-      ] },
-      { role: 'user', parts: [
-        { functionResponse: { name: 'shell', response: { output: 'a.txt' } } },
-        { functionResponse: { name: 'shell', response: { error: 'denied' } } },
-        { text: 'System: Answer in French.' },
-        { text: 'Thanks' },
-      ] },
+      {
+        role: 'user',
+        parts: [
+          { text: 'List files' },
+          { fileData: { mimeType: 'image/jpeg', fileUri: 'https://example.com/cat.jpg' } },
+        ],
+      },
+      {
+        role: 'model',
+        parts: [
+          { text: 'Running it.' },
+          { functionCall: { name: 'shell', args: { cmd: 'ls' } }, thoughtSignature: SKIP_SIGNATURE },
+          { functionCall: { name: 'shell', args: { cmd: 'pwd' } } },
+        ],
+      },
+      {
+        role: 'user',
+        parts: [
+          { functionResponse: { name: 'shell', response: { output: 'a.txt' } } },
+          { functionResponse: { name: 'shell', response: { error: 'denied' } } },
+          { text: 'System: Answer in French.' },
+          { text: 'Thanks' },
+        ],
+      },
     ],
     systemInstruction: { parts: [{ text: 'Be terse.' }] },
-    tools: [{ functionDeclarations: [{ name: 'shell', description: 'Run', parametersJsonSchema: { type: 'object', properties: { cmd: { type: 'string' } }, additionalProperties: false } }] }],
+    tools: [
+      {
+        functionDeclarations: [
+          {
+            name: 'shell',
+            description: 'Run',
+            parametersJsonSchema: {
+              type: 'object',
+              properties: { cmd: { type: 'string' } },
+              additionalProperties: false,
+            },
+          },
+        ],
+      },
+    ],
     toolConfig: { functionCallingConfig: { mode: 'ANY' } },
-    generationConfig: { maxOutputTokens: 200, stopSequences: ['STOP'], responseMimeType: 'application/json', responseJsonSchema: { type: 'object' }, thinkingConfig: { thinkingBudget: 1024 } },
+    generationConfig: {
+      maxOutputTokens: 200,
+      stopSequences: ['STOP'],
+      responseMimeType: 'application/json',
+      responseJsonSchema: { type: 'object' },
+      thinkingConfig: { thinkingBudget: 1024 },
+    },
   });
   assert.deepEqual(encoded.adjustments.sort(), [
     'a system message inside the conversation sent as a user turn',
@@ -144,7 +254,13 @@ test('a Gemini request decoded and encoded again for a Gemini upstream keeps its
   const body = {
     contents: [
       { role: 'user', parts: [{ text: 'hi' }] },
-      { role: 'model', parts: [{ text: 'plan', thought: true, thoughtSignature: 'sig-a' }, { functionCall: { name: 'f', args: { a: 1 } }, thoughtSignature: 'sig-b' }] },
+      {
+        role: 'model',
+        parts: [
+          { text: 'plan', thought: true, thoughtSignature: 'sig-a' },
+          { functionCall: { name: 'f', args: { a: 1 } }, thoughtSignature: 'sig-b' },
+        ],
+      },
       { role: 'user', parts: [{ functionResponse: { name: 'f', response: { output: 'ok' } } }] },
     ],
     generationConfig: { seed: 3 },
@@ -168,7 +284,8 @@ function decodeSse(text: string): HubEvent[] {
   const decoder = new GeminiStreamDecoder();
   const events: HubEvent[] = [];
   // Fed in awkward pieces, as TCP delivers them.
-  for (let i = 0; i < text.length; i += 37) for (const ev of sse.push(Buffer.from(text.slice(i, i + 37)))) events.push(...decoder.push(ev));
+  for (let i = 0; i < text.length; i += 37)
+    for (const ev of sse.push(Buffer.from(text.slice(i, i + 37)))) events.push(...decoder.push(ev));
   for (const ev of sse.end()) events.push(...decoder.push(ev));
   events.push(...decoder.end());
   return events;
@@ -183,36 +300,73 @@ test('stream decode: raw Gemini SSE → hub events, thoughts and text apart, a w
     { type: 'start' },
     { type: 'reasoning-start', index: 0 },
     { type: 'reasoning-delta', index: 0, text: 'Considering the files' },
-    { type: 'usage', usage: { inputTokens: 12, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 }, partial: true },
+    {
+      type: 'usage',
+      usage: { inputTokens: 12, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 },
+      partial: true,
+    },
     { type: 'reasoning-end', index: 0 },
     { type: 'text-start', index: 1 },
     { type: 'text-delta', index: 1, text: 'I will list them.' },
-    { type: 'usage', usage: { inputTokens: 12, outputTokens: 5, cacheReadTokens: 0, cacheWriteTokens: 0 }, partial: true },
+    {
+      type: 'usage',
+      usage: { inputTokens: 12, outputTokens: 5, cacheReadTokens: 0, cacheWriteTokens: 0 },
+      partial: true,
+    },
     { type: 'text-end', index: 1 },
     { type: 'tool-call-start', index: 2, id, name: 'run_shell_command', signature: 'c2lnMg==' },
     { type: 'tool-call-delta', index: 2, input: '{"command":"ls"}' },
     { type: 'tool-call-end', index: 2 },
-    { type: 'usage', usage: { inputTokens: 8, outputTokens: 48, cacheReadTokens: 4, cacheWriteTokens: 0, reasoningTokens: 28 } },
+    {
+      type: 'usage',
+      usage: { inputTokens: 8, outputTokens: 48, cacheReadTokens: 4, cacheWriteTokens: 0, reasoningTokens: 28 },
+    },
     { type: 'finish', reason: 'tool-calls' },
   ]);
 });
 
 test('stream decode: a stream cut before its finishReason ends in an error event; an in-stream error is read', () => {
   const cut = decodeSse(GEMINI_SSE.split('\r\n\r\n')[0] + '\r\n\r\n');
-  assert.deepEqual(cut.at(-1), { type: 'error', status: 502, errorType: 'UNAVAILABLE', message: 'The upstream stream ended before it was complete.' });
-  const failed = decodeSse('data: {"error": {"code": 503, "message": "The model is overloaded.", "status": "UNAVAILABLE"}}\r\n\r\n');
-  assert.deepEqual(failed, [{ type: 'start' }, { type: 'error', status: 503, errorType: 'UNAVAILABLE', message: 'The model is overloaded.', from: 'gemini' }]);
+  assert.deepEqual(cut.at(-1), {
+    type: 'error',
+    status: 502,
+    errorType: 'UNAVAILABLE',
+    message: 'The upstream stream ended before it was complete.',
+  });
+  const failed = decodeSse(
+    'data: {"error": {"code": 503, "message": "The model is overloaded.", "status": "UNAVAILABLE"}}\r\n\r\n',
+  );
+  assert.deepEqual(failed, [
+    { type: 'start' },
+    { type: 'error', status: 503, errorType: 'UNAVAILABLE', message: 'The model is overloaded.', from: 'gemini' },
+  ]);
 });
 
 test('reply decode: a whole generateContent body is the fold of its one chunk', () => {
-  const reply = decodeGeminiReply(JSON.parse('{"candidates":[{"content":{"parts":[{"text":"Hello"},{"text":" there"}],"role":"model"},"finishReason":"MAX_TOKENS","index":0}],"usageMetadata":{"promptTokenCount":3,"candidatesTokenCount":2,"totalTokenCount":5},"modelVersion":"gemini-2.5-flash"}') as Record<string, unknown>);
-  assert.deepEqual(reply, { content: [{ type: 'text', text: 'Hello there' }], finish: 'length', usage: { inputTokens: 3, outputTokens: 2, cacheReadTokens: 0, cacheWriteTokens: 0 } });
-  const blocked = decodeGeminiReply({ promptFeedback: { blockReason: 'SAFETY' }, usageMetadata: { promptTokenCount: 3, totalTokenCount: 3 } });
+  const reply = decodeGeminiReply(
+    JSON.parse(
+      '{"candidates":[{"content":{"parts":[{"text":"Hello"},{"text":" there"}],"role":"model"},"finishReason":"MAX_TOKENS","index":0}],"usageMetadata":{"promptTokenCount":3,"candidatesTokenCount":2,"totalTokenCount":5},"modelVersion":"gemini-2.5-flash"}',
+    ) as Record<string, unknown>,
+  );
+  assert.deepEqual(reply, {
+    content: [{ type: 'text', text: 'Hello there' }],
+    finish: 'length',
+    usage: { inputTokens: 3, outputTokens: 2, cacheReadTokens: 0, cacheWriteTokens: 0 },
+  });
+  const blocked = decodeGeminiReply({
+    promptFeedback: { blockReason: 'SAFETY' },
+    usageMetadata: { promptTokenCount: 3, totalTokenCount: 3 },
+  });
   assert.equal(blocked.finish, 'content-filter');
 });
 
 function ctx(request: Partial<HubRequest> = {}): ClientReplyContext {
-  return { model: 'my-model', created: 1_700_000_000, request: { system: [], messages: [], tools: [], stream: true, extra: {}, from: 'gemini', ...request }, promptEstimate: () => 1 };
+  return {
+    model: 'my-model',
+    created: 1_700_000_000,
+    request: { system: [], messages: [], tools: [], stream: true, extra: {}, from: 'gemini', ...request },
+    promptEstimate: () => 1,
+  };
 }
 
 test('stream encode: hub events → the SSE a Gemini caller reads; the last chunk carries finishReason and usage', () => {
@@ -230,32 +384,77 @@ test('stream encode: hub events → the SSE a Gemini caller reads; the last chun
     { type: 'tool-call-delta', index: 2, input: '{"cmd":' },
     { type: 'tool-call-delta', index: 2, input: '"ls"}' },
     { type: 'tool-call-end', index: 2 },
-    { type: 'usage', usage: { inputTokens: 10, outputTokens: 7, cacheReadTokens: 2, cacheWriteTokens: 0, reasoningTokens: 3 } },
+    {
+      type: 'usage',
+      usage: { inputTokens: 10, outputTokens: 7, cacheReadTokens: 2, cacheWriteTokens: 0, reasoningTokens: 3 },
+    },
     { type: 'finish', reason: 'tool-calls' },
   ];
   const text = events.map((e) => enc.push(e)).join('');
-  const chunks = text.split('\r\n\r\n').filter((s) => s !== '').map((s) => {
-    assert.ok(s.startsWith('data: '));
-    return JSON.parse(s.slice(6)) as { candidates: Array<{ content: { parts: unknown[] }; finishReason?: string }>; usageMetadata?: unknown; modelVersion: string };
+  const chunks = text
+    .split('\r\n\r\n')
+    .filter((s) => s !== '')
+    .map((s) => {
+      assert.ok(s.startsWith('data: '));
+      return JSON.parse(s.slice(6)) as {
+        candidates: Array<{ content: { parts: unknown[] }; finishReason?: string }>;
+        usageMetadata?: unknown;
+        modelVersion: string;
+      };
+    });
+  assert.deepEqual(
+    chunks.map((c) => c.candidates[0].content.parts),
+    [
+      [{ text: 'hmm', thought: true }],
+      [{ text: 'Hel' }],
+      [{ text: 'lo' }],
+      [{ functionCall: { id: 'toolu_1', name: 'shell', args: { cmd: 'ls' } } }],
+    ],
+  );
+  assert.deepEqual(
+    chunks.map((c) => c.candidates[0].finishReason),
+    [undefined, undefined, undefined, 'STOP'],
+  );
+  assert.deepEqual(chunks.at(-1)!.usageMetadata, {
+    promptTokenCount: 12,
+    candidatesTokenCount: 4,
+    totalTokenCount: 19,
+    cachedContentTokenCount: 2,
+    thoughtsTokenCount: 3,
   });
-  assert.deepEqual(chunks.map((c) => c.candidates[0].content.parts), [
-    [{ text: 'hmm', thought: true }],
-    [{ text: 'Hel' }],
-    [{ text: 'lo' }],
-    [{ functionCall: { id: 'toolu_1', name: 'shell', args: { cmd: 'ls' } } }],
-  ]);
-  assert.deepEqual(chunks.map((c) => c.candidates[0].finishReason), [undefined, undefined, undefined, 'STOP']);
-  assert.deepEqual(chunks.at(-1)!.usageMetadata, { promptTokenCount: 12, candidatesTokenCount: 4, totalTokenCount: 19, cachedContentTokenCount: 2, thoughtsTokenCount: 3 });
   assert.ok(chunks.every((c) => c.modelVersion === 'my-model'));
   // Without includeThoughts the thoughts are not shown; an error ends the stream in Gemini's shape.
   const quiet = new GeminiStreamEncoder(ctx());
-  const out = [quiet.push({ type: 'start' }), quiet.push({ type: 'reasoning-delta', index: 0, text: 'x' }), quiet.push({ type: 'error', status: 429, errorType: 'rate_limit_error', message: 'slow down' })].join('');
+  const out = [
+    quiet.push({ type: 'start' }),
+    quiet.push({ type: 'reasoning-delta', index: 0, text: 'x' }),
+    quiet.push({ type: 'error', status: 429, errorType: 'rate_limit_error', message: 'slow down' }),
+  ].join('');
   assert.equal(out, 'data: {"error":{"code":429,"message":"slow down","status":"RESOURCE_EXHAUSTED"}}\r\n\r\n');
 });
 
 test('reply encode: a GenerateContentResponse with the caller model, its function call ids and usage', () => {
-  const body = JSON.parse(encodeGeminiReply({ content: [{ type: 'reasoning', text: 'secret' }, { type: 'text', text: 'Done.' }, { type: 'tool-call', id: 'call_9', name: 'f', input: '' }], finish: 'tool-calls', usage: { inputTokens: 5, outputTokens: 3, cacheReadTokens: 0, cacheWriteTokens: 0 } }, ctx())) as Record<string, unknown>;
-  assert.deepEqual(body.candidates, [{ content: { parts: [{ text: 'Done.' }, { functionCall: { id: 'call_9', name: 'f', args: {} } }], role: 'model' }, finishReason: 'STOP', index: 0 }]);
+  const body = JSON.parse(
+    encodeGeminiReply(
+      {
+        content: [
+          { type: 'reasoning', text: 'secret' },
+          { type: 'text', text: 'Done.' },
+          { type: 'tool-call', id: 'call_9', name: 'f', input: '' },
+        ],
+        finish: 'tool-calls',
+        usage: { inputTokens: 5, outputTokens: 3, cacheReadTokens: 0, cacheWriteTokens: 0 },
+      },
+      ctx(),
+    ),
+  ) as Record<string, unknown>;
+  assert.deepEqual(body.candidates, [
+    {
+      content: { parts: [{ text: 'Done.' }, { functionCall: { id: 'call_9', name: 'f', args: {} } }], role: 'model' },
+      finishReason: 'STOP',
+      index: 0,
+    },
+  ]);
   assert.deepEqual(body.usageMetadata, { promptTokenCount: 5, candidatesTokenCount: 3, totalTokenCount: 8 });
   assert.equal(body.modelVersion, 'my-model');
 });

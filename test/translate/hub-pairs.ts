@@ -36,16 +36,28 @@ export interface ChatToMessagesOptions {
 }
 
 /** chat request → hub → messages request. */
-export function chatRequestToMessages(body: ChatRequest, opts: ChatToMessagesOptions): { body: MessagesRequest; adjustments: string[]; jsonMode: JsonMode | null; hub: HubRequest } {
+export function chatRequestToMessages(
+  body: ChatRequest,
+  opts: ChatToMessagesOptions,
+): { body: MessagesRequest; adjustments: string[]; jsonMode: JsonMode | null; hub: HubRequest } {
   const hub = chatClient.decodeRequest(body as Record<string, unknown>);
   const out = messagesUpstream.encodeRequest(hub, { refusedParams: [], ...opts });
-  return { body: JSON.parse(out.body) as MessagesRequest, adjustments: out.adjustments, jsonMode: (out.replyState as MessagesReplyState).jsonMode, hub };
+  return {
+    body: JSON.parse(out.body) as MessagesRequest,
+    adjustments: out.adjustments,
+    jsonMode: (out.replyState as MessagesReplyState).jsonMode,
+    hub,
+  };
 }
 
 /** messages request → hub → chat request. */
 export function messagesRequestToChat(
   body: MessagesRequest,
-  opts: { upstreamModel: string; maxTokensField?: 'max_tokens' | 'max_completion_tokens'; refusedParams?: readonly string[] },
+  opts: {
+    upstreamModel: string;
+    maxTokensField?: 'max_tokens' | 'max_completion_tokens';
+    refusedParams?: readonly string[];
+  },
 ): { body: ChatRequest; adjustments: string[]; hub: HubRequest } {
   const hub = messagesClient.decodeRequest(body as Record<string, unknown>);
   const out = chatUpstream.encodeRequest(hub, { defaultMaxTokens: 4096, refusedParams: [], ...opts });
@@ -58,14 +70,24 @@ function ctx(model: string, created: number, request: Partial<HubRequest> = {}, 
 }
 
 /** Anthropic Message → hub reply → chat.completion. */
-export function messagesResponseToChat(msg: Message, opts: { model: string; created: number; jsonMode?: JsonMode | null }): ChatCompletion {
-  const reply: HubReply = messagesUpstream.decodeReply(msg as unknown as Record<string, unknown>, { jsonMode: opts.jsonMode ?? null });
+export function messagesResponseToChat(
+  msg: Message,
+  opts: { model: string; created: number; jsonMode?: JsonMode | null },
+): ChatCompletion {
+  const reply: HubReply = messagesUpstream.decodeReply(msg as unknown as Record<string, unknown>, {
+    jsonMode: opts.jsonMode ?? null,
+  });
   return JSON.parse(chatClient.encodeReply(reply, ctx(opts.model, opts.created))) as ChatCompletion;
 }
 
 /** chat.completion → hub reply → Anthropic Message. */
-export function chatResponseToMessages(resp: ChatCompletion, opts: { model: string; stopSequences?: string[] }): Message {
-  const reply = chatUpstream.decodeReply(resp as unknown as Record<string, unknown>, { stopSequences: opts.stopSequences });
+export function chatResponseToMessages(
+  resp: ChatCompletion,
+  opts: { model: string; stopSequences?: string[] },
+): Message {
+  const reply = chatUpstream.decodeReply(resp as unknown as Record<string, unknown>, {
+    stopSequences: opts.stopSequences,
+  });
   return JSON.parse(messagesClient.encodeReply(reply, ctx(opts.model, 0))) as Message;
 }
 
@@ -103,7 +125,13 @@ export interface MessagesStreamToChatOptions {
 export class MessagesStreamToChatStream extends PairStream {
   constructor(opts: MessagesStreamToChatOptions) {
     const c = ctx(opts.model, opts.created, { streamUsage: opts.includeUsage });
-    super(new HubStreamTranslator({ decoder: new MessagesStreamDecoder({ jsonMode: opts.jsonMode ?? null }), encoder: new ChatStreamEncoder(c), promptEstimate: c.promptEstimate }));
+    super(
+      new HubStreamTranslator({
+        decoder: new MessagesStreamDecoder({ jsonMode: opts.jsonMode ?? null }),
+        encoder: new ChatStreamEncoder(c),
+        promptEstimate: c.promptEstimate,
+      }),
+    );
   }
 }
 
@@ -119,7 +147,9 @@ export class ChatStreamToMessagesStream extends PairStream {
   constructor(opts: ChatStreamToMessagesOptions) {
     const decoder = new ChatStreamDecoder({ stopSequences: opts.stopSequences });
     const c = ctx(opts.model, 0, { from: 'messages' }, Math.max(1, Math.round(opts.inputTokens)));
-    super(new HubStreamTranslator({ decoder, encoder: new MessagesStreamEncoder(c), promptEstimate: c.promptEstimate }));
+    super(
+      new HubStreamTranslator({ decoder, encoder: new MessagesStreamEncoder(c), promptEstimate: c.promptEstimate }),
+    );
     this.#decoder = decoder;
   }
   get lateFragments(): number {
@@ -147,19 +177,43 @@ interface ExchangeOptions {
 }
 
 function upstreamOptions(opts: ExchangeOptions) {
-  return { upstreamModel: opts.upstreamModel, defaultMaxTokens: opts.defaultMaxTokens ?? 4096, refusedParams: opts.refusedParams ?? [], structuredOutput: opts.structuredOutput, maxTokensField: opts.maxTokensField };
+  return {
+    upstreamModel: opts.upstreamModel,
+    defaultMaxTokens: opts.defaultMaxTokens ?? 4096,
+    refusedParams: opts.refusedParams ?? [],
+    structuredOutput: opts.structuredOutput,
+    maxTokensField: opts.maxTokensField,
+  };
 }
 
 /** The hub's translated exchange for a chat client and an Anthropic-style upstream, as exchange-for.ts builds it. */
 export class ChatToAnthropicExchange extends TranslatedExchange {
   constructor(opts: ExchangeOptions) {
-    super({ client: chatClient, upstream: messagesUpstream, clientDialect: 'openai', upstreamDialect: 'anthropic', parsed: opts.parsed, model: opts.facts.model, promptEstimate: opts.promptEstimate, upstreamOptions: upstreamOptions(opts) });
+    super({
+      client: chatClient,
+      upstream: messagesUpstream,
+      clientDialect: 'openai',
+      upstreamDialect: 'anthropic',
+      parsed: opts.parsed,
+      model: opts.facts.model,
+      promptEstimate: opts.promptEstimate,
+      upstreamOptions: upstreamOptions(opts),
+    });
   }
 }
 
 /** The hub's translated exchange for a messages client and an OpenAI-style upstream. */
 export class MessagesToOpenAIExchange extends TranslatedExchange {
   constructor(opts: ExchangeOptions) {
-    super({ client: messagesClient, upstream: chatUpstream, clientDialect: 'anthropic', upstreamDialect: 'openai', parsed: opts.parsed, model: opts.facts.model, promptEstimate: opts.promptEstimate, upstreamOptions: upstreamOptions(opts) });
+    super({
+      client: messagesClient,
+      upstream: chatUpstream,
+      clientDialect: 'anthropic',
+      upstreamDialect: 'openai',
+      parsed: opts.parsed,
+      model: opts.facts.model,
+      promptEstimate: opts.promptEstimate,
+      upstreamOptions: upstreamOptions(opts),
+    });
   }
 }

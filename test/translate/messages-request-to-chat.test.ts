@@ -9,7 +9,12 @@ const validateRequest = createValidator('openai', 'CreateChatCompletionRequest')
 
 function tr(body: Partial<MessagesRequest>) {
   const result = messagesRequestToChat(
-    { model: 'claude-sonnet-4-5', max_tokens: 1024, messages: [{ role: 'user', content: 'Hi' }], ...body } as MessagesRequest,
+    {
+      model: 'claude-sonnet-4-5',
+      max_tokens: 1024,
+      messages: [{ role: 'user', content: 'Hi' }],
+      ...body,
+    } as MessagesRequest,
     { upstreamModel: 'anthropic/claude-sonnet-4.5' },
   );
   validateRequest(result.body);
@@ -18,8 +23,16 @@ function tr(body: Partial<MessagesRequest>) {
 
 test('system string or blocks → one leading system message, blocks joined in order', () => {
   assert.deepEqual(tr({ system: 'Be brief.' }).body.messages[0], { role: 'system', content: 'Be brief.' });
-  const r = tr({ system: [{ type: 'text', text: 'A' }, { type: 'text', text: 'B', cache_control: { type: 'ephemeral' } }] });
-  assert.deepEqual(r.body.messages.slice(0, 2), [{ role: 'system', content: 'A\n\nB' }, { role: 'user', content: 'Hi' }]);
+  const r = tr({
+    system: [
+      { type: 'text', text: 'A' },
+      { type: 'text', text: 'B', cache_control: { type: 'ephemeral' } },
+    ],
+  });
+  assert.deepEqual(r.body.messages.slice(0, 2), [
+    { role: 'system', content: 'A\n\nB' },
+    { role: 'user', content: 'Hi' },
+  ]);
 });
 
 test('tool round trip: tool_use → tool_calls (ids kept, input → arguments), tool_result → role tool before the user text', () => {
@@ -39,7 +52,15 @@ test('tool round trip: tool_use → tool_calls (ids kept, input → arguments), 
         role: 'user',
         content: [
           { type: 'tool_result', tool_use_id: 'toolu_1', content: '18C' },
-          { type: 'tool_result', tool_use_id: 'toolu_2', content: [{ type: 'text', text: 'noon' }, { type: 'text', text: 'UTC+1' }], is_error: true },
+          {
+            type: 'tool_result',
+            tool_use_id: 'toolu_2',
+            content: [
+              { type: 'text', text: 'noon' },
+              { type: 'text', text: 'UTC+1' },
+            ],
+            is_error: true,
+          },
           { type: 'text', text: 'Thanks' },
         ],
       },
@@ -64,19 +85,28 @@ test('tool round trip: tool_use → tool_calls (ids kept, input → arguments), 
 
 test('tools and tool_choice map; disable_parallel_tool_use → parallel_tool_calls false', () => {
   const r = tr({
-    tools: [{ name: 'get_time', input_schema: { type: 'object', properties: {} } }, { name: 'noschema', description: 'd' }],
+    tools: [
+      { name: 'get_time', input_schema: { type: 'object', properties: {} } },
+      { name: 'noschema', description: 'd' },
+    ],
     tool_choice: { type: 'any', disable_parallel_tool_use: true },
   });
   assert.deepEqual(r.body.tools, [
     { type: 'function', function: { name: 'get_time', parameters: { type: 'object', properties: {} } } },
-    { type: 'function', function: { name: 'noschema', parameters: { type: 'object', properties: {} }, description: 'd' } },
+    {
+      type: 'function',
+      function: { name: 'noschema', parameters: { type: 'object', properties: {} }, description: 'd' },
+    },
   ]);
   assert.equal(r.body.tool_choice, 'required');
   assert.equal(r.body.parallel_tool_calls, false);
   const tools = [{ name: 'f', input_schema: { type: 'object' } }];
   assert.equal(tr({ tools, tool_choice: { type: 'auto' } }).body.tool_choice, 'auto');
   assert.equal(tr({ tools, tool_choice: { type: 'none' } }).body.tool_choice, 'none');
-  assert.deepEqual(tr({ tools, tool_choice: { type: 'tool', name: 'f' } }).body.tool_choice, { type: 'function', function: { name: 'f' } });
+  assert.deepEqual(tr({ tools, tool_choice: { type: 'tool', name: 'f' } }).body.tool_choice, {
+    type: 'function',
+    function: { name: 'f' },
+  });
 });
 
 test('images: base64 source → data URL, url source → URL', () => {
@@ -100,7 +130,15 @@ test('images: base64 source → data URL, url source → URL', () => {
 });
 
 test('sampling, limits, stop, stream usage, top_k dropped with no error', () => {
-  const r = tr({ max_tokens: 333, temperature: 0.2, top_p: 0.8, top_k: 5, stop_sequences: ['###'], stream: true, metadata: { user_id: 'u' } });
+  const r = tr({
+    max_tokens: 333,
+    temperature: 0.2,
+    top_p: 0.8,
+    top_k: 5,
+    stop_sequences: ['###'],
+    stream: true,
+    metadata: { user_id: 'u' },
+  });
   assert.equal(r.body.max_tokens, 333);
   assert.equal(r.body.temperature, 0.2);
   assert.equal(r.body.top_p, 0.8);
@@ -131,18 +169,38 @@ test('thinking and effort → reasoning_effort; output_config.format → respons
 test('server tools and unknown blocks are a TranslationError naming the field', () => {
   const cases: Array<[Partial<MessagesRequest>, string]> = [
     [{ tools: [{ type: 'web_search_20250305', name: 'web_search' }] }, 'tools[0].type'],
-    [{ messages: [{ role: 'user', content: [{ type: 'search_result', source: 'x' }] }] }, 'messages[0].content[0].type'],
-    [{ messages: [{ role: 'user', content: [{ type: 'document', source: { type: 'url', url: 'https://x/y.pdf' } }] }] }, 'messages[0].content[0].type'],
+    [
+      { messages: [{ role: 'user', content: [{ type: 'search_result', source: 'x' }] }] },
+      'messages[0].content[0].type',
+    ],
+    [
+      {
+        messages: [{ role: 'user', content: [{ type: 'document', source: { type: 'url', url: 'https://x/y.pdf' } }] }],
+      },
+      'messages[0].content[0].type',
+    ],
   ];
   for (const [body, param] of cases) {
-    assert.throws(() => tr(body), (err: unknown) => err instanceof TranslationError && err.param === param, param);
+    assert.throws(
+      () => tr(body),
+      (err: unknown) => err instanceof TranslationError && err.param === param,
+      param,
+    );
   }
 });
 
 test('a prefill (final assistant turn) is sent as history and the caller is told the upstream will not continue it', () => {
-  const r = tr({ messages: [{ role: 'user', content: 'JSON please' }, { role: 'assistant', content: '{' }] });
+  const r = tr({
+    messages: [
+      { role: 'user', content: 'JSON please' },
+      { role: 'assistant', content: '{' },
+    ],
+  });
   assert.deepEqual(r.body.messages.at(-1), { role: 'assistant', content: '{' });
-  assert.ok(r.adjustments.some((a) => a.startsWith('final assistant message sent as history')), r.adjustments.join('; '));
+  assert.ok(
+    r.adjustments.some((a) => a.startsWith('final assistant message sent as history')),
+    r.adjustments.join('; '),
+  );
   assert.ok(!tr({}).adjustments.some((a) => a.startsWith('final assistant')));
 });
 
@@ -168,10 +226,19 @@ test('a system message inside the conversation (Claude Code sends one) becomes a
 
 test('a deployment that refuses temperature and top_p gets neither, and the caller is told', () => {
   const r = messagesRequestToChat(
-    { model: 'claude-x', max_tokens: 10, messages: [{ role: 'user', content: 'Hi' }], temperature: 0.3, top_p: 0.5 } as MessagesRequest,
+    {
+      model: 'claude-x',
+      max_tokens: 10,
+      messages: [{ role: 'user', content: 'Hi' }],
+      temperature: 0.3,
+      top_p: 0.5,
+    } as MessagesRequest,
     { upstreamModel: 'o3', refusedParams: ['temperature', 'top_p'] },
   );
   assert.equal(r.body.temperature, undefined);
   assert.equal(r.body.top_p, undefined);
-  assert.deepEqual(r.adjustments, ["temperature left out: the deployment's model refuses it", "top_p left out: the deployment's model refuses it"]);
+  assert.deepEqual(r.adjustments, [
+    "temperature left out: the deployment's model refuses it",
+    "top_p left out: the deployment's model refuses it",
+  ]);
 });

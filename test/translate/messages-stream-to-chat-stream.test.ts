@@ -10,7 +10,10 @@ import { assertGolden, readFixture } from './golden.ts';
 
 const BASE = { model: 'claude-sonnet-4-5', created: 1723031665 };
 
-function run(fixture: string, opts: Partial<MessagesStreamToChatOptions> = {}): { text: string; t: MessagesStreamToChatStream } {
+function run(
+  fixture: string,
+  opts: Partial<MessagesStreamToChatOptions> = {},
+): { text: string; t: MessagesStreamToChatStream } {
   const t = new MessagesStreamToChatStream({ ...BASE, includeUsage: false, ...opts });
   const decoder = new SseDecoder();
   let text = '';
@@ -34,7 +37,12 @@ test('text then two tools: tool indexes 0 and 1 (not offset by the text block), 
   const calls = new Map<number, { id: string; name: string; args: string }>();
   let content = '';
   for (const c of list) {
-    for (const choice of c.choices as Array<{ delta: { content?: string; tool_calls?: Array<{ index: number; id?: string; function?: { name?: string; arguments?: string } }> } }>) {
+    for (const choice of c.choices as Array<{
+      delta: {
+        content?: string;
+        tool_calls?: Array<{ index: number; id?: string; function?: { name?: string; arguments?: string } }>;
+      };
+    }>) {
       content += choice.delta.content ?? '';
       for (const tc of choice.delta.tool_calls ?? []) {
         const cur = calls.get(tc.index) ?? { id: '', name: '', args: '' };
@@ -53,7 +61,12 @@ test('text then two tools: tool indexes 0 and 1 (not offset by the text block), 
   assert.equal(finish.choices[0].finish_reason, 'tool_calls');
   const usage = list.at(-1) as { choices: unknown[]; usage: Record<string, unknown> };
   assert.deepEqual(usage.choices, []);
-  assert.deepEqual(usage.usage, { prompt_tokens: 132, completion_tokens: 42, total_tokens: 174, prompt_tokens_details: { cached_tokens: 100 } });
+  assert.deepEqual(usage.usage, {
+    prompt_tokens: 132,
+    completion_tokens: 42,
+    total_tokens: 174,
+    prompt_tokens_details: { cached_tokens: 100 },
+  });
   assert.deepEqual(t.usage, { inputTokens: 25, outputTokens: 42, cacheReadTokens: 100, cacheWriteTokens: 7 });
   assert.equal(t.finished, true);
   assert.equal(t.failed, false);
@@ -143,10 +156,30 @@ test('malformed upstream data becomes an error chunk', () => {
 
 test('input_json_delta fragments whose bytes are split inside multibyte characters arrive intact as tool arguments', () => {
   const events = [
-    { type: 'message_start', message: { id: 'msg_u', type: 'message', role: 'assistant', model: 'c', content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 9, output_tokens: 1 } } },
-    { type: 'content_block_start', index: 0, content_block: { type: 'tool_use', id: 'toolu_u', name: 'geo', input: {} } },
+    {
+      type: 'message_start',
+      message: {
+        id: 'msg_u',
+        type: 'message',
+        role: 'assistant',
+        model: 'c',
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: { input_tokens: 9, output_tokens: 1 },
+      },
+    },
+    {
+      type: 'content_block_start',
+      index: 0,
+      content_block: { type: 'tool_use', id: 'toolu_u', name: 'geo', input: {} },
+    },
     { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: '{"city": "Zü' } },
-    { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: 'rich", "note": "雪 ❄"}' } },
+    {
+      type: 'content_block_delta',
+      index: 0,
+      delta: { type: 'input_json_delta', partial_json: 'rich", "note": "雪 ❄"}' },
+    },
     { type: 'content_block_stop', index: 0 },
     { type: 'message_delta', delta: { stop_reason: 'tool_use', stop_sequence: null }, usage: { output_tokens: 7 } },
     { type: 'message_stop' },
@@ -165,7 +198,8 @@ test('input_json_delta fragments whose bytes are split inside multibyte characte
   text += t.end();
   let args = '';
   for (const c of chunks(text)) {
-    for (const tc of (c.choices as Array<{ delta: { tool_calls?: Array<{ function?: { arguments?: string } }> } }>)[0].delta.tool_calls ?? []) {
+    for (const tc of (c.choices as Array<{ delta: { tool_calls?: Array<{ function?: { arguments?: string } }> } }>)[0]
+      .delta.tool_calls ?? []) {
       args += tc.function?.arguments ?? '';
     }
   }
@@ -174,7 +208,8 @@ test('input_json_delta fragments whose bytes are split inside multibyte characte
 });
 
 test('the plain text_delta fast path takes only the exact API shape without escapes', () => {
-  const ev = (index: string, text: string, tail = '}}'): string => `{"type":"content_block_delta","index":${index},"delta":{"type":"text_delta","text":${text}${tail}`;
+  const ev = (index: string, text: string, tail = '}}'): string =>
+    `{"type":"content_block_delta","index":${index},"delta":{"type":"text_delta","text":${text}${tail}`;
   const table: Array<[string, { index: number; quoted: string } | null]> = [
     [ev('0', '"Hello"'), { index: 0, quoted: '"Hello"' }],
     [ev('12', '"héllo 東京"'), { index: 12, quoted: '"héllo 東京"' }],
@@ -193,16 +228,27 @@ test('the plain text_delta fast path takes only the exact API shape without esca
 
 test('plain text deltas translate exactly as the general path translates the same events', () => {
   const texts = ['Hel', 'lo, ', 'wörld', '', '東京', '!'];
-  const compact = texts.map((t) => `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":${JSON.stringify(t)}}}`);
+  const compact = texts.map(
+    (t) => `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":${JSON.stringify(t)}}}`,
+  );
   const spaced = compact.map((d) => d.replace('"text":', '"text": '));
   const sse = (deltas: string[]): string =>
     [
-      ['message_start', '{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"m","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":9,"output_tokens":1}}}'],
+      [
+        'message_start',
+        '{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"m","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":9,"output_tokens":1}}}',
+      ],
       ['content_block_start', '{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}'],
       ...deltas.map((d) => ['content_block_delta', d]),
-      ['content_block_delta', '{"type":"content_block_delta","index":7,"delta":{"type":"text_delta","text":"no such block"}}'],
+      [
+        'content_block_delta',
+        '{"type":"content_block_delta","index":7,"delta":{"type":"text_delta","text":"no such block"}}',
+      ],
       ['content_block_stop', '{"type":"content_block_stop","index":0}'],
-      ['message_delta', '{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":6}}'],
+      [
+        'message_delta',
+        '{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":6}}',
+      ],
       ['message_stop', '{"type":"message_stop"}'],
     ]
       .map(([event, data]) => `event: ${event}\ndata: ${data}\n\n`)
@@ -218,22 +264,43 @@ test('plain text deltas translate exactly as the general path translates the sam
       return (text + t.end()).replace(/chatcmpl-[A-Za-z0-9]+/g, 'chatcmpl-X');
     });
     assert.equal(outputs[0], outputs[1]);
-    const content = chunks(outputs[0]).map((c) => (c.choices as Array<{ delta: { content?: string } }>)[0]?.delta.content ?? '').join('');
+    const content = chunks(outputs[0])
+      .map((c) => (c.choices as Array<{ delta: { content?: string } }>)[0]?.delta.content ?? '')
+      .join('');
     assert.equal(content, 'Hello, wörld東京!');
   }
 });
 
 /** An Anthropic stream from literal events: text blocks and tool_use blocks with their input fragments. */
-function anthropicStream(blocks: Array<{ text: string } | { tool: string; fragments: string[] }>, stopReason: string): string {
-  const ev = (type: string, body: Record<string, unknown>): string => `event: ${type}\ndata: ${JSON.stringify({ type, ...body })}\n\n`;
-  let out = ev('message_start', { message: { id: 'msg_1', type: 'message', role: 'assistant', model: 'm', content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 5, output_tokens: 1 } } });
+function anthropicStream(
+  blocks: Array<{ text: string } | { tool: string; fragments: string[] }>,
+  stopReason: string,
+): string {
+  const ev = (type: string, body: Record<string, unknown>): string =>
+    `event: ${type}\ndata: ${JSON.stringify({ type, ...body })}\n\n`;
+  let out = ev('message_start', {
+    message: {
+      id: 'msg_1',
+      type: 'message',
+      role: 'assistant',
+      model: 'm',
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: { input_tokens: 5, output_tokens: 1 },
+    },
+  });
   blocks.forEach((b, index) => {
     if ('text' in b) {
       out += ev('content_block_start', { index, content_block: { type: 'text', text: '' } });
       out += ev('content_block_delta', { index, delta: { type: 'text_delta', text: b.text } });
     } else {
-      out += ev('content_block_start', { index, content_block: { type: 'tool_use', id: `toolu_${index}`, name: b.tool, input: {} } });
-      for (const partial_json of b.fragments) out += ev('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json } });
+      out += ev('content_block_start', {
+        index,
+        content_block: { type: 'tool_use', id: `toolu_${index}`, name: b.tool, input: {} },
+      });
+      for (const partial_json of b.fragments)
+        out += ev('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json } });
     }
     out += ev('content_block_stop', { index });
   });
@@ -241,7 +308,10 @@ function anthropicStream(blocks: Array<{ text: string } | { tool: string; fragme
   return out + ev('message_stop', {});
 }
 
-function streamed(sse: string, jsonMode: MessagesStreamToChatOptions['jsonMode']): { content: string; calls: Array<[string, string]>; finish: string } {
+function streamed(
+  sse: string,
+  jsonMode: MessagesStreamToChatOptions['jsonMode'],
+): { content: string; calls: Array<[string, string]>; finish: string } {
   const t = new MessagesStreamToChatStream({ ...BASE, includeUsage: false, jsonMode });
   let text = '';
   for (const ev of new SseDecoder().push(sse)) text += t.push(ev);
@@ -251,7 +321,15 @@ function streamed(sse: string, jsonMode: MessagesStreamToChatOptions['jsonMode']
   let finish = '';
   for (const c of chunks(text)) {
     validateChatCompletionChunk(c);
-    const choice = (c.choices as Array<{ delta: { content?: string; tool_calls?: Array<{ index: number; function: { name?: string; arguments?: string } }> }; finish_reason: string | null }>)[0];
+    const choice = (
+      c.choices as Array<{
+        delta: {
+          content?: string;
+          tool_calls?: Array<{ index: number; function: { name?: string; arguments?: string } }>;
+        };
+        finish_reason: string | null;
+      }>
+    )[0];
     content += choice.delta.content ?? '';
     for (const tc of choice.delta.tool_calls ?? []) {
       calls[tc.index] ??= ['', ''];
@@ -267,7 +345,10 @@ test('JSON mode with a non-object schema: the wrapper comes off as the value str
   const wrapped = '{ "value" : [1, {"a": {"b": "}"}}, 3]  }';
   const bounds = [[wrapped], wrapped.split(''), ['{"val', 'ue": [1, {"a": {"b": "}"}}, 3]', '  }']];
   for (const fragments of bounds) {
-    const out = streamed(anthropicStream([{ tool: 'json_response', fragments }], 'tool_use'), { toolName: 'json_response', wrapKey: 'value' });
+    const out = streamed(anthropicStream([{ tool: 'json_response', fragments }], 'tool_use'), {
+      toolName: 'json_response',
+      wrapKey: 'value',
+    });
     assert.deepEqual(JSON.parse(out.content), [1, { a: { b: '}' } }, 3], out.content);
     assert.equal(out.finish, 'stop');
   }
@@ -275,19 +356,28 @@ test('JSON mode with a non-object schema: the wrapper comes off as the value str
 
 test('JSON mode: text around the JSON tool is dropped, as in the whole reply; without the tool the text is the reply', () => {
   const mode = { toolName: 'json_response', wrapKey: null };
-  const withTool = streamed(anthropicStream([{ text: 'Here is the JSON:' }, { tool: 'json_response', fragments: ['{"a": 1}'] }], 'tool_use'), mode);
+  const withTool = streamed(
+    anthropicStream([{ text: 'Here is the JSON:' }, { tool: 'json_response', fragments: ['{"a": 1}'] }], 'tool_use'),
+    mode,
+  );
   assert.deepEqual(JSON.parse(withTool.content), { a: 1 });
   const textOnly = streamed(anthropicStream([{ text: 'I cannot answer in JSON.' }], 'end_turn'), mode);
   assert.equal(textOnly.content, 'I cannot answer in JSON.');
   // The client's own tool next to JSON mode is still a tool call, with "{}" when it takes no input.
-  const ownTool = streamed(anthropicStream([{ text: 'Checking.' }, { tool: 'get_time', fragments: [''] }], 'tool_use'), mode);
+  const ownTool = streamed(
+    anthropicStream([{ text: 'Checking.' }, { tool: 'get_time', fragments: [''] }], 'tool_use'),
+    mode,
+  );
   assert.deepEqual(ownTool.calls, [['get_time', '{}']]);
   assert.equal(ownTool.content, 'Checking.');
   assert.equal(ownTool.finish, 'tool_calls');
 });
 
-test('a stream cut before message_delta bills what was delivered (about 4 characters a token), not message_start\'s 1', () => {
-  const full = anthropicStream([{ text: 'x'.repeat(400) }, { tool: 'f', fragments: ['{"a":"', 'y'.repeat(192), '"}'] }], 'tool_use');
+test("a stream cut before message_delta bills what was delivered (about 4 characters a token), not message_start's 1", () => {
+  const full = anthropicStream(
+    [{ text: 'x'.repeat(400) }, { tool: 'f', fragments: ['{"a":"', 'y'.repeat(192), '"}'] }],
+    'tool_use',
+  );
   const cut = full.slice(0, full.indexOf('event: message_delta'));
   const t = new MessagesStreamToChatStream({ ...BASE, includeUsage: false });
   for (const ev of new SseDecoder().push(cut)) t.push(ev);

@@ -1,14 +1,33 @@
 // Non-streaming replies both ways: Message → chat.completion and chat.completion → Message, validated by schema.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { chatResponseToMessages, messagesResponseToChat, RAW_ARGUMENTS_KEY, STOP_REASON_TO_FINISH_REASON, FINISH_REASON_TO_STOP_REASON } from './hub-pairs.ts';
+import {
+  chatResponseToMessages,
+  messagesResponseToChat,
+  RAW_ARGUMENTS_KEY,
+  STOP_REASON_TO_FINISH_REASON,
+  FINISH_REASON_TO_STOP_REASON,
+} from './hub-pairs.ts';
 import type { ChatCompletion, Message } from './hub-pairs.ts';
 import { createValidator, validateChatCompletion, validateMessage } from '../helpers/schemas.ts';
 
 const validateMessageStrict = createValidator('anthropic', 'Message', { requireNullable: true });
 
-function message(content: unknown[], stop: string, usage: Record<string, number> = { input_tokens: 10, output_tokens: 5 }): Message {
-  return { id: 'msg_up', type: 'message', role: 'assistant', model: 'claude-sonnet-4-5-20250929', content, stop_reason: stop, stop_sequence: null, usage } as Message;
+function message(
+  content: unknown[],
+  stop: string,
+  usage: Record<string, number> = { input_tokens: 10, output_tokens: 5 },
+): Message {
+  return {
+    id: 'msg_up',
+    type: 'message',
+    role: 'assistant',
+    model: 'claude-sonnet-4-5-20250929',
+    content,
+    stop_reason: stop,
+    stop_sequence: null,
+    usage,
+  } as Message;
 }
 
 function completion(msg: Record<string, unknown>, finish: string, extra: Record<string, unknown> = {}): ChatCompletion {
@@ -17,8 +36,21 @@ function completion(msg: Record<string, unknown>, finish: string, extra: Record<
     object: 'chat.completion',
     created: 1,
     model: 'anthropic/claude-sonnet-4.5',
-    choices: [{ index: 0, message: { role: 'assistant', refusal: null, ...msg }, logprobs: null, finish_reason: finish, ...extra }],
-    usage: { prompt_tokens: 120, completion_tokens: 7, total_tokens: 127, prompt_tokens_details: { cached_tokens: 100 } },
+    choices: [
+      {
+        index: 0,
+        message: { role: 'assistant', refusal: null, ...msg },
+        logprobs: null,
+        finish_reason: finish,
+        ...extra,
+      },
+    ],
+    usage: {
+      prompt_tokens: 120,
+      completion_tokens: 7,
+      total_tokens: 127,
+      prompt_tokens_details: { cached_tokens: 100 },
+    },
   } as ChatCompletion;
 }
 
@@ -49,21 +81,33 @@ test('Message → chat: text, tool calls with ids and arguments, usage with cach
     ],
   });
   assert.equal(out.choices[0].finish_reason, 'tool_calls');
-  assert.deepEqual(out.usage, { prompt_tokens: 132, completion_tokens: 42, total_tokens: 174, prompt_tokens_details: { cached_tokens: 100 } });
+  assert.deepEqual(out.usage, {
+    prompt_tokens: 132,
+    completion_tokens: 42,
+    total_tokens: 174,
+    prompt_tokens_details: { cached_tokens: 100 },
+  });
 });
 
 test('Message → chat in JSON mode: the forced tool input is the content, finish_reason stop', () => {
   const msg = message([{ type: 'tool_use', id: 'toolu_j', name: 'json_response', input: { name: 'Ada' } }], 'tool_use');
-  const out = messagesResponseToChat(msg, { model: 'm', created: 1, jsonMode: { toolName: 'json_response', wrapKey: null } });
+  const out = messagesResponseToChat(msg, {
+    model: 'm',
+    created: 1,
+    jsonMode: { toolName: 'json_response', wrapKey: null },
+  });
   validateChatCompletion(out);
   assert.deepEqual(JSON.parse(out.choices[0].message.content ?? ''), { name: 'Ada' });
   assert.equal(out.choices[0].message.tool_calls, undefined);
   assert.equal(out.choices[0].finish_reason, 'stop');
-  const wrapped = messagesResponseToChat(message([{ type: 'tool_use', id: 't', name: 'json_response', input: { value: ['a', 'b'] } }], 'tool_use'), {
-    model: 'm',
-    created: 1,
-    jsonMode: { toolName: 'json_response', wrapKey: 'value' },
-  });
+  const wrapped = messagesResponseToChat(
+    message([{ type: 'tool_use', id: 't', name: 'json_response', input: { value: ['a', 'b'] } }], 'tool_use'),
+    {
+      model: 'm',
+      created: 1,
+      jsonMode: { toolName: 'json_response', wrapKey: 'value' },
+    },
+  );
   assert.equal(wrapped.choices[0].message.content, '["a","b"]');
 });
 
@@ -95,9 +139,19 @@ test('stop reason tables follow STREAMING.md §4', () => {
     refusal: 'content_filter',
     pause_turn: 'stop',
   });
-  assert.deepEqual(FINISH_REASON_TO_STOP_REASON, { stop: 'end_turn', length: 'max_tokens', tool_calls: 'tool_use', function_call: 'tool_use', content_filter: 'refusal' });
+  assert.deepEqual(FINISH_REASON_TO_STOP_REASON, {
+    stop: 'end_turn',
+    length: 'max_tokens',
+    tool_calls: 'tool_use',
+    function_call: 'tool_use',
+    content_filter: 'refusal',
+  });
   for (const [stop, finish] of Object.entries(STOP_REASON_TO_FINISH_REASON)) {
-    assert.equal(messagesResponseToChat(message([{ type: 'text', text: 'x' }], stop), { model: 'm', created: 1 }).choices[0].finish_reason, finish);
+    assert.equal(
+      messagesResponseToChat(message([{ type: 'text', text: 'x' }], stop), { model: 'm', created: 1 }).choices[0]
+        .finish_reason,
+      finish,
+    );
   }
 });
 
@@ -131,25 +185,49 @@ test('chat → Message: text, tool_use blocks with parsed input, usage split int
 });
 
 test('chat → Message: stop sequence detected from vLLM stop_reason; length → max_tokens; refusal → refusal', () => {
-  const seq = chatResponseToMessages(completion({ content: 'Answer' }, 'stop', { stop_reason: '###' }), { model: 'm', stopSequences: ['###'] });
+  const seq = chatResponseToMessages(completion({ content: 'Answer' }, 'stop', { stop_reason: '###' }), {
+    model: 'm',
+    stopSequences: ['###'],
+  });
   assert.equal(seq.stop_reason, 'stop_sequence');
   assert.equal(seq.stop_sequence, '###');
-  const plain = chatResponseToMessages(completion({ content: 'Answer' }, 'stop'), { model: 'm', stopSequences: ['###'] });
+  const plain = chatResponseToMessages(completion({ content: 'Answer' }, 'stop'), {
+    model: 'm',
+    stopSequences: ['###'],
+  });
   assert.equal(plain.stop_reason, 'end_turn');
   assert.equal(plain.stop_sequence, null);
-  assert.equal(chatResponseToMessages(completion({ content: 'x' }, 'length'), { model: 'm' }).stop_reason, 'max_tokens');
-  const refused = chatResponseToMessages(completion({ content: null, refusal: 'I cannot help.' }, 'stop'), { model: 'm' });
+  assert.equal(
+    chatResponseToMessages(completion({ content: 'x' }, 'length'), { model: 'm' }).stop_reason,
+    'max_tokens',
+  );
+  const refused = chatResponseToMessages(completion({ content: null, refusal: 'I cannot help.' }, 'stop'), {
+    model: 'm',
+  });
   assert.equal(refused.stop_reason, 'refusal');
   assert.deepEqual(refused.content, [{ type: 'text', text: 'I cannot help.', citations: null }]);
 });
 
 test('chat → Message: reasoning becomes a leading thinking block; bad tool arguments are kept, not dropped', () => {
   const out = chatResponseToMessages(
-    completion({ content: 'x', reasoning_content: 'hmm', tool_calls: [{ id: 'functions.f:0', type: 'function', function: { name: 'f', arguments: '{oops' } }] }, 'stop'),
+    completion(
+      {
+        content: 'x',
+        reasoning_content: 'hmm',
+        tool_calls: [{ id: 'functions.f:0', type: 'function', function: { name: 'f', arguments: '{oops' } }],
+      },
+      'stop',
+    ),
     { model: 'm' },
   );
   validateMessage(out);
   assert.deepEqual(out.content[0], { type: 'thinking', thinking: 'hmm', signature: '' });
-  assert.deepEqual(out.content[2], { type: 'tool_use', id: 'functions_f_0_465b9878', name: 'f', input: { [RAW_ARGUMENTS_KEY]: '{oops' }, caller: { type: 'direct' } });
+  assert.deepEqual(out.content[2], {
+    type: 'tool_use',
+    id: 'functions_f_0_465b9878',
+    name: 'f',
+    input: { [RAW_ARGUMENTS_KEY]: '{oops' },
+    caller: { type: 'direct' },
+  });
   assert.equal(out.stop_reason, 'tool_use', 'tool calls reported with finish_reason stop still end in tool_use');
 });

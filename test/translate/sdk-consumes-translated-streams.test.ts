@@ -10,7 +10,10 @@ import { SseDecoder } from '../../src/core/sse.ts';
 import { ChatStreamToMessagesStream, MessagesStreamToChatStream } from './hub-pairs.ts';
 import { readFixture } from './golden.ts';
 
-function translate(fixture: string, t: { push(ev: { event: string | undefined; data: string }): string; end(): string }): string {
+function translate(
+  fixture: string,
+  t: { push(ev: { event: string | undefined; data: string }): string; end(): string },
+): string {
   const decoder = new SseDecoder();
   let out = '';
   for (const ev of decoder.push(readFixture(fixture))) out += t.push(ev);
@@ -35,9 +38,16 @@ before(async () => {
 after(() => server.close());
 
 test('@anthropic-ai/sdk messages.stream().finalMessage() reads a translated OpenAI stream with text and two tools', async () => {
-  body = translate('openai-upstream/text-then-tools.sse', new ChatStreamToMessagesStream({ model: 'claude-sonnet-4-5', inputTokens: 137 }));
+  body = translate(
+    'openai-upstream/text-then-tools.sse',
+    new ChatStreamToMessagesStream({ model: 'claude-sonnet-4-5', inputTokens: 137 }),
+  );
   const client = new Anthropic({ apiKey: 'test-key', baseURL: base, maxRetries: 0 });
-  const stream = client.messages.stream({ model: 'claude-sonnet-4-5', max_tokens: 100, messages: [{ role: 'user', content: 'Hi' }] });
+  const stream = client.messages.stream({
+    model: 'claude-sonnet-4-5',
+    max_tokens: 100,
+    messages: [{ role: 'user', content: 'Hi' }],
+  });
   let text = '';
   stream.on('text', (delta) => (text += delta));
   const msg = await stream.finalMessage();
@@ -52,30 +62,59 @@ test('@anthropic-ai/sdk messages.stream().finalMessage() reads a translated Open
 });
 
 test('@anthropic-ai/sdk rejects with an APIError on a translated cut stream', async () => {
-  body = translate('openai-upstream/cut.sse', new ChatStreamToMessagesStream({ model: 'claude-sonnet-4-5', inputTokens: 5 }));
+  body = translate(
+    'openai-upstream/cut.sse',
+    new ChatStreamToMessagesStream({ model: 'claude-sonnet-4-5', inputTokens: 5 }),
+  );
   const client = new Anthropic({ apiKey: 'test-key', baseURL: base, maxRetries: 0 });
-  const stream = client.messages.stream({ model: 'claude-sonnet-4-5', max_tokens: 100, messages: [{ role: 'user', content: 'Hi' }] });
-  await assert.rejects(stream.finalMessage(), (err: unknown) => err instanceof Anthropic.APIError && /ended before completion/.test(String(err.message)));
+  const stream = client.messages.stream({
+    model: 'claude-sonnet-4-5',
+    max_tokens: 100,
+    messages: [{ role: 'user', content: 'Hi' }],
+  });
+  await assert.rejects(
+    stream.finalMessage(),
+    (err: unknown) => err instanceof Anthropic.APIError && /ended before completion/.test(String(err.message)),
+  );
 });
 
 test('openai chat.completions.stream().finalChatCompletion() reads a translated Anthropic stream with text and two tools', async () => {
-  body = translate('anthropic-upstream/text-then-two-tools.sse', new MessagesStreamToChatStream({ model: 'claude-sonnet-4-5', created: 1, includeUsage: true }));
+  body = translate(
+    'anthropic-upstream/text-then-two-tools.sse',
+    new MessagesStreamToChatStream({ model: 'claude-sonnet-4-5', created: 1, includeUsage: true }),
+  );
   const client = new OpenAI({ apiKey: 'test-key', baseURL: `${base}/v1`, maxRetries: 0 });
-  const stream = client.chat.completions.stream({ model: 'claude-sonnet-4-5', messages: [{ role: 'user', content: 'Hi' }], stream_options: { include_usage: true } });
+  const stream = client.chat.completions.stream({
+    model: 'claude-sonnet-4-5',
+    messages: [{ role: 'user', content: 'Hi' }],
+    stream_options: { include_usage: true },
+  });
   const done = await stream.finalChatCompletion();
   const choice = done.choices[0];
   assert.equal(choice.message.content, 'Let me check.');
   assert.deepEqual(
     choice.message.tool_calls?.map((c) => (c.type === 'function' ? [c.id, c.function.name, c.function.arguments] : [])),
-    [['toolu_01A', 'get_weather', '{"city": "Paris"}'], ['toolu_01B', 'get_time', '{}']],
+    [
+      ['toolu_01A', 'get_weather', '{"city": "Paris"}'],
+      ['toolu_01B', 'get_time', '{}'],
+    ],
   );
   assert.equal(choice.finish_reason, 'tool_calls');
   assert.equal(done.usage?.prompt_tokens, 132);
 });
 
 test('openai SDK throws on the error chunk of a translated Anthropic error event', async () => {
-  body = translate('anthropic-upstream/error-midstream.sse', new MessagesStreamToChatStream({ model: 'claude-sonnet-4-5', created: 1, includeUsage: false }));
+  body = translate(
+    'anthropic-upstream/error-midstream.sse',
+    new MessagesStreamToChatStream({ model: 'claude-sonnet-4-5', created: 1, includeUsage: false }),
+  );
   const client = new OpenAI({ apiKey: 'test-key', baseURL: `${base}/v1`, maxRetries: 0 });
-  const stream = client.chat.completions.stream({ model: 'claude-sonnet-4-5', messages: [{ role: 'user', content: 'Hi' }] });
-  await assert.rejects(stream.finalChatCompletion(), (err: unknown) => err instanceof OpenAI.APIError && /Overloaded/.test(err.message));
+  const stream = client.chat.completions.stream({
+    model: 'claude-sonnet-4-5',
+    messages: [{ role: 'user', content: 'Hi' }],
+  });
+  await assert.rejects(
+    stream.finalChatCompletion(),
+    (err: unknown) => err instanceof OpenAI.APIError && /Overloaded/.test(err.message),
+  );
 });

@@ -11,8 +11,21 @@ const B = 'sk-' + 'b'.repeat(48);
 
 function record(key: string, over: Partial<KeyRecord> = {}): KeyRecord {
   return {
-    id: `id-${key.at(-1)}`, name: key.at(-1) ?? '', hash: hashKey(key), masked: 'sk-…', models: null, expiresAt: null, disabled: false,
-    budgetUsd: null, tokenBudget: null, budgetPeriod: null, rpm: null, tpm: null, maxConcurrency: null, createdAt: 0, ...over,
+    id: `id-${key.at(-1)}`,
+    name: key.at(-1) ?? '',
+    hash: hashKey(key),
+    masked: 'sk-…',
+    models: null,
+    expiresAt: null,
+    disabled: false,
+    budgetUsd: null,
+    tokenBudget: null,
+    budgetPeriod: null,
+    rpm: null,
+    tpm: null,
+    maxConcurrency: null,
+    createdAt: 0,
+    ...over,
   };
 }
 
@@ -31,12 +44,19 @@ test('keys are found by digest, with or without a connection', async () => {
 });
 
 test('a connection that switches keys gets the new key judged, not the old one', async () => {
-  const cache = new KeyCache({ store: fakeStore({ list: [record(A), record(B)], version: 1 }), onError: () => undefined });
+  const cache = new KeyCache({
+    store: fakeStore({ list: [record(A), record(B)], version: 1 }),
+    onError: () => undefined,
+  });
   await cache.refresh();
   const conn = {};
   assert.equal(cache.lookup(A, conn)?.id, 'id-a');
   assert.equal(cache.lookup(B, conn)?.id, 'id-b');
-  assert.equal(cache.lookup('sk-' + 'a'.repeat(47) + 'x', conn), null, 'a key differing in the last character is refused');
+  assert.equal(
+    cache.lookup('sk-' + 'a'.repeat(47) + 'x', conn),
+    null,
+    'a key differing in the last character is refused',
+  );
   assert.equal(cache.lookup('sk-short', conn), null);
   assert.equal(cache.lookup(B, conn)?.id, 'id-b');
 });
@@ -100,7 +120,11 @@ test('a database that stops answering is reported once, and once again when it i
     listKeys: async () => [record(A)],
   } as unknown as Store;
   const said: string[] = [];
-  const cache = new KeyCache({ store, onError: (err) => said.push(`error: ${String(err)}`), onRecovered: () => said.push('recovered') });
+  const cache = new KeyCache({
+    store,
+    onError: (err) => said.push(`error: ${String(err)}`),
+    onRecovered: () => said.push('recovered'),
+  });
   await cache.start(250);
   const tick = async (): Promise<void> => {
     t.mock.timers.tick(250);
@@ -182,7 +206,8 @@ test('unknown keys cannot hammer the store: misses are remembered, lookups share
   // One unknown key, many requests at once and after: one read.
   const same = await Promise.all(Array.from({ length: 50 }, () => cache.lookupStored(B)));
   assert.ok(same.every((r) => r === null));
-  for (let i = 0; i < 50; i++) assert.equal(cache.lookupStored(B), null, 'a remembered miss is answered without the store');
+  for (let i = 0; i < 50; i++)
+    assert.equal(cache.lookupStored(B), null, 'a remembered miss is answered without the store');
   assert.equal(reads(), 1);
   // A flood of distinct unknown keys: at most 16 reads at once and 100 a second.
   const flood = Array.from({ length: 1_000 }, (_, i) => cache.lookupStored(`sk-${String(i).padStart(48, '0')}`));
@@ -210,4 +235,3 @@ test('authenticate: a known key without a store read; a key just made elsewhere 
   assert.equal(reads(), before + 1, 'one store read for a key made elsewhere');
   await assert.rejects(authenticate(bearer('sk-' + 'c'.repeat(48)), cache, now), { code: 'invalid_api_key' });
 });
-

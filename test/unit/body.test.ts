@@ -32,7 +32,12 @@ function raw(port: number, pieces: string[]): Promise<string> {
       const at = data.indexOf('\r\n\r\n');
       if (at !== -1 && /ok|error/.test(data.slice(at))) {
         socket.destroy();
-        resolve(data.slice(at + 4).replace(/^[0-9a-f]+\r\n/, '').replace(/\r\n0\r\n\r\n$/, ''));
+        resolve(
+          data
+            .slice(at + 4)
+            .replace(/^[0-9a-f]+\r\n/, '')
+            .replace(/\r\n0\r\n\r\n$/, ''),
+        );
       }
     });
     socket.on('error', reject);
@@ -44,7 +49,8 @@ function raw(port: number, pieces: string[]): Promise<string> {
   });
 }
 
-const head = (len: number): string => `POST / HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: ${len}\r\n\r\n`;
+const head = (len: number): string =>
+  `POST / HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: ${len}\r\n\r\n`;
 
 test('a body that arrives with its headers is read whole', async () => {
   await withServer(1024, async (port) => {
@@ -86,6 +92,9 @@ test('a UTF-8 byte order mark before the JSON is dropped from the bytes, whole o
     assert.equal(await raw(port, [head(bytes), body.slice(0, 1), body.slice(1)]), 'ok 7 {"a":1}');
     // Only at the start: a mark inside a string is the caller's content.
     const inside = '{"a":"\ufeff"}';
-    assert.equal(await raw(port, [head(Buffer.byteLength(inside)) + inside]), `ok ${Buffer.byteLength(inside)} ${inside}`);
+    assert.equal(
+      await raw(port, [head(Buffer.byteLength(inside)) + inside]),
+      `ok ${Buffer.byteLength(inside)} ${inside}`,
+    );
   });
 });

@@ -9,23 +9,49 @@ const base = `providers:\n  - { name: p, kind: mock }\nmodels:\n  - { name: m, d
 const parse = (text: string, env: NodeJS.ProcessEnv) => parseConfigText(text, { source: 'x.yaml', env });
 
 test('without the variables the file decides, and unset settings stay unset', () => {
-  assert.deepEqual(parse(base, {}).breaker, { failures: undefined, minCalls: undefined, cooldownMs: undefined, credentialsRetryMs: undefined, credentialsRetryMaxMs: undefined });
+  assert.deepEqual(parse(base, {}).breaker, {
+    failures: undefined,
+    minCalls: undefined,
+    cooldownMs: undefined,
+    credentialsRetryMs: undefined,
+    credentialsRetryMaxMs: undefined,
+  });
   assert.equal(parse(base, {}).redisPrefix, null);
   const file = parse(base + 'circuit_breaker: { failures: 7, cooldown_ms: 9000 }\nredis_prefix: "file:"\n', {});
   assert.deepEqual([file.breaker.failures, file.breaker.cooldownMs, file.redisPrefix], [7, 9000, 'file:']);
 });
 
 test('the variables override the file, as numbers', () => {
-  const env = { MODELGATE_BREAKER_FAILURES: '2', MODELGATE_BREAKER_MIN_CALLS: '30', MODELGATE_BREAKER_COOLDOWN_MS: '60000', MODELGATE_REDIS_PREFIX: 'env:' };
+  const env = {
+    MODELGATE_BREAKER_FAILURES: '2',
+    MODELGATE_BREAKER_MIN_CALLS: '30',
+    MODELGATE_BREAKER_COOLDOWN_MS: '60000',
+    MODELGATE_REDIS_PREFIX: 'env:',
+  };
   const fromEnv = parse(base, env);
-  assert.deepEqual(fromEnv.breaker, { failures: 2, minCalls: 30, cooldownMs: 60_000, credentialsRetryMs: undefined, credentialsRetryMaxMs: undefined });
+  assert.deepEqual(fromEnv.breaker, {
+    failures: 2,
+    minCalls: 30,
+    cooldownMs: 60_000,
+    credentialsRetryMs: undefined,
+    credentialsRetryMaxMs: undefined,
+  });
   assert.equal(fromEnv.redisPrefix, 'env:');
-  const both = parse(base + 'circuit_breaker: { failures: 7, min_calls: 5 }\nredis_prefix: "file:"\n', { MODELGATE_BREAKER_FAILURES: '3' });
-  assert.deepEqual([both.breaker.failures, both.breaker.minCalls, both.redisPrefix], [3, 5, 'file:'], 'only the variable set overrides');
+  const both = parse(base + 'circuit_breaker: { failures: 7, min_calls: 5 }\nredis_prefix: "file:"\n', {
+    MODELGATE_BREAKER_FAILURES: '3',
+  });
+  assert.deepEqual(
+    [both.breaker.failures, both.breaker.minCalls, both.redisPrefix],
+    [3, 5, 'file:'],
+    'only the variable set overrides',
+  );
 });
 
 test('an empty variable is unset', () => {
-  const c = parse(base + 'circuit_breaker: { failures: 7 }\n', { MODELGATE_BREAKER_FAILURES: '', MODELGATE_REDIS_PREFIX: '' });
+  const c = parse(base + 'circuit_breaker: { failures: 7 }\n', {
+    MODELGATE_BREAKER_FAILURES: '',
+    MODELGATE_REDIS_PREFIX: '',
+  });
   assert.equal(c.breaker.failures, 7);
   assert.equal(c.redisPrefix, null);
 });
@@ -57,6 +83,8 @@ test('nothing in src/ reads these variables outside config loading', async () =>
   const root = new URL('../../src/', import.meta.url);
   const readers = readdirSync(root, { recursive: true, encoding: 'utf8' })
     .filter((f) => f.endsWith('.ts') && f !== 'config/env-overrides.ts' && f !== 'config/load.ts')
-    .filter((f) => /(?:process\.env\.|['"`])MODELGATE_(?:BREAKER_|REDIS_PREFIX)/.test(readFileSync(new URL(f, root), 'utf8')));
+    .filter((f) =>
+      /(?:process\.env\.|['"`])MODELGATE_(?:BREAKER_|REDIS_PREFIX)/.test(readFileSync(new URL(f, root), 'utf8')),
+    );
   assert.deepEqual(readers, []);
 });

@@ -10,7 +10,8 @@ import { tableRows } from '../helpers/markdown-table.ts';
 
 function unwrap(s: z.ZodType): z.ZodType {
   for (;;) {
-    if (s instanceof z.ZodOptional || s instanceof z.ZodDefault || s instanceof z.ZodNullable) s = s.unwrap() as z.ZodType;
+    if (s instanceof z.ZodOptional || s instanceof z.ZodDefault || s instanceof z.ZodNullable)
+      s = s.unwrap() as z.ZodType;
     else if (s instanceof z.ZodPipe) s = s.out as z.ZodType;
     else return s;
   }

@@ -33,7 +33,10 @@ test('a request body: unknown coding 415, bomb 413, corrupt 400 — each a Gatew
     [Buffer.from('not gzip'), 'gzip', 400, 'invalid_request'],
   ];
   for (const [raw, header, status, code] of cases) {
-    await assert.rejects(decodeBody(raw, header, LIMIT), (err: unknown) => err instanceof GatewayError && err.status === status && err.code === code);
+    await assert.rejects(
+      decodeBody(raw, header, LIMIT),
+      (err: unknown) => err instanceof GatewayError && err.status === status && err.code === code,
+    );
   }
 });
 

@@ -13,33 +13,74 @@ import { parseConfigText } from '../../src/config/load.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const read = (path: string): string => readFileSync(join(ROOT, path), 'utf8');
-const pkg = JSON.parse(read('package.json')) as { version: string; scripts: Record<string, string>; devDependencies: Record<string, string> };
+const pkg = JSON.parse(read('package.json')) as {
+  version: string;
+  scripts: Record<string, string>;
+  devDependencies: Record<string, string>;
+};
 
 // The parts of the parsed files the checks read (the YAML is trusted to have them: a missing one fails).
-interface ComposeService { image: string; deploy?: { replicas: number }; depends_on?: Record<string, unknown>; environment: Record<string, string>; volumes?: string[]; healthcheck?: unknown }
-interface Compose { services: Record<string, ComposeService> }
-interface Probe { httpGet: { path: string; port: string } }
-interface Container {
-  image: string; args: string[]; ports: unknown; readinessProbe: Probe; livenessProbe: Probe;
-  envFrom: Array<{ secretRef: { name: string } }>; env: Array<{ name: string; value: string }>;
-  volumeMounts: Array<{ name: string; mountPath: string }>; resources: { requests: Record<string, string>; limits: Record<string, string> };
+interface ComposeService {
+  image: string;
+  deploy?: { replicas: number };
+  depends_on?: Record<string, unknown>;
+  environment: Record<string, string>;
+  volumes?: string[];
+  healthcheck?: unknown;
 }
-interface PodSpec { containers: Container[]; volumes: Array<{ name: string; configMap?: { name: string } }>; securityContext: { runAsNonRoot: boolean } }
+interface Compose {
+  services: Record<string, ComposeService>;
+}
+interface Probe {
+  httpGet: { path: string; port: string };
+}
+interface Container {
+  image: string;
+  args: string[];
+  ports: unknown;
+  readinessProbe: Probe;
+  livenessProbe: Probe;
+  envFrom: Array<{ secretRef: { name: string } }>;
+  env: Array<{ name: string; value: string }>;
+  volumeMounts: Array<{ name: string; mountPath: string }>;
+  resources: { requests: Record<string, string>; limits: Record<string, string> };
+}
+interface PodSpec {
+  containers: Container[];
+  volumes: Array<{ name: string; configMap?: { name: string } }>;
+  securityContext: { runAsNonRoot: boolean };
+}
 interface Manifest {
   kind: string;
   metadata: { name: string };
-  spec: { replicas: number; template: { metadata: { labels: Record<string, string> }; spec: PodSpec }; selector: Record<string, string>; ports: Array<{ targetPort: string }> };
+  spec: {
+    replicas: number;
+    template: { metadata: { labels: Record<string, string> }; spec: PodSpec };
+    selector: Record<string, string>;
+    ports: Array<{ targetPort: string }>;
+  };
   stringData: Record<string, string>;
 }
-interface Kustomization { resources: string[]; images: unknown; configMapGenerator: Array<{ name: string; files: string[] }> }
+interface Kustomization {
+  resources: string[];
+  images: unknown;
+  configMapGenerator: Array<{ name: string; files: string[] }>;
+}
 
 /** Dockerfile instructions, continuation lines joined, comments dropped. */
 function dockerfile(): Array<{ op: string; args: string }> {
-  const joined = read('Dockerfile').split('\n').filter((l) => !l.trimStart().startsWith('#')).join('\n').replace(/\\\n/g, ' ');
-  return joined.split('\n').filter((l) => l.trim() !== '').map((l) => {
-    const [op, ...rest] = l.trim().split(/\s+/);
-    return { op: op.toUpperCase(), args: rest.join(' ') };
-  });
+  const joined = read('Dockerfile')
+    .split('\n')
+    .filter((l) => !l.trimStart().startsWith('#'))
+    .join('\n')
+    .replace(/\\\n/g, ' ');
+  return joined
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => {
+      const [op, ...rest] = l.trim().split(/\s+/);
+      return { op: op.toUpperCase(), args: rest.join(' ') };
+    });
 }
 
 /** `${NAME}` references in the shared config that have no default: the deployment must provide them. */
@@ -59,7 +100,10 @@ test('Dockerfile: multi-stage on Node 24 slim (the version package.json pins), n
   assert.match(health?.args ?? '', /http:\/\/127\.0\.0\.1:8080\/healthz/);
   const cmd = JSON.parse(ins.find((i) => i.op === 'CMD')!.args) as string[];
   assert.equal(cmd[cmd.indexOf('--port') + 1], '8080', 'the health check probes the port the gateway listens on');
-  assert.ok(ins.some((i) => i.op === 'COPY' && i.args.startsWith('--from=')), 'the final stage copies from the build stage');
+  assert.ok(
+    ins.some((i) => i.op === 'COPY' && i.args.startsWith('--from=')),
+    'the final stage copies from the build stage',
+  );
 });
 
 test("the image's entry command starts Node with the flags and MALLOC_ARENA_MAX of `npm start`, then serves", () => {
@@ -76,10 +120,16 @@ test("the image's entry command starts Node with the flags and MALLOC_ARENA_MAX 
     const withNode = { ...env, PATH: `${dir}:${env.PATH ?? ''}` };
     const bin = entry[0].replace(/^\/app/, ROOT);
     const image = execFileSync(bin, cmd, { env: withNode, encoding: 'utf8' }).trim().split(' ');
-    const npmStart = execFileSync('sh', ['-c', pkg.scripts.start], { cwd: ROOT, env: withNode, encoding: 'utf8' }).trim().split(' ');
+    const npmStart = execFileSync('sh', ['-c', pkg.scripts.start], { cwd: ROOT, env: withNode, encoding: 'utf8' })
+      .trim()
+      .split(' ');
     // `<arena> <node flags…> <script> serve [options]`: the same arena setting and flags; the script is the
     // modelgate command, which runs src/main.ts as npm start does.
-    const flagsOf = (words: string[]): string[] => words.slice(0, words.findIndex((w) => !w.startsWith('-') && w !== words[0]));
+    const flagsOf = (words: string[]): string[] =>
+      words.slice(
+        0,
+        words.findIndex((w) => !w.startsWith('-') && w !== words[0]),
+      );
     assert.deepEqual(flagsOf(image), flagsOf(npmStart));
     assert.equal(image[flagsOf(image).length], bin);
     assert.equal(npmStart[flagsOf(npmStart).length], 'src/main.ts');
@@ -105,13 +155,22 @@ test('docker-compose.yaml: two gateway replicas of the image sharing PostgreSQL 
   assert.equal(env.REDIS_URL, 'redis://redis:6379');
   for (const name of REQUIRED_VARS) assert.ok(name in env, `compose provides ${name}`);
   for (const secret of ['OPENAI_API_KEY', 'ANTHROPIC_API_KEY', 'MODELGATE_ADMIN_TOKEN', 'MODELGATE_METRICS_TOKEN']) {
-    assert.match(env[secret], new RegExp(`^\\$\\{${secret}[:?}-]`), `${secret} comes from the environment, never written here`);
+    assert.match(
+      env[secret],
+      new RegExp(`^\\$\\{${secret}[:?}-]`),
+      `${secret} comes from the environment, never written here`,
+    );
   }
   assert.ok((gw.volumes ?? []).includes('./deploy/modelgate.yaml:/etc/modelgate/modelgate.yaml:ro'));
 });
 
 test('deploy/modelgate.yaml is a valid configuration for PostgreSQL and Redis once its variables are set', () => {
-  const env = Object.fromEntries(REQUIRED_VARS.map((n) => [n, n === 'DATABASE_URL' ? 'postgres://u:p@db:5432/modelgate' : n === 'REDIS_URL' ? 'redis://r:6379' : 'x']));
+  const env = Object.fromEntries(
+    REQUIRED_VARS.map((n) => [
+      n,
+      n === 'DATABASE_URL' ? 'postgres://u:p@db:5432/modelgate' : n === 'REDIS_URL' ? 'redis://r:6379' : 'x',
+    ]),
+  );
   const config = parseConfigText(read('deploy/modelgate.yaml'), { source: 'deploy/modelgate.yaml', env });
   assert.equal(config.database, env.DATABASE_URL);
   assert.equal(config.redisUrl, env.REDIS_URL);
@@ -150,7 +209,8 @@ test('Kubernetes: Deployment with probes on /healthz, Secret, Service and the co
   assert.ok(pod.securityContext.runAsNonRoot);
   // Secrets: every variable the config needs, PostgreSQL and Redis among them, and the admin token.
   assert.equal(c.envFrom[0].secretRef.name, secret.metadata.name);
-  for (const name of [...REQUIRED_VARS, 'MODELGATE_ADMIN_TOKEN']) assert.ok(name in secret.stringData, `the Secret holds ${name}`);
+  for (const name of [...REQUIRED_VARS, 'MODELGATE_ADMIN_TOKEN'])
+    assert.ok(name in secret.stringData, `the Secret holds ${name}`);
   assert.match(secret.stringData.DATABASE_URL, /^postgres:\/\//);
   assert.match(secret.stringData.REDIS_URL, /^redis:\/\//);
   // The config: generated from deploy/modelgate.yaml, mounted where MODELGATE_CONFIG points.

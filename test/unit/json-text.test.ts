@@ -7,7 +7,10 @@ test('patches only the top-level model, keeping formatting and nested "model" ke
   const cases: [string, string][] = [
     ['{"model":"a","x":1}', '{"model":"B","x":1}'],
     ['{ "metadata": {"model": "a"}, "model" : "a" }', '{ "metadata": {"model": "a"}, "model" : "B" }'],
-    ['{"messages":[{"content":"\\"model\\":\\"a\\""}],"model":"a"}', '{"messages":[{"content":"\\"model\\":\\"a\\""}],"model":"B"}'],
+    [
+      '{"messages":[{"content":"\\"model\\":\\"a\\""}],"model":"a"}',
+      '{"messages":[{"content":"\\"model\\":\\"a\\""}],"model":"B"}',
+    ],
     ['{"modelx":"a","model":"a"}', '{"modelx":"a","model":"B"}'],
   ];
   for (const [input, want] of cases) assert.equal(patchModel(input, 'B'), want);
@@ -16,14 +19,20 @@ test('patches only the top-level model, keeping formatting and nested "model" ke
 });
 
 test('patchFirstModel rewrites the first key occurrence in a chunk', () => {
-  assert.equal(patchFirstModel('{"id":"1","model":"up-1","choices":[]}', '"client"'), '{"id":"1","model":"client","choices":[]}');
+  assert.equal(
+    patchFirstModel('{"id":"1","model":"up-1","choices":[]}', '"client"'),
+    '{"id":"1","model":"client","choices":[]}',
+  );
   assert.equal(patchFirstModel('{"text":"no model here"}', '"c"'), '{"text":"no model here"}');
 });
 
 test('patchModelBytes keeps every client byte around the model value', () => {
   const cases: Array<[string, string]> = [
     ['{"model":"a","messages":[]}', '{"model":"B","messages":[]}'],
-    ['{ "messages": [{"content": "héllo \\"model\\": x"}], "model" : "a" , "z":1}', '{ "messages": [{"content": "héllo \\"model\\": x"}], "model" : "B" , "z":1}'],
+    [
+      '{ "messages": [{"content": "héllo \\"model\\": x"}], "model" : "a" , "z":1}',
+      '{ "messages": [{"content": "héllo \\"model\\": x"}], "model" : "B" , "z":1}',
+    ],
     ['{"x":"東京","model":"a"}', '{"x":"東京","model":"B"}'],
     ['{"model":"B"}', '{"model":"B"}'],
   ];
@@ -40,7 +49,11 @@ test('patchModelBytes forwards invalid UTF-8 elsewhere untouched, and falls back
   const after = Buffer.concat([Buffer.from('{"model":"a","x":"'), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]);
   const patched = patchModelBytes(after, after.toString('utf8'), 'B');
   assert.ok(patched !== null);
-  assert.deepEqual(patched.subarray(-4), Buffer.from([0xff, 0xfe, 0x22, 0x7d]), 'the client bytes after the model are the client’s');
+  assert.deepEqual(
+    patched.subarray(-4),
+    Buffer.from([0xff, 0xfe, 0x22, 0x7d]),
+    'the client bytes after the model are the client’s',
+  );
   assert.equal(patched.subarray(0, 13).toString(), '{"model":"B",');
   const before = Buffer.concat([Buffer.from('{"x":"'), Buffer.from([0xe2, 0x82]), Buffer.from('","model":"a"}')]);
   const out = patchModelBytes(before, before.toString('utf8'), 'B');
@@ -48,7 +61,10 @@ test('patchModelBytes forwards invalid UTF-8 elsewhere untouched, and falls back
   // Lone invalid bytes decode one-for-one, so offsets still line up and the bytes pass untouched.
   const lone = Buffer.concat([Buffer.from('{"x":"'), Buffer.from([0xff]), Buffer.from('","model":"a","y":1}')]);
   const spliced = patchModelBytes(lone, lone.toString('utf8'), 'modèle-東');
-  assert.deepEqual(spliced, Buffer.concat([Buffer.from('{"x":"'), Buffer.from([0xff]), Buffer.from('","model":"modèle-東","y":1}')]));
+  assert.deepEqual(
+    spliced,
+    Buffer.concat([Buffer.from('{"x":"'), Buffer.from([0xff]), Buffer.from('","model":"modèle-東","y":1}')]),
+  );
 });
 
 test('a model key that is repeated or missing is not patched in place: the caller re-serialises', () => {
@@ -70,7 +86,10 @@ test('a model key that is repeated or missing is not patched in place: the calle
   // a sole model key spelled with escapes is the model, and its value is patched where it stands.
   const plain: Array<[string, string]> = [
     ['{"mod\\u0065l":"a","messages":[]}', '{"mod\\u0065l":"B","messages":[]}'],
-    ['{"tools":[{"model":"x"}],"model":"a","metadata":{"model":"y"}}', '{"tools":[{"model":"x"}],"model":"B","metadata":{"model":"y"}}'],
+    [
+      '{"tools":[{"model":"x"}],"model":"a","metadata":{"model":"y"}}',
+      '{"tools":[{"model":"x"}],"model":"B","metadata":{"model":"y"}}',
+    ],
     ['{"model":"a","role":"model","x":["model"]}', '{"model":"B","role":"model","x":["model"]}'],
     ['{"a\\"b":1,"mode\\u006c_x":2,"model":"a"}', '{"a\\"b":1,"mode\\u006c_x":2,"model":"B"}'],
   ];

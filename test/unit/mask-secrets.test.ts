@@ -7,7 +7,12 @@ import { maskKeyLike, SecretMasker } from '../../src/observability/mask-secrets.
 const KEY = 'sk-xWlR6Ukz9od64E85nSfmn8qpjAhu2EAOJWc04kGiXmz7w0Za';
 
 test('an sk- key is masked wherever it starts, glued to a letter, a digit or an underscore too', () => {
-  for (const text of [`model ${KEY} x`, `The model \`X${KEY}\` does not exist`, `No route for POST /v1/_${KEY}`, `9${KEY}`]) {
+  for (const text of [
+    `model ${KEY} x`,
+    `The model \`X${KEY}\` does not exist`,
+    `No route for POST /v1/_${KEY}`,
+    `9${KEY}`,
+  ]) {
     const out = maskKeyLike(text);
     assert.ok(!out.includes('Ukz9od64E85n'), out);
     assert.match(out, /sk-x…w0Za/);
@@ -36,7 +41,8 @@ test('a configured secret is masked in any case, cut short, and in base64 at eve
   ];
   for (const text of texts) {
     const out = masker.mask(text).toLowerCase();
-    for (let i = 0; i + 12 <= secret.length; i++) assert.ok(!out.includes(secret.slice(i, i + 12).toLowerCase()), `${text} → ${out}`);
+    for (let i = 0; i + 12 <= secret.length; i++)
+      assert.ok(!out.includes(secret.slice(i, i + 12).toLowerCase()), `${text} → ${out}`);
     assert.ok(!out.includes(b64(secret).slice(4, 16).toLowerCase()), out);
   }
   assert.equal(masker.mask('nothing secret here, sk-proj-Q7'), 'nothing secret here, sk-proj-Q7');

@@ -21,8 +21,10 @@ function relayOf(dialect: Dialect) {
   return exchange.stream();
 }
 
-const chunk = (content: string): string => `data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"${content}"},"finish_reason":null}]}\n\n`;
-const FINISH = 'data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\n';
+const chunk = (content: string): string =>
+  `data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"${content}"},"finish_reason":null}]}\n\n`;
+const FINISH =
+  'data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\n';
 
 test('a whole OpenAI-style stream without usage bills the estimate and one token per chunk', () => {
   const relay = relayOf('openai');
@@ -36,7 +38,8 @@ test('a whole OpenAI-style stream without usage bills the estimate and one token
 
 test('a whole stream with the upstream usage bills that usage alone', () => {
   const relay = relayOf('openai');
-  const usage = 'data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[],"usage":{"prompt_tokens":7,"completion_tokens":2,"total_tokens":9}}\n\n';
+  const usage =
+    'data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[],"usage":{"prompt_tokens":7,"completion_tokens":2,"total_tokens":9}}\n\n';
   relay.push(Buffer.from(chunk('a') + chunk('b') + chunk('c') + FINISH + usage + 'data: [DONE]\n\n'));
   relay.end();
   assert.deepEqual(relay.usage(), { inputTokens: 7, outputTokens: 2, cacheReadTokens: 0, cacheWriteTokens: 0 });
@@ -44,8 +47,13 @@ test('a whole stream with the upstream usage bills that usage alone', () => {
 
 test('a whole Anthropic-style stream without message_delta usage bills the deltas delivered', () => {
   const relay = relayOf('anthropic');
-  const delta = (t: string): string => `event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"${t}"}}\n\n`;
-  relay.push(Buffer.from(`event: message_start\ndata: {"type":"message_start","message":{"id":"x","type":"message","role":"assistant","model":"m","content":[]}}\n\n${delta('a')}${delta('b')}event: message_stop\ndata: {"type":"message_stop"}\n\n`));
+  const delta = (t: string): string =>
+    `event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"${t}"}}\n\n`;
+  relay.push(
+    Buffer.from(
+      `event: message_start\ndata: {"type":"message_start","message":{"id":"x","type":"message","role":"assistant","model":"m","content":[]}}\n\n${delta('a')}${delta('b')}event: message_stop\ndata: {"type":"message_stop"}\n\n`,
+    ),
+  );
   relay.end();
   assert.ok(relay.finished);
   const u = relay.usage();

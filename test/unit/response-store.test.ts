@@ -13,7 +13,16 @@ import { dropSchema, freshSchema, pgClient } from '../helpers/postgres.ts';
 const T = Date.now() + 86_400_000;
 
 function row(id: string, keyId: string, expiresAt: number): StoredResponse {
-  return { id, keyId, deployment: 'gpt#0', native: id.endsWith('n'), createdAt: T, expiresAt: T + expiresAt, response: `{"id":"${id}"}`, items: '[{"type":"message"}]' };
+  return {
+    id,
+    keyId,
+    deployment: 'gpt#0',
+    native: id.endsWith('n'),
+    createdAt: T,
+    expiresAt: T + expiresAt,
+    response: `{"id":"${id}"}`,
+    items: '[{"type":"message"}]',
+  };
 }
 
 async function contract(open: () => Promise<ResponseStore>): Promise<void> {

@@ -23,7 +23,14 @@ function run(chunkSize: number): { out: string; tap: ResponsesStreamTap } {
 test('forwards the bytes with the model renamed in the lifecycle events only; reads usage; keeps the final response', () => {
   for (const size of [SSE.length, 64, 7, 1]) {
     const { out, tap } = run(size);
-    assert.equal(out, SSE.replaceAll('"model":"up-model"', '"model":"client-model"').replace('\\"model\\":\\"client-model\\"', '\\"model\\":\\"up-model\\"'), `chunks of ${size}`);
+    assert.equal(
+      out,
+      SSE.replaceAll('"model":"up-model"', '"model":"client-model"').replace(
+        '\\"model\\":\\"client-model\\"',
+        '\\"model\\":\\"up-model\\"',
+      ),
+      `chunks of ${size}`,
+    );
     assert.equal(tap.finished, true);
     assert.deepEqual(tap.usage, { inputTokens: 20, outputTokens: 5, cacheReadTokens: 10, cacheWriteTokens: 0 });
     assert.equal(tap.deltaEvents, 2);
@@ -38,6 +45,10 @@ test('a stream cut before its terminal event is not finished and has no usage; a
   assert.equal(tap.finished, false);
   assert.equal(tap.sawUsage, false);
   assert.equal(tap.endsWithError(), false);
-  tap.push(Buffer.from('event: error\ndata: {"type":"error","code":"server_error","message":"x","param":null,"sequence_number":3}\n\n'));
+  tap.push(
+    Buffer.from(
+      'event: error\ndata: {"type":"error","code":"server_error","message":"x","param":null,"sequence_number":3}\n\n',
+    ),
+  );
   assert.equal(tap.endsWithError(), true);
 });

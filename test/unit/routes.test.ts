@@ -22,9 +22,18 @@ test('pathOf takes the path of origin-form and absolute-form targets and drops t
 
 test('endpointClass puts any path in one of a few fixed classes (metrics labels never hold a raw path)', () => {
   const cases: Array<[string, string]> = [
-    ['/v1/messages/batches', 'anthropic'], ['/v1/complete', 'anthropic'], ['/v1/chat/completion', 'openai'], ['/v1/files', 'openai'],
-    ['/v1beta/models/x:embedContent', 'gemini'], ['/admin', 'admin'], ['/admin/keys/x', 'admin'], ['/ui/', 'ui'],
-    ['/administrator', 'other'], ['/', 'other'], ['*', 'other'], ['/wp-login.php', 'other'],
+    ['/v1/messages/batches', 'anthropic'],
+    ['/v1/complete', 'anthropic'],
+    ['/v1/chat/completion', 'openai'],
+    ['/v1/files', 'openai'],
+    ['/v1beta/models/x:embedContent', 'gemini'],
+    ['/admin', 'admin'],
+    ['/admin/keys/x', 'admin'],
+    ['/ui/', 'ui'],
+    ['/administrator', 'other'],
+    ['/', 'other'],
+    ['*', 'other'],
+    ['/wp-login.php', 'other'],
   ];
   for (const [path, want] of cases) assert.equal(endpointClass(path), want, path);
 });
@@ -37,7 +46,13 @@ test('/v1/responses, its token count, /v1/responses/{id} for GET and DELETE, and
   assert.deepEqual([one?.name, one?.method, one?.alsoMethod, one?.dialect], ['response', 'GET', 'DELETE', 'responses']);
   const items = findRoute('/v1/responses/resp_abc/input_items');
   assert.deepEqual([items?.name, items?.method, items?.alsoMethod], ['response_input_items', 'GET', undefined]);
-  for (const other of ['/v1/responses//input_items', '/v1/responses/resp_abc/output_items', '/v1/responses/a/b/input_items', '/v1/responses/resp_abc/input_items/']) assert.equal(findRoute(other), undefined, other);
+  for (const other of [
+    '/v1/responses//input_items',
+    '/v1/responses/resp_abc/output_items',
+    '/v1/responses/a/b/input_items',
+    '/v1/responses/resp_abc/input_items/',
+  ])
+    assert.equal(findRoute(other), undefined, other);
   assert.equal(responseIdOf('/v1/responses/resp%5Fx'), 'resp_x');
   assert.equal(responseIdOf('/v1/responses/resp%5Fx/input_items'), 'resp_x');
   assert.equal(responseIdOf('/v1/responses/input_items'), 'input_items', 'an id, not the suffix');

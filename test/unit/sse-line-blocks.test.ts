@@ -11,7 +11,8 @@ test('every cut of a stream gives back its bytes, in blocks of whole lines', () 
     const lines = new SseLineBlocks();
     const blocks = [lines.push(STREAM.subarray(0, cut)), lines.push(STREAM.subarray(cut)), lines.end()];
     assert.deepEqual(Buffer.concat(blocks), STREAM, `cut at ${cut}`);
-    for (const block of blocks.slice(0, 2)) if (block.length > 0) assert.equal(block.at(-1), 10, `cut at ${cut}: a block ends a line`);
+    for (const block of blocks.slice(0, 2))
+      if (block.length > 0) assert.equal(block.at(-1), 10, `cut at ${cut}: a block ends a line`);
   }
 });
 

@@ -15,8 +15,21 @@ const T0 = Date.UTC(2026, 10, 1, 12);
 
 function key(over: Partial<KeyRecord>): KeyRecord {
   return {
-    id: 'key_a', name: 'alice', hash: 'a'.repeat(64), masked: 'sk-a…aaaa', models: null, expiresAt: null, disabled: false,
-    budgetUsd: null, tokenBudget: null, budgetPeriod: null, rpm: null, tpm: null, maxConcurrency: null, createdAt: T0, ...over,
+    id: 'key_a',
+    name: 'alice',
+    hash: 'a'.repeat(64),
+    masked: 'sk-a…aaaa',
+    models: null,
+    expiresAt: null,
+    disabled: false,
+    budgetUsd: null,
+    tokenBudget: null,
+    budgetPeriod: null,
+    rpm: null,
+    tpm: null,
+    maxConcurrency: null,
+    createdAt: T0,
+    ...over,
   };
 }
 
@@ -25,9 +38,26 @@ const plain = <T>(x: T): T => JSON.parse(JSON.stringify(x)) as T;
 
 function row(over: Partial<UsageRow>): UsageRow {
   return {
-    ts: T0, requestId: 'req_1', keyId: 'key_a', endpoint: '/v1/chat/completions', model: 'gpt-4o', deployment: 'gpt-4o#0',
-    status: 200, inputTokens: 10, outputTokens: 5, cacheReadTokens: 0, cacheWriteTokens: 0, costNanos: 100, latencyMs: 3,
-    ttfbMs: 2, streamed: false, attempts: 1, periodStart: 0, errorCode: null, routing: null, ...over,
+    ts: T0,
+    requestId: 'req_1',
+    keyId: 'key_a',
+    endpoint: '/v1/chat/completions',
+    model: 'gpt-4o',
+    deployment: 'gpt-4o#0',
+    status: 200,
+    inputTokens: 10,
+    outputTokens: 5,
+    cacheReadTokens: 0,
+    cacheWriteTokens: 0,
+    costNanos: 100,
+    latencyMs: 3,
+    ttfbMs: 2,
+    streamed: false,
+    attempts: 1,
+    periodStart: 0,
+    errorCode: null,
+    routing: null,
+    ...over,
   };
 }
 
@@ -38,20 +68,58 @@ function contract(name: string, open: () => Promise<Store>): void {
       try {
         const v0 = await store.keysVersion();
         await store.insertKey(key({}));
-        await store.insertKey(key({ id: 'key_b', name: 'alice', hash: 'b'.repeat(64), createdAt: T0 + 1, models: ['gpt-4o', 'claude-*'], budgetUsd: 12.5, budgetPeriod: 'monthly', rpm: 60, expiresAt: T0 + DAY }));
+        await store.insertKey(
+          key({
+            id: 'key_b',
+            name: 'alice',
+            hash: 'b'.repeat(64),
+            createdAt: T0 + 1,
+            models: ['gpt-4o', 'claude-*'],
+            budgetUsd: 12.5,
+            budgetPeriod: 'monthly',
+            rpm: 60,
+            expiresAt: T0 + DAY,
+          }),
+        );
         const v1 = await store.keysVersion();
         assert.ok(v1 > v0);
         assert.equal((await store.findKey('key_a'))?.name, 'alice');
         const byName = await store.findKey('alice');
         assert.equal(byName?.id, 'key_b', 'by name, the newest');
-        assert.deepEqual(byName, key({ id: 'key_b', name: 'alice', hash: 'b'.repeat(64), createdAt: T0 + 1, models: ['gpt-4o', 'claude-*'], budgetUsd: 12.5, budgetPeriod: 'monthly', rpm: 60, expiresAt: T0 + DAY }));
+        assert.deepEqual(
+          byName,
+          key({
+            id: 'key_b',
+            name: 'alice',
+            hash: 'b'.repeat(64),
+            createdAt: T0 + 1,
+            models: ['gpt-4o', 'claude-*'],
+            budgetUsd: 12.5,
+            budgetPeriod: 'monthly',
+            rpm: 60,
+            expiresAt: T0 + DAY,
+          }),
+        );
         assert.equal(await store.findKey('nobody'), null);
-        assert.equal((await store.findKeyByHash('b'.repeat(64)))?.id, 'key_b', 'by digest (a key the cache does not know yet)');
+        assert.equal(
+          (await store.findKeyByHash('b'.repeat(64)))?.id,
+          'key_b',
+          'by digest (a key the cache does not know yet)',
+        );
         assert.equal(await store.findKeyByHash('c'.repeat(64)), null);
-        assert.deepEqual((await store.listKeys()).map((k) => k.id), ['key_a', 'key_b']);
-        assert.equal(await store.updateKey('key_a', { disabled: true, models: ['m'], tokenBudget: 1_000, maxConcurrency: 3 }), true);
+        assert.deepEqual(
+          (await store.listKeys()).map((k) => k.id),
+          ['key_a', 'key_b'],
+        );
+        assert.equal(
+          await store.updateKey('key_a', { disabled: true, models: ['m'], tokenBudget: 1_000, maxConcurrency: 3 }),
+          true,
+        );
         const updated = await store.findKey('key_a');
-        assert.deepEqual([updated?.disabled, updated?.models, updated?.tokenBudget, updated?.maxConcurrency], [true, ['m'], 1_000, 3]);
+        assert.deepEqual(
+          [updated?.disabled, updated?.models, updated?.tokenBudget, updated?.maxConcurrency],
+          [true, ['m'], 1_000, 3],
+        );
         const v2 = await store.keysVersion();
         assert.ok(v2 > v1);
         assert.equal(await store.updateKey('key_a', { models: null, budgetPeriod: null }), true);
@@ -62,7 +130,10 @@ function contract(name: string, open: () => Promise<Store>): void {
         assert.equal(await store.deleteKey('key_b'), true);
         assert.equal(await store.deleteKey('key_b'), false);
         assert.ok((await store.keysVersion()) > v3);
-        assert.deepEqual((await store.listKeys()).map((k) => k.id), ['key_a']);
+        assert.deepEqual(
+          (await store.listKeys()).map((k) => k.id),
+          ['key_a'],
+        );
       } finally {
         await store.close();
       }
@@ -76,8 +147,26 @@ function contract(name: string, open: () => Promise<Store>): void {
         await store.writeUsage([
           row({ requestId: 'r1', periodStart: T0 - DAY }),
           row({ requestId: 'r2', periodStart: T0, costNanos: big, ts: T0 + 1 }),
-          row({ requestId: 'r3', periodStart: T0, status: 502, costNanos: 0, inputTokens: 0, outputTokens: 0, deployment: null, ttfbMs: null, errorCode: 'upstream_error', ts: T0 + 2 }),
-          row({ requestId: 'r4', keyId: 'key_gone', model: 'claude', streamed: true, cacheReadTokens: 7, ts: T0 + DAY }),
+          row({
+            requestId: 'r3',
+            periodStart: T0,
+            status: 502,
+            costNanos: 0,
+            inputTokens: 0,
+            outputTokens: 0,
+            deployment: null,
+            ttfbMs: null,
+            errorCode: 'upstream_error',
+            ts: T0 + 2,
+          }),
+          row({
+            requestId: 'r4',
+            keyId: 'key_gone',
+            model: 'claude',
+            streamed: true,
+            cacheReadTokens: 7,
+            ts: T0 + DAY,
+          }),
         ]);
         assert.deepEqual(await store.keySpend('key_a', T0), { nanos: big, tokens: 15 });
         assert.deepEqual(await store.keySpend('key_a', T0 - DAY), { nanos: big + 100, tokens: 30 });
@@ -85,11 +174,37 @@ function contract(name: string, open: () => Promise<Store>): void {
         assert.deepEqual(await store.keySpend('key_gone', 0), { nanos: 100, tokens: 22 });
         const all = plain(await store.usageSummary({ sinceMs: 0 }));
         assert.deepEqual(all, [
-          { day: '2026-11-01', keyId: 'key_a', keyName: 'alice', model: 'gpt-4o', requests: 3, errors: 1, inputTokens: 20, outputTokens: 10, costNanos: big + 100 },
-          { day: '2026-11-02', keyId: 'key_gone', keyName: null, model: 'claude', requests: 1, errors: 0, inputTokens: 17, outputTokens: 5, costNanos: 100 },
+          {
+            day: '2026-11-01',
+            keyId: 'key_a',
+            keyName: 'alice',
+            model: 'gpt-4o',
+            requests: 3,
+            errors: 1,
+            inputTokens: 20,
+            outputTokens: 10,
+            costNanos: big + 100,
+          },
+          {
+            day: '2026-11-02',
+            keyId: 'key_gone',
+            keyName: null,
+            model: 'claude',
+            requests: 1,
+            errors: 0,
+            inputTokens: 17,
+            outputTokens: 5,
+            costNanos: 100,
+          },
         ]);
-        assert.deepEqual((await store.usageSummary({ sinceMs: T0 + DAY })).map((r) => r.keyId), ['key_gone']);
-        assert.deepEqual((await store.usageSummary({ keyId: 'key_a' })).map((r) => r.requests), [3]);
+        assert.deepEqual(
+          (await store.usageSummary({ sinceMs: T0 + DAY })).map((r) => r.keyId),
+          ['key_gone'],
+        );
+        assert.deepEqual(
+          (await store.usageSummary({ keyId: 'key_a' })).map((r) => r.requests),
+          [3],
+        );
       } finally {
         await store.close();
       }
@@ -99,8 +214,14 @@ function contract(name: string, open: () => Promise<Store>): void {
       const store = await open();
       try {
         const odd = ['we"ird\\mo,del{}', 'NULL', '', '模型 🚀 ünïcode', 'a\nb'];
-        await store.writeUsage(odd.map((model, i) => row({ requestId: `r${i}`, model, errorCode: model || null, deployment: i === 0 ? null : model })));
-        const models = plain(await store.usageSummary({})).map((r) => r.model).sort();
+        await store.writeUsage(
+          odd.map((model, i) =>
+            row({ requestId: `r${i}`, model, errorCode: model || null, deployment: i === 0 ? null : model }),
+          ),
+        );
+        const models = plain(await store.usageSummary({}))
+          .map((r) => r.model)
+          .sort();
         assert.deepEqual(models, [...odd].sort());
       } finally {
         await store.close();
@@ -115,38 +236,136 @@ function contract(name: string, open: () => Promise<Store>): void {
         await store.writeUsage([
           row({ requestId: 'a1', latencyMs: 10, cacheReadTokens: 4 }),
           row({ requestId: 'a2', latencyMs: 30, ts: T0 + HOUR, costNanos: 300 }),
-          row({ requestId: 'a3', latencyMs: 20, ts: T0 + HOUR + 5, status: 502, errorCode: 'upstream_error', deployment: null, inputTokens: 0, outputTokens: 0, costNanos: 0 }),
-          row({ requestId: 'b1', keyId: 'key_gone', model: 'claude', deployment: 'claude#1', latencyMs: 7, ts: T0 + DAY, cacheWriteTokens: 2, routing: 'panic' }),
+          row({
+            requestId: 'a3',
+            latencyMs: 20,
+            ts: T0 + HOUR + 5,
+            status: 502,
+            errorCode: 'upstream_error',
+            deployment: null,
+            inputTokens: 0,
+            outputTokens: 0,
+            costNanos: 0,
+          }),
+          row({
+            requestId: 'b1',
+            keyId: 'key_gone',
+            model: 'claude',
+            deployment: 'claude#1',
+            latencyMs: 7,
+            ts: T0 + DAY,
+            cacheWriteTokens: 2,
+            routing: 'panic',
+          }),
         ]);
         const range = { fromMs: T0 - DAY, toMs: T0 + 2 * DAY };
         const byModel = plain(await store.usageGroups(range, ['model']));
         assert.deepEqual(byModel, [
-          { dims: ['claude'], requests: 1, errors: 0, inputTokens: 10, outputTokens: 5, cacheReadTokens: 0, cacheWriteTokens: 2, costNanos: 100, latencyP50Ms: 7, latencyP95Ms: 7, latencyP99Ms: 7 },
-          { dims: ['gpt-4o'], requests: 3, errors: 1, inputTokens: 20, outputTokens: 10, cacheReadTokens: 4, cacheWriteTokens: 0, costNanos: 400, latencyP50Ms: 20, latencyP95Ms: 30, latencyP99Ms: 30 },
+          {
+            dims: ['claude'],
+            requests: 1,
+            errors: 0,
+            inputTokens: 10,
+            outputTokens: 5,
+            cacheReadTokens: 0,
+            cacheWriteTokens: 2,
+            costNanos: 100,
+            latencyP50Ms: 7,
+            latencyP95Ms: 7,
+            latencyP99Ms: 7,
+          },
+          {
+            dims: ['gpt-4o'],
+            requests: 3,
+            errors: 1,
+            inputTokens: 20,
+            outputTokens: 10,
+            cacheReadTokens: 4,
+            cacheWriteTokens: 0,
+            costNanos: 400,
+            latencyP50Ms: 20,
+            latencyP95Ms: 30,
+            latencyP99Ms: 30,
+          },
         ]);
         const byDay = plain(await store.usageGroups(range, ['day']));
-        assert.deepEqual(byDay.map((g) => [g.dims[0], g.requests]), [[Date.UTC(2026, 10, 1), 3], [Date.UTC(2026, 10, 2), 1]]);
+        assert.deepEqual(
+          byDay.map((g) => [g.dims[0], g.requests]),
+          [
+            [Date.UTC(2026, 10, 1), 3],
+            [Date.UTC(2026, 10, 2), 1],
+          ],
+        );
         const byHourKey = plain(await store.usageGroups({ ...range, keyId: 'key_a' }, ['hour', 'key']));
-        assert.deepEqual(byHourKey.map((g) => [g.dims, g.requests, g.errors]), [[[T0, 'key_a'], 1, 0], [[T0 + HOUR, 'key_a'], 2, 1]]);
+        assert.deepEqual(
+          byHourKey.map((g) => [g.dims, g.requests, g.errors]),
+          [
+            [[T0, 'key_a'], 1, 0],
+            [[T0 + HOUR, 'key_a'], 2, 1],
+          ],
+        );
         const byDeployment = plain(await store.usageGroups(range, ['deployment']));
-        assert.deepEqual(byDeployment.map((g) => g.dims[0]), [null, 'claude#1', 'gpt-4o#0'], 'no deployment (nothing reached) sorts first on both');
+        assert.deepEqual(
+          byDeployment.map((g) => g.dims[0]),
+          [null, 'claude#1', 'gpt-4o#0'],
+          'no deployment (nothing reached) sorts first on both',
+        );
         const all = plain(await store.usageGroups(range, []));
         assert.equal(all.length, 1);
         assert.equal(all[0].requests, 4);
-        assert.deepEqual(plain(await store.usageGroups({ fromMs: T0 + 2 * DAY, toMs: T0 + 3 * DAY }, ['model'])), [], 'an empty range has no groups');
-        assert.deepEqual(plain(await store.usageGroups({ ...range, model: 'claude' }, ['key'])).map((g) => g.dims), [['key_gone']]);
+        assert.deepEqual(
+          plain(await store.usageGroups({ fromMs: T0 + 2 * DAY, toMs: T0 + 3 * DAY }, ['model'])),
+          [],
+          'an empty range has no groups',
+        );
+        assert.deepEqual(
+          plain(await store.usageGroups({ ...range, model: 'claude' }, ['key'])).map((g) => g.dims),
+          [['key_gone']],
+        );
         assert.equal((await store.usageGroups({ ...range, errorsOnly: true }, []))[0].requests, 1);
 
         const newest = await store.usageRecords(range, { limit: 2 });
-        assert.deepEqual(newest.map((r) => r.requestId), ['b1', 'a3']);
+        assert.deepEqual(
+          newest.map((r) => r.requestId),
+          ['b1', 'a3'],
+        );
         assert.equal(newest[0].keyMasked, null, 'a deleted key has no masked form to show');
-        assert.deepEqual(newest.map((r) => r.routing), ['panic', null], 'a panic-routed request says so in its row');
-        assert.deepEqual([newest[1].keyName, newest[1].keyMasked, newest[1].status, newest[1].errorCode, newest[1].deployment, newest[1].ttfbMs, newest[1].streamed], ['alice', 'sk-a…aaaa', 502, 'upstream_error', null, 2, false]);
+        assert.deepEqual(
+          newest.map((r) => r.routing),
+          ['panic', null],
+          'a panic-routed request says so in its row',
+        );
+        assert.deepEqual(
+          [
+            newest[1].keyName,
+            newest[1].keyMasked,
+            newest[1].status,
+            newest[1].errorCode,
+            newest[1].deployment,
+            newest[1].ttfbMs,
+            newest[1].streamed,
+          ],
+          ['alice', 'sk-a…aaaa', 502, 'upstream_error', null, 2, false],
+        );
         const next = await store.usageRecords(range, { limit: 2, beforeId: newest[1].id });
-        assert.deepEqual(next.map((r) => r.requestId), ['a2', 'a1']);
-        assert.deepEqual((await store.usageRecords(range, { limit: 2, beforeId: next[1].id })).map((r) => r.requestId), []);
-        assert.deepEqual((await store.usageRecords({ ...range, deployment: 'claude#1' }, { limit: 10 })).map((r) => r.requestId), ['b1']);
-        assert.deepEqual((await store.usageRecords({ ...range, errorsOnly: true, keyId: 'key_a' }, { limit: 10 })).map((r) => r.requestId), ['a3']);
+        assert.deepEqual(
+          next.map((r) => r.requestId),
+          ['a2', 'a1'],
+        );
+        assert.deepEqual(
+          (await store.usageRecords(range, { limit: 2, beforeId: next[1].id })).map((r) => r.requestId),
+          [],
+        );
+        assert.deepEqual(
+          (await store.usageRecords({ ...range, deployment: 'claude#1' }, { limit: 10 })).map((r) => r.requestId),
+          ['b1'],
+        );
+        assert.deepEqual(
+          (await store.usageRecords({ ...range, errorsOnly: true, keyId: 'key_a' }, { limit: 10 })).map(
+            (r) => r.requestId,
+          ),
+          ['a3'],
+        );
       } finally {
         await store.close();
       }
@@ -212,7 +431,10 @@ if (pg === null) {
 }
 
 test('database URLs: ?schema= picks the schema and is not sent to the server; anything but an identifier is refused', () => {
-  assert.deepEqual(parseDatabaseUrl('postgres://u@h:5432/db?schema=mg_prod&sslmode=require'), { url: 'postgres://u@h:5432/db?sslmode=require', schema: 'mg_prod' });
+  assert.deepEqual(parseDatabaseUrl('postgres://u@h:5432/db?schema=mg_prod&sslmode=require'), {
+    url: 'postgres://u@h:5432/db?sslmode=require',
+    schema: 'mg_prod',
+  });
   assert.deepEqual(parseDatabaseUrl('postgresql://u@h/db'), { url: 'postgresql://u@h/db', schema: null });
   assert.throws(() => parseDatabaseUrl('postgres://u@h/db?schema=a;drop'), /plain identifier/);
   assert.equal(maskDatabaseUrl('postgres://u:pw@h/db'), 'postgres://u:****@h/db');

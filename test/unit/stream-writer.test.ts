@@ -139,7 +139,11 @@ test('pipelined requests: a response queued behind another stays in order and wh
     const second = chunked(got, first.end);
     const third = chunked(got, second.end);
     assert.equal(third.end, got.length, 'nothing after the third response');
-    for (const [name, r] of [['one', first], ['two', second], ['three', third]] as const) {
+    for (const [name, r] of [
+      ['one', first],
+      ['two', second],
+      ['three', third],
+    ] as const) {
       assert.deepEqual(
         r.chunks.map((c) => c.toString('latin1')),
         [0, 1, 2, 3].map((i) => `data: ${name} ${i}\n\n`),
@@ -203,7 +207,9 @@ test('a client that stops reading makes write return false; onDrain runs once it
   }
 });
 
-test('a write that said "wait" is always followed by onDrain, even when the socket then takes it all at once', { timeout: 10_000 }, async () => {
+test('a write that said "wait" is always followed by onDrain, even when the socket then takes it all at once', {
+  timeout: 10_000,
+}, async () => {
   let drained: () => void = () => {};
   const drainedOnce = new Promise<void>((resolve) => (drained = resolve));
   let said: boolean[] = [];

@@ -22,7 +22,13 @@ function otelModulesLoaded(env: Record<string, string>): string[] {
     await tracing?.shutdown();
     console.log(JSON.stringify([...seen].sort()));`;
   const { OTEL_EXPORTER_OTLP_ENDPOINT: _a, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: _b, ...clean } = process.env;
-  return JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: ROOT, env: { ...clean, ...env }, encoding: 'utf8' })) as string[];
+  return JSON.parse(
+    execFileSync(process.execPath, ['--input-type=module', '-e', script], {
+      cwd: ROOT,
+      env: { ...clean, ...env },
+      encoding: 'utf8',
+    }),
+  ) as string[];
 }
 
 test('without an OTLP endpoint no module of the OpenTelemetry SDK is loaded', () => {
@@ -31,7 +37,8 @@ test('without an OTLP endpoint no module of the OpenTelemetry SDK is loaded', ()
 
 test('with OTEL_EXPORTER_OTLP_ENDPOINT the SDK and the OTLP exporter are loaded', () => {
   const loaded = otelModulesLoaded({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9' });
-  for (const name of ['@opentelemetry/api', '@opentelemetry/sdk-trace', '@opentelemetry/exporter-trace-otlp-http']) assert.ok(loaded.includes(name), name);
+  for (const name of ['@opentelemetry/api', '@opentelemetry/sdk-trace', '@opentelemetry/exporter-trace-otlp-http'])
+    assert.ok(loaded.includes(name), name);
 });
 
 test('tracingWanted follows the standard variables', () => {

@@ -5,7 +5,14 @@ import { ChunkFeed, UpstreamBodyTooLarge, BUFFERED_BODY_LIMIT_BYTES } from '../.
 
 function recordingSource(): { calls: string[]; source: { pause(): void; resume(): void; abort(reason: Error): void } } {
   const calls: string[] = [];
-  return { calls, source: { pause: () => calls.push('pause'), resume: () => calls.push('resume'), abort: (r) => calls.push(`abort:${r.message}`) } };
+  return {
+    calls,
+    source: {
+      pause: () => calls.push('pause'),
+      resume: () => calls.push('resume'),
+      abort: (r) => calls.push(`abort:${r.message}`),
+    },
+  };
 }
 
 test('text() joins every chunk, before or after the end', async () => {
@@ -110,7 +117,10 @@ test('a failure reaches whichever read is waiting, and later reads', async () =>
 test('a second reader is refused rather than splitting the body', async () => {
   const feed = new ChunkFeed();
   const first = feed.pipe(() => true);
-  await assert.rejects(feed.pipe(() => true), /already being read/);
+  await assert.rejects(
+    feed.pipe(() => true),
+    /already being read/,
+  );
   feed.end();
   await first;
 });
@@ -123,7 +133,7 @@ test('a buffered body past its limit fails the reader and stops the upstream; a 
   assert.equal(feed.push(Buffer.from('12345')), true);
   assert.equal(feed.push(Buffer.from('678901')), false, 'the producer is told to stop');
   await assert.rejects(pending, (err: unknown) => err instanceof UpstreamBodyTooLarge && /10 bytes/.test(err.message));
-  assert.deepEqual(calls, ['abort:The upstream\'s answer exceeded 10 bytes.']);
+  assert.deepEqual(calls, ["abort:The upstream's answer exceeded 10 bytes."]);
   assert.equal(feed.push(Buffer.from('more')), false, 'nothing is taken after the failure');
 
   // Queued before anyone reads: the limit applies from the first chunk on.

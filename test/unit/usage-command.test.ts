@@ -12,11 +12,39 @@ async function setup(): Promise<{ store: SqliteStore; keyId: string; masked: str
   const { record } = await createKey({ store }, { name: 'ops' });
   const now = Date.now();
   const row = (over: Partial<UsageRow>): UsageRow => ({
-    ts: now - 1000, requestId: 'r', keyId: record.id, endpoint: '/v1/chat/completions', model: 'gpt-up', deployment: 'gpt-up#0', status: 200,
-    inputTokens: 10, outputTokens: 5, cacheReadTokens: 0, cacheWriteTokens: 0, costNanos: 20_000, latencyMs: 40, ttfbMs: 30, streamed: false,
-    attempts: 1, periodStart: 0, errorCode: null, routing: null, ...over,
+    ts: now - 1000,
+    requestId: 'r',
+    keyId: record.id,
+    endpoint: '/v1/chat/completions',
+    model: 'gpt-up',
+    deployment: 'gpt-up#0',
+    status: 200,
+    inputTokens: 10,
+    outputTokens: 5,
+    cacheReadTokens: 0,
+    cacheWriteTokens: 0,
+    costNanos: 20_000,
+    latencyMs: 40,
+    ttfbMs: 30,
+    streamed: false,
+    attempts: 1,
+    periodStart: 0,
+    errorCode: null,
+    routing: null,
+    ...over,
   });
-  await store.writeUsage([row({ requestId: 'r1' }), row({ requestId: 'r2', model: 'claude-up', deployment: 'claude-up#0', status: 502, errorCode: 'upstream_error', costNanos: 0 }), row({ requestId: 'r3' })]);
+  await store.writeUsage([
+    row({ requestId: 'r1' }),
+    row({
+      requestId: 'r2',
+      model: 'claude-up',
+      deployment: 'claude-up#0',
+      status: 502,
+      errorCode: 'upstream_error',
+      costNanos: 0,
+    }),
+    row({ requestId: 'r3' }),
+  ]);
   return { store, keyId: record.id, masked: record.masked };
 }
 
@@ -35,8 +63,13 @@ test('usage --group-by: the admin report as a table, CSV or JSON; filters as the
   assert.match(lines[2], /^gpt-up\s+2\s+0\s+20\b/);
   const csv = await run(usageCommand, store, ['--group-by', 'model', '--model', 'gpt-up', '--csv']);
   assert.equal(csv.split('\r\n')[1].split(',').slice(0, 9).join(','), 'gpt-up,2,0,20,10,0,0,30,0.00004');
-  const json = JSON.parse(await run(usageCommand, store, ['--group-by', 'key', '--json'])) as { groups: { key_name: string; requests: number }[] };
-  assert.deepEqual(json.groups.map((g) => [g.key_name, g.requests]), [['ops', 3]]);
+  const json = JSON.parse(await run(usageCommand, store, ['--group-by', 'key', '--json'])) as {
+    groups: { key_name: string; requests: number }[];
+  };
+  assert.deepEqual(
+    json.groups.map((g) => [g.key_name, g.requests]),
+    [['ops', 3]],
+  );
   const totals = await run(usageCommand, store, ['--errors', '--csv']);
   assert.match(totals.split('\r\n')[1], /^1,1,/, 'no --group-by: one line of totals');
   await assert.rejects(run(usageCommand, store, ['--group-by', 'week']), { name: 'UsageError' });
@@ -54,7 +87,10 @@ test('requests: newest first with the key masked, a cursor for the older page, J
   assert.ok(lines[1].includes(masked));
   assert.match(lines[3], /^older: --before \d+$/);
   const before = lines[3].split(' ').at(-1)!;
-  const older = JSON.parse(await run(requestsCommand, store, ['--limit', '2', '--before', before, '--json'])) as { data: { request_id: string }[]; next_cursor: number | null };
+  const older = JSON.parse(await run(requestsCommand, store, ['--limit', '2', '--before', before, '--json'])) as {
+    data: { request_id: string }[];
+    next_cursor: number | null;
+  };
   assert.deepEqual([older.data.map((r) => r.request_id), older.next_cursor], [['r1'], null]);
   assert.match(await run(requestsCommand, store, ['--errors']), /upstream_error/);
   await assert.rejects(run(requestsCommand, store, ['--limit', 'x']), /--limit must be a whole number/);

@@ -8,17 +8,73 @@ import type { UsageRow } from '../../src/store/store.ts';
 
 function row(over: Partial<UsageRow>): UsageRow {
   return {
-    ts: 1_700_000_000_000, requestId: 'req_1', keyId: 'key_a', endpoint: '/v1/chat/completions', model: 'gpt-4o', deployment: 'gpt-4o#0',
-    status: 200, inputTokens: 10, outputTokens: 5, cacheReadTokens: 1, cacheWriteTokens: 2, costNanos: 100, latencyMs: 3,
-    ttfbMs: null, streamed: true, attempts: 1, periodStart: 0, errorCode: null, routing: null, ...over,
+    ts: 1_700_000_000_000,
+    requestId: 'req_1',
+    keyId: 'key_a',
+    endpoint: '/v1/chat/completions',
+    model: 'gpt-4o',
+    deployment: 'gpt-4o#0',
+    status: 200,
+    inputTokens: 10,
+    outputTokens: 5,
+    cacheReadTokens: 1,
+    cacheWriteTokens: 2,
+    costNanos: 100,
+    latencyMs: 3,
+    ttfbMs: null,
+    streamed: true,
+    attempts: 1,
+    periodStart: 0,
+    errorCode: null,
+    routing: null,
+    ...over,
   };
 }
 
-test('statement values are the 19 columns of each row in the insert\'s order, streamed as 1', () => {
-  assert.deepEqual(rowValues([row({}), row({ requestId: 'req_2', streamed: false, errorCode: 'upstream_error', routing: 'panic' })]), [
-    1_700_000_000_000, 'req_1', 'key_a', '/v1/chat/completions', 'gpt-4o', 'gpt-4o#0', 200, 10, 5, 1, 2, 100, 3, null, 1, 1, 0, null, null,
-    1_700_000_000_000, 'req_2', 'key_a', '/v1/chat/completions', 'gpt-4o', 'gpt-4o#0', 200, 10, 5, 1, 2, 100, 3, null, 0, 1, 0, 'upstream_error', 'panic',
-  ]);
+test("statement values are the 19 columns of each row in the insert's order, streamed as 1", () => {
+  assert.deepEqual(
+    rowValues([row({}), row({ requestId: 'req_2', streamed: false, errorCode: 'upstream_error', routing: 'panic' })]),
+    [
+      1_700_000_000_000,
+      'req_1',
+      'key_a',
+      '/v1/chat/completions',
+      'gpt-4o',
+      'gpt-4o#0',
+      200,
+      10,
+      5,
+      1,
+      2,
+      100,
+      3,
+      null,
+      1,
+      1,
+      0,
+      null,
+      null,
+      1_700_000_000_000,
+      'req_2',
+      'key_a',
+      '/v1/chat/completions',
+      'gpt-4o',
+      'gpt-4o#0',
+      200,
+      10,
+      5,
+      1,
+      2,
+      100,
+      3,
+      null,
+      0,
+      1,
+      0,
+      'upstream_error',
+      'panic',
+    ],
+  );
 });
 
 test('statement values serialise as a packed array, not element by element', () => {
@@ -26,7 +82,10 @@ test('statement values serialise as a packed array, not element by element', () 
   const values = rowValues(rows);
   const holey: unknown[] = new Array(values.length);
   values.forEach((v, i) => (holey[i] = v));
-  assert.ok(v8.serialize(values).length < v8.serialize(holey).length * 0.85, `${v8.serialize(values).length} vs ${v8.serialize(holey).length}`);
+  assert.ok(
+    v8.serialize(values).length < v8.serialize(holey).length * 0.85,
+    `${v8.serialize(values).length} vs ${v8.serialize(holey).length}`,
+  );
 });
 
 test('spend is summed per key and period, and rows that cost nothing and used nothing are left out', () => {
@@ -37,5 +96,9 @@ test('spend is summed per key and period, and rows that cost nothing and used no
     row({ costNanos: 1 }),
     row({ keyId: 'key_c', costNanos: 0, inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 }),
   ]);
-  assert.deepEqual(deltas, [['key_a', 0, 101, 36], ['key_a', 5, 100, 18], ['key_b', 0, 7, 0]]);
+  assert.deepEqual(deltas, [
+    ['key_a', 0, 101, 36],
+    ['key_a', 5, 100, 18],
+    ['key_b', 0, 7, 0],
+  ]);
 });

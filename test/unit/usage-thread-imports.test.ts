@@ -9,7 +9,9 @@ const WORKER = new URL('../../src/store/usage-thread-worker.js', import.meta.url
 
 /** Relative modules a file imports at run time: import statements outside comments (JSDoc @import is types only). */
 function runtimeImports(url: URL): URL[] {
-  const code = readFileSync(url, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
+  const code = readFileSync(url, 'utf8')
+    .replace(/\/\*[\s\S]*?\*\//g, '')
+    .replace(/^\s*\/\/.*$/gm, '');
   const out: URL[] = [];
   for (const m of code.matchAll(/^\s*import\s+(?!type\b)[^;]*?from\s+'(\.[^']+)'/gm)) out.push(new URL(m[1], url));
   for (const m of code.matchAll(/^\s*import\s+'(\.[^']+)'/gm)) out.push(new URL(m[1], url));

@@ -29,14 +29,33 @@ function fileStore(): { store: SqliteStore; other: DatabaseSync; cleanup: () => 
 
 function row(i: number): UsageRow {
   return {
-    ts: 1_700_000_000_000 + i, requestId: `req_${i}`, keyId: 'k1', endpoint: '/v1/chat/completions', model: 'm', deployment: 'm#0',
-    status: 200, inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0, costNanos: 10, latencyMs: 1, ttfbMs: 1,
-    streamed: false, attempts: 1, periodStart: 0, errorCode: null, routing: null,
+    ts: 1_700_000_000_000 + i,
+    requestId: `req_${i}`,
+    keyId: 'k1',
+    endpoint: '/v1/chat/completions',
+    model: 'm',
+    deployment: 'm#0',
+    status: 200,
+    inputTokens: 1,
+    outputTokens: 1,
+    cacheReadTokens: 0,
+    cacheWriteTokens: 0,
+    costNanos: 10,
+    latencyMs: 1,
+    ttfbMs: 1,
+    streamed: false,
+    attempts: 1,
+    periodStart: 0,
+    errorCode: null,
+    routing: null,
   };
 }
 
 /** A store that records each writeUsage call; `fail` picks calls (by index) that throw. */
-function recordingStore(events: string[], fail: (call: number) => boolean = () => false): { store: Store; batches: UsageRow[][]; nextWrite: () => Promise<void> } {
+function recordingStore(
+  events: string[],
+  fail: (call: number) => boolean = () => false,
+): { store: Store; batches: UsageRow[][]; nextWrite: () => Promise<void> } {
   const batches: UsageRow[][] = [];
   let active = 0;
   let wake: (() => void) | null = null;
@@ -63,8 +82,14 @@ test('a flush is one store call with every queued row, in order', async () => {
   for (let i = 0; i < 10; i++) writer.add(row(i));
   assert.equal(writer.pending(), 10);
   await writer.flush();
-  assert.deepEqual(batches.map((b) => b.length), [10]);
-  assert.deepEqual(batches.flat().map((r) => r.requestId), Array.from({ length: 10 }, (_, i) => `req_${i}`));
+  assert.deepEqual(
+    batches.map((b) => b.length),
+    [10],
+  );
+  assert.deepEqual(
+    batches.flat().map((r) => r.requestId),
+    Array.from({ length: 10 }, (_, i) => `req_${i}`),
+  );
   assert.equal(writer.pending(), 0);
   await writer.close();
 });
@@ -73,7 +98,12 @@ test('a failing flush loses nothing: reported once, its rows kept ahead of newer
   const errors: Array<[string, number]> = [];
   const recovered: number[] = [];
   const { store, batches } = recordingStore([], (call) => call === 0 || call === 1);
-  const writer = new UsageWriter({ store, flushMs: 60_000, onError: (err, rows) => errors.push([(err as Error).message, rows]), onRecovered: (rows) => recovered.push(rows) });
+  const writer = new UsageWriter({
+    store,
+    flushMs: 60_000,
+    onError: (err, rows) => errors.push([(err as Error).message, rows]),
+    onRecovered: (rows) => recovered.push(rows),
+  });
   for (let i = 0; i < 8; i++) writer.add(row(i));
   await writer.flush();
   assert.equal(writer.pending(), 8, 'the rows wait for the next try');
@@ -81,8 +111,15 @@ test('a failing flush loses nothing: reported once, its rows kept ahead of newer
   await writer.flush();
   assert.deepEqual(errors, [['disk full on call 0', 8]], 'one report per failing streak');
   await writer.flush();
-  assert.deepEqual(batches.map((b) => b.length), [8, 9, 9]);
-  assert.deepEqual(batches[2].map((r) => r.requestId), Array.from({ length: 9 }, (_, i) => `req_${i}`), 'in order');
+  assert.deepEqual(
+    batches.map((b) => b.length),
+    [8, 9, 9],
+  );
+  assert.deepEqual(
+    batches[2].map((r) => r.requestId),
+    Array.from({ length: 9 }, (_, i) => `req_${i}`),
+    'in order',
+  );
   assert.deepEqual(recovered, [9]);
   assert.equal(writer.pending(), 0);
   assert.equal(writer.failedWrites, 2);
@@ -94,7 +131,12 @@ test('past the memory bound the oldest rows are dropped and counted; a last flus
   const { MAX_PENDING_ROWS } = await import('../../src/accounting/usage-writer.ts');
   const dropped: number[] = [];
   const { store } = recordingStore([], () => true);
-  const writer = new UsageWriter({ store, flushMs: 60_000, onError: () => undefined, onDropped: (rows) => dropped.push(rows) });
+  const writer = new UsageWriter({
+    store,
+    flushMs: 60_000,
+    onError: () => undefined,
+    onDropped: (rows) => dropped.push(rows),
+  });
   for (let i = 0; i < MAX_PENDING_ROWS + 5; i++) writer.add(row(i));
   await writer.flush();
   assert.equal(writer.pending(), MAX_PENDING_ROWS);
@@ -115,7 +157,10 @@ test('flushes queued meanwhile wait for the write in progress; close() writes wh
   const second = writer.flush();
   writer.add(row(7));
   await Promise.all([first, second]);
-  assert.deepEqual(batches.flat().map((r) => r.requestId), Array.from({ length: 7 }, (_, i) => `req_${i}`));
+  assert.deepEqual(
+    batches.flat().map((r) => r.requestId),
+    Array.from({ length: 7 }, (_, i) => `req_${i}`),
+  );
   assert.equal(writer.pending(), 1, 'the row added after the last flush waits for its timer');
   await writer.close();
   assert.equal(batches.flat().length, 8);
@@ -132,13 +177,20 @@ test('rows are written by the flush timer, and at once when flushMs is 0', async
   assert.equal(batches[0][0].requestId, 'req_1');
 
   const direct = recordingStore([]);
-  const immediate = new UsageWriter({ store: direct.store, flushMs: 0, onError: () => assert.fail('no error expected') });
+  const immediate = new UsageWriter({
+    store: direct.store,
+    flushMs: 0,
+    onError: () => assert.fail('no error expected'),
+  });
   immediate.add(row(2));
   await immediate.close();
-  assert.deepEqual(direct.batches.map((b) => b.map((r) => r.requestId)), [['req_2']]);
+  assert.deepEqual(
+    direct.batches.map((b) => b.map((r) => r.requestId)),
+    [['req_2']],
+  );
 });
 
-test('another process holding SQLite\'s write lock: the flush fails fast, nothing is lost, and the rows land once the lock is gone', async () => {
+test("another process holding SQLite's write lock: the flush fails fast, nothing is lost, and the rows land once the lock is gone", async () => {
   const { store, other, cleanup } = fileStore();
   store.busyTimeout(10);
   other.exec('BEGIN IMMEDIATE');
@@ -197,17 +249,33 @@ test('a lock held for a moment is waited out on the writer thread: no error, no 
 
 test('under load a batch goes as soon as flushRows are queued, without waiting for its interval', async () => {
   const { store, batches, nextWrite } = recordingStore([]);
-  const writer = new UsageWriter({ store, flushMs: 60_000, flushRows: 4, onError: () => assert.fail('no error expected') });
+  const writer = new UsageWriter({
+    store,
+    flushMs: 60_000,
+    flushRows: 4,
+    onError: () => assert.fail('no error expected'),
+  });
   const written = nextWrite();
   for (let i = 0; i < 3; i++) writer.add(row(i));
   assert.equal(batches.length, 0, 'three rows wait for the interval');
   writer.add(row(3));
   await written;
-  assert.deepEqual(batches.map((b) => b.length), [4], 'the fourth row started the write');
+  assert.deepEqual(
+    batches.map((b) => b.length),
+    [4],
+    'the fourth row started the write',
+  );
   for (let i = 4; i < 10; i++) writer.add(row(i));
   await writer.close();
-  assert.deepEqual(batches.map((b) => b.length), [4, 4, 2], 'the second batch at eight rows, the rest at close');
-  assert.deepEqual(batches.flat().map((r) => r.requestId), Array.from({ length: 10 }, (_, i) => `req_${i}`));
+  assert.deepEqual(
+    batches.map((b) => b.length),
+    [4, 4, 2],
+    'the second batch at eight rows, the rest at close',
+  );
+  assert.deepEqual(
+    batches.flat().map((r) => r.requestId),
+    Array.from({ length: 10 }, (_, i) => `req_${i}`),
+  );
 });
 
 test('rows the store will not take at close go to the spill file, which the next start writes; a spill that fails hands the rows to onDropped', async () => {
@@ -218,7 +286,14 @@ test('rows the store will not take at close go to the spill file, which the next
     const spill = new UsageSpill(join(dir, 'db.usage-spill.jsonl'));
     const spilled: number[] = [];
     const { store } = recordingStore([], () => true);
-    const writer = new UsageWriter({ store, flushMs: 60_000, spill, onError: () => undefined, onSpilled: (n) => spilled.push(n), onDropped: () => assert.fail('nothing is dropped') });
+    const writer = new UsageWriter({
+      store,
+      flushMs: 60_000,
+      spill,
+      onError: () => undefined,
+      onSpilled: (n) => spilled.push(n),
+      onDropped: () => assert.fail('nothing is dropped'),
+    });
     for (let i = 0; i < 5; i++) writer.add(row(i));
     await writer.close();
     assert.deepEqual(spilled, [5]);
@@ -233,10 +308,19 @@ test('rows the store will not take at close go to the spill file, which the next
     await db.close();
 
     const lost: UsageRow[][] = [];
-    const nowhere = new UsageWriter({ store, flushMs: 60_000, spill: new UsageSpill(join(dir, 'no-such-dir', 'x.jsonl')), onError: () => undefined, onDropped: (_n, rows) => lost.push([...rows]) });
+    const nowhere = new UsageWriter({
+      store,
+      flushMs: 60_000,
+      spill: new UsageSpill(join(dir, 'no-such-dir', 'x.jsonl')),
+      onError: () => undefined,
+      onDropped: (_n, rows) => lost.push([...rows]),
+    });
     nowhere.add(row(1));
     await nowhere.close();
-    assert.deepEqual(lost.map((rows) => rows.map((r) => r.requestId)), [['req_1']]);
+    assert.deepEqual(
+      lost.map((rows) => rows.map((r) => r.requestId)),
+      [['req_1']],
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -9,7 +9,15 @@ import { hashKey, sameHash } from '../../auth/key-material.ts';
 import { readBody, parseJsonBody } from '../../http/body.ts';
 import { sendError, sendJson } from '../../http/respond.ts';
 import { UsageError } from '../key-flags.ts';
-import { createKey, deleteKey, findKeyOrFail, keyWithSpend, listKeysWithSpend, updateKey, type KeyOperations } from '../operations/key-operations.ts';
+import {
+  createKey,
+  deleteKey,
+  findKeyOrFail,
+  keyWithSpend,
+  listKeysWithSpend,
+  updateKey,
+  type KeyOperations,
+} from '../operations/key-operations.ts';
 import { latestRequests, parseGroupBy, toCsv, usageReport, type UsageQuery } from '../operations/usage-operations.ts';
 import { deploymentHealth, resetDeployment } from '../operations/deployment-health.ts';
 import { createKeyBody, keyPatchFromBody, updateKeyBody } from './key-bodies.ts';
@@ -46,7 +54,12 @@ export function createAdminApi(gw: Gateway): AdminHandler | null {
     const wait = signIns.waitSeconds(address, now);
     if (wait > 0) {
       req.resume();
-      sendError(res, { dialect: 'openai', error: new GatewayError('admin_sign_in_limited'), requestId, headers: { 'retry-after': String(wait), ...NO_STORE } });
+      sendError(res, {
+        dialect: 'openai',
+        error: new GatewayError('admin_sign_in_limited'),
+        requestId,
+        headers: { 'retry-after': String(wait), ...NO_STORE },
+      });
       return;
     }
     const token = bearerToken(req.headers.authorization);
@@ -56,14 +69,24 @@ export function createAdminApi(gw: Gateway): AdminHandler | null {
       req.resume();
       sendError(res, {
         dialect: 'openai',
-        error: new GatewayError('invalid_api_key', { message: 'The admin API needs `Authorization: Bearer <admin_token>` (the admin_token setting); API keys do not open it.' }),
+        error: new GatewayError('invalid_api_key', {
+          message:
+            'The admin API needs `Authorization: Bearer <admin_token>` (the admin_token setting); API keys do not open it.',
+        }),
         requestId,
         headers: { 'www-authenticate': 'Bearer', ...NO_STORE },
       });
       return;
     }
     const q = req.url?.indexOf('?') ?? -1;
-    const call: Call = { gw, req, res, requestId, query: new URLSearchParams(q === -1 ? '' : req.url!.slice(q + 1)), ops };
+    const call: Call = {
+      gw,
+      req,
+      res,
+      requestId,
+      query: new URLSearchParams(q === -1 ? '' : req.url!.slice(q + 1)),
+      ops,
+    };
     route(call, path.slice('/admin/'.length).split('/')).catch((err: unknown) => {
       req.resume();
       const gerr = toGatewayError(err);
@@ -106,18 +129,39 @@ async function route(c: Call, segments: string[]): Promise<void> {
       case 'requests':
         return allow(c, method, ['GET'], async () => {
           await c.gw.usage.flush();
-          const page = await latestRequests(c.gw.store, { ...usageQuery(c.query), limit: intParam(c.query, 'limit'), before: intParam(c.query, 'before') });
+          const page = await latestRequests(c.gw.store, {
+            ...usageQuery(c.query),
+            limit: intParam(c.query, 'limit'),
+            before: intParam(c.query, 'before'),
+          });
           return reply(c, 200, JSON.stringify(page));
         });
       case 'deployments':
-        return allow(c, method, ['GET'], () => reply(c, 200, JSON.stringify({ data: deploymentHealth({ models: c.gw.config.models, breaker: c.gw.breaker, keyRotation: c.gw.keyRotation }) })));
+        return allow(c, method, ['GET'], () =>
+          reply(
+            c,
+            200,
+            JSON.stringify({
+              data: deploymentHealth({
+                models: c.gw.config.models,
+                breaker: c.gw.breaker,
+                keyRotation: c.gw.keyRotation,
+              }),
+            }),
+          ),
+        );
     }
   }
   if (first === 'keys' && id !== undefined && id !== '') {
     const idOrName = decodeSegment(id);
     if (segments.length === 2) {
       return allow(c, method, ['GET', 'PATCH', 'DELETE'], async () => {
-        if (method === 'GET') return reply(c, 200, JSON.stringify(await keyWithSpend(c.gw.store, await findKeyOrFail(c.gw.store, idOrName))));
+        if (method === 'GET')
+          return reply(
+            c,
+            200,
+            JSON.stringify(await keyWithSpend(c.gw.store, await findKeyOrFail(c.gw.store, idOrName))),
+          );
         if (method === 'DELETE') {
           const k = await deleteKey(c.ops, idOrName);
           return reply(c, 200, JSON.stringify({ id: k.id, deleted: true }));
@@ -143,7 +187,9 @@ async function route(c: Call, segments: string[]): Promise<void> {
     });
   }
   c.req.resume();
-  throw new GatewayError('not_found', { message: `No admin route for ${c.req.method} /admin/${segments.join('/')}; see GET /admin/openapi.json.` });
+  throw new GatewayError('not_found', {
+    message: `No admin route for ${c.req.method} /admin/${segments.join('/')}; see GET /admin/openapi.json.`,
+  });
 }
 
 async function allow(c: Call, method: string, methods: string[], run: () => Promise<void> | void): Promise<void> {
@@ -151,7 +197,9 @@ async function allow(c: Call, method: string, methods: string[], run: () => Prom
     c.req.resume();
     sendError(c.res, {
       dialect: 'openai',
-      error: new GatewayError('method_not_allowed', { message: `${c.req.method} is not allowed here; use ${methods.join(' or ')}.` }),
+      error: new GatewayError('method_not_allowed', {
+        message: `${c.req.method} is not allowed here; use ${methods.join(' or ')}.`,
+      }),
       requestId: c.requestId,
       headers: { allow: methods.join(', '), ...NO_STORE },
     });
@@ -164,13 +212,19 @@ async function allow(c: Call, method: string, methods: string[], run: () => Prom
 async function usage(c: Call): Promise<void> {
   // This replica's queued rows first: a request answered a moment ago is in the report.
   await c.gw.usage.flush();
-  const report = await usageReport(c.gw.store, { ...usageQuery(c.query), groupBy: parseGroupBy(c.query.get('group_by') ?? undefined) });
+  const report = await usageReport(c.gw.store, {
+    ...usageQuery(c.query),
+    groupBy: parseGroupBy(c.query.get('group_by') ?? undefined),
+  });
   const format = c.query.get('format') ?? 'json';
   if (format === 'csv') {
     const csv = toCsv(report.groups.length > 0 || report.group_by.length > 0 ? report.groups : [report.totals]);
     c.res.writeHead(200, {
-      'content-type': 'text/csv; charset=utf-8', 'content-disposition': 'attachment; filename="modelgate-usage.csv"',
-      'content-length': Buffer.byteLength(csv), 'x-request-id': c.requestId, ...NO_STORE,
+      'content-type': 'text/csv; charset=utf-8',
+      'content-disposition': 'attachment; filename="modelgate-usage.csv"',
+      'content-length': Buffer.byteLength(csv),
+      'x-request-id': c.requestId,
+      ...NO_STORE,
     });
     c.res.end(csv);
     return;
@@ -207,7 +261,9 @@ function decodeSegment(s: string): string {
 }
 
 async function jsonBody(c: Call): Promise<unknown> {
-  return parseJsonBody(await readBody(c.req, { ...c.gw.bodyLimits, bytes: Math.min(ADMIN_BODY_LIMIT, c.gw.bodyLimits.bytes) })).value;
+  return parseJsonBody(
+    await readBody(c.req, { ...c.gw.bodyLimits, bytes: Math.min(ADMIN_BODY_LIMIT, c.gw.bodyLimits.bytes) }),
+  ).value;
 }
 
 function reply(c: Call, status: number, body: string): void {

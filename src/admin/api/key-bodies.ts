@@ -19,7 +19,14 @@ const keyFields = {
 };
 
 export const createKeyBody = z.strictObject({ ...keyFields, name: keyFields.name }).partial({
-  models: true, expires_at: true, budget_usd: true, token_budget: true, budget_period: true, rpm: true, tpm: true, concurrency: true,
+  models: true,
+  expires_at: true,
+  budget_usd: true,
+  token_budget: true,
+  budget_period: true,
+  rpm: true,
+  tpm: true,
+  concurrency: true,
 });
 
 export const updateKeyBody = z.strictObject({ ...keyFields, disabled: z.boolean() }).partial();
@@ -30,7 +37,11 @@ export type KeyBody = z.infer<typeof updateKeyBody>;
 export function keyPatchFromBody(body: KeyBody): KeyPatch {
   const patch: KeyPatch = {};
   if (body.name !== undefined) patch.name = body.name;
-  if (body.models !== undefined) patch.models = body.models === null || (body.models.length === 1 && body.models[0] === '*') || body.models.length === 0 ? null : body.models;
+  if (body.models !== undefined)
+    patch.models =
+      body.models === null || (body.models.length === 1 && body.models[0] === '*') || body.models.length === 0
+        ? null
+        : body.models;
   if (body.expires_at !== undefined) patch.expiresAt = body.expires_at === null ? null : Date.parse(body.expires_at);
   if (body.budget_usd !== undefined) patch.budgetUsd = body.budget_usd;
   if (body.token_budget !== undefined) patch.tokenBudget = body.token_budget;

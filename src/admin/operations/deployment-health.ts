@@ -13,22 +13,32 @@ interface RoutingState {
 
 export function deploymentHealth(opts: RoutingState & { now?: number }): Record<string, unknown>[] {
   const now = opts.now ?? Date.now();
-  return opts.models.flatMap((m) => m.deployments.map((d) => {
-    const h = opts.breaker.health(d.id);
-    return {
-      id: d.id, model: m.name, provider: d.provider.name, provider_kind: d.provider.kind, upstream_model: d.model,
-      priority: d.priority, weight: d.weight,
-      state: h.state,
-      cooldown_left_ms: Math.round(h.retryInMs),
-      consecutive_failures: h.consecutiveFailures,
-      recent_calls: h.recentCalls,
-      recent_failures: h.recentFailures,
-      recent_error_rate: h.recentCalls === 0 ? null : h.recentFailures / h.recentCalls,
-      last_error: h.lastFailure === null ? null : { reason: h.lastFailure.reason, at: new Date(now - h.lastFailure.agoMs).toISOString() },
-      credentials: d.provider.apiKeys.length,
-      locked_out_credentials: opts.keyRotation.refusedMasked(d.provider),
-    };
-  }));
+  return opts.models.flatMap((m) =>
+    m.deployments.map((d) => {
+      const h = opts.breaker.health(d.id);
+      return {
+        id: d.id,
+        model: m.name,
+        provider: d.provider.name,
+        provider_kind: d.provider.kind,
+        upstream_model: d.model,
+        priority: d.priority,
+        weight: d.weight,
+        state: h.state,
+        cooldown_left_ms: Math.round(h.retryInMs),
+        consecutive_failures: h.consecutiveFailures,
+        recent_calls: h.recentCalls,
+        recent_failures: h.recentFailures,
+        recent_error_rate: h.recentCalls === 0 ? null : h.recentFailures / h.recentCalls,
+        last_error:
+          h.lastFailure === null
+            ? null
+            : { reason: h.lastFailure.reason, at: new Date(now - h.lastFailure.agoMs).toISOString() },
+        credentials: d.provider.apiKeys.length,
+        locked_out_credentials: opts.keyRotation.refusedMasked(d.provider),
+      };
+    }),
+  );
 }
 
 /**
@@ -37,7 +47,8 @@ export function deploymentHealth(opts: RoutingState & { now?: number }): Record<
  */
 export function resetDeployment(opts: RoutingState, deploymentId: string): void {
   const deployment = opts.models.flatMap((m) => m.deployments).find((d) => d.id === deploymentId);
-  if (deployment === undefined) throw new UsageError(`no deployment "${deploymentId}" (deployments are named model#index)`, 'not_found');
+  if (deployment === undefined)
+    throw new UsageError(`no deployment "${deploymentId}" (deployments are named model#index)`, 'not_found');
   opts.breaker.reset(deploymentId);
   opts.keyRotation.reset(deployment.provider.name);
 }

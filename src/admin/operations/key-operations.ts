@@ -15,18 +15,37 @@ export interface KeyOperations {
 }
 
 /** A new key: the whole key is in the result only, never stored and never shown again. */
-export async function createKey(ops: KeyOperations, patch: KeyPatch & { name: string }, now = Date.now()): Promise<{ key: string; record: KeyRecord }> {
+export async function createKey(
+  ops: KeyOperations,
+  patch: KeyPatch & { name: string },
+  now = Date.now(),
+): Promise<{ key: string; record: KeyRecord }> {
   const name = patch.name.trim();
   if (name === '') throw new UsageError('a key needs a name');
   await nameFree(ops.store, name);
   const key = generateKey();
   const record: KeyRecord = {
-    id: newKeyId(), hash: hashKey(key), masked: maskKey(key), models: null, expiresAt: null,
-    disabled: false, budgetUsd: null, tokenBudget: null, budgetPeriod: null, rpm: null, tpm: null, maxConcurrency: null,
-    createdAt: now, ...patch, name,
+    id: newKeyId(),
+    hash: hashKey(key),
+    masked: maskKey(key),
+    models: null,
+    expiresAt: null,
+    disabled: false,
+    budgetUsd: null,
+    tokenBudget: null,
+    budgetPeriod: null,
+    rpm: null,
+    tpm: null,
+    maxConcurrency: null,
+    createdAt: now,
+    ...patch,
+    name,
   };
   // A key that could never be served is a typo (a year, a month), not something to print and store.
-  if (record.expiresAt !== null && record.expiresAt <= now) throw new UsageError(`expiry ${new Date(record.expiresAt).toISOString()} is already past: a key must expire in the future`);
+  if (record.expiresAt !== null && record.expiresAt <= now)
+    throw new UsageError(
+      `expiry ${new Date(record.expiresAt).toISOString()} is already past: a key must expire in the future`,
+    );
   await ops.store.insertKey(record);
   await ops.changed?.();
   return { key, record };
@@ -55,14 +74,19 @@ export async function deleteKey(ops: KeyOperations, idOrName: string | undefined
 /** Names pick keys in disable, delete and update: two keys of one name would make those ambiguous. */
 async function nameFree(store: Store, name: string): Promise<void> {
   const taken = (await store.listKeys()).find((k) => k.name === name);
-  if (taken) throw new UsageError(`a key named "${name}" already exists (${taken.id}); choose another name`, 'conflict');
+  if (taken)
+    throw new UsageError(`a key named "${name}" already exists (${taken.id}); choose another name`, 'conflict');
 }
 
 export async function findKeyOrFail(store: Store, idOrName: string | undefined): Promise<KeyRecord> {
   if (!idOrName) throw new UsageError('name the key by id or name');
   // A database from before names were unique may hold several: act on none rather than on one of them.
   const named = (await store.listKeys()).filter((k) => k.name === idOrName && k.id !== idOrName);
-  if (named.length > 1) throw new UsageError(`${named.length} keys are named "${idOrName}"; name one by id: ${named.map((k) => k.id).join(', ')}`, 'conflict');
+  if (named.length > 1)
+    throw new UsageError(
+      `${named.length} keys are named "${idOrName}"; name one by id: ${named.map((k) => k.id).join(', ')}`,
+      'conflict',
+    );
   const k = await store.findKey(idOrName);
   if (!k) throw new UsageError(`no key with id or name "${idOrName}"`, 'not_found');
   return k;
@@ -77,10 +101,19 @@ export function keyStatus(k: KeyRecord, now = Date.now()): 'active' | 'disabled'
 /** A key as listings show it: masked, never its hash. */
 export function publicView(k: KeyRecord): Record<string, unknown> {
   return {
-    id: k.id, name: k.name, masked: k.masked, status: keyStatus(k), models: k.models,
+    id: k.id,
+    name: k.name,
+    masked: k.masked,
+    status: keyStatus(k),
+    models: k.models,
     expires_at: k.expiresAt === null ? null : new Date(k.expiresAt).toISOString(),
-    budget_usd: k.budgetUsd, token_budget: k.tokenBudget, budget_period: k.budgetPeriod,
-    rpm: k.rpm, tpm: k.tpm, concurrency: k.maxConcurrency, created_at: new Date(k.createdAt).toISOString(),
+    budget_usd: k.budgetUsd,
+    token_budget: k.tokenBudget,
+    budget_period: k.budgetPeriod,
+    rpm: k.rpm,
+    tpm: k.tpm,
+    concurrency: k.maxConcurrency,
+    created_at: new Date(k.createdAt).toISOString(),
   };
 }
 

@@ -24,7 +24,8 @@ export interface UsageQuery {
 function parseTime(value: string, field: string): { ms: number; dateOnly: boolean } {
   if (/^\d{10,}$/.test(value)) return { ms: Number(value), dateOnly: false };
   const ms = Date.parse(value);
-  if (Number.isNaN(ms)) throw new UsageError(`${field} must be an ISO-8601 date or time, or unix milliseconds (got "${value}")`);
+  if (Number.isNaN(ms))
+    throw new UsageError(`${field} must be an ISO-8601 date or time, or unix milliseconds (got "${value}")`);
   return { ms, dateOnly: /^\d{4}-\d{2}-\d{2}$/.test(value) };
 }
 
@@ -32,9 +33,23 @@ function parseTime(value: string, field: string): { ms: number; dateOnly: boolea
  * The store filter for a query: times parsed, the key named by id or name resolved (an unknown one is a
  * typo, 404). A report covers the last 30 days unless told otherwise; `openEnded` leaves an unnamed end open.
  */
-export async function usageFilter(store: Store, q: UsageQuery, opts: { now: number; openEnded?: boolean }): Promise<UsageFilter> {
-  const to = q.to === undefined ? (opts.openEnded === true ? undefined : opts.now + 1) : ((t) => (t.dateOnly ? t.ms + DAY_MS : t.ms))(parseTime(q.to, 'to'));
-  const from = q.from === undefined ? (opts.openEnded === true ? undefined : (to ?? opts.now + 1) - DEFAULT_RANGE_MS) : parseTime(q.from, 'from').ms;
+export async function usageFilter(
+  store: Store,
+  q: UsageQuery,
+  opts: { now: number; openEnded?: boolean },
+): Promise<UsageFilter> {
+  const to =
+    q.to === undefined
+      ? opts.openEnded === true
+        ? undefined
+        : opts.now + 1
+      : ((t) => (t.dateOnly ? t.ms + DAY_MS : t.ms))(parseTime(q.to, 'to'));
+  const from =
+    q.from === undefined
+      ? opts.openEnded === true
+        ? undefined
+        : (to ?? opts.now + 1) - DEFAULT_RANGE_MS
+      : parseTime(q.from, 'from').ms;
   if (from !== undefined && to !== undefined && from >= to) throw new UsageError('from must be before to');
   const filter: UsageFilter = {};
   if (from !== undefined) filter.fromMs = from;
@@ -49,7 +64,9 @@ export async function usageFilter(store: Store, q: UsageQuery, opts: { now: numb
 export function parseGroupBy(value: string | undefined): UsageDimension[] {
   if (value === undefined || value === '') return [];
   const dims = value.split(',').map((s) => s.trim());
-  for (const d of dims) if (!USAGE_DIMENSIONS.includes(d as UsageDimension)) throw new UsageError(`group_by takes ${USAGE_DIMENSIONS.join(', ')} (comma-separated); got "${d}"`);
+  for (const d of dims)
+    if (!USAGE_DIMENSIONS.includes(d as UsageDimension))
+      throw new UsageError(`group_by takes ${USAGE_DIMENSIONS.join(', ')} (comma-separated); got "${d}"`);
   if (new Set(dims).size !== dims.length) throw new UsageError('group_by names a dimension twice');
   return dims as UsageDimension[];
 }
@@ -66,20 +83,39 @@ export interface UsageReport {
 
 function totalsOf(g: UsageGroup): ReportRow {
   return {
-    requests: g.requests, errors: g.errors,
-    input_tokens: g.inputTokens, output_tokens: g.outputTokens, cache_read_tokens: g.cacheReadTokens, cache_write_tokens: g.cacheWriteTokens,
+    requests: g.requests,
+    errors: g.errors,
+    input_tokens: g.inputTokens,
+    output_tokens: g.outputTokens,
+    cache_read_tokens: g.cacheReadTokens,
+    cache_write_tokens: g.cacheWriteTokens,
     total_tokens: g.inputTokens + g.outputTokens + g.cacheReadTokens + g.cacheWriteTokens,
     cost_usd: g.costNanos / 1e9,
-    latency_p50_ms: g.latencyP50Ms, latency_p95_ms: g.latencyP95Ms, latency_p99_ms: g.latencyP99Ms,
+    latency_p50_ms: g.latencyP50Ms,
+    latency_p95_ms: g.latencyP95Ms,
+    latency_p99_ms: g.latencyP99Ms,
   };
 }
 
 const EMPTY: UsageGroup = {
-  dims: [], requests: 0, errors: 0, inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, costNanos: 0,
-  latencyP50Ms: null, latencyP95Ms: null, latencyP99Ms: null,
+  dims: [],
+  requests: 0,
+  errors: 0,
+  inputTokens: 0,
+  outputTokens: 0,
+  cacheReadTokens: 0,
+  cacheWriteTokens: 0,
+  costNanos: 0,
+  latencyP50Ms: null,
+  latencyP95Ms: null,
+  latencyP99Ms: null,
 };
 
-export async function usageReport(store: Store, q: UsageQuery & { groupBy: UsageDimension[] }, now = Date.now()): Promise<UsageReport> {
+export async function usageReport(
+  store: Store,
+  q: UsageQuery & { groupBy: UsageDimension[] },
+  now = Date.now(),
+): Promise<UsageReport> {
   const filter = await usageFilter(store, q, { now });
   const [groups, [total], keys] = await Promise.all([
     q.groupBy.length === 0 ? Promise.resolve([]) : store.usageGroups(filter, q.groupBy),
@@ -133,19 +169,39 @@ export interface RequestsPage {
 
 function requestRow(r: UsageRecord): ReportRow {
   return {
-    id: r.id, time: new Date(r.ts).toISOString(), request_id: r.requestId,
-    key_id: r.keyId, key_name: r.keyName, key_masked: r.keyMasked,
-    endpoint: r.endpoint, model: r.model, deployment: r.deployment, status: r.status,
-    input_tokens: r.inputTokens, output_tokens: r.outputTokens, cache_read_tokens: r.cacheReadTokens, cache_write_tokens: r.cacheWriteTokens,
-    cost_usd: r.costNanos / 1e9, latency_ms: r.latencyMs, ttfb_ms: r.ttfbMs, streamed: r.streamed, attempts: r.attempts,
-    error_code: r.errorCode, routing: r.routing,
+    id: r.id,
+    time: new Date(r.ts).toISOString(),
+    request_id: r.requestId,
+    key_id: r.keyId,
+    key_name: r.keyName,
+    key_masked: r.keyMasked,
+    endpoint: r.endpoint,
+    model: r.model,
+    deployment: r.deployment,
+    status: r.status,
+    input_tokens: r.inputTokens,
+    output_tokens: r.outputTokens,
+    cache_read_tokens: r.cacheReadTokens,
+    cache_write_tokens: r.cacheWriteTokens,
+    cost_usd: r.costNanos / 1e9,
+    latency_ms: r.latencyMs,
+    ttfb_ms: r.ttfbMs,
+    streamed: r.streamed,
+    attempts: r.attempts,
+    error_code: r.errorCode,
+    routing: r.routing,
   };
 }
 
 /** The newest usage rows first; `before` is the cursor a previous page gave. */
-export async function latestRequests(store: Store, q: UsageQuery & { limit?: number; before?: number }, now = Date.now()): Promise<RequestsPage> {
+export async function latestRequests(
+  store: Store,
+  q: UsageQuery & { limit?: number; before?: number },
+  now = Date.now(),
+): Promise<RequestsPage> {
   const limit = q.limit ?? 50;
-  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE) throw new UsageError(`limit must be a whole number from 1 to ${MAX_PAGE}`);
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE)
+    throw new UsageError(`limit must be a whole number from 1 to ${MAX_PAGE}`);
   const filter = await usageFilter(store, q, { now, openEnded: true });
   const rows = await store.usageRecords(filter, { limit, beforeId: q.before });
   return { data: rows.map(requestRow), next_cursor: rows.length === limit ? rows[rows.length - 1].id : null };

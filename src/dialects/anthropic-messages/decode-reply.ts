@@ -17,7 +17,12 @@ export function decodeMessagesReply(msg: Record<string, unknown>, state: unknown
     if (!isObject(block)) continue;
     if (block.type === 'text') content.push({ type: 'text', text: str(block.text) ?? '' });
     else if (block.type === 'thinking') {
-      content.push({ type: 'reasoning', text: str(block.thinking) ?? '', signature: str(block.signature) ?? '', origin: 'messages' });
+      content.push({
+        type: 'reasoning',
+        text: str(block.thinking) ?? '',
+        signature: str(block.signature) ?? '',
+        origin: 'messages',
+      });
     } else if (block.type === 'redacted_thinking') {
       content.push({ type: 'reasoning', text: '', redacted: str(block.data) ?? '', origin: 'messages' });
     } else if (block.type === 'tool_use') {

@@ -2,7 +2,18 @@
 // a user turn's tool_result blocks become a `tool` message ahead of the rest of that turn; a system
 // message inside the conversation (Claude Code sends one) stays a system message at its position.
 import { isObject, num, str } from '../../core/json.ts';
-import type { AssistantPart, FilePart, HubMessage, HubReasoning, HubRequest, HubTool, HubToolChoice, TextPart, ToolResultPart, UserPart } from '../../translate/hub/form.ts';
+import type {
+  AssistantPart,
+  FilePart,
+  HubMessage,
+  HubReasoning,
+  HubRequest,
+  HubTool,
+  HubToolChoice,
+  TextPart,
+  ToolResultPart,
+  UserPart,
+} from '../../translate/hub/form.ts';
 import { cacheOf } from '../../translate/hub/cache-marker.ts';
 import { decodeSampling } from '../../translate/hub/sampling.ts';
 import { TranslationError } from '../../translate/hub/translation-error.ts';
@@ -25,7 +36,8 @@ function systemOf(system: unknown, param: string): TextPart[] {
   if (typeof system === 'string') return system.length > 0 ? [{ type: 'text', text: system }] : [];
   if (!Array.isArray(system)) throw new TranslationError(param, `${param} must be a string or an array of text blocks`);
   return system.map((b: unknown, i): TextPart => {
-    if (!isObject(b) || b.type !== 'text') throw new TranslationError(`${param}[${i}].type`, 'system blocks must be text');
+    if (!isObject(b) || b.type !== 'text')
+      throw new TranslationError(`${param}[${i}].type`, 'system blocks must be text');
     return textPart(b, `${param}[${i}]`);
   });
 }
@@ -36,8 +48,10 @@ function filePart(block: Record<string, unknown>, param: string): FilePart | Tex
   const cache = cacheOf(block.cache_control);
   let part: FilePart | TextPart | undefined;
   if (block.type === 'image' && isObject(src)) {
-    if (src.type === 'base64' && typeof src.media_type === 'string' && typeof src.data === 'string') part = { type: 'file', mediaType: src.media_type, data: { base64: src.data } };
-    else if (src.type === 'url' && typeof src.url === 'string') part = { type: 'file', mediaType: 'image/*', data: { url: src.url } };
+    if (src.type === 'base64' && typeof src.media_type === 'string' && typeof src.data === 'string')
+      part = { type: 'file', mediaType: src.media_type, data: { base64: src.data } };
+    else if (src.type === 'url' && typeof src.url === 'string')
+      part = { type: 'file', mediaType: 'image/*', data: { url: src.url } };
   } else if (block.type === 'document' && isObject(src)) {
     if (src.type === 'text' && typeof src.data === 'string') part = { type: 'text', text: src.data };
     else if (src.type === 'base64' && src.media_type === 'application/pdf' && typeof src.data === 'string') {
@@ -45,14 +59,16 @@ function filePart(block: Record<string, unknown>, param: string): FilePart | Tex
       if (typeof block.title === 'string') part.title = block.title;
     }
   }
-  if (part === undefined) throw new TranslationError(`${param}.type`, `content block ${String(block.type)} cannot be sent to this model`);
+  if (part === undefined)
+    throw new TranslationError(`${param}.type`, `content block ${String(block.type)} cannot be sent to this model`);
   if (cache !== undefined) part.cache = cache;
   return part;
 }
 
 /** The content blocks of a turn, each checked to be an object. */
 function blocksOf(content: unknown, param: string): Array<Record<string, unknown>> {
-  if (!Array.isArray(content)) throw new TranslationError(param, 'content must be a string or an array of content blocks');
+  if (!Array.isArray(content))
+    throw new TranslationError(param, 'content must be a string or an array of content blocks');
   content.forEach((block: unknown, i) => {
     if (!isObject(block)) throw new TranslationError(`${param}[${i}]`, 'each content block must be an object');
   });
@@ -106,13 +122,25 @@ function assistantMessage(content: unknown, param: string): HubMessage {
     if (block.type === 'tool_use') {
       const name = str(block.name);
       if (name === undefined) throw new TranslationError(`${at}.name`, 'tool_use name must be a string');
-      const part: AssistantPart = { type: 'tool-call', id: str(block.id) ?? '', name, input: JSON.stringify(isObject(block.input) ? block.input : {}) };
+      const part: AssistantPart = {
+        type: 'tool-call',
+        id: str(block.id) ?? '',
+        name,
+        input: JSON.stringify(isObject(block.input) ? block.input : {}),
+      };
       const cache = cacheOf(block.cache_control);
       if (cache !== undefined) part.cache = cache;
       parts.push(part);
     } else if (block.type === 'text') parts.push(textPart(block, at));
-    else if (block.type === 'thinking') parts.push({ type: 'reasoning', text: str(block.thinking) ?? '', signature: str(block.signature) ?? '', origin: 'messages' });
-    else if (block.type === 'redacted_thinking') parts.push({ type: 'reasoning', text: '', redacted: str(block.data) ?? '', origin: 'messages' });
+    else if (block.type === 'thinking')
+      parts.push({
+        type: 'reasoning',
+        text: str(block.thinking) ?? '',
+        signature: str(block.signature) ?? '',
+        origin: 'messages',
+      });
+    else if (block.type === 'redacted_thinking')
+      parts.push({ type: 'reasoning', text: '', redacted: str(block.data) ?? '', origin: 'messages' });
     else throw new TranslationError(`${at}.type`, `content block ${String(block.type)} cannot be sent to this model`);
   });
   return { role: 'assistant', content: parts };
@@ -145,7 +173,8 @@ function toolChoiceOf(choice: unknown, req: HubRequest): void {
   if (choice.type === 'auto') mapped = { type: 'auto' };
   else if (choice.type === 'any') mapped = { type: 'required' };
   else if (choice.type === 'none') mapped = { type: 'none' };
-  else if (choice.type === 'tool' && str(choice.name) !== undefined) mapped = { type: 'tool', name: choice.name as string };
+  else if (choice.type === 'tool' && str(choice.name) !== undefined)
+    mapped = { type: 'tool', name: choice.name as string };
   else throw new TranslationError('tool_choice.type', `tool_choice ${String(choice.type)} is not supported`);
   req.toolChoice = mapped;
 }
@@ -159,7 +188,8 @@ function reasoningOf(thinking: unknown, effort: unknown): HubReasoning | undefin
     throw new TranslationError('output_config.effort', 'effort must be one of low, medium, high, xhigh, max');
   }
   if (thinking !== undefined && thinking !== null) {
-    if (!isObject(thinking) || !THINKING_TYPES.has(thinking.type)) throw new TranslationError('thinking.type', 'thinking.type must be enabled, disabled or adaptive');
+    if (!isObject(thinking) || !THINKING_TYPES.has(thinking.type))
+      throw new TranslationError('thinking.type', 'thinking.type must be enabled, disabled or adaptive');
     if (thinking.type === 'enabled' && num(thinking.budget_tokens) === undefined) {
       throw new TranslationError('thinking.budget_tokens', 'thinking.budget_tokens must be a number');
     }
@@ -178,24 +208,35 @@ function reasoningOf(thinking: unknown, effort: unknown): HubReasoning | undefin
 }
 
 export function decodeMessagesRequest(body: Record<string, unknown>): HubRequest {
-  if (!isObject(body) || !Array.isArray(body.messages)) throw new TranslationError('messages', 'messages must be an array');
-  const req: HubRequest = { system: systemOf(body.system, 'system'), messages: [], tools: [], stream: body.stream === true, extra: {}, from: 'messages' };
+  if (!isObject(body) || !Array.isArray(body.messages))
+    throw new TranslationError('messages', 'messages must be an array');
+  const req: HubRequest = {
+    system: systemOf(body.system, 'system'),
+    messages: [],
+    tools: [],
+    stream: body.stream === true,
+    extra: {},
+    from: 'messages',
+  };
   body.messages.forEach((msg: unknown, i) => {
     const param = `messages[${i}]`;
     if (!isObject(msg)) throw new TranslationError(param, 'each message must be an object');
     if (msg.role === 'user') userMessages(msg.content, param, req.messages);
     else if (msg.role === 'assistant') req.messages.push(assistantMessage(msg.content, param));
-    else if (msg.role === 'system') req.messages.push({ role: 'system', content: systemOf(msg.content, `${param}.content`) });
+    else if (msg.role === 'system')
+      req.messages.push({ role: 'system', content: systemOf(msg.content, `${param}.content`) });
     else throw new TranslationError(`${param}.role`, 'role must be user, assistant or system');
   });
   const maxTokens = num(body.max_tokens);
   if (maxTokens !== undefined) req.maxOutputTokens = maxTokens;
   decodeSampling(body, req);
-  if (Array.isArray(body.stop_sequences) && body.stop_sequences.length > 0) req.stopSequences = body.stop_sequences.filter((s): s is string => typeof s === 'string');
+  if (Array.isArray(body.stop_sequences) && body.stop_sequences.length > 0)
+    req.stopSequences = body.stop_sequences.filter((s): s is string => typeof s === 'string');
   req.tools = toolsOf(body.tools);
   if (req.tools.length > 0) toolChoiceOf(body.tool_choice, req);
   const config: unknown = body.output_config;
-  if (config !== undefined && config !== null && !isObject(config)) throw new TranslationError('output_config', 'output_config must be an object');
+  if (config !== undefined && config !== null && !isObject(config))
+    throw new TranslationError('output_config', 'output_config must be an object');
   const reasoning = reasoningOf(body.thinking, isObject(config) ? config.effort : undefined);
   if (reasoning !== undefined) req.reasoning = reasoning;
   const format = isObject(config) ? config.format : undefined;
@@ -204,6 +245,7 @@ export function decodeMessagesRequest(body: Record<string, unknown>): HubRequest
   if (user !== undefined) req.user = user;
   const cache = cacheOf(body.cache_control);
   if (cache !== undefined) req.cache = cache;
-  for (const field of EXTRA_FIELDS) if (body[field] !== undefined && body[field] !== null) req.extra[field] = body[field];
+  for (const field of EXTRA_FIELDS)
+    if (body[field] !== undefined && body[field] !== null) req.extra[field] = body[field];
   return req;
 }

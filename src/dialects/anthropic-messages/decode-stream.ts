@@ -62,7 +62,8 @@ export class MessagesStreamDecoder implements UpstreamStreamDecoder {
         this.#start(out);
         const usage = isObject(data.message) ? data.message.usage : undefined;
         // message_start's output count is a placeholder (1): the bill waits for message_delta's.
-        if (readAnthropicUsage(usage, this.#usage)) out.push({ type: 'usage', usage: { ...this.#usage }, partial: true });
+        if (readAnthropicUsage(usage, this.#usage))
+          out.push({ type: 'usage', usage: { ...this.#usage }, partial: true });
         return out;
       }
       case 'content_block_start':
@@ -78,7 +79,11 @@ export class MessagesStreamDecoder implements UpstreamStreamDecoder {
         }
         if (readAnthropicUsage(data.usage, this.#usage)) {
           const final = isObject(data.usage) && typeof data.usage.output_tokens === 'number';
-          out.push(final ? { type: 'usage', usage: { ...this.#usage } } : { type: 'usage', usage: { ...this.#usage }, partial: true });
+          out.push(
+            final
+              ? { type: 'usage', usage: { ...this.#usage } }
+              : { type: 'usage', usage: { ...this.#usage }, partial: true },
+          );
         }
         return out;
       case 'content_block_stop': {
@@ -164,18 +169,21 @@ export class MessagesStreamDecoder implements UpstreamStreamDecoder {
       case 'input_json_delta': {
         const part = str(delta.partial_json) ?? '';
         if (part.length === 0) return;
-        if (block.kind === 'json') this.#jsonText(index as number, block.unwrap === null ? part : block.unwrap.push(part), out);
+        if (block.kind === 'json')
+          this.#jsonText(index as number, block.unwrap === null ? part : block.unwrap.push(part), out);
         else if (block.kind === 'tool') out.push({ type: 'tool-call-delta', index: index as number, input: part });
         return;
       }
       case 'thinking_delta': {
         const text = str(delta.thinking) ?? '';
-        if (text.length > 0 && block.kind === 'reasoning') out.push({ type: 'reasoning-delta', index: index as number, text });
+        if (text.length > 0 && block.kind === 'reasoning')
+          out.push({ type: 'reasoning-delta', index: index as number, text });
         return;
       }
       case 'signature_delta': {
         const signature = str(delta.signature) ?? '';
-        if (signature.length > 0 && block.kind === 'reasoning') out.push({ type: 'reasoning-signature', index: index as number, signature });
+        if (signature.length > 0 && block.kind === 'reasoning')
+          out.push({ type: 'reasoning-signature', index: index as number, signature });
         return;
       }
     }
@@ -217,14 +225,22 @@ export class MessagesStreamDecoder implements UpstreamStreamDecoder {
     for (const [index, block] of this.#blocks) this.#stop(index, block, out);
     if (!this.#jsonSeen && this.#heldText.length > 0) {
       const index = ++this.#lastIndex;
-      out.push({ type: 'text-start', index }, { type: 'text-delta', index, text: this.#heldText }, { type: 'text-end', index });
+      out.push(
+        { type: 'text-start', index },
+        { type: 'text-delta', index, text: this.#heldText },
+        { type: 'text-end', index },
+      );
     }
     this.#heldText = '';
     let reason: FinishReason = finishOfStopReason(this.#stopReason);
     // The forced JSON tool is not a tool call to the client: its input was the content.
     if (reason === 'tool-calls' && this.#calls === 0) reason = 'stop';
     this.#ended = true;
-    out.push(reason === 'stop-sequence' && this.#stopSequence !== undefined ? { type: 'finish', reason, stopSequence: this.#stopSequence } : { type: 'finish', reason });
+    out.push(
+      reason === 'stop-sequence' && this.#stopSequence !== undefined
+        ? { type: 'finish', reason, stopSequence: this.#stopSequence }
+        : { type: 'finish', reason },
+    );
   }
 
   #fail(error: JsonObject): HubEvent[] {
@@ -233,6 +249,14 @@ export class MessagesStreamDecoder implements UpstreamStreamDecoder {
     const status = ANTHROPIC_ERROR_STATUS[errorType] ?? 500;
     // Read as an error body is, so the same caps apply to an in-stream error's text.
     const read = readUpstreamError('messages', status, JSON.stringify({ type: 'error', error }));
-    return [{ type: 'error', status, errorType: read.type ?? errorType, message: read.message ?? `upstream returned HTTP ${status}`, from: 'messages' }];
+    return [
+      {
+        type: 'error',
+        status,
+        errorType: read.type ?? errorType,
+        message: read.message ?? `upstream returned HTTP ${status}`,
+        from: 'messages',
+      },
+    ];
   }
 }

@@ -3,7 +3,15 @@
 // tool results as tool_result blocks in a user turn (placed first), a leading assistant turn given a user
 // turn before it, unanswered calls and orphan results repaired, empty turns dropped. Cache markers become
 // `cache_control` on the block they sit on.
-import type { AssistantPart, CacheMarker, FilePart, HubMessage, TextPart, ToolResultPart, UserPart } from '../../translate/hub/form.ts';
+import type {
+  AssistantPart,
+  CacheMarker,
+  FilePart,
+  HubMessage,
+  TextPart,
+  ToolResultPart,
+  UserPart,
+} from '../../translate/hub/form.ts';
 import { TranslationError } from '../../translate/hub/translation-error.ts';
 import { isObject, tryParseJson } from '../../core/json.ts';
 import { toAnthropicToolId } from './ids.ts';
@@ -37,11 +45,18 @@ function textBlock(part: TextPart): TextBlock {
 function fileBlock(part: FilePart): ContentBlock {
   const data = part.data;
   if (part.mediaType === 'application/pdf' && 'base64' in data) {
-    const doc: ContentBlock = { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: data.base64 } };
+    const doc: ContentBlock = {
+      type: 'document',
+      source: { type: 'base64', media_type: 'application/pdf', data: data.base64 },
+    };
     if (part.title !== undefined) (doc as { title?: string }).title = part.title;
     return withCache(doc, part.cache);
   }
-  if ('text' in data) return withCache({ type: 'document', source: { type: 'text', media_type: 'text/plain', data: data.text } }, part.cache);
+  if ('text' in data)
+    return withCache(
+      { type: 'document', source: { type: 'text', media_type: 'text/plain', data: data.text } },
+      part.cache,
+    );
   if (part.mediaType.startsWith('image/')) {
     let source: ImageSource | undefined;
     if ('base64' in data) source = { type: 'base64', media_type: part.mediaType, data: data.base64 };
@@ -68,15 +83,26 @@ function assistantBlocks(parts: readonly AssistantPart[]): ContentBlock[] {
       case 'reasoning':
         // Only Anthropic can verify its thinking: a block goes back with its signature or not at all.
         if (part.redacted !== undefined) out.push({ type: 'redacted_thinking', data: part.redacted });
-        else if (part.signature !== undefined && part.signature.length > 0) out.push({ type: 'thinking', thinking: part.text, signature: part.signature });
+        else if (part.signature !== undefined && part.signature.length > 0)
+          out.push({ type: 'thinking', thinking: part.text, signature: part.signature });
         break;
       case 'text':
         if (part.text.length > 0) out.push(textBlock(part));
         break;
       case 'tool-call': {
         // A custom tool's free-form input goes as the one string parameter it was declared with.
-        const input = part.kind === 'custom' ? { input: part.input } : part.input.trim().length === 0 ? {} : tryParseJson(part.input);
-        out.push(withCache({ type: 'tool_use', id: toAnthropicToolId(part.id), name: part.name, input: isObject(input) ? input : {} }, part.cache));
+        const input =
+          part.kind === 'custom'
+            ? { input: part.input }
+            : part.input.trim().length === 0
+              ? {}
+              : tryParseJson(part.input);
+        out.push(
+          withCache(
+            { type: 'tool_use', id: toAnthropicToolId(part.id), name: part.name, input: isObject(input) ? input : {} },
+            part.cache,
+          ),
+        );
         break;
       }
       case 'file':
@@ -121,7 +147,11 @@ function finishTurn(turn: Turn): MessageParam {
   return { role: turn.role, content: blocks };
 }
 
-export function encodeHistory(system: readonly TextPart[], messages: readonly HubMessage[], adjustments: string[]): HistoryResult {
+export function encodeHistory(
+  system: readonly TextPart[],
+  messages: readonly HubMessage[],
+  adjustments: string[],
+): HistoryResult {
   const systemParts: TextPart[] = system.filter((p) => p.text.length > 0);
   const turns: Turn[] = [];
   let named = 0;
@@ -148,7 +178,10 @@ export function encodeHistory(system: readonly TextPart[], messages: readonly Hu
   if (turns.length === 0) {
     throw new TranslationError('messages', 'messages must contain at least one user or assistant message with content');
   }
-  if (hoisted > 0) adjustments.push(`${hoisted} system message${hoisted === 1 ? '' : 's'} inside the conversation moved to the top-level system prompt`);
+  if (hoisted > 0)
+    adjustments.push(
+      `${hoisted} system message${hoisted === 1 ? '' : 's'} inside the conversation moved to the top-level system prompt`,
+    );
   // Anthropic turns carry no speaker: consecutive users' turns merge into one without their names.
   if (named > 0) adjustments.push(`name dropped from ${named} user message${named === 1 ? '' : 's'}`);
   if (turns[0].role === 'assistant') {
@@ -191,7 +224,9 @@ function pairToolResults(turns: Turn[], adjustments: string[]): void {
 }
 
 function addMissingResults(turn: Turn, ids: Set<string>, adjustments: string[]): void {
-  const results = [...ids].map((id): ToolResultBlock => ({ type: 'tool_result', tool_use_id: id, content: MISSING_TOOL_RESULT, is_error: true }));
+  const results = [...ids].map(
+    (id): ToolResultBlock => ({ type: 'tool_result', tool_use_id: id, content: MISSING_TOOL_RESULT, is_error: true }),
+  );
   turn.blocks = [...results, ...turn.blocks];
   for (const id of ids) adjustments.push(`tool call ${id} had no result; an error result was added`);
 }

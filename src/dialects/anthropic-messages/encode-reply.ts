@@ -19,8 +19,18 @@ export function toolInputOf(args: string): Record<string, unknown> {
   return isObject(parsed) ? parsed : { [RAW_ARGUMENTS_KEY]: args };
 }
 
-export function toolUseBlock(opts: { id: string | undefined; name: string; input: Record<string, unknown> }): ToolUseBlock {
-  return { type: 'tool_use', id: toAnthropicToolId(opts.id), name: opts.name, input: opts.input, caller: { type: 'direct' } };
+export function toolUseBlock(opts: {
+  id: string | undefined;
+  name: string;
+  input: Record<string, unknown>;
+}): ToolUseBlock {
+  return {
+    type: 'tool_use',
+    id: toAnthropicToolId(opts.id),
+    name: opts.name,
+    input: opts.input,
+    caller: { type: 'direct' },
+  };
 }
 
 export function encodeMessagesReply(reply: HubReply, ctx: ClientReplyContext): string {
@@ -28,9 +38,15 @@ export function encodeMessagesReply(reply: HubReply, ctx: ClientReplyContext): s
   for (const part of reply.content) {
     if (part.type === 'reasoning') {
       if (part.redacted !== undefined) content.push({ type: 'redacted_thinking', data: part.redacted });
-      else content.push({ type: 'thinking', thinking: part.text, signature: part.origin === 'messages' ? (part.signature ?? '') : '' });
+      else
+        content.push({
+          type: 'thinking',
+          thinking: part.text,
+          signature: part.origin === 'messages' ? (part.signature ?? '') : '',
+        });
     } else if (part.type === 'text') content.push({ type: 'text', text: part.text, citations: null });
-    else if (part.type === 'tool-call') content.push(toolUseBlock({ id: part.id, name: part.name, input: toolInputOf(part.input) }));
+    else if (part.type === 'tool-call')
+      content.push(toolUseBlock({ id: part.id, name: part.name, input: toolInputOf(part.input) }));
   }
   const stopReason = HUB_TO_STOP_REASON[reply.finish];
   const msg: Message = {

@@ -18,11 +18,15 @@ export interface MessagesReplyState {
 }
 
 function toolOf(tool: HubTool, i: number): AnthropicTool {
-  if (tool.kind !== 'function' && tool.kind !== 'custom') throw new TranslationError(`tools[${i}].type`, 'only function tools can be sent to this model');
+  if (tool.kind !== 'function' && tool.kind !== 'custom')
+    throw new TranslationError(`tools[${i}].type`, 'only function tools can be sent to this model');
   // A parameterless tool still needs an object schema: Anthropic rejects a tool without input_schema.
   // A custom (free-form) tool is a function with one string parameter, `input`.
   const params = tool.kind === 'custom' ? CUSTOM_TOOL_SCHEMA : (tool.inputSchema ?? {});
-  const out: AnthropicTool = { name: tool.name, input_schema: { ...params, type: 'object', ...(params.properties === undefined ? { properties: {} } : {}) } };
+  const out: AnthropicTool = {
+    name: tool.name,
+    input_schema: { ...params, type: 'object', ...(params.properties === undefined ? { properties: {} } : {}) },
+  };
   if (tool.description !== undefined) out.description = tool.description;
   if (tool.cache !== undefined) out.cache_control = { ...tool.cache };
   return out;
@@ -89,11 +93,17 @@ export function encodeMessagesRequest(req: HubRequest, opts: UpstreamOptions): E
   // effort a preference, so the effort yields.
   const forced = toolChoice?.type === 'any' || toolChoice?.type === 'tool';
   const wanted = thinkingOf(req, maxTokens, forced ? [] : adjustments);
-  if (forced && wanted !== undefined) adjustments.push('reasoning_effort ignored: thinking cannot be combined with a forced tool_choice');
+  if (forced && wanted !== undefined)
+    adjustments.push('reasoning_effort ignored: thinking cannot be combined with a forced tool_choice');
   if (!forced && wanted !== undefined) out.thinking = wanted;
   sampling(req, out, opts, adjustments);
 
-  if (req.stopSequences !== undefined && req.stopSequences.length > 0 && !refusedParam(opts, 'stop_sequences', adjustments)) out.stop_sequences = req.stopSequences;
+  if (
+    req.stopSequences !== undefined &&
+    req.stopSequences.length > 0 &&
+    !refusedParam(opts, 'stop_sequences', adjustments)
+  )
+    out.stop_sequences = req.stopSequences;
   if (req.stream) out.stream = true;
   if (req.user !== undefined) out.metadata = { user_id: req.user };
   if (req.cache !== undefined) out.cache_control = { ...req.cache };
@@ -103,7 +113,8 @@ export function encodeMessagesRequest(req: HubRequest, opts: UpstreamOptions): E
   if (rf !== undefined && rf.type === 'json') {
     const format = jsonFormatOf(rf);
     if (opts.structuredOutput === 'native' || out.thinking !== undefined) {
-      if (format.wrapKey !== null) throw new TranslationError('response_format.json_schema.schema', 'the schema root must be an object');
+      if (format.wrapKey !== null)
+        throw new TranslationError('response_format.json_schema.schema', 'the schema root must be an object');
       out.output_config = { format: { type: 'json_schema', schema: format.schema } };
     } else {
       const name = jsonToolName(tools);

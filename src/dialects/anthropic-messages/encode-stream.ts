@@ -27,7 +27,11 @@ export class MessagesStreamEncoder implements ClientStreamEncoder {
     switch (ev.type) {
       case 'text-delta':
         if (this.#open < 0 || ev.text.length === 0) return '';
-        return this.#delta(ev.json === undefined ? JSON.stringify({ type: 'text_delta', text: ev.text }) : `{"type":"text_delta","text":${ev.json}}`);
+        return this.#delta(
+          ev.json === undefined
+            ? JSON.stringify({ type: 'text_delta', text: ev.text })
+            : `{"type":"text_delta","text":${ev.json}}`,
+        );
       case 'start':
         return this.#event('message_start', {
           message: {
@@ -40,19 +44,34 @@ export class MessagesStreamEncoder implements ClientStreamEncoder {
             stop_sequence: null,
             stop_details: null,
             container: null,
-            usage: usageToAnthropic({ inputTokens: Math.max(1, Math.round(this.#ctx.promptEstimate())), outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0 }),
+            usage: usageToAnthropic({
+              inputTokens: Math.max(1, Math.round(this.#ctx.promptEstimate())),
+              outputTokens: 1,
+              cacheReadTokens: 0,
+              cacheWriteTokens: 0,
+            }),
           },
         });
       case 'text-start':
         return this.#blockStart({ type: 'text', text: '', citations: null });
       case 'reasoning-start':
-        return this.#blockStart(ev.redacted !== undefined ? { type: 'redacted_thinking', data: ev.redacted } : { type: 'thinking', thinking: '', signature: '' });
+        return this.#blockStart(
+          ev.redacted !== undefined
+            ? { type: 'redacted_thinking', data: ev.redacted }
+            : { type: 'thinking', thinking: '', signature: '' },
+        );
       case 'reasoning-delta':
         return this.#open < 0 ? '' : this.#delta(JSON.stringify({ type: 'thinking_delta', thinking: ev.text }));
       case 'reasoning-signature':
         return this.#open < 0 ? '' : this.#delta(JSON.stringify({ type: 'signature_delta', signature: ev.signature }));
       case 'tool-call-start':
-        return this.#blockStart({ type: 'tool_use', id: toAnthropicToolId(ev.id), name: ev.name, input: {}, caller: { type: 'direct' } });
+        return this.#blockStart({
+          type: 'tool_use',
+          id: toAnthropicToolId(ev.id),
+          name: ev.name,
+          input: {},
+          caller: { type: 'direct' },
+        });
       case 'tool-call-delta':
         return this.#open < 0 ? '' : this.#delta(JSON.stringify({ type: 'input_json_delta', partial_json: ev.input }));
       case 'text-end':
@@ -75,7 +94,14 @@ export class MessagesStreamEncoder implements ClientStreamEncoder {
         );
       }
       case 'error': {
-        const shaped = shapeMessagesError({ from: ev.from ?? 'chat', status: ev.status, message: ev.message, type: ev.errorType, code: ev.code, param: ev.param });
+        const shaped = shapeMessagesError({
+          from: ev.from ?? 'chat',
+          status: ev.status,
+          message: ev.message,
+          type: ev.errorType,
+          code: ev.code,
+          param: ev.param,
+        });
         return this.#event('error', { error: { type: shaped.type, message: shaped.message } });
       }
     }

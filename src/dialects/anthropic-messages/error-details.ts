@@ -7,7 +7,10 @@ import { isObject } from '../../core/json.ts';
 const MAX_DETAILS = 2000;
 
 /** `error.details` of an Anthropic error body, re-serialised through `mask`, or null. */
-export function anthropicErrorDetails(bodyText: string, mask: (text: string) => string): Record<string, unknown> | null {
+export function anthropicErrorDetails(
+  bodyText: string,
+  mask: (text: string) => string,
+): Record<string, unknown> | null {
   if (bodyText.length === 0 || !bodyText.includes('"details"')) return null;
   try {
     const body: unknown = JSON.parse(bodyText);

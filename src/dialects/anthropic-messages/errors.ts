@@ -4,9 +4,18 @@ import { shapedStatusAndMessage, type DialectError } from '../../translate/hub/u
 import type { UpstreamError } from '../../translate/hub/form.ts';
 
 const ANTHROPIC_TYPES: Record<number, string> = {
-  400: 'invalid_request_error', 401: 'authentication_error', 403: 'permission_error', 404: 'not_found_error',
-  405: 'invalid_request_error', 413: 'request_too_large', 429: 'rate_limit_error', 500: 'api_error',
-  502: 'api_error', 503: 'overloaded_error', 504: 'timeout_error', 529: 'overloaded_error',
+  400: 'invalid_request_error',
+  401: 'authentication_error',
+  403: 'permission_error',
+  404: 'not_found_error',
+  405: 'invalid_request_error',
+  413: 'request_too_large',
+  429: 'rate_limit_error',
+  500: 'api_error',
+  502: 'api_error',
+  503: 'overloaded_error',
+  504: 'timeout_error',
+  529: 'overloaded_error',
 };
 
 /** The Anthropic error type for an HTTP status (docs/errors.md). */
@@ -39,6 +48,7 @@ function typeFor(upstreamStatus: number, clientStatus: number): string {
  */
 export function shapeMessagesError(err: UpstreamError): DialectError {
   const { status, message } = shapedStatusAndMessage(err);
-  const type = err.from === 'messages' && err.type !== undefined && status === err.status ? err.type : typeFor(err.status, status);
+  const type =
+    err.from === 'messages' && err.type !== undefined && status === err.status ? err.type : typeFor(err.status, status);
   return { status, type, message, code: null, param: null };
 }

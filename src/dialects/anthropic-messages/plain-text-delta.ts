@@ -15,12 +15,19 @@ export function plainTextDelta(data: string): { index: number; quoted: string } 
   let i = TEXT_DELTA_HEAD.length;
   let index = 0;
   const first = i;
-  for (let c = data.charCodeAt(i); c >= 48 && c <= 57 && i - first < 9; c = data.charCodeAt(++i)) index = index * 10 + (c - 48);
+  for (let c = data.charCodeAt(i); c >= 48 && c <= 57 && i - first < 9; c = data.charCodeAt(++i))
+    index = index * 10 + (c - 48);
   if (i === first || !data.startsWith(TEXT_DELTA_MID, i)) return null;
   const open = i + TEXT_DELTA_MID.length - 1;
   // The text runs to the closing '"}}' at the very end, without escapes or raw control characters.
   const close = data.length - 3;
-  if (close <= open || data.charCodeAt(close) !== 34 || data.charCodeAt(close + 1) !== 125 || data.charCodeAt(close + 2) !== 125) return null;
+  if (
+    close <= open ||
+    data.charCodeAt(close) !== 34 ||
+    data.charCodeAt(close + 1) !== 125 ||
+    data.charCodeAt(close + 2) !== 125
+  )
+    return null;
   if (!isVerbatimJsonText(data, open + 1, close)) return null;
   return { index, quoted: data.slice(open, close + 1) };
 }

@@ -27,5 +27,7 @@ export const HUB_TO_STOP_REASON: Readonly<Record<FinishReason, StopReason>> = {
 
 /** Unknown or missing reasons read as a normal end. */
 export function finishOfStopReason(stop: unknown): FinishReason {
-  return typeof stop === 'string' && Object.hasOwn(STOP_REASON_TO_HUB, stop) ? STOP_REASON_TO_HUB[stop as StopReason] : 'stop';
+  return typeof stop === 'string' && Object.hasOwn(STOP_REASON_TO_HUB, stop)
+    ? STOP_REASON_TO_HUB[stop as StopReason]
+    : 'stop';
 }

@@ -34,10 +34,16 @@ export interface JsonFormat {
 
 /** The forced tool's schema and description for a JSON reply format; a schema without one is any object. */
 export function jsonFormatOf(format: Extract<HubResponseFormat, { type: 'json' }>): JsonFormat {
-  const description = format.description ?? (format.name !== undefined ? `Reply with JSON matching the ${format.name} schema.` : 'Reply with a JSON object.');
+  const description =
+    format.description ??
+    (format.name !== undefined ? `Reply with JSON matching the ${format.name} schema.` : 'Reply with a JSON object.');
   const schema = format.schema ?? { type: 'object', additionalProperties: true };
   if (schema.type === 'object' || schema.type === undefined) return { schema, description, wrapKey: null };
-  return { schema: { type: 'object', properties: { value: schema }, required: ['value'], additionalProperties: false }, description, wrapKey: 'value' };
+  return {
+    schema: { type: 'object', properties: { value: schema }, required: ['value'], additionalProperties: false },
+    description,
+    wrapKey: 'value',
+  };
 }
 
 /** A tool name that does not collide with one of the client's own tools. */
@@ -109,7 +115,11 @@ export class StreamedJsonUnwrap {
   #value(part: string): string {
     const text = this.#tail + part;
     let cut = text.length;
-    for (let c = text.charCodeAt(cut - 1); cut > 0 && (c === 125 /* } */ || c === 32 || c === 10 || c === 13 || c === 9); c = text.charCodeAt(--cut - 1));
+    for (
+      let c = text.charCodeAt(cut - 1);
+      cut > 0 && (c === 125 /* } */ || c === 32 || c === 10 || c === 13 || c === 9);
+      c = text.charCodeAt(--cut - 1)
+    );
     this.#tail = text.slice(cut);
     return text.slice(0, cut);
   }

@@ -17,7 +17,9 @@ export function checkAnthropicVersion(headers: IncomingHttpHeaders): AnthropicVe
   const v = headers['anthropic-version'];
   if (v === undefined || v === '') throw new GatewayError('missing_version_header');
   if (!isAnthropicVersion(v)) {
-    throw new GatewayError('unsupported_version', { message: `Unsupported anthropic-version "${String(v)}"; the supported values are ${NAMED}.` });
+    throw new GatewayError('unsupported_version', {
+      message: `Unsupported anthropic-version "${String(v)}"; the supported values are ${NAMED}.`,
+    });
   }
   return v;
 }
@@ -47,7 +49,10 @@ export function checkVersionRules(body: Record<string, unknown>, version: Anthro
   if (version !== '2026-10-21') return;
   for (const field of REMOVED_SAMPLING) {
     if (body[field] !== undefined) {
-      throw new GatewayError('invalid_request', { message: `${field}: is not accepted under anthropic-version 2026-10-21; remove it (or send anthropic-version 2023-06-01).`, param: field });
+      throw new GatewayError('invalid_request', {
+        message: `${field}: is not accepted under anthropic-version 2026-10-21; remove it (or send anthropic-version 2023-06-01).`,
+        param: field,
+      });
     }
   }
   const messages = body.messages;
@@ -60,10 +65,16 @@ export function checkVersionRules(body: Record<string, unknown>, version: Anthro
       if (!isObject(b)) continue;
       const param = `messages.${i}.content.${j}`;
       if (m.role === 'assistant' && b.type === 'document') {
-        throw new GatewayError('invalid_request', { message: `${param}: a document block is not accepted in an assistant message under anthropic-version 2026-10-21.`, param });
+        throw new GatewayError('invalid_request', {
+          message: `${param}: a document block is not accepted in an assistant message under anthropic-version 2026-10-21.`,
+          param,
+        });
       }
       if (m.role === 'user' && b.type === 'text' && Array.isArray(b.citations) && b.citations.length > 0) {
-        throw new GatewayError('invalid_request', { message: `${param}.citations: citations on a user text block are not accepted under anthropic-version 2026-10-21.`, param: `${param}.citations` });
+        throw new GatewayError('invalid_request', {
+          message: `${param}.citations: citations on a user text block are not accepted under anthropic-version 2026-10-21.`,
+          param: `${param}.citations`,
+        });
       }
     }
   }

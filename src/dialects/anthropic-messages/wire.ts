@@ -13,9 +13,7 @@ export interface TextBlock {
   citations?: unknown[] | null;
 }
 
-export type ImageSource =
-  | { type: 'base64'; media_type: string; data: string }
-  | { type: 'url'; url: string };
+export type ImageSource = { type: 'base64'; media_type: string; data: string } | { type: 'url'; url: string };
 
 export interface ImageBlock {
   type: 'image';

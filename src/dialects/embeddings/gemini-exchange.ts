@@ -29,7 +29,11 @@ export class EmbeddingsToGeminiExchange implements Exchange {
     this.#opts = opts;
     const inputs = embeddingInputs(opts.parsed.input);
     if (inputs.kind !== 'text') {
-      throw new GatewayError('invalid_request', { message: 'This model is served by a Gemini upstream, which embeds text only: send `input` as a string or an array of strings, not tokens.', param: 'input' });
+      throw new GatewayError('invalid_request', {
+        message:
+          'This model is served by a Gemini upstream, which embeds text only: send `input` as a string or an array of strings, not tokens.',
+        param: 'input',
+      });
     }
     this.#count = inputs.texts.length;
     const name = opts.upstreamModel.startsWith('models/') ? opts.upstreamModel : `models/${opts.upstreamModel}`;
@@ -51,17 +55,25 @@ export class EmbeddingsToGeminiExchange implements Exchange {
     const reply = upstreamObject(upstreamText);
     const embeddings = Array.isArray(reply.embeddings) ? reply.embeddings : null;
     if (embeddings === null || embeddings.length !== this.#count) {
-      throw new GatewayError('upstream_error', { message: `The upstream answered without one embedding per input (${this.#count} asked).` });
+      throw new GatewayError('upstream_error', {
+        message: `The upstream answered without one embedding per input (${this.#count} asked).`,
+      });
     }
     const base64 = this.#opts.parsed.encoding_format === 'base64';
     const data = embeddings.map((e: unknown, index) => {
       const values = isObject(e) && Array.isArray(e.values) ? (e.values as number[]) : null;
-      if (values === null) throw new GatewayError('upstream_error', { message: `The upstream's embedding ${index} has no values.` });
+      if (values === null)
+        throw new GatewayError('upstream_error', { message: `The upstream's embedding ${index} has no values.` });
       return { object: 'embedding', index, embedding: base64 ? float32Base64(values) : values };
     });
     const usage = usageFromGemini(reply.usageMetadata) ?? { ...emptyUsage(), inputTokens: this.#opts.promptEstimate() };
     const prompt = usage.inputTokens + usage.cacheReadTokens;
-    const body = JSON.stringify({ object: 'list', data, model: this.#opts.clientModel, usage: { prompt_tokens: prompt, total_tokens: prompt } });
+    const body = JSON.stringify({
+      object: 'list',
+      data,
+      model: this.#opts.clientModel,
+      usage: { prompt_tokens: prompt, total_tokens: prompt },
+    });
     return { body, usage: { ...usage, outputTokens: 0 } };
   }
 

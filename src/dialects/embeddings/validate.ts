@@ -15,24 +15,33 @@ export type EmbeddingInput = { kind: 'text'; texts: string[] } | { kind: 'tokens
 
 export function validateEmbeddingsRequest(body: unknown): RequestFacts {
   if (!isObject(body)) throw bad('The request body must be a JSON object.', '');
-  if (typeof body.model !== 'string' || body.model.length === 0) throw bad('`model` is required and must be a non-empty string.', 'model');
+  if (typeof body.model !== 'string' || body.model.length === 0)
+    throw bad('`model` is required and must be a non-empty string.', 'model');
   embeddingInputs(body.input);
   const dims = body.dimensions;
-  if (dims !== undefined && dims !== null && (typeof dims !== 'number' || !Number.isInteger(dims) || dims < 1)) throw bad('`dimensions` must be a positive integer.', 'dimensions');
+  if (dims !== undefined && dims !== null && (typeof dims !== 'number' || !Number.isInteger(dims) || dims < 1))
+    throw bad('`dimensions` must be a positive integer.', 'dimensions');
   const format = body.encoding_format;
-  if (format !== undefined && format !== null && format !== 'float' && format !== 'base64') throw bad("`encoding_format` must be 'float' or 'base64'.", 'encoding_format');
+  if (format !== undefined && format !== null && format !== 'float' && format !== 'base64')
+    throw bad("`encoding_format` must be 'float' or 'base64'.", 'encoding_format');
   return { model: body.model, stream: false, maxTokens: 0, includeUsage: false };
 }
 
 /** The inputs of a validated body, as texts or as token arrays. */
 export function embeddingInputs(input: unknown): EmbeddingInput {
   if (typeof input === 'string') return { kind: 'text', texts: [input] };
-  if (!Array.isArray(input) || input.length === 0) throw bad('`input` is required: a string, an array of strings, or an array of token arrays.', 'input');
-  if (input.length > MAX_EMBEDDING_INPUTS) throw bad(`\`input\` may hold at most ${MAX_EMBEDDING_INPUTS} items.`, 'input');
+  if (!Array.isArray(input) || input.length === 0)
+    throw bad('`input` is required: a string, an array of strings, or an array of token arrays.', 'input');
+  if (input.length > MAX_EMBEDDING_INPUTS)
+    throw bad(`\`input\` may hold at most ${MAX_EMBEDDING_INPUTS} items.`, 'input');
   if (input.every((v) => typeof v === 'string')) return { kind: 'text', texts: input as string[] };
   if (input.every(isToken)) return { kind: 'tokens', tokens: [input as number[]] };
-  if (input.every((v) => Array.isArray(v) && v.length > 0 && v.every(isToken))) return { kind: 'tokens', tokens: input as number[][] };
-  throw bad('`input` must be a string, an array of strings, an array of tokens or an array of token arrays (not a mix).', 'input');
+  if (input.every((v) => Array.isArray(v) && v.length > 0 && v.every(isToken)))
+    return { kind: 'tokens', tokens: input as number[][] };
+  throw bad(
+    '`input` must be a string, an array of strings, an array of tokens or an array of token arrays (not a mix).',
+    'input',
+  );
 }
 
 function isToken(v: unknown): boolean {

@@ -4,12 +4,33 @@
 // rule), and calls without ids get stable ones so other dialects can pair them. The model and whether
 // to stream come from the path (`call`).
 import { isObject } from '../../core/json.ts';
-import type { AssistantPart, FilePart, HubMessage, HubReasoning, HubRequest, HubResponseFormat, HubTool, HubToolChoice, TextPart, ToolResultPart, UserPart } from '../../translate/hub/form.ts';
+import type {
+  AssistantPart,
+  FilePart,
+  HubMessage,
+  HubReasoning,
+  HubRequest,
+  HubResponseFormat,
+  HubTool,
+  HubToolChoice,
+  TextPart,
+  ToolResultPart,
+  UserPart,
+} from '../../translate/hub/form.ts';
 import { TranslationError } from '../../translate/hub/translation-error.ts';
 import { jsonSchemaOf } from './schema.ts';
 
 /** generationConfig fields with no hub equivalent: carried by name for the encoders to name as dropped. */
-const EXTRA_CONFIG = ['presencePenalty', 'frequencyPenalty', 'seed', 'responseLogprobs', 'logprobs', 'responseModalities', 'mediaResolution', 'speechConfig'] as const;
+const EXTRA_CONFIG = [
+  'presencePenalty',
+  'frequencyPenalty',
+  'seed',
+  'responseLogprobs',
+  'logprobs',
+  'responseModalities',
+  'mediaResolution',
+  'speechConfig',
+] as const;
 const EXTRA_FIELDS = ['safetySettings', 'cachedContent', 'labels'] as const;
 
 type Json = Record<string, unknown>;
@@ -51,7 +72,8 @@ function filePart(p: Json, param: string): FilePart {
   if (isObject(p.inlineData)) {
     const mediaType = str(p.inlineData.mimeType);
     const data = str(p.inlineData.data);
-    if (mediaType === undefined || data === undefined) throw new TranslationError(`${param}.inlineData`, 'inlineData needs mimeType and data');
+    if (mediaType === undefined || data === undefined)
+      throw new TranslationError(`${param}.inlineData`, 'inlineData needs mimeType and data');
     return { type: 'file', mediaType, data: { base64: data } };
   }
   const fd = p.fileData as Json;
@@ -65,7 +87,8 @@ function resultContent(response: unknown): TextPart[] {
   if (isObject(response)) {
     const keys = Object.keys(response);
     const only = keys.length === 1 ? response[keys[0]] : undefined;
-    if ((keys[0] === 'output' || keys[0] === 'content' || keys[0] === 'result') && typeof only === 'string') return [{ type: 'text', text: only }];
+    if ((keys[0] === 'output' || keys[0] === 'content' || keys[0] === 'result') && typeof only === 'string')
+      return [{ type: 'text', text: only }];
   }
   return [{ type: 'text', text: JSON.stringify(response ?? {}) }];
 }
@@ -79,7 +102,12 @@ function decodeTurn(content: Json, i: number, ids: CallIds, out: HubMessage[]): 
       const signature = str(p.thoughtSignature);
       if (isObject(p.functionCall)) {
         const name = str(p.functionCall.name) ?? '';
-        const call: AssistantPart = { type: 'tool-call', id: ids.call(name, str(p.functionCall.id)), name, input: JSON.stringify(p.functionCall.args ?? {}) };
+        const call: AssistantPart = {
+          type: 'tool-call',
+          id: ids.call(name, str(p.functionCall.id)),
+          name,
+          input: JSON.stringify(p.functionCall.args ?? {}),
+        };
         if (signature !== undefined) call.signature = signature;
         assistant.push(call);
       } else if (p.thought === true) {
@@ -91,7 +119,10 @@ function decodeTurn(content: Json, i: number, ids: CallIds, out: HubMessage[]): 
       } else if (p.inlineData !== undefined || p.fileData !== undefined) {
         assistant.push(filePart(p, `${param}.parts[${j}]`));
       } else if (signature === undefined) {
-        throw new TranslationError(`${param}.parts[${j}]`, `this part (${Object.keys(p).join(', ')}) cannot be sent to this model`);
+        throw new TranslationError(
+          `${param}.parts[${j}]`,
+          `this part (${Object.keys(p).join(', ')}) cannot be sent to this model`,
+        );
       }
     });
     out.push({ role: 'assistant', content: assistant });
@@ -104,9 +135,15 @@ function decodeTurn(content: Json, i: number, ids: CallIds, out: HubMessage[]): 
     if (isObject(p.functionResponse)) {
       user = null;
       const name = str(p.functionResponse.name) ?? '';
-      const result: ToolResultPart = { type: 'tool-result', callId: ids.response(name, str(p.functionResponse.id)), name, content: resultContent(p.functionResponse.response) };
+      const result: ToolResultPart = {
+        type: 'tool-result',
+        callId: ids.response(name, str(p.functionResponse.id)),
+        name,
+        content: resultContent(p.functionResponse.response),
+      };
       const response = p.functionResponse.response;
-      if (isObject(response) && response.error !== undefined && Object.keys(response).length === 1) result.isError = true;
+      if (isObject(response) && response.error !== undefined && Object.keys(response).length === 1)
+        result.isError = true;
       if (tool === null) out.push({ role: 'tool', content: (tool = []) });
       tool.push(result);
       return;
@@ -115,7 +152,11 @@ function decodeTurn(content: Json, i: number, ids: CallIds, out: HubMessage[]): 
     let part: UserPart;
     if (typeof p.text === 'string') part = { type: 'text', text: p.text };
     else if (p.inlineData !== undefined || p.fileData !== undefined) part = filePart(p, `${param}.parts[${j}]`);
-    else throw new TranslationError(`${param}.parts[${j}]`, `this part (${Object.keys(p).join(', ')}) cannot be sent to this model`);
+    else
+      throw new TranslationError(
+        `${param}.parts[${j}]`,
+        `this part (${Object.keys(p).join(', ')}) cannot be sent to this model`,
+      );
     if (user === null) out.push({ role: 'user', content: (user = []) });
     user.push(part);
   });
@@ -124,7 +165,8 @@ function decodeTurn(content: Json, i: number, ids: CallIds, out: HubMessage[]): 
 function systemOf(instruction: unknown): TextPart[] {
   if (!isObject(instruction) || !Array.isArray(instruction.parts)) return [];
   return instruction.parts.filter(isObject).map((p, j): TextPart => {
-    if (typeof p.text !== 'string') throw new TranslationError(`systemInstruction.parts[${j}]`, 'systemInstruction may hold text parts only');
+    if (typeof p.text !== 'string')
+      throw new TranslationError(`systemInstruction.parts[${j}]`, 'systemInstruction may hold text parts only');
     return { type: 'text', text: p.text };
   });
 }
@@ -135,11 +177,16 @@ function toolsOf(tools: unknown): HubTool[] {
   tools.forEach((t: unknown, i) => {
     if (!isObject(t)) return;
     for (const key of Object.keys(t)) {
-      if (key !== 'functionDeclarations') throw new TranslationError(`tools[${i}].${key}`, `Gemini's built-in ${key} tool runs only on Gemini models`);
+      if (key !== 'functionDeclarations')
+        throw new TranslationError(`tools[${i}].${key}`, `Gemini's built-in ${key} tool runs only on Gemini models`);
     }
     const decls = Array.isArray(t.functionDeclarations) ? t.functionDeclarations : [];
     decls.forEach((d: unknown, j) => {
-      if (!isObject(d) || str(d.name) === undefined) throw new TranslationError(`tools[${i}].functionDeclarations[${j}].name`, 'a function declaration needs a name');
+      if (!isObject(d) || str(d.name) === undefined)
+        throw new TranslationError(
+          `tools[${i}].functionDeclarations[${j}].name`,
+          'a function declaration needs a name',
+        );
       const tool: HubTool = { name: d.name as string, kind: 'function' };
       const description = str(d.description);
       if (description !== undefined) tool.description = description;
@@ -153,9 +200,12 @@ function toolsOf(tools: unknown): HubTool[] {
 }
 
 function toolChoiceOf(toolConfig: unknown): HubToolChoice | undefined {
-  const config = isObject(toolConfig) && isObject(toolConfig.functionCallingConfig) ? toolConfig.functionCallingConfig : undefined;
+  const config =
+    isObject(toolConfig) && isObject(toolConfig.functionCallingConfig) ? toolConfig.functionCallingConfig : undefined;
   if (config === undefined) return undefined;
-  const names = Array.isArray(config.allowedFunctionNames) ? config.allowedFunctionNames.filter((n): n is string => typeof n === 'string') : [];
+  const names = Array.isArray(config.allowedFunctionNames)
+    ? config.allowedFunctionNames.filter((n): n is string => typeof n === 'string')
+    : [];
   switch (config.mode) {
     case 'NONE':
       return { type: 'none' };
@@ -166,7 +216,10 @@ function toolChoiceOf(toolConfig: unknown): HubToolChoice | undefined {
     case undefined:
       return { type: 'auto' };
     default:
-      throw new TranslationError('toolConfig.functionCallingConfig.mode', `mode ${String(config.mode)} is not supported`);
+      throw new TranslationError(
+        'toolConfig.functionCallingConfig.mode',
+        `mode ${String(config.mode)} is not supported`,
+      );
   }
 }
 
@@ -201,12 +254,20 @@ export function decodeGeminiRequest(body: Record<string, unknown>, call: { strea
   body.contents.forEach((c: unknown, i) => {
     if (isObject(c) && Array.isArray(c.parts)) decodeTurn(c, i, ids, messages);
   });
-  const req: HubRequest = { system: systemOf(body.systemInstruction), messages, tools: toolsOf(body.tools), stream: call.stream === true, extra: {}, from: 'gemini' };
+  const req: HubRequest = {
+    system: systemOf(body.systemInstruction),
+    messages,
+    tools: toolsOf(body.tools),
+    stream: call.stream === true,
+    extra: {},
+    from: 'gemini',
+  };
   const choice = toolChoiceOf(body.toolConfig);
   if (choice !== undefined && req.tools.length > 0) req.toolChoice = choice;
   const config = isObject(body.generationConfig) ? body.generationConfig : {};
   const candidates = num(config.candidateCount);
-  if (candidates !== undefined && candidates !== 1) throw new TranslationError('generationConfig.candidateCount', 'only one candidate is supported for this model');
+  if (candidates !== undefined && candidates !== 1)
+    throw new TranslationError('generationConfig.candidateCount', 'only one candidate is supported for this model');
   const max = num(config.maxOutputTokens);
   if (max !== undefined) req.maxOutputTokens = max;
   const temperature = num(config.temperature);

@@ -48,7 +48,12 @@ export class GeminiStreamDecoder implements UpstreamStreamDecoder {
     if (this.#ended) return [];
     this.#ended = true;
     const out = this.#begin();
-    out.push({ type: 'error', status: 502, errorType: 'UNAVAILABLE', message: 'The upstream stream ended before it was complete.' });
+    out.push({
+      type: 'error',
+      status: 502,
+      errorType: 'UNAVAILABLE',
+      message: 'The upstream stream ended before it was complete.',
+    });
     return out;
   }
 
@@ -58,11 +63,20 @@ export class GeminiStreamDecoder implements UpstreamStreamDecoder {
     if (isObject(c.error)) {
       this.#ended = true;
       const status = typeof c.error.code === 'number' ? c.error.code : 500;
-      out.push({ type: 'error', status, errorType: typeof c.error.status === 'string' ? c.error.status : geminiErrorStatus(status), message: typeof c.error.message === 'string' ? c.error.message : 'The upstream failed.', from: 'gemini' });
+      out.push({
+        type: 'error',
+        status,
+        errorType: typeof c.error.status === 'string' ? c.error.status : geminiErrorStatus(status),
+        message: typeof c.error.message === 'string' ? c.error.message : 'The upstream failed.',
+        from: 'gemini',
+      });
       return out;
     }
     const candidate = Array.isArray(c.candidates) && isObject(c.candidates[0]) ? c.candidates[0] : undefined;
-    const parts = candidate !== undefined && isObject(candidate.content) && Array.isArray(candidate.content.parts) ? candidate.content.parts.filter(isObject) : [];
+    const parts =
+      candidate !== undefined && isObject(candidate.content) && Array.isArray(candidate.content.parts)
+        ? candidate.content.parts.filter(isObject)
+        : [];
     for (const p of parts) this.#part(p, out);
     const usage = usageFromGemini(c.usageMetadata);
     const blocked = candidate === undefined && isObject(c.promptFeedback) && c.promptFeedback.blockReason !== undefined;
@@ -91,12 +105,21 @@ export class GeminiStreamDecoder implements UpstreamStreamDecoder {
       const index = ++this.#index;
       const id = typeof p.functionCall.id === 'string' ? p.functionCall.id : newGeminiCallId(this.#calls, this.#seed);
       this.#calls++;
-      const start: HubEvent = { type: 'tool-call-start', index, id, name: typeof p.functionCall.name === 'string' ? p.functionCall.name : '' };
+      const start: HubEvent = {
+        type: 'tool-call-start',
+        index,
+        id,
+        name: typeof p.functionCall.name === 'string' ? p.functionCall.name : '',
+      };
       if (signature !== undefined) {
         start.signature = signature;
         if (this.#model !== null) thoughtSignatures.remember(id, this.#model, signature);
       }
-      out.push(start, { type: 'tool-call-delta', index, input: JSON.stringify(p.functionCall.args ?? {}) }, { type: 'tool-call-end', index });
+      out.push(
+        start,
+        { type: 'tool-call-delta', index, input: JSON.stringify(p.functionCall.args ?? {}) },
+        { type: 'tool-call-end', index },
+      );
       return;
     }
     if (typeof p.text !== 'string') return;
@@ -106,8 +129,14 @@ export class GeminiStreamDecoder implements UpstreamStreamDecoder {
       this.#open = kind;
       out.push({ type: kind === 'text' ? 'text-start' : 'reasoning-start', index: ++this.#index });
     }
-    if (p.text !== '') out.push(kind === 'text' ? { type: 'text-delta', index: this.#index, text: p.text } : { type: 'reasoning-delta', index: this.#index, text: p.text });
-    if (kind === 'reasoning' && signature !== undefined) out.push({ type: 'reasoning-signature', index: this.#index, signature });
+    if (p.text !== '')
+      out.push(
+        kind === 'text'
+          ? { type: 'text-delta', index: this.#index, text: p.text }
+          : { type: 'reasoning-delta', index: this.#index, text: p.text },
+      );
+    if (kind === 'reasoning' && signature !== undefined)
+      out.push({ type: 'reasoning-signature', index: this.#index, signature });
   }
 
   #close(out: HubEvent[]): void {

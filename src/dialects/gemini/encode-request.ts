@@ -15,7 +15,15 @@ type Json = Record<string, unknown>;
 export const SKIP_SIGNATURE = 'skip_thought_signature_validator';
 
 /** Output tokens Gemini may think for each reasoning effort (thinkingBudget works on 2.5 and 3 models). */
-const EFFORT_BUDGET: Readonly<Record<string, number>> = { none: 0, minimal: 512, low: 1024, medium: 8192, high: 24576, xhigh: 32768, max: 32768 };
+const EFFORT_BUDGET: Readonly<Record<string, number>> = {
+  none: 0,
+  minimal: 512,
+  low: 1024,
+  medium: 8192,
+  high: 24576,
+  xhigh: 32768,
+  max: 32768,
+};
 
 export interface GeminiReplyState {
   /** Where the request goes: Gemini names the model and the method in the path. */
@@ -44,7 +52,8 @@ function modelParts(content: AssistantPart[], model: string, adjustments: Set<st
     else if (p.type === 'reasoning') {
       // Only Gemini can read its own thoughts back; another dialect's reasoning is not sent.
       if (p.origin !== 'gemini') {
-        if (p.text !== '' || p.signature !== undefined) adjustments.add('reasoning from another model left out of the history');
+        if (p.text !== '' || p.signature !== undefined)
+          adjustments.add('reasoning from another model left out of the history');
         continue;
       }
       const part: Json = { text: p.text, thought: true };
@@ -82,29 +91,45 @@ export function encodeGeminiRequest(req: HubRequest, opts: UpstreamOptions): Enc
     if (m.role === 'user') push('user', userParts(m.content));
     else if (m.role === 'system') {
       adjustments.add('a system message inside the conversation sent as a user turn');
-      push('user', m.content.map((p) => ({ text: `System: ${p.text}` })));
+      push(
+        'user',
+        m.content.map((p) => ({ text: `System: ${p.text}` })),
+      );
     } else if (m.role === 'assistant') {
       for (const p of m.content) if (p.type === 'tool-call') callNames.set(p.id, p.name);
       push('model', modelParts(m.content, opts.upstreamModel, adjustments));
     } else {
-      push('user', m.content.map((r) => {
-        const text = r.content.map((c) => (c.type === 'text' ? c.text : '')).join('');
-        if (r.content.some((c) => c.type === 'file')) adjustments.add('images in tool results left out');
-        return { functionResponse: { name: r.name ?? callNames.get(r.callId) ?? r.callId, response: resultResponse(text, r.isError) } };
-      }));
+      push(
+        'user',
+        m.content.map((r) => {
+          const text = r.content.map((c) => (c.type === 'text' ? c.text : '')).join('');
+          if (r.content.some((c) => c.type === 'file')) adjustments.add('images in tool results left out');
+          return {
+            functionResponse: {
+              name: r.name ?? callNames.get(r.callId) ?? r.callId,
+              response: resultResponse(text, r.isError),
+            },
+          };
+        }),
+      );
     }
   }
   const body: Json = { contents };
   if (req.system.length > 0) body.systemInstruction = { parts: userParts(req.system) };
   if (req.tools.length > 0) {
-    body.tools = [{
-      functionDeclarations: req.tools.map((t) => {
-        const d: Json = { name: t.name };
-        if (t.description !== undefined) d.description = t.description;
-        d.parametersJsonSchema = t.kind === 'custom' ? { type: 'object', properties: { input: { type: 'string' } }, required: ['input'] } : (t.inputSchema ?? { type: 'object', properties: {} });
-        return d;
-      }),
-    }];
+    body.tools = [
+      {
+        functionDeclarations: req.tools.map((t) => {
+          const d: Json = { name: t.name };
+          if (t.description !== undefined) d.description = t.description;
+          d.parametersJsonSchema =
+            t.kind === 'custom'
+              ? { type: 'object', properties: { input: { type: 'string' } }, required: ['input'] }
+              : (t.inputSchema ?? { type: 'object', properties: {} });
+          return d;
+        }),
+      },
+    ];
     const choice = req.toolChoice;
     if (choice !== undefined) {
       const mode = choice.type === 'auto' ? 'AUTO' : choice.type === 'none' ? 'NONE' : 'ANY';
@@ -149,7 +174,11 @@ export function encodeGeminiRequest(req: HubRequest, opts: UpstreamOptions): Enc
     }
     if (Object.keys(config).length > 0) body.generationConfig = config;
   }
-  const path = geminiUpstreamPath('v1beta', opts.upstreamModel, req.stream ? 'streamGenerateContent' : 'generateContent');
+  const path = geminiUpstreamPath(
+    'v1beta',
+    opts.upstreamModel,
+    req.stream ? 'streamGenerateContent' : 'generateContent',
+  );
   const state: GeminiReplyState = { path, model: opts.upstreamModel };
   return { body: JSON.stringify(body), adjustments: [...adjustments], replyState: state, path };
 }

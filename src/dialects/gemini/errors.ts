@@ -6,9 +6,22 @@ import type { UpstreamError } from '../../translate/hub/form.ts';
 
 /** Google's canonical status names by HTTP status (google.rpc.Code), as Gemini's error bodies carry them. */
 const GEMINI_STATUSES: Record<number, string> = {
-  400: 'INVALID_ARGUMENT', 401: 'UNAUTHENTICATED', 403: 'PERMISSION_DENIED', 404: 'NOT_FOUND', 405: 'INVALID_ARGUMENT',
-  408: 'DEADLINE_EXCEEDED', 409: 'ABORTED', 413: 'INVALID_ARGUMENT', 415: 'INVALID_ARGUMENT', 429: 'RESOURCE_EXHAUSTED',
-  499: 'CANCELLED', 500: 'INTERNAL', 501: 'UNIMPLEMENTED', 502: 'UNAVAILABLE', 503: 'UNAVAILABLE', 504: 'DEADLINE_EXCEEDED',
+  400: 'INVALID_ARGUMENT',
+  401: 'UNAUTHENTICATED',
+  403: 'PERMISSION_DENIED',
+  404: 'NOT_FOUND',
+  405: 'INVALID_ARGUMENT',
+  408: 'DEADLINE_EXCEEDED',
+  409: 'ABORTED',
+  413: 'INVALID_ARGUMENT',
+  415: 'INVALID_ARGUMENT',
+  429: 'RESOURCE_EXHAUSTED',
+  499: 'CANCELLED',
+  500: 'INTERNAL',
+  501: 'UNIMPLEMENTED',
+  502: 'UNAVAILABLE',
+  503: 'UNAVAILABLE',
+  504: 'DEADLINE_EXCEEDED',
 };
 
 export function geminiErrorStatus(status: number): string {

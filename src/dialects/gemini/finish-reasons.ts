@@ -1,7 +1,16 @@
 // Gemini's finishReason ↔ the hub's finish reason.
 import type { FinishReason } from '../../translate/hub/form.ts';
 
-const FILTERED: ReadonlySet<string> = new Set(['SAFETY', 'RECITATION', 'BLOCKLIST', 'PROHIBITED_CONTENT', 'SPII', 'IMAGE_SAFETY', 'IMAGE_PROHIBITED_CONTENT', 'IMAGE_RECITATION']);
+const FILTERED: ReadonlySet<string> = new Set([
+  'SAFETY',
+  'RECITATION',
+  'BLOCKLIST',
+  'PROHIBITED_CONTENT',
+  'SPII',
+  'IMAGE_SAFETY',
+  'IMAGE_PROHIBITED_CONTENT',
+  'IMAGE_RECITATION',
+]);
 
 /** A Gemini finishReason as the hub's; a reply that made function calls ended for them. */
 export function hubFinishOf(reason: unknown, toolCalls: boolean): FinishReason {

@@ -37,7 +37,10 @@ export function upstreamObject(text: string): Record<string, unknown> {
   } catch {
     throw new GatewayError('upstream_error', { message: 'The upstream answered 200 with a body that is not JSON.' });
   }
-  if (!isObject(value)) throw new GatewayError('upstream_error', { message: 'The upstream answered 200 with a body that is not a JSON object.' });
+  if (!isObject(value))
+    throw new GatewayError('upstream_error', {
+      message: 'The upstream answered 200 with a body that is not a JSON object.',
+    });
   return value;
 }
 
@@ -49,9 +52,14 @@ export class GeminiPassthroughExchange implements Exchange {
 
   constructor(opts: GeminiPassthroughOptions) {
     this.#opts = opts;
-    this.upstreamPath = geminiUpstreamPath(opts.version, opts.upstreamModel, opts.stream ? 'streamGenerateContent' : 'generateContent');
+    this.upstreamPath = geminiUpstreamPath(
+      opts.version,
+      opts.upstreamModel,
+      opts.stream ? 'streamGenerateContent' : 'generateContent',
+    );
     if (opts.outputCap !== null) {
-      this.responseHeaders['x-modelgate-adjusted'] = `generationConfig.maxOutputTokens set to ${opts.outputCap}: the key's limits reserve that much output for a request that names no limit`;
+      this.responseHeaders['x-modelgate-adjusted'] =
+        `generationConfig.maxOutputTokens set to ${opts.outputCap}: the key's limits reserve that much output for a request that names no limit`;
     }
   }
 
@@ -59,7 +67,11 @@ export class GeminiPassthroughExchange implements Exchange {
     const { outputCap, parsed, raw } = this.#opts;
     if (outputCap === null) return raw;
     // Added in front of the caller's bytes, which stay as they came, unless a generationConfig must change.
-    if (parsed.generationConfig === undefined) return Buffer.concat([Buffer.from(`{"generationConfig":{"maxOutputTokens":${outputCap}},`), raw.subarray(raw.indexOf(0x7b) + 1)]);
+    if (parsed.generationConfig === undefined)
+      return Buffer.concat([
+        Buffer.from(`{"generationConfig":{"maxOutputTokens":${outputCap}},`),
+        raw.subarray(raw.indexOf(0x7b) + 1),
+      ]);
     const config = isObject(parsed.generationConfig) ? parsed.generationConfig : {};
     return JSON.stringify({ ...parsed, generationConfig: { ...config, maxOutputTokens: outputCap } });
   }
@@ -67,12 +79,16 @@ export class GeminiPassthroughExchange implements Exchange {
   json(upstreamText: string): { body: string; usage: Usage } {
     const reply = upstreamObject(upstreamText);
     // A reply without usage is billed as on every route: read by its dialect's decoder, estimated.
-    const usage = usageFromGemini(reply.usageMetadata) ?? estimatedReplyUsage(reply, 'gemini', this.#opts.promptEstimate);
+    const usage =
+      usageFromGemini(reply.usageMetadata) ?? estimatedReplyUsage(reply, 'gemini', this.#opts.promptEstimate);
     return { body: upstreamText, usage };
   }
 
   stream(): StreamRelay {
-    return new PassthroughRelay({ tap: new GeminiStreamTap(), dialect: 'gemini', promptEstimate: this.#opts.promptEstimate });
+    return new PassthroughRelay({
+      tap: new GeminiStreamTap(),
+      dialect: 'gemini',
+      promptEstimate: this.#opts.promptEstimate,
+    });
   }
 }
-

@@ -28,7 +28,11 @@ export function usageToGemini(u: HubUsage): Record<string, number> {
   const prompt = u.inputTokens + u.cacheReadTokens + u.cacheWriteTokens;
   const thoughts = u.reasoningTokens ?? 0;
   const candidates = Math.max(0, u.outputTokens - thoughts);
-  const out: Record<string, number> = { promptTokenCount: prompt, candidatesTokenCount: candidates, totalTokenCount: prompt + u.outputTokens };
+  const out: Record<string, number> = {
+    promptTokenCount: prompt,
+    candidatesTokenCount: candidates,
+    totalTokenCount: prompt + u.outputTokens,
+  };
   if (u.cacheReadTokens > 0) out.cachedContentTokenCount = u.cacheReadTokens;
   if (thoughts > 0) out.thoughtsTokenCount = thoughts;
   return out;

@@ -3,7 +3,17 @@
 // and names the offending field; repairs nothing (the encoder whose upstream needs repair does it).
 import { isObject, str, tryParseJson } from '../../core/json.ts';
 import { cacheOf } from '../../translate/hub/cache-marker.ts';
-import type { AssistantPart, CacheMarker, FilePart, HubMessage, ReasoningPart, TextPart, ToolCallPart, ToolResultPart, UserPart } from '../../translate/hub/form.ts';
+import type {
+  AssistantPart,
+  CacheMarker,
+  FilePart,
+  HubMessage,
+  ReasoningPart,
+  TextPart,
+  ToolCallPart,
+  ToolResultPart,
+  UserPart,
+} from '../../translate/hub/form.ts';
 import { TranslationError } from '../../translate/hub/translation-error.ts';
 
 /** The image types chat accepts as data URLs (and every upstream reads). */
@@ -17,7 +27,10 @@ function imagePart(url: string, param: string): FilePart {
   if (m !== null) {
     const mediaType = m[1].toLowerCase() === 'image/jpg' ? 'image/jpeg' : m[1].toLowerCase();
     if (!IMAGE_TYPES.includes(mediaType)) {
-      throw new TranslationError(param, `image media type ${m[1]} is not supported by this model; use jpeg, png, gif or webp`);
+      throw new TranslationError(
+        param,
+        `image media type ${m[1]} is not supported by this model; use jpeg, png, gif or webp`,
+      );
     }
     return { type: 'file', mediaType, data: { base64: m[2] } };
   }
@@ -68,7 +81,11 @@ function userParts(content: unknown, param: string): UserPart[] {
       if (detail !== undefined) image.detail = detail;
       out.push(withCache(image, part.cache_control));
     } else if (part.type === 'file' && isObject(part.file) && str(part.file.file_data)?.startsWith(PDF_DATA)) {
-      const file: FilePart = { type: 'file', mediaType: 'application/pdf', data: { base64: (part.file.file_data as string).slice(PDF_DATA.length) } };
+      const file: FilePart = {
+        type: 'file',
+        mediaType: 'application/pdf',
+        data: { base64: (part.file.file_data as string).slice(PDF_DATA.length) },
+      };
       const filename = str(part.file.filename);
       if (filename !== undefined) file.filename = filename;
       out.push(withCache(file, part.cache_control));
@@ -84,11 +101,21 @@ function thinkingBlocks(blocks: unknown, param: string): ReasoningPart[] {
   if (blocks === undefined || blocks === null) return [];
   if (!Array.isArray(blocks)) throw new TranslationError(param, 'thinking_blocks must be an array');
   return blocks.map((b: unknown, i): ReasoningPart => {
-    if (isObject(b) && b.type === 'thinking' && typeof b.thinking === 'string' && typeof b.signature === 'string' && b.signature.length > 0) {
+    if (
+      isObject(b) &&
+      b.type === 'thinking' &&
+      typeof b.thinking === 'string' &&
+      typeof b.signature === 'string' &&
+      b.signature.length > 0
+    ) {
       return { type: 'reasoning', text: b.thinking, signature: b.signature, origin: 'messages' };
     }
-    if (isObject(b) && b.type === 'redacted_thinking' && typeof b.data === 'string') return { type: 'reasoning', text: '', redacted: b.data, origin: 'messages' };
-    throw new TranslationError(`${param}[${i}]`, 'each thinking block must be {type:"thinking", thinking, signature} or {type:"redacted_thinking", data}');
+    if (isObject(b) && b.type === 'redacted_thinking' && typeof b.data === 'string')
+      return { type: 'reasoning', text: '', redacted: b.data, origin: 'messages' };
+    throw new TranslationError(
+      `${param}[${i}]`,
+      'each thinking block must be {type:"thinking", thinking, signature} or {type:"redacted_thinking", data}',
+    );
   });
 }
 
@@ -119,12 +146,20 @@ function assistantParts(msg: Record<string, unknown>, param: string): AssistantP
     const fn = call.function;
     if (!isObject(fn)) throw new TranslationError(`${at}.function`, 'tool call function must be an object');
     const name = str(fn.name);
-    if (name === undefined) throw new TranslationError(`${at}.function.name`, 'tool call function name must be a string');
+    if (name === undefined)
+      throw new TranslationError(`${at}.function.name`, 'tool call function name must be a string');
     const args = fn.arguments ?? '';
-    if (typeof args !== 'string') throw new TranslationError(`${at}.function.arguments`, 'tool call arguments must be a string of JSON');
+    if (typeof args !== 'string')
+      throw new TranslationError(`${at}.function.arguments`, 'tool call arguments must be a string of JSON');
     const empty = args.trim().length === 0;
-    if (!empty && !isObject(tryParseJson(args))) throw new TranslationError(`${at}.function.arguments`, 'tool call arguments must be a JSON object');
-    out.push(withCache<ToolCallPart>({ type: 'tool-call', id: str(call.id) ?? '', name, input: empty ? '{}' : args }, call.cache_control));
+    if (!empty && !isObject(tryParseJson(args)))
+      throw new TranslationError(`${at}.function.arguments`, 'tool call arguments must be a JSON object');
+    out.push(
+      withCache<ToolCallPart>(
+        { type: 'tool-call', id: str(call.id) ?? '', name, input: empty ? '{}' : args },
+        call.cache_control,
+      ),
+    );
   });
   return out;
 }
@@ -135,16 +170,26 @@ function toolResult(msg: Record<string, unknown>, param: string): ToolResultPart
   const content = msg.content;
   if (content === undefined || content === null || typeof content === 'string') {
     const text = typeof content === 'string' ? content : '';
-    return { type: 'tool-result', callId: id, content: text.length > 0 ? [{ type: 'text', text }] : [], plainText: true };
+    return {
+      type: 'tool-result',
+      callId: id,
+      content: text.length > 0 ? [{ type: 'text', text }] : [],
+      plainText: true,
+    };
   }
-  return { type: 'tool-result', callId: id, content: textParts(content, `${param}.content`).filter((t) => t.text.length > 0) };
+  return {
+    type: 'tool-result',
+    callId: id,
+    content: textParts(content, `${param}.content`).filter((t) => t.text.length > 0),
+  };
 }
 
 /** A message-level cache marker (LiteLLM's form) sits on the message's last part, as Anthropic places it. */
 function markLast(parts: readonly AssistantPart[], raw: unknown): void {
   const cache = cacheOf(raw);
   const last = parts.at(-1);
-  if (cache !== undefined && last !== undefined && last.type !== 'reasoning' && last.cache === undefined) last.cache = cache;
+  if (cache !== undefined && last !== undefined && last.type !== 'reasoning' && last.cache === undefined)
+    last.cache = cache;
 }
 
 export function decodeChatMessages(list: readonly unknown[]): { system: TextPart[]; messages: HubMessage[] } {

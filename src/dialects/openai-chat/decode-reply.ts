@@ -22,7 +22,12 @@ export function decodeChatReply(resp: Record<string, unknown>, state: unknown): 
   for (const call of Array.isArray(msg?.tool_calls) ? msg.tool_calls : []) {
     if (!isObject(call) || !isObject(call.function)) continue;
     calls++;
-    content.push({ type: 'tool-call', id: str(call.id) ?? '', name: str(call.function.name) ?? '', input: str(call.function.arguments) ?? '' });
+    content.push({
+      type: 'tool-call',
+      id: str(call.id) ?? '',
+      name: str(call.function.name) ?? '',
+      input: str(call.function.arguments) ?? '',
+    });
   }
   const finish = hubFinishOf({
     finish: refusal.length > 0 ? 'content_filter' : choice?.finish_reason,

@@ -2,7 +2,14 @@
 // messages are the system prompt; one later in the conversation stays a system message at its position.
 // Cache markers (`cache_control`, as OpenRouter's clients send them) on parts, messages and tools are kept.
 import { isObject, num, str } from '../../core/json.ts';
-import type { HubReasoning, HubRequest, HubResponseFormat, HubTool, HubToolChoice, ReasoningEffort } from '../../translate/hub/form.ts';
+import type {
+  HubReasoning,
+  HubRequest,
+  HubResponseFormat,
+  HubTool,
+  HubToolChoice,
+  ReasoningEffort,
+} from '../../translate/hub/form.ts';
 import { TranslationError } from '../../translate/hub/translation-error.ts';
 import { decodeChatMessages } from './decode-messages.ts';
 import { cacheOf } from '../../translate/hub/cache-marker.ts';
@@ -23,7 +30,15 @@ const EXTRA_FIELDS = [
   'verbosity',
 ] as const;
 
-const EFFORTS: ReadonlySet<unknown> = new Set<ReasoningEffort>(['none', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max']);
+const EFFORTS: ReadonlySet<unknown> = new Set<ReasoningEffort>([
+  'none',
+  'minimal',
+  'low',
+  'medium',
+  'high',
+  'xhigh',
+  'max',
+]);
 
 function toolsOf(tools: unknown): HubTool[] {
   if (tools === undefined || tools === null) return [];
@@ -49,7 +64,12 @@ function toolsOf(tools: unknown): HubTool[] {
 function toolChoiceOf(choice: unknown): HubToolChoice | undefined {
   if (choice === undefined || choice === null) return undefined;
   if (choice === 'auto' || choice === 'none' || choice === 'required') return { type: choice };
-  if (isObject(choice) && choice.type === 'function' && isObject(choice.function) && str(choice.function.name) !== undefined) {
+  if (
+    isObject(choice) &&
+    choice.type === 'function' &&
+    isObject(choice.function) &&
+    str(choice.function.name) !== undefined
+  ) {
     return { type: 'tool', name: choice.function.name as string };
   }
   throw new TranslationError('tool_choice', 'tool_choice must be auto, none, required or a function');
@@ -64,7 +84,8 @@ function stopSequencesOf(stop: unknown): string[] | undefined {
 
 function reasoningOf(effort: unknown): HubReasoning | undefined {
   if (effort === undefined || effort === null) return undefined;
-  if (!EFFORTS.has(effort)) throw new TranslationError('reasoning_effort', `reasoning_effort ${String(effort)} is not supported`);
+  if (!EFFORTS.has(effort))
+    throw new TranslationError('reasoning_effort', `reasoning_effort ${String(effort)} is not supported`);
   return { effort: effort as ReasoningEffort };
 }
 
@@ -75,7 +96,8 @@ function responseFormatOf(rf: unknown): HubResponseFormat | undefined {
   if (rf.type === 'json_object') return { type: 'json' };
   if (rf.type === 'json_schema') {
     const js = rf.json_schema;
-    if (!isObject(js)) throw new TranslationError('response_format.json_schema', 'response_format.json_schema is required');
+    if (!isObject(js))
+      throw new TranslationError('response_format.json_schema', 'response_format.json_schema is required');
     const out: HubResponseFormat = { type: 'json', name: str(js.name) ?? 'response' };
     if (isObject(js.schema)) out.schema = js.schema;
     const description = str(js.description);
@@ -83,16 +105,28 @@ function responseFormatOf(rf: unknown): HubResponseFormat | undefined {
     if (typeof js.strict === 'boolean') out.strict = js.strict;
     return out;
   }
-  throw new TranslationError('response_format.type', `response_format.type ${String(rf.type)} cannot be sent to this model`);
+  throw new TranslationError(
+    'response_format.type',
+    `response_format.type ${String(rf.type)} cannot be sent to this model`,
+  );
 }
 
 export function decodeChatRequest(body: Record<string, unknown>): HubRequest {
-  if (!isObject(body) || !Array.isArray(body.messages)) throw new TranslationError('messages', 'messages must be an array');
+  if (!isObject(body) || !Array.isArray(body.messages))
+    throw new TranslationError('messages', 'messages must be an array');
   const n = num(body.n);
   if (n !== undefined && n !== 1) throw new TranslationError('n', 'only n = 1 is supported for this model');
-  if (body.audio !== undefined && body.audio !== null) throw new TranslationError('audio', 'audio output is not supported for this model');
+  if (body.audio !== undefined && body.audio !== null)
+    throw new TranslationError('audio', 'audio output is not supported for this model');
   const { system, messages } = decodeChatMessages(body.messages);
-  const req: HubRequest = { system, messages, tools: toolsOf(body.tools), stream: body.stream === true, extra: {}, from: 'chat' };
+  const req: HubRequest = {
+    system,
+    messages,
+    tools: toolsOf(body.tools),
+    stream: body.stream === true,
+    extra: {},
+    from: 'chat',
+  };
   if (req.tools.length > 0) {
     const choice = toolChoiceOf(body.tool_choice);
     if (choice !== undefined) req.toolChoice = choice;
@@ -110,6 +144,7 @@ export function decodeChatRequest(body: Record<string, unknown>): HubRequest {
   if (user !== undefined) req.user = user;
   const format = responseFormatOf(body.response_format);
   if (format !== undefined) req.responseFormat = format;
-  for (const field of EXTRA_FIELDS) if (body[field] !== undefined && body[field] !== null) req.extra[field] = body[field];
+  for (const field of EXTRA_FIELDS)
+    if (body[field] !== undefined && body[field] !== null) req.extra[field] = body[field];
   return req;
 }

@@ -81,12 +81,15 @@ export class ChatStreamDecoder implements UpstreamStreamDecoder {
       return out;
     }
     const data = tryParseJson(raw);
-    if (!isObject(data)) return this.#fail(500, JSON.stringify({ error: { message: 'upstream sent a malformed stream chunk' } }));
+    if (!isObject(data))
+      return this.#fail(500, JSON.stringify({ error: { message: 'upstream sent a malformed stream chunk' } }));
     if (data.error !== undefined && data.error !== null) return this.#fail(statusOfStreamError(data.error), raw);
     this.#start();
     const usage = usageFromOpenAi(data.usage);
     if (usage !== undefined) out.push({ type: 'usage', usage });
-    const choice = Array.isArray(data.choices) ? data.choices.find((c) => isObject(c) && (c.index ?? 0) === 0) : undefined;
+    const choice = Array.isArray(data.choices)
+      ? data.choices.find((c) => isObject(c) && (c.index ?? 0) === 0)
+      : undefined;
     if (!isObject(choice)) return out;
     const delta = isObject(choice.delta) ? choice.delta : {};
     const reasoning = str(delta.reasoning_content) ?? str(delta.reasoning) ?? '';
@@ -118,7 +121,8 @@ export class ChatStreamDecoder implements UpstreamStreamDecoder {
   /** The upstream ended. After a finish_reason that is a normal end; before one, an error. */
   end(): HubEvent[] {
     if (this.#ended) return NONE;
-    if (this.#finish === null) return this.#fail(502, JSON.stringify({ error: { message: 'upstream stream ended before completion' } }));
+    if (this.#finish === null)
+      return this.#fail(502, JSON.stringify({ error: { message: 'upstream stream ended before completion' } }));
     const out: HubEvent[] = (this.#out = []);
     this.#start();
     this.#complete();
@@ -145,7 +149,8 @@ export class ChatStreamDecoder implements UpstreamStreamDecoder {
     if (args.length > 0 && tool.closed) this.#lateFragments++;
     else if (args.length > 0) {
       tool.args += args;
-      if (this.#open?.kind === 'tool' && this.#open.tool === tool) this.#out.push({ type: 'tool-call-delta', index: this.#open.index, input: args });
+      if (this.#open?.kind === 'tool' && this.#open.tool === tool)
+        this.#out.push({ type: 'tool-call-delta', index: this.#open.index, input: args });
     }
   }
 
@@ -214,7 +219,10 @@ export class ChatStreamDecoder implements UpstreamStreamDecoder {
     if (open.kind === 'tool') {
       open.tool.closed = true;
       this.#out.push({ type: 'tool-call-end', index: open.index });
-    } else this.#out.push(open.kind === 'text' ? { type: 'text-end', index: open.index } : { type: 'reasoning-end', index: open.index });
+    } else
+      this.#out.push(
+        open.kind === 'text' ? { type: 'text-end', index: open.index } : { type: 'reasoning-end', index: open.index },
+      );
   }
 
   /** The stream is finishing: buffered calls go out as they are, then held text. */
@@ -242,15 +250,31 @@ export class ChatStreamDecoder implements UpstreamStreamDecoder {
     this.#closeOpen();
     this.#flushPending();
     this.#closeOpen();
-    const finish = hubFinishOf({ finish: this.#finish, text: this.#textTail, stopSequences: this.#stopSequences, matched: this.#matched, toolCalls: this.#tools.size > 0 });
+    const finish = hubFinishOf({
+      finish: this.#finish,
+      text: this.#textTail,
+      stopSequences: this.#stopSequences,
+      matched: this.#matched,
+      toolCalls: this.#tools.size > 0,
+    });
     this.#ended = true;
-    this.#out.push(finish.stopSequence === undefined ? { type: 'finish', reason: finish.reason } : { type: 'finish', reason: finish.reason, stopSequence: finish.stopSequence });
+    this.#out.push(
+      finish.stopSequence === undefined
+        ? { type: 'finish', reason: finish.reason }
+        : { type: 'finish', reason: finish.reason, stopSequence: finish.stopSequence },
+    );
   }
 
   #fail(status: number, bodyText: string): HubEvent[] {
     this.#ended = true;
     const err = readUpstreamError('chat', status, bodyText);
-    const ev: HubEvent = { type: 'error', status, errorType: err.type ?? 'server_error', message: err.message ?? `upstream returned HTTP ${status}`, from: 'chat' };
+    const ev: HubEvent = {
+      type: 'error',
+      status,
+      errorType: err.type ?? 'server_error',
+      message: err.message ?? `upstream returned HTTP ${status}`,
+      from: 'chat',
+    };
     if (err.code !== undefined) ev.code = err.code;
     if (err.param !== undefined) ev.param = err.param;
     return [ev];

@@ -17,7 +17,12 @@ export function encodeChatReply(reply: HubReply, ctx: ClientReplyContext): strin
   const thinkingBlocks: ChatThinkingBlock[] = [];
   for (const part of reply.content) {
     if (part.type === 'text') text += part.text;
-    else if (part.type === 'tool-call') toolCalls.push({ id: part.id, type: 'function', function: { name: part.name, arguments: part.input.length === 0 ? '{}' : part.input } });
+    else if (part.type === 'tool-call')
+      toolCalls.push({
+        id: part.id,
+        type: 'function',
+        function: { name: part.name, arguments: part.input.length === 0 ? '{}' : part.input },
+      });
     else if (part.type === 'reasoning') {
       reasoning += part.text;
       if (part.origin !== 'messages') continue;
@@ -28,7 +33,11 @@ export function encodeChatReply(reply: HubReply, ctx: ClientReplyContext): strin
       }
     }
   }
-  const message: ChatResponseMessage = { role: 'assistant', content: text.length === 0 && toolCalls.length > 0 ? null : text, refusal: null };
+  const message: ChatResponseMessage = {
+    role: 'assistant',
+    content: text.length === 0 && toolCalls.length > 0 ? null : text,
+    refusal: null,
+  };
   if (toolCalls.length > 0) message.tool_calls = toolCalls;
   if (reasoning.length > 0 || signature.length > 0) {
     message.reasoning_content = reasoning;

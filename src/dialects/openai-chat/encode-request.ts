@@ -7,7 +7,14 @@ import type { FilePart, HubMessage, HubRequest, HubToolChoice, TextPart, UserPar
 import { refusedParam } from '../../translate/hub/refused-params.ts';
 import { TranslationError } from '../../translate/hub/translation-error.ts';
 import { CUSTOM_TOOL_SCHEMA, wrapCustomInput } from '../../translate/hub/custom-tool.ts';
-import type { ChatContentPart, ChatFunctionTool, ChatMessage, ChatRequest, ChatToolCall, ChatToolChoice } from './wire.ts';
+import type {
+  ChatContentPart,
+  ChatFunctionTool,
+  ChatMessage,
+  ChatRequest,
+  ChatToolCall,
+  ChatToolChoice,
+} from './wire.ts';
 
 /** What the reply decoders must know of how the request was written. */
 export interface ChatReplyState {
@@ -29,7 +36,8 @@ function filePart(part: FilePart): ChatContentPart {
     return { type: 'file', file };
   }
   if (part.mediaType.startsWith('image/')) {
-    if ('base64' in data) return { type: 'image_url', image_url: { url: `data:${part.mediaType};base64,${data.base64}` } };
+    if ('base64' in data)
+      return { type: 'image_url', image_url: { url: `data:${part.mediaType};base64,${data.base64}` } };
     if ('url' in data) return { type: 'image_url', image_url: { url: data.url } };
   }
   throw new TranslationError('messages', `a ${part.mediaType} file of this form cannot be sent to this model`);
@@ -37,7 +45,10 @@ function filePart(part: FilePart): ChatContentPart {
 
 /** `lead`: images of the tool results just before, which go first. */
 function userMessage(parts: readonly UserPart[], lead: readonly ChatContentPart[]): ChatMessage {
-  const out = [...lead, ...parts.map((p): ChatContentPart => (p.type === 'text' ? { type: 'text', text: p.text } : filePart(p)))];
+  const out = [
+    ...lead,
+    ...parts.map((p): ChatContentPart => (p.type === 'text' ? { type: 'text', text: p.text } : filePart(p))),
+  ];
   const onlyText = out.every((p) => p.type === 'text');
   return { role: 'user', content: onlyText ? out.map((p) => String((p as { text: string }).text)).join('\n') : out };
 }
@@ -48,7 +59,12 @@ function assistantMessage(msg: Extract<HubMessage, { role: 'assistant' }>): Chat
   for (const part of msg.content) {
     if (part.type === 'text') text += part.text;
     // A custom tool's free-form input goes as the one string parameter it was declared with.
-    else if (part.type === 'tool-call') toolCalls.push({ id: part.id, type: 'function', function: { name: part.name, arguments: part.kind === 'custom' ? wrapCustomInput(part.input) : part.input } });
+    else if (part.type === 'tool-call')
+      toolCalls.push({
+        id: part.id,
+        type: 'function',
+        function: { name: part.name, arguments: part.kind === 'custom' ? wrapCustomInput(part.input) : part.input },
+      });
     // Reasoning is signed by its producer for its producer: an OpenAI-compatible upstream cannot use it.
   }
   const out: ChatMessage = { role: 'assistant', content: text.length === 0 && toolCalls.length > 0 ? null : text };
@@ -89,7 +105,11 @@ function messagesOf(req: HubRequest, adjustments: string[]): ChatMessage[] {
           }
           const text = joinText(texts, '\n');
           // Chat has no error flag on tool messages; the marker keeps the meaning visible to the model.
-          out.push({ role: 'tool', tool_call_id: result.callId, content: result.isError === true ? `[tool error] ${text}` : text });
+          out.push({
+            role: 'tool',
+            tool_call_id: result.callId,
+            content: result.isError === true ? `[tool error] ${text}` : text,
+          });
         }
         if (images.length > 0) adjustments.push('tool_result images moved to a user message');
         break;
@@ -114,9 +134,11 @@ export function encodeChatRequest(req: HubRequest, opts: UpstreamOptions): Encod
   }
   const out: ChatRequest = { model: opts.upstreamModel, messages };
   out[opts.maxTokensField ?? 'max_tokens'] = req.maxOutputTokens;
-  if (req.temperature !== undefined && !refusedParam(opts, 'temperature', adjustments)) out.temperature = req.temperature;
+  if (req.temperature !== undefined && !refusedParam(opts, 'temperature', adjustments))
+    out.temperature = req.temperature;
   if (req.topP !== undefined && !refusedParam(opts, 'top_p', adjustments)) out.top_p = req.topP;
-  if (req.stopSequences !== undefined && req.stopSequences.length > 0 && !refusedParam(opts, 'stop', adjustments)) out.stop = req.stopSequences;
+  if (req.stopSequences !== undefined && req.stopSequences.length > 0 && !refusedParam(opts, 'stop', adjustments))
+    out.stop = req.stopSequences;
   if (req.stream) {
     out.stream = true;
     // Usage is always recorded, so the upstream is asked for it even when the client cannot see it.
@@ -124,7 +146,11 @@ export function encodeChatRequest(req: HubRequest, opts: UpstreamOptions): Encod
   }
   if (req.tools.length > 0) {
     out.tools = req.tools.map((t): ChatFunctionTool => {
-      const fn: ChatFunctionTool['function'] = { name: t.name, parameters: t.kind === 'custom' ? { ...CUSTOM_TOOL_SCHEMA } : (t.inputSchema ?? { type: 'object', properties: {} }) };
+      const fn: ChatFunctionTool['function'] = {
+        name: t.name,
+        parameters:
+          t.kind === 'custom' ? { ...CUSTOM_TOOL_SCHEMA } : (t.inputSchema ?? { type: 'object', properties: {} }),
+      };
       if (t.description !== undefined) fn.description = t.description;
       return { type: 'function', function: fn };
     });
@@ -133,10 +159,14 @@ export function encodeChatRequest(req: HubRequest, opts: UpstreamOptions): Encod
   }
   const effort = req.reasoning?.effort;
   // OpenAI-compatible servers that speak reasoning_effort rarely know `max`; `xhigh` is the nearest.
-  if (effort !== undefined && effort !== 'none' && !refusedParam(opts, 'reasoning_effort', adjustments)) out.reasoning_effort = effort === 'max' ? 'xhigh' : effort;
+  if (effort !== undefined && effort !== 'none' && !refusedParam(opts, 'reasoning_effort', adjustments))
+    out.reasoning_effort = effort === 'max' ? 'xhigh' : effort;
   const rf = req.responseFormat;
   if (rf?.type === 'json') {
-    out.response_format = rf.schema === undefined ? { type: 'json_object' } : { type: 'json_schema', json_schema: { name: rf.name ?? 'output', schema: rf.schema } };
+    out.response_format =
+      rf.schema === undefined
+        ? { type: 'json_object' }
+        : { type: 'json_schema', json_schema: { name: rf.name ?? 'output', schema: rf.schema } };
   }
   if (req.user !== undefined) out.user = req.user;
   if (req.topK !== undefined) adjustments.push('top_k dropped');

@@ -69,14 +69,24 @@ export class ChatStreamEncoder implements ClientStreamEncoder {
       case 'tool-call-start':
         this.#tool = this.#toolCount++;
         this.#toolArgs = false;
-        return this.#roleChunk() + this.#chunk({ tool_calls: [{ index: this.#tool, id: ev.id, type: 'function', function: { name: ev.name, arguments: '' } }] });
+        return (
+          this.#roleChunk() +
+          this.#chunk({
+            tool_calls: [
+              { index: this.#tool, id: ev.id, type: 'function', function: { name: ev.name, arguments: '' } },
+            ],
+          })
+        );
       case 'tool-call-delta':
         if (this.#tool < 0 || ev.input.length === 0) return '';
         this.#toolArgs = true;
         return this.#chunk({ tool_calls: [{ index: this.#tool, function: { arguments: ev.input } }] });
       case 'tool-call-end': {
         // An argument-less call still owes the client `{}`.
-        const out = this.#tool >= 0 && !this.#toolArgs ? this.#chunk({ tool_calls: [{ index: this.#tool, function: { arguments: '{}' } }] }) : '';
+        const out =
+          this.#tool >= 0 && !this.#toolArgs
+            ? this.#chunk({ tool_calls: [{ index: this.#tool, function: { arguments: '{}' } }] })
+            : '';
         this.#tool = -1;
         return out;
       }
@@ -88,7 +98,14 @@ export class ChatStreamEncoder implements ClientStreamEncoder {
       case 'finish':
         return this.#roleChunk() + this.#finish(HUB_TO_FINISH_REASON[ev.reason]);
       case 'error': {
-        const shaped = shapeChatError({ from: ev.from ?? 'messages', status: ev.status, message: ev.message, type: ev.errorType, code: ev.code, param: ev.param });
+        const shaped = shapeChatError({
+          from: ev.from ?? 'messages',
+          status: ev.status,
+          message: ev.message,
+          type: ev.errorType,
+          code: ev.code,
+          param: ev.param,
+        });
         const body = { error: { message: shaped.message, type: shaped.type, param: shaped.param, code: shaped.code } };
         return encodeSse(undefined, JSON.stringify(body)) + encodeSse(undefined, '[DONE]');
       }
@@ -100,7 +117,14 @@ export class ChatStreamEncoder implements ClientStreamEncoder {
     if (this.#thinkingBlocks.length > 0) out += this.#chunk({ thinking_blocks: this.#thinkingBlocks });
     out += this.#chunk({}, finish);
     if (this.#includeUsage) {
-      const usageChunk = { id: this.#id, object: 'chat.completion.chunk', created: this.#created, model: this.#model, choices: [], usage: usageToOpenAi(this.#usage) };
+      const usageChunk = {
+        id: this.#id,
+        object: 'chat.completion.chunk',
+        created: this.#created,
+        model: this.#model,
+        choices: [],
+        usage: usageToOpenAi(this.#usage),
+      };
       out += encodeSse(undefined, JSON.stringify(usageChunk));
     }
     return out + encodeSse(undefined, '[DONE]');

@@ -6,8 +6,13 @@ import { shapedStatusAndMessage, type DialectError } from '../../translate/hub/u
 import type { UpstreamError } from '../../translate/hub/form.ts';
 
 const OPENAI_TYPES: Record<number, string> = {
-  400: 'invalid_request_error', 401: 'invalid_request_error', 403: 'permission_error', 404: 'invalid_request_error',
-  405: 'invalid_request_error', 413: 'invalid_request_error', 429: 'rate_limit_error',
+  400: 'invalid_request_error',
+  401: 'invalid_request_error',
+  403: 'permission_error',
+  404: 'invalid_request_error',
+  405: 'invalid_request_error',
+  413: 'invalid_request_error',
+  429: 'rate_limit_error',
 };
 
 /** The OpenAI error type for an HTTP status (docs/errors.md). */

@@ -37,13 +37,16 @@ export interface ChatFinishOptions {
 /** The hub's finish for a chat upstream's finish_reason, detecting a matched stop sequence where possible. */
 export function hubFinishOf(opts: ChatFinishOptions): { reason: HubFinish; stopSequence?: string } {
   const f = opts.finish;
-  const base: HubFinish = typeof f === 'string' && Object.hasOwn(FINISH_REASON_TO_HUB, f) ? FINISH_REASON_TO_HUB[f as FinishReason] : 'stop';
+  const base: HubFinish =
+    typeof f === 'string' && Object.hasOwn(FINISH_REASON_TO_HUB, f) ? FINISH_REASON_TO_HUB[f as FinishReason] : 'stop';
   if (base !== 'stop') return { reason: base };
   const stops = opts.stopSequences;
   if (stops !== undefined && stops.length > 0) {
-    if (typeof opts.matched === 'string' && stops.includes(opts.matched)) return { reason: 'stop-sequence', stopSequence: opts.matched };
+    if (typeof opts.matched === 'string' && stops.includes(opts.matched))
+      return { reason: 'stop-sequence', stopSequence: opts.matched };
     // Some servers leave the matched sequence at the end of the text instead of reporting it.
-    for (const seq of stops) if (seq.length > 0 && opts.text.endsWith(seq)) return { reason: 'stop-sequence', stopSequence: seq };
+    for (const seq of stops)
+      if (seq.length > 0 && opts.text.endsWith(seq)) return { reason: 'stop-sequence', stopSequence: seq };
   }
   return { reason: opts.toolCalls ? 'tool-calls' : 'stop' };
 }

@@ -13,8 +13,10 @@ function bad(message: string, param: string): GatewayError {
 export function validateChatRequest(body: unknown): RequestFacts {
   if (!isObject(body)) throw bad('The request body must be a JSON object.', '');
   const { model, messages, stream, stream_options: streamOptions } = body;
-  if (typeof model !== 'string' || model.length === 0) throw bad('`model` is required and must be a non-empty string.', 'model');
-  if (!Array.isArray(messages) || messages.length === 0) throw bad('`messages` is required and must be a non-empty array.', 'messages');
+  if (typeof model !== 'string' || model.length === 0)
+    throw bad('`model` is required and must be a non-empty string.', 'model');
+  if (!Array.isArray(messages) || messages.length === 0)
+    throw bad('`messages` is required and must be a non-empty array.', 'messages');
   for (let i = 0; i < messages.length; i++) {
     const m: unknown = messages[i];
     if (!isObject(m)) throw bad(`messages[${i}] must be an object.`, `messages[${i}]`);
@@ -29,14 +31,18 @@ export function validateChatRequest(body: unknown): RequestFacts {
       throw bad(`messages[${i}].content is required for role ${m.role}.`, `messages[${i}].content`);
     }
   }
-  if (stream !== undefined && stream !== null && typeof stream !== 'boolean') throw bad('`stream` must be a boolean.', 'stream');
-  if (streamOptions !== undefined && streamOptions !== null && !isObject(streamOptions)) throw bad('`stream_options` must be an object.', 'stream_options');
+  if (stream !== undefined && stream !== null && typeof stream !== 'boolean')
+    throw bad('`stream` must be a boolean.', 'stream');
+  if (streamOptions !== undefined && streamOptions !== null && !isObject(streamOptions))
+    throw bad('`stream_options` must be an object.', 'stream_options');
   const maxTokens = optionalPositiveInt(body, 'max_completion_tokens') ?? optionalPositiveInt(body, 'max_tokens');
   optionalNumber(body, 'temperature', 0, 2);
   optionalNumber(body, 'top_p', 0, 1);
-  if (body.tools !== undefined && body.tools !== null && !Array.isArray(body.tools)) throw bad('`tools` must be an array.', 'tools');
+  if (body.tools !== undefined && body.tools !== null && !Array.isArray(body.tools))
+    throw bad('`tools` must be an array.', 'tools');
   const tc = body.tool_choice;
-  if (tc !== undefined && tc !== null && typeof tc !== 'string' && !isObject(tc)) throw bad('`tool_choice` must be a string or an object.', 'tool_choice');
+  if (tc !== undefined && tc !== null && typeof tc !== 'string' && !isObject(tc))
+    throw bad('`tool_choice` must be a string or an object.', 'tool_choice');
   const rf = body.response_format;
   if (rf !== undefined && rf !== null && (!isObject(rf) || typeof rf.type !== 'string')) {
     throw bad('`response_format` must be an object with a `type`.', 'response_format');
@@ -52,12 +58,14 @@ export function validateChatRequest(body: unknown): RequestFacts {
 export function optionalPositiveInt(body: Record<string, unknown>, field: string): number | null {
   const v = body[field];
   if (v === undefined || v === null) return null;
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < 1) throw bad(`\`${field}\` must be a positive integer.`, field);
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 1)
+    throw bad(`\`${field}\` must be a positive integer.`, field);
   return v;
 }
 
 export function optionalNumber(body: Record<string, unknown>, field: string, min: number, max: number): void {
   const v = body[field];
   if (v === undefined || v === null) return;
-  if (typeof v !== 'number' || !Number.isFinite(v) || v < min || v > max) throw bad(`\`${field}\` must be a number from ${min} to ${max}.`, field);
+  if (typeof v !== 'number' || !Number.isFinite(v) || v < min || v > max)
+    throw bad(`\`${field}\` must be a number from ${min} to ${max}.`, field);
 }

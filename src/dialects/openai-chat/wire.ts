@@ -5,7 +5,9 @@
  * Gateway extension (LiteLLM's name): an Anthropic reply's thinking and redacted_thinking blocks, each
  * with its own signature, so a client that echoes them back keeps every block valid.
  */
-export type ChatThinkingBlock = { type: 'thinking'; thinking: string; signature: string } | { type: 'redacted_thinking'; data: string };
+export type ChatThinkingBlock =
+  | { type: 'thinking'; thinking: string; signature: string }
+  | { type: 'redacted_thinking'; data: string };
 
 export type ChatRole = 'system' | 'developer' | 'user' | 'assistant' | 'tool' | 'function';
 

@@ -2,7 +2,14 @@
 // and custom tool calls) that follow each other are one assistant turn; tool outputs that follow each
 // other are one tool message; leading system and developer messages join the system prompt.
 import { isObject, type JsonObject } from '../../core/json.ts';
-import type { AssistantPart, FilePart, HubMessage, TextPart, ToolResultPart, UserPart } from '../../translate/hub/form.ts';
+import type {
+  AssistantPart,
+  FilePart,
+  HubMessage,
+  TextPart,
+  ToolResultPart,
+  UserPart,
+} from '../../translate/hub/form.ts';
 import { TranslationError } from '../../translate/hub/translation-error.ts';
 import { carryIn } from './reasoning-carry.ts';
 
@@ -16,7 +23,8 @@ function filePartOf(part: JsonObject, where: string): FilePart {
       if (m !== null) return { type: 'file', mediaType: m[1], data: { base64: m[2] }, ...detail };
       return { type: 'file', mediaType: 'image/*', data: { url: part.image_url }, ...detail };
     }
-    if (typeof part.file_id === 'string') return { type: 'file', mediaType: 'image/*', data: { fileId: part.file_id }, ...detail };
+    if (typeof part.file_id === 'string')
+      return { type: 'file', mediaType: 'image/*', data: { fileId: part.file_id }, ...detail };
     throw new TranslationError(`${where}.image_url`, `${where}: an input_image needs image_url or file_id`);
   }
   const filename = typeof part.filename === 'string' ? { filename: part.filename } : {};
@@ -25,15 +33,18 @@ function filePartOf(part: JsonObject, where: string): FilePart {
     if (m !== null) return { type: 'file', mediaType: m[1], data: { base64: m[2] }, ...filename };
     return { type: 'file', mediaType: 'application/pdf', data: { base64: part.file_data }, ...filename };
   }
-  if (typeof part.file_url === 'string') return { type: 'file', mediaType: 'application/pdf', data: { url: part.file_url }, ...filename };
-  if (typeof part.file_id === 'string') return { type: 'file', mediaType: 'application/pdf', data: { fileId: part.file_id }, ...filename };
+  if (typeof part.file_url === 'string')
+    return { type: 'file', mediaType: 'application/pdf', data: { url: part.file_url }, ...filename };
+  if (typeof part.file_id === 'string')
+    return { type: 'file', mediaType: 'application/pdf', data: { fileId: part.file_id }, ...filename };
   throw new TranslationError(`${where}.file_data`, `${where}: an input_file needs file_data, file_url or file_id`);
 }
 
 /** Message content (a string or parts) as hub parts. */
 export function contentParts(content: unknown, where: string): UserPart[] {
   if (typeof content === 'string') return [{ type: 'text', text: content }];
-  if (!Array.isArray(content)) throw new TranslationError(where, `${where} must be a string or an array of content parts`);
+  if (!Array.isArray(content))
+    throw new TranslationError(where, `${where} must be a string or an array of content parts`);
   return content.map((raw: unknown, j): UserPart => {
     const at = `${where}[${j}]`;
     if (!isObject(raw)) throw new TranslationError(at, `${at} must be an object`);
@@ -48,7 +59,10 @@ export function contentParts(content: unknown, where: string): UserPart[] {
       case 'input_file':
         return filePartOf(raw, at);
       default:
-        throw new TranslationError(`${at}.type`, `${at}: content of type ${String(raw.type)} cannot be sent to this model`);
+        throw new TranslationError(
+          `${at}.type`,
+          `${at}: content of type ${String(raw.type)} cannot be sent to this model`,
+        );
     }
   });
 }
@@ -121,13 +135,21 @@ export function decodeInput(input: unknown): DecodedInput {
         const callId = String(raw.call_id);
         names.set(callId, String(raw.name));
         const args = custom ? raw.input : raw.arguments;
-        assistant().push({ type: 'tool-call', id: callId, name: String(raw.name), input: typeof args === 'string' ? args : '', kind: custom ? 'custom' : 'function' });
+        assistant().push({
+          type: 'tool-call',
+          id: callId,
+          name: String(raw.name),
+          input: typeof args === 'string' ? args : '',
+          kind: custom ? 'custom' : 'function',
+        });
         return;
       }
       case 'function_call_output':
       case 'custom_tool_call_output': {
         const callId = String(raw.call_id);
-        const content = contentParts(raw.output, `${where}.output`).filter((p): p is TextPart | FilePart => p.type === 'text' || p.type === 'file');
+        const content = contentParts(raw.output, `${where}.output`).filter(
+          (p): p is TextPart | FilePart => p.type === 'text' || p.type === 'file',
+        );
         const result: ToolResultPart = { type: 'tool-result', callId, content };
         const name = names.get(callId);
         if (name !== undefined) result.name = name;
@@ -135,7 +157,10 @@ export function decodeInput(input: unknown): DecodedInput {
         return;
       }
       default:
-        throw new TranslationError(`${where}.type`, `${where}: items of type ${String(type)} are served by OpenAI's own tools and cannot be sent to this model`);
+        throw new TranslationError(
+          `${where}.type`,
+          `${where}: items of type ${String(type)} are served by OpenAI's own tools and cannot be sent to this model`,
+        );
     }
   });
   return out;

@@ -15,7 +15,8 @@ export function finishOf(response: JsonObject, sawToolCall: boolean): FinishReas
 
 export function reasoningPartOf(item: JsonObject): AssistantPart {
   const texts: string[] = [];
-  if (Array.isArray(item.summary)) for (const s of item.summary) if (isObject(s) && typeof s.text === 'string') texts.push(s.text);
+  if (Array.isArray(item.summary))
+    for (const s of item.summary) if (isObject(s) && typeof s.text === 'string') texts.push(s.text);
   const part: AssistantPart = { type: 'reasoning', text: texts.join('\n\n'), origin: 'responses' };
   if (typeof item.encrypted_content === 'string') part.encrypted = item.encrypted_content;
   if (typeof item.id === 'string') part.id = item.id;
@@ -38,7 +39,13 @@ export function decodeResponsesReply(body: Record<string, unknown>): HubReply {
       sawToolCall = true;
       const custom = item.type === 'custom_tool_call';
       const input = custom ? item.input : item.arguments;
-      content.push({ type: 'tool-call', id: String(item.call_id), name: String(item.name), input: typeof input === 'string' ? input : '', kind: custom ? 'custom' : 'function' });
+      content.push({
+        type: 'tool-call',
+        id: String(item.call_id),
+        name: String(item.name),
+        input: typeof input === 'string' ? input : '',
+        kind: custom ? 'custom' : 'function',
+      });
     }
   }
   const usage = usageFromResponses(body.usage);

@@ -2,15 +2,38 @@
 // `extra` under their own names, so an upstream encoder names them in `x-modelgate-adjusted`; the
 // conversation fields the gateway itself serves (store, previous_response_id) are not carried.
 import { isObject, type JsonObject } from '../../core/json.ts';
-import type { HubReasoning, HubRequest, HubResponseFormat, HubTool, HubToolChoice, ReasoningEffort } from '../../translate/hub/form.ts';
+import type {
+  HubReasoning,
+  HubRequest,
+  HubResponseFormat,
+  HubTool,
+  HubToolChoice,
+  ReasoningEffort,
+} from '../../translate/hub/form.ts';
 import { TranslationError } from '../../translate/hub/translation-error.ts';
 import { decodeInput } from './decode-input.ts';
 import { keepEcho } from './echo.ts';
 
 /** Read here, or the gateway's own (conversation state, streaming options): never in `extra`. */
 const HANDLED = new Set([
-  'model', 'input', 'instructions', 'stream', 'stream_options', 'store', 'previous_response_id', 'tools', 'tool_choice',
-  'parallel_tool_calls', 'text', 'reasoning', 'max_output_tokens', 'temperature', 'top_p', 'metadata', 'user', 'include',
+  'model',
+  'input',
+  'instructions',
+  'stream',
+  'stream_options',
+  'store',
+  'previous_response_id',
+  'tools',
+  'tool_choice',
+  'parallel_tool_calls',
+  'text',
+  'reasoning',
+  'max_output_tokens',
+  'temperature',
+  'top_p',
+  'metadata',
+  'user',
+  'include',
 ]);
 const EFFORTS = new Set(['none', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max']);
 
@@ -20,7 +43,11 @@ function toolsOf(raw: unknown, extra: JsonObject): HubTool[] {
   raw.forEach((t: unknown, i) => {
     if (!isObject(t)) throw new TranslationError(`tools[${i}]`, `tools[${i}] must be an object`);
     if (t.type === 'function') {
-      const tool: HubTool = { name: String(t.name), kind: 'function', inputSchema: isObject(t.parameters) ? t.parameters : { type: 'object', properties: {} } };
+      const tool: HubTool = {
+        name: String(t.name),
+        kind: 'function',
+        inputSchema: isObject(t.parameters) ? t.parameters : { type: 'object', properties: {} },
+      };
       if (typeof t.description === 'string') tool.description = t.description;
       if (typeof t.strict === 'boolean') tool.strict = t.strict;
       tools.push(tool);
@@ -39,7 +66,8 @@ function toolsOf(raw: unknown, extra: JsonObject): HubTool[] {
 
 function toolChoiceOf(raw: unknown, extra: JsonObject): HubToolChoice | undefined {
   if (raw === 'auto' || raw === 'none' || raw === 'required') return { type: raw };
-  if (isObject(raw) && (raw.type === 'function' || raw.type === 'custom') && typeof raw.name === 'string') return { type: 'tool', name: raw.name };
+  if (isObject(raw) && (raw.type === 'function' || raw.type === 'custom') && typeof raw.name === 'string')
+    return { type: 'tool', name: raw.name };
   if (raw !== undefined && raw !== null) extra.tool_choice = raw;
   return undefined;
 }
@@ -66,7 +94,11 @@ function reasoningOf(body: JsonObject, extra: JsonObject): HubReasoning | undefi
   const r = body.reasoning;
   if (isObject(r)) {
     if (typeof r.effort === 'string') {
-      if (!EFFORTS.has(r.effort)) throw new TranslationError('reasoning.effort', `reasoning.effort ${r.effort} is not one of ${[...EFFORTS].join(', ')}`);
+      if (!EFFORTS.has(r.effort))
+        throw new TranslationError(
+          'reasoning.effort',
+          `reasoning.effort ${r.effort} is not one of ${[...EFFORTS].join(', ')}`,
+        );
       out.effort = r.effort as ReasoningEffort;
     }
     if (r.summary === 'auto' || r.summary === 'concise' || r.summary === 'detailed') out.summary = r.summary;
@@ -83,8 +115,18 @@ function reasoningOf(body: JsonObject, extra: JsonObject): HubReasoning | undefi
 export function decodeResponsesRequest(body: Record<string, unknown>): HubRequest {
   const extra: JsonObject = {};
   const { system, messages } = decodeInput(body.input);
-  const instructions = typeof body.instructions === 'string' && body.instructions !== '' ? [{ type: 'text' as const, text: body.instructions }] : [];
-  const req: HubRequest = { system: [...instructions, ...system], messages, tools: toolsOf(body.tools, extra), stream: body.stream === true, extra, from: 'responses' };
+  const instructions =
+    typeof body.instructions === 'string' && body.instructions !== ''
+      ? [{ type: 'text' as const, text: body.instructions }]
+      : [];
+  const req: HubRequest = {
+    system: [...instructions, ...system],
+    messages,
+    tools: toolsOf(body.tools, extra),
+    stream: body.stream === true,
+    extra,
+    from: 'responses',
+  };
   const choice = toolChoiceOf(body.tool_choice, extra);
   if (choice !== undefined) req.toolChoice = choice;
   if (typeof body.parallel_tool_calls === 'boolean') req.parallelToolCalls = body.parallel_tool_calls;

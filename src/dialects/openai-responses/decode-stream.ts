@@ -30,7 +30,10 @@ export class ResponsesStreamDecoder implements UpstreamStreamDecoder {
     const type = typeof data.type === 'string' ? data.type : ev.event;
     switch (type) {
       case 'response.created':
-        this.#start(out, isObject(data.response) && typeof data.response.id === 'string' ? data.response.id : undefined);
+        this.#start(
+          out,
+          isObject(data.response) && typeof data.response.id === 'string' ? data.response.id : undefined,
+        );
         break;
       case 'response.content_part.added':
         this.#start(out);
@@ -41,7 +44,8 @@ export class ResponsesStreamDecoder implements UpstreamStreamDecoder {
         break;
       case 'response.output_text.delta':
       case 'response.refusal.delta':
-        if (this.#openKind === 'text' && typeof data.delta === 'string') out.push({ type: 'text-delta', index: this.#open, text: data.delta });
+        if (this.#openKind === 'text' && typeof data.delta === 'string')
+          out.push({ type: 'text-delta', index: this.#open, text: data.delta });
         break;
       case 'response.content_part.done':
         if (this.#openKind === 'text') this.#close(out);
@@ -51,7 +55,8 @@ export class ResponsesStreamDecoder implements UpstreamStreamDecoder {
         break;
       case 'response.function_call_arguments.delta':
       case 'response.custom_tool_call_input.delta':
-        if (this.#openKind === 'tool' && typeof data.delta === 'string') out.push({ type: 'tool-call-delta', index: this.#open, input: data.delta });
+        if (this.#openKind === 'tool' && typeof data.delta === 'string')
+          out.push({ type: 'tool-call-delta', index: this.#open, input: data.delta });
         break;
       case 'response.output_item.done':
         this.#itemDone(data.item, out);
@@ -63,7 +68,14 @@ export class ResponsesStreamDecoder implements UpstreamStreamDecoder {
         break;
       case 'error':
         this.#done = true;
-        out.push({ type: 'error', status: data.code === 'rate_limit_exceeded' ? 429 : 500, errorType: 'server_error', message: typeof data.message === 'string' ? data.message : 'The upstream stream failed.', code: typeof data.code === 'string' ? data.code : undefined, from: 'responses' });
+        out.push({
+          type: 'error',
+          status: data.code === 'rate_limit_exceeded' ? 429 : 500,
+          errorType: 'server_error',
+          message: typeof data.message === 'string' ? data.message : 'The upstream stream failed.',
+          code: typeof data.code === 'string' ? data.code : undefined,
+          from: 'responses',
+        });
         break;
     }
     return out;
@@ -72,7 +84,15 @@ export class ResponsesStreamDecoder implements UpstreamStreamDecoder {
   end(): HubEvent[] {
     if (this.#done) return [];
     this.#done = true;
-    return [{ type: 'error', status: 502, errorType: 'server_error', message: 'The upstream stream ended before the response was complete.', from: 'responses' }];
+    return [
+      {
+        type: 'error',
+        status: 502,
+        errorType: 'server_error',
+        message: 'The upstream stream ended before the response was complete.',
+        from: 'responses',
+      },
+    ];
   }
 
   #start(out: HubEvent[], id?: string): void {
@@ -94,7 +114,13 @@ export class ResponsesStreamDecoder implements UpstreamStreamDecoder {
     this.#sawToolCall = true;
     this.#open = this.#next++;
     this.#openKind = 'tool';
-    out.push({ type: 'tool-call-start', index: this.#open, id: String(item.call_id), name: String(item.name), kind: item.type === 'custom_tool_call' ? 'custom' : 'function' });
+    out.push({
+      type: 'tool-call-start',
+      index: this.#open,
+      id: String(item.call_id),
+      name: String(item.name),
+      kind: item.type === 'custom_tool_call' ? 'custom' : 'function',
+    });
   }
 
   #itemDone(item: unknown, out: HubEvent[]): void {
@@ -109,7 +135,12 @@ export class ResponsesStreamDecoder implements UpstreamStreamDecoder {
     const part = reasoningPartOf(item as JsonObject);
     if (part.type !== 'reasoning') return;
     const index = this.#next++;
-    out.push({ type: 'reasoning-start', index, ...(part.id === undefined ? {} : { id: part.id }), ...(part.encrypted === undefined ? {} : { encrypted: part.encrypted }) });
+    out.push({
+      type: 'reasoning-start',
+      index,
+      ...(part.id === undefined ? {} : { id: part.id }),
+      ...(part.encrypted === undefined ? {} : { encrypted: part.encrypted }),
+    });
     if (part.text !== '') out.push({ type: 'reasoning-delta', index, text: part.text });
     out.push({ type: 'reasoning-end', index });
   }
@@ -120,7 +151,14 @@ export class ResponsesStreamDecoder implements UpstreamStreamDecoder {
     this.#done = true;
     if (response.status === 'failed') {
       const err = isObject(response.error) ? response.error : {};
-      out.push({ type: 'error', status: err.code === 'rate_limit_exceeded' ? 429 : 500, errorType: 'server_error', message: typeof err.message === 'string' ? err.message : 'The upstream failed the response.', code: typeof err.code === 'string' ? err.code : undefined, from: 'responses' });
+      out.push({
+        type: 'error',
+        status: err.code === 'rate_limit_exceeded' ? 429 : 500,
+        errorType: 'server_error',
+        message: typeof err.message === 'string' ? err.message : 'The upstream failed the response.',
+        code: typeof err.code === 'string' ? err.code : undefined,
+        from: 'responses',
+      });
       return;
     }
     const usage = usageFromResponses(response.usage);

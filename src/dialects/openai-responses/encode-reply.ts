@@ -7,10 +7,21 @@ import type { FinishReason, HubReply, HubRequest, ReasoningPart, ToolCallPart } 
 import { unwrapCustomInput } from '../../translate/hub/custom-tool.ts';
 import { echoOf, isCustomTool, responsesUsage } from './echo.ts';
 import { carryOut } from './reasoning-carry.ts';
-import { customToolCallItem, functionCallItem, outputText, reasoningItem, responseObject, responsesId, type ResponseStatus } from './response-object.ts';
+import {
+  customToolCallItem,
+  functionCallItem,
+  outputText,
+  reasoningItem,
+  responseObject,
+  responsesId,
+  type ResponseStatus,
+} from './response-object.ts';
 
 /** The status a finish reason gives a response, and why it is incomplete. */
-export function statusOf(finish: FinishReason): { status: ResponseStatus; reason: 'max_output_tokens' | 'content_filter' | null } {
+export function statusOf(finish: FinishReason): {
+  status: ResponseStatus;
+  reason: 'max_output_tokens' | 'content_filter' | null;
+} {
   if (finish === 'length' || finish === 'context-window') return { status: 'incomplete', reason: 'max_output_tokens' };
   if (finish === 'content-filter') return { status: 'incomplete', reason: 'content_filter' };
   if (finish === 'error') return { status: 'failed', reason: null };
@@ -27,7 +38,13 @@ export function toolCallItemOf(part: ToolCallPart, req: HubRequest): JsonObject 
     const input = part.kind === 'custom' ? part.input : unwrapCustomInput(part.input);
     return customToolCallItem({ id: responsesId('ctc'), callId: part.id, name: part.name, input });
   }
-  return functionCallItem({ id: responsesId('fc'), callId: part.id, name: part.name, arguments: part.input, status: 'completed' });
+  return functionCallItem({
+    id: responsesId('fc'),
+    callId: part.id,
+    name: part.name,
+    arguments: part.input,
+    status: 'completed',
+  });
 }
 
 export function encodeResponsesReply(reply: HubReply, ctx: ClientReplyContext): string {
@@ -37,13 +54,26 @@ export function encodeResponsesReply(reply: HubReply, ctx: ClientReplyContext): 
     if (part.type === 'text') {
       if (message === null) {
         message = [];
-        output.push({ id: responsesId('msg'), type: 'message', status: 'completed', role: 'assistant', content: message });
+        output.push({
+          id: responsesId('msg'),
+          type: 'message',
+          status: 'completed',
+          role: 'assistant',
+          content: message,
+        });
       }
       message.push(outputText(part.text));
       continue;
     }
     message = null;
-    if (part.type === 'reasoning') output.push(reasoningItemOf(part, ctx.request, part.origin === 'responses' && part.id !== undefined ? part.id : responsesId('rs')));
+    if (part.type === 'reasoning')
+      output.push(
+        reasoningItemOf(
+          part,
+          ctx.request,
+          part.origin === 'responses' && part.id !== undefined ? part.id : responsesId('rs'),
+        ),
+      );
     else if (part.type === 'tool-call') output.push(toolCallItemOf(part, ctx.request));
   }
   const { status, reason } = statusOf(reply.finish);
@@ -58,7 +88,8 @@ export function encodeResponsesReply(reply: HubReply, ctx: ClientReplyContext): 
       usage: responsesUsage(reply.usage),
       echo: echoOf(ctx.request),
       incompleteReason: reason,
-      error: status === 'failed' ? { code: 'server_error', message: 'The upstream failed to produce a response.' } : null,
+      error:
+        status === 'failed' ? { code: 'server_error', message: 'The upstream failed to produce a response.' } : null,
     }),
   );
 }

@@ -22,7 +22,12 @@ function filePart(part: FilePart): JsonObject {
     return { type: 'input_image', file_id: d.fileId, detail };
   }
   const name = part.filename ?? part.title;
-  const file: JsonObject = 'base64' in d ? { type: 'input_file', file_data: `data:${part.mediaType};base64,${d.base64}` } : 'url' in d ? { type: 'input_file', file_url: d.url } : { type: 'input_file', file_id: d.fileId };
+  const file: JsonObject =
+    'base64' in d
+      ? { type: 'input_file', file_data: `data:${part.mediaType};base64,${d.base64}` }
+      : 'url' in d
+        ? { type: 'input_file', file_url: d.url }
+        : { type: 'input_file', file_id: d.fileId };
   if (name !== undefined) file.filename = name;
   return file;
 }
@@ -46,11 +51,20 @@ function inputOf(messages: readonly HubMessage[], adjustments: string[]): JsonOb
       for (const r of m.content) {
         const onlyText = r.content.every((p) => p.type === 'text');
         const output = onlyText ? r.content.map((p) => (p as TextPart).text).join('\n') : userContent(r.content);
-        out.push({ type: custom.has(r.callId) ? 'custom_tool_call_output' : 'function_call_output', call_id: r.callId, output });
+        out.push({
+          type: custom.has(r.callId) ? 'custom_tool_call_output' : 'function_call_output',
+          call_id: r.callId,
+          output,
+        });
       }
     } else {
       for (const p of m.content) {
-        if (p.type === 'text') out.push({ type: 'message', role: 'assistant', content: [{ type: 'output_text', text: p.text, annotations: [] }] });
+        if (p.type === 'text')
+          out.push({
+            type: 'message',
+            role: 'assistant',
+            content: [{ type: 'output_text', text: p.text, annotations: [] }],
+          });
         else if (p.type === 'tool-call') {
           if (p.kind === 'custom') {
             custom.add(p.id);
@@ -59,7 +73,12 @@ function inputOf(messages: readonly HubMessage[], adjustments: string[]): JsonOb
         } else if (p.type === 'reasoning') {
           // Only OpenAI can read its own encrypted reasoning; another model's signed thinking means nothing here.
           if (p.origin === 'responses' && p.encrypted !== undefined && p.id !== undefined) {
-            out.push({ type: 'reasoning', id: p.id, summary: p.text === '' ? [] : [{ type: 'summary_text', text: p.text }], encrypted_content: p.encrypted });
+            out.push({
+              type: 'reasoning',
+              id: p.id,
+              summary: p.text === '' ? [] : [{ type: 'summary_text', text: p.text }],
+              encrypted_content: p.encrypted,
+            });
           } else droppedReasoning = true;
         } else throw new TranslationError('messages', 'files in an assistant turn cannot be sent to this model');
       }
@@ -77,30 +96,52 @@ export function encodeResponsesRequest(req: HubRequest, opts: UpstreamOptions): 
   if (req.maxOutputTokens !== undefined) out.max_output_tokens = req.maxOutputTokens;
   if (req.temperature !== undefined && !refused(opts, 'temperature', adjustments)) out.temperature = req.temperature;
   if (req.topP !== undefined && !refused(opts, 'top_p', adjustments)) out.top_p = req.topP;
-  if (req.stopSequences !== undefined && req.stopSequences.length > 0) adjustments.push('stop sequences left out: the Responses API has none');
+  if (req.stopSequences !== undefined && req.stopSequences.length > 0)
+    adjustments.push('stop sequences left out: the Responses API has none');
   if (req.topK !== undefined) adjustments.push('top_k left out');
   if (req.stream) out.stream = true;
   if (req.tools.length > 0) {
     out.tools = req.tools.map((t) => {
-      if (t.kind === 'custom') return { type: 'custom', name: t.name, ...(t.description === undefined ? {} : { description: t.description }), ...(t.format === undefined ? {} : { format: t.format }) };
-      return { type: 'function', name: t.name, description: t.description ?? null, parameters: t.inputSchema ?? { type: 'object', properties: {} }, strict: t.strict ?? false };
+      if (t.kind === 'custom')
+        return {
+          type: 'custom',
+          name: t.name,
+          ...(t.description === undefined ? {} : { description: t.description }),
+          ...(t.format === undefined ? {} : { format: t.format }),
+        };
+      return {
+        type: 'function',
+        name: t.name,
+        description: t.description ?? null,
+        parameters: t.inputSchema ?? { type: 'object', properties: {} },
+        strict: t.strict ?? false,
+      };
     });
-    if (req.toolChoice !== undefined) out.tool_choice = req.toolChoice.type === 'tool' ? { type: 'function', name: req.toolChoice.name } : req.toolChoice.type;
+    if (req.toolChoice !== undefined)
+      out.tool_choice =
+        req.toolChoice.type === 'tool' ? { type: 'function', name: req.toolChoice.name } : req.toolChoice.type;
     if (req.parallelToolCalls !== undefined) out.parallel_tool_calls = req.parallelToolCalls;
   }
   const rf = req.responseFormat;
   if (rf?.type === 'json') {
-    const format: JsonObject = rf.schema === undefined ? { type: 'json_object' } : { type: 'json_schema', name: rf.name ?? 'output', schema: rf.schema, strict: rf.strict ?? false };
+    const format: JsonObject =
+      rf.schema === undefined
+        ? { type: 'json_object' }
+        : { type: 'json_schema', name: rf.name ?? 'output', schema: rf.schema, strict: rf.strict ?? false };
     if (rf.description !== undefined && rf.schema !== undefined) format.description = rf.description;
     out.text = { format };
   }
   const effort = req.reasoning?.effort;
   if (effort !== undefined && !refused(opts, 'reasoning', adjustments)) {
-    out.reasoning = { effort: effort === 'max' ? 'xhigh' : effort, ...(req.reasoning?.summary === undefined ? {} : { summary: req.reasoning.summary }) };
+    out.reasoning = {
+      effort: effort === 'max' ? 'xhigh' : effort,
+      ...(req.reasoning?.summary === undefined ? {} : { summary: req.reasoning.summary }),
+    };
     // Stored nowhere upstream: the reasoning comes back encrypted, for the next turn of this conversation.
     if (effort !== 'none') out.include = ['reasoning.encrypted_content'];
   }
-  if (req.reasoning?.budgetTokens !== undefined && effort === undefined) adjustments.push('thinking budget left out: the Responses API takes an effort, not a budget');
+  if (req.reasoning?.budgetTokens !== undefined && effort === undefined)
+    adjustments.push('thinking budget left out: the Responses API takes an effort, not a budget');
   if (req.user !== undefined) out.user = req.user;
   if (req.metadata !== undefined) out.metadata = req.metadata;
   if (req.cache !== undefined) adjustments.push('cache_control left out: OpenAI caches prompts by itself');

@@ -17,7 +17,15 @@ import { customToolCallItem, functionCallItem, messageItem, responseObject, resp
 type Open =
   | { kind: 'text'; id: string; at: number; text: string }
   | { kind: 'reasoning'; id: string; at: number; part: ReasoningPart; summaryOpen: boolean }
-  | { kind: 'tool'; id: string; at: number; callId: string; name: string; input: string; custom: 'raw' | 'wrapped' | null };
+  | {
+      kind: 'tool';
+      id: string;
+      at: number;
+      callId: string;
+      name: string;
+      input: string;
+      custom: 'raw' | 'wrapped' | null;
+    };
 
 export class ResponsesStreamEncoder implements ClientStreamEncoder {
   readonly #ctx: ClientReplyContext;
@@ -59,7 +67,9 @@ export class ResponsesStreamEncoder implements ClientStreamEncoder {
         if (open?.kind !== 'tool') return '';
         open.input += ev.input;
         if (open.custom === 'wrapped') return '';
-        return open.custom === 'raw' ? w.customInputDelta(open.id, open.at, ev.input) : w.argumentsDelta(open.id, open.at, ev.input);
+        return open.custom === 'raw'
+          ? w.customInputDelta(open.id, open.at, ev.input)
+          : w.argumentsDelta(open.id, open.at, ev.input);
       case 'reasoning-delta':
         if (open?.kind !== 'reasoning') return '';
         open.part.text += ev.text;
@@ -81,7 +91,11 @@ export class ResponsesStreamEncoder implements ClientStreamEncoder {
       }
       case 'reasoning-start': {
         const at = this.#output.length;
-        const part: ReasoningPart = { type: 'reasoning', text: '', origin: ev.id !== undefined || ev.encrypted !== undefined ? 'responses' : undefined };
+        const part: ReasoningPart = {
+          type: 'reasoning',
+          text: '',
+          origin: ev.id !== undefined || ev.encrypted !== undefined ? 'responses' : undefined,
+        };
         if (ev.encrypted !== undefined) part.encrypted = ev.encrypted;
         if (ev.redacted !== undefined) part.redacted = ev.redacted;
         const id = ev.id ?? responsesId('rs');
@@ -107,7 +121,10 @@ export class ResponsesStreamEncoder implements ClientStreamEncoder {
         const custom = ev.kind === 'custom' ? 'raw' : isCustomTool(this.#ctx.request, ev.name) ? 'wrapped' : null;
         const id = responsesId(custom === null ? 'fc' : 'ctc');
         this.#open = { kind: 'tool', id, at, callId: ev.id, name: ev.name, input: '', custom };
-        const item = custom === null ? functionCallItem({ id, callId: ev.id, name: ev.name, arguments: '', status: 'in_progress' }) : customToolCallItem({ id, callId: ev.id, name: ev.name, input: '' });
+        const item =
+          custom === null
+            ? functionCallItem({ id, callId: ev.id, name: ev.name, arguments: '', status: 'in_progress' })
+            : customToolCallItem({ id, callId: ev.id, name: ev.name, input: '' });
         return this.#start() + w.itemAdded(at, item);
       }
       case 'tool-call-end':
@@ -117,7 +134,10 @@ export class ResponsesStreamEncoder implements ClientStreamEncoder {
         return '';
       case 'finish': {
         const { status, reason } = statusOf(ev.reason);
-        const error = status === 'failed' ? { code: 'server_error', message: 'The upstream ended the response with an error.' } : null;
+        const error =
+          status === 'failed'
+            ? { code: 'server_error', message: 'The upstream ended the response with an error.' }
+            : null;
         const response = this.#response(status, reason, error);
         if (status !== 'failed') this.#final = JSON.stringify(response);
         return this.#start() + w.terminal(response);
@@ -139,7 +159,13 @@ export class ResponsesStreamEncoder implements ClientStreamEncoder {
     const w = this.#w;
     this.#open = null;
     if (open.custom === null) {
-      const item = functionCallItem({ id: open.id, callId: open.callId, name: open.name, arguments: open.input, status: 'completed' });
+      const item = functionCallItem({
+        id: open.id,
+        callId: open.callId,
+        name: open.name,
+        arguments: open.input,
+        status: 'completed',
+      });
       this.#output.push(item);
       return w.argumentsDone(open.id, open.at, open.name, open.input) + w.itemDone(open.at, item);
     }
@@ -150,7 +176,11 @@ export class ResponsesStreamEncoder implements ClientStreamEncoder {
     return whole + w.customInputDone(open.id, open.at, input) + w.itemDone(open.at, item);
   }
 
-  #response(status: 'in_progress' | 'completed' | 'incomplete' | 'failed', reason: 'max_output_tokens' | 'content_filter' | null, error: { code: string; message: string } | null): JsonObject {
+  #response(
+    status: 'in_progress' | 'completed' | 'incomplete' | 'failed',
+    reason: 'max_output_tokens' | 'content_filter' | null,
+    error: { code: string; message: string } | null,
+  ): JsonObject {
     return responseObject({
       id: this.#id,
       model: this.#ctx.model,

@@ -30,7 +30,12 @@ export class ResponsesEventWriter {
   }
 
   textPartAdded(itemId: string, outputIndex: number): string {
-    return this.event('response.content_part.added', { item_id: itemId, output_index: outputIndex, content_index: 0, part: { type: 'output_text', annotations: [], logprobs: [], text: '' } });
+    return this.event('response.content_part.added', {
+      item_id: itemId,
+      output_index: outputIndex,
+      content_index: 0,
+      part: { type: 'output_text', annotations: [], logprobs: [], text: '' },
+    });
   }
 
   /**
@@ -45,8 +50,19 @@ export class ResponsesEventWriter {
   /** output_text.done, then content_part.done. */
   textDone(itemId: string, outputIndex: number, text: string): string {
     return (
-      this.event('response.output_text.done', { item_id: itemId, output_index: outputIndex, content_index: 0, text, logprobs: [] }) +
-      this.event('response.content_part.done', { item_id: itemId, output_index: outputIndex, content_index: 0, part: { type: 'output_text', annotations: [], logprobs: [], text } })
+      this.event('response.output_text.done', {
+        item_id: itemId,
+        output_index: outputIndex,
+        content_index: 0,
+        text,
+        logprobs: [],
+      }) +
+      this.event('response.content_part.done', {
+        item_id: itemId,
+        output_index: outputIndex,
+        content_index: 0,
+        part: { type: 'output_text', annotations: [], logprobs: [], text },
+      })
     );
   }
 
@@ -56,7 +72,12 @@ export class ResponsesEventWriter {
   }
 
   argumentsDone(itemId: string, outputIndex: number, name: string, args: string): string {
-    return this.event('response.function_call_arguments.done', { item_id: itemId, output_index: outputIndex, name, arguments: args });
+    return this.event('response.function_call_arguments.done', {
+      item_id: itemId,
+      output_index: outputIndex,
+      name,
+      arguments: args,
+    });
   }
 
   customInputDelta(itemId: string, outputIndex: number, delta: string): string {
@@ -68,24 +89,49 @@ export class ResponsesEventWriter {
   }
 
   summaryPartAdded(itemId: string, outputIndex: number, summaryIndex: number): string {
-    return this.event('response.reasoning_summary_part.added', { item_id: itemId, output_index: outputIndex, summary_index: summaryIndex, part: { type: 'summary_text', text: '' } });
+    return this.event('response.reasoning_summary_part.added', {
+      item_id: itemId,
+      output_index: outputIndex,
+      summary_index: summaryIndex,
+      part: { type: 'summary_text', text: '' },
+    });
   }
 
   summaryDelta(itemId: string, outputIndex: number, summaryIndex: number, delta: string): string {
-    return this.event('response.reasoning_summary_text.delta', { item_id: itemId, output_index: outputIndex, summary_index: summaryIndex, delta });
+    return this.event('response.reasoning_summary_text.delta', {
+      item_id: itemId,
+      output_index: outputIndex,
+      summary_index: summaryIndex,
+      delta,
+    });
   }
 
   /** reasoning_summary_text.done, then reasoning_summary_part.done. */
   summaryDone(itemId: string, outputIndex: number, summaryIndex: number, text: string): string {
     return (
-      this.event('response.reasoning_summary_text.done', { item_id: itemId, output_index: outputIndex, summary_index: summaryIndex, text }) +
-      this.event('response.reasoning_summary_part.done', { item_id: itemId, output_index: outputIndex, summary_index: summaryIndex, part: { type: 'summary_text', text } })
+      this.event('response.reasoning_summary_text.done', {
+        item_id: itemId,
+        output_index: outputIndex,
+        summary_index: summaryIndex,
+        text,
+      }) +
+      this.event('response.reasoning_summary_part.done', {
+        item_id: itemId,
+        output_index: outputIndex,
+        summary_index: summaryIndex,
+        part: { type: 'summary_text', text },
+      })
     );
   }
 
   /** response.completed, response.incomplete or response.failed, by the response's status. */
   terminal(response: JsonObject): string {
-    const type = response.status === 'failed' ? 'response.failed' : response.status === 'incomplete' ? 'response.incomplete' : 'response.completed';
+    const type =
+      response.status === 'failed'
+        ? 'response.failed'
+        : response.status === 'incomplete'
+          ? 'response.incomplete'
+          : 'response.completed';
     return this.event(type, { response });
   }
 }

@@ -69,9 +69,11 @@ export class ResponsesStreamTap {
     this.#deltas += count(block, '.delta"');
     // Most chunks are delta events: no response object (the model's name, the usage), no error.
     if (!block.includes('"response"') && !block.includes('event: error')) return block;
-    if (this.#masker !== null && (block.includes('event: error') || block.includes('response.failed'))) block = this.#masked(block);
+    if (this.#masker !== null && (block.includes('event: error') || block.includes('response.failed')))
+      block = this.#masked(block);
     if (this.#rewrite) block = this.#rename(block);
-    for (const type of TERMINAL) if (block.includes(`type":"${type}"`) || block.includes(`type": "${type}"`)) this.#terminal(block, type);
+    for (const type of TERMINAL)
+      if (block.includes(`type":"${type}"`) || block.includes(`type": "${type}"`)) this.#terminal(block, type);
     return block;
   }
 

@@ -39,7 +39,9 @@ export function echoedFields(request: JsonObject): JsonObject {
     max_output_tokens: pick('max_output_tokens', null),
     parallel_tool_calls: pick('parallel_tool_calls', true),
     previous_response_id: pick('previous_response_id', null),
-    reasoning: isObject(request.reasoning) ? { effort: request.reasoning.effort ?? null, summary: request.reasoning.summary ?? null } : { effort: null, summary: null },
+    reasoning: isObject(request.reasoning)
+      ? { effort: request.reasoning.effort ?? null, summary: request.reasoning.summary ?? null }
+      : { effort: null, summary: null },
     store: pick('store', true),
     temperature: pick('temperature', 1),
     text: isObject(request.text) ? request.text : { format: { type: 'text' } },
@@ -82,14 +84,26 @@ export function responseObject(o: {
 }
 
 export function messageItem(id: string, text: string, status: 'in_progress' | 'completed' | 'incomplete'): JsonObject {
-  return { id, type: 'message', status, role: 'assistant', content: status === 'in_progress' && text === '' ? [] : [outputText(text)] };
+  return {
+    id,
+    type: 'message',
+    status,
+    role: 'assistant',
+    content: status === 'in_progress' && text === '' ? [] : [outputText(text)],
+  };
 }
 
 export function outputText(text: string): JsonObject {
   return { type: 'output_text', annotations: [], logprobs: [], text };
 }
 
-export function functionCallItem(o: { id: string; callId: string; name: string; arguments: string; status: 'in_progress' | 'completed' }): JsonObject {
+export function functionCallItem(o: {
+  id: string;
+  callId: string;
+  name: string;
+  arguments: string;
+  status: 'in_progress' | 'completed';
+}): JsonObject {
   return { id: o.id, type: 'function_call', status: o.status, arguments: o.arguments, call_id: o.callId, name: o.name };
 }
 
@@ -98,7 +112,11 @@ export function customToolCallItem(o: { id: string; callId: string; name: string
 }
 
 export function reasoningItem(o: { id: string; summary: string[]; encrypted?: string }): JsonObject {
-  const item: JsonObject = { id: o.id, type: 'reasoning', summary: o.summary.map((text) => ({ type: 'summary_text', text })) };
+  const item: JsonObject = {
+    id: o.id,
+    type: 'reasoning',
+    summary: o.summary.map((text) => ({ type: 'summary_text', text })),
+  };
   if (o.encrypted !== undefined) item.encrypted_content = o.encrypted;
   return item;
 }

@@ -18,7 +18,8 @@ export function usageFromResponses(raw: unknown): HubUsage | undefined {
     cacheReadTokens: cached,
     cacheWriteTokens: written,
   };
-  if (typeof output.reasoning_tokens === 'number' && output.reasoning_tokens > 0) usage.reasoningTokens = output.reasoning_tokens;
+  if (typeof output.reasoning_tokens === 'number' && output.reasoning_tokens > 0)
+    usage.reasoningTokens = output.reasoning_tokens;
   return usage;
 }
 

@@ -12,7 +12,9 @@ export function plannerBodyOfGemini(body: JsonObject): JsonObject {
     const answered = parts.some((p) => isObject(p) && p.functionResponse !== undefined);
     return { role: answered ? 'tool' : c.role, content: parts };
   });
-  const tools = (Array.isArray(body.tools) ? body.tools : []).flatMap((t) => (isObject(t) && Array.isArray(t.functionDeclarations) ? t.functionDeclarations : []));
+  const tools = (Array.isArray(body.tools) ? body.tools : []).flatMap((t) =>
+    isObject(t) && Array.isArray(t.functionDeclarations) ? t.functionDeclarations : [],
+  );
   const config = isObject(body.generationConfig) ? body.generationConfig : {};
   const system = isObject(body.systemInstruction) ? body.systemInstruction.parts : undefined;
   return { messages, system, tools, max_tokens: config.maxOutputTokens };
@@ -40,12 +42,21 @@ function callPart(plan: MockPlan): JsonObject {
 
 export function geminiMockJson(plan: MockPlan, ids: { id: string; model: string }): string {
   const parts = plan.tool ? [callPart(plan)] : [{ text: plan.words.join('') }];
-  return JSON.stringify({ candidates: [candidate(parts, finishOf(plan))], usageMetadata: usage(plan), modelVersion: ids.model, responseId: ids.id });
+  return JSON.stringify({
+    candidates: [candidate(parts, finishOf(plan))],
+    usageMetadata: usage(plan),
+    modelVersion: ids.model,
+    responseId: ids.id,
+  });
 }
 
 export function geminiMockEvents(plan: MockPlan, ids: { id: string; model: string }): string[] {
   const event = (parts: JsonObject[], last: boolean): string => {
-    const chunk: JsonObject = { candidates: [candidate(parts, last ? finishOf(plan) : null)], modelVersion: ids.model, responseId: ids.id };
+    const chunk: JsonObject = {
+      candidates: [candidate(parts, last ? finishOf(plan) : null)],
+      modelVersion: ids.model,
+      responseId: ids.id,
+    };
     if (last) chunk.usageMetadata = usage(plan);
     return `data: ${JSON.stringify(chunk)}\r\n\r\n`;
   };

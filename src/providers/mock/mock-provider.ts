@@ -17,7 +17,11 @@ export async function callMockProvider(call: UpstreamCall): Promise<UpstreamResp
   const body: unknown = JSON.parse(typeof call.body === 'string' ? call.body : call.body.toString('utf8'));
   if (!isObject(body)) throw new Error('mock provider: body is not an object');
   const model = typeof body.model === 'string' ? body.model : call.deployment.model;
-  const json = (text: string): UpstreamResponse => ({ status: 200, headers: { 'content-type': 'application/json' }, body: feedOf(once(Buffer.from(text)), call.stop) });
+  const json = (text: string): UpstreamResponse => ({
+    status: 200,
+    headers: { 'content-type': 'application/json' },
+    body: feedOf(once(Buffer.from(text)), call.stop),
+  });
   if (call.path === '/embeddings') return json(embeddingsMockJson(body, model));
   const suffix = randomBytes(12).toString('hex');
   if (call.dialect === 'gemini') {
@@ -25,21 +29,42 @@ export async function callMockProvider(call: UpstreamCall): Promise<UpstreamResp
     const plan = planMockReply(plannerBodyOfGemini(body), mock.replyWords, `call_${suffix}`);
     const ids = { id: suffix, model: call.deployment.model };
     if (call.path?.includes(':streamGenerateContent') !== true) return json(geminiMockJson(plan, ids));
-    return { status: 200, headers: { 'content-type': 'text/event-stream' }, body: feedOf(paced(geminiMockEvents(plan, ids), mock.chunkDelayMs, call.stop), call.stop) };
+    return {
+      status: 200,
+      headers: { 'content-type': 'text/event-stream' },
+      body: feedOf(paced(geminiMockEvents(plan, ids), mock.chunkDelayMs, call.stop), call.stop),
+    };
   }
-  const plan = planMockReply(call.dialect === 'responses' ? responsesPlanView(body) : body, mock.replyWords, call.dialect === 'anthropic' ? `toolu_${suffix}` : `call_${suffix}`);
+  const plan = planMockReply(
+    call.dialect === 'responses' ? responsesPlanView(body) : body,
+    mock.replyWords,
+    call.dialect === 'anthropic' ? `toolu_${suffix}` : `call_${suffix}`,
+  );
   const stream = body.stream === true;
   if (call.dialect === 'responses') {
     const ids = { id: `resp_${suffix}`, model, created: Math.floor(Date.now() / 1000), request: body };
-    if (!stream) return { status: 200, headers: { 'content-type': 'application/json' }, body: feedOf(once(Buffer.from(responsesMockJson(plan, ids))), call.stop) };
-    return { status: 200, headers: { 'content-type': 'text/event-stream' }, body: feedOf(paced(responsesMockEvents(plan, ids), mock.chunkDelayMs, call.stop), call.stop) };
+    if (!stream)
+      return {
+        status: 200,
+        headers: { 'content-type': 'application/json' },
+        body: feedOf(once(Buffer.from(responsesMockJson(plan, ids))), call.stop),
+      };
+    return {
+      status: 200,
+      headers: { 'content-type': 'text/event-stream' },
+      body: feedOf(paced(responsesMockEvents(plan, ids), mock.chunkDelayMs, call.stop), call.stop),
+    };
   }
   if (!stream) {
     const json =
       call.dialect === 'anthropic'
         ? anthropicMockJson(plan, { id: `msg_${suffix}`, model })
         : openaiMockJson(plan, { id: `chatcmpl-${suffix}`, model, created: Math.floor(Date.now() / 1000) });
-    return { status: 200, headers: { 'content-type': 'application/json' }, body: feedOf(once(Buffer.from(json)), call.stop) };
+    return {
+      status: 200,
+      headers: { 'content-type': 'application/json' },
+      body: feedOf(once(Buffer.from(json)), call.stop),
+    };
   }
   const events =
     call.dialect === 'anthropic'
@@ -50,7 +75,11 @@ export async function callMockProvider(call: UpstreamCall): Promise<UpstreamResp
           created: Math.floor(Date.now() / 1000),
           includeUsage: isObject(body.stream_options) && body.stream_options.include_usage === true,
         });
-  return { status: 200, headers: { 'content-type': 'text/event-stream' }, body: feedOf(paced(events, mock.chunkDelayMs, call.stop), call.stop) };
+  return {
+    status: 200,
+    headers: { 'content-type': 'text/event-stream' },
+    body: feedOf(paced(events, mock.chunkDelayMs, call.stop), call.stop),
+  };
 }
 
 async function* once(buf: Buffer): AsyncGenerator<Uint8Array> {

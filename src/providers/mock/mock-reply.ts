@@ -1,7 +1,20 @@
 // The deterministic content of a mock reply: same request, same words, same usage — in either dialect.
 import { isObject, type JsonObject } from '../../core/json.ts';
 
-const WORDS = ['This', 'is', 'a', 'deterministic', 'reply', 'from', 'the', 'modelgate', 'mock', 'model', 'for', 'testing'];
+const WORDS = [
+  'This',
+  'is',
+  'a',
+  'deterministic',
+  'reply',
+  'from',
+  'the',
+  'modelgate',
+  'mock',
+  'model',
+  'for',
+  'testing',
+];
 
 export interface MockPlan {
   /** The words of the text reply, one token each (the first has no leading space). */
@@ -24,7 +37,8 @@ function textOf(content: unknown): string {
 /** Deterministic prompt count: ~4 characters a token over all message and system text, at least 1. */
 function countInput(body: JsonObject): number {
   let chars = textOf(body.system).length;
-  if (Array.isArray(body.messages)) for (const m of body.messages) if (isObject(m)) chars += textOf(m.content).length + 4;
+  if (Array.isArray(body.messages))
+    for (const m of body.messages) if (isObject(m)) chars += textOf(m.content).length + 4;
   if (Array.isArray(body.tools)) chars += JSON.stringify(body.tools).length;
   return Math.max(1, Math.ceil(chars / 4));
 }
@@ -49,9 +63,19 @@ function firstToolName(body: JsonObject): string | null {
 export function planMockReply(body: JsonObject, replyWords: number, seed: string): MockPlan {
   const inputTokens = countInput(body);
   const toolName = lastIsToolResult(body) ? null : firstToolName(body);
-  const max = typeof body.max_tokens === 'number' ? body.max_tokens : typeof body.max_completion_tokens === 'number' ? body.max_completion_tokens : Infinity;
+  const max =
+    typeof body.max_tokens === 'number'
+      ? body.max_tokens
+      : typeof body.max_completion_tokens === 'number'
+        ? body.max_completion_tokens
+        : Infinity;
   if (toolName) {
-    return { words: [], tool: { id: seed, name: toolName, arguments: '{"input":"mock"}' }, inputTokens, truncated: false };
+    return {
+      words: [],
+      tool: { id: seed, name: toolName, arguments: '{"input":"mock"}' },
+      inputTokens,
+      truncated: false,
+    };
   }
   const words: string[] = [];
   for (let i = 0; i < replyWords; i++) words.push((i === 0 ? '' : ' ') + WORDS[i % WORDS.length]);

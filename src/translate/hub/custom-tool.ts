@@ -21,7 +21,8 @@ export function wrapCustomInput(input: string): string {
 export function unwrapCustomInput(args: string): string {
   try {
     const v: unknown = JSON.parse(args);
-    if (typeof v === 'object' && v !== null && typeof (v as { input?: unknown }).input === 'string') return (v as { input: string }).input;
+    if (typeof v === 'object' && v !== null && typeof (v as { input?: unknown }).input === 'string')
+      return (v as { input: string }).input;
   } catch {
     // Not JSON: the model wrote the input itself.
   }

@@ -22,7 +22,14 @@ export type HubEvent =
   | { type: 'reasoning-delta'; index: number; text: string }
   | { type: 'reasoning-signature'; index: number; signature: string }
   | { type: 'reasoning-end'; index: number }
-  | { type: 'tool-call-start'; index: number; id: string; name: string; kind?: 'function' | 'custom'; signature?: string }
+  | {
+      type: 'tool-call-start';
+      index: number;
+      id: string;
+      name: string;
+      kind?: 'function' | 'custom';
+      signature?: string;
+    }
   | { type: 'tool-call-delta'; index: number; input: string }
   | { type: 'tool-call-end'; index: number }
   /**
@@ -33,4 +40,12 @@ export type HubEvent =
   /** The normal end; nothing follows it. */
   | { type: 'finish'; reason: FinishReason; stopSequence?: string }
   /** The upstream failed mid-stream; nothing follows it. */
-  | { type: 'error'; status: number; errorType: string; message: string; code?: string; param?: string; from?: HubDialect };
+  | {
+      type: 'error';
+      status: number;
+      errorType: string;
+      message: string;
+      code?: string;
+      param?: string;
+      from?: HubDialect;
+    };

@@ -1,5 +1,5 @@
 // The hub's internal form of a generation request: every dialect decodes its requests into it and encodes
-// it into its upstream requests, so no pair of dialects is ever written twice (issue 35). Shaped after
+// it into its upstream requests, so no pair of dialects is ever written twice. Shaped after
 // the Vercel AI SDK's LanguageModelV3 prompt, with the inbound direction and cache markers added.
 // Contract: a decoder refuses (TranslationError, a 400 naming the client's field) only what the form
 // cannot hold; an encoder leaves out what its wire cannot carry and names it in `adjustments`, or
@@ -102,11 +102,7 @@ export interface HubTool {
   cache?: CacheMarker;
 }
 
-export type HubToolChoice =
-  | { type: 'auto' }
-  | { type: 'none' }
-  | { type: 'required' }
-  | { type: 'tool'; name: string };
+export type HubToolChoice = { type: 'auto' } | { type: 'none' } | { type: 'required' } | { type: 'tool'; name: string };
 
 export type ReasoningEffort = 'none' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh' | 'max';
 
@@ -157,7 +153,17 @@ export interface HubRequest {
   from: HubDialect;
 }
 
-export type FinishReason = 'stop' | 'stop-sequence' | 'length' | 'tool-calls' | 'content-filter' | 'refusal' | 'pause' | 'context-window' | 'error' | 'other';
+export type FinishReason =
+  | 'stop'
+  | 'stop-sequence'
+  | 'length'
+  | 'tool-calls'
+  | 'content-filter'
+  | 'refusal'
+  | 'pause'
+  | 'context-window'
+  | 'error'
+  | 'other';
 
 /** A whole reply: the fold of its stream's events (events.ts, hub/fold.ts). */
 export interface HubReply {

@@ -1,5 +1,5 @@
 // Parameters a deployment's model refuses (config `refused_params`): an upstream encoder leaves each out
-// and says so, instead of the caller getting the upstream's 400 (issue 35).
+// and says so, instead of the caller getting the upstream's 400.
 import type { UpstreamOptions } from './codec.ts';
 
 /** True (and the adjustment recorded) when the deployment refuses `field` and the request set it. */

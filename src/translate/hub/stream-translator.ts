@@ -57,7 +57,12 @@ export class HubStreamTranslator {
     if (u === null) {
       return estimatedUsage(this.#promptEstimate(), this.#outputChars);
     }
-    const copy = { inputTokens: u.inputTokens, outputTokens: u.outputTokens, cacheReadTokens: u.cacheReadTokens, cacheWriteTokens: u.cacheWriteTokens };
+    const copy = {
+      inputTokens: u.inputTokens,
+      outputTokens: u.outputTokens,
+      cacheReadTokens: u.cacheReadTokens,
+      cacheWriteTokens: u.cacheWriteTokens,
+    };
     if (this.#partial) copy.outputTokens = Math.max(copy.outputTokens, outputTokensForChars(this.#outputChars));
     return copy;
   }

@@ -59,21 +59,33 @@ export class TranslatedExchange implements Exchange {
     this.#upstream = opts.upstream;
     this.#clientDialect = opts.clientDialect;
     if (nestedDeeperThan(opts.parsed, MAX_TRANSLATED_DEPTH)) {
-      throw new GatewayError('invalid_request', { message: `The request nests objects and arrays more than ${MAX_TRANSLATED_DEPTH} levels deep.` });
+      throw new GatewayError('invalid_request', {
+        message: `The request nests objects and arrays more than ${MAX_TRANSLATED_DEPTH} levels deep.`,
+      });
     }
     try {
       const request = opts.client.decodeRequest(opts.parsed, { stream: opts.stream === true });
       const cap = request.maxOutputTokens === undefined ? (opts.outputCap ?? null) : null;
       if (cap !== null) request.maxOutputTokens = cap;
       const encoded = opts.upstream.encodeRequest(request, opts.upstreamOptions);
-      if (cap !== null) encoded.adjustments.push(`output limit set to ${cap}: the key's limits reserve that much output for a request that names no limit`);
+      if (cap !== null)
+        encoded.adjustments.push(
+          `output limit set to ${cap}: the key's limits reserve that much output for a request that names no limit`,
+        );
       this.upstreamPath = encoded.path;
       this.#body = encoded.body;
       this.#replyState = encoded.replyState;
-      if (encoded.adjustments.length > 0) this.responseHeaders['x-modelgate-adjusted'] = headerSafe(encoded.adjustments.join('; '));
-      this.#ctx = { model: opts.model, created: Math.floor(Date.now() / 1000), request, promptEstimate: opts.promptEstimate };
+      if (encoded.adjustments.length > 0)
+        this.responseHeaders['x-modelgate-adjusted'] = headerSafe(encoded.adjustments.join('; '));
+      this.#ctx = {
+        model: opts.model,
+        created: Math.floor(Date.now() / 1000),
+        request,
+        promptEstimate: opts.promptEstimate,
+      };
     } catch (err) {
-      if (err instanceof TranslationError) throw new GatewayError('invalid_request', { message: err.message, param: err.param });
+      if (err instanceof TranslationError)
+        throw new GatewayError('invalid_request', { message: err.message, param: err.param });
       throw err;
     }
   }
@@ -94,7 +106,9 @@ export class TranslatedExchange implements Exchange {
       // nested brackets would overflow: such a reply is the upstream's fault, a failed attempt like any
       // malformed 2xx, not the gateway's 500. The cause is named so a decoder bug is not taken for it.
       const cause = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
-      throw new GatewayError('upstream_error', { message: `The upstream answered 200 with a body that could not be translated (${cause}).` });
+      throw new GatewayError('upstream_error', {
+        message: `The upstream answered 200 with a body that could not be translated (${cause}).`,
+      });
     }
   }
 
@@ -115,7 +129,8 @@ function parseUpstream(text: string): Record<string, unknown> {
   } catch {
     throw new GatewayError('upstream_error', { message: 'The upstream answered 200 with a body that is not JSON.' });
   }
-  if (!isObject(value)) throw new GatewayError('upstream_error', { message: 'The upstream answered 200 with JSON that is not an object.' });
+  if (!isObject(value))
+    throw new GatewayError('upstream_error', { message: 'The upstream answered 200 with JSON that is not an object.' });
   return value;
 }
 
@@ -133,7 +148,8 @@ class TranslatedRelay implements StreamRelay {
 
   /** An upstream's error event has the provider's credentials masked before the translator reads it. */
   #event(ev: SseEvent): string {
-    if (this.#masker !== undefined && (ev.event === 'error' || ev.data.startsWith('{"error"'))) ev = { event: ev.event, data: this.#masker.mask(ev.data) };
+    if (this.#masker !== undefined && (ev.event === 'error' || ev.data.startsWith('{"error"')))
+      ev = { event: ev.event, data: this.#masker.mask(ev.data) };
     return this.#t.push(ev);
   }
 
@@ -164,7 +180,14 @@ class TranslatedRelay implements StreamRelay {
 
   errorEvent(err: GatewayError, requestId: string): string {
     // A Responses stream ends with response.failed, written by its encoder with the output so far.
-    if (this.#dialect === 'responses') return this.#t.failWith({ type: 'error', status: err.status, errorType: 'server_error', message: err.message, code: err.code });
+    if (this.#dialect === 'responses')
+      return this.#t.failWith({
+        type: 'error',
+        status: err.status,
+        errorType: 'server_error',
+        message: err.message,
+        code: err.code,
+      });
     return renderStreamError(this.#dialect, err, requestId);
   }
 

@@ -37,7 +37,11 @@ test('fold: parts in block order, deltas joined, signature kept, last usage and 
     { type: 'tool-call-delta', index: 2, input: '{"a"' },
     { type: 'tool-call-delta', index: 2, input: ':1}' },
     { type: 'tool-call-end', index: 2 },
-    { type: 'usage', usage: { inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0 }, partial: true },
+    {
+      type: 'usage',
+      usage: { inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0 },
+      partial: true,
+    },
     { type: 'usage', usage: { inputTokens: 1, outputTokens: 9, cacheReadTokens: 0, cacheWriteTokens: 0 } },
     { type: 'finish', reason: 'tool-calls' },
     { type: 'text-delta', index: 1, text: 'after the end' },
@@ -56,7 +60,10 @@ test('fold: parts in block order, deltas joined, signature kept, last usage and 
 });
 
 test('an Anthropic stream folds to what the same Message decodes to whole', () => {
-  const streamed = foldEvents(decode(new MessagesStreamDecoder({ jsonMode: null }), readFixture('anthropic-upstream/thinking.sse')), 'messages');
+  const streamed = foldEvents(
+    decode(new MessagesStreamDecoder({ jsonMode: null }), readFixture('anthropic-upstream/thinking.sse')),
+    'messages',
+  );
   const whole = decodeMessagesReply(
     {
       id: 'msg_up3',
@@ -75,7 +82,10 @@ test('an Anthropic stream folds to what the same Message decodes to whole', () =
 });
 
 test('a chat stream with parallel tools folds to what the same completion decodes to whole', () => {
-  const streamed = foldEvents(decode(new ChatStreamDecoder({ stopSequences: undefined }), readFixture('openai-upstream/text-then-tools.sse')), 'chat');
+  const streamed = foldEvents(
+    decode(new ChatStreamDecoder({ stopSequences: undefined }), readFixture('openai-upstream/text-then-tools.sse')),
+    'chat',
+  );
   const whole = decodeChatReply(
     {
       choices: [
@@ -107,7 +117,11 @@ test('the stream translator bills the upstream figures, what was delivered when 
   const t = new HubStreamTranslator({
     decoder: scripted([
       { type: 'start' },
-      { type: 'usage', usage: { inputTokens: 7, outputTokens: 1, cacheReadTokens: 2, cacheWriteTokens: 3 }, partial: true },
+      {
+        type: 'usage',
+        usage: { inputTokens: 7, outputTokens: 1, cacheReadTokens: 2, cacheWriteTokens: 3 },
+        partial: true,
+      },
       { type: 'text-start', index: 0 },
       { type: 'text-delta', index: 0, text: 'x'.repeat(40) },
     ]),
@@ -115,14 +129,29 @@ test('the stream translator bills the upstream figures, what was delivered when 
     promptEstimate: () => 99,
   });
   t.push({ event: undefined, data: 'x' });
-  assert.deepEqual(t.usage, { inputTokens: 7, outputTokens: 10, cacheReadTokens: 2, cacheWriteTokens: 3 }, 'a partial count yields to what was delivered');
+  assert.deepEqual(
+    t.usage,
+    { inputTokens: 7, outputTokens: 10, cacheReadTokens: 2, cacheWriteTokens: 3 },
+    'a partial count yields to what was delivered',
+  );
   assert.equal(t.finished, false);
 
-  const none = new HubStreamTranslator({ decoder: scripted([{ type: 'start' }, { type: 'finish', reason: 'stop' }]), encoder: { push: (ev) => (seen.push(ev), '') }, promptEstimate: () => 99 });
+  const none = new HubStreamTranslator({
+    decoder: scripted([{ type: 'start' }, { type: 'finish', reason: 'stop' }]),
+    encoder: { push: (ev) => (seen.push(ev), '') },
+    promptEstimate: () => 99,
+  });
   seen.length = 0;
   none.push({ event: undefined, data: 'x' });
-  assert.deepEqual(seen.map((e) => e.type), ['start', 'usage', 'finish']);
-  assert.deepEqual(none.usage, { inputTokens: 99, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 }, 'no usage: the prompt estimate');
+  assert.deepEqual(
+    seen.map((e) => e.type),
+    ['start', 'usage', 'finish'],
+  );
+  assert.deepEqual(
+    none.usage,
+    { inputTokens: 99, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 },
+    'no usage: the prompt estimate',
+  );
   assert.equal(none.finished, true);
   assert.equal(none.failed, false);
 });

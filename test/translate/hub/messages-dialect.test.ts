@@ -19,7 +19,15 @@ const validateRequest = createValidator('anthropic', 'CreateMessageParams');
 const OPTS = { upstreamModel: 'claude-x', defaultMaxTokens: 1000, refusedParams: [] as string[] };
 
 function hubRequest(over: Partial<HubRequest>): HubRequest {
-  return { system: [], messages: [{ role: 'user', content: [{ type: 'text', text: 'Hi' }] }], tools: [], stream: false, extra: {}, from: 'chat', ...over };
+  return {
+    system: [],
+    messages: [{ role: 'user', content: [{ type: 'text', text: 'Hi' }] }],
+    tools: [],
+    stream: false,
+    extra: {},
+    from: 'chat',
+    ...over,
+  };
 }
 
 function decodeStream(text: string, jsonMode: { toolName: string; wrapKey: string | null } | null = null): HubEvent[] {
@@ -39,8 +47,20 @@ test('decode request: a mid-conversation system message stays at its position; t
     messages: [
       { role: 'user', content: 'Q' },
       { role: 'system', content: 'Reminder.' },
-      { role: 'assistant', content: [{ type: 'thinking', thinking: 't', signature: 'sig' }, { type: 'tool_use', id: 'toolu_1', name: 'f', input: { a: 1 } }] },
-      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'r', is_error: true }, { type: 'text', text: 'more', cache_control: { type: 'ephemeral' } }] },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'thinking', thinking: 't', signature: 'sig' },
+          { type: 'tool_use', id: 'toolu_1', name: 'f', input: { a: 1 } },
+        ],
+      },
+      {
+        role: 'user',
+        content: [
+          { type: 'tool_result', tool_use_id: 'toolu_1', content: 'r', is_error: true },
+          { type: 'text', text: 'more', cache_control: { type: 'ephemeral' } },
+        ],
+      },
     ],
     thinking: { type: 'enabled', budget_tokens: 9000 },
     top_k: 5,
@@ -50,8 +70,17 @@ test('decode request: a mid-conversation system message stays at its position; t
   assert.deepEqual(req.messages, [
     { role: 'user', content: [{ type: 'text', text: 'Q' }] },
     { role: 'system', content: [{ type: 'text', text: 'Reminder.' }] },
-    { role: 'assistant', content: [{ type: 'reasoning', text: 't', signature: 'sig', origin: 'messages' }, { type: 'tool-call', id: 'toolu_1', name: 'f', input: '{"a":1}' }] },
-    { role: 'tool', content: [{ type: 'tool-result', callId: 'toolu_1', content: [{ type: 'text', text: 'r' }], isError: true }] },
+    {
+      role: 'assistant',
+      content: [
+        { type: 'reasoning', text: 't', signature: 'sig', origin: 'messages' },
+        { type: 'tool-call', id: 'toolu_1', name: 'f', input: '{"a":1}' },
+      ],
+    },
+    {
+      role: 'tool',
+      content: [{ type: 'tool-result', callId: 'toolu_1', content: [{ type: 'text', text: 'r' }], isError: true }],
+    },
     { role: 'user', content: [{ type: 'text', text: 'more', cache: { type: 'ephemeral' } }] },
   ]);
   assert.deepEqual(req.reasoning, { budgetTokens: 9000, effort: 'medium' });
@@ -64,9 +93,26 @@ test('encode request: cache markers land on system, tools, blocks and tool resul
     hubRequest({
       system: [{ type: 'text', text: 'Rules.', cache: { type: 'ephemeral' } }],
       messages: [
-        { role: 'user', content: [{ type: 'text', text: 'Look', cache: { type: 'ephemeral', ttl: '1h' } }, { type: 'file', mediaType: 'image/png', data: { base64: 'AA' }, cache: { type: 'ephemeral' } }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'Look', cache: { type: 'ephemeral', ttl: '1h' } },
+            { type: 'file', mediaType: 'image/png', data: { base64: 'AA' }, cache: { type: 'ephemeral' } },
+          ],
+        },
         { role: 'assistant', content: [{ type: 'tool-call', id: 'call.1', name: 'f', input: '{}' }] },
-        { role: 'tool', content: [{ type: 'tool-result', callId: 'call.1', content: [{ type: 'text', text: 'ok' }], plainText: true, cache: { type: 'ephemeral' } }] },
+        {
+          role: 'tool',
+          content: [
+            {
+              type: 'tool-result',
+              callId: 'call.1',
+              content: [{ type: 'text', text: 'ok' }],
+              plainText: true,
+              cache: { type: 'ephemeral' },
+            },
+          ],
+        },
       ],
       tools: [{ name: 'f', kind: 'function', cache: { type: 'ephemeral' } }],
     }),
@@ -75,14 +121,22 @@ test('encode request: cache markers land on system, tools, blocks and tool resul
   const body = JSON.parse(out.body);
   validateRequest(body);
   assert.deepEqual(body.system, [{ type: 'text', text: 'Rules.', cache_control: { type: 'ephemeral' } }]);
-  assert.deepEqual(body.tools, [{ name: 'f', input_schema: { type: 'object', properties: {} }, cache_control: { type: 'ephemeral' } }]);
+  assert.deepEqual(body.tools, [
+    { name: 'f', input_schema: { type: 'object', properties: {} }, cache_control: { type: 'ephemeral' } },
+  ]);
   assert.deepEqual(body.messages[0].content, [
     { type: 'text', text: 'Look', cache_control: { type: 'ephemeral', ttl: '1h' } },
-    { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AA' }, cache_control: { type: 'ephemeral' } },
+    {
+      type: 'image',
+      source: { type: 'base64', media_type: 'image/png', data: 'AA' },
+      cache_control: { type: 'ephemeral' },
+    },
   ]);
   const id = body.messages[1].content[0].id;
   assert.match(id, /^call_1_[0-9a-f]{8}$/);
-  assert.deepEqual(body.messages[2].content, [{ type: 'tool_result', tool_use_id: id, content: 'ok', cache_control: { type: 'ephemeral' } }]);
+  assert.deepEqual(body.messages[2].content, [
+    { type: 'tool_result', tool_use_id: id, content: 'ok', cache_control: { type: 'ephemeral' } },
+  ]);
 });
 
 test('encode request: a system message inside the conversation is hoisted, and said so; refused sampling left out', () => {
@@ -100,8 +154,19 @@ test('encode request: a system message inside the conversation is hoisted, and s
     { ...OPTS, refusedParams: ['temperature', 'top_p'] },
   );
   const body = JSON.parse(out.body);
-  assert.deepEqual(body.system, [{ type: 'text', text: 'A' }, { type: 'text', text: 'B' }]);
-  assert.deepEqual(body.messages, [{ role: 'user', content: [{ type: 'text', text: 'Q' }, { type: 'text', text: 'Q2' }] }]);
+  assert.deepEqual(body.system, [
+    { type: 'text', text: 'A' },
+    { type: 'text', text: 'B' },
+  ]);
+  assert.deepEqual(body.messages, [
+    {
+      role: 'user',
+      content: [
+        { type: 'text', text: 'Q' },
+        { type: 'text', text: 'Q2' },
+      ],
+    },
+  ]);
   assert.equal(body.temperature, undefined);
   assert.equal(body.top_p, undefined);
   assert.deepEqual(out.adjustments, [
@@ -142,7 +207,11 @@ test('decode reply: thinking with its signature, redacted thinking, tool input a
 test('encode reply: a Message the schema accepts, with cache usage and the matched stop sequence', () => {
   const text = encodeMessagesReply(
     {
-      content: [{ type: 'reasoning', text: 'r', origin: 'chat' }, { type: 'text', text: 'Hi' }, { type: 'tool-call', id: 'a:b', name: 'f', input: 'not json' }],
+      content: [
+        { type: 'reasoning', text: 'r', origin: 'chat' },
+        { type: 'text', text: 'Hi' },
+        { type: 'tool-call', id: 'a:b', name: 'f', input: 'not json' },
+      ],
       finish: 'stop-sequence',
       stopSequence: '###',
       usage: { inputTokens: 1, outputTokens: 2, cacheReadTokens: 30, cacheWriteTokens: 7 },
@@ -164,7 +233,11 @@ test('decode stream: raw SSE text → hub events (golden thinking), the output c
   const events = decodeStream(readFixture('anthropic-upstream/thinking.sse'));
   assert.deepEqual(events, [
     { type: 'start' },
-    { type: 'usage', usage: { inputTokens: 10, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0 }, partial: true },
+    {
+      type: 'usage',
+      usage: { inputTokens: 10, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0 },
+      partial: true,
+    },
     { type: 'reasoning-start', index: 0 },
     { type: 'reasoning-delta', index: 0, text: '2+2 is 4.' },
     { type: 'reasoning-signature', index: 0, signature: 'EqQBsig' },
@@ -178,18 +251,33 @@ test('decode stream: raw SSE text → hub events (golden thinking), the output c
 });
 
 test('decode stream: JSON mode turns the forced tool into text; an error event and a cut stream are errors', () => {
-  const events = decodeStream(readFixture('anthropic-upstream/json-mode.sse'), { toolName: 'json_response', wrapKey: null });
+  const events = decodeStream(readFixture('anthropic-upstream/json-mode.sse'), {
+    toolName: 'json_response',
+    wrapKey: null,
+  });
   const text = events.flatMap((e) => (e.type === 'text-delta' ? [e.text] : [])).join('');
   assert.doesNotThrow(() => JSON.parse(text), text);
-  assert.equal(events.some((e) => e.type === 'tool-call-start'), false);
+  assert.equal(
+    events.some((e) => e.type === 'tool-call-start'),
+    false,
+  );
   assert.deepEqual(events.at(-1), { type: 'finish', reason: 'stop' });
-  const err = decodeStream('event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n');
-  assert.deepEqual(err, [{ type: 'error', status: 529, errorType: 'overloaded_error', message: 'Overloaded', from: 'messages' }]);
+  const err = decodeStream(
+    'event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n',
+  );
+  assert.deepEqual(err, [
+    { type: 'error', status: 529, errorType: 'overloaded_error', message: 'Overloaded', from: 'messages' },
+  ]);
   assert.equal(decodeStream(readFixture('anthropic-upstream/cut.sse')).at(-1)?.type, 'error');
 });
 
 test('encode stream: hub events → a well-formed Anthropic stream, blocks numbered on the wire, ids repaired', () => {
-  const enc = new MessagesStreamEncoder({ model: 'claude-x', created: 0, request: hubRequest({ from: 'messages' }), promptEstimate: () => 12 });
+  const enc = new MessagesStreamEncoder({
+    model: 'claude-x',
+    created: 0,
+    request: hubRequest({ from: 'messages' }),
+    promptEstimate: () => 12,
+  });
   const events: HubEvent[] = [
     { type: 'start' },
     { type: 'reasoning-start', index: 4 },
@@ -207,7 +295,10 @@ test('encode stream: hub events → a well-formed Anthropic stream, blocks numbe
   const text = events.map((e) => enc.push(e)).join('');
   const msg = rebuildAnthropic(parseSseText(text));
   assert.equal(msg.stopped, true);
-  assert.deepEqual(msg.blocks.map((b) => b.type), ['thinking', 'text', 'tool_use']);
+  assert.deepEqual(
+    msg.blocks.map((b) => b.type),
+    ['thinking', 'text', 'tool_use'],
+  );
   assert.equal(msg.blocks[1].text, 'Hi');
   assert.match(msg.blocks[2].id ?? '', /^functions_f_0_[0-9a-f]{8}$/);
   assert.deepEqual(JSON.parse(msg.blocks[2].json ?? ''), { a: 1 });
@@ -215,6 +306,11 @@ test('encode stream: hub events → a well-formed Anthropic stream, blocks numbe
   assert.equal(msg.startUsage.input_tokens, 12);
   assert.equal(msg.deltaUsage?.cache_creation_input_tokens, 2);
   assert.equal(msg.deltaUsage?.cache_read_input_tokens, 3);
-  const failed = new MessagesStreamEncoder({ model: 'm', created: 0, request: hubRequest({}), promptEstimate: () => 1 }).push({ type: 'error', status: 429, errorType: 'rate_limit_error', message: 'slow', from: 'chat' });
+  const failed = new MessagesStreamEncoder({
+    model: 'm',
+    created: 0,
+    request: hubRequest({}),
+    promptEstimate: () => 1,
+  }).push({ type: 'error', status: 429, errorType: 'rate_limit_error', message: 'slow', from: 'chat' });
   assert.equal(failed, 'event: error\ndata: {"type":"error","error":{"type":"rate_limit_error","message":"slow"}}\n\n');
 });

@@ -13,12 +13,33 @@ test('encode: a chat-born hub request as a Responses body; what the API has no p
   const req: HubRequest = {
     system: [{ type: 'text', text: 'Be brief.' }],
     messages: [
-      { role: 'user', content: [{ type: 'text', text: 'Weather?' }, { type: 'file', mediaType: 'image/jpeg', data: { url: 'https://x/y.jpg' } }] },
-      { role: 'assistant', content: [{ type: 'reasoning', text: 'hmm', origin: 'messages', signature: 's' }, { type: 'tool-call', id: 'call_1', name: 'get_weather', input: '{"city":"Paris"}' }] },
-      { role: 'tool', content: [{ type: 'tool-result', callId: 'call_1', content: [{ type: 'text', text: 'Sunny' }] }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'Weather?' },
+          { type: 'file', mediaType: 'image/jpeg', data: { url: 'https://x/y.jpg' } },
+        ],
+      },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'reasoning', text: 'hmm', origin: 'messages', signature: 's' },
+          { type: 'tool-call', id: 'call_1', name: 'get_weather', input: '{"city":"Paris"}' },
+        ],
+      },
+      {
+        role: 'tool',
+        content: [{ type: 'tool-result', callId: 'call_1', content: [{ type: 'text', text: 'Sunny' }] }],
+      },
       { role: 'system', content: [{ type: 'text', text: 'Answer in French.' }] },
     ],
-    tools: [{ name: 'get_weather', kind: 'function', inputSchema: { type: 'object', properties: { city: { type: 'string' } } } }],
+    tools: [
+      {
+        name: 'get_weather',
+        kind: 'function',
+        inputSchema: { type: 'object', properties: { city: { type: 'string' } } },
+      },
+    ],
     toolChoice: { type: 'tool', name: 'get_weather' },
     maxOutputTokens: 300,
     temperature: 0.2,
@@ -34,7 +55,14 @@ test('encode: a chat-born hub request as a Responses body; what the API has no p
   assert.deepEqual(JSON.parse(enc.body), {
     model: 'gpt-5',
     input: [
-      { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Weather?' }, { type: 'input_image', image_url: 'https://x/y.jpg', detail: 'auto' }] },
+      {
+        type: 'message',
+        role: 'user',
+        content: [
+          { type: 'input_text', text: 'Weather?' },
+          { type: 'input_image', image_url: 'https://x/y.jpg', detail: 'auto' },
+        ],
+      },
       { type: 'function_call', call_id: 'call_1', name: 'get_weather', arguments: '{"city":"Paris"}' },
       { type: 'function_call_output', call_id: 'call_1', output: 'Sunny' },
       { type: 'message', role: 'developer', content: 'Answer in French.' },
@@ -44,7 +72,15 @@ test('encode: a chat-born hub request as a Responses body; what the API has no p
     max_output_tokens: 300,
     top_p: 0.5,
     stream: true,
-    tools: [{ type: 'function', name: 'get_weather', description: null, parameters: { type: 'object', properties: { city: { type: 'string' } } }, strict: false }],
+    tools: [
+      {
+        type: 'function',
+        name: 'get_weather',
+        description: null,
+        parameters: { type: 'object', properties: { city: { type: 'string' } } },
+        strict: false,
+      },
+    ],
     tool_choice: { type: 'function', name: 'get_weather' },
     text: { format: { type: 'json_schema', name: 'weather', schema: { type: 'object' }, strict: false } },
     reasoning: { effort: 'xhigh' },
@@ -61,13 +97,27 @@ test('encode: a chat-born hub request as a Responses body; what the API has no p
 test('decode reply: reasoning with its encrypted content, text, a function call, usage with cached and reasoning tokens', () => {
   const reply = responsesUpstream.decodeReply(
     {
-      id: 'resp_1', object: 'response', status: 'completed',
+      id: 'resp_1',
+      object: 'response',
+      status: 'completed',
       output: [
         { id: 'rs_1', type: 'reasoning', summary: [{ type: 'summary_text', text: 'Plan' }], encrypted_content: 'gAAA' },
-        { id: 'msg_1', type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'Calling.', annotations: [] }] },
+        {
+          id: 'msg_1',
+          type: 'message',
+          role: 'assistant',
+          status: 'completed',
+          content: [{ type: 'output_text', text: 'Calling.', annotations: [] }],
+        },
         { id: 'fc_1', type: 'function_call', call_id: 'call_1', name: 'f', arguments: '{}', status: 'completed' },
       ],
-      usage: { input_tokens: 50, input_tokens_details: { cached_tokens: 30 }, output_tokens: 20, output_tokens_details: { reasoning_tokens: 8 }, total_tokens: 70 },
+      usage: {
+        input_tokens: 50,
+        input_tokens_details: { cached_tokens: 30 },
+        output_tokens: 20,
+        output_tokens_details: { reasoning_tokens: 8 },
+        total_tokens: 70,
+      },
     },
     null,
   );
@@ -81,7 +131,10 @@ test('decode reply: reasoning with its encrypted content, text, a function call,
     finish: 'tool-calls',
     usage: { inputTokens: 20, outputTokens: 20, cacheReadTokens: 30, cacheWriteTokens: 0, reasoningTokens: 8 },
   });
-  const cut = responsesUpstream.decodeReply({ status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' }, output: [] }, null);
+  const cut = responsesUpstream.decodeReply(
+    { status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' }, output: [] },
+    null,
+  );
   assert.equal(cut.finish, 'length');
   assert.equal(cut.usageMissing, true);
 });
@@ -156,7 +209,10 @@ test('decode stream: raw OpenAI SSE into hub events, reasoning passed on whole w
     { type: 'tool-call-start', index: 2, id: 'call_9', name: 'shell', kind: 'function' },
     { type: 'tool-call-delta', index: 2, input: '{"a":1}' },
     { type: 'tool-call-end', index: 2 },
-    { type: 'usage', usage: { inputTokens: 10, outputTokens: 6, cacheReadTokens: 2, cacheWriteTokens: 0, reasoningTokens: 3 } },
+    {
+      type: 'usage',
+      usage: { inputTokens: 10, outputTokens: 6, cacheReadTokens: 2, cacheWriteTokens: 0, reasoningTokens: 3 },
+    },
     { type: 'finish', reason: 'tool-calls' },
   ]);
 });
@@ -169,9 +225,20 @@ test('decode stream: an error event, a failed response and a cut stream each end
     return [...out, ...dec.end()];
   };
   const head = OPENAI_SSE.split('\n\n').slice(0, 2).join('\n\n') + '\n\n';
-  const viaError = one(`${head}event: error\ndata: {"type":"error","code":"rate_limit_exceeded","message":"Slow down","param":null,"sequence_number":2}\n\n`);
-  assert.deepEqual(viaError.at(-1), { type: 'error', status: 429, errorType: 'server_error', message: 'Slow down', code: 'rate_limit_exceeded', from: 'responses' });
-  const failed = one(`${head}event: response.failed\ndata: {"type":"response.failed","sequence_number":2,"response":{"status":"failed","error":{"code":"server_error","message":"Broke"}}}\n\n`);
+  const viaError = one(
+    `${head}event: error\ndata: {"type":"error","code":"rate_limit_exceeded","message":"Slow down","param":null,"sequence_number":2}\n\n`,
+  );
+  assert.deepEqual(viaError.at(-1), {
+    type: 'error',
+    status: 429,
+    errorType: 'server_error',
+    message: 'Slow down',
+    code: 'rate_limit_exceeded',
+    from: 'responses',
+  });
+  const failed = one(
+    `${head}event: response.failed\ndata: {"type":"response.failed","sequence_number":2,"response":{"status":"failed","error":{"code":"server_error","message":"Broke"}}}\n\n`,
+  );
   assert.equal(failed.filter((e) => e.type === 'error').length, 1);
   assert.equal((failed.at(-1) as { message: string }).message, 'Broke');
   const cut = one(head);
