@@ -180,6 +180,11 @@ export class KeyCache {
     this.#timer.unref();
   }
 
+  /** Whether the polls fail now (the database is unreachable), for readiness (/readyz). */
+  get failing(): boolean {
+    return this.#failing;
+  }
+
   stop(): void {
     if (this.#timer) clearInterval(this.#timer);
     this.#timer = null;
