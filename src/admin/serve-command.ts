@@ -15,6 +15,7 @@ import { SecretMasker } from '../observability/mask-secrets.ts';
 import { openStore } from '../store/open-store.ts';
 import { isPostgresUrl, maskDatabaseUrl } from '../store/database-url.ts';
 import type { Store } from '../store/store.ts';
+import type { MigrationStep } from '../store/migrations.ts';
 import { openResponseStore } from '../store/response-store.ts';
 import { startResponsePurge } from '../store/response-purge.ts';
 import { createGatewayServer } from '../http/server.ts';
@@ -47,7 +48,13 @@ const SERVING_WRITER_BUSY_TIMEOUT_MS = 1_000;
 
 export async function serveCommand(config: GatewayConfig): Promise<void> {
   const log = createLogger();
-  const store = await openStore(config.database);
+  // One line per migration step, so an upgrade shows what it did to the database.
+  const onMigrated = (step: MigrationStep): void =>
+    log.info(
+      { schema: step.schema, from: step.from, to: step.to },
+      `migrated the database's ${step.schema} schema from version ${step.from} to ${step.to}`,
+    );
+  const store = await openStore(config.database, onMigrated);
   await ensureFirstKey(store, config, log);
   // Rows a stop could not write are billed before any budget is loaded from the database.
   const spill = spillFor(config);
@@ -137,7 +144,7 @@ export async function serveCommand(config: GatewayConfig): Promise<void> {
   // second (the usage writer thread), and a failed usage batch is retried (usage-writer.ts).
   store.busyTimeout?.(SERVING_BUSY_TIMEOUT_MS, SERVING_WRITER_BUSY_TIMEOUT_MS);
   const tracing = await startTracing(process.env, log);
-  const responses = await openResponseStore(config.database, isPostgresUrl(config.database));
+  const responses = await openResponseStore(config.database, isPostgresUrl(config.database), onMigrated);
   const stopPurge = startResponsePurge(responses, log);
   const bodyLimits = {
     bytes: config.bodyLimitBytes,
