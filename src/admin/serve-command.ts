@@ -32,6 +32,7 @@ import { Admission } from '../admission/admission.ts';
 import { SoloGuard } from '../admission/solo-guard.ts';
 import { MemoryAdmissionStore } from '../admission/memory-store.ts';
 import { Readiness } from '../observability/readiness.ts';
+import { checkConfig } from '../config/check.ts';
 import { gracefulStop } from './graceful-stop.ts';
 import { reservationTtlFor, type AdmissionStore } from '../admission/store.ts';
 import { glibcRuntimeVersion, mallocArenaNote, youngGenerationNote } from '../runtime/node-flags.ts';
@@ -196,6 +197,8 @@ export async function serveCommand(config: GatewayConfig): Promise<void> {
     },
     `modelgate listening on http://${config.listen.host}:${port}`,
   );
+  // The mistakes `modelgate config check` reports, said at start too: each would fail or misprice requests.
+  for (const f of checkConfig(config)) log.warn({ setting: f.path }, `config ${f.level}: ${f.message}`);
   // A model without a price costs nothing, so USD budgets do not limit it: said once, at start, for
   // models that reach a paid provider (mock models are free by nature).
   const unpriced = config.models

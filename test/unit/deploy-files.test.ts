@@ -136,7 +136,7 @@ test("the image's entry command starts Node with the flags and MALLOC_ARENA_MAX 
     assert.deepEqual(flagsOf(image), flagsOf(npmStart));
     assert.equal(image[flagsOf(image).length], bin);
     assert.equal(npmStart[flagsOf(npmStart).length], 'src/main.ts');
-    assert.match(read('bin/modelgate.js'), /^import '\.\.\/src\/main\.ts';$/m);
+    assert.match(read('bin/modelgate.js'), /^await import\('\.\.\/src\/main\.ts'\);$/m);
     assert.deepEqual(image.slice(flagsOf(image).length + 1), cmd);
     assert.equal(npmStart.at(-1), 'serve');
   } finally {
