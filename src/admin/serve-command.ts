@@ -32,6 +32,7 @@ import { Admission } from '../admission/admission.ts';
 import { SoloGuard } from '../admission/solo-guard.ts';
 import { MemoryAdmissionStore } from '../admission/memory-store.ts';
 import { Readiness } from '../observability/readiness.ts';
+import { keySpendSamples } from '../observability/key-spend.ts';
 import { checkConfig } from '../config/check.ts';
 import { gracefulStop } from './graceful-stop.ts';
 import { reservationTtlFor, type AdmissionStore } from '../admission/store.ts';
@@ -141,6 +142,7 @@ export async function serveCommand(config: GatewayConfig): Promise<void> {
   const metrics = new Metrics({ providerOf: providerNames(config) });
   metrics.watchUsage(usage);
   metrics.watchAdmission(admission);
+  metrics.watchKeySpend(() => keySpendSamples(keys.records(), admission, Date.now()));
   // From here on a write that finds another process's lock gives up soon (on the loop) or within a
   // second (the usage writer thread), and a failed usage batch is retried (usage-writer.ts).
   store.busyTimeout?.(SERVING_BUSY_TIMEOUT_MS, SERVING_WRITER_BUSY_TIMEOUT_MS);

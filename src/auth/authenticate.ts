@@ -289,6 +289,11 @@ export class KeyCache {
     this.#misses.set(digest, now + MISS_TTL_MS);
   }
 
+  /** Every key loaded (for the key spend metrics, read when scraped). */
+  records(): Iterable<KeyRecord> {
+    return this.#byHash.values();
+  }
+
   size(): number {
     return this.#byHash.size;
   }
