@@ -117,8 +117,9 @@ function freshGet(url: string): Promise<{ status: number; body: string }> {
 test('SIGTERM with a grace longer than the streams: /readyz fails at once, new connections are served during the drain delay, every stream completes, and the process exits right after the last', {
   timeout: 90_000,
 }, async () => {
-  // 6 streams of 25 chunks 200 ms apart (5 s each); a 60 s grace and a 3 s drain delay.
-  const { up, gw } = await startStopping({ chunkCount: 25, chunkDelayMs: 200 }, { graceS: 60, drainS: 3 });
+  // 6 streams of 40 chunks 200 ms apart (8 s each); a 60 s grace and a 4 s drain delay: the streams
+  // outlast the drain delay, so the process waits for them after the listener closed.
+  const { up, gw } = await startStopping({ chunkCount: 40, chunkDelayMs: 200 }, { graceS: 60, drainS: 4 });
   try {
     const { key, id } = await gw.createKey({ name: 'rollout', flags: ['--budget-usd', '5'] });
     const post = (stream: boolean): Promise<Response> =>
@@ -182,6 +183,7 @@ test('SIGTERM with a grace longer than the streams: /readyz fails at once, new c
     const all = await Promise.all(texts);
     for (const text of all) assert.ok(text.trimEnd().endsWith('data: [DONE]'), text.slice(-300));
     const exitAt = await exited;
+    assert.ok(exitAt > lastStreamEnd - 1_000, 'the process waited for the streams');
     // Exit follows the last stream, not the end of the 60 s grace: a generous bound for a loaded machine.
     assert.ok(exitAt - lastStreamEnd < 10_000, `exited ${Math.round(exitAt - lastStreamEnd)} ms after the last stream`);
     assert.doesNotMatch(gw.logs(), /grace over/);
