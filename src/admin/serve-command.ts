@@ -26,6 +26,7 @@ import { createUiHandler } from './ui-files.ts';
 import { DecodeBudget } from '../http/decode-budget.ts';
 import { closeProviderPools } from '../providers/http-provider.ts';
 import type { Gateway } from '../pipeline/gateway.ts';
+import { createMcpService } from '../mcp/service.ts';
 import { createRouting } from '../routing/create-routing.ts';
 import { startTracing } from '../observability/tracing.ts';
 import { Admission } from '../admission/admission.ts';
@@ -167,6 +168,7 @@ export async function serveCommand(config: GatewayConfig): Promise<void> {
     masker,
     admission,
     tracing,
+    mcp: createMcpService({ servers: config.mcpServers, log, registry: metrics.registry }),
     ...createRouting({ log, metrics, breaker: config.breaker }),
   };
   const readiness = new Readiness();
@@ -234,6 +236,7 @@ export async function serveCommand(config: GatewayConfig): Promise<void> {
     readiness,
     inFlight: () => metrics.inFlight,
     release: async () => {
+      await gw.mcp?.aggregator.stop();
       await usage.close();
       await solo?.stop();
       await tracing

@@ -2,7 +2,14 @@
 import { readFileSync, existsSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
-import type { DeploymentConfig, GatewayConfig, ModelConfig, ProviderConfig, Timeouts } from '../core/config-types.ts';
+import type {
+  DeploymentConfig,
+  GatewayConfig,
+  McpServerConfig,
+  ModelConfig,
+  ProviderConfig,
+  Timeouts,
+} from '../core/config-types.ts';
 import type { ModelMode } from '../core/dialect.ts';
 import { BUILTIN_CONFIG_YAML } from './builtin.ts';
 import { applyEnvOverrides } from './env-overrides.ts';
@@ -197,6 +204,7 @@ function build(raw: RawConfig, source: string, env: NodeJS.ProcessEnv): GatewayC
     },
     providers: [...providers.values()],
     models,
+    mcpServers: mcpServersOf(raw.mcp_servers ?? []),
   };
 }
 
@@ -221,4 +229,24 @@ function timeouts(raw: RawConfig['timeouts'], base: Timeouts): Timeouts {
 /** Upstream embedding models all say so in their names (text-embedding-3-small, gemini-embedding-001). */
 function inferredMode(upstreamModel: string): ModelMode {
   return /embed/i.test(upstreamModel) ? 'embedding' : 'chat';
+}
+
+/** The `mcp_servers:` block; a name given twice is an error (it would make two servers' tools one). */
+function mcpServersOf(raw: NonNullable<RawConfig['mcp_servers']>): McpServerConfig[] {
+  const seen = new Set<string>();
+  return raw.map((s, i) => {
+    if (seen.has(s.name)) throw new Error(`mcp_servers[${i}].name: "${s.name}" is configured twice`);
+    seen.add(s.name);
+    const timeoutMs = s.timeout_ms ?? DEFAULTS.mcpTimeoutMs;
+    if (s.url !== undefined)
+      return {
+        name: s.name,
+        timeoutMs,
+        kind: 'remote',
+        url: s.url,
+        transport: s.transport ?? 'http',
+        headers: s.headers ?? {},
+      };
+    return { name: s.name, timeoutMs, kind: 'stdio', command: s.command ?? '', args: s.args ?? [], env: s.env ?? {} };
+  });
 }

@@ -72,6 +72,33 @@ export const modelSchema = z.strictObject({
   max_retries: num(z.number().int().min(0).max(10)).optional(),
 });
 
+// One upstream MCP server behind /mcp: remote (`url`, with headers the gateway keeps) or local (`command`).
+// The name prefixes its tools as `NAME__TOOL`, so it may not hold the separator itself.
+const mcpServerName = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9_-]*$/, 'must be letters, digits, - and _')
+  .refine((n) => !n.includes('__'), 'must not contain `__` (the separator of SERVER__TOOL)');
+export const mcpServerSchema = z
+  .strictObject({
+    name: mcpServerName,
+    url: z.url().optional(),
+    transport: z.enum(['http', 'sse']).optional(),
+    headers: z.record(z.string(), z.string()).optional(),
+    command: z.string().min(1).optional(),
+    args: z.array(z.string()).optional(),
+    env: z.record(z.string(), z.string()).optional(),
+    timeout_ms: positiveInt.optional(),
+  })
+  .refine((s) => (s.url === undefined) !== (s.command === undefined), {
+    message: 'give either `url` (a remote server) or `command` (a local stdio server), not both',
+  })
+  .refine((s) => s.url !== undefined || (s.headers === undefined && s.transport === undefined), {
+    message: '`headers` and `transport` belong to a remote server (`url`)',
+  })
+  .refine((s) => s.command !== undefined || (s.args === undefined && s.env === undefined), {
+    message: '`args` and `env` belong to a local server (`command`)',
+  });
+
 export const configSchema = z.strictObject({
   listen: z
     .strictObject({ host: z.string().min(1).optional(), port: num(z.number().int().min(0).max(65535)).optional() })
@@ -134,6 +161,7 @@ export const configSchema = z.strictObject({
   max_retries: num(z.number().int().min(0).max(10)).optional(),
   providers: z.array(providerSchema).min(1),
   models: z.array(modelSchema).min(1),
+  mcp_servers: z.array(mcpServerSchema).optional(),
 });
 
 export type RawConfig = z.infer<typeof configSchema>;
@@ -162,6 +190,8 @@ export const DEFAULTS = {
   // Long enough for a load balancer to see the failing readiness and send new connections elsewhere.
   drainDelayS: 5,
   maxRetries: 5,
+  // An MCP server's listing or tool call that takes longer fails; its tools are left out meanwhile.
+  mcpTimeoutMs: 10_000,
   // A replica silent this long is taken for dead: its reservations and unwritten spend are reconciled.
   redisPeerTimeoutMs: 30_000,
   timeouts: { connectMs: 10_000, firstByteMs: 120_000, idleMs: 60_000, totalMs: 600_000 },

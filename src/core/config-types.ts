@@ -133,4 +133,16 @@ export interface GatewayConfig {
   };
   providers: ProviderConfig[];
   models: ModelConfig[];
+  /** The MCP servers `/mcp` aggregates (`mcp_servers:`); empty = /mcp lists no tools. */
+  mcpServers: McpServerConfig[];
 }
+
+/** An upstream MCP server: remote over Streamable HTTP (or SSE), or a local process spoken to over stdio. */
+export type McpServerConfig = {
+  name: string;
+  /** A listing or a call to this server that takes longer fails (its tools are left out of a listing). */
+  timeoutMs: number;
+} & (
+  | { kind: 'remote'; url: string; transport: 'http' | 'sse'; headers: Record<string, string> }
+  | { kind: 'stdio'; command: string; args: string[]; env: Record<string, string> }
+);

@@ -14,6 +14,8 @@ export interface KeyRecord {
   models: string[] | null;
   /** Unix milliseconds; null means never. */
   expiresAt: number | null;
+  /** MCP tools (`SERVER__TOOL`) or `*` patterns the key may list and call; null = every configured tool. */
+  mcpTools?: string[] | null;
   disabled: boolean;
   budgetUsd: number | null;
   tokenBudget: number | null;

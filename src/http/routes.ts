@@ -22,7 +22,8 @@ export type RouteName =
   | 'gemini_count'
   | 'gemini_models'
   | 'gemini_model'
-  | 'gemini_unknown';
+  | 'gemini_unknown'
+  | 'mcp';
 
 export interface Route {
   name: RouteName;
@@ -48,6 +49,7 @@ const EXACT: Route[] = [
   { name: 'livez', template: '/livez', method: 'GET', dialect: 'openai' },
   { name: 'readyz', template: '/readyz', method: 'GET', dialect: 'openai' },
   { name: 'metrics', template: '/metrics', method: 'GET', dialect: 'openai' },
+  { name: 'mcp', template: '/mcp', method: 'POST', dialect: 'openai' },
 ];
 const ROUTES = new Map(EXACT.map((r) => [r.template, r]));
 

@@ -13,6 +13,7 @@ import type { CircuitBreaker } from '../routing/circuit-breaker.ts';
 import type { KeyRotation } from '../routing/key-rotation.ts';
 import type { BodyLimits } from '../http/body.ts';
 import type { Tracing } from '../observability/tracing.ts';
+import type { McpService } from '../mcp/endpoint.ts';
 
 export interface Gateway {
   config: GatewayConfig;
@@ -35,4 +36,6 @@ export interface Gateway {
   keyRotation: KeyRotation;
   /** OpenTelemetry spans; null when tracing is off (the default), and then nothing of it runs. */
   tracing: Tracing | null;
+  /** The MCP servers behind /mcp; null when none are configured (then /mcp lists no tools). */
+  mcp: McpService | null;
 }

@@ -30,6 +30,7 @@ import { prepareResponsesTurn, storeResponsesTurn, type ResponsesTurn } from '..
 import { priceRequest, recordRequest, rowModel, RequestState } from '../accounting/record.ts';
 import { keepAliveFor, relayStream } from './relay.ts';
 import { answerShort } from './endpoints.ts';
+import { handleMcp } from '../mcp/endpoint.ts';
 import type { Gateway } from './gateway.ts';
 
 export async function dispatch(
@@ -80,6 +81,8 @@ export async function dispatch(
         validate: (body, at) => validateGeminiCall(body, gemini, at.url),
       });
     }
+    case 'mcp':
+      return handleMcp(gw, req, res, requestId);
     default:
       return answerShort(gw, req, res, route, requestId);
   }

@@ -1,0 +1,109 @@
+// /mcp end to end: the official SDK client lists and calls the tools of two configured MCP servers (one
+// remote over Streamable HTTP, one local over stdio) through the gateway, with the key's rights; a dead
+// server costs only its own tools; a restarted gateway lists every tool on its first listing.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { startGateway, configYaml, type GatewayProcess } from '../helpers/gateway-process.ts';
+import { startMcpHttpServer, type McpHttpServer } from '../helpers/mcp-http-server.ts';
+
+const UPSTREAM_TOKEN = 'mcp-upstream-secret-4f3e2d1c0b';
+const STDIO_SERVER = new URL('../helpers/mcp-stdio-server.ts', import.meta.url).pathname;
+
+let remote: McpHttpServer;
+let gw: GatewayProcess;
+let key: string;
+
+before(async () => {
+  remote = await startMcpHttpServer({ token: UPSTREAM_TOKEN });
+  gw = await startGateway({
+    configYaml: configYaml({
+      models: '  - { name: gpt-mock, deployments: [ { provider: mock, model: gpt-mock } ] }',
+      extra: `mcp_servers:
+  - { name: remote, url: "${remote.url}", headers: { Authorization: "Bearer ${UPSTREAM_TOKEN}" }, timeout_ms: 3000 }
+  - { name: local, command: "${process.execPath}", args: ["${STDIO_SERVER}"], env: { SHOUT_SUFFIX: "!" }, timeout_ms: 5000 }`,
+    }),
+  });
+  key = (await gw.createKey({ name: 'mcp-all' })).key;
+});
+after(async () => {
+  await gw?.cleanup();
+  await remote?.close();
+});
+
+async function connect(withKey: string): Promise<Client> {
+  const client = new Client({ name: 'e2e', version: '1.0.0' });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${gw.url}/mcp`), {
+      requestInit: { headers: { Authorization: `Bearer ${withKey}` } },
+    }),
+  );
+  return client;
+}
+
+function text(r: unknown): string {
+  return ((r as CallToolResult).content[0] as { text: string }).text;
+}
+
+test('the SDK client lists both servers’ tools as SERVER__TOOL, with descriptions and schemas, and calls them', async () => {
+  const client = await connect(key);
+  const { tools } = await client.listTools();
+  const names = tools.map((t) => t.name).sort();
+  assert.deepEqual(names, ['local__crash', 'local__shout', 'local__whoami', 'remote__add', 'remote__secret_admin']);
+  const add = tools.find((t) => t.name === 'remote__add')!;
+  assert.equal(add.description, 'Adds two numbers');
+  assert.deepEqual(Object.keys(add.inputSchema.properties ?? {}).sort(), ['a', 'b']);
+  assert.equal(text(await client.callTool({ name: 'remote__add', arguments: { a: 2, b: 40 } })), '42');
+  assert.equal(text(await client.callTool({ name: 'local__shout', arguments: { text: 'hi' } })), 'HI!');
+  const unknown = (await client.callTool({ name: 'nowhere__x', arguments: {} })) as CallToolResult;
+  assert.equal(unknown.isError, true);
+  assert.match(text(unknown), /Unknown tool "nowhere__x"/);
+  await client.close();
+  assert.ok(
+    remote.seenAuth.every((a) => a === `Bearer ${UPSTREAM_TOKEN}`),
+    'the gateway sends the upstream its own header',
+  );
+  assert.ok(!remote.seenAuth.some((a) => a.includes(key)), 'the caller’s key never reaches the upstream');
+});
+
+test('a wrong or missing key is 401', async () => {
+  const init = { jsonrpc: '2.0', id: 1, method: 'tools/list' };
+  for (const headers of [{}, { authorization: 'Bearer sk-wrong-key-000000000000' }]) {
+    const r = await fetch(`${gw.url}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+      body: JSON.stringify(init),
+    });
+    assert.equal(r.status, 401);
+  }
+  await assert.rejects(connect('sk-wrong-key-000000000000'));
+});
+
+test('a stdio server that exits is restarted; a dead remote server costs only its own tools', async () => {
+  const client = await connect(key);
+  const before = text(await client.callTool({ name: 'local__whoami', arguments: {} }));
+  await client.callTool({ name: 'local__crash', arguments: {} }).catch(() => undefined);
+  // The restarted process answers under a new pid: a call while the server restarts waits for it.
+  const after = text(await client.callTool({ name: 'local__whoami', arguments: {} }));
+  assert.notEqual(after, before);
+  assert.match(after, /^\d+$/);
+
+  await remote.close();
+  const dead = (await client.callTool({ name: 'remote__add', arguments: { a: 1, b: 1 } })) as CallToolResult;
+  assert.equal(dead.isError, true);
+  assert.match(text(dead), /MCP server "remote"/);
+  assert.equal(text(await client.callTool({ name: 'local__shout', arguments: { text: 'still' } })), 'STILL!');
+  await client.close();
+  remote = await startMcpHttpServer({ token: UPSTREAM_TOKEN, port: Number(new URL(remote.url).port) });
+});
+
+test('after a restart the first tools/list has every server’s tools', async () => {
+  await gw.stop();
+  await gw.restart();
+  const client = await connect(key);
+  const { tools } = await client.listTools();
+  assert.equal(tools.length, 5);
+  await client.close();
+});
