@@ -11,6 +11,7 @@ export const KEY_OPTION_SPEC = {
   rpm: { type: 'string' },
   tpm: { type: 'string' },
   concurrency: { type: 'string' },
+  'mcp-tools': { type: 'string' },
 } as const;
 
 export type KeyFlags = Partial<Record<keyof typeof KEY_OPTION_SPEC, string>>;
@@ -50,6 +51,14 @@ export function keyPatchFromFlags(f: KeyFlags): Partial<KeyRecord> {
       .map((s) => s.trim())
       .filter(Boolean);
     patch.models = list.length === 0 || (list.length === 1 && list[0] === '*') ? null : list;
+  }
+  if (f['mcp-tools'] !== undefined) {
+    // `""` = no MCP tool, `*` = every configured tool (as if absent), else comma-separated SERVER__TOOL patterns.
+    const list = f['mcp-tools']
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
+    patch.mcpTools = list.length === 1 && list[0] === '*' ? null : list;
   }
   if (f.expires !== undefined) {
     if (f.expires === '' || f.expires === 'never') patch.expiresAt = null;

@@ -6,6 +6,7 @@ import type postgres from 'postgres';
 import type { BudgetPeriod, KeyRecord } from '../core/key-record.ts';
 import {
   KEY_COLUMNS,
+  mcpToolsColumn,
   type GatewayBeat,
   type SpendTotals,
   type Store,
@@ -53,6 +54,8 @@ const MIGRATIONS: string[] = [
      PRIMARY KEY (key_id, period_start))`,
   // A panic-routed request says so in its row.
   `ALTER TABLE usage ADD COLUMN routing TEXT`,
+  // MCP rights: the key's `mcp_tools` patterns as JSON; NULL = every configured tool, `[]` = none.
+  `ALTER TABLE keys ADD COLUMN mcp_tools TEXT`,
   // Each gateway's row, so one that counts limits in its own memory can tell it is not alone (solo-guard.ts).
   `CREATE TABLE gateways (
      id TEXT PRIMARY KEY, host TEXT NOT NULL, pid INTEGER NOT NULL, started_at BIGINT NOT NULL,
@@ -71,6 +74,7 @@ interface KeyDbRow {
   hash: string;
   masked: string;
   models: string | null;
+  mcp_tools?: string | null;
   expires_at: number | null;
   disabled: boolean;
   budget_usd: number | null;
@@ -121,9 +125,10 @@ export class PostgresStore implements Store {
   async insertKey(k: KeyRecord): Promise<void> {
     await this.#sql.begin(async (tx) => {
       await tx`INSERT INTO keys (id, name, hash, masked, models, expires_at, disabled, budget_usd, token_budget,
-          budget_period, rpm, tpm, max_concurrency, created_at)
+          budget_period, rpm, tpm, max_concurrency, created_at, mcp_tools)
         VALUES (${k.id}, ${k.name}, ${k.hash}, ${k.masked}, ${k.models ? JSON.stringify(k.models) : null}, ${k.expiresAt},
-          ${k.disabled}, ${k.budgetUsd}, ${k.tokenBudget}, ${k.budgetPeriod}, ${k.rpm}, ${k.tpm}, ${k.maxConcurrency}, ${k.createdAt})`;
+          ${k.disabled}, ${k.budgetUsd}, ${k.tokenBudget}, ${k.budgetPeriod}, ${k.rpm}, ${k.tpm}, ${k.maxConcurrency}, ${k.createdAt},
+          ${mcpToolsColumn(k.mcpTools)})`;
       await bumpVersion(tx);
     });
   }
@@ -134,7 +139,13 @@ export class PostgresStore implements Store {
       const col = KEY_COLUMNS[field];
       if (!col || value === undefined) continue;
       sets[col] =
-        field === 'models' ? (value ? JSON.stringify(value) : null) : (value as string | number | boolean | null);
+        field === 'models'
+          ? value
+            ? JSON.stringify(value)
+            : null
+          : field === 'mcpTools'
+            ? mcpToolsColumn(value as string[] | null)
+            : (value as string | number | boolean | null);
     }
     const cols = Object.keys(sets);
     if (cols.length === 0) return (await this.findKey(id)) !== null;
@@ -272,6 +283,7 @@ function toKey(r: KeyDbRow): KeyRecord {
     name: r.name,
     hash: r.hash,
     masked: r.masked,
+    mcpTools: r.mcp_tools === null || r.mcp_tools === undefined ? null : (JSON.parse(r.mcp_tools) as string[]),
     models: r.models ? (JSON.parse(r.models) as string[]) : null,
     expiresAt: r.expires_at,
     disabled: r.disabled,

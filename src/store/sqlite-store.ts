@@ -7,6 +7,7 @@ import { dirname } from 'node:path';
 import type { BudgetPeriod, KeyRecord } from '../core/key-record.ts';
 import {
   KEY_COLUMNS,
+  mcpToolsColumn,
   type GatewayBeat,
   type SpendTotals,
   type Store,
@@ -59,6 +60,8 @@ const MIGRATIONS: string[] = [
      beat_at INTEGER NOT NULL, shared INTEGER NOT NULL)`,
   // A panic-routed request says so in its row.
   `ALTER TABLE usage ADD COLUMN routing TEXT`,
+  // MCP rights: the key's `mcp_tools` patterns as JSON; NULL = every configured tool, `[]` = none.
+  `ALTER TABLE keys ADD COLUMN mcp_tools TEXT`,
 ];
 
 /** The keys and usage schema (migrations.ts): its steps only ever grow at the end. */
@@ -79,6 +82,7 @@ interface KeyDbRow {
   hash: string;
   masked: string;
   models: string | null;
+  mcp_tools?: string | null;
   expires_at: number | null;
   disabled: number;
   budget_usd: number | null;
@@ -134,7 +138,7 @@ export class SqliteStore implements Store {
     this.#db
       .prepare(
         `INSERT INTO keys (id, name, hash, masked, models, expires_at, disabled, budget_usd, token_budget, budget_period,
-           rpm, tpm, max_concurrency, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+           rpm, tpm, max_concurrency, created_at, mcp_tools) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
       .run(
         k.id,
@@ -151,6 +155,7 @@ export class SqliteStore implements Store {
         k.tpm,
         k.maxConcurrency,
         k.createdAt,
+        mcpToolsColumn(k.mcpTools),
       );
     this.#bumpVersion();
   }
@@ -163,6 +168,7 @@ export class SqliteStore implements Store {
       if (!col || value === undefined) continue;
       sets.push(`${col} = ?`);
       if (field === 'models') values.push(value ? JSON.stringify(value) : null);
+      else if (field === 'mcpTools') values.push(mcpToolsColumn(value as string[] | null));
       else if (field === 'disabled') values.push(value ? 1 : 0);
       else values.push(value as string | number | null);
     }
@@ -326,5 +332,6 @@ function toKey(r: KeyDbRow): KeyRecord {
     tpm: r.tpm,
     maxConcurrency: r.max_concurrency,
     createdAt: r.created_at,
+    mcpTools: r.mcp_tools === null || r.mcp_tools === undefined ? null : (JSON.parse(r.mcp_tools) as string[]),
   };
 }

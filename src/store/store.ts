@@ -93,6 +93,7 @@ export const KEY_COLUMNS: Readonly<Record<string, string>> = {
   rpm: 'rpm',
   tpm: 'tpm',
   maxConcurrency: 'max_concurrency',
+  mcpTools: 'mcp_tools',
 };
 
 /** A gateway serving from a database, as it registers itself there. */
@@ -141,4 +142,9 @@ export interface Store {
   listGateways?(): Promise<GatewayBeat[]>;
   removeGateway?(id: string): Promise<void>;
   close(): Promise<void>;
+}
+
+/** A key's MCP rights as stored: JSON text, where `[]` (no tool) differs from NULL (every tool). */
+export function mcpToolsColumn(tools: readonly string[] | null | undefined): string | null {
+  return tools === null || tools === undefined ? null : JSON.stringify(tools);
 }

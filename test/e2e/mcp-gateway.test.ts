@@ -68,6 +68,25 @@ test('the SDK client lists both servers’ tools as SERVER__TOOL, with descripti
   assert.ok(!remote.seenAuth.some((a) => a.includes(key)), 'the caller’s key never reaches the upstream');
 });
 
+test('a key’s mcp_tools rights: tools it may not call are absent from its list and refused by name', async () => {
+  const limited = (await gw.createKey({ name: 'mcp-limited', flags: ['--mcp-tools', 'remote__add,local__s*'] })).key;
+  const client = await connect(limited);
+  const names = (await client.listTools()).tools.map((t) => t.name).sort();
+  assert.deepEqual(names, ['local__shout', 'remote__add']);
+  const refused = (await client.callTool({ name: 'remote__secret_admin', arguments: {} })) as CallToolResult;
+  assert.equal(refused.isError, true);
+  assert.match(text(refused), /may not call the tool "remote__secret_admin"/);
+  assert.equal(text(await client.callTool({ name: 'remote__add', arguments: { a: 1, b: 2 } })), '3');
+  await client.close();
+
+  const none = (await gw.createKey({ name: 'mcp-none', flags: ['--mcp-tools', ''] })).key;
+  const noneClient = await connect(none);
+  assert.deepEqual((await noneClient.listTools()).tools, []);
+  const r = (await noneClient.callTool({ name: 'remote__add', arguments: { a: 1, b: 2 } })) as CallToolResult;
+  assert.equal(r.isError, true);
+  await noneClient.close();
+});
+
 test('a wrong or missing key is 401', async () => {
   const init = { jsonrpc: '2.0', id: 1, method: 'tools/list' };
   for (const headers of [{}, { authorization: 'Bearer sk-wrong-key-000000000000' }]) {

@@ -29,6 +29,7 @@ function key(over: Partial<KeyRecord>): KeyRecord {
     tpm: null,
     maxConcurrency: null,
     createdAt: T0,
+    mcpTools: null,
     ...over,
   };
 }
@@ -75,6 +76,7 @@ function contract(name: string, open: () => Promise<Store>): void {
             hash: 'b'.repeat(64),
             createdAt: T0 + 1,
             models: ['gpt-4o', 'claude-*'],
+            mcpTools: ['github__*'],
             budgetUsd: 12.5,
             budgetPeriod: 'monthly',
             rpm: 60,
@@ -94,6 +96,7 @@ function contract(name: string, open: () => Promise<Store>): void {
             hash: 'b'.repeat(64),
             createdAt: T0 + 1,
             models: ['gpt-4o', 'claude-*'],
+            mcpTools: ['github__*'],
             budgetUsd: 12.5,
             budgetPeriod: 'monthly',
             rpm: 60,

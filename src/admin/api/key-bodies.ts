@@ -9,6 +9,8 @@ const keyFields = {
   name: z.string().trim().min(1).max(200),
   /** Model names or globs; null or ["*"] means every model. */
   models: z.array(z.string().min(1).max(200)).max(1000).nullable(),
+  /** MCP tools (`SERVER__TOOL`) or `*` patterns; null = every configured tool, [] = none. */
+  mcp_tools: z.array(z.string().min(1).max(200)).max(1000).nullable(),
   expires_at: z.iso.datetime({ offset: true }).or(z.iso.date()).nullable(),
   budget_usd: limit,
   token_budget: wholeLimit,
@@ -20,6 +22,7 @@ const keyFields = {
 
 export const createKeyBody = z.strictObject({ ...keyFields, name: keyFields.name }).partial({
   models: true,
+  mcp_tools: true,
   expires_at: true,
   budget_usd: true,
   token_budget: true,
@@ -42,6 +45,7 @@ export function keyPatchFromBody(body: KeyBody): KeyPatch {
       body.models === null || (body.models.length === 1 && body.models[0] === '*') || body.models.length === 0
         ? null
         : body.models;
+  if (body.mcp_tools !== undefined) patch.mcpTools = body.mcp_tools;
   if (body.expires_at !== undefined) patch.expiresAt = body.expires_at === null ? null : Date.parse(body.expires_at);
   if (body.budget_usd !== undefined) patch.budgetUsd = body.budget_usd;
   if (body.token_budget !== undefined) patch.tokenBudget = body.token_budget;

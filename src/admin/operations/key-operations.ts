@@ -106,6 +106,7 @@ export function publicView(k: KeyRecord): Record<string, unknown> {
     masked: k.masked,
     status: keyStatus(k),
     models: k.models,
+    mcp_tools: k.mcpTools ?? null,
     expires_at: k.expiresAt === null ? null : new Date(k.expiresAt).toISOString(),
     budget_usd: k.budgetUsd,
     token_budget: k.tokenBudget,
