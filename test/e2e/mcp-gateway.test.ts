@@ -9,6 +9,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { startGateway, configYaml, type GatewayProcess } from '../helpers/gateway-process.ts';
 import { startMcpHttpServer, type McpHttpServer } from '../helpers/mcp-http-server.ts';
 
+const ADMIN_TOKEN = 'admin-token-mcp-0123456789';
 const UPSTREAM_TOKEN = 'mcp-upstream-secret-4f3e2d1c0b';
 const STDIO_SERVER = new URL('../helpers/mcp-stdio-server.ts', import.meta.url).pathname;
 
@@ -21,7 +22,8 @@ before(async () => {
   gw = await startGateway({
     configYaml: configYaml({
       models: '  - { name: gpt-mock, deployments: [ { provider: mock, model: gpt-mock } ] }',
-      extra: `mcp_servers:
+      extra: `admin_token: "${ADMIN_TOKEN}"
+mcp_servers:
   - { name: remote, url: "${remote.url}", headers: { Authorization: "Bearer ${UPSTREAM_TOKEN}" }, timeout_ms: 3000 }
   - { name: local, command: "${process.execPath}", args: ["${STDIO_SERVER}"], env: { SHOUT_SUFFIX: "!" }, timeout_ms: 5000 }`,
     }),
@@ -114,6 +116,13 @@ test('a stdio server that exits is restarted; a dead remote server costs only it
   assert.equal(dead.isError, true);
   assert.match(text(dead), /MCP server "remote"/);
   assert.equal(text(await client.callTool({ name: 'local__shout', arguments: { text: 'still' } })), 'STILL!');
+  const health = (await (
+    await fetch(`${gw.url}/admin/mcp/servers`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })
+  ).json()) as { data: { name: string; state: string; connects: number }[] };
+  const local = health.data.find((s) => s.name === 'local')!;
+  assert.equal(local.state, 'up');
+  assert.ok(local.connects >= 2, 'the restart shows as a second connection');
+  assert.ok(!JSON.stringify(health).includes(UPSTREAM_TOKEN), 'a server’s headers are never shown');
   await client.close();
   remote = await startMcpHttpServer({ token: UPSTREAM_TOKEN, port: Number(new URL(remote.url).port) });
 });

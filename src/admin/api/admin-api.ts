@@ -152,6 +152,11 @@ async function route(c: Call, segments: string[]): Promise<void> {
         );
     }
   }
+  // Each configured MCP server's state (up, connecting, down), tool count and last error.
+  if (first === 'mcp' && id === 'servers' && segments.length === 2)
+    return allow(c, method, ['GET'], () =>
+      reply(c, 200, JSON.stringify({ data: c.gw.mcp?.aggregator.health() ?? [] })),
+    );
   if (first === 'keys' && id !== undefined && id !== '') {
     const idOrName = decodeSegment(id);
     if (segments.length === 2) {
