@@ -4,7 +4,7 @@
 import type { Dialect } from '../core/dialect.ts';
 import { clientCodeFor, GatewayError } from '../core/errors.ts';
 import { readUpstreamError, type DialectError } from '../translate/hub/upstream-error.ts';
-import type { HubDialect } from '../translate/hub/form.ts';
+import type { HubDialect } from '../spec/form.ts';
 import type { SecretMasker } from '../observability/mask-secrets.ts';
 import { anthropicErrorDetails } from './anthropic-messages/error-details.ts';
 import { shapeMessagesError } from './anthropic-messages/errors.ts';

@@ -1,18 +1,20 @@
-// Thin client for OpenAI-compatible, Anthropic-style and Gemini upstreams: endpoint path, auth headers and an
-// undici Pool per origin; the `mock` kind is answered in-process. Everything about retries and timeouts
+// The engine's client for every provider: where a request goes and with which headers come from its
+// provider spec (src/registry.ts), asked once per deployment and query and kept; an undici Pool per origin;
+// a provider that answers in-process (the mock) is called instead. Everything about retries and timeouts
 // above the socket lives in routing/.
 import { Pool, type Dispatcher } from 'undici';
-import type { ProviderConfig } from '../core/config-types.ts';
-import type { StopLink, UpstreamCall, UpstreamHeaders, UpstreamResponse } from './upstream-types.ts';
-import { callMockProvider } from './mock/mock-provider.ts';
+import type { DeploymentConfig, ProviderConfig } from '../core/config-types.ts';
+import { providerSpec } from '../registry.ts';
+import type { HeaderContext, ProviderSpec, Target, TargetQuery } from '../spec/provider.ts';
+import type { StopLink, UpstreamCall, UpstreamHeaders, UpstreamResponse } from '../spec/upstream.ts';
 import { ChunkFeed, type FeedSource } from './upstream-body.ts';
-import { DEFAULT_UPSTREAM_VERSION } from '../dialects/anthropic-messages/version.ts';
 
 const pools = new Map<string, Pool>();
 
-/** One attempt, to the provider's kind: the network for openai/anthropic/gemini, in-process for mock. */
+/** One attempt: to the network, or to a provider that answers in-process. */
 export function callUpstream(call: UpstreamCall, connectTimeoutMs: number): Promise<UpstreamResponse> {
-  return call.deployment.provider.kind === 'mock' ? callMockProvider(call) : callHttpProvider(call, connectTimeoutMs);
+  const route = routeOf(call.deployment);
+  return route.spec.call !== undefined ? route.spec.call(call) : callHttpProvider(route, call, connectTimeoutMs);
 }
 
 /** A response header's (first) value. */
@@ -43,92 +45,120 @@ function poolFor(origin: string, connectTimeoutMs: number): Pool {
   return pool;
 }
 
-interface Target {
-  origin: string;
-  path: string;
-  /** The base URL's own path, before an endpoint's (`call.path`). */
-  prefix: string;
-  /** kind openai: where Responses API requests go (`apis: [responses]`). */
-  responsesPath: string;
-  /** The pool last used from this target and its connect timeout: the per-request lookup is two reads. */
+/** A deployment's target for one query, and the pool last used for it: the per-request lookup is two reads. */
+interface CachedTarget {
+  readonly target: Target;
   pool: Pool | null;
   poolTimeout: number;
 }
 
-const targets = new Map<string, Target>();
+/** What the engine keeps per deployment: its provider's spec, targets by query id, headers by key. */
+interface DeploymentRoute {
+  readonly spec: ProviderSpec;
+  readonly provider: ProviderConfig;
+  readonly deployment: DeploymentConfig;
+  readonly targets: (CachedTarget | undefined)[];
+  readonly headers: Map<string | null, Record<string, string>>;
+}
 
-function targetFor(p: ProviderConfig): Target {
-  let t = targets.get(p.name);
-  if (!t) {
-    const url = new URL(p.baseUrl);
-    const prefix = url.pathname.replace(/\/+$/, '');
-    // openai kind: base_url already ends in /v1 (like the SDK's baseURL); anthropic kind: it does not.
-    const path = p.kind === 'anthropic' ? `${prefix}/v1/messages` : `${prefix}/chat/completions`;
-    t = { origin: url.origin, path, prefix, responsesPath: `${prefix}/responses`, pool: null, poolTimeout: -1 };
-    targets.set(p.name, t);
+const routes = new Map<DeploymentConfig, DeploymentRoute>();
+
+function routeOf(d: DeploymentConfig): DeploymentRoute {
+  let route = routes.get(d);
+  if (route === undefined) {
+    route = { spec: providerSpec(d.provider), provider: d.provider, deployment: d, targets: [], headers: new Map() };
+    routes.set(d, route);
+  }
+  return route;
+}
+
+function targetOf(route: DeploymentRoute, query: TargetQuery): CachedTarget {
+  let t = route.targets[query.id];
+  if (t === undefined) {
+    t = { target: route.spec.target(route.provider, route.deployment, query), pool: null, poolTimeout: -1 };
+    route.targets[query.id] = t;
   }
   return t;
 }
 
-/** OpenAI-style headers depend only on the provider and its key: built once per key, not per request. */
-const openaiHeaders = new WeakMap<ProviderConfig, Map<string | null, Record<string, string>>>();
-
-export function upstreamHeaders(p: ProviderConfig, call: UpstreamCall): Record<string, string> {
-  if (p.kind !== 'anthropic') {
-    let byKey = openaiHeaders.get(p);
-    if (byKey === undefined) openaiHeaders.set(p, (byKey = new Map()));
-    let cached = byKey.get(call.apiKey);
-    if (cached === undefined) byKey.set(call.apiKey, (cached = Object.freeze(buildHeaders(p, call))));
-    return cached;
+/** The spec's headers: built once per key and frozen, or per request for a spec that reads the caller's. */
+function headersOf(
+  route: DeploymentRoute,
+  apiKey: string | null,
+  forward: Record<string, string>,
+): Record<string, string> {
+  if (route.spec.headersReadForward === true) return route.spec.headers(route.provider, { apiKey, forward });
+  let cached = route.headers.get(apiKey);
+  if (cached === undefined) {
+    cached = Object.freeze(route.spec.headers(route.provider, { apiKey, forward: NO_FORWARD }));
+    route.headers.set(apiKey, cached);
   }
-  return buildHeaders(p, call);
+  return cached;
 }
 
-function buildHeaders(p: ProviderConfig, call: UpstreamCall): Record<string, string> {
-  // identity: the answer is tapped for usage and relayed as it comes; undici does not decompress.
-  const headers: Record<string, string> = {
-    'content-type': 'application/json',
-    accept: 'application/json, text/event-stream',
-    'accept-encoding': 'identity',
-    ...p.headers,
-  };
-  const key = call.apiKey;
-  if (p.kind === 'gemini') {
-    if (key) headers['x-goog-api-key'] = key;
-  } else if (p.kind === 'anthropic') {
-    // Pass-through carries the caller's version; a translated request the one the provider names.
-    headers['anthropic-version'] =
-      call.forwardHeaders['anthropic-version'] ?? p.anthropicVersion ?? DEFAULT_UPSTREAM_VERSION;
-    const beta = call.forwardHeaders['anthropic-beta'];
-    if (beta) headers['anthropic-beta'] = beta;
-    if (key) headers['x-api-key'] = key;
-  } else if (key) {
-    headers.authorization = `Bearer ${key}`;
-  }
-  return headers;
+const NO_FORWARD: HeaderContext['forward'] = Object.freeze({});
+
+/**
+ * Where a deployment's upstream takes a query, and the headers for a key, signed: for calls outside the
+ * attempt loop (the token counts), which send with undici's `request`.
+ */
+export async function upstreamRequest(
+  deployment: DeploymentConfig,
+  query: TargetQuery,
+  o: { apiKey: string | null; forward?: Record<string, string>; body: string | Buffer },
+): Promise<{ url: string; headers: Record<string, string> }> {
+  const route = routeOf(deployment);
+  const { target } = targetOf(route, query);
+  const headers = { ...headersOf(route, o.apiKey, o.forward ?? NO_FORWARD) };
+  if (route.spec.sign !== undefined)
+    await route.spec.sign({ provider: route.provider, deployment, target, headers, body: o.body });
+  return { url: target.origin + target.path, headers };
 }
 
-export function callHttpProvider(call: UpstreamCall, connectTimeoutMs: number): Promise<UpstreamResponse> {
-  const p = call.deployment.provider;
-  const t = targetFor(p);
+function callHttpProvider(
+  route: DeploymentRoute,
+  call: UpstreamCall,
+  connectTimeoutMs: number,
+): Promise<UpstreamResponse> {
+  const t = targetOf(route, call.query);
   if (t.poolTimeout !== connectTimeoutMs || t.pool === null) {
-    t.pool = poolFor(t.origin, connectTimeoutMs);
+    t.pool = poolFor(t.target.origin, connectTimeoutMs);
     t.poolTimeout = connectTimeoutMs;
   }
   const pool = t.pool;
   if (call.stop.stopError !== null) return Promise.reject(call.stop.stopError);
+  let headers = headersOf(route, call.apiKey, call.forwardHeaders);
+  if (call.traceHeaders !== null) headers = { ...headers, ...call.traceHeaders };
+  const sign = route.spec.sign;
+  if (sign !== undefined) {
+    // Signing adds to the request's own copy: the cached headers stay as they are.
+    if (call.traceHeaders === null) headers = { ...headers };
+    const signed = sign({
+      provider: route.provider,
+      deployment: route.deployment,
+      target: t.target,
+      headers,
+      body: call.body,
+    });
+    if (signed !== undefined)
+      return signed.then(() =>
+        call.stop.stopError !== null
+          ? Promise.reject(call.stop.stopError)
+          : dispatch(pool, t.target.path, headers, call),
+      );
+  }
+  return dispatch(pool, t.target.path, headers, call);
+}
+
+function dispatch(
+  pool: Pool,
+  path: string,
+  headers: Record<string, string>,
+  call: UpstreamCall,
+): Promise<UpstreamResponse> {
   return new Promise((resolve, reject) => {
     const handler = new UpstreamHandler(call.stop, resolve, reject);
-    pool.dispatch(
-      {
-        method: 'POST',
-        path: call.path !== undefined ? t.prefix + call.path : call.dialect === 'responses' ? t.responsesPath : t.path,
-        headers:
-          call.traceHeaders === null ? upstreamHeaders(p, call) : { ...upstreamHeaders(p, call), ...call.traceHeaders },
-        body: call.body,
-      },
-      handler,
-    );
+    pool.dispatch({ method: 'POST', path, headers, body: call.body }, handler);
   });
 }
 
@@ -209,6 +239,6 @@ class UpstreamHandler implements Dispatcher.DispatchHandler, FeedSource {
 export async function closeProviderPools(): Promise<void> {
   const all = [...pools.values()];
   pools.clear();
-  targets.clear();
+  routes.clear();
   await Promise.all(all.map((p) => p.close().catch(() => undefined)));
 }

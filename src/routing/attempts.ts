@@ -5,15 +5,15 @@ import type { Dialect } from '../core/dialect.ts';
 import type { DeploymentConfig, ModelConfig } from '../core/config-types.ts';
 import { GatewayError } from '../core/errors.ts';
 import type { Usage } from '../core/usage.ts';
-import type { UpstreamHeaders, UpstreamResponse } from '../providers/upstream-types.ts';
-import { UpstreamBodyTooLarge, type UpstreamBody } from '../providers/upstream-body.ts';
+import type { UpstreamBody, UpstreamHeaders, UpstreamResponse } from '../spec/upstream.ts';
+import { UpstreamBodyTooLarge } from '../providers/upstream-body.ts';
 import { AttemptWatch, type ResponseClientLink } from './attempt-watch.ts';
 import { classifyError, classifyStatus, isQuotaExhausted } from './classify.ts';
 import { maskKey } from '../auth/key-material.ts';
 import { duration } from './create-routing.ts';
 import type { AttemptOutcome } from './outcome.ts';
 import { AttemptPlan, type AttemptStep } from './plan.ts';
-import type { Exchange } from '../translate/exchange.ts';
+import type { Exchange } from '../spec/exchange.ts';
 import type { ExchangeInput } from '../translate/exchange-for.ts';
 import { exchangeFor } from '../translate/exchange-for.ts';
 import { callUpstream, header } from '../providers/http-provider.ts';
@@ -179,9 +179,8 @@ async function attempt(a: {
     response = await callUpstream(
       {
         deployment: step.deployment,
-        dialect: exchange.upstreamDialect,
+        query: exchange.upstreamQuery,
         body,
-        path: exchange.upstreamPath,
         // The caller's anthropic-version and -beta describe its own body: they go only where it passes through.
         forwardHeaders:
           exchange.upstreamDialect === opts.input.dialect ? (opts.forwardHeaders ?? NOT_FORWARDED) : NOT_FORWARDED,

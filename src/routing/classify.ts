@@ -2,7 +2,7 @@
 // Statuses follow SPEC §8 (what is retried) and DESIGN.md Part 2 (what the caller gets).
 import type { ErrorCode } from '../core/errors.ts';
 import type { AttemptOutcome, AttemptRecord, PlanEndReason, RetryableOutcome } from './outcome.ts';
-import type { UpstreamHeaders } from '../providers/upstream-types.ts';
+import type { UpstreamHeaders } from '../spec/upstream.ts';
 import { header } from '../providers/http-provider.ts';
 
 /** The issue-5 list; 529 is Anthropic's `overloaded_error`. Other 5xx (501, 505…) will not change on retry. */

@@ -1,7 +1,7 @@
 // The two cross-dialect pairs the gateway has always translated, each run through the hub: a client
 // side's decoder joined to an upstream side's encoder (and back). The translator tests keep their
 // cases against these, so every case exercises the hub's real path.
-import type { HubReply, HubRequest } from '../../src/translate/hub/form.ts';
+import type { HubReply, HubRequest } from '../../src/spec/form.ts';
 import type { SseEvent } from '../../src/core/sse.ts';
 import type { Usage } from '../../src/core/usage.ts';
 import { HubStreamTranslator } from '../../src/translate/hub/stream-translator.ts';

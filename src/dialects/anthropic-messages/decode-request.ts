@@ -13,7 +13,7 @@ import type {
   TextPart,
   ToolResultPart,
   UserPart,
-} from '../../translate/hub/form.ts';
+} from '../../spec/form.ts';
 import { cacheOf } from '../../translate/hub/cache-marker.ts';
 import { decodeSampling } from '../../translate/hub/sampling.ts';
 import { TranslationError } from '../../translate/hub/translation-error.ts';

@@ -5,9 +5,9 @@
 import type { SseEvent } from '../../core/sse.ts';
 import { emptyUsage } from '../../core/usage.ts';
 import { isObject, str, tryParseJson, type JsonObject } from '../../core/json.ts';
-import type { UpstreamStreamDecoder } from '../../translate/hub/codec.ts';
-import type { HubEvent } from '../../translate/hub/events.ts';
-import type { FinishReason, HubUsage } from '../../translate/hub/form.ts';
+import type { UpstreamStreamDecoder } from '../../spec/codec.ts';
+import type { HubEvent } from '../../spec/events.ts';
+import type { FinishReason, HubUsage } from '../../spec/form.ts';
 import { readUpstreamError } from '../../translate/hub/upstream-error.ts';
 import type { MessagesReplyState } from './encode-request.ts';
 import { ANTHROPIC_ERROR_STATUS } from './errors.ts';

@@ -11,7 +11,7 @@ import type {
   TextPart,
   ToolResultPart,
   UserPart,
-} from '../../translate/hub/form.ts';
+} from '../../spec/form.ts';
 import { TranslationError } from '../../translate/hub/translation-error.ts';
 import { isObject, tryParseJson } from '../../core/json.ts';
 import { toAnthropicToolId } from './ids.ts';

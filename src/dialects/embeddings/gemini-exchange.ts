@@ -3,8 +3,9 @@
 import { GatewayError } from '../../core/errors.ts';
 import { isObject } from '../../core/json.ts';
 import { emptyUsage, type Usage } from '../../core/usage.ts';
-import type { Exchange, StreamRelay } from '../../translate/exchange.ts';
-import { geminiUpstreamPath, upstreamObject } from '../gemini/passthrough-exchange.ts';
+import type { Exchange, StreamRelay } from '../../spec/exchange.ts';
+import { targetQuery, type TargetQuery } from '../../spec/provider.ts';
+import { upstreamObject } from '../gemini/passthrough-exchange.ts';
 import { usageFromGemini } from '../gemini/usage.ts';
 import { embeddingInputs } from './validate.ts';
 
@@ -17,9 +18,12 @@ export interface EmbeddingsToGeminiOptions {
   promptEstimate: () => number;
 }
 
+/** Gemini's batchEmbedContents (v1beta). */
+const BATCH_EMBED = targetQuery('embeddings', 'gemini', false);
+
 export class EmbeddingsToGeminiExchange implements Exchange {
   readonly upstreamDialect = 'gemini';
-  readonly upstreamPath: string;
+  readonly upstreamQuery: TargetQuery = BATCH_EMBED;
   readonly responseHeaders: Record<string, string> = {};
   #opts: EmbeddingsToGeminiOptions;
   #count: number;
@@ -44,7 +48,6 @@ export class EmbeddingsToGeminiExchange implements Exchange {
       return r;
     });
     this.#body = JSON.stringify({ requests });
-    this.upstreamPath = geminiUpstreamPath('v1beta', opts.upstreamModel, 'batchEmbedContents');
   }
 
   upstreamBody(): string {

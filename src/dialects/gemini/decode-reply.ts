@@ -1,6 +1,6 @@
 // A Gemini upstream's whole generateContent reply → the hub's reply: the fold of the one chunk it is,
 // read by the stream decoder, so parts are read in one place.
-import type { HubReply } from '../../translate/hub/form.ts';
+import type { HubReply } from '../../spec/form.ts';
 import { GatewayError } from '../../core/errors.ts';
 import { foldEvents } from '../../translate/hub/fold.ts';
 import { GeminiStreamDecoder } from './decode-stream.ts';

@@ -16,7 +16,7 @@ import type {
   TextPart,
   ToolResultPart,
   UserPart,
-} from '../../translate/hub/form.ts';
+} from '../../spec/form.ts';
 import { TranslationError } from '../../translate/hub/translation-error.ts';
 import { jsonSchemaOf } from './schema.ts';
 

@@ -5,8 +5,8 @@
 // terminator event). One per request.
 import { isObject } from '../../core/json.ts';
 import type { SseEvent } from '../../core/sse.ts';
-import type { UpstreamStreamDecoder } from '../../translate/hub/codec.ts';
-import type { HubEvent } from '../../translate/hub/events.ts';
+import type { UpstreamStreamDecoder } from '../../spec/codec.ts';
+import type { HubEvent } from '../../spec/events.ts';
 import { geminiErrorStatus } from './errors.ts';
 import { hubFinishOf } from './finish-reasons.ts';
 import { usageFromGemini } from './usage.ts';

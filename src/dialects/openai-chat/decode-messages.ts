@@ -13,7 +13,7 @@ import type {
   ToolCallPart,
   ToolResultPart,
   UserPart,
-} from '../../translate/hub/form.ts';
+} from '../../spec/form.ts';
 import { TranslationError } from '../../translate/hub/translation-error.ts';
 
 /** The image types chat accepts as data URLs (and every upstream reads). */

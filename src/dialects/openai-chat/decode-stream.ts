@@ -6,8 +6,8 @@
 // a call whose name comes after its first fragment starts once the name is known. One per request.
 import type { SseEvent } from '../../core/sse.ts';
 import { isObject, num, str, tryParseJson, type JsonObject } from '../../core/json.ts';
-import type { UpstreamStreamDecoder } from '../../translate/hub/codec.ts';
-import type { HubEvent } from '../../translate/hub/events.ts';
+import type { UpstreamStreamDecoder } from '../../spec/codec.ts';
+import type { HubEvent } from '../../spec/events.ts';
 import { readUpstreamError } from '../../translate/hub/upstream-error.ts';
 import type { ChatReplyState } from './encode-request.ts';
 import { statusOfStreamError } from './errors.ts';

@@ -3,7 +3,7 @@
 // carries none).
 import { isObject, num, str } from '../../core/json.ts';
 import { shapedStatusAndMessage, type DialectError } from '../../translate/hub/upstream-error.ts';
-import type { UpstreamError } from '../../translate/hub/form.ts';
+import type { UpstreamError } from '../../spec/form.ts';
 
 const OPENAI_TYPES: Record<number, string> = {
   400: 'invalid_request_error',

@@ -9,7 +9,7 @@ import type {
   HubTool,
   HubToolChoice,
   ReasoningEffort,
-} from '../../translate/hub/form.ts';
+} from '../../spec/form.ts';
 import { TranslationError } from '../../translate/hub/translation-error.ts';
 import { decodeInput } from './decode-input.ts';
 import { keepEcho } from './echo.ts';

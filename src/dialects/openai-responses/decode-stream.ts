@@ -3,8 +3,8 @@
 // encrypted_content (which the hub's reasoning-start carries) arrives only with output_item.done.
 import type { SseEvent } from '../../core/sse.ts';
 import { isObject, type JsonObject } from '../../core/json.ts';
-import type { UpstreamStreamDecoder } from '../../translate/hub/codec.ts';
-import type { HubEvent } from '../../translate/hub/events.ts';
+import type { UpstreamStreamDecoder } from '../../spec/codec.ts';
+import type { HubEvent } from '../../spec/events.ts';
 import { finishOf, reasoningPartOf } from './decode-reply.ts';
 import { usageFromResponses } from './usage.ts';
 

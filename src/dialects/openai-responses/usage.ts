@@ -2,7 +2,7 @@
 // writes), `output_tokens` includes the reasoning tokens.
 import type { Usage } from '../../core/usage.ts';
 import { isObject, num } from '../../core/json.ts';
-import type { HubUsage } from '../../translate/hub/form.ts';
+import type { HubUsage } from '../../spec/form.ts';
 
 /** A Responses `usage` object (reasoning tokens named apart), or undefined when it is not one. */
 export function usageFromResponses(raw: unknown): HubUsage | undefined {

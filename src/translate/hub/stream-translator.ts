@@ -4,9 +4,9 @@
 // about four characters a token, as every route bills a stream cut short).
 import type { SseEvent } from '../../core/sse.ts';
 import { estimatedUsage, outputTokensForChars, type Usage } from '../../core/usage.ts';
-import type { ClientStreamEncoder, UpstreamStreamDecoder } from './codec.ts';
-import type { HubEvent } from './events.ts';
-import type { HubUsage } from './form.ts';
+import type { ClientStreamEncoder, UpstreamStreamDecoder } from '../../spec/codec.ts';
+import type { HubEvent } from '../../spec/events.ts';
+import type { HubUsage } from '../../spec/form.ts';
 
 export interface StreamTranslatorOptions {
   decoder: UpstreamStreamDecoder;

@@ -8,8 +8,9 @@ import { SseDecoder, type SseEvent } from '../../core/sse.ts';
 import type { Usage } from '../../core/usage.ts';
 import { renderStreamError } from '../../dialects/render-error.ts';
 import type { TextMasker } from '../../dialects/passthrough-tap.ts';
-import type { Exchange, StreamRelay } from '../exchange.ts';
-import type { ClientReplyContext, ClientSide, UpstreamOptions, UpstreamSide } from './codec.ts';
+import type { Exchange, StreamRelay } from '../../spec/exchange.ts';
+import { generationQuery, type TargetQuery } from '../../spec/provider.ts';
+import type { ClientReplyContext, ClientSide, UpstreamOptions, UpstreamSide } from '../../spec/codec.ts';
 import { HubStreamTranslator } from './stream-translator.ts';
 import { TranslationError } from './translation-error.ts';
 import { estimatedHubUsage } from '../../dialects/reply-usage.ts';
@@ -42,7 +43,7 @@ export interface TranslatedExchangeOptions {
 
 export class TranslatedExchange implements Exchange {
   readonly upstreamDialect: Dialect;
-  readonly upstreamPath: string | undefined;
+  readonly upstreamQuery: TargetQuery;
   readonly responseHeaders: Record<string, string> = {};
   readonly #client: ClientSide;
   readonly #upstream: UpstreamSide;
@@ -72,7 +73,7 @@ export class TranslatedExchange implements Exchange {
         encoded.adjustments.push(
           `output limit set to ${cap}: the key's limits reserve that much output for a request that names no limit`,
         );
-      this.upstreamPath = encoded.path;
+      this.upstreamQuery = generationQuery(opts.upstreamDialect, request.stream === true);
       this.#body = encoded.body;
       this.#replyState = encoded.replyState;
       if (encoded.adjustments.length > 0)

@@ -3,7 +3,7 @@
 // with key-shaped text masked. The type names each dialect uses are its own (dialects/*/errors.ts).
 import { clientStatusFor } from '../../core/errors.ts';
 import { isObject, str, tryParseJson } from '../../core/json.ts';
-import type { HubDialect, UpstreamError } from './form.ts';
+import type { HubDialect, UpstreamError } from '../../spec/form.ts';
 import { maskKeyLike } from '../../observability/mask-secrets.ts';
 
 /** An upstream error shaped for the caller's dialect. */

@@ -1,7 +1,6 @@
 // The one shape every provider call returns, whether it crossed the network or came from the mock.
-import type { Dialect } from '../core/dialect.ts';
 import type { DeploymentConfig } from '../core/config-types.ts';
-import type { UpstreamBody } from './upstream-body.ts';
+import type { TargetQuery } from './provider.ts';
 
 /**
  * How an attempt is stopped from our side (a clock fired, the client left, the attempt was given up).
@@ -18,14 +17,9 @@ export interface StopLink {
 
 export interface UpstreamCall {
   deployment: DeploymentConfig;
-  /** The dialect the body is written in: the provider's own (mock accepts either). */
-  dialect: Dialect;
+  /** What is asked, and the dialect the body is written in (the provider's own; the mock takes any). */
+  query: TargetQuery;
   body: string | Buffer;
-  /**
-   * The path after the provider's base URL when it is not the kind's generation endpoint (`/embeddings`,
-   * Gemini's `/v1beta/models/{model}:generateContent`); undefined for chat completions and messages.
-   */
-  path?: string;
   /** Client headers that are forwarded (anthropic-version, anthropic-beta). */
   forwardHeaders: Record<string, string>;
   /** The provider key routing handed out for this attempt (KeyRotation); null for keyless providers. */
@@ -43,4 +37,26 @@ export interface UpstreamResponse {
   status: number;
   headers: UpstreamHeaders;
   body: UpstreamBody;
+}
+
+/** Called with each chunk in order; returning false pauses the upstream until `resume()`. */
+export type ChunkSink = (chunk: Buffer) => boolean;
+
+export interface UpstreamBody {
+  /** The whole body as UTF-8 text (non-streamed answers and error bodies); rejects with UpstreamBodyTooLarge past the limit. */
+  text(): Promise<string>;
+  /** The whole body as bytes (an error body to decode); the same limit as `text`. */
+  bytes(): Promise<Buffer>;
+  /** Resolves true once the first chunk is in, false if the body ended without one. Reads nothing. */
+  started(): Promise<boolean>;
+  /**
+   * Hands every chunk, those already in first, to `sink` until the body ends (resolves) or fails
+   * (rejects). A sink that throws fails the pipe and stops the upstream. `onEnd` runs synchronously
+   * when the body ends, in the same turn as the last chunk: the caller's last write then joins that
+   * turn's corked writes (one syscall where a continuation after the promise would make two). If it
+   * throws, the pipe rejects with its error.
+   */
+  pipe(sink: ChunkSink, onEnd?: () => void): Promise<void>;
+  /** Lets a paused upstream deliver again (the client's socket drained). */
+  resume(): void;
 }
