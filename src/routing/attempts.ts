@@ -16,6 +16,7 @@ import { AttemptPlan, type AttemptStep } from './plan.ts';
 import type { Exchange } from '../spec/exchange.ts';
 import type { ExchangeInput } from '../translate/exchange-for.ts';
 import { exchangeFor } from '../translate/exchange-for.ts';
+import { providerSpec } from '../registry.ts';
 import { callUpstream, header } from '../providers/http-provider.ts';
 import { decodeText } from '../http/content-encoding.ts';
 import { upstreamFailure } from '../dialects/upstream-failure.ts';
@@ -143,6 +144,7 @@ export async function obtainAnswer(opts: ObtainAnswerOptions): Promise<Answer> {
           upstreamDialect: exchange.upstreamDialect,
           clientDialect: state.dialect,
           masker: gw.masker,
+          readError: providerSpec(step.deployment.provider).readError,
         });
       }
       throw finalFailure({ plan, lastText, gw, dialect: state.dialect });

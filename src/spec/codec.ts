@@ -7,7 +7,7 @@
 // cannot hold; request encoders report what they changed or left out in `adjustments` (sent to the caller
 // as `x-modelgate-adjusted`). Stream decoders follow the event contract of events.ts; stream encoders
 // get those events in order, with a `usage` event carrying the billed usage just before `finish`.
-import type { SseEvent } from '../core/sse.ts';
+import type { Frame } from './framing.ts';
 import type { HubEvent } from './events.ts';
 import type { HubDialect, HubReply, HubRequest } from './form.ts';
 
@@ -57,8 +57,8 @@ export interface EncodedRequest {
 }
 
 export interface UpstreamStreamDecoder {
-  /** The hub events one upstream SSE event stands for (often none or one). */
-  push(ev: SseEvent): HubEvent[];
+  /** The hub events one upstream frame stands for (often none or one): an SSE event, or what the provider's own framing yields. */
+  push(ev: Frame): HubEvent[];
   /** The upstream body ended: an `error` event if it stopped before its normal end. */
   end(): HubEvent[];
 }

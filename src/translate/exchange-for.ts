@@ -13,6 +13,8 @@ import { GeminiPassthroughExchange } from '../dialects/gemini/passthrough-exchan
 import { CLIENT_SIDES, providerSpec, UPSTREAM_SIDES } from '../registry.ts';
 import type { ClientSide, UpstreamSide } from '../spec/codec.ts';
 import type { Exchange } from '../spec/exchange.ts';
+import type { FrameDecoder } from '../spec/framing.ts';
+import { SseDecoder } from '../core/sse.ts';
 import { targetQuery } from '../spec/provider.ts';
 import type { ProviderSpec } from '../spec/provider.ts';
 import { TranslatedExchange } from './hub/translated-exchange.ts';
@@ -65,7 +67,13 @@ function passthrough(
 export function exchangeFor(input: ExchangeInput, deployment: DeploymentConfig): Exchange {
   const spec = providerSpec(deployment.provider);
   if (input.embedding === true) return embeddingsExchangeFor(input, deployment, spec);
-  const route = routeFor(input.dialect, spec.upstreamDialect(input.dialect, deployment.provider));
+  // A stream framed otherwise than as SSE cannot be relayed as bytes: the hub reads it even where the
+  // dialects match.
+  const route = routeFor(
+    input.dialect,
+    spec.upstreamDialect(input.dialect, deployment.provider),
+    spec.frames !== undefined && input.facts.stream,
+  );
   // Gemini names its model in the path: its pass-through is its own.
   if (route.kind === 'passthrough' && input.dialect === 'gemini') return geminiPassthrough(input, deployment);
   if (route.kind === 'passthrough') {
@@ -79,6 +87,7 @@ export function exchangeFor(input: ExchangeInput, deployment: DeploymentConfig):
   return new TranslatedExchange({
     client: route.client,
     upstream: route.side,
+    frames: spec.frames ?? sseFrames,
     clientDialect: input.dialect,
     upstreamDialect: route.upstream,
     parsed: input.parsed,
@@ -101,15 +110,21 @@ export type Route =
   | { kind: 'passthrough'; upstream: Dialect }
   | { kind: 'hub'; upstream: Dialect; client: ClientSide; side: UpstreamSide };
 
-/** Pass-through where the upstream speaks the endpoint's dialect, else the hub's pair of sides. */
-export function routeFor(endpoint: Dialect, upstream: Dialect): Route {
-  if (upstream === endpoint) return { kind: 'passthrough', upstream };
+/**
+ * Pass-through where the upstream speaks the endpoint's dialect (unless `viaHub`: its framing must be
+ * read), else the hub's pair of sides.
+ */
+export function routeFor(endpoint: Dialect, upstream: Dialect, viaHub = false): Route {
+  if (upstream === endpoint && !viaHub) return { kind: 'passthrough', upstream };
   const client = CLIENT_SIDES[endpoint];
   const side = UPSTREAM_SIDES[upstream];
   if (client === undefined || side === undefined)
     throw new GatewayError('internal_error', { message: `No translation from ${endpoint} to ${upstream}.` });
   return { kind: 'hub', upstream, client, side };
 }
+
+/** The framing of a provider that gives none of its own: Server-Sent Events. */
+const sseFrames = (): FrameDecoder => new SseDecoder();
 
 const OPENAI_EMBEDDINGS = targetQuery('embeddings', 'openai', false);
 

@@ -2,7 +2,7 @@
 // side's decoder joined to an upstream side's encoder (and back). The translator tests keep their
 // cases against these, so every case exercises the hub's real path.
 import type { HubReply, HubRequest } from '../../src/spec/form.ts';
-import type { SseEvent } from '../../src/core/sse.ts';
+import { SseDecoder, type SseEvent } from '../../src/core/sse.ts';
 import type { Usage } from '../../src/core/usage.ts';
 import { HubStreamTranslator } from '../../src/translate/hub/stream-translator.ts';
 import { TranslatedExchange } from '../../src/translate/hub/translated-exchange.ts';
@@ -198,6 +198,7 @@ export class ChatToAnthropicExchange extends TranslatedExchange {
       model: opts.facts.model,
       promptEstimate: opts.promptEstimate,
       upstreamOptions: upstreamOptions(opts),
+      frames: () => new SseDecoder(),
     });
   }
 }
@@ -214,6 +215,7 @@ export class MessagesToOpenAIExchange extends TranslatedExchange {
       model: opts.facts.model,
       promptEstimate: opts.promptEstimate,
       upstreamOptions: upstreamOptions(opts),
+      frames: () => new SseDecoder(),
     });
   }
 }

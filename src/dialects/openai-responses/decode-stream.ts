@@ -1,7 +1,7 @@
 // A Responses API event stream from an upstream → hub events (upstream side). Output text parts and tool
 // calls stream as they come; a reasoning item is passed on when it is done, because its
 // encrypted_content (which the hub's reasoning-start carries) arrives only with output_item.done.
-import type { SseEvent } from '../../core/sse.ts';
+import type { Frame } from '../../spec/framing.ts';
 import { isObject, type JsonObject } from '../../core/json.ts';
 import type { UpstreamStreamDecoder } from '../../spec/codec.ts';
 import type { HubEvent } from '../../spec/events.ts';
@@ -17,7 +17,7 @@ export class ResponsesStreamDecoder implements UpstreamStreamDecoder {
   #done = false;
   #started = false;
 
-  push(ev: SseEvent): HubEvent[] {
+  push(ev: Frame): HubEvent[] {
     if (this.#done) return [];
     let data: unknown;
     try {
