@@ -8,6 +8,7 @@ import { geminiClient, geminiUpstream } from './dialects/gemini/index.ts';
 import { chatClient, chatUpstream } from './dialects/openai-chat/index.ts';
 import { responsesClient, responsesUpstream } from './dialects/openai-responses/index.ts';
 import { anthropicProvider } from './providers/anthropic/index.ts';
+import { azureProvider } from './providers/azure/index.ts';
 import { geminiProvider } from './providers/gemini/index.ts';
 import { mockProvider } from './providers/mock/index.ts';
 import { openaiProvider } from './providers/openai/index.ts';
@@ -20,6 +21,7 @@ export const PROVIDERS: readonly ProviderSpec<any>[] = [
   anthropicProvider,
   geminiProvider,
   mockProvider,
+  azureProvider,
 ];
 
 export const CLIENT_SIDES: Readonly<Record<Dialect, ClientSide>> = {
