@@ -25,6 +25,7 @@ import { createAdminApi } from './api/admin-api.ts';
 import { createUiHandler } from './ui-files.ts';
 import { DecodeBudget } from '../http/decode-budget.ts';
 import { closeProviderPools } from '../providers/http-provider.ts';
+import { providerSpec } from '../registry.ts';
 import type { Gateway } from '../pipeline/gateway.ts';
 import { createRouting } from '../routing/create-routing.ts';
 import { startTracing } from '../observability/tracing.ts';
@@ -185,9 +186,9 @@ export async function serveCommand(config: GatewayConfig): Promise<void> {
     `modelgate listening on http://${config.listen.host}:${port}`,
   );
   // A model without a price costs nothing, so USD budgets do not limit it: said once, at start, for
-  // models that reach a paid provider (mock models are free by nature).
+  // models that reach a paid provider (an in-process one, the mock, is free by nature).
   const unpriced = config.models
-    .filter((m) => m.price === null && m.deployments.some((d) => d.provider.kind !== 'mock'))
+    .filter((m) => m.price === null && m.deployments.some((d) => providerSpec(d.provider).call === undefined))
     .map((m) => m.name);
   if (unpriced.length > 0)
     log.warn(
@@ -376,7 +377,7 @@ async function ensureFirstKey(
 function providerNames(config: GatewayConfig): (deploymentId: string) => string {
   const names = new Map<string, string>();
   for (const m of config.models)
-    for (const d of m.deployments) names.set(d.id, d.provider.kind === 'mock' ? 'modelgate.mock' : d.provider.kind);
+    for (const d of m.deployments) names.set(d.id, providerSpec(d.provider).system ?? d.provider.kind);
   return (id) => names.get(id) ?? 'unknown';
 }
 

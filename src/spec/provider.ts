@@ -126,14 +126,6 @@ export interface ProviderSpec<Options = unknown> {
   readonly system?: string;
 }
 
-/** The generation operation of each dialect's wire. */
-const GENERATION_OPERATION: Readonly<Record<Dialect, Operation>> = {
-  openai: 'chat',
-  anthropic: 'messages',
-  responses: 'responses',
-  gemini: 'generate',
-};
-
 const GENERATION: Readonly<Record<Dialect, readonly [TargetQuery, TargetQuery]>> = {
   openai: [targetQuery('chat', 'openai', false), targetQuery('chat', 'openai', true)],
   anthropic: [targetQuery('messages', 'anthropic', false), targetQuery('messages', 'anthropic', true)],
@@ -144,9 +136,4 @@ const GENERATION: Readonly<Record<Dialect, readonly [TargetQuery, TargetQuery]>>
 /** A generation request written in `dialect` (the Gemini API version: v1beta). Two reads, no allocation. */
 export function generationQuery(dialect: Dialect, stream: boolean): TargetQuery {
   return GENERATION[dialect][stream ? 1 : 0];
-}
-
-/** The operation a dialect's generation requests are. */
-export function generationOperation(dialect: Dialect): Operation {
-  return GENERATION_OPERATION[dialect];
 }

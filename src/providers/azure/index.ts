@@ -100,5 +100,5 @@ export const azureProvider: ProviderSpec<AzureOptions> = {
       input.headers.authorization = value;
     });
   },
-  system: 'az.ai.openai',
+  system: 'azure.ai.openai',
 };
