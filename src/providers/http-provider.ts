@@ -6,7 +6,13 @@ import { Pool, type Dispatcher } from 'undici';
 import type { DeploymentConfig, ProviderConfig } from '../core/config-types.ts';
 import { providerSpec } from '../registry.ts';
 import type { HeaderContext, ProviderSpec, Target, TargetQuery } from '../spec/provider.ts';
-import type { StopLink, UpstreamCall, UpstreamHeaders, UpstreamResponse } from '../spec/upstream.ts';
+import {
+  type StopLink,
+  type UpstreamCall,
+  UpstreamCredentialsError,
+  type UpstreamHeaders,
+  type UpstreamResponse,
+} from '../spec/upstream.ts';
 import { ChunkFeed, type FeedSource } from './upstream-body.ts';
 
 const pools = new Map<string, Pool>();
@@ -61,7 +67,8 @@ interface DeploymentRoute {
   readonly headers: Map<string | null, Record<string, string>>;
 }
 
-const routes = new Map<DeploymentConfig, DeploymentRoute>();
+/** Weak: a reloaded config's deployments take their routes with them. */
+let routes = new WeakMap<DeploymentConfig, DeploymentRoute>();
 
 function routeOf(d: DeploymentConfig): DeploymentRoute {
   let route = routes.get(d);
@@ -133,21 +140,35 @@ function callHttpProvider(
   if (sign !== undefined) {
     // Signing adds to the request's own copy: the cached headers stay as they are.
     if (call.traceHeaders === null) headers = { ...headers };
-    const signed = sign({
-      provider: route.provider,
-      deployment: route.deployment,
-      target: t.target,
-      headers,
-      body: call.body,
-    });
+    let signed: void | Promise<void>;
+    try {
+      signed = sign({
+        provider: route.provider,
+        deployment: route.deployment,
+        target: t.target,
+        headers,
+        body: call.body,
+      });
+    } catch (err) {
+      return Promise.reject(credentialsError(route, err));
+    }
     if (signed !== undefined)
-      return signed.then(() =>
-        call.stop.stopError !== null
-          ? Promise.reject(call.stop.stopError)
-          : dispatch(pool, t.target.path, headers, call),
+      return signed.then(
+        () =>
+          call.stop.stopError !== null
+            ? Promise.reject(call.stop.stopError)
+            : dispatch(pool, t.target.path, headers, call),
+        (err: unknown) => Promise.reject(credentialsError(route, err)),
       );
   }
   return dispatch(pool, t.target.path, headers, call);
+}
+
+function credentialsError(route: DeploymentRoute, err: unknown): UpstreamCredentialsError {
+  const detail = err instanceof Error ? err.message : String(err);
+  return new UpstreamCredentialsError(`provider ${route.provider.name}: no credentials for the request (${detail})`, {
+    cause: err,
+  });
 }
 
 function dispatch(
@@ -239,6 +260,6 @@ class UpstreamHandler implements Dispatcher.DispatchHandler, FeedSource {
 export async function closeProviderPools(): Promise<void> {
   const all = [...pools.values()];
   pools.clear();
-  routes.clear();
+  routes = new WeakMap();
   await Promise.all(all.map((p) => p.close().catch(() => undefined)));
 }

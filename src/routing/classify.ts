@@ -138,6 +138,8 @@ export function classifyError(err: unknown): AttemptOutcome {
   for (let depth = 0; depth < MAX_CAUSE_DEPTH && typeof current === 'object' && current !== null; depth++) {
     const code = errorCode(current);
     if (code !== undefined && LOCAL_CODES.has(code)) return { kind: 'local' };
+    // The provider's credentials could not be had (its signing step failed): as if it refused them.
+    if (errorName(current) === 'UpstreamCredentialsError') return { kind: 'credentials' };
     if (errorName(current) === 'TimeoutError' || (code !== undefined && TIMEOUT_CODES.has(code))) {
       return { kind: 'retryable', timeout: true };
     }

@@ -60,3 +60,12 @@ export interface UpstreamBody {
   /** Lets a paused upstream deliver again (the client's socket drained). */
   resume(): void;
 }
+
+/**
+ * A provider's credentials could not be had for a request (its `sign` step failed: a token endpoint
+ * refused or could not be reached). Routing takes it as the upstream refusing the gateway's credentials:
+ * the deployment is set aside and tried again later, and another one answers meanwhile.
+ */
+export class UpstreamCredentialsError extends Error {
+  override readonly name = 'UpstreamCredentialsError';
+}

@@ -31,11 +31,13 @@ before(async () => {
     configYaml: configYaml({
       providers: `  - { name: az-dated, kind: azure, base_url: "${az.url}", api_version: "2024-10-21", api_key: "${API_KEY}", apis: [chat, responses, embeddings] }
   - { name: az-v1, kind: azure, base_url: "${az.url}", api_version: v1, ${entra('gateway-app')}, apis: [chat, responses] }
-  - { name: az-short, kind: azure, base_url: "${az.url}", ${entra('short-lived')} }`,
+  - { name: az-short, kind: azure, base_url: "${az.url}", ${entra('short-lived')} }
+  - { name: az-refused, kind: azure, base_url: "${az.url}", entra_id: { tenant_id: contoso, client_id: refused-app, client_secret: "wrong-secret-0123456789", authority_host: "${az.authorityHost}" } }`,
       models: `  - { name: gpt-dated, price: { input: 1, output: 2 }, deployments: [ { provider: az-dated, model: gpt4o-prod } ] }
   - { name: gpt-v1, price: { input: 1, output: 2 }, deployments: [ { provider: az-v1, model: gpt4o-v1 } ] }
   - { name: gpt-short, deployments: [ { provider: az-short, model: gpt4o-short } ] }
   - { name: claude-on-azure, family: anthropic, deployments: [ { provider: az-dated, model: gpt4o-prod } ] }
+  - { name: gpt-failover, deployments: [ { provider: az-refused, model: gpt4o-prod }, { provider: az-dated, model: gpt4o-prod, priority: 1 } ] }
   - { name: emb, mode: embedding, price: { input: 1, output: 0 }, deployments: [ { provider: az-dated, model: emb-prod } ] }`,
     }),
     env: { NODE_EXTRA_CA_CERTS: az.caFile },
@@ -204,4 +206,18 @@ test('no credential reaches the caller: an upstream error echoing the api-key or
   assert.ok(!bearerText.includes(token), bearerText);
   for (const r of az.requests)
     assert.ok(!r.body.includes(CLIENT_SECRET) && !JSON.stringify(r.headers).includes(CLIENT_SECRET));
+});
+
+test('Entra ID refusing the credentials sets the deployment aside: another deployment answers', async () => {
+  const reply = await oai().chat.completions.create({
+    model: 'gpt-failover',
+    messages: [{ role: 'user', content: 'who answers?' }],
+  });
+  assert.ok((reply.choices[0].message.content ?? '').length > 0);
+  const refused = az.tokenRequests.filter((t) => t.clientId === 'refused-app');
+  assert.ok(refused.length >= 1);
+  assert.ok(refused.every((t) => t.token === null));
+  const sent = az.requests.at(-1)!;
+  assert.equal(sent.auth, 'api-key', 'the keyed deployment answered');
+  assert.ok(!az.requests.some((r) => r.auth === 'none'), 'nothing went upstream without a credential');
 });
