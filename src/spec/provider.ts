@@ -122,9 +122,35 @@ export interface ProviderSpec<Options = unknown> {
   readError?(status: number, text: string): UpstreamError | null;
   /** An in-process upstream (the mock) answers here instead of the network. */
   call?(call: UpstreamCall): Promise<UpstreamResponse>;
-  /** Its name in traces (`gen_ai.system`); absent: its kind. */
+  /** Its name in traces (`gen_ai.provider.name`); absent: its kind. */
   readonly system?: string;
+  /** Whether it answers generation requests at all (an `openai` upstream listing only embeddings does not); absent: yes. */
+  generates?(provider: ProviderConfig): boolean;
+  /**
+   * Mistakes a valid configuration of this kind can still hold (a base URL with or without the version
+   * path the kind adds itself), for `modelgate config check` and the start's log; `key` is the setting's
+   * key under the provider (`base_url`).
+   */
+  check?(provider: ProviderConfig): ProviderFinding[];
 }
+
+export interface ProviderFinding {
+  level: 'error' | 'warning';
+  key: string;
+  message: string;
+}
+
+/** The path of a base URL without its trailing slashes ('' for an origin); null when it is not a URL. */
+export function baseUrlPath(baseUrl: string): string | null {
+  try {
+    return new URL(baseUrl).pathname.replace(/\/+$/, '');
+  } catch {
+    return null;
+  }
+}
+
+/** A base URL's path names an API version (`/v1`, `/v1beta`). */
+export const VERSIONED_PATH = /\/v\d+[a-z0-9]*(\/|$)/i;
 
 const GENERATION: Readonly<Record<Dialect, readonly [TargetQuery, TargetQuery]>> = {
   openai: [targetQuery('chat', 'openai', false), targetQuery('chat', 'openai', true)],

@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { AccessToken, TokenCredential } from '@azure/identity';
 import { parseConfigText } from '../../src/config/load.ts';
+import { checkConfig } from '../../src/config/check.ts';
 import { providerSpec } from '../../src/registry.ts';
 import { targetQuery } from '../../src/spec/provider.ts';
 import { AZURE_OPENAI_SCOPE, EntraToken, REFRESH_BEFORE_MS } from '../../src/providers/azure/entra-token.ts';
@@ -124,4 +125,21 @@ test('an expired token is never sent: the request waits for the new one; a refus
   await assert.rejects(async () => entra.header(), /AADSTS7000215/);
   refuse = false;
   assert.equal(await entra.header(), 'Bearer t3', 'the next request tries again');
+});
+
+test('config check: a base_url with a path is an error; apis without chat or responses serve no chat model', () => {
+  const pathy = parseConfigText(
+    `providers:\n  - { name: az, kind: azure, base_url: "https://res.openai.azure.com/openai/v1", api_key: k }\nmodels:\n  - { name: m, deployments: [ { provider: az, model: d } ] }\n`,
+    { source: 'x.yaml', env: {} },
+  );
+  const found = checkConfig(pathy);
+  assert.ok(
+    found.some((f) => f.level === 'error' && f.path === 'providers[0].base_url' && /kind azure/.test(f.message)),
+  );
+  const embedOnly = parseConfigText(
+    `providers:\n  - { name: az, kind: azure, base_url: "https://res.openai.azure.com", api_key: k, apis: [embeddings] }\nmodels:\n  - { name: m, mode: chat, deployments: [ { provider: az, model: d } ] }\n`,
+    { source: 'x.yaml', env: {} },
+  );
+  assert.ok(checkConfig(embedOnly).some((f) => f.level === 'error' && /serves chat/.test(f.message)));
+  assert.deepEqual(checkConfig(config('api_key: k')), []);
 });

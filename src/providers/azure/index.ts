@@ -7,7 +7,7 @@
 // neither: DefaultAzureCredential. It speaks OpenAI's wire: what kind openai passes through passes through.
 import { z } from 'zod';
 import type { ProviderConfig } from '../../core/config-types.ts';
-import type { ProviderSpec, TargetQuery } from '../../spec/provider.ts';
+import { baseUrlPath, type ProviderSpec, type TargetQuery } from '../../spec/provider.ts';
 import { jsonHeaders, noTarget, splitBaseUrl } from '../json-headers.ts';
 import { apisKey, DEFAULT_APIS, type OpenAIApi, openaiOperationPath, openaiWireDialect } from '../openai/index.ts';
 import { type EntraSettings, entraCredential } from './credential.ts';
@@ -101,4 +101,16 @@ export const azureProvider: ProviderSpec<AzureOptions> = {
     });
   },
   system: 'azure.ai.openai',
+  generates: (p) => optionsOf(p).apis.includes('chat') || optionsOf(p).apis.includes('responses'),
+  check(p) {
+    const path = baseUrlPath(p.baseUrl);
+    if (path === null || path === '') return [];
+    return [
+      {
+        level: 'error',
+        key: 'base_url',
+        message: `${p.baseUrl} has a path: kind azure takes the resource's endpoint (https://NAME.openai.azure.com) and adds /openai/… itself, so every request would go to a path that does not exist`,
+      },
+    ];
+  },
 };

@@ -1,6 +1,6 @@
 // kind gemini: Google's Gemini API (generativelanguage.googleapis.com). `base_url` is the API origin; the
 // model and the method are named in the path, which follows the caller's API version where it passes through.
-import type { ProviderSpec } from '../../spec/provider.ts';
+import { baseUrlPath, type ProviderSpec, VERSIONED_PATH } from '../../spec/provider.ts';
 import { jsonHeaders, noTarget, splitBaseUrl } from '../json-headers.ts';
 
 /** `/v1beta/models/{model}:generateContent` (or the stream with `?alt=sse`) for an upstream model. */
@@ -38,5 +38,16 @@ export const geminiProvider: ProviderSpec<null> = {
     const headers = jsonHeaders(p);
     if (ctx.apiKey) headers['x-goog-api-key'] = ctx.apiKey;
     return headers;
+  },
+  check(p) {
+    const path = baseUrlPath(p.baseUrl);
+    if (path === null || !VERSIONED_PATH.test(path)) return [];
+    return [
+      {
+        level: 'error',
+        key: 'base_url',
+        message: `${p.baseUrl} ends in a version path: kind gemini takes the API's origin (https://generativelanguage.googleapis.com); the gateway adds /v1beta/models/… itself, so every request would go to a path that does not exist`,
+      },
+    ];
   },
 };

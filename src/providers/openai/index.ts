@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import type { ProviderConfig } from '../../core/config-types.ts';
 import type { Dialect } from '../../core/dialect.ts';
-import type { ProviderSpec, Target, TargetQuery } from '../../spec/provider.ts';
+import { baseUrlPath, type ProviderSpec, type Target, type TargetQuery, VERSIONED_PATH } from '../../spec/provider.ts';
 import { jsonHeaders, noTarget, splitBaseUrl } from '../json-headers.ts';
 
 export type OpenAIApi = 'chat' | 'responses' | 'embeddings';
@@ -66,5 +66,17 @@ export const openaiProvider: ProviderSpec<OpenAIOptions> = {
     const headers = jsonHeaders(p);
     if (ctx.apiKey) headers.authorization = `Bearer ${ctx.apiKey}`;
     return headers;
+  },
+  generates: (p) => apisOf(p).includes('chat') || apisOf(p).includes('responses'),
+  check(p) {
+    const path = baseUrlPath(p.baseUrl);
+    if (path === null || VERSIONED_PATH.test(path)) return [];
+    return [
+      {
+        level: 'warning',
+        key: 'base_url',
+        message: `${p.baseUrl} has no /v1: OpenAI-style URLs include it, as the SDKs' baseURL does (https://api.openai.com/v1); without it most upstreams answer 404 to every request`,
+      },
+    ];
   },
 };
