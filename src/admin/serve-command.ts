@@ -25,7 +25,6 @@ import { createAdminApi } from './api/admin-api.ts';
 import { createUiHandler } from './ui-files.ts';
 import { DecodeBudget } from '../http/decode-budget.ts';
 import { closeProviderPools } from '../providers/http-provider.ts';
-import { providerSpec } from '../registry.ts';
 import type { Gateway } from '../pipeline/gateway.ts';
 import { createRouting } from '../routing/create-routing.ts';
 import { startTracing } from '../observability/tracing.ts';
@@ -205,7 +204,7 @@ export async function serveCommand(config: GatewayConfig): Promise<void> {
   // A model without a price costs nothing, so USD budgets do not limit it: said once, at start, for
   // models that reach a paid provider (an in-process one, the mock, is free by nature).
   const unpriced = config.models
-    .filter((m) => m.price === null && m.deployments.some((d) => providerSpec(d.provider).call === undefined))
+    .filter((m) => m.price === null && m.deployments.some((d) => !d.provider.inProcess))
     .map((m) => m.name);
   if (unpriced.length > 0)
     log.warn(
@@ -381,8 +380,7 @@ async function ensureFirstKey(
 /** gen_ai.provider.name of each deployment (OpenTelemetry's names; the mock is modelgate's own). */
 function providerNames(config: GatewayConfig): (deploymentId: string) => string {
   const names = new Map<string, string>();
-  for (const m of config.models)
-    for (const d of m.deployments) names.set(d.id, providerSpec(d.provider).system ?? d.provider.kind);
+  for (const m of config.models) for (const d of m.deployments) names.set(d.id, d.provider.system);
   return (id) => names.get(id) ?? 'unknown';
 }
 

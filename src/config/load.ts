@@ -108,6 +108,8 @@ function build(raw: RawConfig, source: string, env: NodeJS.ProcessEnv): GatewayC
       apiKeys,
       headers: p.headers ?? {},
       options,
+      system: spec.system ?? p.kind,
+      inProcess: spec.call !== undefined,
     });
   });
   const defaultTimeouts = timeouts(raw.timeouts, {

@@ -20,6 +20,10 @@ export interface ProviderConfig {
   headers: Record<string, string>;
   /** The kind's own settings, as its provider spec read them from its config keys (ProviderSpec.options). */
   options: unknown;
+  /** Its name in traces and metrics (`gen_ai.provider.name`: `openai`, `azure.ai.openai`, `modelgate.mock`). */
+  system: string;
+  /** Answered in-process (the mock): no server to name in traces, nothing to pay for. */
+  inProcess: boolean;
 }
 
 export interface Timeouts {

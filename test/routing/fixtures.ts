@@ -24,6 +24,8 @@ export function provider(name: string, apiKeys: string[] = []): ProviderConfig {
     apiKeys,
     headers: {},
     options: { apis: ['chat', 'embeddings'] },
+    system: 'openai',
+    inProcess: false,
   };
 }
 

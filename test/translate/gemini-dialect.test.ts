@@ -192,7 +192,16 @@ test('encode: a chat-born request becomes a Gemini body; turns merged, tool resu
   };
   const encoded = encodeGeminiRequest(req, { ...OPTS, refusedParams: ['temperature'] });
   const target = geminiProvider.target(
-    { name: 'g', kind: 'gemini', baseUrl: 'https://g.example', apiKeys: [], headers: {}, options: null },
+    {
+      name: 'g',
+      kind: 'gemini',
+      baseUrl: 'https://g.example',
+      apiKeys: [],
+      headers: {},
+      options: null,
+      system: 'gemini',
+      inProcess: false,
+    },
     { id: 'm#0', provider: null as never, model: 'gemini-2.5-flash', priority: 0, weight: 1 },
     targetQuery('generate', 'gemini', true),
   );

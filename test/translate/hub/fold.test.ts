@@ -165,6 +165,8 @@ test('the switch: same dialect passes through, every other pair meets in the hub
     apiKeys: [],
     headers: {},
     options,
+    system: kind,
+    inProcess: kind === 'mock',
   });
   const openai = provider('openai', { apis: ['chat', 'embeddings'] });
   const mock = provider('mock', {});
