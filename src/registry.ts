@@ -42,11 +42,6 @@ const BY_KIND: Readonly<Record<string, ProviderSpec>> = Object.freeze(
   Object.fromEntries(PROVIDERS.map((spec) => [spec.kind, spec])),
 );
 
-/** The kinds a config may name, in registry order. */
-export function providerKinds(): string[] {
-  return PROVIDERS.map((spec) => spec.kind);
-}
-
 /** The spec of a provider's kind (config load has checked the kind). */
 export function providerSpec(p: ProviderConfig): ProviderSpec {
   const spec = BY_KIND[p.kind];
