@@ -36,6 +36,8 @@ export class RequestState {
   usage: Usage = emptyUsage();
   ttfbMs: number | null = null;
   costNanos = 0;
+  /** Texts the stages masked (or found in a refused request): the usage row's `redactions`. */
+  redactions = 0;
   /** The request's server span when tracing is on. */
   trace: RequestTrace | null = null;
 
@@ -99,6 +101,7 @@ export function recordRequest(gw: RecordServices, state: RequestState, settledPe
     periodStart: settledPeriod ?? periodStart(state.key.budgetPeriod, state.startedWall),
     errorCode: state.errorCode,
     routing: state.routing,
+    redactions: state.redactions,
   });
 }
 

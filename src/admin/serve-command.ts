@@ -26,6 +26,7 @@ import { createUiHandler } from './ui-files.ts';
 import { DecodeBudget } from '../http/decode-budget.ts';
 import { closeProviderPools } from '../providers/http-provider.ts';
 import type { Gateway } from '../pipeline/gateway.ts';
+import { stagePlan } from '../stages/plan.ts';
 import { createRouting } from '../routing/create-routing.ts';
 import { startTracing } from '../observability/tracing.ts';
 import { Admission } from '../admission/admission.ts';
@@ -157,6 +158,7 @@ export async function serveCommand(config: GatewayConfig): Promise<void> {
     masker,
     admission,
     tracing,
+    stages: stagePlan(config),
     ...createRouting({ log, metrics, breaker: config.breaker }),
   };
   const admin = createAdminApi(gw);

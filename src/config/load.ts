@@ -7,6 +7,7 @@ import type { ModelMode } from '../core/dialect.ts';
 import { BUILTIN_CONFIG_YAML } from './builtin.ts';
 import { applyEnvOverrides } from './env-overrides.ts';
 import { configSchema, DEFAULTS, type RawConfig } from './schema.ts';
+import { STAGES } from '../stages/index.ts';
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -155,6 +156,7 @@ function build(raw: RawConfig, source: string, env: NodeJS.ProcessEnv): GatewayC
       }),
       timeouts: timeouts(m.timeouts, defaultTimeouts),
       maxRetries: m.max_retries ?? raw.max_retries ?? DEFAULTS.maxRetries,
+      stages: stageBlocksOf(m),
     };
   });
   return {
@@ -194,7 +196,18 @@ function build(raw: RawConfig, source: string, env: NodeJS.ProcessEnv): GatewayC
     },
     providers: [...providers.values()],
     models,
+    stages: stageBlocksOf(raw),
   };
+}
+
+/** The stage blocks (`redact:` …) a config object holds, by the stages' keys; undefined when it holds none. */
+function stageBlocksOf(raw: object): Record<string, unknown> | undefined {
+  let blocks: Record<string, unknown> | undefined;
+  for (const { key } of STAGES) {
+    const block = (raw as Record<string, unknown>)[key];
+    if (block !== undefined) (blocks ??= {})[key] = block;
+  }
+  return blocks;
 }
 
 /** `admin_token:` first, else MODELGATE_ADMIN_TOKEN; a token must be long enough not to be guessed. */

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { DEFAULT_FLUSH_ROWS } from '../accounting/usage-writer.ts';
 import { ANTHROPIC_VERSIONS } from '../dialects/anthropic-messages/version.ts';
+import { STAGES } from '../stages/index.ts';
 
 /**
  * A number, also when written as a string of digits: `${NAME}` fills settings in as strings (`port:
@@ -62,6 +63,12 @@ export const deploymentSchema = z.strictObject({
   refused_params: z.array(z.string().min(1)).optional(),
 });
 
+/**
+ * Each stage's block (`redact:`), at the top level and per model: its schema is the stage folder's. Typed
+ * as no keys here (config/load.ts reads the blocks by the stages' keys), so a new stage changes no type.
+ */
+const stageBlocks = Object.fromEntries(STAGES.map((s) => [s.key, s.schema.optional()])) as Record<never, never>;
+
 export const modelSchema = z.strictObject({
   name: z.string().min(1),
   family: z.string().min(1).optional(),
@@ -70,6 +77,7 @@ export const modelSchema = z.strictObject({
   deployments: z.array(deploymentSchema).min(1),
   timeouts: timeoutsSchema.optional(),
   max_retries: num(z.number().int().min(0).max(10)).optional(),
+  ...stageBlocks,
 });
 
 export const configSchema = z.strictObject({
@@ -128,6 +136,7 @@ export const configSchema = z.strictObject({
   max_retries: num(z.number().int().min(0).max(10)).optional(),
   providers: z.array(providerSchema).min(1),
   models: z.array(modelSchema).min(1),
+  ...stageBlocks,
 });
 
 export type RawConfig = z.infer<typeof configSchema>;

@@ -72,6 +72,8 @@ export interface ModelConfig {
   deployments: DeploymentConfig[];
   timeouts: Timeouts;
   maxRetries: number;
+  /** The model's stage blocks by config key (`redact`), as the config wrote them; absent = none. */
+  stages?: Readonly<Record<string, unknown>>;
 }
 
 export interface GatewayConfig {
@@ -127,4 +129,6 @@ export interface GatewayConfig {
   };
   providers: ProviderConfig[];
   models: ModelConfig[];
+  /** The top-level stage blocks by config key (`redact`), as the config wrote them; absent = none. */
+  stages?: Readonly<Record<string, unknown>>;
 }

@@ -1,5 +1,5 @@
 // Which story each API route tells, and the story of a generation request (chat, messages, responses,
-// embeddings, Gemini's generateContent): auth → body → validation → catalog → admission → routing →
+// embeddings, Gemini's generateContent): auth → body → validation → catalog → stages → admission → routing →
 // relay → accounting. Each step is its stage's.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Dialect } from '../core/dialect.ts';
@@ -28,7 +28,10 @@ import { promptEstimator, type Ticket } from '../admission/admission.ts';
 import { obtainAnswer, type Answer } from '../routing/attempts.ts';
 import { prepareResponsesTurn, storeResponsesTurn, type ResponsesTurn } from '../store/responses-turn.ts';
 import { priceRequest, recordRequest, rowModel, RequestState } from '../accounting/record.ts';
+import type { StageList } from '../stages/plan.ts';
+import { runAfterReply, runBeforeRouting } from '../stages/run.ts';
 import { keepAliveFor, relayStream } from './relay.ts';
+import { StageTally } from './stage-tally.ts';
 import { answerShort } from './endpoints.ts';
 import type { Gateway } from './gateway.ts';
 
@@ -94,6 +97,10 @@ export interface Flight {
   /** Keep-alive comments sent the stream's headers before its first byte (stream-keep-alive.ts). */
   keptAlive: boolean;
   endpoint: GenerationEndpoint;
+  /** The model's stages (stages/), once the model is known; null when it has none. */
+  stages: StageList | null;
+  /** Where the stages count what they did (set with `stages`). */
+  tally: StageTally | null;
 }
 
 export interface GenerationEndpoint {
@@ -116,7 +123,15 @@ export async function handleGeneration(
   opts: GenerationEndpoint,
 ): Promise<void> {
   const state = new RequestState(opts);
-  const flight: Flight = { state, ticket: null, admissionRan: false, keptAlive: false, endpoint: opts };
+  const flight: Flight = {
+    state,
+    ticket: null,
+    admissionRan: false,
+    keptAlive: false,
+    endpoint: opts,
+    stages: null,
+    tally: null,
+  };
   // A client that leaves stops the upstream at once: no orphaned upstream streams.
   const client = new ResponseClientLink(res);
   if (gw.tracing !== null)
@@ -195,6 +210,17 @@ async function serve(
   state.stream = facts.stream;
   let model = resolveModel(gw.catalog, key, facts.model, state.dialect, mode);
   let parsed = value as Record<string, unknown>;
+  // Stages see the prompt before it is stored, admitted or routed; a changed text is written back into
+  // the body, whose new bytes then go upstream (pass-through) or to the translator.
+  const stages = gw.stages === null ? null : gw.stages.forModel(model.name);
+  if (stages !== null) {
+    flight.stages = stages;
+    flight.tally = new StageTally(state, gw.metrics);
+    if (runBeforeRouting(stages, { dialect: state.dialect, body: parsed, stream: facts.stream }, flight.tally)) {
+      text = JSON.stringify(parsed);
+      raw = Buffer.from(text);
+    }
+  }
   let turn: ResponsesTurn | null = null;
   if (responsesFacts !== null) {
     // A continued conversation: its stored items, and the deployment a native chain stays on.
@@ -349,7 +375,11 @@ export function relayJson(res: ServerResponse, flight: Flight, answer: Answer): 
   // Routing read and converted the whole body before committing, so a bad 200 could still fail over.
   if (answer.json === null)
     throw new GatewayError('internal_error', { message: 'A non-streamed answer arrived without its body.' });
-  const { body, usage } = answer.json;
+  const { usage } = answer.json;
+  const body =
+    flight.stages === null
+      ? answer.json.body
+      : runAfterReply(flight.stages, flight.endpoint.dialect, answer.json.body, flight.tally!);
   state.usage = usage;
   state.status = 200;
   state.markFirstByte();

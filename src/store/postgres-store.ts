@@ -56,6 +56,8 @@ const MIGRATIONS: string[] = [
   `CREATE TABLE gateways (
      id TEXT PRIMARY KEY, host TEXT NOT NULL, pid INTEGER NOT NULL, started_at BIGINT NOT NULL,
      beat_at BIGINT NOT NULL, shared BOOLEAN NOT NULL)`,
+  // Redactions: the texts the stages masked in a request and its reply (docs/redaction.md).
+  `ALTER TABLE usage ADD COLUMN redactions INTEGER NOT NULL DEFAULT 0`,
 ];
 
 /** Any constant: replicas starting at once take turns at the migrations instead of racing them. */

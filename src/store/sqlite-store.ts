@@ -58,6 +58,8 @@ const MIGRATIONS: string[] = [
      beat_at INTEGER NOT NULL, shared INTEGER NOT NULL)`,
   // A panic-routed request says so in its row.
   `ALTER TABLE usage ADD COLUMN routing TEXT`,
+  // Redactions: the texts the stages masked in a request and its reply (docs/redaction.md).
+  `ALTER TABLE usage ADD COLUMN redactions INTEGER NOT NULL DEFAULT 0`,
 ];
 
 /** The per-day report; exported for the test that checks it searches the ts index instead of scanning. */

@@ -101,13 +101,13 @@ export type Route =
   | { kind: 'passthrough'; upstream: Dialect }
   | { kind: 'hub'; upstream: Dialect; client: ClientSide; side: UpstreamSide };
 
-const CLIENT_SIDES: Readonly<Record<Dialect, ClientSide>> = {
+export const CLIENT_SIDES: Readonly<Record<Dialect, ClientSide>> = {
   openai: chatClient,
   anthropic: messagesClient,
   responses: responsesClient,
   gemini: geminiClient,
 };
-const UPSTREAM_SIDES: Readonly<Record<Dialect, UpstreamSide>> = {
+export const UPSTREAM_SIDES: Readonly<Record<Dialect, UpstreamSide>> = {
   openai: chatUpstream,
   anthropic: messagesUpstream,
   responses: responsesUpstream,

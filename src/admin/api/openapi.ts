@@ -311,6 +311,11 @@ export const OPENAPI_DOCUMENT = {
                         description:
                           "'panic' when sent to a cooling-down deployment because every deployment of the model was; null otherwise.",
                       },
+                      redactions: {
+                        type: 'integer',
+                        description:
+                          'Texts the redaction stage masked in the request and its reply (docs/redaction.md).',
+                      },
                     },
                   },
                 },

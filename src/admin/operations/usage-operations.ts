@@ -190,6 +190,7 @@ function requestRow(r: UsageRecord): ReportRow {
     attempts: r.attempts,
     error_code: r.errorCode,
     routing: r.routing,
+    redactions: r.redactions ?? 0,
   };
 }
 
