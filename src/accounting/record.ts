@@ -2,7 +2,8 @@
 // usage row (queued), metrics and its cost.
 import type { Dialect } from '../core/dialect.ts';
 import type { KeyRecord } from '../core/key-record.ts';
-import { emptyUsage, type Usage } from '../core/usage.ts';
+import { billableUsage, emptyUsage, type Usage } from '../core/usage.ts';
+import { breakdownJson, usdText } from '../pricing/breakdown.ts';
 import type { Catalog } from '../catalog/catalog.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import type { RequestTrace } from '../observability/tracing.ts';
@@ -60,6 +61,15 @@ export function priceRequest(gw: { catalog: Catalog }, state: RequestState): num
   return state.costNanos;
 }
 
+/**
+ * The request's cost as `x-modelgate-cost` says it (USD, decimal), priced from the usage the answer
+ * carries: the same number as the row's, since the row is priced from the same usage (priceRequest).
+ */
+export function costHeader(gw: { catalog: Catalog }, state: RequestState): string {
+  state.usage = billableUsage(state.usage);
+  return usdText(priceRequest(gw, state));
+}
+
 /** `settledPeriod` is the budget period the admission store billed (null when the key had no reservation). */
 export function recordRequest(gw: RecordServices, state: RequestState, settledPeriod: number | null = null): void {
   const u = state.usage;
@@ -99,6 +109,8 @@ export function recordRequest(gw: RecordServices, state: RequestState, settledPe
     periodStart: settledPeriod ?? periodStart(state.key.budgetPeriod, state.startedWall),
     errorCode: state.errorCode,
     routing: state.routing,
+    // Only a charged row has lines to explain; the JSON is the row's one extra allocation.
+    costBreakdown: state.costNanos === 0 ? null : breakdownJson(u, gw.catalog.get(state.model)?.price ?? null),
   });
 }
 

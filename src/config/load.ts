@@ -6,6 +6,7 @@ import type { DeploymentConfig, GatewayConfig, ModelConfig, ProviderConfig, Time
 import type { ModelMode } from '../core/dialect.ts';
 import { BUILTIN_CONFIG_YAML } from './builtin.ts';
 import { applyEnvOverrides } from './env-overrides.ts';
+import { modelPrice, perTokenRate } from '../pricing/model-price.ts';
 import { configSchema, DEFAULTS, type RawConfig } from './schema.ts';
 
 export class ConfigError extends Error {
@@ -122,18 +123,14 @@ function build(raw: RawConfig, source: string, env: NodeJS.ProcessEnv): GatewayC
   const models: ModelConfig[] = raw.models.map((m, i) => {
     if (names.has(m.name)) fail(`models[${i}].name`, `duplicate model name "${m.name}"`);
     names.add(m.name);
-    return {
+    if (m.price !== undefined) {
+      const perToken = perTokenRate(m.price);
+      if (perToken !== null) fail(`models[${i}].price.${perToken.split(':')[0]}`, perToken);
+    }
+    const model: ModelConfig = {
       name: m.name,
       family: m.family ?? (m.name.toLowerCase().startsWith('claude') ? 'anthropic' : 'openai'),
       mode: m.mode ?? inferredMode(m.deployments[0].model),
-      price: m.price
-        ? {
-            input: m.price.input,
-            output: m.price.output,
-            cacheRead: m.price.cache_read ?? m.price.input * 0.1,
-            cacheWrite: m.price.cache_write ?? m.price.input * 1.25,
-          }
-        : null,
       deployments: m.deployments.map((d, j) => {
         const provider = providers.get(d.provider);
         if (!provider)
@@ -155,7 +152,11 @@ function build(raw: RawConfig, source: string, env: NodeJS.ProcessEnv): GatewayC
       }),
       timeouts: timeouts(m.timeouts, defaultTimeouts),
       maxRetries: m.max_retries ?? raw.max_retries ?? DEFAULTS.maxRetries,
+      price: null,
     };
+    // Looked up once here, never per request: the configured block, else the catalogue's.
+    model.price = modelPrice(m.price, model.deployments);
+    return model;
   });
   return {
     source,

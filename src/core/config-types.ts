@@ -1,12 +1,40 @@
 // The validated, defaulted configuration the rest of the gateway reads (the YAML schema lives in config/).
 import type { ModelMode, ProviderKind } from './dialect.ts';
 
-export interface Price {
-  /** USD per million tokens. */
+/**
+ * USD per million tokens of each token class. A part class (1 h cache writes, reasoning, audio, image)
+ * without its own rate costs its parent's: cacheWrite, output, input, cacheRead.
+ */
+export interface Rates {
   input: number;
   output: number;
   cacheRead: number;
+  /** 5-minute cache writes (and writes whose TTL the upstream does not say). */
   cacheWrite: number;
+  cacheWrite1h?: number;
+  reasoning?: number;
+  inputAudio?: number;
+  inputImage?: number;
+  cacheReadAudio?: number;
+  cacheReadImage?: number;
+  outputAudio?: number;
+  outputImage?: number;
+}
+
+/** A long-context tier: a request whose prompt has more than `above` tokens pays `rates` for every token. */
+export interface PriceTier {
+  above: number;
+  rates: Rates;
+}
+
+/** What a model's requests are charged: its token rates, its tiers and its per-unit charges. */
+export interface Price extends Rates {
+  /** USD per unit by unit name (`web_search`: one server-side search call). */
+  units?: Record<string, number>;
+  /** Ascending by `above`; each tier's rates are complete. */
+  tiers?: readonly PriceTier[];
+  /** Where the numbers came from: the price catalogue (@pydantic/genai-prices) or the model's `price:`. */
+  source?: 'catalogue' | 'config';
 }
 
 export interface MockOptions {

@@ -56,6 +56,8 @@ const MIGRATIONS: string[] = [
   `CREATE TABLE gateways (
      id TEXT PRIMARY KEY, host TEXT NOT NULL, pid INTEGER NOT NULL, started_at BIGINT NOT NULL,
      beat_at BIGINT NOT NULL, shared BOOLEAN NOT NULL)`,
+  // Cost breakdown: each row's charged classes, counts and unit prices (JSON), as priced when it ran.
+  `ALTER TABLE usage ADD COLUMN cost_breakdown TEXT`,
 ];
 
 /** Any constant: replicas starting at once take turns at the migrations instead of racing them. */

@@ -58,6 +58,8 @@ const MIGRATIONS: string[] = [
      beat_at INTEGER NOT NULL, shared INTEGER NOT NULL)`,
   // A panic-routed request says so in its row.
   `ALTER TABLE usage ADD COLUMN routing TEXT`,
+  // Cost breakdown: each row's charged classes, counts and unit prices (JSON), as priced when it ran.
+  `ALTER TABLE usage ADD COLUMN cost_breakdown TEXT`,
 ];
 
 /** The per-day report; exported for the test that checks it searches the ts index instead of scanning. */
