@@ -9,6 +9,7 @@ import { keysCommand } from './admin/keys-command.ts';
 import { requestsCommand, usageCommand } from './admin/usage-command.ts';
 import { serveCommand } from './admin/serve-command.ts';
 import { UsageError } from './admin/key-flags.ts';
+import { pricesCommand } from './admin/prices-command.ts';
 
 const HELP = `modelgate — an HTTP gateway in front of language models
 
@@ -22,6 +23,7 @@ usage:
   modelgate usage --group-by day,hour,model,key,deployment [--from D] [--to D] [--key K] [--model M]
                   [--deployment D] [--errors] [--csv|--json]
   modelgate requests [--limit N] [--before ID] [--key K] [--model M] [--errors] [--json]
+  modelgate prices [--json]
 
 The config comes from --config, else $MODELGATE_CONFIG, else ./modelgate.yaml, else a built-in mock setup.`;
 
@@ -31,7 +33,7 @@ async function main(argv: string[]): Promise<void> {
     console.log(HELP);
     return;
   }
-  if (command !== 'serve' && command !== 'keys' && command !== 'usage' && command !== 'requests')
+  if (!['serve', 'keys', 'usage', 'requests', 'prices'].includes(command))
     throw new UsageError(`unknown command "${command}"\n\n${HELP}`);
   const configFlag = flagValue(rest, '--config');
   // Key management and reports need the database, not the upstreams: credentials missing from this
@@ -53,6 +55,10 @@ async function main(argv: string[]): Promise<void> {
     }
     if (values.host) config.listen.host = values.host;
     await serveCommand(config);
+    return;
+  }
+  if (command === 'prices') {
+    pricesCommand(config.models, rest, (s) => console.log(s));
     return;
   }
   // Only `keys create` may make a database: anything else run where there is none was pointed at the

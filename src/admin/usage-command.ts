@@ -137,7 +137,7 @@ function filterQuery(values: {
   return q;
 }
 
-function table(rows: readonly ReportRow[], out: (s: string) => void, empty: string): void {
+export function table(rows: readonly ReportRow[], out: (s: string) => void, empty: string): void {
   if (rows.length === 0) {
     out(empty);
     return;
