@@ -10,6 +10,7 @@ import { requestsCommand, usageCommand } from './admin/usage-command.ts';
 import { serveCommand } from './admin/serve-command.ts';
 import { UsageError } from './admin/key-flags.ts';
 import { pricesCommand } from './admin/prices-command.ts';
+import { reconcileCommand } from './admin/reconcile-command.ts';
 
 const HELP = `modelgate — an HTTP gateway in front of language models
 
@@ -24,6 +25,8 @@ usage:
                   [--deployment D] [--errors] [--csv|--json]
   modelgate requests [--limit N] [--before ID] [--key K] [--model M] [--errors] [--json]
   modelgate prices [--json]
+  modelgate reconcile --provider openai|anthropic --file EXPORT [--from YYYY-MM-DD] [--to YYYY-MM-DD]
+                      [--tolerance-usd X] [--json]
 
 The config comes from --config, else $MODELGATE_CONFIG, else ./modelgate.yaml, else a built-in mock setup.`;
 
@@ -33,7 +36,7 @@ async function main(argv: string[]): Promise<void> {
     console.log(HELP);
     return;
   }
-  if (!['serve', 'keys', 'usage', 'requests', 'prices'].includes(command))
+  if (!['serve', 'keys', 'usage', 'requests', 'prices', 'reconcile'].includes(command))
     throw new UsageError(`unknown command "${command}"\n\n${HELP}`);
   const configFlag = flagValue(rest, '--config');
   // Key management and reports need the database, not the upstreams: credentials missing from this
@@ -75,7 +78,10 @@ async function main(argv: string[]): Promise<void> {
     if (command === 'keys') await keysCommand(store, rest, out);
     else if (command === 'usage') await usageCommand(store, rest, out);
     else if (command === 'requests') await requestsCommand(store, rest, out);
-    else throw new UsageError(`unknown command "${command}"\n\n${HELP}`);
+    else if (command === 'reconcile') {
+      // A differing day is an answer, not a failure of the command: exit 1, and 2 for a usage error.
+      if (!(await reconcileCommand(store, config.models, rest, out))) process.exitCode = 1;
+    } else throw new UsageError(`unknown command "${command}"\n\n${HELP}`);
   } finally {
     await store.close();
   }
