@@ -7,6 +7,7 @@ import type { ModelMode } from '../core/dialect.ts';
 import { BUILTIN_CONFIG_YAML } from './builtin.ts';
 import { applyEnvOverrides } from './env-overrides.ts';
 import { modelPrice, perTokenRate } from '../pricing/model-price.ts';
+import { releaseCatalogue } from '../pricing/catalogue.ts';
 import { configSchema, DEFAULTS, type RawConfig } from './schema.ts';
 
 export class ConfigError extends Error {
@@ -158,6 +159,7 @@ function build(raw: RawConfig, source: string, env: NodeJS.ProcessEnv): GatewayC
     model.price = modelPrice(m.price, model.deployments);
     return model;
   });
+  releaseCatalogue();
   return {
     source,
     listen: { host: raw.listen?.host ?? DEFAULTS.host, port: raw.listen?.port ?? DEFAULTS.port },

@@ -1,7 +1,28 @@
 // Prices from the maintained catalogue (@pydantic/genai-prices): each provider's published rates per token
 // class, long-context tiers and per-call charges, looked up once per model when the config loads.
-import { calcPrice, findProvider, type ModelPrice, type Provider, type TieredPrices } from '@pydantic/genai-prices';
+import { createRequire } from 'node:module';
+import type * as GenaiPrices from '@pydantic/genai-prices';
+import type { ModelPrice, Provider, TieredPrices } from '@pydantic/genai-prices';
 import type { Price, PriceTier, Rates } from '../core/config-types.ts';
+
+const require = createRequire(import.meta.url);
+let lib: typeof GenaiPrices | null = null;
+
+/**
+ * The catalogue, loaded on first use only (synchronously, as config loading is): a config whose every
+ * model has a `price:` block never pays for it (≈ 20 MB of data and a few hundred ms).
+ */
+function catalogue(): typeof GenaiPrices {
+  lib ??= require('@pydantic/genai-prices') as typeof GenaiPrices;
+  return lib;
+}
+
+/** Lets the catalogue's data be collected once every model's price has been read from it. */
+export function releaseCatalogue(): void {
+  if (lib === null) return;
+  lib = null;
+  delete require.cache[require.resolve('@pydantic/genai-prices')];
+}
 
 /** The catalogue's provider for a kind of upstream whose URL it does not know (a proxy, a test server). */
 const PROVIDER_OF_KIND: Readonly<Record<string, string>> = {
@@ -49,6 +70,7 @@ export interface CatalogueEntry {
 export function cataloguePrice(kind: string, baseUrl: string, model: string, at = new Date()): CatalogueEntry | null {
   const byKind = PROVIDER_OF_KIND[kind];
   if (byKind === undefined) return null;
+  const { calcPrice, findProvider } = catalogue();
   let provider: Provider | undefined = findProvider({ providerApiUrl: baseUrl });
   if (provider === undefined || !knows(provider, model)) provider = findProvider({ providerId: byKind });
   if (provider === undefined) return null;
@@ -60,7 +82,7 @@ export function cataloguePrice(kind: string, baseUrl: string, model: string, at 
 }
 
 function knows(provider: Provider, model: string): boolean {
-  return calcPrice({ input_tokens: 0 }, model, { provider }) !== null;
+  return catalogue().calcPrice({ input_tokens: 0 }, model, { provider }) !== null;
 }
 
 function isTiered(v: unknown): v is TieredPrices {
