@@ -1,5 +1,5 @@
 // `npm run bench [-- --quick | --instructions | --gc] [--targets a,b] [--load-generator autocannon] [--node-flags=…]`: starts the mock upstream
-// and every available target, measures them side by side (issue 6), writes bench/results/<date>.md
+// and every available target, measures them side by side, writes bench/results/<date>.md
 // (a later full run the same day: <date>-2.md, …; lib/results-file.ts).
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';

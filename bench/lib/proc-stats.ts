@@ -1,5 +1,5 @@
 // CPU time and resident memory of a process tree, read from /proc — the steady metric on a shared
-// machine (issue 6): a proxy's CPU per request does not drift with what else the two cores are doing.
+// machine: a proxy's CPU per request does not drift with what else the two cores are doing.
 import { execFileSync } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
 

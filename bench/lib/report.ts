@@ -1,5 +1,5 @@
 // Renders a benchmark run as markdown: one table per scenario (medians over repetitions), the ratios
-// issue 6 asks for, and each target of the issue checked against the numbers.
+// the benchmark targets ask for, and each target checked against the numbers.
 import type { Rep } from './measure.ts';
 import type { PairedRun } from './paired.ts';
 import type { LoadScenario } from './scenarios.ts';
@@ -291,7 +291,7 @@ function paired(a: readonly number[], b: readonly number[], combine: (x: number,
   return Array.from({ length: n }, (_, i) => combine(a[i], b[i]));
 }
 
-/** The bare proxy's CPU per streamed event on the machine where issue 6 set its absolute targets. */
+/** The bare proxy's CPU per streamed event on the machine where the absolute targets were set. */
 export const REFERENCE_BARE_EVENT_US = 8.5;
 
 const byRatio = (x: number, y: number): number => (y === 0 ? Number.NaN : x / y);
@@ -438,7 +438,7 @@ export function headline(results: RunResults): string[] {
         ]
       : []),
     '',
-    '| target from issue 6 | modelgate | bare proxy, same run | status |',
+    '| target | modelgate | bare proxy, same run | status |',
     '|---|---:|---:|---|',
     `| non-streaming CPU ≤ 1.25 × bare proxy | ${shown(mgBare, 2, ' ×')} | ${value(bare?.cpu, 1, ' µs/req')} | ${mgBare.status} |`,
     `| the same, both loaded at once (${results.paired?.connections ?? 25} connections each, paired) | ${shown(mgBarePaired, 2, ' ×')} | ${value(pairedBare, 1, ' µs/req')} | ${mgBarePaired.status} |`,

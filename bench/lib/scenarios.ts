@@ -1,4 +1,4 @@
-// What the benchmark measures (issue 6 "Scenarios") and how long, in full and quick mode.
+// What the benchmark measures and how long, in full and quick mode.
 import type { RequestKind } from './requests.ts';
 import type { TargetName } from './targets.ts';
 

@@ -17,7 +17,6 @@ import type {
   AdmissionSnapshot,
   AdmissionStore,
   AdmitResult,
-  MaybePromise,
   ReservationId,
   SettleResult,
   SpendWritten,
@@ -357,7 +356,7 @@ export class Admission {
     const tokens = usage.inputTokens + usage.outputTokens + usage.cacheReadTokens + usage.cacheWriteTokens;
     if (ticket.promptTokens > 0 && tokens > 0)
       this.#learn(ticket, usage.inputTokens + usage.cacheReadTokens + usage.cacheWriteTokens);
-    const settle = (): MaybePromise<SettleResult> =>
+    const settle = (): Promise<SettleResult> =>
       nanos === 0 && tokens === 0
         ? this.store.release(ticket.reservationId)
         : this.store.settle({ reservationId: ticket.reservationId, nanos, tokens });
@@ -384,7 +383,7 @@ export class Admission {
    * slot and the reserved budget would stay held for many minutes after Redis is back, and the
    * request's cost would never reach the shared total. A settle that arrives twice changes nothing.
    */
-  #settleFailed(err: unknown, ticket: Ticket, settle: () => MaybePromise<SettleResult>, attempt = 1): number {
+  #settleFailed(err: unknown, ticket: Ticket, settle: () => Promise<SettleResult>, attempt = 1): number {
     if (attempt === 1) this.#failed(err, 'settle');
     if (attempt <= SETTLE_RETRIES) {
       const timer = setTimeout(

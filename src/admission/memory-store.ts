@@ -51,8 +51,7 @@ export class MemoryAdmissionStore implements AdmissionStore {
     this.#ttlMs = options.reservationTtlMs ?? DEFAULT_RESERVATION_TTL_MS;
   }
 
-  // admit, settle and release answer synchronously (see MaybePromise in store.ts).
-  admit(req: AdmitRequest): AdmitResult {
+  async admit(req: AdmitRequest): Promise<AdmitResult> {
     checkAmount(req.reserveNanos);
     checkAmount(req.reserveTokens);
     checkAmount(req.periodStart);
@@ -88,13 +87,13 @@ export class MemoryAdmissionStore implements AdmissionStore {
     return { ok: true, reservationId: reservation.id, snapshot: view(state, req.now) };
   }
 
-  settle(req: SettleRequest): SettleResult {
+  async settle(req: SettleRequest): Promise<SettleResult> {
     checkAmount(req.nanos);
     checkAmount(req.tokens);
     return this.#finish(req.reservationId, req.nanos, req.tokens, true);
   }
 
-  release(reservationId: ReservationId): SettleResult {
+  async release(reservationId: ReservationId): Promise<SettleResult> {
     return this.#finish(reservationId, 0, 0, false);
   }
 

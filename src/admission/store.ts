@@ -148,19 +148,13 @@ export interface WatchedKey {
   periodEnd: number;
 }
 
-/**
- * The in-process store answers at once and the shared one over the network: the per-request calls may
- * return the value itself, so the admission stage awaits (a microtask and a promise per call) only
- * when there is something to wait for. Invalid amounts throw or reject.
- */
-export type MaybePromise<T> = T | Promise<T>;
-
 export interface AdmissionStore {
-  admit(req: AdmitRequest): MaybePromise<AdmitResult>;
+  /** Invalid amounts reject. */
+  admit(req: AdmitRequest): Promise<AdmitResult>;
   /** Replace the reservation with the real amounts and free the slot. */
-  settle(req: SettleRequest): MaybePromise<SettleResult>;
+  settle(req: SettleRequest): Promise<SettleResult>;
   /** Undo everything but the RPM count (upstream failure: bill nothing). */
-  release(reservationId: ReservationId): MaybePromise<SettleResult>;
+  release(reservationId: ReservationId): Promise<SettleResult>;
   /** `periodStart` newer than the store's period shows zero spent without changing anything. */
   snapshot(keyId: string, now: number, periodStart?: number): Promise<AdmissionSnapshot>;
   seedSpent(req: SeedRequest): Promise<void>;

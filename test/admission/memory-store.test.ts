@@ -22,29 +22,40 @@ function idOf(result: AdmitResult): ReservationId {
 test('an id settled late, after its reservation was reclaimed and another request admitted, changes nothing', async () => {
   const store = new MemoryAdmissionStore({ reservationTtlMs: 1_000 });
   const stale = idOf(
-    store.admit({ keyId: 'k', limits: LIMITS, periodStart: 0, reserveNanos: 100, reserveTokens: 1, now: T0 }),
+    await store.admit({ keyId: 'k', limits: LIMITS, periodStart: 0, reserveNanos: 100, reserveTokens: 1, now: T0 }),
   );
   // The next admit, past the TTL, reclaims the first reservation.
   const fresh = idOf(
-    store.admit({ keyId: 'k', limits: LIMITS, periodStart: 0, reserveNanos: 300, reserveTokens: 3, now: T0 + 2_000 }),
+    await store.admit({
+      keyId: 'k',
+      limits: LIMITS,
+      periodStart: 0,
+      reserveNanos: 300,
+      reserveTokens: 3,
+      now: T0 + 2_000,
+    }),
   );
   assert.notEqual(fresh, stale);
-  assert.deepEqual(store.settle({ reservationId: stale, nanos: 5_000, tokens: 50 }), { ok: false });
-  assert.deepEqual(store.release(stale), { ok: false });
+  assert.deepEqual(await store.settle({ reservationId: stale, nanos: 5_000, tokens: 50 }), { ok: false });
+  assert.deepEqual(await store.release(stale), { ok: false });
   const during = await store.snapshot('k', T0 + 2_000);
   assert.equal(during.inFlight, 1, 'the new reservation stays held');
   assert.equal(during.reservedNanos, 300);
   assert.equal(during.spentNanos, 0, 'nothing billed for the stale id');
-  assert.deepEqual(store.settle({ reservationId: fresh, nanos: 250, tokens: 2 }), { ok: true, periodStart: 0 });
-  assert.deepEqual(store.settle({ reservationId: fresh, nanos: 250, tokens: 2 }), { ok: false }, 'settled once only');
+  assert.deepEqual(await store.settle({ reservationId: fresh, nanos: 250, tokens: 2 }), { ok: true, periodStart: 0 });
+  assert.deepEqual(
+    await store.settle({ reservationId: fresh, nanos: 250, tokens: 2 }),
+    { ok: false },
+    'settled once only',
+  );
   const after = await store.snapshot('k', T0 + 2_000);
   assert.deepEqual([after.inFlight, after.reservedNanos, after.spentNanos], [0, 0, 250]);
 });
 
-test('ids it never handed out are unknown, whatever their type or shape', () => {
+test('ids it never handed out are unknown, whatever their type or shape', async () => {
   const store = new MemoryAdmissionStore();
   const id = idOf(
-    store.admit({ keyId: 'k', limits: LIMITS, periodStart: 0, reserveNanos: 1, reserveTokens: 1, now: T0 }),
+    await store.admit({ keyId: 'k', limits: LIMITS, periodStart: 0, reserveNanos: 1, reserveTokens: 1, now: T0 }),
   );
   for (const other of [
     'nope',
@@ -55,9 +66,9 @@ test('ids it never handed out are unknown, whatever their type or shape', () => 
     Number.MAX_SAFE_INTEGER + 2,
     (id as number) + 2 ** 21,
   ]) {
-    assert.deepEqual(store.release(other), { ok: false }, `release(${String(other)})`);
+    assert.deepEqual(await store.release(other), { ok: false }, `release(${String(other)})`);
   }
-  assert.deepEqual(store.release(id), { ok: true, periodStart: 0 });
+  assert.deepEqual(await store.release(id), { ok: true, periodStart: 0 });
 });
 
 test('reservations finished out of order, across keys, leave each key exact and reclaim in admit order', async () => {
@@ -69,7 +80,14 @@ test('reservations finished out of order, across keys, leave each key exact and 
     held.push({
       key,
       id: idOf(
-        store.admit({ keyId: key, limits: LIMITS, periodStart: 0, reserveNanos: nanos, reserveTokens: 1, now: T0 + i }),
+        await store.admit({
+          keyId: key,
+          limits: LIMITS,
+          periodStart: 0,
+          reserveNanos: nanos,
+          reserveTokens: 1,
+          now: T0 + i,
+        }),
       ),
       nanos,
     });
@@ -77,7 +95,7 @@ test('reservations finished out of order, across keys, leave each key exact and 
   // Settle every other one, from the newest back, so reservations go from the middle of each key's list.
   for (let i = held.length - 1; i >= 0; i -= 2) {
     const h = held[i]!;
-    assert.deepEqual(store.settle({ reservationId: h.id, nanos: 1, tokens: 1 }), { ok: true, periodStart: 0 });
+    assert.deepEqual(await store.settle({ reservationId: h.id, nanos: 1, tokens: 1 }), { ok: true, periodStart: 0 });
   }
   const left = held.filter((_, i) => i % 2 === 0);
   for (const key of ['a', 'b']) {
@@ -91,11 +109,25 @@ test('reservations finished out of order, across keys, leave each key exact and 
     );
   }
   // Past the TTL of the first 21 admits (at T0 + 0 … 20) only: the rest are still held.
-  store.admit({ keyId: 'a', limits: LIMITS, periodStart: 0, reserveNanos: 1, reserveTokens: 1, now: T0 + 10_020 });
-  store.admit({ keyId: 'b', limits: LIMITS, periodStart: 0, reserveNanos: 1, reserveTokens: 1, now: T0 + 10_020 });
+  await store.admit({
+    keyId: 'a',
+    limits: LIMITS,
+    periodStart: 0,
+    reserveNanos: 1,
+    reserveTokens: 1,
+    now: T0 + 10_020,
+  });
+  await store.admit({
+    keyId: 'b',
+    limits: LIMITS,
+    periodStart: 0,
+    reserveNanos: 1,
+    reserveTokens: 1,
+    now: T0 + 10_020,
+  });
   for (const h of left) {
     const admittedAt = held.indexOf(h);
     const expected = admittedAt <= 20 ? { ok: false } : { ok: true, periodStart: 0 };
-    assert.deepEqual(store.release(h.id), expected, `reservation admitted at +${admittedAt} ms`);
+    assert.deepEqual(await store.release(h.id), expected, `reservation admitted at +${admittedAt} ms`);
   }
 });
