@@ -8,7 +8,8 @@ import { billableUsage, emptyUsage, type Usage } from '../../src/core/usage.ts';
 import { readAnthropicUsage } from '../../src/dialects/anthropic-messages/usage.ts';
 import { usageFromGemini } from '../../src/dialects/gemini/usage.ts';
 import { usageFromOpenAi } from '../../src/dialects/openai-chat/usage.ts';
-import { usageFromResponses } from '../../src/dialects/openai-responses/usage.ts';
+import { readResponsesToolCalls, usageFromResponses } from '../../src/dialects/openai-responses/usage.ts';
+import { extractUsage } from '../../src/dialects/json-text.ts';
 import { costBreakdown } from '../../src/pricing/breakdown.ts';
 import { cataloguePrice } from '../../src/pricing/catalogue.ts';
 import { configuredPrice } from '../../src/pricing/model-price.ts';
@@ -135,6 +136,28 @@ const CASES: Case[] = [
     price: () => catalogue('gemini', 'gemini-2.5-flash'),
     nanos: 500 * 300 + 100 * 1000 + 100 * 30 + 300 * 100 + 100 * 2500,
     lines: { input: 500, input_audio: 100, cache_read: 100, cache_read_audio: 300, output: 100 },
+  },
+  {
+    name: 'OpenAI Responses, gpt-5 with web search: each web_search_call output item is a call charged beside the tokens',
+    usage: () => {
+      const response = {
+        output: [
+          { type: 'web_search_call', id: 'ws_1', status: 'completed' },
+          { type: 'web_search_call', id: 'ws_2', status: 'completed' },
+          { type: 'message', content: [{ type: 'output_text', text: 'a web_search_call is…' }] },
+        ],
+        usage: { input_tokens: 1000, output_tokens: 100, input_tokens_details: { cached_tokens: 0 } },
+      };
+      const u = usageFromResponses(response.usage)!;
+      assert.ok(readResponsesToolCalls(response, u));
+      // The pass-through body, read from its text, comes to the same.
+      assert.deepEqual(extractUsage(JSON.stringify(response), 'responses'), u);
+      return u;
+    },
+    price: () => catalogue('openai', 'gpt-5'),
+    // $10 per 1,000 calls.
+    nanos: 1000 * 1250 + 100 * 10_000 + 2 * 10_000_000,
+    lines: { input: 1000, output: 100, web_search: 2 },
   },
   // The peers' billing bugs, replayed.
   {

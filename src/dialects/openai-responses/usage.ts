@@ -26,6 +26,30 @@ export function usageFromResponses(raw: unknown): HubUsage | undefined {
   return usage;
 }
 
+/** Output item types OpenAI charges per call, by the unit name usage carries. */
+const CHARGED_CALLS: Readonly<Record<string, string>> = {
+  web_search_call: 'web_search',
+  file_search_call: 'file_search',
+};
+
+/**
+ * The server-side tool calls a response made (its `output` items), which OpenAI charges per call beside
+ * the tokens `usage` counts: into `into.units`. False when the response made none.
+ */
+export function readResponsesToolCalls(response: Record<string, unknown>, into: Usage): boolean {
+  const output = response.output;
+  if (!Array.isArray(output)) return false;
+  let found = false;
+  for (const item of output) {
+    const unit = isObject(item) && typeof item.type === 'string' ? CHARGED_CALLS[item.type] : undefined;
+    if (unit === undefined) continue;
+    const units = (into.units ??= {});
+    units[unit] = (units[unit] ?? 0) + 1;
+    found = true;
+  }
+  return found;
+}
+
 /** Responses `usage` into `into` (the pass-through tap's running usage, a whole body's): every billed count. */
 export function readResponsesUsage(usage: unknown, into: Usage): boolean {
   const read = usageFromResponses(usage);
