@@ -1,7 +1,7 @@
 // `modelgate prices`: what each configured model is charged, USD per million tokens of each class (per
 // unit for units), and where the numbers came from: the catalogue or the model's `price:` block.
 import { parseArgs } from 'node:util';
-import type { ModelConfig, Price, Rates } from '../core/config-types.ts';
+import type { ModelConfig, Price, RateField, Rates } from '../core/config-types.ts';
 import { table } from './usage-command.ts';
 
 /** The classes as the breakdown names them (pricing/breakdown.ts), and the rate of each. */
@@ -15,7 +15,7 @@ const CLASSES: ReadonlyArray<readonly [string, (r: Rates) => number]> = [
 ];
 
 /** Media classes, shown only where their rate is not their parent class's. */
-const MEDIA: ReadonlyArray<readonly [string, keyof Rates]> = [
+const MEDIA: ReadonlyArray<readonly [string, RateField]> = [
   ['input_audio', 'inputAudio'],
   ['input_image', 'inputImage'],
   ['cache_read_audio', 'cacheReadAudio'],

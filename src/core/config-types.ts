@@ -19,7 +19,12 @@ export interface Rates {
   cacheReadImage?: number;
   outputAudio?: number;
   outputImage?: number;
+  /** The base classes' USD per token as JSON number text, made on first use (pricing/breakdown.ts). */
+  perTokenText?: { input: string; output: string; cacheRead: string; cacheWrite: string };
 }
+
+/** The rate fields of Rates (every numeric one). */
+export type RateField = Exclude<keyof Rates, 'perTokenText'>;
 
 /** A long-context tier: a request whose prompt has more than `above` tokens pays `rates` for every token. */
 export interface PriceTier {

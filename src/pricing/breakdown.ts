@@ -3,7 +3,7 @@
 // costNanos rounds it).
 import { NANOS_PER_USD, ratesFor } from '../core/budget.ts';
 import type { Price, Rates } from '../core/config-types.ts';
-import type { Usage } from '../core/usage.ts';
+import { PART_COUNTS, type Usage } from '../core/usage.ts';
 
 export interface CostLine {
   class: string;
@@ -66,13 +66,59 @@ export function costBreakdown(u: Usage, price: Price | null): CostLine[] {
   return lines;
 }
 
-/** The stored form of a row's breakdown: JSON, or null when nothing was charged. */
+/**
+ * The stored form of a row's breakdown: JSON, or null when nothing was charged. Usage of the four base
+ * classes alone (most requests) is written out directly, without building the lines first: this runs
+ * for every priced request.
+ */
 export function breakdownJson(u: Usage, price: Price | null): string | null {
+  if (price === null) return null;
+  if (u.units !== undefined) return linesJson(u, price);
+  for (const f of PART_COUNTS) if (u[f] !== undefined) return linesJson(u, price);
+  const r = ratesFor(price, u.inputTokens + u.cacheReadTokens + u.cacheWriteTokens);
+  const t = (r.perTokenText ??= {
+    input: String(perToken(r.input)),
+    output: String(perToken(r.output)),
+    cacheRead: String(perToken(r.cacheRead)),
+    cacheWrite: String(perToken(r.cacheWrite)),
+  });
+  let json = '';
+  if (u.inputTokens > 0) json += lineJson('input', u.inputTokens, t.input, r.input);
+  if (u.cacheReadTokens > 0) json += lineJson('cache_read', u.cacheReadTokens, t.cacheRead, r.cacheRead);
+  if (u.cacheWriteTokens > 0) json += lineJson('cache_write_5m', u.cacheWriteTokens, t.cacheWrite, r.cacheWrite);
+  if (u.outputTokens > 0) json += lineJson('output', u.outputTokens, t.output, r.output);
+  return json === '' ? null : `[${json.slice(1)}]`;
+}
+
+function lineJson(name: string, tokens: number, unitText: string, perMillion: number): string {
+  return `,{"class":"${name}","tokens":${tokens},"unit_price_usd":${unitText},"cost_usd":${usdNumberText(tokens * perMillion * 1000)}}`;
+}
+
+function linesJson(u: Usage, price: Price): string | null {
   const lines = costBreakdown(u, price);
   return lines.length === 0 ? null : JSON.stringify(lines);
 }
 
-/** A cost in nano-USD as the decimal USD text of `x-modelgate-cost` and stream usage. */
+/**
+ * An amount of nano-USD as a decimal number of USD: exact for whole nanos (integer arithmetic, no
+ * float formatting), twelve significant digits otherwise.
+ */
+function usdNumberText(nanos: number): string {
+  if (!Number.isSafeInteger(nanos)) return String(usd(nanos / NANOS_PER_USD));
+  if (nanos < 0) return `-${usdNumberText(-nanos)}`;
+  const whole = Math.floor(nanos / NANOS_PER_USD);
+  let frac = nanos - whole * NANOS_PER_USD;
+  if (frac === 0) return String(whole);
+  let digits = 9;
+  while (frac % 10 === 0) {
+    frac /= 10;
+    digits--;
+  }
+  const f = String(frac);
+  return `${whole}.${'000000000'.slice(0, digits - f.length)}${f}`;
+}
+
+/** A cost in nano-USD as the decimal USD text of `x-modelgate-cost`. */
 export function usdText(nanos: number): string {
-  return (nanos / NANOS_PER_USD).toFixed(9).replace(/\.?0+$/, '') || '0';
+  return usdNumberText(nanos);
 }

@@ -3,7 +3,7 @@
 import { createRequire } from 'node:module';
 import type * as GenaiPrices from '@pydantic/genai-prices';
 import type { ModelPrice, Provider, TieredPrices } from '@pydantic/genai-prices';
-import type { Price, PriceTier, Rates } from '../core/config-types.ts';
+import type { Price, PriceTier, RateField, Rates } from '../core/config-types.ts';
 
 const require = createRequire(import.meta.url);
 let lib: typeof GenaiPrices | null = null;
@@ -32,7 +32,7 @@ const PROVIDER_OF_KIND: Readonly<Record<string, string>> = {
 };
 
 /** The catalogue's per-million keys, by the rate they fill. */
-const TOKEN_KEYS: ReadonlyArray<readonly [keyof Rates, string]> = [
+const TOKEN_KEYS: ReadonlyArray<readonly [RateField, string]> = [
   ['input', 'input_mtok'],
   ['output', 'output_mtok'],
   ['cacheRead', 'cache_read_mtok'],

@@ -1,6 +1,6 @@
 // A configured model's price: its `price:` block when it has one, else the catalogue's for the first of
 // its deployments the catalogue knows (by the upstream model id and provider). Decided once, at load.
-import type { Price, PriceTier, Rates } from '../core/config-types.ts';
+import type { Price, PriceTier, RateField, Rates } from '../core/config-types.ts';
 import { cataloguePrice } from './catalogue.ts';
 
 /**
@@ -40,7 +40,7 @@ export interface PriceBlock {
 
 type RateBlock = Omit<PriceBlock, 'units' | 'tiers'>;
 
-const OPTIONAL_RATES: ReadonlyArray<readonly [keyof Rates, keyof RateBlock]> = [
+const OPTIONAL_RATES: ReadonlyArray<readonly [RateField, keyof RateBlock]> = [
   ['cacheWrite1h', 'cache_write_1h'],
   ['reasoning', 'reasoning'],
   ['inputAudio', 'input_audio'],

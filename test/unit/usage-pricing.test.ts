@@ -10,7 +10,7 @@ import { usageFromGemini } from '../../src/dialects/gemini/usage.ts';
 import { usageFromOpenAi } from '../../src/dialects/openai-chat/usage.ts';
 import { readResponsesToolCalls, usageFromResponses } from '../../src/dialects/openai-responses/usage.ts';
 import { extractUsage } from '../../src/dialects/json-text.ts';
-import { costBreakdown } from '../../src/pricing/breakdown.ts';
+import { breakdownJson, costBreakdown, usdText } from '../../src/pricing/breakdown.ts';
 import { cataloguePrice } from '../../src/pricing/catalogue.ts';
 import { configuredPrice } from '../../src/pricing/model-price.ts';
 
@@ -263,4 +263,36 @@ test('usage never bills a negative, fractional or absurd count, nor a part large
     cacheWrite1hTokens: 100,
     units: { web_fetch: 1 },
   });
+});
+
+test('the stored breakdown of plain usage reads back as the lines, and x-modelgate-cost text is exact', () => {
+  const prices = [
+    catalogue('anthropic', 'claude-sonnet-4-5'),
+    catalogue('openai', 'gpt-4o-mini'),
+    configuredPrice({ input: 0.15, output: 0.6, cache_read: 0.075 }),
+    configuredPrice({ input: 1, output: 2, tiers: [{ above: 1000, input: 2, output: 4 }] }),
+  ];
+  let seed = 7;
+  const next = (max: number): number => {
+    seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+    return seed % max;
+  };
+  for (let i = 0; i < 400; i++) {
+    const usage: Usage = {
+      inputTokens: next(3) === 0 ? 0 : next(300_000),
+      outputTokens: next(5000),
+      cacheReadTokens: next(2) === 0 ? 0 : next(50_000),
+      cacheWriteTokens: next(3) === 0 ? next(4000) : 0,
+    };
+    for (const price of prices) {
+      const json = breakdownJson(usage, price);
+      const lines = costBreakdown(usage, price);
+      assert.deepEqual(json === null ? [] : JSON.parse(json), lines);
+    }
+  }
+  assert.equal(usdText(0), '0');
+  assert.equal(usdText(1), '0.000000001');
+  assert.equal(usdText(3_347_500), '0.0033475');
+  assert.equal(usdText(12_000_000_000), '12');
+  assert.equal(usdText(1_234_567_890_123), '1234.567890123');
 });
