@@ -2,6 +2,7 @@
 // usage row (queued), metrics and its cost.
 import type { Dialect } from '../core/dialect.ts';
 import type { KeyRecord } from '../core/key-record.ts';
+import type { Price } from '../core/config-types.ts';
 import { billableUsage, emptyUsage, type Usage } from '../core/usage.ts';
 import { breakdownJson, usdText } from '../pricing/breakdown.ts';
 import type { Catalog } from '../catalog/catalog.ts';
@@ -37,6 +38,8 @@ export class RequestState {
   usage: Usage = emptyUsage();
   ttfbMs: number | null = null;
   costNanos = 0;
+  /** The price of the deployment that answered, when it has its own; else the model's. */
+  price: Price | undefined = undefined;
   /** The request's server span when tracing is on. */
   trace: RequestTrace | null = null;
 
@@ -57,8 +60,13 @@ export class RequestState {
 
 /** The request's cost in nano-USD, computed once: the settle and the usage row must agree exactly. */
 export function priceRequest(gw: { catalog: Catalog }, state: RequestState): number {
-  if (state.costNanos === 0) state.costNanos = costNanos(state.usage, gw.catalog.get(state.model)?.price ?? null);
+  if (state.costNanos === 0) state.costNanos = costNanos(state.usage, requestPrice(gw, state));
   return state.costNanos;
+}
+
+/** What the request is charged at: its deployment's own price, else its model's. */
+function requestPrice(gw: { catalog: Catalog }, state: RequestState): Price | null {
+  return state.price ?? gw.catalog.get(state.model)?.price ?? null;
 }
 
 /**
@@ -110,7 +118,7 @@ export function recordRequest(gw: RecordServices, state: RequestState, settledPe
     errorCode: state.errorCode,
     routing: state.routing,
     // Only a charged row has lines to explain; the JSON is the row's one extra allocation.
-    costBreakdown: state.costNanos === 0 ? null : breakdownJson(u, gw.catalog.get(state.model)?.price ?? null),
+    costBreakdown: state.costNanos === 0 ? null : breakdownJson(u, requestPrice(gw, state)),
   });
 }
 

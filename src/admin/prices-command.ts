@@ -41,18 +41,26 @@ function perMillion(r: Rates): Record<string, number> {
   return out;
 }
 
+/** One row per model, then one per deployment whose own catalogue price differs from its model's. */
 export function modelPrices(models: readonly ModelConfig[]): ModelPrices[] {
-  return models.map((m) => {
-    const p: Price | null = m.price;
-    if (p === null) return { model: m.name, source: 'none', per_million_tokens: {}, per_unit: {}, tiers: [] };
-    return {
-      model: m.name,
-      source: p.source ?? 'config',
-      per_million_tokens: perMillion(p),
-      per_unit: { ...p.units },
-      tiers: (p.tiers ?? []).map((t) => ({ above_prompt_tokens: t.above, per_million_tokens: perMillion(t.rates) })),
-    };
-  });
+  const rows: ModelPrices[] = [];
+  for (const m of models) {
+    rows.push(pricesRow(m.name, m.price));
+    for (const d of m.deployments)
+      if (d.price !== undefined && d.price !== m.price) rows.push(pricesRow(`${m.name} (${d.id})`, d.price));
+  }
+  return rows;
+}
+
+function pricesRow(name: string, p: Price | null): ModelPrices {
+  if (p === null) return { model: name, source: 'none', per_million_tokens: {}, per_unit: {}, tiers: [] };
+  return {
+    model: name,
+    source: p.source ?? 'config',
+    per_million_tokens: perMillion(p),
+    per_unit: { ...p.units },
+    tiers: (p.tiers ?? []).map((t) => ({ above_prompt_tokens: t.above, per_million_tokens: perMillion(t.rates) })),
+  };
 }
 
 export function pricesCommand(models: readonly ModelConfig[], args: string[], out: (s: string) => void): void {

@@ -93,6 +93,8 @@ export interface DeploymentConfig {
    * `top_p`, …): left out of what is sent, on every route, and named in `x-modelgate-adjusted`.
    */
   refusedParams?: readonly string[];
+  /** The catalogue's price for this deployment when the model has no `price:` block and the catalogue knows it. */
+  price?: Price;
 }
 
 export interface ModelConfig {

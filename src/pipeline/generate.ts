@@ -263,6 +263,7 @@ async function serve(
     flight.keptAlive = keepAlive?.sent === true;
   }
   state.deployment = answer.deployment.id;
+  state.price = answer.deployment.price;
   const answered = facts.stream ? await relayStream(gw, res, flight, answer) : relayJson(gw, res, flight, answer);
   if (turn !== null && answered !== null) {
     // The caller has its answer: a store that fails now costs the conversation's next turn, not this one.

@@ -99,21 +99,27 @@ export function configuredPrice(block: PriceBlock): Price {
   return price;
 }
 
-/** The deployment facts the catalogue is searched by. */
+/** The deployment facts the catalogue is searched by; `price` is set to its own catalogue price. */
 export interface PricedDeployment {
   model: string;
   provider: { kind: string; baseUrl: string };
+  price?: Price;
 }
 
 /**
  * The model's price: the configured block, else the catalogue's for its first deployment the catalogue
- * knows, else null (the model costs nothing and USD budgets do not limit it).
+ * knows, else null (the model costs nothing and USD budgets do not limit it). Without a block, each
+ * deployment the catalogue knows also gets its own price (`price`): a request is charged what the
+ * deployment that answered it costs, as its provider bills it.
  */
 export function modelPrice(block: PriceBlock | undefined, deployments: readonly PricedDeployment[]): Price | null {
   if (block !== undefined) return configuredPrice(block);
+  let first: Price | null = null;
   for (const d of deployments) {
     const found = cataloguePrice(d.provider.kind, d.provider.baseUrl, d.model);
-    if (found !== null) return found.price;
+    if (found === null) continue;
+    d.price = found.price;
+    first ??= found.price;
   }
-  return null;
+  return first;
 }

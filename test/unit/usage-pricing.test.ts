@@ -13,6 +13,9 @@ import { extractUsage } from '../../src/dialects/json-text.ts';
 import { breakdownJson, costBreakdown, usdText } from '../../src/pricing/breakdown.ts';
 import { cataloguePrice } from '../../src/pricing/catalogue.ts';
 import { configuredPrice } from '../../src/pricing/model-price.ts';
+import { parseConfigText } from '../../src/config/load.ts';
+import { priceRequest, RequestState } from '../../src/accounting/record.ts';
+import { modelPrices } from '../../src/admin/prices-command.ts';
 
 function anthropic(raw: unknown): Usage {
   const u = emptyUsage();
@@ -295,4 +298,35 @@ test('the stored breakdown of plain usage reads back as the lines, and x-modelga
   assert.equal(usdText(3_347_500), '0.0033475');
   assert.equal(usdText(12_000_000_000), '12');
   assert.equal(usdText(1_234_567_890_123), '1234.567890123');
+});
+
+test('a model served by deployments the catalogue prices differently charges what the answering one costs', () => {
+  const config = parseConfigText(
+    `providers:
+  - { name: an, kind: anthropic, base_url: "https://api.anthropic.com", api_key: k }
+  - { name: oa, kind: openai, base_url: "https://api.openai.com/v1", api_key: k }
+models:
+  - { name: mixed, deployments: [ { provider: an, model: claude-sonnet-4-5 }, { provider: oa, model: gpt-5 } ] }
+  - { name: fixed, price: { input: 1, output: 2 }, deployments: [ { provider: oa, model: gpt-5 } ] }
+`,
+    { source: 'test', env: {} },
+  );
+  const [mixed, fixed] = config.models;
+  assert.equal(mixed.price?.input, 3, 'the model: its first deployment the catalogue knows');
+  assert.equal(mixed.deployments[1].price?.input, 1.25);
+  assert.equal(fixed.deployments[0].price, undefined, 'a price: block holds for every deployment');
+  const catalog = { get: (name: string) => config.models.find((m) => m.name === name) };
+  const state = new RequestState({ requestId: 'req_1', dialect: 'openai', endpoint: '/v1/chat/completions' });
+  state.model = 'mixed';
+  state.usage = { inputTokens: 1000, outputTokens: 100, cacheReadTokens: 0, cacheWriteTokens: 0 };
+  state.price = mixed.deployments[1].price;
+  assert.equal(priceRequest({ catalog } as never, state), 1000 * 1250 + 100 * 10_000);
+  assert.deepEqual(
+    modelPrices(config.models).map((r) => [r.model, r.source, r.per_million_tokens.input]),
+    [
+      ['mixed', 'catalogue', 3],
+      ['mixed (mixed#1)', 'catalogue', 1.25],
+      ['fixed', 'config', 1],
+    ],
+  );
 });
