@@ -1,4 +1,4 @@
-// The `modelgate` command line: serve, keys, usage. Run as `npx modelgate …` or `node src/main.ts …`.
+// The `modelgate` command line: serve, keys, usage, requests, migrate, config check, --version. Run as `npx modelgate …` or `node src/main.ts …`.
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -11,6 +11,9 @@ import { serveCommand } from './admin/serve-command.ts';
 import { UsageError } from './admin/key-flags.ts';
 import { pricesCommand } from './admin/prices-command.ts';
 import { reconcileCommand } from './admin/reconcile-command.ts';
+import { migrateCommand } from './admin/migrate-command.ts';
+import { configCheckCommand } from './admin/config-check-command.ts';
+import { MODELGATE_VERSION } from './runtime/version.ts';
 
 const HELP = `modelgate — an HTTP gateway in front of language models
 
@@ -27,8 +30,22 @@ usage:
   modelgate prices [--json]
   modelgate reconcile --provider openai|anthropic --file EXPORT [--from YYYY-MM-DD] [--to YYYY-MM-DD]
                       [--tolerance-usd X] [--json]
+  modelgate migrate [--dry-run] [--config FILE]    run (or list) pending schema migrations, then exit
+  modelgate config check [--config FILE]           validate the config and look for likely mistakes
+  modelgate --version
 
 The config comes from --config, else $MODELGATE_CONFIG, else ./modelgate.yaml, else a built-in mock setup.`;
+
+const COMMANDS: ReadonlySet<string> = new Set([
+  'serve',
+  'keys',
+  'usage',
+  'requests',
+  'migrate',
+  'config',
+  'prices',
+  'reconcile',
+]);
 
 async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
@@ -36,15 +53,23 @@ async function main(argv: string[]): Promise<void> {
     console.log(HELP);
     return;
   }
-  if (!['serve', 'keys', 'usage', 'requests', 'prices', 'reconcile'].includes(command))
-    throw new UsageError(`unknown command "${command}"\n\n${HELP}`);
+  if (command === '--version' || command === '-v' || command === 'version') {
+    console.log(MODELGATE_VERSION);
+    return;
+  }
+  if (!COMMANDS.has(command)) throw new UsageError(`unknown command "${command}"\n\n${HELP}`);
   const configFlag = flagValue(rest, '--config');
   // Key management and reports need the database, not the upstreams: credentials missing from this
   // shell's environment do not stop them.
+  // A config check sees what a start would: credentials included.
   const config = loadConfig(
     resolveConfigPath(configFlag),
-    command === 'serve' ? process.env : withoutCredentials(process.env),
+    command === 'serve' || command === 'config' ? process.env : withoutCredentials(process.env),
   );
+  if (command === 'config') {
+    process.exitCode = configCheckCommand(config, rest, (line) => console.log(line));
+    return;
+  }
   if (command === 'serve') {
     const { values } = parseArgs({
       args: rest,
@@ -58,6 +83,10 @@ async function main(argv: string[]): Promise<void> {
     }
     if (values.host) config.listen.host = values.host;
     await serveCommand(config);
+    return;
+  }
+  if (command === 'migrate') {
+    await migrateCommand(config, rest, (line) => console.log(line));
     return;
   }
   if (command === 'prices') {

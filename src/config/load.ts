@@ -6,7 +6,7 @@ import type { DeploymentConfig, GatewayConfig, ModelConfig, ProviderConfig, Time
 import type { ModelMode } from '../core/dialect.ts';
 import { BUILTIN_CONFIG_YAML } from './builtin.ts';
 import { applyEnvOverrides } from './env-overrides.ts';
-import { modelPrice, perTokenRate } from '../pricing/model-price.ts';
+import { modelPrice } from '../pricing/model-price.ts';
 import { releaseCatalogue } from '../pricing/catalogue.ts';
 import { configSchema, DEFAULTS, type RawConfig } from './schema.ts';
 
@@ -124,10 +124,6 @@ function build(raw: RawConfig, source: string, env: NodeJS.ProcessEnv): GatewayC
   const models: ModelConfig[] = raw.models.map((m, i) => {
     if (names.has(m.name)) fail(`models[${i}].name`, `duplicate model name "${m.name}"`);
     names.add(m.name);
-    if (m.price !== undefined) {
-      const perToken = perTokenRate(m.price);
-      if (perToken !== null) fail(`models[${i}].price.${perToken.split(':')[0]}`, perToken);
-    }
     const model: ModelConfig = {
       name: m.name,
       family: m.family ?? (m.name.toLowerCase().startsWith('claude') ? 'anthropic' : 'openai'),
@@ -180,6 +176,9 @@ function build(raw: RawConfig, source: string, env: NodeJS.ProcessEnv): GatewayC
     usageSpillFile: raw.usage_spill_file ?? null,
     defaultMaxTokens: raw.default_max_tokens ?? DEFAULTS.defaultMaxTokens,
     inFlightBudgetShare: raw.in_flight_budget_share ?? DEFAULTS.inFlightBudgetShare,
+    shutdownGraceMs: Math.round((raw.shutdown_grace_s ?? DEFAULTS.shutdownGraceS) * 1000),
+    drainDelayMs: Math.round((raw.drain_delay_s ?? DEFAULTS.drainDelayS) * 1000),
+    accessLog: raw.access_log ?? false,
     responsesRetentionMs: Math.round((raw.responses_retention_days ?? DEFAULTS.responsesRetentionDays) * 86_400_000),
     redisUrl: raw.redis ?? null,
     redisPrefix: raw.redis_prefix ?? null,

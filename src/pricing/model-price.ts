@@ -3,13 +3,6 @@
 import type { Price, PriceTier, RateField, Rates } from '../core/config-types.ts';
 import { cataloguePrice } from './catalogue.ts';
 
-/**
- * The smallest rate a `price:` block may name, USD per million tokens. The cheapest rate any provider
- * publishes is about 0.002 (a cache read), and a per-token price written by mistake is below 0.0007 (the
- * dearest model's output, 600 $/M, is 0.0006 a token): anything in between is a price per token.
- */
-export const MIN_RATE_PER_MILLION = 0.001;
-
 /** A long-context tier in a `price:` block: the rates of a prompt above `above` tokens. */
 export interface TierBlock {
   above: number;
@@ -51,25 +44,6 @@ const OPTIONAL_RATES: ReadonlyArray<readonly [RateField, keyof RateBlock]> = [
   ['outputImage', 'output_image'],
 ];
 
-/** A rate that looks like a price per token: the message names it, where it is, and what was meant. */
-export function perTokenRate(block: PriceBlock): string | null {
-  const check = (b: Omit<PriceBlock, 'units' | 'tiers'>, at: string): string | null => {
-    for (const [k, v] of Object.entries(b)) {
-      if (k === 'above' || typeof v !== 'number') continue;
-      if (v > 0 && v < MIN_RATE_PER_MILLION)
-        return `${at}${k}: ${v} looks like a price per token; prices are USD per million tokens (did you mean ${+(v * 1e6).toPrecision(6)}?)`;
-    }
-    return null;
-  };
-  const top = check(block, '');
-  if (top !== null) return top;
-  for (const [i, t] of (block.tiers ?? []).entries()) {
-    const found = check(t, `tiers[${i}].`);
-    if (found !== null) return found;
-  }
-  return null;
-}
-
 function ratesOf(b: Omit<PriceBlock, 'units' | 'tiers'>): Rates {
   // Without their own rate, cache reads cost a tenth of input and writes 1.25× (2× for an hour), as at
   // the providers that charge for them; a 1 h write never defaults to the 5 m rate.
@@ -87,7 +61,7 @@ function ratesOf(b: Omit<PriceBlock, 'units' | 'tiers'>): Rates {
   return rates;
 }
 
-/** The price a `price:` block sets (already checked by perTokenRate). */
+/** The price a `price:` block sets (a per-token price in it stops the start: config/check.ts). */
 export function configuredPrice(block: PriceBlock): Price {
   const price: Price = { ...ratesOf(block), source: 'config' };
   if (block.units !== undefined && Object.keys(block.units).length > 0) price.units = { ...block.units };

@@ -164,8 +164,23 @@ models:
     assert.match(refused.stderr, /models\[0\]\.price\.input/);
     assert.match(
       refused.stderr,
-      /0\.0000025 looks like a price per token; prices are USD per million tokens \(did you mean 2\.5\?\)/,
+      /0\.0000025 USD looks like a price per token: prices are USD per million tokens \(0\.0000025 per token is 2\.5 per million\)/,
     );
+
+    // The new classes and the tiers are checked too.
+    const bad1h = join(dir, 'bad-1h.yaml');
+    writeFileSync(
+      bad1h,
+      `database: ${join(dir, 'gw.db')}
+providers: [ { name: mock, kind: mock } ]
+models:
+  - { name: m, price: { input: 3, output: 15, cache_write_1h: 0.000006, tiers: [ { above: 200000, input: 0.000006, output: 22.5 } ] }, deployments: [ { provider: mock, model: m } ] }
+`,
+    );
+    const refused1h = await cli(['serve', '--config', bad1h, '--port', '0']);
+    assert.equal(refused1h.code, 2);
+    assert.match(refused1h.stderr, /at models\[0\]\.price\.cache_write_1h: 0\.000006 USD looks like a price per token/);
+    assert.match(refused1h.stderr, /at models\[0\]\.price\.tiers\[0\]\.input: 0\.000006 USD/);
 
     const good = join(dir, 'good.yaml');
     writeFileSync(
