@@ -27,7 +27,7 @@ import { refuseUnusableKey, resolveModel } from '../catalog/catalog.ts';
 import { promptEstimator, type Ticket } from '../admission/admission.ts';
 import { obtainAnswer, type Answer } from '../routing/attempts.ts';
 import { prepareResponsesTurn, storeResponsesTurn, type ResponsesTurn } from '../store/responses-turn.ts';
-import { priceRequest, recordRequest, rowModel, RequestState } from '../accounting/record.ts';
+import { costHeader, priceRequest, recordRequest, rowModel, RequestState } from '../accounting/record.ts';
 import type { StageList } from '../stages/plan.ts';
 import { runAfterReply, runBeforeRouting } from '../stages/run.ts';
 import { keepAliveFor, relayStream } from './relay.ts';
@@ -291,7 +291,8 @@ async function serve(
     flight.keptAlive = keepAlive?.sent === true;
   }
   state.deployment = answer.deployment.id;
-  const answered = facts.stream ? await relayStream(res, flight, answer) : relayJson(res, flight, answer);
+  state.price = answer.deployment.price;
+  const answered = facts.stream ? await relayStream(gw, res, flight, answer) : relayJson(gw, res, flight, answer);
   if (turn !== null && answered !== null) {
     // The caller has its answer: a store that fails now costs the conversation's next turn, not this one.
     await storeResponsesTurn(
@@ -372,7 +373,7 @@ async function answerFailure(
 }
 
 /** Relays a whole answer; returns the body sent. */
-export function relayJson(res: ServerResponse, flight: Flight, answer: Answer): string {
+export function relayJson(gw: Gateway, res: ServerResponse, flight: Flight, answer: Answer): string {
   const { state } = flight;
   // Routing read and converted the whole body before committing, so a bad 200 could still fail over.
   if (answer.json === null)
@@ -389,6 +390,7 @@ export function relayJson(res: ServerResponse, flight: Flight, answer: Answer): 
   res.writeHead(200, {
     'content-type': 'application/json',
     'content-length': Buffer.byteLength(body),
+    'x-modelgate-cost': costHeader(gw, state),
     ...ids,
     ...answer.exchange.responseHeaders,
     ...flight.ticket?.headers,

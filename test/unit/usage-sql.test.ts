@@ -31,11 +31,18 @@ function row(over: Partial<UsageRow>): UsageRow {
   };
 }
 
-test("statement values are the 20 columns of each row in the insert's order, streamed as 1", () => {
+test("statement values are the 21 columns of each row in the insert's order, streamed as 1", () => {
   assert.deepEqual(
     rowValues([
       row({}),
-      row({ requestId: 'req_2', streamed: false, errorCode: 'upstream_error', routing: 'panic', redactions: 2 }),
+      row({
+        requestId: 'req_2',
+        streamed: false,
+        errorCode: 'upstream_error',
+        routing: 'panic',
+        costBreakdown: '[]',
+        redactions: 2,
+      }),
     ]),
     [
       1_700_000_000_000,
@@ -55,6 +62,7 @@ test("statement values are the 20 columns of each row in the insert's order, str
       1,
       1,
       0,
+      null,
       null,
       null,
       0,
@@ -77,6 +85,7 @@ test("statement values are the 20 columns of each row in the insert's order, str
       0,
       'upstream_error',
       'panic',
+      '[]',
       2,
     ],
   );
