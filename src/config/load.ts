@@ -6,9 +6,12 @@ import type { DeploymentConfig, GatewayConfig, ModelConfig, ProviderConfig, Time
 import type { ModelMode } from '../core/dialect.ts';
 import { BUILTIN_CONFIG_YAML } from './builtin.ts';
 import { applyEnvOverrides } from './env-overrides.ts';
+import { modelPrice } from '../pricing/model-price.ts';
+import { releaseCatalogue } from '../pricing/catalogue.ts';
 import { configSchema, DEFAULTS, type RawConfig } from './schema.ts';
 import { PROVIDERS } from '../registry.ts';
 import type { ProviderSpec } from '../spec/provider.ts';
+import { STAGES } from '../stages/index.ts';
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -122,18 +125,10 @@ function build(raw: RawConfig, source: string, env: NodeJS.ProcessEnv): GatewayC
   const models: ModelConfig[] = raw.models.map((m, i) => {
     if (names.has(m.name)) fail(`models[${i}].name`, `duplicate model name "${m.name}"`);
     names.add(m.name);
-    return {
+    const model: ModelConfig = {
       name: m.name,
       family: m.family ?? (m.name.toLowerCase().startsWith('claude') ? 'anthropic' : 'openai'),
       mode: m.mode ?? inferredMode(m.deployments[0].model),
-      price: m.price
-        ? {
-            input: m.price.input,
-            output: m.price.output,
-            cacheRead: m.price.cache_read ?? m.price.input * 0.1,
-            cacheWrite: m.price.cache_write ?? m.price.input * 1.25,
-          }
-        : null,
       deployments: m.deployments.map((d, j) => {
         const provider = providers.get(d.provider);
         if (!provider)
@@ -155,8 +150,14 @@ function build(raw: RawConfig, source: string, env: NodeJS.ProcessEnv): GatewayC
       }),
       timeouts: timeouts(m.timeouts, defaultTimeouts),
       maxRetries: m.max_retries ?? raw.max_retries ?? DEFAULTS.maxRetries,
+      price: null,
+      stages: stageBlocksOf(m),
     };
+    // Looked up once here, never per request: the configured block, else the catalogue's.
+    model.price = modelPrice(m.price, model.deployments);
+    return model;
   });
+  releaseCatalogue();
   return {
     source,
     listen: { host: raw.listen?.host ?? DEFAULTS.host, port: raw.listen?.port ?? DEFAULTS.port },
@@ -197,7 +198,18 @@ function build(raw: RawConfig, source: string, env: NodeJS.ProcessEnv): GatewayC
     },
     providers: [...providers.values()],
     models,
+    stages: stageBlocksOf(raw),
   };
+}
+
+/** The stage blocks (`redact:` …) a config object holds, by the stages' keys; undefined when it holds none. */
+function stageBlocksOf(raw: object): Record<string, unknown> | undefined {
+  let blocks: Record<string, unknown> | undefined;
+  for (const { key } of STAGES) {
+    const block = (raw as Record<string, unknown>)[key];
+    if (block !== undefined) (blocks ??= {})[key] = block;
+  }
+  return blocks;
 }
 
 /** `admin_token:` first, else MODELGATE_ADMIN_TOKEN; a token must be long enough not to be guessed. */

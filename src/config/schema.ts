@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { DEFAULT_FLUSH_ROWS } from '../accounting/usage-writer.ts';
 import { PROVIDERS } from '../registry.ts';
 import type { ProviderSpec } from '../spec/provider.ts';
+import { STAGES } from '../stages/index.ts';
 
 /**
  * A number, also when written as a string of digits: `${NAME}` fills settings in as strings (`port:
@@ -15,11 +16,41 @@ function num<T extends z.ZodType>(schema: T) {
 const positiveInt = num(z.number().int().positive());
 const nonNegInt = num(z.number().int().nonnegative());
 
+const rate = num(z.number().nonnegative());
+
+/** Token rates, USD per million tokens (a per-token price is refused at load: pricing/model-price.ts). */
+const rateFields = {
+  input: rate,
+  output: rate,
+  cache_read: rate.optional(),
+  cache_write: rate.optional(),
+  cache_write_1h: rate.optional(),
+  reasoning: rate.optional(),
+  input_audio: rate.optional(),
+  input_image: rate.optional(),
+  cache_read_audio: rate.optional(),
+  cache_read_image: rate.optional(),
+  output_audio: rate.optional(),
+  output_image: rate.optional(),
+};
+
 export const priceSchema = z.strictObject({
-  input: num(z.number().nonnegative()),
-  output: num(z.number().nonnegative()),
-  cache_read: num(z.number().nonnegative()).optional(),
-  cache_write: num(z.number().nonnegative()).optional(),
+  ...rateFields,
+  /** USD per unit, by unit name (`web_search`: one server-side search call). */
+  units: z.record(z.string().min(1), rate).optional(),
+  /** Long-context tiers: a prompt above `above` tokens pays these rates for all its tokens. */
+  tiers: z
+    .array(
+      z.strictObject({
+        above: positiveInt,
+        input: rate,
+        output: rate,
+        cache_read: rate.optional(),
+        cache_write: rate.optional(),
+        cache_write_1h: rate.optional(),
+      }),
+    )
+    .optional(),
 });
 
 export const timeoutsSchema = z.strictObject({
@@ -76,6 +107,12 @@ export const deploymentSchema = z.strictObject({
   refused_params: z.array(z.string().min(1)).optional(),
 });
 
+/**
+ * Each stage's block (`redact:`), at the top level and per model: its schema is the stage folder's. Typed
+ * as no keys here (config/load.ts reads the blocks by the stages' keys), so a new stage changes no type.
+ */
+const stageBlocks = Object.fromEntries(STAGES.map((s) => [s.key, s.schema.optional()])) as Record<never, never>;
+
 export const modelSchema = z.strictObject({
   name: z.string().min(1),
   family: z.string().min(1).optional(),
@@ -84,6 +121,7 @@ export const modelSchema = z.strictObject({
   deployments: z.array(deploymentSchema).min(1),
   timeouts: timeoutsSchema.optional(),
   max_retries: num(z.number().int().min(0).max(10)).optional(),
+  ...stageBlocks,
 });
 
 export const configSchema = z.strictObject({
@@ -148,6 +186,7 @@ export const configSchema = z.strictObject({
   max_retries: num(z.number().int().min(0).max(10)).optional(),
   providers: z.array(providerSchema).min(1),
   models: z.array(modelSchema).min(1),
+  ...stageBlocks,
 });
 
 export type RawConfig = z.infer<typeof configSchema>;

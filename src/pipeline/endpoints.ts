@@ -18,6 +18,7 @@ import { usageTokenBody } from '../accounting/usage-token.ts';
 import { storedResponse } from '../store/stored-response.ts';
 import { storedInputItems } from '../store/input-items.ts';
 import type { Gateway } from './gateway.ts';
+import { stagedBody } from './staged-body.ts';
 
 export async function answerShort(
   gw: Gateway,
@@ -59,7 +60,13 @@ async function shortAnswer(
 ): Promise<{ body: string; source?: CountResult['source'] }> {
   const { key } = a;
   const path = pathOf(req.url);
-  const read = async (): Promise<{ text: string; value: unknown }> => parseJsonBody(await readBody(req, gw.bodyLimits));
+  const read = async (): Promise<{ text: string; value: unknown }> => {
+    const body = parseJsonBody(await readBody(req, gw.bodyLimits));
+    if (gw.stages === null) return body;
+    // A token count may go to the upstream's own count endpoint: its prompt passes the model's stages too.
+    const model = a.route.dialect === 'gemini' ? geminiCallOf(path)?.model : undefined;
+    return stagedBody(gw, { dialect: callerDialect(a.route, req.headers['anthropic-version']), body, model });
+  };
   switch (a.route.name) {
     case 'models':
       return { body: listModelsBody(gw.catalog, key) };

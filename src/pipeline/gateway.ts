@@ -13,6 +13,7 @@ import type { CircuitBreaker } from '../routing/circuit-breaker.ts';
 import type { KeyRotation } from '../routing/key-rotation.ts';
 import type { BodyLimits } from '../http/body.ts';
 import type { Tracing } from '../observability/tracing.ts';
+import type { StagePlan } from '../stages/plan.ts';
 
 export interface Gateway {
   config: GatewayConfig;
@@ -35,4 +36,6 @@ export interface Gateway {
   keyRotation: KeyRotation;
   /** OpenTelemetry spans; null when tracing is off (the default), and then nothing of it runs. */
   tracing: Tracing | null;
+  /** Which stages run for which model (stages/); null when no model has one, and then nothing of it runs. */
+  stages: StagePlan | null;
 }

@@ -1,5 +1,5 @@
 // Which story each API route tells, and the story of a generation request (chat, messages, responses,
-// embeddings, Gemini's generateContent): auth → body → validation → catalog → admission → routing →
+// embeddings, Gemini's generateContent): auth → body → validation → catalog → stages → admission → routing →
 // relay → accounting. Each step is its stage's.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Dialect } from '../core/dialect.ts';
@@ -27,8 +27,11 @@ import { refuseUnusableKey, resolveModel } from '../catalog/catalog.ts';
 import { promptEstimator, type Ticket } from '../admission/admission.ts';
 import { obtainAnswer, type Answer } from '../routing/attempts.ts';
 import { prepareResponsesTurn, storeResponsesTurn, type ResponsesTurn } from '../store/responses-turn.ts';
-import { priceRequest, recordRequest, rowModel, RequestState } from '../accounting/record.ts';
+import { costHeader, priceRequest, recordRequest, rowModel, RequestState } from '../accounting/record.ts';
+import type { StageList } from '../stages/plan.ts';
+import { runAfterReply, runBeforeRouting } from '../stages/run.ts';
 import { keepAliveFor, relayStream } from './relay.ts';
+import { StageTally } from './stage-tally.ts';
 import { answerShort } from './endpoints.ts';
 import type { Gateway } from './gateway.ts';
 
@@ -94,6 +97,10 @@ export interface Flight {
   /** Keep-alive comments sent the stream's headers before its first byte (stream-keep-alive.ts). */
   keptAlive: boolean;
   endpoint: GenerationEndpoint;
+  /** The model's stages (stages/), once the model is known; null when it has none. */
+  stages: StageList | null;
+  /** Where the stages count what they did (set with `stages`). */
+  tally: StageTally | null;
 }
 
 export interface GenerationEndpoint {
@@ -116,7 +123,15 @@ export async function handleGeneration(
   opts: GenerationEndpoint,
 ): Promise<void> {
   const state = new RequestState(opts);
-  const flight: Flight = { state, ticket: null, admissionRan: false, keptAlive: false, endpoint: opts };
+  const flight: Flight = {
+    state,
+    ticket: null,
+    admissionRan: false,
+    keptAlive: false,
+    endpoint: opts,
+    stages: null,
+    tally: null,
+  };
   // A client that leaves stops the upstream at once: no orphaned upstream streams.
   const client = new ResponseClientLink(res);
   if (gw.tracing !== null)
@@ -197,6 +212,17 @@ async function serve(
   state.stream = facts.stream;
   let model = resolveModel(gw.catalog, key, facts.model, state.dialect, mode);
   let parsed = value as Record<string, unknown>;
+  // Stages see the prompt before it is stored, admitted or routed; a changed text is written back into
+  // the body, whose new bytes then go upstream (pass-through) or to the translator.
+  const stages = gw.stages === null ? null : gw.stages.forModel(model.name);
+  if (stages !== null) {
+    flight.stages = stages;
+    flight.tally = new StageTally(state, gw.metrics);
+    if (runBeforeRouting(stages, { dialect: state.dialect, body: parsed, stream: facts.stream }, flight.tally)) {
+      text = JSON.stringify(parsed);
+      raw = Buffer.from(text);
+    }
+  }
   let turn: ResponsesTurn | null = null;
   if (responsesFacts !== null) {
     // A continued conversation: its stored items, and the deployment a native chain stays on.
@@ -265,7 +291,8 @@ async function serve(
     flight.keptAlive = keepAlive?.sent === true;
   }
   state.deployment = answer.deployment.id;
-  const answered = facts.stream ? await relayStream(res, flight, answer) : relayJson(res, flight, answer);
+  state.price = answer.deployment.price;
+  const answered = facts.stream ? await relayStream(gw, res, flight, answer) : relayJson(gw, res, flight, answer);
   if (turn !== null && answered !== null) {
     // The caller has its answer: a store that fails now costs the conversation's next turn, not this one.
     await storeResponsesTurn(
@@ -346,12 +373,16 @@ async function answerFailure(
 }
 
 /** Relays a whole answer; returns the body sent. */
-export function relayJson(res: ServerResponse, flight: Flight, answer: Answer): string {
+export function relayJson(gw: Gateway, res: ServerResponse, flight: Flight, answer: Answer): string {
   const { state } = flight;
   // Routing read and converted the whole body before committing, so a bad 200 could still fail over.
   if (answer.json === null)
     throw new GatewayError('internal_error', { message: 'A non-streamed answer arrived without its body.' });
-  const { body, usage } = answer.json;
+  const { usage } = answer.json;
+  const body =
+    flight.stages === null
+      ? answer.json.body
+      : runAfterReply(flight.stages, flight.endpoint.dialect, answer.json.body, flight.tally!);
   state.usage = usage;
   state.status = 200;
   state.markFirstByte();
@@ -359,6 +390,7 @@ export function relayJson(res: ServerResponse, flight: Flight, answer: Answer): 
   res.writeHead(200, {
     'content-type': 'application/json',
     'content-length': Buffer.byteLength(body),
+    'x-modelgate-cost': costHeader(gw, state),
     ...ids,
     ...answer.exchange.responseHeaders,
     ...flight.ticket?.headers,

@@ -25,6 +25,10 @@ export interface UsageRow {
   errorCode: string | null;
   /** How the request was routed when not the usual way: 'panic' (every deployment was cooling down); else null. */
   routing: string | null;
+  /** The cost explained (pricing/breakdown.ts CostLine[] as JSON); null or absent when nothing was charged. */
+  costBreakdown?: string | null;
+  /** Texts the stages masked in the request and its reply (or found in a refused request); absent = 0. */
+  redactions?: number;
 }
 
 export interface SpendTotals {
