@@ -194,6 +194,8 @@ async function serve(
   state.model = facts.model;
   state.stream = facts.stream;
   let model = resolveModel(gw.catalog, key, facts.model, state.dialect, mode);
+  // An alias bills, limits and labels as the model it reaches; the reply still names what the caller sent.
+  state.model = model.name;
   let parsed = value as Record<string, unknown>;
   let turn: ResponsesTurn | null = null;
   if (responsesFacts !== null) {
