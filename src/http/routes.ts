@@ -14,6 +14,7 @@ export type RouteName =
   | 'embeddings'
   | 'responses'
   | 'responses_input_tokens'
+  | 'responses_compact'
   | 'response'
   | 'response_input_items'
   | 'gemini_generate'
@@ -39,6 +40,7 @@ const EXACT: Route[] = [
   { name: 'count_tokens', template: '/v1/messages/count_tokens', method: 'POST', dialect: 'anthropic' },
   { name: 'responses', template: '/v1/responses', method: 'POST', dialect: 'responses' },
   { name: 'responses_input_tokens', template: '/v1/responses/input_tokens', method: 'POST', dialect: 'responses' },
+  { name: 'responses_compact', template: '/v1/responses/compact', method: 'POST', dialect: 'responses' },
   { name: 'models', template: '/v1/models', method: 'GET', dialect: 'openai' },
   { name: 'embeddings', template: '/v1/embeddings', method: 'POST', dialect: 'openai' },
   { name: 'usage_token', template: '/api/usage/token', method: 'GET', dialect: 'openai' },

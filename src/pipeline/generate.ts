@@ -23,6 +23,12 @@ import {
 import { validateEmbeddingsRequest } from '../dialects/embeddings/validate.ts';
 import { validateGeminiCall } from '../dialects/gemini/validate.ts';
 import { validateResponsesRequest, type ResponsesFacts } from '../dialects/openai-responses/validate.ts';
+import {
+  compactionBody,
+  compactsNatively,
+  summaryRequest,
+  validateCompactRequest,
+} from '../dialects/openai-responses/compact.ts';
 import { refuseUnusableKey, resolveModel } from '../catalog/catalog.ts';
 import { promptEstimator, type Ticket } from '../admission/admission.ts';
 import { obtainAnswer, type Answer } from '../routing/attempts.ts';
@@ -69,6 +75,14 @@ export async function dispatch(
         endpoint: '/v1/responses',
         validate: validateResponsesRequest,
       });
+    case 'responses_compact':
+      return handleGeneration(gw, req, res, {
+        dialect: 'responses',
+        requestId,
+        endpoint: '/v1/responses/compact',
+        compact: true,
+        validate: validateCompactRequest,
+      });
     case 'gemini_generate': {
       const gemini = geminiCallOf(pathOf(req.url))!;
       // A template, not the URL: the model is the row's own column, and a `?key=` never reaches a row or a label.
@@ -103,6 +117,8 @@ export interface GenerationEndpoint {
   endpoint: string;
   /** POST /v1/embeddings: an embedding model, its input priced as prompt tokens, no output. */
   embedding?: boolean;
+  /** POST /v1/responses/compact: passed to a native Responses upstream's own, else a summarising turn. */
+  compact?: boolean;
   /** A Gemini path: the model and the method come from it. */
   gemini?: GeminiCall;
   /** The body's check in the route's dialect (`version`: the checked anthropic-version of /v1/messages). */
@@ -198,6 +214,18 @@ async function serve(
   state.model = model.name;
   let parsed = value as Record<string, unknown>;
   let turn: ResponsesTurn | null = null;
+  // A compaction the route cannot pass through is a summarising turn, reshaped after it is answered.
+  let compactRequest: Record<string, unknown> | null = null;
+  let upstreamPath: string | undefined;
+  if (flight.endpoint.compact === true) {
+    if (compactsNatively(model.deployments)) upstreamPath = '/responses/compact';
+    else {
+      compactRequest = parsed;
+      parsed = value = summaryRequest(parsed);
+      text = JSON.stringify(parsed);
+      raw = Buffer.from(text);
+    }
+  }
   if (responsesFacts !== null) {
     // A continued conversation: its stored items, and the deployment a native chain stays on.
     const prepared = await prepareResponsesTurn(gw.responses, {
@@ -249,6 +277,7 @@ async function serve(
     masker: gw.masker,
     embedding,
     geminiVersion: gemini?.version,
+    upstreamPath,
   };
   let answer: Answer;
   try {
@@ -265,6 +294,8 @@ async function serve(
     flight.keptAlive = keepAlive?.sent === true;
   }
   state.deployment = answer.deployment.id;
+  if (compactRequest !== null && answer.json !== null)
+    answer.json = { body: compactionBody(compactRequest, answer.json.body), usage: answer.json.usage };
   const answered = facts.stream ? await relayStream(res, flight, answer) : relayJson(res, flight, answer);
   if (turn !== null && answered !== null) {
     // The caller has its answer: a store that fails now costs the conversation's next turn, not this one.

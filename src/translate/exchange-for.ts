@@ -36,6 +36,8 @@ export interface ExchangeInput {
   embedding?: boolean;
   /** The API version of a Gemini path (`v1beta` or `v1`). */
   geminiVersion?: 'v1beta' | 'v1';
+  /** A pass-through to another path than the dialect's own (`/responses/compact`). */
+  upstreamPath?: string;
 }
 
 const NO_REFUSED: readonly string[] = [];
@@ -74,6 +76,7 @@ export function exchangeFor(input: ExchangeInput, deployment: DeploymentConfig):
       maxTokensField: deployment.maxTokensField,
       masker: input.masker,
       refusedParams: deployment.refusedParams,
+      upstreamPath: input.upstreamPath,
     });
   }
   return new TranslatedExchange({

@@ -63,11 +63,18 @@ const SCHEMAS: Record<string, object> = {
   },
   refs: {
     type: 'object',
-    $defs: { point: { type: 'object', required: ['x', 'y'], properties: { x: { type: 'number' }, y: { type: 'number' } } } },
+    $defs: {
+      point: { type: 'object', required: ['x', 'y'], properties: { x: { type: 'number' }, y: { type: 'number' } } },
+    },
     required: ['from', 'to', 'ids'],
     properties: {
       from: { $ref: '#/$defs/point' },
-      to: { allOf: [{ $ref: '#/$defs/point' }, { type: 'object', required: ['label'], properties: { label: { type: 'string' } } }] },
+      to: {
+        allOf: [
+          { $ref: '#/$defs/point' },
+          { type: 'object', required: ['label'], properties: { label: { type: 'string' } } },
+        ],
+      },
       ids: { type: 'array', items: { type: 'integer' }, minItems: 3, uniqueItems: true },
     },
   },
@@ -95,7 +102,10 @@ test("every dialect's tool list gives the mock arguments valid against the offer
     chat: { messages: [user], tools: [{ type: 'function', function: { name: 'plan', parameters: schema } }] },
     anthropic: {
       messages: [user],
-      tools: [{ type: 'web_search_20250305', name: 'web_search' }, { name: 'plan', input_schema: schema }],
+      tools: [
+        { type: 'web_search_20250305', name: 'web_search' },
+        { name: 'plan', input_schema: schema },
+      ],
     },
     responses: responsesPlanView({
       input: 'go',

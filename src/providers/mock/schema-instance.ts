@@ -102,8 +102,7 @@ function arrayOf(s: JsonObject, root: JsonObject, name: string, depth: number): 
     return s.prefixItems.slice(0, Math.max(min, 0)).map((p) => instance(p, root, name, depth + 1));
   const items = s.items === undefined ? {} : s.items;
   // A command given as argv reads better as a harmless command than as an empty list.
-  if (isCommand(name) && isObject(items) && typeOf(items) === 'string' && max >= 2 && min <= 2)
-    return ['echo', 'mock'];
+  if (isCommand(name) && isObject(items) && typeOf(items) === 'string' && max >= 2 && min <= 2) return ['echo', 'mock'];
   const count = Math.min(Math.max(min, 1), max);
   const out: unknown[] = [];
   for (let i = 0; i < count; i++) {
