@@ -17,6 +17,7 @@ import { openStore } from '../store/open-store.ts';
 import { isPostgresUrl, maskDatabaseUrl } from '../store/database-url.ts';
 import type { Store } from '../store/store.ts';
 import { openResponseStore } from '../store/response-store.ts';
+import { openConversationStore } from '../store/conversation-store.ts';
 import { startResponsePurge } from '../store/response-purge.ts';
 import { createGatewayServer } from '../http/server.ts';
 import { dispatch } from '../pipeline/generate.ts';
@@ -139,6 +140,7 @@ export async function serveCommand(config: GatewayConfig): Promise<void> {
   const tracing = await startTracing(process.env, log);
   const responses = await openResponseStore(config.database, isPostgresUrl(config.database));
   const stopPurge = startResponsePurge(responses, log);
+  const conversations = await openConversationStore(config.database, isPostgresUrl(config.database));
   const bodyLimits = {
     bytes: config.bodyLimitBytes,
     progressMs: config.clientBodyTimeoutMs,
@@ -151,6 +153,7 @@ export async function serveCommand(config: GatewayConfig): Promise<void> {
     keys,
     store,
     responses,
+    conversations,
     usage,
     metrics,
     log,
@@ -241,6 +244,7 @@ export async function serveCommand(config: GatewayConfig): Promise<void> {
       ['admission store', () => admission.store.close()],
       ['upstream pools', closeProviderPools],
       ['stored responses', () => responses.close()],
+      ['conversations', () => conversations.close()],
       ['database', () => store.close()],
     ] as const) {
       await close().catch((err: unknown) =>

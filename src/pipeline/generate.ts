@@ -32,6 +32,12 @@ import {
 import { refuseUnusableKey, resolveModel } from '../catalog/catalog.ts';
 import { promptEstimator, type Ticket } from '../admission/admission.ts';
 import { obtainAnswer, type Answer } from '../routing/attempts.ts';
+import {
+  appendConversationTurn,
+  prepareConversationTurn,
+  withConversation,
+  type ConversationTurn,
+} from '../store/conversation-turn.ts';
 import { prepareResponsesTurn, storeResponsesTurn, type ResponsesTurn } from '../store/responses-turn.ts';
 import { priceRequest, recordRequest, rowModel, RequestState } from '../accounting/record.ts';
 import { keepAliveFor, relayStream } from './relay.ts';
@@ -226,6 +232,17 @@ async function serve(
       raw = Buffer.from(text);
     }
   }
+  // A Conversations API conversation: its items in front of the input, the turn appended once answered.
+  let conversation: ConversationTurn | null = null;
+  if (responsesFacts !== null && parsed.conversation !== undefined) {
+    const prepared = await prepareConversationTurn(gw.conversations, { key, parsed });
+    if (prepared !== null) {
+      conversation = prepared.turn;
+      parsed = value = prepared.body;
+      text = JSON.stringify(parsed);
+      raw = Buffer.from(text);
+    }
+  }
   if (responsesFacts !== null) {
     // A continued conversation: its stored items, and the deployment a native chain stays on.
     const prepared = await prepareResponsesTurn(gw.responses, {
@@ -296,7 +313,17 @@ async function serve(
   state.deployment = answer.deployment.id;
   if (compactRequest !== null && answer.json !== null)
     answer.json = { body: compactionBody(compactRequest, answer.json.body), usage: answer.json.usage };
+  if (conversation !== null && answer.json !== null)
+    answer.json = { body: withConversation(answer.json.body, conversation.id), usage: answer.json.usage };
   const answered = facts.stream ? await relayStream(res, flight, answer) : relayJson(res, flight, answer);
+  if (conversation !== null && answered !== null) {
+    await appendConversationTurn(gw.conversations, conversation, answered).catch((err: unknown) => {
+      gw.log.warn(
+        { requestId: state.requestId, err: gw.masker.mask(String(err)) },
+        'could not append the turn to its conversation',
+      );
+    });
+  }
   if (turn !== null && answered !== null) {
     // The caller has its answer: a store that fails now costs the conversation's next turn, not this one.
     await storeResponsesTurn(
