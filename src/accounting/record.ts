@@ -33,6 +33,8 @@ export class RequestState {
   errorCode: string | null = null;
   /** 'panic' when the answer came from a deployment sent to although every one was cooling down. */
   routing: string | null = null;
+  /** The agent session (session header or prompt_cache_key), read once the body is parsed; null when none. */
+  sessionId: string | null = null;
   usage: Usage = emptyUsage();
   ttfbMs: number | null = null;
   costNanos = 0;
@@ -99,6 +101,7 @@ export function recordRequest(gw: RecordServices, state: RequestState, settledPe
     periodStart: settledPeriod ?? periodStart(state.key.budgetPeriod, state.startedWall),
     errorCode: state.errorCode,
     routing: state.routing,
+    sessionId: state.sessionId,
   });
 }
 

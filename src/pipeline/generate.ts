@@ -30,6 +30,7 @@ import {
   validateCompactRequest,
 } from '../dialects/openai-responses/compact.ts';
 import { refuseUnusableKey, resolveModel } from '../catalog/catalog.ts';
+import { sessionIdOf } from '../routing/session.ts';
 import { promptEstimator, type Ticket } from '../admission/admission.ts';
 import { obtainAnswer, type Answer } from '../routing/attempts.ts';
 import {
@@ -215,6 +216,7 @@ async function serve(
   const responsesFacts = state.dialect === 'responses' ? (facts as ResponsesFacts) : null;
   state.model = facts.model;
   state.stream = facts.stream;
+  state.sessionId = sessionIdOf(req.headers, value);
   let model = resolveModel(gw.catalog, key, facts.model, state.dialect, mode);
   // An alias bills, limits and labels as the model it reaches; the reply still names what the caller sent.
   state.model = model.name;

@@ -43,6 +43,7 @@ const USAGE_COLUMNS = [
   ['period_start', 'int8'],
   ['error_code', 'text'],
   ['routing', 'text'],
+  ['session_id', 'text'],
 ];
 
 /** Its text never changes, so the server parses it once; each parameter is a whole column. */

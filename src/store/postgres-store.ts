@@ -56,6 +56,8 @@ const MIGRATIONS: string[] = [
   `CREATE TABLE gateways (
      id TEXT PRIMARY KEY, host TEXT NOT NULL, pid INTEGER NOT NULL, started_at BIGINT NOT NULL,
      beat_at BIGINT NOT NULL, shared BOOLEAN NOT NULL)`,
+  // The agent session a request belongs to (usage reports group by it).
+  `ALTER TABLE usage ADD COLUMN session_id TEXT`,
 ];
 
 /** Any constant: replicas starting at once take turns at the migrations instead of racing them. */

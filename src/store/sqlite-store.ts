@@ -58,6 +58,8 @@ const MIGRATIONS: string[] = [
      beat_at INTEGER NOT NULL, shared INTEGER NOT NULL)`,
   // A panic-routed request says so in its row.
   `ALTER TABLE usage ADD COLUMN routing TEXT`,
+  // The agent session a request belongs to (usage reports group by it).
+  `ALTER TABLE usage ADD COLUMN session_id TEXT`,
 ];
 
 /** The per-day report; exported for the test that checks it searches the ts index instead of scanning. */

@@ -25,6 +25,8 @@ export interface UsageRow {
   errorCode: string | null;
   /** How the request was routed when not the usual way: 'panic' (every deployment was cooling down); else null. */
   routing: string | null;
+  /** The agent session the request belongs to (a client's session header, or its prompt_cache_key); null when none. */
+  sessionId?: string | null;
 }
 
 export interface SpendTotals {
@@ -56,7 +58,7 @@ export interface UsageFilter {
 }
 
 /** What `GET /admin/usage` groups by: a UTC day or hour (its start, unix ms), or a column. */
-export type UsageDimension = 'day' | 'hour' | 'model' | 'key' | 'deployment';
+export type UsageDimension = 'day' | 'hour' | 'model' | 'key' | 'deployment' | 'session';
 
 export interface UsageGroup {
   /** One value per requested dimension, in the order asked (day/hour as unix ms; key as the key id). */

@@ -14,6 +14,7 @@ const DIMENSION_SQL: Readonly<Record<UsageDimension, string>> = {
   model: 'u.model',
   key: 'u.key_id',
   deployment: 'u.deployment',
+  session: 'u.session_id',
 };
 
 /** Builds WHERE clauses with the store's placeholder for each parameter. */

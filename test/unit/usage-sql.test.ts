@@ -31,9 +31,12 @@ function row(over: Partial<UsageRow>): UsageRow {
   };
 }
 
-test("statement values are the 19 columns of each row in the insert's order, streamed as 1", () => {
+test("statement values are the 20 columns of each row in the insert's order, streamed as 1", () => {
   assert.deepEqual(
-    rowValues([row({}), row({ requestId: 'req_2', streamed: false, errorCode: 'upstream_error', routing: 'panic' })]),
+    rowValues([
+      row({}),
+      row({ requestId: 'req_2', streamed: false, errorCode: 'upstream_error', routing: 'panic', sessionId: 'sess-1' }),
+    ]),
     [
       1_700_000_000_000,
       'req_1',
@@ -52,6 +55,7 @@ test("statement values are the 19 columns of each row in the insert's order, str
       1,
       1,
       0,
+      null,
       null,
       null,
       1_700_000_000_000,
@@ -73,6 +77,7 @@ test("statement values are the 19 columns of each row in the insert's order, str
       0,
       'upstream_error',
       'panic',
+      'sess-1',
     ],
   );
 });
