@@ -30,7 +30,7 @@ import {
   validateCompactRequest,
 } from '../dialects/openai-responses/compact.ts';
 import { refuseUnusableKey, resolveModel } from '../catalog/catalog.ts';
-import { sessionIdOf } from '../routing/session.ts';
+import { promptCacheKeyOf, sessionIdOf } from '../routing/session.ts';
 import { promptEstimator, type Ticket } from '../admission/admission.ts';
 import { obtainAnswer, type Answer } from '../routing/attempts.ts';
 import {
@@ -297,6 +297,7 @@ async function serve(
     embedding,
     geminiVersion: gemini?.version,
     upstreamPath,
+    promptCacheKey: promptCacheKeyOf(parsed, state.sessionId),
   };
   let answer: Answer;
   try {

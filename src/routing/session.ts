@@ -30,6 +30,13 @@ export function sessionIdOf(headers: IncomingHttpHeaders, body: unknown): string
   return typeof key === 'string' ? clean(key) : null;
 }
 
+/** The prompt_cache_key translated requests send OpenAI-style upstreams: the caller's, else the session's. */
+export function promptCacheKeyOf(body: unknown, session: string | null): string | undefined {
+  const key = (body as { prompt_cache_key?: unknown } | null)?.prompt_cache_key;
+  if (typeof key === 'string') return key;
+  return session ?? undefined;
+}
+
 /** FNV-1a over the session and the deployment, mixed, as a number in (0, 1). */
 function unitHash(session: string, deployment: string): number {
   let h = 0x811c9dc5;

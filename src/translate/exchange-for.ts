@@ -38,6 +38,8 @@ export interface ExchangeInput {
   geminiVersion?: 'v1beta' | 'v1';
   /** A pass-through to another path than the dialect's own (`/responses/compact`). */
   upstreamPath?: string;
+  /** Translated requests to OpenAI-style upstreams: the caller's prompt_cache_key, else its session id. */
+  promptCacheKey?: string;
 }
 
 const NO_REFUSED: readonly string[] = [];
@@ -95,6 +97,7 @@ export function exchangeFor(input: ExchangeInput, deployment: DeploymentConfig):
       refusedParams: deployment.refusedParams ?? NO_REFUSED,
       maxTokensField: deployment.maxTokensField,
       structuredOutput: deployment.structuredOutput,
+      promptCacheKey: input.promptCacheKey,
     },
     masker: input.masker,
   });

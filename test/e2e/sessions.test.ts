@@ -16,7 +16,9 @@ before(async () => {
   gw = await startGateway({
     configYaml: configYaml({
       providers: `  - { name: up, kind: openai, base_url: "${up.url}/v1", api_key: "sk-upstream-secret-0123456789abcdefXYZ" }`,
-      models: `  - { name: gpt-pool, deployments: [ ${deployments} ] }`,
+      models: `  - { name: gpt-pool, deployments: [ ${deployments} ] }
+  - { name: claude-on-chat, deployments: [ { provider: up, model: chat-claude } ] }
+  - { name: gpt-no-cache-key, deployments: [ { provider: up, model: plain, refused_params: [prompt_cache_key] } ] }`,
       extra: `admin_token: "${ADMIN}"`,
     }),
   });
@@ -69,4 +71,43 @@ test('GET /admin/usage?group_by=session: groups keyed session_id, from each kind
   const text = await csv.text();
   assert.equal(text.split('\r\n')[0].split(',')[0], 'session_id');
   assert.match(text, /\r\nreport-cc,2,0,/);
+});
+
+test("translated to an OpenAI-style upstream: the session becomes prompt_cache_key; a caller's own is kept", async () => {
+  up.reset();
+  const messages = await fetch(`${gw.url}/v1/messages`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${key}`,
+      'content-type': 'application/json',
+      'anthropic-version': '2023-06-01',
+      'x-claude-code-session-id': 'cc-cache-1',
+    },
+    body: JSON.stringify({ model: 'claude-on-chat', max_tokens: 20, messages: [{ role: 'user', content: 'hi' }] }),
+  });
+  assert.equal(messages.status, 200, await messages.clone().text());
+  assert.equal((up.requests.at(-1)?.json as { prompt_cache_key?: string }).prompt_cache_key, 'cc-cache-1');
+
+  const responses = await fetch(`${gw.url}/v1/responses`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', session_id: 'codex-s' },
+    body: JSON.stringify({ model: 'gpt-pool', input: 'hi', prompt_cache_key: 'caller-key' }),
+  });
+  assert.equal(responses.status, 200);
+  assert.equal((up.requests.at(-1)?.json as { prompt_cache_key?: string }).prompt_cache_key, 'caller-key');
+  assert.doesNotMatch(responses.headers.get('x-modelgate-adjusted') ?? '', /prompt_cache_key/);
+
+  const refused = await fetch(`${gw.url}/v1/responses`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', session_id: 'codex-s' },
+    body: JSON.stringify({ model: 'gpt-no-cache-key', input: 'hi' }),
+  });
+  assert.equal(refused.status, 200);
+  assert.equal((up.requests.at(-1)?.json as { prompt_cache_key?: string }).prompt_cache_key, undefined);
+});
+
+test('pass-through bytes are not changed: a chat caller without prompt_cache_key sends none', async () => {
+  up.reset();
+  await chat({ session_id: 'codex-pass' });
+  assert.equal((up.requests.at(-1)?.json as { prompt_cache_key?: string }).prompt_cache_key, undefined);
 });
