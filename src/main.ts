@@ -1,4 +1,4 @@
-// The `modelgate` command line: serve, keys, usage. Run as `npx modelgate …` or `node src/main.ts …`.
+// The `modelgate` command line: serve, keys, usage, requests, migrate, config check, --version. Run as `npx modelgate …` or `node src/main.ts …`.
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -9,6 +9,9 @@ import { keysCommand } from './admin/keys-command.ts';
 import { requestsCommand, usageCommand } from './admin/usage-command.ts';
 import { serveCommand } from './admin/serve-command.ts';
 import { UsageError } from './admin/key-flags.ts';
+import { migrateCommand } from './admin/migrate-command.ts';
+import { configCheckCommand } from './admin/config-check-command.ts';
+import { MODELGATE_VERSION } from './runtime/version.ts';
 
 const HELP = `modelgate — an HTTP gateway in front of language models
 
@@ -22,8 +25,13 @@ usage:
   modelgate usage --group-by day,hour,model,key,deployment [--from D] [--to D] [--key K] [--model M]
                   [--deployment D] [--errors] [--csv|--json]
   modelgate requests [--limit N] [--before ID] [--key K] [--model M] [--errors] [--json]
+  modelgate migrate [--dry-run] [--config FILE]    run (or list) pending schema migrations, then exit
+  modelgate config check [--config FILE]           validate the config and look for likely mistakes
+  modelgate --version
 
 The config comes from --config, else $MODELGATE_CONFIG, else ./modelgate.yaml, else a built-in mock setup.`;
+
+const COMMANDS: ReadonlySet<string> = new Set(['serve', 'keys', 'usage', 'requests', 'migrate', 'config']);
 
 async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
@@ -31,15 +39,23 @@ async function main(argv: string[]): Promise<void> {
     console.log(HELP);
     return;
   }
-  if (command !== 'serve' && command !== 'keys' && command !== 'usage' && command !== 'requests')
-    throw new UsageError(`unknown command "${command}"\n\n${HELP}`);
+  if (command === '--version' || command === '-v' || command === 'version') {
+    console.log(MODELGATE_VERSION);
+    return;
+  }
+  if (!COMMANDS.has(command)) throw new UsageError(`unknown command "${command}"\n\n${HELP}`);
   const configFlag = flagValue(rest, '--config');
   // Key management and reports need the database, not the upstreams: credentials missing from this
   // shell's environment do not stop them.
+  // A config check sees what a start would: credentials included.
   const config = loadConfig(
     resolveConfigPath(configFlag),
-    command === 'serve' ? process.env : withoutCredentials(process.env),
+    command === 'serve' || command === 'config' ? process.env : withoutCredentials(process.env),
   );
+  if (command === 'config') {
+    process.exitCode = configCheckCommand(config, rest, (line) => console.log(line));
+    return;
+  }
   if (command === 'serve') {
     const { values } = parseArgs({
       args: rest,
@@ -53,6 +69,10 @@ async function main(argv: string[]): Promise<void> {
     }
     if (values.host) config.listen.host = values.host;
     await serveCommand(config);
+    return;
+  }
+  if (command === 'migrate') {
+    await migrateCommand(config, rest, (line) => console.log(line));
     return;
   }
   // Only `keys create` may make a database: anything else run where there is none was pointed at the

@@ -97,7 +97,11 @@ export async function startModelgate(options: {
     options.wrapper,
   );
   // As the launchers run it: MALLOC_ARENA_MAX as shipped unless the caller's environment sets one.
-  const env = withShippedEnvironment(process.env);
+  // No drain delay at the end of a run: nothing balances load across the bench's gateway.
+  const env: NodeJS.ProcessEnv = {
+    ...withShippedEnvironment(process.env),
+    MODELGATE_DRAIN_DELAY_S: process.env.MODELGATE_DRAIN_DELAY_S ?? '0',
+  };
   const child = new Child({ name: 'modelgate', ...launch, cwd: ROOT, env });
   const baseUrl = `http://127.0.0.1:${port}`;
   try {

@@ -7,7 +7,8 @@ import type { Catalog } from '../catalog/catalog.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import type { RequestTrace } from '../observability/tracing.ts';
 import { maskKeyLike } from '../observability/mask-secrets.ts';
-import { costNanos, periodStart } from '../core/budget.ts';
+import { costNanos, nanosToUsd, periodStart } from '../core/budget.ts';
+import type { Logger } from '../observability/logger.ts';
 import type { UsageWriter } from './usage-writer.ts';
 
 /** What recording a request uses of the gateway. */
@@ -15,6 +16,9 @@ export interface RecordServices {
   catalog: Catalog;
   metrics: Pick<Metrics, 'observe'>;
   usage: Pick<UsageWriter, 'add'>;
+  /** `access_log: true`: a line per request in `log`. */
+  config?: { readonly accessLog: boolean };
+  log?: Pick<Logger, 'info'>;
 }
 
 /** Per-request bookkeeping that ends up in the usage row, metrics and logs. One instance per request. */
@@ -80,6 +84,7 @@ export function recordRequest(gw: RecordServices, state: RequestState, settledPe
     stream: state.stream,
     ttfbMs: state.ttfbMs,
   });
+  if (gw.config?.accessLog === true && gw.log !== undefined) accessLine(gw.log, gw, state, latencyMs);
   if (!state.key) return;
   gw.usage.add({
     ts: state.startedWall,
@@ -103,6 +108,29 @@ export function recordRequest(gw: RecordServices, state: RequestState, settledPe
     routing: state.routing,
     sessionId: state.sessionId,
   });
+}
+
+/** The access log's line: who (the masked key), what, how it went, what it cost; never a request's content. */
+function accessLine(log: Pick<Logger, 'info'>, gw: { catalog: Catalog }, state: RequestState, latencyMs: number): void {
+  const u = state.usage;
+  log.info(
+    {
+      requestId: state.requestId,
+      maskedKey: state.key?.masked ?? null,
+      keyName: state.key?.name ?? null,
+      endpoint: state.endpoint,
+      model: rowModel(gw, state.model),
+      deployment: state.deployment,
+      status: state.status,
+      stream: state.stream,
+      inputTokens: u.inputTokens + u.cacheReadTokens + u.cacheWriteTokens,
+      outputTokens: u.outputTokens,
+      costUsd: nanosToUsd(state.costNanos),
+      latencyMs,
+      ttfbMs: state.ttfbMs,
+    },
+    'request',
+  );
 }
 
 /**

@@ -1,5 +1,4 @@
 // `modelgate serve`: builds the gateway from config and runs it until SIGINT/SIGTERM.
-import { setTimeout as delay } from 'node:timers/promises';
 import { randomUUID } from 'node:crypto';
 import { writeFileSync, existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -16,6 +15,7 @@ import { SecretMasker } from '../observability/mask-secrets.ts';
 import { openStore } from '../store/open-store.ts';
 import { isPostgresUrl, maskDatabaseUrl } from '../store/database-url.ts';
 import type { Store } from '../store/store.ts';
+import type { MigrationStep } from '../store/migrations.ts';
 import { openResponseStore } from '../store/response-store.ts';
 import { openConversationStore } from '../store/conversation-store.ts';
 import { startResponsePurge } from '../store/response-purge.ts';
@@ -32,7 +32,10 @@ import { startTracing } from '../observability/tracing.ts';
 import { Admission } from '../admission/admission.ts';
 import { SoloGuard } from '../admission/solo-guard.ts';
 import { MemoryAdmissionStore } from '../admission/memory-store.ts';
-import { stopAllAttempts } from '../routing/attempt-watch.ts';
+import { Readiness } from '../observability/readiness.ts';
+import { keySpendSamples } from '../observability/key-spend.ts';
+import { checkConfig } from '../config/check.ts';
+import { gracefulStop } from './graceful-stop.ts';
 import { reservationTtlFor, type AdmissionStore } from '../admission/store.ts';
 import { glibcRuntimeVersion, mallocArenaNote, youngGenerationNote } from '../runtime/node-flags.ts';
 import { warmTokenizer } from '../tokenizer/count-tokens.ts';
@@ -48,7 +51,13 @@ const SERVING_WRITER_BUSY_TIMEOUT_MS = 1_000;
 
 export async function serveCommand(config: GatewayConfig): Promise<void> {
   const log = createLogger();
-  const store = await openStore(config.database);
+  // One line per migration step, so an upgrade shows what it did to the database.
+  const onMigrated = (step: MigrationStep): void =>
+    log.info(
+      { schema: step.schema, from: step.from, to: step.to },
+      `migrated the database's ${step.schema} schema from version ${step.from} to ${step.to}`,
+    );
+  const store = await openStore(config.database, onMigrated);
   await ensureFirstKey(store, config, log);
   // Rows a stop could not write are billed before any budget is loaded from the database.
   const spill = spillFor(config);
@@ -134,13 +143,14 @@ export async function serveCommand(config: GatewayConfig): Promise<void> {
   const metrics = new Metrics({ providerOf: providerNames(config) });
   metrics.watchUsage(usage);
   metrics.watchAdmission(admission);
+  metrics.watchKeySpend(() => keySpendSamples(keys.records(), admission, Date.now()));
   // From here on a write that finds another process's lock gives up soon (on the loop) or within a
   // second (the usage writer thread), and a failed usage batch is retried (usage-writer.ts).
   store.busyTimeout?.(SERVING_BUSY_TIMEOUT_MS, SERVING_WRITER_BUSY_TIMEOUT_MS);
   const tracing = await startTracing(process.env, log);
-  const responses = await openResponseStore(config.database, isPostgresUrl(config.database));
+  const responses = await openResponseStore(config.database, isPostgresUrl(config.database), onMigrated);
   const stopPurge = startResponsePurge(responses, log);
-  const conversations = await openConversationStore(config.database, isPostgresUrl(config.database));
+  const conversations = await openConversationStore(config.database, isPostgresUrl(config.database), onMigrated);
   const bodyLimits = {
     bytes: config.bodyLimitBytes,
     progressMs: config.clientBodyTimeoutMs,
@@ -162,6 +172,10 @@ export async function serveCommand(config: GatewayConfig): Promise<void> {
     tracing,
     ...createRouting({ log, metrics, breaker: config.breaker }),
   };
+  const readiness = new Readiness();
+  readiness.add({ name: 'database', failing: () => keys.failing });
+  const { reachable } = admission.store;
+  if (reachable !== undefined) readiness.add({ name: 'redis', failing: () => !reachable.call(admission.store) });
   const admin = createAdminApi(gw);
   const server = createGatewayServer({
     ...gw,
@@ -169,6 +183,7 @@ export async function serveCommand(config: GatewayConfig): Promise<void> {
     dispatch: dispatch.bind(null, gw),
     admin,
     ui: createUiHandler({ enabled: admin !== null }),
+    readiness,
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -187,6 +202,8 @@ export async function serveCommand(config: GatewayConfig): Promise<void> {
     },
     `modelgate listening on http://${config.listen.host}:${port}`,
   );
+  // The mistakes `modelgate config check` reports, said at start too: each would fail or misprice requests.
+  for (const f of checkConfig(config)) log.warn({ setting: f.path }, `config ${f.level}: ${f.message}`);
   // A model without a price costs nothing, so USD budgets do not limit it: said once, at start, for
   // models that reach a paid provider (mock models are free by nature).
   const unpriced = config.models
@@ -213,48 +230,36 @@ export async function serveCommand(config: GatewayConfig): Promise<void> {
     log.warn({ err: String(err) }, 'tokenizer tables not preloaded: the first request that needs them loads them'),
   );
 
-  let stopping = false;
-  const stop = async (signal: string): Promise<void> => {
-    if (stopping) return;
-    stopping = true;
-    log.info({ signal }, 'shutting down: finishing requests and flushing usage');
-    keys.stop();
-    server.close();
-    // Requests in progress get a grace period; then each is stopped (a stream ends with an error event
-    // in its caller's dialect, a request still waiting gets a 503 it can retry elsewhere), settles what
-    // was delivered and writes its row; a second later whatever is left is cut.
-    const force = setTimeout(() => {
-      const stopped = stopAllAttempts();
-      if (stopped > 0)
-        log.warn({ requests: stopped }, 'shutting down: grace over; requests still running end with an error');
-      setTimeout(() => server.closeAllConnections(), 1_000).unref();
-    }, 5_000);
-    force.unref();
-    await new Promise<void>((r) => server.once('close', r));
-    // Requests cut at the end of the grace queue their rows as they unwind: wait for them (bounded).
-    for (const until = Date.now() + 3_000; metrics.inFlight > 0 && Date.now() < until; ) await delay(20);
-    await usage.close();
-    await solo?.stop();
-    await tracing
-      ?.shutdown()
-      .catch((err: unknown) => log.warn({ err: String(err) }, 'shutting down: could not export the last spans'));
-    // A store that cannot be closed cleanly (Redis already gone) must not turn a clean stop into a crash.
-    stopPurge();
-    for (const [what, close] of [
-      ['admission store', () => admission.store.close()],
-      ['upstream pools', closeProviderPools],
-      ['stored responses', () => responses.close()],
-      ['conversations', () => conversations.close()],
-      ['database', () => store.close()],
-    ] as const) {
-      await close().catch((err: unknown) =>
-        log.warn({ err: masker.mask(String(err)) }, `shutting down: could not close the ${what}`),
-      );
-    }
-    process.exit(0);
-  };
-  process.on('SIGINT', () => void stop('SIGINT'));
-  process.on('SIGTERM', () => void stop('SIGTERM'));
+  const stop = gracefulStop({
+    config,
+    log,
+    server,
+    readiness,
+    inFlight: () => metrics.inFlight,
+    release: async () => {
+      await usage.close();
+      await solo?.stop();
+      await tracing
+        ?.shutdown()
+        .catch((err: unknown) => log.warn({ err: String(err) }, 'shutting down: could not export the last spans'));
+      // A store that cannot be closed cleanly (Redis already gone) must not turn a clean stop into a crash.
+      stopPurge();
+      for (const [what, close] of [
+        ['admission store', () => admission.store.close()],
+        ['upstream pools', closeProviderPools],
+        ['stored responses', () => responses.close()],
+        ['conversations', () => conversations.close()],
+        ['database', () => store.close()],
+      ] as const) {
+        await close().catch((err: unknown) =>
+          log.warn({ err: masker.mask(String(err)) }, `shutting down: could not close the ${what}`),
+        );
+      }
+    },
+    onStopping: () => keys.stop(),
+  });
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
   // SIGHUP would end the process without a flush (Node's default); there is no reload to run instead.
   process.on('SIGHUP', () =>
     log.warn('SIGHUP ignored: modelgate has no reload; restart it (SIGTERM) to apply a new configuration'),

@@ -133,6 +133,11 @@ export class Admission {
     this.#onRecovered = options.onRecovered ?? (() => undefined);
   }
 
+  /** Whether the store is failing now (its last operation failed), for readiness (/readyz). */
+  get storeDown(): boolean {
+    return this.#storeDown;
+  }
+
   /** A store operation failed: the first failure of an outage is reported, later ones only counted. */
   #failed(err: unknown, what: string): void {
     if (this.#storeDown) return;

@@ -213,6 +213,10 @@ export class RedisAdmissionStore implements AdmissionStore {
     );
   }
 
+  reachable(): boolean {
+    return this.#redis.status === 'ready';
+  }
+
   /** Resolves once connected; rejects after `timeoutMs` (the gateway then refuses to start). */
   async ready(timeoutMs = 5_000): Promise<void> {
     if (this.#redis.status === 'ready') {

@@ -177,6 +177,8 @@ export interface AdmissionStore {
   }): void;
   /** Resolves once a shared store is reachable; the gateway does not start without it. */
   ready?(timeoutMs?: number): Promise<void>;
+  /** Whether the store is connected now, for readiness (/readyz); absent = always (in-process). */
+  reachable?(): boolean;
   close(): Promise<void>;
 }
 

@@ -180,6 +180,11 @@ export class KeyCache {
     this.#timer.unref();
   }
 
+  /** Whether the polls fail now (the database is unreachable), for readiness (/readyz). */
+  get failing(): boolean {
+    return this.#failing;
+  }
+
   stop(): void {
     if (this.#timer) clearInterval(this.#timer);
     this.#timer = null;
@@ -282,6 +287,11 @@ export class KeyCache {
       if (oldest.done !== true) this.#misses.delete(oldest.value);
     }
     this.#misses.set(digest, now + MISS_TTL_MS);
+  }
+
+  /** Every key loaded (for the key spend metrics, read when scraped). */
+  records(): Iterable<KeyRecord> {
+    return this.#byHash.values();
   }
 
   size(): number {

@@ -8,6 +8,8 @@ export const ENV_OVERRIDES: readonly { variable: string; path: readonly [string,
   { variable: 'MODELGATE_BREAKER_MIN_CALLS', path: ['circuit_breaker', 'min_calls'] },
   { variable: 'MODELGATE_BREAKER_COOLDOWN_MS', path: ['circuit_breaker', 'cooldown_ms'] },
   { variable: 'MODELGATE_REDIS_PREFIX', path: ['redis_prefix'] },
+  { variable: 'MODELGATE_SHUTDOWN_GRACE_S', path: ['shutdown_grace_s'] },
+  { variable: 'MODELGATE_DRAIN_DELAY_S', path: ['drain_delay_s'] },
 ];
 
 /**

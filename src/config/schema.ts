@@ -126,6 +126,12 @@ export const configSchema = z.strictObject({
   in_flight_budget_share: num(z.number().positive().max(1)).optional(),
   // Stored Responses API responses (previous_response_id, GET/DELETE /v1/responses/{id}) are kept this long.
   responses_retention_days: num(z.number().positive()).optional(),
+  // A stop (SIGTERM): readiness fails at once, new connections are still served for drain_delay_s, then
+  // requests in flight run on until shutdown_grace_s after the signal (docs/operations.md, "Stopping").
+  shutdown_grace_s: num(z.number().positive()).optional(),
+  drain_delay_s: num(z.number().nonnegative()).optional(),
+  // One info line per answered request (key masked, model, status, tokens, cost, latency).
+  access_log: z.boolean().optional(),
   timeouts: timeoutsSchema.optional(),
   max_retries: num(z.number().int().min(0).max(10)).optional(),
   // /v1/messages serves every chat model, not only those of family `anthropic`.
@@ -155,6 +161,10 @@ export const DEFAULTS = {
   defaultMaxTokens: 4096,
   inFlightBudgetShare: 0.125,
   responsesRetentionDays: 30,
+  // Long enough for a coding agent's stream to finish during a rollout.
+  shutdownGraceS: 600,
+  // Long enough for a load balancer to see the failing readiness and send new connections elsewhere.
+  drainDelayS: 5,
   maxRetries: 5,
   // A replica silent this long is taken for dead: its reservations and unwritten spend are reconciled.
   redisPeerTimeoutMs: 30_000,

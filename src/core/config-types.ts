@@ -106,6 +106,12 @@ export interface GatewayConfig {
   defaultMaxTokens: number;
   /** The share of what is left of a budget that reservations in flight may hold at once. */
   inFlightBudgetShare: number;
+  /** A stop's upper bound from the signal: requests still running then are cut (an error event, a row), ms. */
+  shutdownGraceMs: number;
+  /** After the signal, how long readiness fails while new connections are still served, ms. */
+  drainDelayMs: number;
+  /** One info log line per answered request. */
+  accessLog: boolean;
   /** How long stored Responses API responses are kept, ms. */
   responsesRetentionMs: number;
   redisUrl: string | null;

@@ -10,6 +10,8 @@ export type RouteName =
   | 'model'
   | 'usage_token'
   | 'healthz'
+  | 'livez'
+  | 'readyz'
   | 'metrics'
   | 'embeddings'
   | 'responses'
@@ -52,6 +54,8 @@ const EXACT: Route[] = [
   { name: 'embeddings', template: '/v1/embeddings', method: 'POST', dialect: 'openai' },
   { name: 'usage_token', template: '/api/usage/token', method: 'GET', dialect: 'openai' },
   { name: 'healthz', template: '/healthz', method: 'GET', dialect: 'openai' },
+  { name: 'livez', template: '/livez', method: 'GET', dialect: 'openai' },
+  { name: 'readyz', template: '/readyz', method: 'GET', dialect: 'openai' },
   { name: 'metrics', template: '/metrics', method: 'GET', dialect: 'openai' },
 ];
 const ROUTES = new Map(EXACT.map((r) => [r.template, r]));

@@ -1,4 +1,4 @@
-// The node:http server: request id, exact routing, /healthz and /metrics, and every other route handed
+// The node:http server: request id, exact routing, /healthz, /livez, /readyz and /metrics, and every other route handed
 // to the pipeline (`dispatch`) or, under admin_token, to the admin API and dashboard.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
@@ -13,6 +13,7 @@ import { answerClientError } from './client-error.ts';
 import { sendError, sendJson } from './respond.ts';
 import { callerDialect, dialectForPath, endpointClass, findRoute, pathOf, type Route } from './routes.ts';
 import { CorsPolicy, refusalMessage } from './cors.ts';
+import type { Readiness } from '../observability/readiness.ts';
 
 export interface ServerOptions {
   config: Pick<GatewayConfig, 'clientRequestTimeoutMs' | 'corsOrigins' | 'maxConnections'>;
@@ -26,6 +27,8 @@ export interface ServerOptions {
   /** /admin/ and /ui/; both null without admin_token, and their paths are then 404. */
   admin: ((req: IncomingMessage, res: ServerResponse, path: string, requestId: string) => void) | null;
   ui: ((req: IncomingMessage, res: ServerResponse, path: string) => void) | null;
+  /** /readyz's answer; while it drains, every answer closes its connection (clients reconnect elsewhere). */
+  readiness: Pick<Readiness, 'draining' | 'reasons'>;
 }
 
 /** Request ids: a per-process random prefix and a counter — unique, sortable within a process, and cheap. */
@@ -50,7 +53,7 @@ export function createGatewayServer(gw: ServerOptions): Server {
   // Node checks its connections every connectionsCheckingInterval, so that follows a short timeout.
   const requestTimeout = gw.config.clientRequestTimeoutMs;
   const cors = gw.config.corsOrigins.length === 0 ? null : new CorsPolicy(gw.config.corsOrigins);
-  const { admin, ui } = gw;
+  const { admin, ui, readiness } = gw;
   const server = createServer(
     {
       keepAliveTimeout: 65_000,
@@ -61,6 +64,9 @@ export function createGatewayServer(gw: ServerOptions): Server {
     function modelgateRequest(req, res) {
       const requestId = newRequestId();
       (req.socket as Tagged)[RESPONSE] = res;
+      // A stopping gateway keeps no connection open for a next request: the client's next one goes to a
+      // replica that is staying.
+      if (readiness.draining) res.setHeader('connection', 'close');
       // Answers to the origins the operator named carry CORS headers, errors included (a browser script
       // can then read why); without cors_origins nothing is looked at here.
       if (cors !== null) {
@@ -146,7 +152,7 @@ export function createGatewayServer(gw: ServerOptions): Server {
         return;
       }
       const served =
-        route.name === 'healthz' || route.name === 'metrics'
+        route.name === 'healthz' || route.name === 'metrics' || route.name === 'livez' || route.name === 'readyz'
           ? serveOwn(gw, res, route, requestId)
           : gw.dispatch(req, res, route, requestId);
       served.catch((err: unknown) => {
@@ -221,9 +227,19 @@ function answerPreflight(
   });
 }
 
-/** The server's own routes: /healthz and /metrics. */
+/**
+ * The server's own routes: /healthz (kept as it was: 200 while the process answers), /livez (the process
+ * is alive: restart it when this fails), /readyz (send it requests: 503 while draining for a stop or
+ * while a store the requests need is unreachable), and /metrics.
+ */
 async function serveOwn(gw: ServerOptions, res: ServerResponse, route: Route, requestId: string): Promise<void> {
   if (route.name === 'healthz') return sendJson(res, { status: 200, body: '{"status":"ok"}', requestId });
+  if (route.name === 'livez') return sendJson(res, { status: 200, body: '{"status":"alive"}', requestId });
+  if (route.name === 'readyz') {
+    const reasons = gw.readiness.reasons();
+    if (reasons.length === 0) return sendJson(res, { status: 200, body: '{"status":"ready"}', requestId });
+    return sendJson(res, { status: 503, body: JSON.stringify({ status: 'not ready', reasons }), requestId });
+  }
   const text = await gw.metrics.render();
   res.writeHead(200, { 'content-type': gw.metrics.contentType, 'x-request-id': requestId });
   res.end(text);

@@ -13,6 +13,10 @@ export function createLogger(opts: { level?: string } = {}): Logger {
   const logger = pino({
     level,
     base: { service: 'modelgate' },
+    // `"level":"info"` and `"time":"2026-01-01T00:00:00.000Z"`: what log collectors (Loki, Elasticsearch,
+    // Cloud Logging) read without a mapping, where pino's defaults are numbers.
+    formatters: { level: (label) => ({ level: label }) },
+    timestamp: pino.stdTimeFunctions.isoTime,
     redact: {
       paths: ['key', 'apiKey', 'api_key', 'authorization', 'headers.authorization', 'headers["x-api-key"]'],
       censor: '[masked]',

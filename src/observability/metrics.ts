@@ -9,7 +9,34 @@ import type { BreakerState, BreakerStatus } from '../routing/circuit-breaker.ts'
 
 const BREAKER_STATES: readonly BreakerState[] = ['closed', 'open', 'half-open', 'credentials'];
 
-const BUCKETS_MS = [5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000, 30000, 60000];
+/** Request durations in seconds, up to past the longest request (timeouts.total_ms defaults to 600 s). */
+const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1200];
+
+/**
+ * prom-client's default gauges whose names end in `_total`, which Prometheus keeps for counters
+ * (`promtool check metrics` refuses them): each is the sum of its by-type gauge without the suffix
+ * (`nodejs_active_handles`), which stays.
+ */
+const MISNAMED_DEFAULTS = [
+  'nodejs_active_handles_total',
+  'nodejs_active_requests_total',
+  'nodejs_active_resources_total',
+];
+
+/**
+ * Series per key of the key spend metrics at most: keys with a USD budget, the most recently created
+ * first. Bounds the scrape however many keys there are (docs/operations.md, "Metrics").
+ */
+export const MAX_KEY_SERIES = 500;
+
+/** One key's spend in its current budget period, for the key spend metrics. */
+export interface KeySpendSample {
+  keyId: string;
+  keyName: string;
+  spentUsd: number;
+  /** The budget less what was spent, never below 0. */
+  remainingUsd: number;
+}
 
 interface UsageQueue {
   pending(): number;
@@ -77,13 +104,19 @@ export class Metrics {
   #usage: UsageQueue | null = null;
   #admission: { readonly unavailableRefusals: number } | null = null;
   #panicRouted: Counter<'model'>;
+  #keySpend: (() => Promise<readonly KeySpendSample[]>) | null = null;
+  /** The key spend read by the scrape under way: the two key series share it. */
+  #keySpendRead: { at: number; samples: Promise<readonly KeySpendSample[]> } | null = null;
   /** Client connections closed at once because max_connections were open. */
   connectionsDropped = 0;
 
   /** `providerOf` names a deployment's provider for the GenAI series (gen_ai_provider_name). */
   constructor(opts: { providerOf?: (deploymentId: string) => string; defaultMetrics?: boolean } = {}) {
     const registers = [this.registry];
-    if (opts.defaultMetrics !== false) collectDefaultMetrics({ register: this.registry });
+    if (opts.defaultMetrics !== false) {
+      collectDefaultMetrics({ register: this.registry });
+      for (const name of MISNAMED_DEFAULTS) this.registry.removeSingleMetric(name);
+    }
     const metrics = this;
     new Counter({
       name: 'modelgate_requests_total',
@@ -109,11 +142,33 @@ export class Metrics {
       },
     });
     this.#duration = new Histogram({
-      name: 'modelgate_request_duration_ms',
-      help: 'Request latency in milliseconds.',
+      name: 'modelgate_request_duration_seconds',
+      help: 'Request duration in seconds, from the request to the end of its answer (a stream included).',
       labelNames: ['endpoint', 'model', 'status'],
-      buckets: BUCKETS_MS,
+      buckets: DURATION_BUCKETS,
       registers,
+    });
+    // Read when scraped, from the admission state (serve-command.ts); both series share one read.
+    new Counter({
+      name: 'modelgate_key_spend_usd_total',
+      help: `USD spent by the key in its current budget period (it starts again from 0 with each period); keys with a USD budget, at most ${MAX_KEY_SERIES}.`,
+      labelNames: ['key_id', 'key_name'],
+      registers,
+      async collect() {
+        this.reset();
+        for (const k of await metrics.#keySpendNow()) this.inc({ key_id: k.keyId, key_name: k.keyName }, k.spentUsd);
+      },
+    });
+    new Gauge({
+      name: 'modelgate_key_budget_remaining_usd',
+      help: `USD left of the key's budget in its current period; keys with a USD budget, at most ${MAX_KEY_SERIES}.`,
+      labelNames: ['key_id', 'key_name'],
+      registers,
+      async collect() {
+        this.reset();
+        for (const k of await metrics.#keySpendNow())
+          this.set({ key_id: k.keyId, key_name: k.keyName }, k.remainingUsd);
+      },
     });
     this.#upstreamErrors = new Counter({
       name: 'modelgate_upstream_errors_total',
@@ -227,6 +282,20 @@ export class Metrics {
     this.#usage = usage;
   }
 
+  /** Spend and remaining budget per key, read when /metrics is scraped (at most MAX_KEY_SERIES keys). */
+  watchKeySpend(read: () => Promise<readonly KeySpendSample[]>): void {
+    this.#keySpend = read;
+  }
+
+  #keySpendNow(): Promise<readonly KeySpendSample[]> {
+    const read = this.#keySpend;
+    if (read === null) return Promise.resolve([]);
+    const now = performance.now();
+    if (this.#keySpendRead === null || now - this.#keySpendRead.at > 1_000)
+      this.#keySpendRead = { at: now, samples: read().catch(() => []) };
+    return this.#keySpendRead.samples;
+  }
+
   /** Requests refused because the admission store (Redis) could not be asked. */
   watchAdmission(admission: { readonly unavailableRefusals: number }): void {
     this.#admission = admission;
@@ -253,7 +322,7 @@ export class Metrics {
     s.requests++;
     s.tokensIn += o.inputTokens + o.cacheReadTokens + o.cacheWriteTokens;
     s.tokensOut += o.outputTokens;
-    s.duration.observe(o.latencyMs);
+    s.duration.observe(o.latencyMs / 1000);
     if (o.deployment !== null) this.#genAi.observe(o, o.deployment);
   }
 
@@ -278,10 +347,14 @@ export class Metrics {
 }
 
 // The OpenTelemetry GenAI metrics operators look for, in Prometheus names: tokens per request by kind
-// (gen_ai.client.token.usage) and time to first token (gen_ai.server.time_to_first_token), with the
-// semantic conventions' bucket boundaries. Label children are bound once per (endpoint, model, deployment).
+// (gen_ai.client.token.usage), the duration of the operation (gen_ai.client.operation.duration) and time
+// to first token (gen_ai.server.time_to_first_token), with the semantic conventions' bucket boundaries
+// (the duration's extended past 600 s, the longest request). Label children are bound once per (endpoint, model, deployment).
 // https://opentelemetry.io/docs/specs/semconv/gen-ai/gen-ai-metrics/
 const TOKEN_BUCKETS = [1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864];
+const OPERATION_BUCKETS = [
+  0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92, 163.84, 327.68, 655.36,
+];
 const TTFT_BUCKETS = [0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10];
 
 type Labels = 'gen_ai_operation_name' | 'gen_ai_provider_name' | 'gen_ai_request_model';
@@ -295,6 +368,7 @@ interface GenAiSeries {
   output: Observer;
   cacheRead: Observer;
   cacheWrite: Observer;
+  duration: Observer;
   ttft: Observer;
 }
 
@@ -308,6 +382,7 @@ export function operationName(endpoint: string): string {
 export class GenAiMetrics {
   #tokens: Histogram<Labels | 'gen_ai_token_type'>;
   #ttft: Histogram<Labels>;
+  #operation: Histogram<Labels>;
   #providerOf: (deploymentId: string) => string;
   #series = new Map<string, Map<string, Map<string, GenAiSeries>>>();
 
@@ -318,6 +393,13 @@ export class GenAiMetrics {
       help: 'Tokens per request answered by an upstream, by kind (gen_ai_token_type: input, output, cache_read, cache_write; cache kinds only when non-zero).',
       labelNames: ['gen_ai_operation_name', 'gen_ai_provider_name', 'gen_ai_request_model', 'gen_ai_token_type'],
       buckets: TOKEN_BUCKETS,
+      registers: opts.registers,
+    });
+    this.#operation = new Histogram({
+      name: 'gen_ai_client_operation_duration_seconds',
+      help: 'Duration of a request answered by an upstream, from the request to the end of its answer, in seconds.',
+      labelNames: ['gen_ai_operation_name', 'gen_ai_provider_name', 'gen_ai_request_model'],
+      buckets: OPERATION_BUCKETS,
       registers: opts.registers,
     });
     this.#ttft = new Histogram({
@@ -335,6 +417,7 @@ export class GenAiMetrics {
     s.output.observe(o.outputTokens);
     if (o.cacheReadTokens > 0) s.cacheRead.observe(o.cacheReadTokens);
     if (o.cacheWriteTokens > 0) s.cacheWrite.observe(o.cacheWriteTokens);
+    s.duration.observe(o.latencyMs / 1000);
     if (o.stream && o.ttfbMs !== null && o.status < 400) s.ttft.observe(o.ttfbMs / 1000);
   }
 
@@ -347,6 +430,7 @@ export class GenAiMetrics {
         output: this.#tokens.labels(op, provider, model, 'output'),
         cacheRead: this.#tokens.labels(op, provider, model, 'cache_read'),
         cacheWrite: this.#tokens.labels(op, provider, model, 'cache_write'),
+        duration: this.#operation.labels(op, provider, model),
         ttft: this.#ttft.labels(op, provider, model),
       };
     });

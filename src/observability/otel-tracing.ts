@@ -15,6 +15,7 @@ import {
   type Tracer,
 } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { MODELGATE_VERSION } from '../runtime/version.ts';
 import { defaultResource, detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import {
   AlwaysOffSampler,
@@ -44,7 +45,7 @@ export function createOtelTracing(env: NodeJS.ProcessEnv, log: Logger): Tracing 
   const exporter = new OTLPTraceExporter();
   const provider = new TracerProvider({
     resource: defaultResource()
-      .merge(resourceFromAttributes({ 'service.name': 'modelgate' }))
+      .merge(resourceFromAttributes({ 'service.name': 'modelgate', 'service.version': MODELGATE_VERSION }))
       .merge(detectResources({ detectors: [envDetector] })),
     sampler: samplerFromEnv(env),
     spanProcessors: [new BatchSpanProcessor({ exporter, ...batchOptions(env) })],
@@ -157,6 +158,7 @@ class RequestSpan implements RequestTrace {
     });
     if (s.ttfbMs !== null) span.setAttribute('modelgate.time_to_first_token_ms', s.ttfbMs);
     if (s.deployment !== null) span.setAttribute('modelgate.deployment', s.deployment);
+    if (s.keyId !== null) span.setAttributes({ 'modelgate.key.id': s.keyId, 'modelgate.key.name': s.keyName ?? '' });
     const answered = this.#answered;
     if (answered !== null) {
       const responseModel = {

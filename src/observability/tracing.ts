@@ -36,6 +36,9 @@ export interface RequestSummary {
   usage: Usage;
   ttfbMs: number | null;
   attempts: number;
+  /** The caller's key (its id and name, never the key itself), once authenticated. */
+  keyId: string | null;
+  keyName: string | null;
 }
 
 export interface RequestTrace {

@@ -173,6 +173,8 @@ export async function handleGeneration(
           usage: state.usage,
           ttfbMs: state.ttfbMs,
           attempts: state.attempts,
+          keyId: state.key?.id ?? null,
+          keyName: state.key?.name ?? null,
         });
     } finally {
       gw.metrics.inFlight--;

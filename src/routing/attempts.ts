@@ -19,6 +19,7 @@ import { exchangeFor } from '../translate/exchange-for.ts';
 import { callUpstream, header } from '../providers/http-provider.ts';
 import { decodeText } from '../http/content-encoding.ts';
 import { upstreamFailure } from '../dialects/upstream-failure.ts';
+import { notFoundHint } from '../translate/hub/upstream-error.ts';
 import type { AttemptEnd, RequestTrace } from '../observability/tracing.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { Metrics } from '../observability/metrics.ts';
@@ -371,7 +372,8 @@ function noteFailure(n: {
       return;
     }
   }
-  gw.log.warn(fields, 'upstream attempt failed');
+  const hint = result.status === 404 ? notFoundHint(404, result.text ?? '') : null;
+  gw.log.warn(hint === null ? fields : { ...fields, hint }, 'upstream attempt failed');
 }
 
 /** Any answer but a 401 shows the key works: a refused key that was re-probed is back in rotation, said once. */

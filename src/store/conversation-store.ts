@@ -1,7 +1,15 @@
 // Conversations of the Responses API (POST /v1/conversations and its items), owned by the key that made
 // them and kept until deleted. One interface over SQLite (a thread of its own) and PostgreSQL; both run
 // the statements of conversation-sql.js.
-import { CONVERSATION_SQL, type ConversationOp } from './conversation-sql.js';
+import { CONVERSATION_MIGRATIONS, CONVERSATION_SQL, type ConversationOp } from './conversation-sql.js';
+import type { Migrations, OnMigrated } from './migrations.ts';
+
+/** The conversations schema (migrations.ts), one text for SQLite and PostgreSQL: its steps only ever grow at the end. */
+export const CONVERSATION_SCHEMA: Migrations = {
+  name: 'conversations',
+  table: 'conversations_schema_version',
+  steps: CONVERSATION_MIGRATIONS,
+};
 
 export interface Conversation {
   id: string;
@@ -101,13 +109,17 @@ export class ConversationStore {
   }
 }
 
-export async function openConversationStore(database: string, isPostgres: boolean): Promise<ConversationStore> {
+export async function openConversationStore(
+  database: string,
+  isPostgres: boolean,
+  onMigrated?: OnMigrated,
+): Promise<ConversationStore> {
   if (isPostgres) {
     const { openPgConversations } = await import('./pg-conversation-store.ts');
-    return openPgConversations(database);
+    return openPgConversations(database, onMigrated);
   }
   const { openSqliteConversations } = await import('./sqlite-conversation-store.ts');
-  return openSqliteConversations(database);
+  return openSqliteConversations(database, onMigrated);
 }
 
 /** PostgreSQL's numbered placeholders for a statement written with `?`. */

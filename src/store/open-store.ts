@@ -2,12 +2,14 @@
 import type { Store } from './store.ts';
 import { SqliteStore } from './sqlite-store.ts';
 import { isPostgresUrl } from './database-url.ts';
+import type { OnMigrated } from './migrations.ts';
 
-export async function openStore(database: string): Promise<Store> {
+/** `onMigrated`: each migration step run at open (the start logs them). */
+export async function openStore(database: string, onMigrated?: OnMigrated): Promise<Store> {
   if (isPostgresUrl(database)) {
     // Loaded only for PostgreSQL, like the Redis client: an SQLite gateway never pays for the driver.
     const { PostgresStore } = await import('./postgres-store.ts');
-    return PostgresStore.open(database);
+    return PostgresStore.open(database, onMigrated);
   }
-  return new SqliteStore(database);
+  return new SqliteStore(database, { onMigrated });
 }

@@ -3,15 +3,16 @@
 import type postgres from 'postgres';
 import { maskDatabaseUrl, parseDatabaseUrl } from './database-url.ts';
 import { connectionOptions } from './pg-usage-sql.js';
-import { CONVERSATION_MIGRATIONS, type ConversationOp } from './conversation-sql.js';
-import { ConversationStore, numbered } from './conversation-store.ts';
+import type { ConversationOp } from './conversation-sql.js';
+import { CONVERSATION_SCHEMA, ConversationStore, numbered } from './conversation-store.ts';
+import { migratePg, reportPg, type OnMigrated } from './migrations.ts';
 
 type Sql = postgres.Sql<Record<string, unknown>>;
 
 /** Not the store's or the responses' lock: each migrates independently. */
 const MIGRATION_LOCK = 0x6d67_0003;
 
-export async function openPgConversations(databaseUrl: string): Promise<ConversationStore> {
+export async function openPgConversations(databaseUrl: string, onMigrated?: OnMigrated): Promise<ConversationStore> {
   const { url, schema } = parseDatabaseUrl(databaseUrl);
   const { default: connect } = await import('postgres');
   const sql = connect(url, {
@@ -20,17 +21,12 @@ export async function openPgConversations(databaseUrl: string): Promise<Conversa
     types: { bigint: { to: 20, from: [20], serialize: (x: number) => String(x), parse: (x: string) => Number(x) } },
   }) as unknown as Sql;
   try {
-    await sql.begin(async (tx) => {
+    const from = await sql.begin(async (tx) => {
       await tx`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`;
       if (schema !== null) await tx.unsafe(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
-      await tx`CREATE TABLE IF NOT EXISTS conversations_schema_version (v INTEGER NOT NULL)`;
-      const rows = await tx<{ v: number }[]>`SELECT v FROM conversations_schema_version`;
-      const current = rows[0]?.v ?? 0;
-      if (current >= CONVERSATION_MIGRATIONS.length) return;
-      for (let i = current; i < CONVERSATION_MIGRATIONS.length; i++) await tx.unsafe(CONVERSATION_MIGRATIONS[i]);
-      await tx`DELETE FROM conversations_schema_version`;
-      await tx`INSERT INTO conversations_schema_version (v) VALUES (${CONVERSATION_MIGRATIONS.length})`;
+      return migratePg(tx, CONVERSATION_SCHEMA);
     });
+    reportPg(CONVERSATION_SCHEMA, from, onMigrated);
   } catch (err) {
     await sql.end({ timeout: 1 }).catch(() => undefined);
     throw new Error(`PostgreSQL at ${maskDatabaseUrl(databaseUrl)}: ${(err as Error).message}`);

@@ -4,6 +4,7 @@ import type postgres from 'postgres';
 import { maskDatabaseUrl, parseDatabaseUrl } from './database-url.ts';
 import { connectionOptions } from './pg-usage-sql.js';
 import type { ResponseStore, StoredResponse } from './response-store.ts';
+import { migratePg, reportPg, type Migrations, type OnMigrated } from './migrations.ts';
 
 type Sql = postgres.Sql<Record<string, unknown>>;
 
@@ -13,6 +14,13 @@ const MIGRATIONS: string[] = [
      created_at BIGINT NOT NULL, expires_at BIGINT NOT NULL, response TEXT NOT NULL, items TEXT NOT NULL)`,
   `CREATE INDEX IF NOT EXISTS responses_expires ON responses (expires_at)`,
 ];
+
+/** The stored responses schema (migrations.ts): its steps only ever grow at the end. */
+export const PG_RESPONSE_MIGRATIONS: Migrations = {
+  name: 'stored responses',
+  table: 'responses_schema_version',
+  steps: MIGRATIONS,
+};
 
 /** Not the store's lock: the two migrate independently. */
 const MIGRATION_LOCK = 0x6d67_0002;
@@ -35,7 +43,7 @@ export class PgResponseStore implements ResponseStore {
     this.#sql = sql;
   }
 
-  static async open(databaseUrl: string): Promise<PgResponseStore> {
+  static async open(databaseUrl: string, onMigrated?: OnMigrated): Promise<PgResponseStore> {
     const { url, schema } = parseDatabaseUrl(databaseUrl);
     const { default: connect } = await import('postgres');
     const sql = connect(url, {
@@ -44,17 +52,12 @@ export class PgResponseStore implements ResponseStore {
       types: { bigint: { to: 20, from: [20], serialize: (x: number) => String(x), parse: (x: string) => Number(x) } },
     }) as unknown as Sql;
     try {
-      await sql.begin(async (tx) => {
+      const from = await sql.begin(async (tx) => {
         await tx`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`;
         if (schema !== null) await tx.unsafe(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
-        await tx`CREATE TABLE IF NOT EXISTS responses_schema_version (v INTEGER NOT NULL)`;
-        const rows = await tx<{ v: number }[]>`SELECT v FROM responses_schema_version`;
-        const current = rows[0]?.v ?? 0;
-        if (current >= MIGRATIONS.length) return;
-        for (let i = current; i < MIGRATIONS.length; i++) await tx.unsafe(MIGRATIONS[i]);
-        await tx`DELETE FROM responses_schema_version`;
-        await tx`INSERT INTO responses_schema_version (v) VALUES (${MIGRATIONS.length})`;
+        return migratePg(tx, PG_RESPONSE_MIGRATIONS);
       });
+      reportPg(PG_RESPONSE_MIGRATIONS, from, onMigrated);
     } catch (err) {
       await sql.end({ timeout: 1 }).catch(() => undefined);
       throw new Error(`PostgreSQL at ${maskDatabaseUrl(databaseUrl)}: ${(err as Error).message}`);

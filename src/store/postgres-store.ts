@@ -26,6 +26,7 @@ import {
 import { POSTGRES_WRITER, UsageThread, WRITE_SLICE_ROWS } from './usage-thread.ts';
 import { maskDatabaseUrl, parseDatabaseUrl } from './database-url.ts';
 import { connectionOptions } from './pg-usage-sql.js';
+import { migratePg, reportPg, type Migrations, type OnMigrated } from './migrations.ts';
 
 type Sql = postgres.Sql<Record<string, unknown>>;
 
@@ -59,6 +60,9 @@ const MIGRATIONS: string[] = [
   // The agent session a request belongs to (usage reports group by it).
   `ALTER TABLE usage ADD COLUMN session_id TEXT`,
 ];
+
+/** The keys and usage schema (migrations.ts): its steps only ever grow at the end. */
+export const PG_MIGRATIONS: Migrations = { name: 'keys and usage', table: 'schema_version', steps: MIGRATIONS };
 
 /** Any constant: replicas starting at once take turns at the migrations instead of racing them. */
 const MIGRATION_LOCK = 0x6d67_0001;
@@ -94,7 +98,7 @@ export class PostgresStore implements Store {
    * Connects, creates the schema when the URL names one, and migrates. The client loads only here, so a
    * gateway on SQLite never pays its memory.
    */
-  static async open(databaseUrl: string): Promise<PostgresStore> {
+  static async open(databaseUrl: string, onMigrated?: OnMigrated): Promise<PostgresStore> {
     const { url, schema } = parseDatabaseUrl(databaseUrl);
     const { default: connect } = await import('postgres');
     const sql = connect(url, {
@@ -108,7 +112,7 @@ export class PostgresStore implements Store {
       },
     }) as unknown as Sql;
     try {
-      await migrate(sql, schema);
+      reportPg(PG_MIGRATIONS, await migrate(sql, schema), onMigrated);
     } catch (err) {
       await sql.end({ timeout: 1 }).catch(() => undefined);
       throw new Error(`PostgreSQL at ${maskDatabaseUrl(databaseUrl)}: ${(err as Error).message}`);
@@ -250,18 +254,13 @@ export class PostgresStore implements Store {
   }
 }
 
-async function migrate(sql: Sql, schema: string | null): Promise<void> {
-  await sql.begin(async (tx) => {
+/** Returns the version found, for the report once committed. */
+async function migrate(sql: Sql, schema: string | null): Promise<number> {
+  return sql.begin(async (tx) => {
     await tx`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`;
     // Under the lock: CREATE SCHEMA IF NOT EXISTS is not safe against another session doing the same.
     if (schema !== null) await tx.unsafe(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
-    await tx`CREATE TABLE IF NOT EXISTS schema_version (v INTEGER NOT NULL)`;
-    const rows = await tx<{ v: number }[]>`SELECT v FROM schema_version`;
-    const current = rows[0]?.v ?? 0;
-    if (current >= MIGRATIONS.length) return;
-    for (let i = current; i < MIGRATIONS.length; i++) await tx.unsafe(MIGRATIONS[i]);
-    await tx`DELETE FROM schema_version`;
-    await tx`INSERT INTO schema_version (v) VALUES (${MIGRATIONS.length})`;
+    return migratePg(tx, PG_MIGRATIONS);
   });
 }
 

@@ -1,6 +1,7 @@
 // Stored Responses API responses: what `previous_response_id` continues and
 // GET/DELETE /v1/responses/{id} read, owned by the key that made them, kept for a retention period.
 // SQLite (sqlite-response-store.ts) and PostgreSQL (pg-response-store.ts) implement it.
+import type { OnMigrated } from './migrations.ts';
 
 export interface StoredResponse {
   id: string;
@@ -28,11 +29,15 @@ export interface ResponseStore {
   close(): Promise<void>;
 }
 
-export async function openResponseStore(database: string, isPostgres: boolean): Promise<ResponseStore> {
+export async function openResponseStore(
+  database: string,
+  isPostgres: boolean,
+  onMigrated?: OnMigrated,
+): Promise<ResponseStore> {
   if (isPostgres) {
     const { PgResponseStore } = await import('./pg-response-store.ts');
-    return PgResponseStore.open(database);
+    return PgResponseStore.open(database, onMigrated);
   }
   const { SqliteResponseStore } = await import('./sqlite-response-store.ts');
-  return new SqliteResponseStore(database);
+  return new SqliteResponseStore(database, onMigrated);
 }

@@ -7,22 +7,22 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { LOOP_CHECKPOINT_PAGES, openPragmas } from './sqlite-pragmas.js';
 import {
-  CONVERSATION_MIGRATIONS,
   runConversationOps,
   type ConversationOp,
   type FromConversationThread,
   type ToConversationThread,
 } from './conversation-sql.js';
-import { ConversationStore } from './conversation-store.ts';
+import { CONVERSATION_SCHEMA, ConversationStore } from './conversation-store.ts';
+import { migrateSqlite, type OnMigrated } from './migrations.ts';
 
 const WORKER = new URL('./sqlite-conversation-worker.js', import.meta.url);
 
-export function openSqliteConversations(path: string): ConversationStore {
+export function openSqliteConversations(path: string, onMigrated?: OnMigrated): ConversationStore {
   const memory = path === ':memory:';
   if (!memory) mkdirSync(dirname(path), { recursive: true });
   const db = new DatabaseSync(path);
   db.exec(openPragmas({ busyMs: 5000, checkpointPages: LOOP_CHECKPOINT_PAGES }));
-  migrate(db);
+  migrateSqlite(db, CONVERSATION_SCHEMA, onMigrated);
   if (memory) {
     const cache = new Map<string, StatementSync>();
     return new ConversationStore(
@@ -95,22 +95,5 @@ class ConversationThread {
     const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
     worker.postMessage('close');
     await exited;
-  }
-}
-
-function migrate(db: DatabaseSync): void {
-  db.exec('CREATE TABLE IF NOT EXISTS conversations_schema_version (v INTEGER NOT NULL)');
-  const row = db.prepare('SELECT v FROM conversations_schema_version').get() as { v: number } | undefined;
-  const current = row?.v ?? 0;
-  if (current >= CONVERSATION_MIGRATIONS.length) return;
-  db.exec('BEGIN IMMEDIATE');
-  try {
-    for (let i = current; i < CONVERSATION_MIGRATIONS.length; i++) db.exec(CONVERSATION_MIGRATIONS[i]);
-    db.exec('DELETE FROM conversations_schema_version');
-    db.prepare('INSERT INTO conversations_schema_version (v) VALUES (?)').run(CONVERSATION_MIGRATIONS.length);
-    db.exec('COMMIT');
-  } catch (err) {
-    db.exec('ROLLBACK');
-    throw err;
   }
 }

@@ -19,10 +19,18 @@ import {
   type ToResponseThread,
 } from './response-sql.js';
 import type { ResponseStore, StoredResponse } from './response-store.ts';
+import { migrateSqlite, type Migrations, type OnMigrated } from './migrations.ts';
 
 const WORKER = new URL('./sqlite-response-worker.js', import.meta.url);
 
 type Op = ToResponseThread['op'];
+
+/** The stored responses schema (migrations.ts): its steps only ever grow at the end. */
+export const SQLITE_RESPONSE_MIGRATIONS: Migrations = {
+  name: 'stored responses',
+  table: 'responses_schema_version',
+  steps: RESPONSE_MIGRATIONS,
+};
 
 export class SqliteResponseStore implements ResponseStore {
   /** In-thread statements (`:memory:`), or null when the thread serves. */
@@ -39,13 +47,13 @@ export class SqliteResponseStore implements ResponseStore {
   /** The earliest expiry of a stored row (unix ms; Infinity when none): the purge has nothing to do before it. */
   #nextExpiry: number;
 
-  constructor(path: string) {
+  constructor(path: string, onMigrated?: OnMigrated) {
     this.#path = path;
     const memory = path === ':memory:';
     if (!memory) mkdirSync(dirname(path), { recursive: true });
     const db = new DatabaseSync(path);
     db.exec(openPragmas({ busyMs: 5000, checkpointPages: LOOP_CHECKPOINT_PAGES }));
-    migrate(db);
+    migrateSqlite(db, SQLITE_RESPONSE_MIGRATIONS, onMigrated);
     db.prepare(RESPONSE_SQL.purge).run(Date.now());
     this.#nextExpiry = (db.prepare(RESPONSE_SQL.next).get() as { next: number | null }).next ?? Infinity;
     if (memory) {
@@ -141,22 +149,5 @@ export class SqliteResponseStore implements ResponseStore {
     const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
     worker.postMessage('close');
     await exited;
-  }
-}
-
-function migrate(db: DatabaseSync): void {
-  db.exec('CREATE TABLE IF NOT EXISTS responses_schema_version (v INTEGER NOT NULL)');
-  const row = db.prepare('SELECT v FROM responses_schema_version').get() as { v: number } | undefined;
-  const current = row?.v ?? 0;
-  if (current >= RESPONSE_MIGRATIONS.length) return;
-  db.exec('BEGIN IMMEDIATE');
-  try {
-    for (let i = current; i < RESPONSE_MIGRATIONS.length; i++) db.exec(RESPONSE_MIGRATIONS[i]);
-    db.exec('DELETE FROM responses_schema_version');
-    db.prepare('INSERT INTO responses_schema_version (v) VALUES (?)').run(RESPONSE_MIGRATIONS.length);
-    db.exec('COMMIT');
-  } catch (err) {
-    db.exec('ROLLBACK');
-    throw err;
   }
 }

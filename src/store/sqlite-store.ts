@@ -27,6 +27,7 @@ import {
 import { busyTimeoutPragma, LOOP_CHECKPOINT_PAGES, openPragmas } from './sqlite-pragmas.js';
 import { INSERT_BATCH, inTransaction, rowValues, spendDeltas, UsageStatements } from './usage-sql.js';
 import { SQLITE_WRITER, UsageThread, WRITE_SLICE_ROWS } from './usage-thread.ts';
+import { migrateSqlite, type Migrations, type OnMigrated } from './migrations.ts';
 
 const MIGRATIONS: string[] = [
   `CREATE TABLE keys (
@@ -61,6 +62,9 @@ const MIGRATIONS: string[] = [
   // The agent session a request belongs to (usage reports group by it).
   `ALTER TABLE usage ADD COLUMN session_id TEXT`,
 ];
+
+/** The keys and usage schema (migrations.ts): its steps only ever grow at the end. */
+export const SQLITE_MIGRATIONS: Migrations = { name: 'keys and usage', table: 'schema_version', steps: MIGRATIONS };
 
 /** The per-day report; exported for the test that checks it searches the ts index instead of scanning. */
 export const USAGE_SUMMARY_SQL = `SELECT strftime('%Y-%m-%d', u.ts / 1000, 'unixepoch') AS day, u.key_id AS keyId, k.name AS keyName, u.model AS model,
@@ -100,6 +104,8 @@ export interface SqliteStoreOptions {
    * it is always written in-thread.
    */
   usageThread?: boolean;
+  /** Each migration step run at open, once committed. */
+  onMigrated?: OnMigrated;
 }
 
 export class SqliteStore implements Store {
@@ -116,27 +122,10 @@ export class SqliteStore implements Store {
     if (!memory) createPrivately(path);
     this.#db = new DatabaseSync(path);
     this.#db.exec(openPragmas({ busyMs: OPEN_BUSY_TIMEOUT_MS, checkpointPages: LOOP_CHECKPOINT_PAGES }));
-    this.#migrate();
+    migrateSqlite(this.#db, SQLITE_MIGRATIONS, options.onMigrated);
     this.#version = this.#db.prepare(`SELECT v FROM meta WHERE k = 'keys_version'`);
     this.#thread =
       !memory && options.usageThread !== false ? new UsageThread(SQLITE_WRITER, { path }, OPEN_BUSY_TIMEOUT_MS) : null;
-  }
-
-  #migrate(): void {
-    this.#db.exec('CREATE TABLE IF NOT EXISTS schema_version (v INTEGER NOT NULL)');
-    const row = this.#db.prepare('SELECT v FROM schema_version').get() as { v: number } | undefined;
-    const current = row?.v ?? 0;
-    if (current >= MIGRATIONS.length) return;
-    this.#db.exec('BEGIN IMMEDIATE');
-    try {
-      for (let i = current; i < MIGRATIONS.length; i++) this.#db.exec(MIGRATIONS[i]);
-      this.#db.exec('DELETE FROM schema_version');
-      this.#db.prepare('INSERT INTO schema_version (v) VALUES (?)').run(MIGRATIONS.length);
-      this.#db.exec('COMMIT');
-    } catch (err) {
-      this.#db.exec('ROLLBACK');
-      throw err;
-    }
   }
 
   #bumpVersion(): void {

@@ -5,13 +5,16 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startFixture, call, type Fixture } from './fixture.ts';
 
-/** The series of the hand-written exposition before prom-client, with their labels (besides `le`). */
+/**
+ * The series of the hand-written exposition before prom-client, with their labels (besides `le`); the
+ * request duration is in seconds now (it was modelgate_request_duration_ms).
+ */
 const OLD_SERIES: Record<string, string[] | null> = {
   modelgate_requests_total: ['endpoint', 'model', 'status'],
   modelgate_tokens_total: ['endpoint', 'model', 'status', 'direction'],
-  modelgate_request_duration_ms_bucket: ['endpoint', 'model', 'status', 'le'],
-  modelgate_request_duration_ms_sum: ['endpoint', 'model', 'status'],
-  modelgate_request_duration_ms_count: ['endpoint', 'model', 'status'],
+  modelgate_request_duration_seconds_bucket: ['endpoint', 'model', 'status', 'le'],
+  modelgate_request_duration_seconds_sum: ['endpoint', 'model', 'status'],
+  modelgate_request_duration_seconds_count: ['endpoint', 'model', 'status'],
   modelgate_upstream_errors_total: ['deployment', 'kind'],
   modelgate_deployment_circuit: ['deployment', 'state'],
   modelgate_circuit_transitions_total: ['deployment', 'to'],
@@ -105,8 +108,11 @@ test('every series scraped before prom-client is still exposed, with the same la
   assert.equal(find(samples, 'modelgate_requests_total', ok)?.value, 2);
   assert.ok(find(samples, 'modelgate_tokens_total', { ...ok, direction: 'input' })!.value > 0);
   assert.ok(find(samples, 'modelgate_tokens_total', { ...ok, direction: 'output' })!.value > 0);
-  assert.equal(find(samples, 'modelgate_request_duration_ms_bucket', { ...ok, le: '+Inf' })?.value, 2);
-  assert.equal(find(samples, 'modelgate_request_duration_ms_count', ok)?.value, 2);
+  assert.equal(find(samples, 'modelgate_request_duration_seconds_bucket', { ...ok, le: '+Inf' })?.value, 2);
+  // Buckets reach past the longest request (600 s); the sum is in seconds, not milliseconds.
+  assert.equal(find(samples, 'modelgate_request_duration_seconds_bucket', { ...ok, le: '1200' })?.value, 2);
+  assert.ok(find(samples, 'modelgate_request_duration_seconds_sum', ok)!.value < 60);
+  assert.equal(samples.filter((s) => s.name === 'modelgate_request_duration_ms_count').length, 0);
   assert.equal(
     find(samples, 'modelgate_upstream_errors_total', { deployment: 'gpt-up#0', kind: 'status_500' })?.value,
     1,
@@ -120,13 +126,15 @@ test("Node's default process and event-loop metrics are exposed", () => {
     'process_resident_memory_bytes',
     'nodejs_eventloop_lag_seconds',
     'nodejs_heap_size_used_bytes',
-    'nodejs_active_handles_total',
+    'nodejs_active_handles',
   ]) {
     assert.ok(
       samples.some((s) => s.name === name),
       name,
     );
   }
+  // Their `_total` sums are gauges, which Prometheus names must not end in: left out (sum the by-type series).
+  assert.ok(!samples.some((s) => s.name === 'nodejs_active_handles_total'));
 });
 
 test('GenAI histograms: tokens per request by kind, time to first token of streams', () => {
@@ -135,6 +143,9 @@ test('GenAI histograms: tokens per request by kind, time to first token of strea
   assert.equal(find(samples, 'gen_ai_client_token_usage_count', { ...genAi, gen_ai_token_type: 'output' })?.value, 2);
   assert.ok(find(samples, 'gen_ai_client_token_usage_sum', { ...genAi, gen_ai_token_type: 'output' })!.value > 0);
   assert.equal(find(samples, 'gen_ai_server_time_to_first_token_seconds_count', genAi)?.value, 1);
+  // gen_ai.client.operation.duration, in seconds, with buckets past 600 s.
+  assert.equal(find(samples, 'gen_ai_client_operation_duration_seconds_count', genAi)?.value, 2);
+  assert.equal(find(samples, 'gen_ai_client_operation_duration_seconds_bucket', { ...genAi, le: '655.36' })?.value, 2);
 });
 
 test('unknown paths and methods are counted by endpoint class and logged at debug; a validation refusal keeps its model', () => {
@@ -158,6 +169,6 @@ test('unknown paths and methods are counted by endpoint class and logged at debu
     1,
   );
   const logs = fx.gw.logs();
-  assert.match(logs, /"level":20[^\n]*"path":"\/v1\/nope"[^\n]*request refused before routing/);
-  assert.match(logs, /"level":20[^\n]*"code":"invalid_request"[^\n]*"model":"gpt-up"[^\n]*request refused/);
+  assert.match(logs, /"level":"debug"[^\n]*"path":"\/v1\/nope"[^\n]*request refused before routing/);
+  assert.match(logs, /"level":"debug"[^\n]*"code":"invalid_request"[^\n]*"model":"gpt-up"[^\n]*request refused/);
 });

@@ -1,6 +1,7 @@
 // PostgreSQL going away under a running gateway (a TCP relay in front of it is cut): requests are still
 // served from the keys in memory, the usage rows wait in memory, each failure is logged once, and when
-// the database is back every row is written and the recovery is logged. Required in CI (CI=true).
+// the database is back every row is written and the recovery is logged; /readyz is 503 meanwhile, /livez
+// 200. Required in CI (CI=true).
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startGateway, waitUntil, type GatewayProcess } from '../helpers/gateway-process.ts';
@@ -61,6 +62,11 @@ models:
       'the failures to be logged',
     );
     assert.equal(await rows(), 1, 'nothing written while the database is away');
+    // Not ready while the database is away (a load balancer sends requests elsewhere), but alive.
+    const readyz = await fetch(`${gw.url}/readyz`);
+    assert.equal(readyz.status, 503);
+    assert.deepEqual(((await readyz.json()) as { reasons: string[] }).reasons, ['database unreachable']);
+    assert.equal((await fetch(`${gw.url}/livez`)).status, 200);
 
     r.restore();
     await waitUntil(async () => (await rows()) === 6, 'the kept rows to be written', 20_000);
@@ -76,5 +82,6 @@ models:
     );
     assert.equal(logs.match(/usage write failed/g)?.length, 1, "the usage writer's failing streak is logged once");
     assert.equal(await chat(), 200);
+    assert.equal((await fetch(`${gw.url}/readyz`)).status, 200, 'ready again once the database answers');
   });
 }

@@ -3,6 +3,7 @@
 // attempt, with the GenAI attributes; the upstream receives the client span's traceparent.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
@@ -34,6 +35,7 @@ class Receiver {
   readonly spans: OtlpSpan[] = [];
   readonly serviceNames = new Set<string>();
   readonly paths: string[] = [];
+  readonly serviceVersions = new Set<string>();
   #waiters: Array<{ match: (s: OtlpSpan) => boolean; resolve: (s: OtlpSpan) => void }> = [];
   server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -44,6 +46,7 @@ class Receiver {
       for (const rs of body.resourceSpans) {
         for (const a of rs.resource.attributes)
           if (a.key === 'service.name') this.serviceNames.add(a.value.stringValue ?? '');
+          else if (a.key === 'service.version') this.serviceVersions.add(a.value.stringValue ?? '');
         for (const ss of rs.scopeSpans) for (const span of ss.spans) this.#add(span);
       }
       res.writeHead(200, { 'content-type': 'application/json' });
@@ -132,6 +135,14 @@ test('a chat request: server span continuing the caller, client span per attempt
   assert.equal(attr(server, 'modelgate.deployment'), 'gpt-up#0');
   assert.equal(typeof attr(server, 'modelgate.time_to_first_token_ms'), 'number');
   assert.ok(receiver.serviceNames.has('modelgate-test'), [...receiver.serviceNames].join());
+  // The resource names the build (package.json's version); the server span names the caller's key.
+  const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+    version: string;
+  };
+  assert.deepEqual([...receiver.serviceVersions], [version]);
+  assert.equal(attr(server, 'modelgate.key.id'), fx.keyId);
+  assert.equal(attr(server, 'modelgate.key.name'), 'e2e');
+  assert.equal(attr(client, 'modelgate.key.id'), undefined, 'on the request span only');
   assert.match(receiver.paths[0], /^POST \/v1\/traces application\/json/);
 });
 

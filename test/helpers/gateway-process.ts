@@ -24,6 +24,8 @@ export interface GatewayProcess {
   /** Creates a key via the CLI and waits until the running server accepts it. */
   createKey(opts?: { name?: string; flags?: string[] }): Promise<{ key: string; id: string }>;
   stop(): Promise<void>;
+  /** Resolves when the running process exits (after a signal sent with `signal`). */
+  exited(): Promise<void>;
   /** Sends a signal and returns at once (SIGHUP and the like). */
   signal(name: NodeJS.Signals): void;
   /** SIGKILL, no cleanup: for crash tests. */
@@ -42,7 +44,14 @@ export async function startGateway(opts: {
   const dbPath = join(dir, 'gateway.db');
   const configPath = join(dir, 'config.yaml');
   writeFileSync(configPath, opts.configYaml.replaceAll('{{DB}}', dbPath));
-  const env = { ...process.env, MODELGATE_NO_FIRST_KEY: '1', MODELGATE_LOG_LEVEL: 'debug', ...opts.env };
+  // No drain delay unless a test asks for one: nothing balances load in front of a test's gateway.
+  const env = {
+    ...process.env,
+    MODELGATE_NO_FIRST_KEY: '1',
+    MODELGATE_LOG_LEVEL: 'debug',
+    MODELGATE_DRAIN_DELAY_S: '0',
+    ...opts.env,
+  };
   let child: ChildProcess | null = null;
   let output = '';
   let port = 0;
@@ -112,6 +121,10 @@ export async function startGateway(opts: {
       const exited = once(child, 'exit');
       child.kill('SIGTERM');
       await exited;
+    },
+    async exited() {
+      if (!child || child.exitCode !== null || child.signalCode !== null) return;
+      await once(child, 'exit');
     },
     signal(name) {
       child?.kill(name);

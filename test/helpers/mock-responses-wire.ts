@@ -38,16 +38,14 @@ export function responsesAsChat(body: unknown): Json {
       messages.push({ role: item.role, content: textOf(item.content) });
   }
   const tools = Array.isArray(body.tools)
-    ? body.tools
-        .filter(isObject)
-        .map((t) => ({
-          type: 'function',
-          function: {
-            name: t.name,
-            parameters:
-              t.type === 'custom' ? { type: 'object', properties: { input: { type: 'string' } } } : t.parameters,
-          },
-        }))
+    ? body.tools.filter(isObject).map((t) => ({
+        type: 'function',
+        function: {
+          name: t.name,
+          parameters:
+            t.type === 'custom' ? { type: 'object', properties: { input: { type: 'string' } } } : t.parameters,
+        },
+      }))
     : undefined;
   const choice = body.tool_choice;
   const toolChoice =

@@ -232,3 +232,21 @@ test('apis: which OpenAI endpoints a kind openai upstream serves; stored respons
     /only kind openai/,
   );
 });
+
+test('shutdown_grace_s and drain_delay_s: defaults long enough for an agent stream, the environment overrides them', () => {
+  const d = parseConfigText(base, { source: 'x.yaml', env: { K: 'k' } });
+  assert.equal(d.shutdownGraceMs, 600_000);
+  assert.equal(d.drainDelayMs, 5_000);
+  assert.equal(d.accessLog, false);
+  const c = parseConfigText(`${base}shutdown_grace_s: 90\ndrain_delay_s: 0\naccess_log: true\n`, {
+    source: 'x.yaml',
+    env: { K: 'k', MODELGATE_SHUTDOWN_GRACE_S: '30.5' },
+  });
+  assert.equal(c.shutdownGraceMs, 30_500, 'the environment wins');
+  assert.equal(c.drainDelayMs, 0);
+  assert.equal(c.accessLog, true);
+  assert.throws(
+    () => parseConfigText(`${base}shutdown_grace_s: 0\n`, { source: 'x.yaml', env: { K: 'k' } }),
+    /shutdown_grace_s/,
+  );
+});

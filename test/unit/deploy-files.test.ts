@@ -27,6 +27,7 @@ interface ComposeService {
   environment: Record<string, string>;
   volumes?: string[];
   healthcheck?: unknown;
+  stop_grace_period?: string;
 }
 interface Compose {
   services: Record<string, ComposeService>;
@@ -40,6 +41,7 @@ interface Container {
   ports: unknown;
   readinessProbe: Probe;
   livenessProbe: Probe;
+  lifecycle: { preStop: { exec: { command: string[] } } };
   envFrom: Array<{ secretRef: { name: string } }>;
   env: Array<{ name: string; value: string }>;
   volumeMounts: Array<{ name: string; mountPath: string }>;
@@ -49,6 +51,7 @@ interface PodSpec {
   containers: Container[];
   volumes: Array<{ name: string; configMap?: { name: string } }>;
   securityContext: { runAsNonRoot: boolean };
+  terminationGracePeriodSeconds: number;
 }
 interface Manifest {
   kind: string;
@@ -133,7 +136,7 @@ test("the image's entry command starts Node with the flags and MALLOC_ARENA_MAX 
     assert.deepEqual(flagsOf(image), flagsOf(npmStart));
     assert.equal(image[flagsOf(image).length], bin);
     assert.equal(npmStart[flagsOf(npmStart).length], 'src/main.ts');
-    assert.match(read('bin/modelgate.js'), /^import '\.\.\/src\/main\.ts';$/m);
+    assert.match(read('bin/modelgate.js'), /^await import\('\.\.\/src\/main\.ts'\);$/m);
     assert.deepEqual(image.slice(flagsOf(image).length + 1), cmd);
     assert.equal(npmStart.at(-1), 'serve');
   } finally {
@@ -154,6 +157,9 @@ test('docker-compose.yaml: two gateway replicas of the image sharing PostgreSQL 
   assert.match(env.DATABASE_URL, /^postgres:\/\/[^@]+@postgres:5432\//);
   assert.equal(env.REDIS_URL, 'redis://redis:6379');
   for (const name of REQUIRED_VARS) assert.ok(name in env, `compose provides ${name}`);
+  // Docker's stop waits past the gateway's grace (a stream may run that long) and the flush.
+  const stopGraceS = Number(/^(\d+)s$/.exec(gw.stop_grace_period ?? '')?.[1]);
+  assert.ok(stopGraceS >= Number(env.MODELGATE_SHUTDOWN_GRACE_S) + 5, gw.stop_grace_period);
   for (const secret of ['OPENAI_API_KEY', 'ANTHROPIC_API_KEY', 'MODELGATE_ADMIN_TOKEN', 'MODELGATE_METRICS_TOKEN']) {
     assert.match(
       env[secret],
@@ -178,7 +184,7 @@ test('deploy/modelgate.yaml is a valid configuration for PostgreSQL and Redis on
   assert.equal(config.listen.port, 8080);
 });
 
-test('Kubernetes: Deployment with probes on /healthz, Secret, Service and the config ConfigMap agree with each other and the image', () => {
+test('Kubernetes: Deployment with probes on /readyz and /livez, Secret, Service and the config ConfigMap agree with each other and the image', () => {
   const kustomization = parse(read('deploy/kustomization.yaml')) as Kustomization;
   const docs = kustomization.resources.flatMap((f) => {
     assert.ok(existsSync(join(ROOT, 'deploy', f)), f);
@@ -200,10 +206,17 @@ test('Kubernetes: Deployment with probes on /healthz, Secret, Service and the co
   assert.deepEqual(kustomization.images, [{ name: 'modelgate', newName: 'modelgate', newTag: pkg.version }]);
   const cmd = JSON.parse(dockerfile().find((i) => i.op === 'CMD')!.args) as string[];
   assert.deepEqual(c.args, cmd);
-  for (const probe of [c.readinessProbe, c.livenessProbe]) {
-    assert.equal(probe.httpGet.path, '/healthz');
-    assert.equal(probe.httpGet.port, 'http');
-  }
+  assert.equal(c.readinessProbe.httpGet.path, '/readyz');
+  assert.equal(c.livenessProbe.httpGet.path, '/livez');
+  for (const probe of [c.readinessProbe, c.livenessProbe]) assert.equal(probe.httpGet.port, 'http');
+  // A rollout cuts no stream: the preStop sleeps the drain delay, and the pod's grace covers it, the
+  // gateway's own grace and the flush.
+  const setting = (name: string): number => Number(c.env.find((e) => e.name === name)?.value);
+  const drainS = setting('MODELGATE_DRAIN_DELAY_S');
+  const graceS = setting('MODELGATE_SHUTDOWN_GRACE_S');
+  assert.deepEqual(c.lifecycle.preStop.exec.command, ['sleep', String(drainS)]);
+  assert.ok(graceS >= 600, 'a grace an agent stream fits in');
+  assert.ok(pod.terminationGracePeriodSeconds >= drainS + graceS + 5, String(pod.terminationGracePeriodSeconds));
   assert.deepEqual(c.ports, [{ name: 'http', containerPort: 8080 }]);
   assert.ok(c.resources.requests.cpu && c.resources.requests.memory && c.resources.limits.memory);
   assert.ok(pod.securityContext.runAsNonRoot);

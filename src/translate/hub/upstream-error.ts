@@ -58,11 +58,26 @@ export function readUpstreamError(from: HubDialect, status: number, bodyText: st
   return out;
 }
 
+/**
+ * What an upstream 404 most likely means. An answer about the model (OpenAI's `model_not_found`) names
+ * the model; any other 404 is a path the upstream does not have, which is what a base_url missing its
+ * `/v1` (or an Anthropic one with it) produces on every request. Null for other statuses.
+ */
+export function notFoundHint(status: number, bodyText: string): string | null {
+  if (status !== 404 || /model/i.test(bodyText)) return null;
+  return "the upstream has no such path: the provider's base_url is the likely cause (OpenAI-style URLs end in /v1, Anthropic's and Gemini's are the bare origin; `modelgate config check` looks for this)";
+}
+
 /** The status to answer and the message to show, the same for every dialect. */
 export function shapedStatusAndMessage(err: UpstreamError): { status: number; message: string } {
   const status = clientStatusFor(err.status);
   let message = maskKeyLike(err.message ?? `upstream returned HTTP ${err.status}`);
   if (err.status === 401) message = `the upstream provider refused the gateway's credentials: ${message}`;
   else if (err.status === 403) message = `the upstream provider refused the request: ${message}`;
+  else if (err.status === 404) {
+    const hint = notFoundHint(404, message);
+    if (hint !== null)
+      message = err.message === undefined ? `${message}: ${hint}` : `upstream returned HTTP 404 (${message}): ${hint}`;
+  }
   return { status, message };
 }
