@@ -71,6 +71,9 @@ test('GET /admin/usage?group_by=session: groups keyed session_id, from each kind
   const text = await csv.text();
   assert.equal(text.split('\r\n')[0].split(',')[0], 'session_id');
   assert.match(text, /\r\nreport-cc,2,0,/);
+  const latest = await fetch(`${gw.url}/admin/requests?limit=1`, { headers: { authorization: `Bearer ${ADMIN}` } });
+  const page = (await latest.json()) as { data: { session_id: string | null }[] };
+  assert.equal(page.data[0].session_id, 'report-pck', 'the latest request names its session');
 });
 
 test("translated to an OpenAI-style upstream: the session becomes prompt_cache_key; a caller's own is kept", async () => {

@@ -191,6 +191,7 @@ function requestRow(r: UsageRecord): ReportRow {
     attempts: r.attempts,
     error_code: r.errorCode,
     routing: r.routing,
+    session_id: r.sessionId ?? null,
   };
 }
 
