@@ -20,6 +20,7 @@ import { openResponseStore } from '../store/response-store.ts';
 import { openConversationStore } from '../store/conversation-store.ts';
 import { startResponsePurge } from '../store/response-purge.ts';
 import { createGatewayServer } from '../http/server.ts';
+import { attachResponsesWebSocket, loopbackHost } from '../http/responses-websocket.ts';
 import { dispatch } from '../pipeline/generate.ts';
 import { KeyCache, metricsTokenCheck } from '../auth/authenticate.ts';
 import { createAdminApi } from './api/admin-api.ts';
@@ -191,6 +192,8 @@ export async function serveCommand(config: GatewayConfig): Promise<void> {
   });
   const addr = server.address();
   const port = typeof addr === 'object' && addr ? addr.port : config.listen.port;
+  // Responses over WebSocket ride the HTTP path of this very listener.
+  attachResponsesWebSocket(server, { keys, selfUrl: () => `http://${loopbackHost(config.listen.host)}:${port}` });
   log.info(
     {
       host: config.listen.host,
