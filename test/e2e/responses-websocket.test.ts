@@ -4,6 +4,10 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import WebSocket from 'ws';
 import { startMockUpstream, type MockUpstream } from '../helpers/mock-upstream.ts';
 import { startGateway, configYaml, type GatewayProcess } from '../helpers/gateway-process.ts';
@@ -98,4 +102,52 @@ test('response.create frames on a translated route; previous_response_id within 
   assert.equal(unknown.at(-1)?.type, 'error');
   assert.match(JSON.stringify(unknown.at(-1)), /previous_response_not_found/);
   ws.close();
+});
+
+const CODEX = new URL(
+  '../../node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex',
+  import.meta.url,
+).pathname;
+
+test("Codex's built-in OpenAI provider (openai_base_url) answers over the WebSocket, no HTTP fallback", {
+  timeout: 120_000,
+}, async (t) => {
+  if (!existsSync(CODEX)) {
+    if (process.env.CI === 'true') throw new Error(`Codex must run in CI: ${CODEX} is missing`);
+    t.skip('the Codex binary is not installed here');
+    return;
+  }
+  const home = mkdtempSync(join(tmpdir(), 'codex-ws-'));
+  const work = mkdtempSync(join(tmpdir(), 'codex-ws-work-'));
+  try {
+    writeFileSync(join(home, 'config.toml'), `model = "gpt-chat"\nopenai_base_url = "${gw.url}/v1"\n`);
+    const env = { ...process.env, CODEX_HOME: home };
+    // Asynchronously: the mock upstream answers from this very process.
+    const runCodex = (args: string[], input: string) =>
+      new Promise<{ status: number | null; stdout: string; stderr: string }>((done) => {
+        const child = execFile(CODEX, args, { env, timeout: 100_000 }, (err, stdout, stderr) =>
+          done({ status: err === null ? 0 : typeof err.code === 'number' ? err.code : null, stdout, stderr }),
+        );
+        child.stdin?.end(input);
+      });
+    const login = await runCodex(['login', '--with-api-key'], key);
+    assert.equal(login.status, 0, login.stderr);
+    up.reset();
+    up.configure({ replyText: 'Hello over the socket.', toolName: 'no-such-tool' });
+    const run = await runCodex(
+      ['exec', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox', '-C', work, 'Say hi'],
+      '',
+    );
+    const out = `${run.stdout}\n${run.stderr}`;
+    assert.equal(run.status, 0, out.slice(-2000));
+    assert.match(run.stdout, /Hello over the socket\./);
+    assert.doesNotMatch(out, /Falling back from WebSockets|failed to connect to Responses WebSocket/);
+    assert.ok(
+      up.requests.some((r) => r.path === '/v1/chat/completions'),
+      'the translated route answered',
+    );
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+    rmSync(work, { recursive: true, force: true });
+  }
 });
