@@ -36,6 +36,7 @@ import { MemoryAdmissionStore } from '../admission/memory-store.ts';
 import { Readiness } from '../observability/readiness.ts';
 import { keySpendSamples } from '../observability/key-spend.ts';
 import { checkConfig } from '../config/check.ts';
+import { ConfigError } from '../config/load.ts';
 import { gracefulStop } from './graceful-stop.ts';
 import { reservationTtlFor, type AdmissionStore } from '../admission/store.ts';
 import { glibcRuntimeVersion, mallocArenaNote, youngGenerationNote } from '../runtime/node-flags.ts';
@@ -51,6 +52,12 @@ const SERVING_BUSY_TIMEOUT_MS = 25;
 const SERVING_WRITER_BUSY_TIMEOUT_MS = 1_000;
 
 export async function serveCommand(config: GatewayConfig): Promise<void> {
+  // A price per token budgets a million times too loose: the start stops and says where it is.
+  const fatal = checkConfig(config).filter((f) => f.fatal === true);
+  if (fatal.length > 0)
+    throw new ConfigError(
+      `config error in ${config.source}:\n${fatal.map((f) => `  at ${f.path}: ${f.message}`).join('\n')}`,
+    );
   const log = createLogger();
   // One line per migration step, so an upgrade shows what it did to the database.
   const onMigrated = (step: MigrationStep): void =>

@@ -1,13 +1,15 @@
 // Mistakes a valid configuration can still hold, each of which would only show later as failed or
 // mispriced requests: `modelgate config check` lists them, and a start logs them. An error is a setting
 // that cannot work as written; a warning one that is very likely wrong but has legitimate uses.
-import type { GatewayConfig, ModelConfig, ProviderConfig } from '../core/config-types.ts';
+import type { GatewayConfig, ModelConfig, ProviderConfig, RateField, Rates } from '../core/config-types.ts';
 
 export interface Finding {
   level: 'error' | 'warning';
   /** The setting's key path, as configuration errors name it (`providers[0].base_url`). */
   path: string;
   message: string;
+  /** A start refuses to run with it (a per-token price would budget a million times too loose). */
+  fatal?: boolean;
 }
 
 /**
@@ -64,22 +66,44 @@ function checkBaseUrl(p: ProviderConfig, path: string): Finding[] {
   return [];
 }
 
+/** The rates of a `price:` block by their YAML names (the catalogue's prices are not the operator's to fix). */
+const RATE_KEYS: ReadonlyArray<readonly [string, RateField]> = [
+  ['input', 'input'],
+  ['output', 'output'],
+  ['cache_read', 'cacheRead'],
+  ['cache_write', 'cacheWrite'],
+  ['cache_write_1h', 'cacheWrite1h'],
+  ['reasoning', 'reasoning'],
+  ['input_audio', 'inputAudio'],
+  ['input_image', 'inputImage'],
+  ['cache_read_audio', 'cacheReadAudio'],
+  ['cache_read_image', 'cacheReadImage'],
+  ['output_audio', 'outputAudio'],
+  ['output_image', 'outputImage'],
+];
+
 function checkPrice(m: ModelConfig, path: string): Finding[] {
-  if (m.price === null) return [];
-  const perToken = (v: number): boolean => v > 0 && v < PER_TOKEN_PRICE_THRESHOLD;
-  const fields: Array<[string, number]> = [
-    ['input', m.price.input],
-    ['output', m.price.output],
-  ];
-  // The cache prices default to shares of the input price: said once, at the input, when that is the mistake.
-  if (!perToken(m.price.input)) fields.push(['cache_read', m.price.cacheRead], ['cache_write', m.price.cacheWrite]);
-  return fields
-    .filter(([, value]) => perToken(value))
-    .map(([field, value]) => ({
-      level: 'error',
-      path: `${path}.${field}`,
-      message: `${value} USD looks like a price per token: prices are USD per million tokens (${value} per token is ${+(value * 1e6).toPrecision(6)} per million)`,
-    }));
+  if (m.price === null || m.price.source === 'catalogue') return [];
+  const findings = perTokenRates(m.price, path);
+  (m.price.tiers ?? []).forEach((t, i) => findings.push(...perTokenRates(t.rates, `${path}.tiers[${i}]`)));
+  return findings;
+}
+
+function perTokenRates(rates: Rates, path: string): Finding[] {
+  const perToken = (v: number | undefined): boolean => v !== undefined && v > 0 && v < PER_TOKEN_PRICE_THRESHOLD;
+  // The cache and part prices default to shares of the input price: said once, at the input, when that is the mistake.
+  const keys = perToken(rates.input) ? RATE_KEYS.slice(0, 2) : RATE_KEYS;
+  return keys
+    .filter(([, field]) => perToken(rates[field]))
+    .map(([key, field]) => {
+      const value = rates[field]!;
+      return {
+        level: 'error',
+        fatal: true,
+        path: `${path}.${key}`,
+        message: `${value} USD looks like a price per token: prices are USD per million tokens (${value} per token is ${+(value * 1e6).toPrecision(6)} per million)`,
+      };
+    });
 }
 
 /** Whether a deployment's provider can answer the model's kind of request. */

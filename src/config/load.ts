@@ -6,6 +6,8 @@ import type { DeploymentConfig, GatewayConfig, ModelConfig, ProviderConfig, Time
 import type { ModelMode } from '../core/dialect.ts';
 import { BUILTIN_CONFIG_YAML } from './builtin.ts';
 import { applyEnvOverrides } from './env-overrides.ts';
+import { modelPrice } from '../pricing/model-price.ts';
+import { releaseCatalogue } from '../pricing/catalogue.ts';
 import { configSchema, DEFAULTS, type RawConfig } from './schema.ts';
 
 export class ConfigError extends Error {
@@ -131,19 +133,11 @@ function build(raw: RawConfig, source: string, env: NodeJS.ProcessEnv): GatewayC
       if (owner !== undefined) fail(`models[${i}].aliases[${j}]`, `"${a}" is already an alias of model "${owner}"`);
       exactAliases.set(a, m.name);
     });
-    return {
+    const model: ModelConfig = {
       name: m.name,
       aliases: m.aliases ?? [],
       family: m.family ?? (m.name.toLowerCase().startsWith('claude') ? 'anthropic' : 'openai'),
       mode: m.mode ?? inferredMode(m.deployments[0].model),
-      price: m.price
-        ? {
-            input: m.price.input,
-            output: m.price.output,
-            cacheRead: m.price.cache_read ?? m.price.input * 0.1,
-            cacheWrite: m.price.cache_write ?? m.price.input * 1.25,
-          }
-        : null,
       deployments: m.deployments.map((d, j) => {
         const provider = providers.get(d.provider);
         if (!provider)
@@ -165,8 +159,13 @@ function build(raw: RawConfig, source: string, env: NodeJS.ProcessEnv): GatewayC
       }),
       timeouts: timeouts(m.timeouts, defaultTimeouts),
       maxRetries: m.max_retries ?? raw.max_retries ?? DEFAULTS.maxRetries,
+      price: null,
     };
+    // Looked up once here, never per request: the configured block, else the catalogue's.
+    model.price = modelPrice(m.price, model.deployments);
+    return model;
   });
+  releaseCatalogue();
   return {
     source,
     listen: { host: raw.listen?.host ?? DEFAULTS.host, port: raw.listen?.port ?? DEFAULTS.port },

@@ -14,11 +14,41 @@ function num<T extends z.ZodType>(schema: T) {
 const positiveInt = num(z.number().int().positive());
 const nonNegInt = num(z.number().int().nonnegative());
 
+const rate = num(z.number().nonnegative());
+
+/** Token rates, USD per million tokens (a per-token price is refused at load: pricing/model-price.ts). */
+const rateFields = {
+  input: rate,
+  output: rate,
+  cache_read: rate.optional(),
+  cache_write: rate.optional(),
+  cache_write_1h: rate.optional(),
+  reasoning: rate.optional(),
+  input_audio: rate.optional(),
+  input_image: rate.optional(),
+  cache_read_audio: rate.optional(),
+  cache_read_image: rate.optional(),
+  output_audio: rate.optional(),
+  output_image: rate.optional(),
+};
+
 export const priceSchema = z.strictObject({
-  input: num(z.number().nonnegative()),
-  output: num(z.number().nonnegative()),
-  cache_read: num(z.number().nonnegative()).optional(),
-  cache_write: num(z.number().nonnegative()).optional(),
+  ...rateFields,
+  /** USD per unit, by unit name (`web_search`: one server-side search call). */
+  units: z.record(z.string().min(1), rate).optional(),
+  /** Long-context tiers: a prompt above `above` tokens pays these rates for all its tokens. */
+  tiers: z
+    .array(
+      z.strictObject({
+        above: positiveInt,
+        input: rate,
+        output: rate,
+        cache_read: rate.optional(),
+        cache_write: rate.optional(),
+        cache_write_1h: rate.optional(),
+      }),
+    )
+    .optional(),
 });
 
 export const timeoutsSchema = z.strictObject({

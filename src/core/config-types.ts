@@ -1,12 +1,45 @@
 // The validated, defaulted configuration the rest of the gateway reads (the YAML schema lives in config/).
 import type { ModelMode, ProviderKind } from './dialect.ts';
 
-export interface Price {
-  /** USD per million tokens. */
+/**
+ * USD per million tokens of each token class. A part class (1 h cache writes, reasoning, audio, image)
+ * without its own rate costs its parent's: cacheWrite, output, input, cacheRead.
+ */
+export interface Rates {
   input: number;
   output: number;
   cacheRead: number;
+  /** 5-minute cache writes (and writes whose TTL the upstream does not say). */
   cacheWrite: number;
+  cacheWrite1h?: number;
+  reasoning?: number;
+  inputAudio?: number;
+  inputImage?: number;
+  cacheReadAudio?: number;
+  cacheReadImage?: number;
+  outputAudio?: number;
+  outputImage?: number;
+  /** The base classes' USD per token as JSON number text, made on first use (pricing/breakdown.ts). */
+  perTokenText?: { input: string; output: string; cacheRead: string; cacheWrite: string };
+}
+
+/** The rate fields of Rates (every numeric one). */
+export type RateField = Exclude<keyof Rates, 'perTokenText'>;
+
+/** A long-context tier: a request whose prompt has more than `above` tokens pays `rates` for every token. */
+export interface PriceTier {
+  above: number;
+  rates: Rates;
+}
+
+/** What a model's requests are charged: its token rates, its tiers and its per-unit charges. */
+export interface Price extends Rates {
+  /** USD per unit by unit name (`web_search`: one server-side search call). */
+  units?: Record<string, number>;
+  /** Ascending by `above`; each tier's rates are complete. */
+  tiers?: readonly PriceTier[];
+  /** Where the numbers came from: the price catalogue (@pydantic/genai-prices) or the model's `price:`. */
+  source?: 'catalogue' | 'config';
 }
 
 export interface MockOptions {
@@ -60,6 +93,8 @@ export interface DeploymentConfig {
    * `top_p`, …): left out of what is sent, on every route, and named in `x-modelgate-adjusted`.
    */
   refusedParams?: readonly string[];
+  /** The catalogue's price for this deployment when the model has no `price:` block and the catalogue knows it. */
+  price?: Price;
 }
 
 export interface ModelConfig {

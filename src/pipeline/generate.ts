@@ -40,7 +40,7 @@ import {
   type ConversationTurn,
 } from '../store/conversation-turn.ts';
 import { prepareResponsesTurn, storeResponsesTurn, type ResponsesTurn } from '../store/responses-turn.ts';
-import { priceRequest, recordRequest, rowModel, RequestState } from '../accounting/record.ts';
+import { costHeader, priceRequest, recordRequest, rowModel, RequestState } from '../accounting/record.ts';
 import { keepAliveFor, relayStream } from './relay.ts';
 import { answerShort } from './endpoints.ts';
 import type { Gateway } from './gateway.ts';
@@ -316,11 +316,12 @@ async function serve(
     flight.keptAlive = keepAlive?.sent === true;
   }
   state.deployment = answer.deployment.id;
+  state.price = answer.deployment.price;
   if (compactRequest !== null && answer.json !== null)
     answer.json = { body: compactionBody(compactRequest, answer.json.body), usage: answer.json.usage };
   if (conversation !== null && answer.json !== null)
     answer.json = { body: withConversation(answer.json.body, conversation.id), usage: answer.json.usage };
-  const answered = facts.stream ? await relayStream(res, flight, answer) : relayJson(res, flight, answer);
+  const answered = facts.stream ? await relayStream(gw, res, flight, answer) : relayJson(gw, res, flight, answer);
   if (conversation !== null && answered !== null) {
     await appendConversationTurn(gw.conversations, conversation, answered).catch((err: unknown) => {
       gw.log.warn(
@@ -409,7 +410,7 @@ async function answerFailure(
 }
 
 /** Relays a whole answer; returns the body sent. */
-export function relayJson(res: ServerResponse, flight: Flight, answer: Answer): string {
+export function relayJson(gw: Gateway, res: ServerResponse, flight: Flight, answer: Answer): string {
   const { state } = flight;
   // Routing read and converted the whole body before committing, so a bad 200 could still fail over.
   if (answer.json === null)
@@ -422,6 +423,7 @@ export function relayJson(res: ServerResponse, flight: Flight, answer: Answer): 
   res.writeHead(200, {
     'content-type': 'application/json',
     'content-length': Buffer.byteLength(body),
+    'x-modelgate-cost': costHeader(gw, state),
     ...ids,
     ...answer.exchange.responseHeaders,
     ...flight.ticket?.headers,

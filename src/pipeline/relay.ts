@@ -6,11 +6,15 @@ import { StreamWriter } from '../http/stream-writer.ts';
 import { StreamKeepAlive } from '../http/stream-keep-alive.ts';
 import { streamFailure, type Answer } from '../routing/attempts.ts';
 import type { Flight } from './generate.ts';
+import type { Catalog } from '../catalog/catalog.ts';
+import { costHeader } from '../accounting/record.ts';
 
 const SSE_HEADERS = {
   'content-type': 'text/event-stream; charset=utf-8',
   'cache-control': 'no-cache',
   'x-accel-buffering': 'no',
+  // The request's cost is known once the stream's usage has passed: it follows the body as a trailer.
+  trailer: 'x-modelgate-cost',
 };
 
 /** Comments while the upstream is silent; the first one sends the stream's 200 and headers. */
@@ -24,7 +28,12 @@ export function keepAliveFor(res: ServerResponse, flight: Flight, intervalMs: nu
 }
 
 /** Relays a stream; returns the Responses API response object it ended with, when there is one. */
-export async function relayStream(res: ServerResponse, flight: Flight, answer: Answer): Promise<string | null> {
+export async function relayStream(
+  gw: { catalog: Catalog },
+  res: ServerResponse,
+  flight: Flight,
+  answer: Answer,
+): Promise<string | null> {
   const { state } = flight;
   const relay = answer.exchange.stream();
   state.status = 200;
@@ -62,6 +71,8 @@ export async function relayStream(res: ServerResponse, flight: Flight, answer: A
         if (!relay.finished)
           throw new GatewayError('upstream_error', { message: 'The upstream stream ended before it was complete.' });
         state.markFirstByte();
+        state.usage = relay.usage();
+        res.addTrailers({ 'x-modelgate-cost': costHeader(gw, state) });
         writer.end(tail);
       },
     );

@@ -43,6 +43,7 @@ const USAGE_COLUMNS = [
   ['period_start', 'int8'],
   ['error_code', 'text'],
   ['routing', 'text'],
+  ['cost_breakdown', 'text'],
   ['session_id', 'text'],
 ];
 

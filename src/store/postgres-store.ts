@@ -57,6 +57,8 @@ const MIGRATIONS: string[] = [
   `CREATE TABLE gateways (
      id TEXT PRIMARY KEY, host TEXT NOT NULL, pid INTEGER NOT NULL, started_at BIGINT NOT NULL,
      beat_at BIGINT NOT NULL, shared BOOLEAN NOT NULL)`,
+  // Cost breakdown: each row's charged classes, counts and unit prices (JSON), as priced when it ran.
+  `ALTER TABLE usage ADD COLUMN cost_breakdown TEXT`,
   // The agent session a request belongs to (usage reports group by it).
   `ALTER TABLE usage ADD COLUMN session_id TEXT`,
 ];

@@ -59,6 +59,8 @@ const MIGRATIONS: string[] = [
      beat_at INTEGER NOT NULL, shared INTEGER NOT NULL)`,
   // A panic-routed request says so in its row.
   `ALTER TABLE usage ADD COLUMN routing TEXT`,
+  // Cost breakdown: each row's charged classes, counts and unit prices (JSON), as priced when it ran.
+  `ALTER TABLE usage ADD COLUMN cost_breakdown TEXT`,
   // The agent session a request belongs to (usage reports group by it).
   `ALTER TABLE usage ADD COLUMN session_id TEXT`,
 ];

@@ -25,6 +25,8 @@ export interface UsageRow {
   errorCode: string | null;
   /** How the request was routed when not the usual way: 'panic' (every deployment was cooling down); else null. */
   routing: string | null;
+  /** The cost explained (pricing/breakdown.ts CostLine[] as JSON); null or absent when nothing was charged. */
+  costBreakdown?: string | null;
   /** The agent session the request belongs to (a client's session header, or its prompt_cache_key); null when none. */
   sessionId?: string | null;
 }

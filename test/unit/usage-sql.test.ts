@@ -31,11 +31,18 @@ function row(over: Partial<UsageRow>): UsageRow {
   };
 }
 
-test("statement values are the 20 columns of each row in the insert's order, streamed as 1", () => {
+test("statement values are the 21 columns of each row in the insert's order, streamed as 1", () => {
   assert.deepEqual(
     rowValues([
       row({}),
-      row({ requestId: 'req_2', streamed: false, errorCode: 'upstream_error', routing: 'panic', sessionId: 'sess-1' }),
+      row({
+        requestId: 'req_2',
+        streamed: false,
+        errorCode: 'upstream_error',
+        routing: 'panic',
+        costBreakdown: '[]',
+        sessionId: 'sess-1',
+      }),
     ]),
     [
       1_700_000_000_000,
@@ -58,6 +65,7 @@ test("statement values are the 20 columns of each row in the insert's order, str
       null,
       null,
       null,
+      null,
       1_700_000_000_000,
       'req_2',
       'key_a',
@@ -77,6 +85,7 @@ test("statement values are the 20 columns of each row in the insert's order, str
       0,
       'upstream_error',
       'panic',
+      '[]',
       'sess-1',
     ],
   );

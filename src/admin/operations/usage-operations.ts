@@ -1,5 +1,6 @@
 // The usage reports behind both front ends: totals grouped by day, hour, model, key or deployment, and the
 // latest usage rows. Rows come from the store (src/store/usage-report-sql.ts), shaped here for JSON and CSV.
+import type { CostLine } from '../../pricing/breakdown.ts';
 import type { Store, UsageDimension, UsageFilter, UsageGroup, UsageRecord } from '../../store/store.ts';
 import { UsageError } from '../key-flags.ts';
 import { findKeyOrFail } from './key-operations.ts';
@@ -162,13 +163,16 @@ export function toCsv(rows: readonly ReportRow[]): string {
 
 export const MAX_PAGE = 500;
 
+/** One request as the admin API lists it: its row, and its cost explained. */
+export type RequestRow = Record<string, string | number | boolean | null | CostLine[]>;
+
 export interface RequestsPage {
-  data: ReportRow[];
+  data: RequestRow[];
   /** Pass as `before` for the next (older) page; null on the last page. */
   next_cursor: number | null;
 }
 
-function requestRow(r: UsageRecord): ReportRow {
+function requestRow(r: UsageRecord): RequestRow {
   return {
     id: r.id,
     time: new Date(r.ts).toISOString(),
@@ -191,6 +195,7 @@ function requestRow(r: UsageRecord): ReportRow {
     attempts: r.attempts,
     error_code: r.errorCode,
     routing: r.routing,
+    cost_breakdown: r.costBreakdown == null ? [] : (JSON.parse(r.costBreakdown) as CostLine[]),
     session_id: r.sessionId ?? null,
   };
 }

@@ -6,7 +6,7 @@ import { isObject, type JsonObject } from '../../core/json.ts';
 import type { UpstreamStreamDecoder } from '../../translate/hub/codec.ts';
 import type { HubEvent } from '../../translate/hub/events.ts';
 import { finishOf, reasoningPartOf } from './decode-reply.ts';
-import { usageFromResponses } from './usage.ts';
+import { readResponsesToolCalls, usageFromResponses } from './usage.ts';
 
 export class ResponsesStreamDecoder implements UpstreamStreamDecoder {
   #next = 0;
@@ -162,7 +162,10 @@ export class ResponsesStreamDecoder implements UpstreamStreamDecoder {
       return;
     }
     const usage = usageFromResponses(response.usage);
-    if (usage !== undefined) out.push({ type: 'usage', usage });
+    if (usage !== undefined) {
+      readResponsesToolCalls(response, usage);
+      out.push({ type: 'usage', usage });
+    }
     out.push({ type: 'finish', reason: finishOf(response, this.#sawToolCall) });
   }
 }
