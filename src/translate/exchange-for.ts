@@ -36,6 +36,10 @@ export interface ExchangeInput {
   embedding?: boolean;
   /** The API version of a Gemini path (`v1beta` or `v1`). */
   geminiVersion?: 'v1beta' | 'v1';
+  /** A pass-through to another path than the dialect's own (`/responses/compact`). */
+  upstreamPath?: string;
+  /** Translated requests to OpenAI-style upstreams: the caller's prompt_cache_key, else its session id. */
+  promptCacheKey?: string;
 }
 
 const NO_REFUSED: readonly string[] = [];
@@ -74,6 +78,7 @@ export function exchangeFor(input: ExchangeInput, deployment: DeploymentConfig):
       maxTokensField: deployment.maxTokensField,
       masker: input.masker,
       refusedParams: deployment.refusedParams,
+      upstreamPath: input.upstreamPath,
     });
   }
   return new TranslatedExchange({
@@ -92,6 +97,7 @@ export function exchangeFor(input: ExchangeInput, deployment: DeploymentConfig):
       refusedParams: deployment.refusedParams ?? NO_REFUSED,
       maxTokensField: deployment.maxTokensField,
       structuredOutput: deployment.structuredOutput,
+      promptCacheKey: input.promptCacheKey,
     },
     masker: input.masker,
   });
