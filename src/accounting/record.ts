@@ -39,6 +39,8 @@ export class RequestState {
   errorCode: string | null = null;
   /** 'panic' when the answer came from a deployment sent to although every one was cooling down. */
   routing: string | null = null;
+  /** The agent session (session header or prompt_cache_key), read once the body is parsed; null when none. */
+  sessionId: string | null = null;
   usage: Usage = emptyUsage();
   ttfbMs: number | null = null;
   costNanos = 0;
@@ -127,6 +129,7 @@ export function recordRequest(gw: RecordServices, state: RequestState, settledPe
     // Only a charged row has lines to explain; the JSON is the row's one extra allocation.
     costBreakdown: state.costNanos === 0 ? null : breakdownJson(u, requestPrice(gw, state)),
     redactions: state.redactions,
+    sessionId: state.sessionId,
   });
 }
 

@@ -17,8 +17,10 @@ import { isPostgresUrl, maskDatabaseUrl } from '../store/database-url.ts';
 import type { Store } from '../store/store.ts';
 import type { MigrationStep } from '../store/migrations.ts';
 import { openResponseStore } from '../store/response-store.ts';
+import { openConversationStore } from '../store/conversation-store.ts';
 import { startResponsePurge } from '../store/response-purge.ts';
 import { createGatewayServer } from '../http/server.ts';
+import { attachResponsesWebSocket, loopbackHost } from '../http/responses-websocket.ts';
 import { dispatch } from '../pipeline/generate.ts';
 import { KeyCache, metricsTokenCheck } from '../auth/authenticate.ts';
 import { createAdminApi } from './api/admin-api.ts';
@@ -157,6 +159,7 @@ export async function serveCommand(config: GatewayConfig): Promise<void> {
   const tracing = await startTracing(process.env, log);
   const responses = await openResponseStore(config.database, isPostgresUrl(config.database), onMigrated);
   const stopPurge = startResponsePurge(responses, log);
+  const conversations = await openConversationStore(config.database, isPostgresUrl(config.database), onMigrated);
   const bodyLimits = {
     bytes: config.bodyLimitBytes,
     progressMs: config.clientBodyTimeoutMs,
@@ -169,6 +172,7 @@ export async function serveCommand(config: GatewayConfig): Promise<void> {
     keys,
     store,
     responses,
+    conversations,
     usage,
     metrics,
     log,
@@ -197,6 +201,8 @@ export async function serveCommand(config: GatewayConfig): Promise<void> {
   });
   const addr = server.address();
   const port = typeof addr === 'object' && addr ? addr.port : config.listen.port;
+  // Responses over WebSocket ride the HTTP path of this very listener.
+  attachResponsesWebSocket(server, { keys, selfUrl: () => `http://${loopbackHost(config.listen.host)}:${port}` });
   log.info(
     {
       host: config.listen.host,
@@ -254,6 +260,7 @@ export async function serveCommand(config: GatewayConfig): Promise<void> {
         ['admission store', () => admission.store.close()],
         ['upstream pools', closeProviderPools],
         ['stored responses', () => responses.close()],
+        ['conversations', () => conversations.close()],
         ['database', () => store.close()],
       ] as const) {
         await close().catch((err: unknown) =>

@@ -121,12 +121,22 @@ function build(raw: RawConfig, source: string, env: NodeJS.ProcessEnv): GatewayC
     idleMs: DEFAULTS.timeouts.idleMs,
     totalMs: DEFAULTS.timeouts.totalMs,
   });
-  const names = new Set<string>();
+  const names = new Set<string>(raw.models.map((m) => m.name));
+  const seenNames = new Set<string>();
+  const exactAliases = new Map<string, string>();
   const models: ModelConfig[] = raw.models.map((m, i) => {
-    if (names.has(m.name)) fail(`models[${i}].name`, `duplicate model name "${m.name}"`);
-    names.add(m.name);
+    if (seenNames.has(m.name)) fail(`models[${i}].name`, `duplicate model name "${m.name}"`);
+    seenNames.add(m.name);
+    (m.aliases ?? []).forEach((a, j) => {
+      if (a.includes('*')) return;
+      if (names.has(a)) fail(`models[${i}].aliases[${j}]`, `"${a}" is already a model's name`);
+      const owner = exactAliases.get(a);
+      if (owner !== undefined) fail(`models[${i}].aliases[${j}]`, `"${a}" is already an alias of model "${owner}"`);
+      exactAliases.set(a, m.name);
+    });
     const model: ModelConfig = {
       name: m.name,
+      aliases: m.aliases ?? [],
       family: m.family ?? (m.name.toLowerCase().startsWith('claude') ? 'anthropic' : 'openai'),
       mode: m.mode ?? inferredMode(m.deployments[0].model),
       deployments: m.deployments.map((d, j) => {
@@ -188,6 +198,7 @@ function build(raw: RawConfig, source: string, env: NodeJS.ProcessEnv): GatewayC
     redisPeerTimeoutMs: raw.redis_peer_timeout_ms ?? DEFAULTS.redisPeerTimeoutMs,
     metricsToken: raw.metrics_token || null,
     corsOrigins: raw.cors_origins ?? [],
+    messagesAnyModel: raw.messages_any_model ?? false,
     adminToken: adminToken(raw.admin_token, env),
     breaker: {
       failures: raw.circuit_breaker?.failures,

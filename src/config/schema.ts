@@ -116,6 +116,8 @@ const stageBlocks = Object.fromEntries(STAGES.map((s) => [s.key, s.schema.option
 export const modelSchema = z.strictObject({
   name: z.string().min(1),
   family: z.string().min(1).optional(),
+  // Other names that reach this model: exact names, or patterns with `*` (`claude-opus-*`).
+  aliases: z.array(z.string().min(1)).optional(),
   mode: z.enum(['chat', 'embedding']).optional(),
   price: priceSchema.optional(),
   deployments: z.array(deploymentSchema).min(1),
@@ -184,6 +186,8 @@ export const configSchema = z.strictObject({
   access_log: z.boolean().optional(),
   timeouts: timeoutsSchema.optional(),
   max_retries: num(z.number().int().min(0).max(10)).optional(),
+  // /v1/messages serves every chat model, not only those of family `anthropic`.
+  messages_any_model: z.boolean().optional(),
   providers: z.array(providerSchema).min(1),
   models: z.array(modelSchema).min(1),
   ...stageBlocks,

@@ -91,6 +91,8 @@ export interface ModelConfig {
   name: string;
   /** `anthropic` for Claude-family models (served by /v1/messages), else whatever the operator says. */
   family: string;
+  /** Other names that reach this model: exact names, or patterns with `*` (resolved after exact names and aliases). */
+  aliases?: readonly string[];
   /** `embedding` models answer `/v1/embeddings` only; `chat` models every generation endpoint. */
   mode: ModelMode;
   price: Price | null;
@@ -106,6 +108,8 @@ export interface GatewayConfig {
   source: string;
   listen: { host: string; port: number };
   database: string;
+  /** /v1/messages serves every chat model, not only the Claude family. */
+  messagesAnyModel?: boolean;
   bodyLimitBytes: number;
   /** Decoded bytes all compressed request bodies being decoded at once may hold; past it, 503. */
   decodeBudgetBytes: number;

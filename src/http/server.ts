@@ -109,6 +109,7 @@ export function createGatewayServer(gw: ServerOptions): Server {
       if (
         req.method !== route.method &&
         req.method !== route.alsoMethod &&
+        route.alsoMethods?.includes(req.method ?? '') !== true &&
         !(req.method === 'HEAD' && route.method === 'GET')
       ) {
         req.resume();
@@ -116,6 +117,7 @@ export function createGatewayServer(gw: ServerOptions): Server {
           route.method,
           ...(route.method === 'GET' ? ['HEAD'] : []),
           ...(route.alsoMethod === undefined ? [] : [route.alsoMethod]),
+          ...(route.alsoMethods ?? []),
         ].join(', ');
         if (req.method === 'OPTIONS' && req.headers['access-control-request-method'] !== undefined) {
           answerPreflight(gw, { req, res, route, path, allow, requestId, cors });

@@ -5,7 +5,7 @@ import { GatewayError } from '../core/errors.ts';
 import { answeredOrGone, readBody, parseJsonBody } from '../http/body.ts';
 import { geminiCallOf, geminiListingOf } from '../http/gemini-routes.ts';
 import { sendError, sendJson } from '../http/respond.ts';
-import { callerDialect, modelIdOf, pathOf, responseIdOf, type Route } from '../http/routes.ts';
+import { callerDialect, conversationPathOf, modelIdOf, pathOf, responseIdOf, type Route } from '../http/routes.ts';
 import { authenticate, authenticateGemini } from '../auth/authenticate.ts';
 import type { KeyRecord } from '../core/key-record.ts';
 import { listModelsBody, modelBody } from '../catalog/list-models.ts';
@@ -17,6 +17,7 @@ import { countGeminiTokens } from '../providers/count-gemini.ts';
 import { usageTokenBody } from '../accounting/usage-token.ts';
 import { storedResponse } from '../store/stored-response.ts';
 import { storedInputItems } from '../store/input-items.ts';
+import { answerConversations } from '../store/conversations-api.ts';
 import type { Gateway } from './gateway.ts';
 import { stagedBody } from './staged-body.ts';
 
@@ -36,7 +37,7 @@ export async function answerShort(
     const key = await (route.dialect === 'gemini'
       ? authenticateGemini(req.headers, req.url, gw.keys, now, req.socket)
       : authenticate(req.headers, gw.keys, now, req.socket));
-    // Only the token counts read a body.
+    // Only POSTs (token counts, conversations) read a body.
     if (req.method !== 'POST') req.resume();
     const { body, source } = await shortAnswer(gw, req, { key, route, now });
     sendJson(res, {
@@ -91,6 +92,20 @@ async function shortAnswer(
       };
     case 'response_input_items':
       return { body: await storedInputItems(gw.responses, { key, id: responseIdOf(path), url: req.url, now: a.now }) };
+    case 'conversations':
+    case 'conversation':
+    case 'conversation_items':
+    case 'conversation_item':
+      return {
+        body: await answerConversations(gw.conversations, {
+          key,
+          method: req.method ?? 'GET',
+          path: a.route.name === 'conversations' ? null : conversationPathOf(path),
+          url: req.url,
+          readBody: read,
+          now: a.now,
+        }),
+      };
     case 'responses_input_tokens':
       return countResponsesTokens(gw, { key, ...(await read()), defaultMaxTokens: gw.config.defaultMaxTokens });
     case 'gemini_count':

@@ -4,6 +4,7 @@ import type { Catalog } from '../catalog/catalog.ts';
 import type { KeyCache } from '../auth/authenticate.ts';
 import type { Store } from '../store/store.ts';
 import type { ResponseStore } from '../store/response-store.ts';
+import type { ConversationStore } from '../store/conversation-store.ts';
 import type { UsageWriter } from '../accounting/usage-writer.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import type { Logger } from '../observability/logger.ts';
@@ -24,6 +25,8 @@ export interface Gateway {
   store: Store;
   /** Stored Responses API responses (previous_response_id, GET/DELETE /v1/responses/{id}). */
   responses: ResponseStore;
+  /** Conversations API (POST /v1/conversations, `conversation` on /v1/responses). */
+  conversations: ConversationStore;
   usage: UsageWriter;
   metrics: Metrics;
   log: Logger;

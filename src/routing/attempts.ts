@@ -47,6 +47,8 @@ export interface AttemptRecord {
   attempts: number;
   routing: string | null;
   deployment: string | null;
+  /** The agent session the request belongs to: it keeps to the session's deployment (session.ts). */
+  readonly sessionId?: string | null;
 }
 
 /** What the relay stage gets: an upstream answer that is committed to (its first byte has arrived). */
@@ -89,7 +91,13 @@ const MAX_UPSTREAM_TEXT = 300;
 
 export async function obtainAnswer(opts: ObtainAnswerOptions): Promise<Answer> {
   const { gw, state, model, client } = opts;
-  const plan = new AttemptPlan({ model, breaker: gw.breaker, keys: gw.keyRotation, startedAt: state.startedAt });
+  const plan = new AttemptPlan({
+    model,
+    breaker: gw.breaker,
+    keys: gw.keyRotation,
+    startedAt: state.startedAt,
+    session: state.sessionId,
+  });
   let lastText = '';
   for (;;) {
     const step = plan.next();

@@ -46,6 +46,11 @@ export interface UpstreamOptions {
   refusedParams: readonly string[];
   maxTokensField?: 'max_tokens' | 'max_completion_tokens';
   structuredOutput?: 'tool' | 'native';
+  /**
+   * OpenAI-style upstreams: the `prompt_cache_key` to send (the caller's, else its agent session's), so
+   * one session's requests share the upstream's prompt cache.
+   */
+  promptCacheKey?: string;
 }
 
 export interface EncodedRequest {

@@ -15,7 +15,15 @@ import type { FrameDecoder } from './framing.ts';
 import type { UpstreamCall, UpstreamResponse } from './upstream.ts';
 
 /** What a request asks of an upstream, whatever its wire calls it. */
-export type Operation = 'chat' | 'responses' | 'messages' | 'generate' | 'embeddings' | 'count-tokens';
+export type Operation =
+  | 'chat'
+  | 'responses'
+  /** Responses API compaction (`/responses/compact`). */
+  | 'compact'
+  | 'messages'
+  | 'generate'
+  | 'embeddings'
+  | 'count-tokens';
 
 /**
  * One kind of request to an upstream: the operation, the dialect its body is written in, whether the

@@ -15,7 +15,7 @@ import type { ClientSide, UpstreamSide } from '../spec/codec.ts';
 import type { Exchange } from '../spec/exchange.ts';
 import type { FrameDecoder } from '../spec/framing.ts';
 import { SseDecoder } from '../core/sse.ts';
-import { targetQuery } from '../spec/provider.ts';
+import { targetQuery, type TargetQuery } from '../spec/provider.ts';
 import type { ProviderSpec } from '../spec/provider.ts';
 import { TranslatedExchange } from './hub/translated-exchange.ts';
 import { PassthroughExchange } from './passthrough-exchange.ts';
@@ -38,6 +38,10 @@ export interface ExchangeInput {
   embedding?: boolean;
   /** The API version of a Gemini path (`v1beta` or `v1`). */
   geminiVersion?: 'v1beta' | 'v1';
+  /** A pass-through to another operation than the dialect's generation (Responses compaction). */
+  upstreamQuery?: TargetQuery;
+  /** Translated requests to OpenAI-style upstreams: the caller's prompt_cache_key, else its session id. */
+  promptCacheKey?: string;
 }
 
 const NO_REFUSED: readonly string[] = [];
@@ -82,6 +86,7 @@ export function exchangeFor(input: ExchangeInput, deployment: DeploymentConfig):
       maxTokensField: deployment.maxTokensField,
       masker: input.masker,
       refusedParams: deployment.refusedParams,
+      upstreamQuery: input.upstreamQuery,
     });
   }
   return new TranslatedExchange({
@@ -101,6 +106,7 @@ export function exchangeFor(input: ExchangeInput, deployment: DeploymentConfig):
       refusedParams: deployment.refusedParams ?? NO_REFUSED,
       maxTokensField: deployment.maxTokensField,
       structuredOutput: deployment.structuredOutput,
+      promptCacheKey: input.promptCacheKey,
     },
     masker: input.masker,
   });

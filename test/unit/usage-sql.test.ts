@@ -31,7 +31,7 @@ function row(over: Partial<UsageRow>): UsageRow {
   };
 }
 
-test("statement values are the 21 columns of each row in the insert's order, streamed as 1", () => {
+test("statement values are the 22 columns of each row in the insert's order, streamed as 1", () => {
   assert.deepEqual(
     rowValues([
       row({}),
@@ -42,6 +42,7 @@ test("statement values are the 21 columns of each row in the insert's order, str
         routing: 'panic',
         costBreakdown: '[]',
         redactions: 2,
+        sessionId: 'sess-1',
       }),
     ]),
     [
@@ -66,6 +67,7 @@ test("statement values are the 21 columns of each row in the insert's order, str
       null,
       null,
       0,
+      null,
       1_700_000_000_000,
       'req_2',
       'key_a',
@@ -87,6 +89,7 @@ test("statement values are the 21 columns of each row in the insert's order, str
       'panic',
       '[]',
       2,
+      'sess-1',
     ],
   );
 });

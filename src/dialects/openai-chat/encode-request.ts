@@ -169,8 +169,11 @@ export function encodeChatRequest(req: HubRequest, opts: UpstreamOptions): Encod
         : { type: 'json_schema', json_schema: { name: rf.name ?? 'output', schema: rf.schema } };
   }
   if (req.user !== undefined) out.user = req.user;
+  const cacheKey = opts.promptCacheKey !== undefined && !refusedParam(opts, 'prompt_cache_key', adjustments);
+  if (cacheKey) (out as ChatRequest & { prompt_cache_key?: string }).prompt_cache_key = opts.promptCacheKey;
   if (req.topK !== undefined) adjustments.push('top_k dropped');
-  for (const field of Object.keys(req.extra)) adjustments.push(`${field} dropped`);
+  for (const field of Object.keys(req.extra))
+    if (!(cacheKey && field === 'prompt_cache_key')) adjustments.push(`${field} dropped`);
   if (req.cache !== undefined) adjustments.push('cache_control dropped');
   const replyState: ChatReplyState = { stopSequences: req.stopSequences };
   return { body: JSON.stringify(out), adjustments, replyState };

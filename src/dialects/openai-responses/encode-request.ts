@@ -145,6 +145,9 @@ export function encodeResponsesRequest(req: HubRequest, opts: UpstreamOptions): 
   if (req.user !== undefined) out.user = req.user;
   if (req.metadata !== undefined) out.metadata = req.metadata;
   if (req.cache !== undefined) adjustments.push('cache_control left out: OpenAI caches prompts by itself');
-  for (const field of Object.keys(req.extra)) adjustments.push(`${field} left out`);
+  const cacheKey = opts.promptCacheKey !== undefined && !refused(opts, 'prompt_cache_key', adjustments);
+  if (cacheKey) out.prompt_cache_key = opts.promptCacheKey;
+  for (const field of Object.keys(req.extra))
+    if (!(cacheKey && field === 'prompt_cache_key')) adjustments.push(`${field} left out`);
   return { body: JSON.stringify(out), adjustments, replyState: null };
 }

@@ -39,7 +39,8 @@ function azurePath(prefix: string, deployment: string, o: AzureOptions, query: T
     case 'embeddings':
       return `${prefix}/openai/deployments/${encodeURIComponent(deployment)}${openaiOperationPath('azure', query)}?${version}`;
     case 'responses':
-      return `${prefix}/openai/responses?${version}`;
+    case 'compact':
+      return `${prefix}/openai${openaiOperationPath('azure', query)}?${version}`;
   }
   return noTarget('azure', `${query.operation} (${query.dialect}) with api_version ${o.apiVersion}`);
 }

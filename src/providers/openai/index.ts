@@ -38,6 +38,8 @@ export function openaiOperationPath(kind: string, query: TargetQuery): string {
       return '/chat/completions';
     case 'responses':
       return '/responses';
+    case 'compact':
+      return '/responses/compact';
     case 'embeddings':
       return '/embeddings';
     case 'count-tokens':
