@@ -42,6 +42,11 @@ const BY_KIND: Readonly<Record<string, ProviderSpec>> = Object.freeze(
   Object.fromEntries(PROVIDERS.map((spec) => [spec.kind, spec])),
 );
 
+/** The spec of a kind, or undefined for a kind the registry does not hold. */
+export function specOfKind(kind: string): ProviderSpec | undefined {
+  return BY_KIND[kind];
+}
+
 /** The spec of a provider's kind (config load has checked the kind). */
 export function providerSpec(p: ProviderConfig): ProviderSpec {
   const spec = BY_KIND[p.kind];

@@ -3,9 +3,9 @@
 // the upstream's own text (masked) so the caller can fix a bad request.
 import type { Dialect } from '../core/dialect.ts';
 import { clientCodeFor, GatewayError } from '../core/errors.ts';
-import { readUpstreamError, type DialectError } from '../translate/hub/upstream-error.ts';
+import { readUpstreamError, type DialectError } from '../spec/upstream-error.ts';
 import type { HubDialect, UpstreamError } from '../spec/form.ts';
-import type { SecretMasker } from '../observability/mask-secrets.ts';
+import type { SecretMasker } from '../core/mask-secrets.ts';
 import { anthropicErrorDetails } from './anthropic-messages/error-details.ts';
 import { shapeMessagesError } from './anthropic-messages/errors.ts';
 import { shapeGeminiError } from './gemini/errors.ts';

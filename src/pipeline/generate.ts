@@ -6,7 +6,7 @@ import type { Dialect } from '../core/dialect.ts';
 import { billableUsage } from '../core/usage.ts';
 import { GatewayError } from '../core/errors.ts';
 import { answeredOrGone, readBody, parseJsonBody } from '../http/body.ts';
-import { geminiCallOf, type GeminiCall } from '../http/gemini-routes.ts';
+import { geminiCallOf, type GeminiCall } from '../dialects/gemini/routes.ts';
 import { pathOf, type Route } from '../http/routes.ts';
 import { sendError } from '../http/respond.ts';
 import { ResponseClientLink } from '../routing/attempt-watch.ts';
@@ -33,8 +33,8 @@ import {
   prepareConversationTurn,
   withConversation,
   type ConversationTurn,
-} from '../store/conversation-turn.ts';
-import { prepareResponsesTurn, storeResponsesTurn, type ResponsesTurn } from '../store/responses-turn.ts';
+} from '../conversation/conversation-turn.ts';
+import { prepareResponsesTurn, storeResponsesTurn, type ResponsesTurn } from '../conversation/responses-turn.ts';
 import { costHeader, priceRequest, recordRequest, rowModel, RequestState } from '../accounting/record.ts';
 import type { StageList } from '../stages/plan.ts';
 import { runAfterReply, runBeforeRouting } from '../stages/run.ts';

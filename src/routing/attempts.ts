@@ -9,7 +9,7 @@ import type { UpstreamBody, UpstreamHeaders, UpstreamResponse } from '../spec/up
 import { UpstreamBodyTooLarge } from '../providers/upstream-body.ts';
 import { AttemptWatch, type ResponseClientLink } from './attempt-watch.ts';
 import { classifyError, classifyStatus, isQuotaExhausted } from './classify.ts';
-import { maskKey } from '../auth/key-material.ts';
+import { maskKey } from '../core/mask-secrets.ts';
 import { duration } from './create-routing.ts';
 import type { AttemptOutcome } from './outcome.ts';
 import { AttemptPlan, type AttemptStep } from './plan.ts';
@@ -17,14 +17,14 @@ import type { Exchange } from '../spec/exchange.ts';
 import type { ExchangeInput } from '../translate/exchange-for.ts';
 import { exchangeFor } from '../translate/exchange-for.ts';
 import { providerSpec } from '../registry.ts';
-import { callUpstream, header } from '../providers/http-provider.ts';
+import { callUpstream, header } from '../upstream/http-provider.ts';
 import { decodeText } from '../http/content-encoding.ts';
 import { upstreamFailure } from '../dialects/upstream-failure.ts';
-import { notFoundHint } from '../translate/hub/upstream-error.ts';
+import { notFoundHint } from '../spec/upstream-error.ts';
 import type { AttemptEnd, RequestTrace } from '../observability/tracing.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { Metrics } from '../observability/metrics.ts';
-import type { SecretMasker } from '../observability/mask-secrets.ts';
+import type { SecretMasker } from '../core/mask-secrets.ts';
 import type { CircuitBreaker } from './circuit-breaker.ts';
 import type { KeyRotation } from './key-rotation.ts';
 

@@ -3,7 +3,7 @@
 import type { ErrorCode } from '../core/errors.ts';
 import type { AttemptOutcome, AttemptRecord, PlanEndReason, RetryableOutcome } from './outcome.ts';
 import type { UpstreamHeaders } from '../spec/upstream.ts';
-import { header } from '../providers/http-provider.ts';
+import { header } from '../upstream/http-provider.ts';
 
 /** The issue-5 list; 529 is Anthropic's `overloaded_error`. Other 5xx (501, 505…) will not change on retry. */
 const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([429, 500, 502, 503, 504, 529]);

@@ -132,6 +132,11 @@ export interface ProviderSpec<Options = unknown> {
   call?(call: UpstreamCall): Promise<UpstreamResponse>;
   /** Its name in traces (`gen_ai.provider.name`); absent: its kind. */
   readonly system?: string;
+  /**
+   * The price catalogue's provider for this kind when the base URL does not name one (a proxy, a test
+   * server), and the provider whose usage exports cover it (`modelgate reconcile`); absent: none.
+   */
+  readonly priceCatalogue?: string;
   /** Whether it answers generation requests at all (an `openai` upstream listing only embeddings does not); absent: yes. */
   generates?(provider: ProviderConfig): boolean;
   /**

@@ -7,7 +7,7 @@ import { SseDecoder } from '../../src/core/sse.ts';
 import type { ClientReplyContext } from '../../src/spec/codec.ts';
 import type { HubEvent } from '../../src/spec/events.ts';
 import type { HubRequest } from '../../src/spec/form.ts';
-import { TranslationError } from '../../src/translate/hub/translation-error.ts';
+import { TranslationError } from '../../src/spec/translation-error.ts';
 import { decodeGeminiRequest } from '../../src/dialects/gemini/decode-request.ts';
 import { encodeGeminiRequest, SKIP_SIGNATURE } from '../../src/dialects/gemini/encode-request.ts';
 import { GeminiStreamDecoder } from '../../src/dialects/gemini/decode-stream.ts';

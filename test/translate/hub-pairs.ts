@@ -24,7 +24,7 @@ import type { StopReason } from '../../src/dialects/anthropic-messages/wire.ts';
 
 export type * from '../../src/dialects/openai-chat/wire.ts';
 export type * from '../../src/dialects/anthropic-messages/wire.ts';
-export { TranslationError } from '../../src/translate/hub/translation-error.ts';
+export { TranslationError } from '../../src/spec/translation-error.ts';
 export { LEADING_USER_PLACEHOLDER } from '../../src/dialects/anthropic-messages/encode-history.ts';
 export { RAW_ARGUMENTS_KEY } from '../../src/dialects/anthropic-messages/encode-reply.ts';
 

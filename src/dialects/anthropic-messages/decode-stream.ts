@@ -8,7 +8,7 @@ import { isObject, str, tryParseJson, type JsonObject } from '../../core/json.ts
 import type { UpstreamStreamDecoder } from '../../spec/codec.ts';
 import type { HubEvent } from '../../spec/events.ts';
 import type { FinishReason, HubUsage } from '../../spec/form.ts';
-import { readUpstreamError } from '../../translate/hub/upstream-error.ts';
+import { readUpstreamError } from '../../spec/upstream-error.ts';
 import type { MessagesReplyState } from './encode-request.ts';
 import { ANTHROPIC_ERROR_STATUS } from './errors.ts';
 import { plainTextDelta } from './plain-text-delta.ts';

@@ -12,7 +12,7 @@ import type {
   ToolResultPart,
   UserPart,
 } from '../../spec/form.ts';
-import { TranslationError } from '../../translate/hub/translation-error.ts';
+import { TranslationError } from '../../spec/translation-error.ts';
 import { isObject, tryParseJson } from '../../core/json.ts';
 import { toAnthropicToolId } from './ids.ts';
 import type { ContentBlock, ImageSource, MessageParam, TextBlock, ToolResultBlock } from './wire.ts';

@@ -3,9 +3,9 @@
 // Anthropic's ranges, a JSON reply format as a forced tool or native output_config, cache markers kept.
 import type { EncodedRequest, UpstreamOptions } from '../../spec/codec.ts';
 import type { HubRequest, HubTool, HubToolChoice } from '../../spec/form.ts';
-import { refusedParam } from '../../translate/hub/refused-params.ts';
-import { TranslationError } from '../../translate/hub/translation-error.ts';
-import { CUSTOM_TOOL_SCHEMA } from '../../translate/hub/custom-tool.ts';
+import { refusedParam } from '../../spec/refused-params.ts';
+import { TranslationError } from '../../spec/translation-error.ts';
+import { CUSTOM_TOOL_SCHEMA } from '../../spec/custom-tool.ts';
 import { encodeHistory } from './encode-history.ts';
 import { jsonFormatOf, jsonToolName, type JsonMode } from './structured-output.ts';
 import { EFFORT_TO_THINKING_BUDGET, MIN_THINKING_BUDGET } from './thinking.ts';

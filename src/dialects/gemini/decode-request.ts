@@ -17,7 +17,7 @@ import type {
   ToolResultPart,
   UserPart,
 } from '../../spec/form.ts';
-import { TranslationError } from '../../translate/hub/translation-error.ts';
+import { TranslationError } from '../../spec/translation-error.ts';
 import { jsonSchemaOf } from './schema.ts';
 
 /** generationConfig fields with no hub equivalent: carried by name for the encoders to name as dropped. */

@@ -2,7 +2,7 @@
 // order (leading system and developer messages become the system prompt). Checks what the hub relies on
 // and names the offending field; repairs nothing (the encoder whose upstream needs repair does it).
 import { isObject, str, tryParseJson } from '../../core/json.ts';
-import { cacheOf } from '../../translate/hub/cache-marker.ts';
+import { cacheOf } from '../../spec/cache-marker.ts';
 import type {
   AssistantPart,
   CacheMarker,
@@ -14,7 +14,7 @@ import type {
   ToolResultPart,
   UserPart,
 } from '../../spec/form.ts';
-import { TranslationError } from '../../translate/hub/translation-error.ts';
+import { TranslationError } from '../../spec/translation-error.ts';
 
 /** The image types chat accepts as data URLs (and every upstream reads). */
 export const IMAGE_TYPES: readonly string[] = ['image/jpeg', 'image/png', 'image/gif', 'image/webp'];

@@ -8,7 +8,7 @@ import type { Frame } from '../../spec/framing.ts';
 import { isObject, num, str, tryParseJson, type JsonObject } from '../../core/json.ts';
 import type { UpstreamStreamDecoder } from '../../spec/codec.ts';
 import type { HubEvent } from '../../spec/events.ts';
-import { readUpstreamError } from '../../translate/hub/upstream-error.ts';
+import { readUpstreamError } from '../../spec/upstream-error.ts';
 import type { ChatReplyState } from './encode-request.ts';
 import { statusOfStreamError } from './errors.ts';
 import { hubFinishOf } from './finish-reasons.ts';

@@ -4,9 +4,9 @@
 // and cache markers have no place here and are left out.
 import type { EncodedRequest, UpstreamOptions } from '../../spec/codec.ts';
 import type { FilePart, HubMessage, HubRequest, HubToolChoice, TextPart, UserPart } from '../../spec/form.ts';
-import { refusedParam } from '../../translate/hub/refused-params.ts';
-import { TranslationError } from '../../translate/hub/translation-error.ts';
-import { CUSTOM_TOOL_SCHEMA, wrapCustomInput } from '../../translate/hub/custom-tool.ts';
+import { refusedParam } from '../../spec/refused-params.ts';
+import { TranslationError } from '../../spec/translation-error.ts';
+import { CUSTOM_TOOL_SCHEMA, wrapCustomInput } from '../../spec/custom-tool.ts';
 import type {
   ChatContentPart,
   ChatFunctionTool,

@@ -2,7 +2,7 @@
 // an upstream error shaped for such a caller, and the status an in-stream error chunk stands for (it
 // carries none).
 import { isObject, num, str } from '../../core/json.ts';
-import { shapedStatusAndMessage, type DialectError } from '../../translate/hub/upstream-error.ts';
+import { shapedStatusAndMessage, type DialectError } from '../../spec/upstream-error.ts';
 import type { UpstreamError } from '../../spec/form.ts';
 
 const OPENAI_TYPES: Record<number, string> = {

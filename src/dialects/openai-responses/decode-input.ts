@@ -3,7 +3,7 @@
 // other are one tool message; leading system and developer messages join the system prompt.
 import { isObject, type JsonObject } from '../../core/json.ts';
 import type { AssistantPart, FilePart, HubMessage, TextPart, ToolResultPart, UserPart } from '../../spec/form.ts';
-import { TranslationError } from '../../translate/hub/translation-error.ts';
+import { TranslationError } from '../../spec/translation-error.ts';
 import { carryIn } from './reasoning-carry.ts';
 
 const DATA_URL = /^data:([^;,]+)(?:;[^,]*)?;base64,(.*)$/s;

@@ -10,7 +10,7 @@ import type {
   HubToolChoice,
   ReasoningEffort,
 } from '../../spec/form.ts';
-import { TranslationError } from '../../translate/hub/translation-error.ts';
+import { TranslationError } from '../../spec/translation-error.ts';
 import { decodeInput } from './decode-input.ts';
 import { keepEcho } from './echo.ts';
 

@@ -4,7 +4,7 @@
 import type { JsonObject } from '../../core/json.ts';
 import type { ClientReplyContext } from '../../spec/codec.ts';
 import type { FinishReason, HubReply, HubRequest, ReasoningPart, ToolCallPart } from '../../spec/form.ts';
-import { unwrapCustomInput } from '../../translate/hub/custom-tool.ts';
+import { unwrapCustomInput } from '../../spec/custom-tool.ts';
 import { echoOf, isCustomTool, responsesUsage } from './echo.ts';
 import { carryOut } from './reasoning-carry.ts';
 import {

@@ -4,7 +4,7 @@
 import type { JsonObject } from '../../core/json.ts';
 import type { EncodedRequest, UpstreamOptions } from '../../spec/codec.ts';
 import type { FilePart, HubMessage, HubRequest, TextPart, UserPart } from '../../spec/form.ts';
-import { TranslationError } from '../../translate/hub/translation-error.ts';
+import { TranslationError } from '../../spec/translation-error.ts';
 
 function refused(opts: UpstreamOptions, name: string, adjustments: string[]): boolean {
   if (!opts.refusedParams.includes(name)) return false;

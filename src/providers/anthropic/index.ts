@@ -12,6 +12,7 @@ export interface AnthropicOptions {
 
 export const anthropicProvider: ProviderSpec<AnthropicOptions> = {
   kind: 'anthropic',
+  priceCatalogue: 'anthropic',
   configKeys: { anthropic_version: z.enum(ANTHROPIC_VERSIONS).optional() },
   requiresBaseUrl: true,
   options: (raw) => ({ version: raw.anthropic_version as string | undefined }),

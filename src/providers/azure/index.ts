@@ -47,6 +47,7 @@ function azurePath(prefix: string, deployment: string, o: AzureOptions, query: T
 
 export const azureProvider: ProviderSpec<AzureOptions> = {
   kind: 'azure',
+  priceCatalogue: 'azure',
   configKeys: {
     api_version: z
       .string()

@@ -12,6 +12,7 @@ export function geminiUpstreamPath(version: string, model: string, method: strin
 
 export const geminiProvider: ProviderSpec<null> = {
   kind: 'gemini',
+  priceCatalogue: 'google',
   configKeys: {},
   requiresBaseUrl: true,
   options: () => null,

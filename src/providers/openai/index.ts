@@ -52,6 +52,7 @@ const apisOf = (p: ProviderConfig): readonly OpenAIApi[] => (p.options as OpenAI
 
 export const openaiProvider: ProviderSpec<OpenAIOptions> = {
   kind: 'openai',
+  priceCatalogue: 'openai',
   configKeys: { apis: apisKey },
   requiresBaseUrl: true,
   options: (raw) => ({ apis: (raw.apis as OpenAIApi[] | undefined) ?? DEFAULT_APIS }),

@@ -12,7 +12,7 @@ import type { Frame, FrameDecoder } from '../../spec/framing.ts';
 import { generationQuery, type TargetQuery } from '../../spec/provider.ts';
 import type { ClientReplyContext, ClientSide, UpstreamOptions, UpstreamSide } from '../../spec/codec.ts';
 import { HubStreamTranslator } from './stream-translator.ts';
-import { TranslationError } from './translation-error.ts';
+import { TranslationError } from '../../spec/translation-error.ts';
 import { estimatedHubUsage } from '../../dialects/reply-usage.ts';
 
 /**

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { SseDecoder } from '../../../src/core/sse.ts';
-import { foldEvents } from '../../../src/translate/hub/fold.ts';
+import { foldEvents } from '../../../src/spec/fold.ts';
 import { HubStreamTranslator } from '../../../src/translate/hub/stream-translator.ts';
 import type { HubEvent } from '../../../src/spec/events.ts';
 import type { UpstreamStreamDecoder } from '../../../src/spec/codec.ts';

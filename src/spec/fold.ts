@@ -1,9 +1,9 @@
 // The fold of a reply stream's events into a whole reply: what a non-streamed reply is (events.ts).
 // Used where a stream must be kept or answered whole, and by the tests that pin each dialect's streamed
 // and whole replies to the same content.
-import type { HubEvent } from '../../spec/events.ts';
-import type { AssistantPart, HubDialect, HubReply, ReasoningPart, TextPart, ToolCallPart } from '../../spec/form.ts';
-import { emptyUsage } from '../../core/usage.ts';
+import type { HubEvent } from './events.ts';
+import type { AssistantPart, HubDialect, HubReply, ReasoningPart, TextPart, ToolCallPart } from './form.ts';
+import { emptyUsage } from '../core/usage.ts';
 
 export class ReplyFold {
   /** The upstream dialect whose stream this is: its reasoning parts name it (form.ts ReasoningPart). */

@@ -1,6 +1,6 @@
 // Parameters a deployment's model refuses (config `refused_params`): an upstream encoder leaves each out
 // and says so, instead of the caller getting the upstream's 400.
-import type { UpstreamOptions } from '../../spec/codec.ts';
+import type { UpstreamOptions } from './codec.ts';
 
 /** True (and the adjustment recorded) when the deployment refuses `field` and the request set it. */
 export function refusedParam(opts: UpstreamOptions, field: string, adjustments: string[]): boolean {

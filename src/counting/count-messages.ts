@@ -14,7 +14,7 @@ import { estimatePromptTokens } from '../admission/estimate-tokens.ts';
 import { upstreamFailure } from '../dialects/upstream-failure.ts';
 import { providerSpec } from '../registry.ts';
 import { targetQuery } from '../spec/provider.ts';
-import { upstreamRequest } from './http-provider.ts';
+import { upstreamRequest } from '../upstream/http-provider.ts';
 import { countCall, countingDeployment, type CountResult, type CountServices } from './count-call.ts';
 
 /** `readBody` is called once the version header passed: a refused request's body is not read. */

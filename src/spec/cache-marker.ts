@@ -1,7 +1,7 @@
 // `cache_control` as Anthropic writes it and OpenAI-style clients (OpenRouter's) copy it, read into the
 // hub's cache marker; anything else is no marker.
-import { isObject, str } from '../../core/json.ts';
-import type { CacheMarker } from '../../spec/form.ts';
+import { isObject, str } from '../core/json.ts';
+import type { CacheMarker } from './form.ts';
 
 export function cacheOf(value: unknown): CacheMarker | undefined {
   if (!isObject(value) || value.type !== 'ephemeral') return undefined;

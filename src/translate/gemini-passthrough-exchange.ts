@@ -1,15 +1,15 @@
 // Gemini requests to a Gemini upstream: the caller's bytes go up as they came (the model is named in
 // the path, which the gateway writes with the deployment's model) and the answer comes back as it is,
 // tapped for `usageMetadata` (STYLE.md "Pass-through never re-serialises").
-import { GatewayError } from '../../core/errors.ts';
-import { isObject } from '../../core/json.ts';
-import type { Usage } from '../../core/usage.ts';
-import { estimatedReplyUsage } from '../reply-usage.ts';
-import type { Exchange, StreamRelay } from '../../spec/exchange.ts';
-import { targetQuery, type TargetQuery } from '../../spec/provider.ts';
-import { PassthroughRelay } from '../../translate/passthrough-exchange.ts';
-import { GeminiStreamTap } from './passthrough-tap.ts';
-import { usageFromGemini } from './usage.ts';
+import { GatewayError } from '../core/errors.ts';
+import { isObject } from '../core/json.ts';
+import type { Usage } from '../core/usage.ts';
+import { estimatedReplyUsage } from '../dialects/reply-usage.ts';
+import type { Exchange, StreamRelay } from '../spec/exchange.ts';
+import { targetQuery, type TargetQuery } from '../spec/provider.ts';
+import { PassthroughRelay } from './passthrough-exchange.ts';
+import { GeminiStreamTap } from '../dialects/gemini/passthrough-tap.ts';
+import { usageFromGemini } from '../dialects/gemini/usage.ts';
 
 export interface GeminiPassthroughOptions {
   raw: Buffer;

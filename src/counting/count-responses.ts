@@ -15,7 +15,7 @@ import { estimatePromptTokens } from '../admission/estimate-tokens.ts';
 import { upstreamFailure } from '../dialects/upstream-failure.ts';
 import { providerSpec } from '../registry.ts';
 import { targetQuery } from '../spec/provider.ts';
-import { upstreamRequest } from './http-provider.ts';
+import { upstreamRequest } from '../upstream/http-provider.ts';
 import { countCall, countingDeployment, type CountResult, type CountServices } from './count-call.ts';
 
 /** `defaultMaxTokens`: the output limit the hub writes into a request that names none (Anthropic requires one). */

@@ -7,7 +7,7 @@ import type { DeploymentConfig, ModelConfig } from '../core/config-types.ts';
 import type { KeyRecord } from '../core/key-record.ts';
 import { isObject, type JsonObject } from '../core/json.ts';
 import type { ResponsesFacts } from '../dialects/openai-responses/validate.ts';
-import type { ResponseStore } from './response-store.ts';
+import type { ResponseStore } from '../store/response-store.ts';
 import { servesResponsesNatively } from '../registry.ts';
 
 export interface ResponsesTurn {

@@ -4,13 +4,13 @@
 // caller better than an error).
 import type { DeploymentConfig } from '../core/config-types.ts';
 import type { KeyRecord } from '../core/key-record.ts';
-import type { GeminiCall } from '../http/gemini-routes.ts';
+import type { GeminiCall } from '../dialects/gemini/routes.ts';
 import { validateGeminiCount } from '../dialects/gemini/validate.ts';
 import { resolveModel } from '../catalog/catalog.ts';
 import { estimatePromptTokens } from '../admission/estimate-tokens.ts';
 import { providerSpec } from '../registry.ts';
 import { targetQuery } from '../spec/provider.ts';
-import { upstreamRequest } from './http-provider.ts';
+import { upstreamRequest } from '../upstream/http-provider.ts';
 import { upstreamFailure } from '../dialects/upstream-failure.ts';
 import { countCall, countingDeployment, type CountResult, type CountServices } from './count-call.ts';
 

@@ -13,7 +13,7 @@ import {
   type UpstreamHeaders,
   type UpstreamResponse,
 } from '../spec/upstream.ts';
-import { ChunkFeed, type FeedSource } from './upstream-body.ts';
+import { ChunkFeed, type FeedSource } from '../providers/upstream-body.ts';
 
 const pools = new Map<string, Pool>();
 
