@@ -9,6 +9,8 @@ import { keysCommand } from './admin/keys-command.ts';
 import { requestsCommand, usageCommand } from './admin/usage-command.ts';
 import { serveCommand } from './admin/serve-command.ts';
 import { UsageError } from './admin/key-flags.ts';
+import { pricesCommand } from './admin/prices-command.ts';
+import { reconcileCommand } from './admin/reconcile-command.ts';
 import { migrateCommand } from './admin/migrate-command.ts';
 import { configCheckCommand } from './admin/config-check-command.ts';
 import { MODELGATE_VERSION } from './runtime/version.ts';
@@ -25,13 +27,25 @@ usage:
   modelgate usage --group-by day,hour,model,key,deployment [--from D] [--to D] [--key K] [--model M]
                   [--deployment D] [--errors] [--csv|--json]
   modelgate requests [--limit N] [--before ID] [--key K] [--model M] [--errors] [--json]
+  modelgate prices [--json]
+  modelgate reconcile --provider openai|anthropic --file EXPORT [--from YYYY-MM-DD] [--to YYYY-MM-DD]
+                      [--tolerance-usd X] [--json]
   modelgate migrate [--dry-run] [--config FILE]    run (or list) pending schema migrations, then exit
   modelgate config check [--config FILE]           validate the config and look for likely mistakes
   modelgate --version
 
 The config comes from --config, else $MODELGATE_CONFIG, else ./modelgate.yaml, else a built-in mock setup.`;
 
-const COMMANDS: ReadonlySet<string> = new Set(['serve', 'keys', 'usage', 'requests', 'migrate', 'config']);
+const COMMANDS: ReadonlySet<string> = new Set([
+  'serve',
+  'keys',
+  'usage',
+  'requests',
+  'migrate',
+  'config',
+  'prices',
+  'reconcile',
+]);
 
 async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
@@ -75,6 +89,10 @@ async function main(argv: string[]): Promise<void> {
     await migrateCommand(config, rest, (line) => console.log(line));
     return;
   }
+  if (command === 'prices') {
+    pricesCommand(config.models, rest, (s) => console.log(s));
+    return;
+  }
   // Only `keys create` may make a database: anything else run where there is none was pointed at the
   // wrong place (another directory, another config) and would report an empty, new one.
   const creating = command === 'keys' && rest[0] === 'create';
@@ -89,7 +107,10 @@ async function main(argv: string[]): Promise<void> {
     if (command === 'keys') await keysCommand(store, rest, out);
     else if (command === 'usage') await usageCommand(store, rest, out);
     else if (command === 'requests') await requestsCommand(store, rest, out);
-    else throw new UsageError(`unknown command "${command}"\n\n${HELP}`);
+    else if (command === 'reconcile') {
+      // A differing day is an answer, not a failure of the command: exit 1, and 2 for a usage error.
+      if (!(await reconcileCommand(store, config.models, rest, out))) process.exitCode = 1;
+    } else throw new UsageError(`unknown command "${command}"\n\n${HELP}`);
   } finally {
     await store.close();
   }

@@ -32,11 +32,17 @@ function row(r) {
       { class: 'num' },
       `${count(r.input_tokens + r.cache_read_tokens + r.cache_write_tokens)} / ${count(r.output_tokens)}`,
     ),
-    h('td', { class: 'num cost' }, usd(r.cost_usd)),
+    h('td', { class: 'num cost', title: breakdown(r.cost_breakdown) }, usd(r.cost_usd)),
     h('td', { class: 'num' }, ms(r.latency_ms)),
     h('td', { class: 'num' }, ms(r.ttfb_ms)),
     h('td', { class: 'mono' }, r.error_code ?? ''),
   );
+}
+
+/** The cost explained, one class a line: shown when the pointer rests on the cost. */
+function breakdown(lines) {
+  if (!Array.isArray(lines) || lines.length === 0) return '';
+  return lines.map((l) => `${l.class}: ${l.tokens ?? l.units} × $${l.unit_price_usd} = $${l.cost_usd}`).join('\n');
 }
 
 export async function loadRequests() {

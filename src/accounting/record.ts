@@ -2,11 +2,13 @@
 // usage row (queued), metrics and its cost.
 import type { Dialect } from '../core/dialect.ts';
 import type { KeyRecord } from '../core/key-record.ts';
-import { emptyUsage, type Usage } from '../core/usage.ts';
+import type { Price } from '../core/config-types.ts';
+import { billableUsage, emptyUsage, type Usage } from '../core/usage.ts';
+import { breakdownJson, usdText } from '../pricing/breakdown.ts';
 import type { Catalog } from '../catalog/catalog.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import type { RequestTrace } from '../observability/tracing.ts';
-import { maskKeyLike } from '../observability/mask-secrets.ts';
+import { maskKeyLike } from '../core/mask-secrets.ts';
 import { costNanos, nanosToUsd, periodStart } from '../core/budget.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { UsageWriter } from './usage-writer.ts';
@@ -37,9 +39,15 @@ export class RequestState {
   errorCode: string | null = null;
   /** 'panic' when the answer came from a deployment sent to although every one was cooling down. */
   routing: string | null = null;
+  /** The agent session (session header or prompt_cache_key), read once the body is parsed; null when none. */
+  sessionId: string | null = null;
   usage: Usage = emptyUsage();
   ttfbMs: number | null = null;
   costNanos = 0;
+  /** The price of the deployment that answered, when it has its own; else the model's. */
+  price: Price | undefined = undefined;
+  /** Texts the stages masked (or found in a refused request): the usage row's `redactions`. */
+  redactions = 0;
   /** The request's server span when tracing is on. */
   trace: RequestTrace | null = null;
 
@@ -60,8 +68,22 @@ export class RequestState {
 
 /** The request's cost in nano-USD, computed once: the settle and the usage row must agree exactly. */
 export function priceRequest(gw: { catalog: Catalog }, state: RequestState): number {
-  if (state.costNanos === 0) state.costNanos = costNanos(state.usage, gw.catalog.get(state.model)?.price ?? null);
+  if (state.costNanos === 0) state.costNanos = costNanos(state.usage, requestPrice(gw, state));
   return state.costNanos;
+}
+
+/** What the request is charged at: its deployment's own price, else its model's. */
+function requestPrice(gw: { catalog: Catalog }, state: RequestState): Price | null {
+  return state.price ?? gw.catalog.get(state.model)?.price ?? null;
+}
+
+/**
+ * The request's cost as `x-modelgate-cost` says it (USD, decimal), priced from the usage the answer
+ * carries: the same number as the row's, since the row is priced from the same usage (priceRequest).
+ */
+export function costHeader(gw: { catalog: Catalog }, state: RequestState): string {
+  state.usage = billableUsage(state.usage);
+  return usdText(priceRequest(gw, state));
 }
 
 /** `settledPeriod` is the budget period the admission store billed (null when the key had no reservation). */
@@ -104,6 +126,10 @@ export function recordRequest(gw: RecordServices, state: RequestState, settledPe
     periodStart: settledPeriod ?? periodStart(state.key.budgetPeriod, state.startedWall),
     errorCode: state.errorCode,
     routing: state.routing,
+    // Only a charged row has lines to explain; the JSON is the row's one extra allocation.
+    costBreakdown: state.costNanos === 0 ? null : breakdownJson(u, requestPrice(gw, state)),
+    redactions: state.redactions,
+    sessionId: state.sessionId,
   });
 }
 

@@ -11,6 +11,7 @@ import {
   toCsv,
   usageReport,
   type ReportRow,
+  type RequestRow,
   type UsageQuery,
 } from './operations/usage-operations.ts';
 
@@ -99,19 +100,22 @@ export async function requestsCommand(store: Store, argv: string[], out: (s: str
     return;
   }
   table(
-    page.data.map((r) => ({
-      time: r.time,
-      key: r.key_name ?? r.key_id,
-      masked: r.key_masked,
-      model: r.model,
-      deployment: r.deployment,
-      status: r.status,
-      tokens: `${Number(r.input_tokens) + Number(r.cache_read_tokens) + Number(r.cache_write_tokens)}/${r.output_tokens}`,
-      cost_usd: Number(r.cost_usd).toFixed(6),
-      latency_ms: r.latency_ms,
-      ttfb_ms: r.ttfb_ms,
-      error: r.error_code,
-    })),
+    // The table shows the scalar columns; cost_breakdown is in --json.
+    page.data
+      .map((row) => scalars(row))
+      .map((r) => ({
+        time: r.time,
+        key: r.key_name ?? r.key_id,
+        masked: r.key_masked,
+        model: r.model,
+        deployment: r.deployment,
+        status: r.status,
+        tokens: `${Number(r.input_tokens) + Number(r.cache_read_tokens) + Number(r.cache_write_tokens)}/${r.output_tokens}`,
+        cost_usd: Number(r.cost_usd).toFixed(6),
+        latency_ms: r.latency_ms,
+        ttfb_ms: r.ttfb_ms,
+        error: r.error_code,
+      })),
     out,
     'No requests.',
   );
@@ -133,7 +137,7 @@ function filterQuery(values: {
   return q;
 }
 
-function table(rows: readonly ReportRow[], out: (s: string) => void, empty: string): void {
+export function table(rows: readonly ReportRow[], out: (s: string) => void, empty: string): void {
   if (rows.length === 0) {
     out(empty);
     return;
@@ -148,4 +152,10 @@ function table(rows: readonly ReportRow[], out: (s: string) => void, empty: stri
         .join('  ')
         .trimEnd(),
     );
+}
+
+/** A request row's scalar columns (the table leaves out cost_breakdown, which --json carries). */
+function scalars(row: RequestRow): ReportRow {
+  const { cost_breakdown: _, ...rest } = row;
+  return rest as ReportRow;
 }

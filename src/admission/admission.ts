@@ -9,7 +9,7 @@ import { GatewayError, type ErrorCode } from '../core/errors.ts';
 import { nextPeriodStart, periodStart } from '../core/budget.ts';
 import { namedMaxTokens, requestedMaxTokens, reservationTokens } from './estimate-tokens.ts';
 import { MAX_RATIO, newEntry, nextRatio, type KeyEntry } from './key-entry.ts';
-import { needsTokens, promptTokensOf, reservationOf, roomy, type Sizing } from './sizing.ts';
+import { cacheWriteOf, needsTokens, promptTokensOf, reservationOf, roomy, type Sizing } from './sizing.ts';
 import { rateLimitHeaders } from './rate-headers.ts';
 import { neverFitsTpm, refusalError } from './refusal.ts';
 import type {
@@ -198,6 +198,7 @@ export class Admission {
       named: 0,
       promptTokens: 0,
       quick: true,
+      cacheWrite: 'none',
     };
     return this.#conclude(entry, opts.key, nothing, await this.#tryAdmit(entry, opts.now, { nanos: 0, tokens: 0 }));
   }
@@ -218,8 +219,9 @@ export class Admission {
       promptTokens: 0,
       quick: false,
       embedding,
+      cacheWrite: embedding ? 'none' : cacheWriteOf(model, body),
     };
-    let size = reservationOf(model, 0, maxTokens);
+    let size = reservationOf(model, 0, maxTokens, sizing.cacheWrite);
     if (needsTokens(entry)) {
       sizing.promptTokens = promptTokensOf(body, { model: target, boundBytes: opts.bodyBytes }, embedding);
       size = this.#sized(entry, sizing);
@@ -289,7 +291,7 @@ export class Admission {
   #sized(entry: KeyEntry, sizing: Sizing): { nanos: number; tokens: number } {
     const ratio = Math.max(entry.ratio, this.#modelRatios.get(sizing.target) ?? 1);
     const prompt = ratio === 1 ? sizing.promptTokens : Math.ceil(sizing.promptTokens * ratio);
-    return reservationOf(sizing.model, prompt, sizing.maxTokens);
+    return reservationOf(sizing.model, prompt, sizing.maxTokens, sizing.cacheWrite);
   }
 
   /**

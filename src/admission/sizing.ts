@@ -9,6 +9,17 @@ import {
   type EstimateOptions,
 } from './estimate-tokens.ts';
 import type { KeyEntry } from './key-entry.ts';
+import { cacheWriteAsked, type CacheWrite } from './cache-request.ts';
+
+/**
+ * The cache write to reserve for: looked for in the body only where a write costs more than plain input
+ * (Anthropic-style prices); elsewhere the answer cannot change the reservation.
+ */
+export function cacheWriteOf(model: ModelConfig, body: Record<string, unknown>): CacheWrite {
+  const p = model.price;
+  if (p === null || (p.cacheWrite <= p.input && (p.cacheWrite1h ?? p.cacheWrite) <= p.input)) return 'none';
+  return cacheWriteAsked(body);
+}
 
 /** How admit sized one request: the prompt estimate, and whether it was the quick byte bound. */
 export interface Sizing {
@@ -20,6 +31,8 @@ export interface Sizing {
   promptTokens: number;
   quick: boolean;
   embedding?: boolean;
+  /** The cache write the request asks for: what its prompt may be charged (core/budget.ts reservationNanos). */
+  cacheWrite: CacheWrite;
 }
 
 export function promptTokensOf(
@@ -56,7 +69,8 @@ export function reservationOf(
   model: ModelConfig,
   promptTokens: number,
   maxTokens: number,
+  cacheWrite: CacheWrite,
 ): { nanos: number; tokens: number } {
-  const sizes = { promptTokens, maxTokens };
+  const sizes = { promptTokens, maxTokens, cacheWrite };
   return { nanos: reservationNanos(sizes, model.price), tokens: reservationTokens(sizes) };
 }

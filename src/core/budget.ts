@@ -1,6 +1,6 @@
 // A key's budget arithmetic: what a request costs, in nano-USD integers so that sums of usage rows are
 // exact, and the budget period it counts in.
-import type { Price } from './config-types.ts';
+import type { Price, Rates } from './config-types.ts';
 import type { BudgetPeriod } from './key-record.ts';
 import type { Usage } from './usage.ts';
 
@@ -8,28 +8,66 @@ import type { Usage } from './usage.ts';
 export const NANOS_PER_USD = 1_000_000_000;
 
 /**
+ * The rates a request pays: a long-context tier's when its prompt (input, cache reads and writes) is
+ * above the tier's threshold, as the providers bill it — every token of the request at the tier's rates.
+ */
+export function ratesFor(price: Price, promptTokens: number): Rates {
+  const tiers = price.tiers;
+  if (tiers === undefined) return price;
+  let rates: Rates = price;
+  for (let i = 0; i < tiers.length; i++) if (promptTokens > tiers[i].above) rates = tiers[i].rates;
+  return rates;
+}
+
+/**
  * Price is USD per million tokens, so one token costs `price * 1000` nano-USD. The row is rounded
  * once at the end (not per token class) so that a price like 0.15 $/M never rounds each class up.
+ * A part class (usage.ts) is inside its parent's count: it adds only the difference of its rate.
  */
-export function costNanos(usage: Usage, price: Price | null): number {
+export function costNanos(u: Usage, price: Price | null): number {
   if (price === null) return 0;
-  const exact =
-    usage.inputTokens * price.input * 1000 +
-    usage.outputTokens * price.output * 1000 +
-    usage.cacheReadTokens * price.cacheRead * 1000 +
-    usage.cacheWriteTokens * price.cacheWrite * 1000;
+  const r = ratesFor(price, u.inputTokens + u.cacheReadTokens + u.cacheWriteTokens);
+  let perM =
+    u.inputTokens * r.input +
+    u.outputTokens * r.output +
+    u.cacheReadTokens * r.cacheRead +
+    u.cacheWriteTokens * r.cacheWrite;
+  if (u.cacheWrite1hTokens !== undefined)
+    perM += u.cacheWrite1hTokens * ((r.cacheWrite1h ?? r.cacheWrite) - r.cacheWrite);
+  if (u.reasoningTokens !== undefined) perM += u.reasoningTokens * ((r.reasoning ?? r.output) - r.output);
+  if (u.inputAudioTokens !== undefined) perM += u.inputAudioTokens * ((r.inputAudio ?? r.input) - r.input);
+  if (u.inputImageTokens !== undefined) perM += u.inputImageTokens * ((r.inputImage ?? r.input) - r.input);
+  if (u.cacheReadAudioTokens !== undefined)
+    perM += u.cacheReadAudioTokens * ((r.cacheReadAudio ?? r.cacheRead) - r.cacheRead);
+  if (u.cacheReadImageTokens !== undefined)
+    perM += u.cacheReadImageTokens * ((r.cacheReadImage ?? r.cacheRead) - r.cacheRead);
+  if (u.outputAudioTokens !== undefined) perM += u.outputAudioTokens * ((r.outputAudio ?? r.output) - r.output);
+  if (u.outputImageTokens !== undefined) perM += u.outputImageTokens * ((r.outputImage ?? r.output) - r.output);
+  let exact = perM * 1000;
+  if (u.units !== undefined && price.units !== undefined)
+    for (const name in u.units) {
+      const each = price.units[name];
+      if (each !== undefined) exact += u.units[name] * each * NANOS_PER_USD;
+    }
   return Math.round(exact);
 }
 
 /**
- * The worst case a request can cost, for the budget reservation: every prompt token priced at the
- * dearest prompt rate (a cache write costs more than plain input at Anthropic) and the full
- * max_tokens as output.
+ * The worst case a request can cost, for the budget reservation: the prompt at the dearest rate it can
+ * be charged, at the long-context tier its size reaches, and the full max_tokens as output. `cacheWrite`
+ * says what the request asks the provider's cache for: 'none' (the prompt costs at most plain input:
+ * cache reads only make it cheaper), '5m' or '1h' (it may all be written); unknown is taken as '5m'.
  */
-export function reservationNanos(tokens: { promptTokens: number; maxTokens: number }, price: Price | null): number {
+export function reservationNanos(
+  tokens: { promptTokens: number; maxTokens: number; cacheWrite?: 'none' | '5m' | '1h' },
+  price: Price | null,
+): number {
   if (price === null) return 0;
-  const promptRate = Math.max(price.input, price.cacheRead, price.cacheWrite);
-  const nanos = Math.ceil(tokens.promptTokens * promptRate * 1000 + tokens.maxTokens * price.output * 1000);
+  const r = ratesFor(price, tokens.promptTokens);
+  const write = tokens.cacheWrite ?? '5m';
+  const promptRate =
+    write === 'none' ? r.input : Math.max(r.input, write === '1h' ? (r.cacheWrite1h ?? r.cacheWrite) : r.cacheWrite);
+  const nanos = Math.ceil(tokens.promptTokens * promptRate * 1000 + tokens.maxTokens * r.output * 1000);
   // Past 2^53 nano-USD (≈ 9 million USD) the amount is no longer an exact integer; no budget is that
   // large, so the cap keeps such a request a budget refusal rather than an amount the stores reject.
   return Math.min(nanos, Number.MAX_SAFE_INTEGER);

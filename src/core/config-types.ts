@@ -1,40 +1,63 @@
 // The validated, defaulted configuration the rest of the gateway reads (the YAML schema lives in config/).
 import type { ModelMode, ProviderKind } from './dialect.ts';
 
-export interface Price {
-  /** USD per million tokens. */
+/**
+ * USD per million tokens of each token class. A part class (1 h cache writes, reasoning, audio, image)
+ * without its own rate costs its parent's: cacheWrite, output, input, cacheRead.
+ */
+export interface Rates {
   input: number;
   output: number;
   cacheRead: number;
+  /** 5-minute cache writes (and writes whose TTL the upstream does not say). */
   cacheWrite: number;
+  cacheWrite1h?: number;
+  reasoning?: number;
+  inputAudio?: number;
+  inputImage?: number;
+  cacheReadAudio?: number;
+  cacheReadImage?: number;
+  outputAudio?: number;
+  outputImage?: number;
+  /** The base classes' USD per token as JSON number text, made on first use (pricing/breakdown.ts). */
+  perTokenText?: { input: string; output: string; cacheRead: string; cacheWrite: string };
 }
 
-export interface MockOptions {
-  /** Delay before the response headers, ms. */
-  latencyMs: number;
-  /** Delay between stream chunks, ms. */
-  chunkDelayMs: number;
-  /** Words in the deterministic reply. */
-  replyWords: number;
+/** The rate fields of Rates (every numeric one). */
+export type RateField = Exclude<keyof Rates, 'perTokenText'>;
+
+/** A long-context tier: a request whose prompt has more than `above` tokens pays `rates` for every token. */
+export interface PriceTier {
+  above: number;
+  rates: Rates;
+}
+
+/** What a model's requests are charged: its token rates, its tiers and its per-unit charges. */
+export interface Price extends Rates {
+  /** USD per unit by unit name (`web_search`: one server-side search call). */
+  units?: Record<string, number>;
+  /** Ascending by `above`; each tier's rates are complete. */
+  tiers?: readonly PriceTier[];
+  /** Where the numbers came from: the price catalogue (@pydantic/genai-prices) or the model's `price:`. */
+  source?: 'catalogue' | 'config';
 }
 
 export interface ProviderConfig {
   name: string;
   kind: ProviderKind;
-  /** For openai kinds including `/v1` (like the SDK's baseURL); for anthropic and gemini kinds the API origin, without it. */
+  /** The upstream's base URL without a trailing slash, as its kind reads it (src/providers/<kind>/); `http://mock.invalid` for a provider without one. */
   baseUrl: string;
-  /** Credentials used in turn; empty for mock. */
+  /** Credentials used in turn; empty for a keyless provider. */
   apiKeys: string[];
   /** Extra headers sent upstream on every call. */
   headers: Record<string, string>;
-  /** The OpenAI endpoints a kind openai upstream serves natively (`responses` makes /v1/responses pass through); absent = chat and embeddings. */
-  apis?: readonly ProviderApi[];
-  /** kind anthropic: the anthropic-version translated requests carry (default 2023-06-01). */
-  anthropicVersion?: string;
-  mock: MockOptions;
+  /** The kind's own settings, as its provider spec read them from its config keys (ProviderSpec.options). */
+  options: unknown;
+  /** Its name in traces and metrics (`gen_ai.provider.name`: `openai`, `azure.ai.openai`, `modelgate.mock`). */
+  system: string;
+  /** Answered in-process (the mock): no server to name in traces, nothing to pay for. */
+  inProcess: boolean;
 }
-
-export type ProviderApi = 'chat' | 'responses' | 'embeddings';
 
 export interface Timeouts {
   connectMs: number;
@@ -60,18 +83,24 @@ export interface DeploymentConfig {
    * `top_p`, …): left out of what is sent, on every route, and named in `x-modelgate-adjusted`.
    */
   refusedParams?: readonly string[];
+  /** The catalogue's price for this deployment when the model has no `price:` block and the catalogue knows it. */
+  price?: Price;
 }
 
 export interface ModelConfig {
   name: string;
   /** `anthropic` for Claude-family models (served by /v1/messages), else whatever the operator says. */
   family: string;
+  /** Other names that reach this model: exact names, or patterns with `*` (resolved after exact names and aliases). */
+  aliases?: readonly string[];
   /** `embedding` models answer `/v1/embeddings` only; `chat` models every generation endpoint. */
   mode: ModelMode;
   price: Price | null;
   deployments: DeploymentConfig[];
   timeouts: Timeouts;
   maxRetries: number;
+  /** The model's stage blocks by config key (`redact`), as the config wrote them; absent = none. */
+  stages?: Readonly<Record<string, unknown>>;
 }
 
 export interface GatewayConfig {
@@ -79,6 +108,8 @@ export interface GatewayConfig {
   source: string;
   listen: { host: string; port: number };
   database: string;
+  /** /v1/messages serves every chat model, not only the Claude family. */
+  messagesAnyModel?: boolean;
   bodyLimitBytes: number;
   /** Decoded bytes all compressed request bodies being decoded at once may hold; past it, 503. */
   decodeBudgetBytes: number;
@@ -133,6 +164,8 @@ export interface GatewayConfig {
   };
   providers: ProviderConfig[];
   models: ModelConfig[];
+  /** The top-level stage blocks by config key (`redact`), as the config wrote them; absent = none. */
+  stages?: Readonly<Record<string, unknown>>;
   /** The MCP servers `/mcp` aggregates (`mcp_servers:`); empty = /mcp lists no tools. */
   mcpServers: McpServerConfig[];
 }

@@ -1,14 +1,48 @@
 // Token usage as the gateway records and bills it, independent of either wire format.
+//
+// Four counts partition the prompt and the answer: inputTokens (prompt not read from or written to a cache),
+// cacheReadTokens, cacheWriteTokens and outputTokens. The optional counts below are each a part of one of
+// those four ("of which"), never an addition to them: a class priced apart takes its tokens out of its
+// parent class's line, so no token is billed twice. Every dialect's normaliser (src/dialects/*/usage.ts)
+// fills them in from its provider's usage block.
 
 export interface Usage {
-  /** Prompt tokens not served from cache (OpenAI prompt_tokens minus cached; Anthropic input_tokens). */
+  /** Prompt tokens neither read from nor written to the provider's cache. */
   inputTokens: number;
+  /** Answer tokens, reasoning included (every provider bills reasoning as output). */
   outputTokens: number;
   /** Prompt tokens read from the provider's cache (Anthropic cache_read_input_tokens, OpenAI cached_tokens). */
   cacheReadTokens: number;
-  /** Prompt tokens written to the provider's cache (Anthropic cache_creation_input_tokens). */
+  /** Prompt tokens written to the provider's cache (Anthropic cache_creation_input_tokens), every TTL. */
   cacheWriteTokens: number;
+  /** Of cacheWriteTokens, those written for an hour (Anthropic's 1 h TTL); the rest are 5-minute writes. */
+  cacheWrite1hTokens?: number;
+  /** Of outputTokens, those spent reasoning. */
+  reasoningTokens?: number;
+  /** Of inputTokens, audio and image tokens. */
+  inputAudioTokens?: number;
+  inputImageTokens?: number;
+  /** Of cacheReadTokens, audio and image tokens. */
+  cacheReadAudioTokens?: number;
+  cacheReadImageTokens?: number;
+  /** Of outputTokens, audio and image tokens. */
+  outputAudioTokens?: number;
+  outputImageTokens?: number;
+  /** Charges per unit beside tokens, by unit name (`web_search`: server-side search calls). */
+  units?: Record<string, number>;
 }
+
+/** The optional "of which" counts, by their field: each is a part of the count its class names. */
+export const PART_COUNTS = [
+  'cacheWrite1hTokens',
+  'reasoningTokens',
+  'inputAudioTokens',
+  'inputImageTokens',
+  'cacheReadAudioTokens',
+  'cacheReadImageTokens',
+  'outputAudioTokens',
+  'outputImageTokens',
+] as const;
 
 export function emptyUsage(): Usage {
   return { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
@@ -42,21 +76,62 @@ function tokenCount(n: number): number {
 }
 
 /**
- * Usage fit to bill: whole, non-negative token counts below MAX_TOKENS_PER_KIND. Upstreams report
- * usage as JSON numbers, and a negative or absurd one (a buggy server, a hostile endpoint) would
- * otherwise credit a budget or make a cost that is not a finite number.
+ * Usage fit to bill: whole, non-negative token counts below MAX_TOKENS_PER_KIND, each part no larger than
+ * the count it is a part of. Upstreams report usage as JSON numbers, and a negative or absurd one (a buggy
+ * server, a hostile endpoint) would otherwise credit a budget or make a cost that is not a finite number.
  */
 export function billableUsage(u: Usage): Usage {
   const inputTokens = tokenCount(u.inputTokens);
   const outputTokens = tokenCount(u.outputTokens);
   const cacheReadTokens = tokenCount(u.cacheReadTokens);
   const cacheWriteTokens = tokenCount(u.cacheWriteTokens);
-  if (
+  const clean =
     inputTokens === u.inputTokens &&
     outputTokens === u.outputTokens &&
     cacheReadTokens === u.cacheReadTokens &&
-    cacheWriteTokens === u.cacheWriteTokens
-  )
-    return u;
-  return { inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens };
+    cacheWriteTokens === u.cacheWriteTokens;
+  // The common case, plain counts and no parts, allocates nothing.
+  let hasParts = u.units !== undefined;
+  if (!hasParts)
+    for (const f of PART_COUNTS)
+      if (u[f] !== undefined) {
+        hasParts = true;
+        break;
+      }
+  if (clean && !hasParts) return u;
+  const out: Usage = { inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens };
+  if (!hasParts) return out;
+  part(out, 'cacheWrite1hTokens', u.cacheWrite1hTokens, cacheWriteTokens);
+  part(out, 'reasoningTokens', u.reasoningTokens, outputTokens);
+  part(out, 'inputAudioTokens', u.inputAudioTokens, inputTokens);
+  part(out, 'inputImageTokens', u.inputImageTokens, inputTokens - (out.inputAudioTokens ?? 0));
+  part(out, 'cacheReadAudioTokens', u.cacheReadAudioTokens, cacheReadTokens);
+  part(out, 'cacheReadImageTokens', u.cacheReadImageTokens, cacheReadTokens - (out.cacheReadAudioTokens ?? 0));
+  part(out, 'outputAudioTokens', u.outputAudioTokens, outputTokens);
+  part(out, 'outputImageTokens', u.outputImageTokens, outputTokens - (out.outputAudioTokens ?? 0));
+  if (u.units !== undefined) {
+    let units: Record<string, number> | undefined;
+    for (const name in u.units) {
+      const n = unitCount(u.units[name]);
+      if (n === 0) continue;
+      units ??= {};
+      units[name] = n;
+    }
+    if (units !== undefined) out.units = units;
+  }
+  return out;
+}
+
+function part(out: Usage, field: (typeof PART_COUNTS)[number], n: number | undefined, whole: number): void {
+  if (n === undefined) return;
+  const c = tokenCount(n);
+  if (c > 0) out[field] = c > whole ? whole : c;
+}
+
+/** No request bills more of one unit than this (units may be fractional: audio seconds). */
+const MAX_UNITS = 1_000_000;
+
+function unitCount(n: number | undefined): number {
+  if (n === undefined || !(n > 0)) return 0;
+  return n >= MAX_UNITS ? MAX_UNITS : n;
 }

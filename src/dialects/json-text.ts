@@ -6,7 +6,7 @@ import { emptyUsage, type Usage } from '../core/usage.ts';
 import { isObject } from '../core/json.ts';
 import { readAnthropicUsage } from './anthropic-messages/usage.ts';
 import { readOpenAIUsage } from './openai-chat/usage.ts';
-import { readResponsesUsage } from './openai-responses/usage.ts';
+import { readResponsesToolCalls, readResponsesUsage } from './openai-responses/usage.ts';
 
 /**
  * Span [start, end) of the top-level `"model"` string value including its quotes, or null when there is
@@ -161,6 +161,9 @@ export function patchFirstModel(text: string, replacement: string): string {
 export function extractUsage(text: string, dialect: Dialect): Usage | null {
   const at = text.lastIndexOf('"usage"');
   if (at === -1) return null;
+  // A Responses body whose output may hold server-side tool calls (charged per call) is parsed whole to
+  // count them; the model's own words naming the type cost a parse, never a call.
+  if (dialect === 'responses' && text.includes('"web_search_call"', 0)) return responsesWithCalls(text);
   const span = objectAfter(text, at);
   if (span !== null && closesTopLevel(text, span[1] + 1)) return read(text.slice(span[0], span[1] + 1), dialect);
   let parsed: unknown;
@@ -170,6 +173,19 @@ export function extractUsage(text: string, dialect: Dialect): Usage | null {
     return null;
   }
   return isObject(parsed) && isObject(parsed.usage) ? readValue(parsed.usage, dialect) : null;
+}
+
+function responsesWithCalls(text: string): Usage | null {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  if (!isObject(parsed) || !isObject(parsed.usage)) return null;
+  const u = readValue(parsed.usage, 'responses');
+  if (u !== null) readResponsesToolCalls(parsed, u);
+  return u;
 }
 
 /** [open, close] of the object value after the key at `at`, or null when it is not an object. */

@@ -5,12 +5,17 @@ import { GatewayError } from '../core/errors.ts';
 import { StreamWriter } from '../http/stream-writer.ts';
 import { StreamKeepAlive } from '../http/stream-keep-alive.ts';
 import { streamFailure, type Answer } from '../routing/attempts.ts';
+import { StagedRelay } from '../stages/staged-relay.ts';
 import type { Flight } from './generate.ts';
+import type { Catalog } from '../catalog/catalog.ts';
+import { costHeader } from '../accounting/record.ts';
 
 const SSE_HEADERS = {
   'content-type': 'text/event-stream; charset=utf-8',
   'cache-control': 'no-cache',
   'x-accel-buffering': 'no',
+  // The request's cost is known once the stream's usage has passed: it follows the body as a trailer.
+  trailer: 'x-modelgate-cost',
 };
 
 /** Comments while the upstream is silent; the first one sends the stream's 200 and headers. */
@@ -24,9 +29,23 @@ export function keepAliveFor(res: ServerResponse, flight: Flight, intervalMs: nu
 }
 
 /** Relays a stream; returns the Responses API response object it ended with, when there is one. */
-export async function relayStream(res: ServerResponse, flight: Flight, answer: Answer): Promise<string | null> {
+export async function relayStream(
+  gw: { catalog: Catalog },
+  res: ServerResponse,
+  flight: Flight,
+  answer: Answer,
+): Promise<string | null> {
   const { state } = flight;
-  const relay = answer.exchange.stream();
+  // The reply's stages rewrite its text deltas; without them the exchange's own relay runs alone.
+  const stages = flight.stages;
+  const relay =
+    stages === null || !stages.replies
+      ? answer.exchange.stream()
+      : new StagedRelay(answer.exchange.stream(), {
+          list: stages,
+          dialect: flight.endpoint.dialect,
+          counter: flight.tally!,
+        });
   state.status = 200;
   // Keep-alive comments may have sent the headers already (without the exchange's own, which came later).
   if (!res.headersSent)
@@ -62,6 +81,8 @@ export async function relayStream(res: ServerResponse, flight: Flight, answer: A
         if (!relay.finished)
           throw new GatewayError('upstream_error', { message: 'The upstream stream ended before it was complete.' });
         state.markFirstByte();
+        state.usage = relay.usage();
+        res.addTrailers({ 'x-modelgate-cost': costHeader(gw, state) });
         writer.end(tail);
       },
     );

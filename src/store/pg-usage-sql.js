@@ -43,6 +43,9 @@ const USAGE_COLUMNS = [
   ['period_start', 'int8'],
   ['error_code', 'text'],
   ['routing', 'text'],
+  ['cost_breakdown', 'text'],
+  ['redactions', 'int4'],
+  ['session_id', 'text'],
 ];
 
 /** Its text never changes, so the server parses it once; each parameter is a whole column. */

@@ -54,12 +54,18 @@ const MIGRATIONS: string[] = [
      PRIMARY KEY (key_id, period_start))`,
   // A panic-routed request says so in its row.
   `ALTER TABLE usage ADD COLUMN routing TEXT`,
-  // MCP rights: the key's `mcp_tools` patterns as JSON; NULL = every configured tool, `[]` = none.
-  `ALTER TABLE keys ADD COLUMN mcp_tools TEXT`,
   // Each gateway's row, so one that counts limits in its own memory can tell it is not alone (solo-guard.ts).
   `CREATE TABLE gateways (
      id TEXT PRIMARY KEY, host TEXT NOT NULL, pid INTEGER NOT NULL, started_at BIGINT NOT NULL,
      beat_at BIGINT NOT NULL, shared BOOLEAN NOT NULL)`,
+  // Cost breakdown: each row's charged classes, counts and unit prices (JSON), as priced when it ran.
+  `ALTER TABLE usage ADD COLUMN cost_breakdown TEXT`,
+  // Redactions: the texts the stages masked in a request and its reply (docs/redaction.md).
+  `ALTER TABLE usage ADD COLUMN redactions INTEGER NOT NULL DEFAULT 0`,
+  // The agent session a request belongs to (usage reports group by it).
+  `ALTER TABLE usage ADD COLUMN session_id TEXT`,
+  // MCP rights: the key's `mcp_tools` patterns as JSON; NULL = every configured tool, `[]` = none.
+  `ALTER TABLE keys ADD COLUMN mcp_tools TEXT`,
 ];
 
 /** The keys and usage schema (migrations.ts): its steps only ever grow at the end. */

@@ -60,6 +60,12 @@ const MIGRATIONS: string[] = [
      beat_at INTEGER NOT NULL, shared INTEGER NOT NULL)`,
   // A panic-routed request says so in its row.
   `ALTER TABLE usage ADD COLUMN routing TEXT`,
+  // Cost breakdown: each row's charged classes, counts and unit prices (JSON), as priced when it ran.
+  `ALTER TABLE usage ADD COLUMN cost_breakdown TEXT`,
+  // Redactions: the texts the stages masked in a request and its reply (docs/redaction.md).
+  `ALTER TABLE usage ADD COLUMN redactions INTEGER NOT NULL DEFAULT 0`,
+  // The agent session a request belongs to (usage reports group by it).
+  `ALTER TABLE usage ADD COLUMN session_id TEXT`,
   // MCP rights: the key's `mcp_tools` patterns as JSON; NULL = every configured tool, `[]` = none.
   `ALTER TABLE keys ADD COLUMN mcp_tools TEXT`,
 ];

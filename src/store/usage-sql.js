@@ -6,9 +6,10 @@
 /** @import { UsageRow } from './store.ts' */
 
 const INSERT_USAGE_HEAD = `INSERT INTO usage (ts, request_id, key_id, endpoint, model, deployment, status, input_tokens,
-  output_tokens, cache_read_tokens, cache_write_tokens, cost_nanos, latency_ms, ttfb_ms, streamed, attempts, period_start, error_code, routing)`;
-const USAGE_COLUMNS = 19;
-/** Rows per INSERT statement (19 × 64 = 1,216 parameters, under SQLite's 32,766 limit). */
+  output_tokens, cache_read_tokens, cache_write_tokens, cost_nanos, latency_ms, ttfb_ms, streamed, attempts, period_start, error_code, routing,
+  cost_breakdown, redactions, session_id)`;
+const USAGE_COLUMNS = 22;
+/** Rows per INSERT statement (22 × 64 = 1,408 parameters, under SQLite's 32,766 limit). */
 export const INSERT_BATCH = 64;
 
 const ADD_SPEND_SQL = `INSERT INTO key_spend (key_id, period_start, spent_nanos, spent_tokens) VALUES (?, ?, ?, ?)
@@ -53,6 +54,9 @@ export function rowValues(rows) {
       r.periodStart,
       r.errorCode,
       r.routing ?? null,
+      r.costBreakdown ?? null,
+      r.redactions ?? 0,
+      r.sessionId ?? null,
     );
   }
   return values;

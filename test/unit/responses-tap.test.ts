@@ -32,7 +32,13 @@ test('forwards the bytes with the model renamed in the lifecycle events only; re
       `chunks of ${size}`,
     );
     assert.equal(tap.finished, true);
-    assert.deepEqual(tap.usage, { inputTokens: 20, outputTokens: 5, cacheReadTokens: 10, cacheWriteTokens: 0 });
+    assert.deepEqual(tap.usage, {
+      inputTokens: 20,
+      outputTokens: 5,
+      cacheReadTokens: 10,
+      cacheWriteTokens: 0,
+      reasoningTokens: 2,
+    });
     assert.equal(tap.deltaEvents, 2);
     assert.equal(tap.events, 4);
     assert.equal((JSON.parse(tap.finalResponse!) as { model: string }).model, 'client-model');

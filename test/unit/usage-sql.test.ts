@@ -31,9 +31,20 @@ function row(over: Partial<UsageRow>): UsageRow {
   };
 }
 
-test("statement values are the 19 columns of each row in the insert's order, streamed as 1", () => {
+test("statement values are the 22 columns of each row in the insert's order, streamed as 1", () => {
   assert.deepEqual(
-    rowValues([row({}), row({ requestId: 'req_2', streamed: false, errorCode: 'upstream_error', routing: 'panic' })]),
+    rowValues([
+      row({}),
+      row({
+        requestId: 'req_2',
+        streamed: false,
+        errorCode: 'upstream_error',
+        routing: 'panic',
+        costBreakdown: '[]',
+        redactions: 2,
+        sessionId: 'sess-1',
+      }),
+    ]),
     [
       1_700_000_000_000,
       'req_1',
@@ -54,6 +65,9 @@ test("statement values are the 19 columns of each row in the insert's order, str
       0,
       null,
       null,
+      null,
+      0,
+      null,
       1_700_000_000_000,
       'req_2',
       'key_a',
@@ -73,6 +87,9 @@ test("statement values are the 19 columns of each row in the insert's order, str
       0,
       'upstream_error',
       'panic',
+      '[]',
+      2,
+      'sess-1',
     ],
   );
 });

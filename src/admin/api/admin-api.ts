@@ -20,6 +20,7 @@ import {
 } from '../operations/key-operations.ts';
 import { latestRequests, parseGroupBy, toCsv, usageReport, type UsageQuery } from '../operations/usage-operations.ts';
 import { deploymentHealth, resetDeployment } from '../operations/deployment-health.ts';
+import { reconcileExport } from '../operations/reconcile-operations.ts';
 import { createKeyBody, keyPatchFromBody, updateKeyBody } from './key-bodies.ts';
 import { OPENAPI_JSON } from './openapi.ts';
 import { SignInLimit } from './sign-in-limit.ts';
@@ -28,6 +29,8 @@ import { SignInLimit } from './sign-in-limit.ts';
 const NO_STORE = { 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' };
 /** Admin bodies are small (a key's settings): a megabyte is plenty. */
 const ADMIN_BODY_LIMIT = 1024 * 1024;
+/** A provider's export of a month, per day and model (or per line item), is far below this. */
+const EXPORT_BODY_LIMIT = 32 * 1024 * 1024;
 
 export type AdminHandler = (req: IncomingMessage, res: ServerResponse, path: string, requestId: string) => void;
 
@@ -135,6 +138,23 @@ async function route(c: Call, segments: string[]): Promise<void> {
             before: intParam(c.query, 'before'),
           });
           return reply(c, 200, JSON.stringify(page));
+        });
+      case 'reconcile':
+        return allow(c, method, ['POST'], async () => {
+          await c.gw.usage.flush();
+          const body = await readBody(c.req, {
+            ...c.gw.bodyLimits,
+            bytes: Math.min(EXPORT_BODY_LIMIT, c.gw.bodyLimits.bytes),
+          });
+          const tolerance = c.query.get('tolerance_usd');
+          const report = await reconcileExport(c.gw.store, c.gw.config.models, {
+            provider: c.query.get('provider') ?? undefined,
+            text: body.toString('utf8'),
+            from: c.query.get('from') ?? undefined,
+            to: c.query.get('to') ?? undefined,
+            toleranceUsd: tolerance === null ? undefined : Number(tolerance),
+          });
+          return reply(c, 200, JSON.stringify(report));
         });
       case 'deployments':
         return allow(c, method, ['GET'], () =>

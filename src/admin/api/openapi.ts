@@ -311,6 +311,26 @@ export const OPENAPI_DOCUMENT = {
                         description:
                           "'panic' when sent to a cooling-down deployment because every deployment of the model was; null otherwise.",
                       },
+                      cost_breakdown: {
+                        type: 'array',
+                        description:
+                          'The cost explained: one line per token class (input, cache_read, cache_write_5m, cache_write_1h, output, reasoning, audio and image parts) or unit (web_search, …) charged.',
+                        items: {
+                          type: 'object',
+                          properties: {
+                            class: { type: 'string' },
+                            tokens: { type: 'integer' },
+                            units: { type: 'number' },
+                            unit_price_usd: { type: 'number', description: 'USD for one token or one unit.' },
+                            cost_usd: { type: 'number' },
+                          },
+                        },
+                      },
+                      redactions: {
+                        type: 'integer',
+                        description:
+                          'Texts the redaction stage masked in the request and its reply (docs/redaction.md).',
+                      },
                     },
                   },
                 },
@@ -319,6 +339,38 @@ export const OPENAPI_DOCUMENT = {
           },
           400: error,
           404: error,
+        },
+      },
+    },
+    '/admin/reconcile': {
+      post: {
+        summary: "The gateway's usage per UTC day and upstream model beside a provider's usage or cost export",
+        parameters: [
+          { name: 'provider', in: 'query', required: true, schema: { type: 'string', enum: ['openai', 'anthropic'] } },
+          { name: 'from', in: 'query', schema: { type: 'string', format: 'date' } },
+          { name: 'to', in: 'query', schema: { type: 'string', format: 'date' } },
+          { name: 'tolerance_usd', in: 'query', schema: { type: 'number', default: 0.000001 } },
+        ],
+        requestBody: {
+          required: true,
+          description: "The provider's export as downloaded: its admin API's JSON or a CSV with a header row.",
+          content: { 'application/json': { schema: {} }, 'text/csv': { schema: { type: 'string' } } },
+        },
+        responses: {
+          200: {
+            description: 'Per day and model: the gateway, the provider and the difference (gateway minus provider)',
+            ...json({
+              type: 'object',
+              properties: {
+                provider: { type: 'string' },
+                from: { type: 'string' },
+                to: { type: 'string' },
+                differing: { type: 'integer' },
+                lines: { type: 'array', items: { type: 'object' } },
+              },
+            }),
+          },
+          400: error,
         },
       },
     },

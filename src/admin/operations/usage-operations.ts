@@ -1,10 +1,11 @@
 // The usage reports behind both front ends: totals grouped by day, hour, model, key or deployment, and the
 // latest usage rows. Rows come from the store (src/store/usage-report-sql.ts), shaped here for JSON and CSV.
+import type { CostLine } from '../../pricing/breakdown.ts';
 import type { Store, UsageDimension, UsageFilter, UsageGroup, UsageRecord } from '../../store/store.ts';
 import { UsageError } from '../key-flags.ts';
 import { findKeyOrFail } from './key-operations.ts';
 
-export const USAGE_DIMENSIONS: readonly UsageDimension[] = ['day', 'hour', 'model', 'key', 'deployment'];
+export const USAGE_DIMENSIONS: readonly UsageDimension[] = ['day', 'hour', 'model', 'key', 'deployment', 'session'];
 const DAY_MS = 86_400_000;
 /** A report without `from` covers the last 30 days. */
 const DEFAULT_RANGE_MS = 30 * DAY_MS;
@@ -139,7 +140,8 @@ export async function usageReport(
           row.key_id = v;
           row.key_name = names.get(String(v))?.name ?? null;
           row.key_masked = names.get(String(v))?.masked ?? null;
-        } else row[d] = v;
+        } else if (d === 'session') row.session_id = v;
+        else row[d] = v;
       });
       return { ...row, ...totalsOf(g) };
     }),
@@ -161,13 +163,16 @@ export function toCsv(rows: readonly ReportRow[]): string {
 
 export const MAX_PAGE = 500;
 
+/** One request as the admin API lists it: its row, and its cost explained. */
+export type RequestRow = Record<string, string | number | boolean | null | CostLine[]>;
+
 export interface RequestsPage {
-  data: ReportRow[];
+  data: RequestRow[];
   /** Pass as `before` for the next (older) page; null on the last page. */
   next_cursor: number | null;
 }
 
-function requestRow(r: UsageRecord): ReportRow {
+function requestRow(r: UsageRecord): RequestRow {
   return {
     id: r.id,
     time: new Date(r.ts).toISOString(),
@@ -190,6 +195,9 @@ function requestRow(r: UsageRecord): ReportRow {
     attempts: r.attempts,
     error_code: r.errorCode,
     routing: r.routing,
+    cost_breakdown: r.costBreakdown == null ? [] : (JSON.parse(r.costBreakdown) as CostLine[]),
+    redactions: r.redactions ?? 0,
+    session_id: r.sessionId ?? null,
   };
 }
 

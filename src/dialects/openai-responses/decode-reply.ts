@@ -1,8 +1,8 @@
 // A Responses API response object from an upstream → the hub's reply (upstream side).
 import { isObject, type JsonObject } from '../../core/json.ts';
 import { emptyUsage } from '../../core/usage.ts';
-import type { AssistantPart, FinishReason, HubReply } from '../../translate/hub/form.ts';
-import { usageFromResponses } from './usage.ts';
+import type { AssistantPart, FinishReason, HubReply } from '../../spec/form.ts';
+import { readResponsesToolCalls, usageFromResponses } from './usage.ts';
 
 export function finishOf(response: JsonObject, sawToolCall: boolean): FinishReason {
   if (response.status === 'failed') return 'error';
@@ -49,6 +49,7 @@ export function decodeResponsesReply(body: Record<string, unknown>): HubReply {
     }
   }
   const usage = usageFromResponses(body.usage);
+  if (usage !== undefined) readResponsesToolCalls(body, usage);
   const reply: HubReply = { content, finish: finishOf(body, sawToolCall), usage: usage ?? emptyUsage() };
   if (typeof body.id === 'string') reply.id = body.id;
   if (usage === undefined) reply.usageMissing = true;

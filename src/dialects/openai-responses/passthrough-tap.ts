@@ -5,7 +5,7 @@
 // as the chat and messages tap does (../passthrough-tap.ts), and parses only the few lifecycle lines.
 import { emptyUsage, type Usage } from '../../core/usage.ts';
 import { isObject } from '../../core/json.ts';
-import { readResponsesUsage } from './usage.ts';
+import { readResponsesToolCalls, readResponsesUsage } from './usage.ts';
 import { count, latin1, lineAround, modelKeyIn, parseData, type TextMasker } from '../passthrough-tap.ts';
 import { SseLineBlocks } from '../sse-line-blocks.ts';
 
@@ -85,6 +85,7 @@ export class ResponsesStreamTap {
     if (parsed === null || !isObject(parsed.response)) return;
     this.finished = true;
     if (readResponsesUsage(parsed.response.usage, this.usage)) this.sawUsage = true;
+    readResponsesToolCalls(parsed.response, this.usage);
     if (type !== 'response.failed') this.finalResponse = JSON.stringify(parsed.response);
   }
 
