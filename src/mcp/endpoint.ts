@@ -10,7 +10,7 @@ import type { KeyRecord } from '../core/key-record.ts';
 import { authenticate } from '../auth/authenticate.ts';
 import { answeredOrGone, parseJsonBody, readBody } from '../http/body.ts';
 import { sendError } from '../http/respond.ts';
-import type { Gateway } from '../pipeline/gateway.ts';
+import type { BodyLimits } from '../http/body.ts';
 import { MODELGATE_VERSION } from '../runtime/version.ts';
 import type { McpAggregator, ToolCallRecord } from './aggregator.ts';
 import { toolRights } from './rights.ts';
@@ -21,8 +21,15 @@ export interface McpService {
   record: (call: ToolCallRecord) => void;
 }
 
+/** What /mcp reads of the gateway (the pipeline's Gateway is one). */
+export interface McpContext {
+  keys: Parameters<typeof authenticate>[1];
+  bodyLimits: BodyLimits;
+  mcp: McpService | null;
+}
+
 export async function handleMcp(
-  gw: Gateway,
+  gw: McpContext,
   req: IncomingMessage,
   res: ServerResponse,
   requestId: string,
