@@ -17,6 +17,7 @@ import { countGeminiTokens } from '../providers/count-gemini.ts';
 import { usageTokenBody } from '../accounting/usage-token.ts';
 import { storedResponse } from '../store/stored-response.ts';
 import { storedInputItems } from '../store/input-items.ts';
+import { countedTurn } from '../store/responses-turn.ts';
 import type { Gateway } from './gateway.ts';
 
 export async function answerShort(
@@ -85,7 +86,11 @@ async function shortAnswer(
     case 'response_input_items':
       return { body: await storedInputItems(gw.responses, { key, id: responseIdOf(path), url: req.url, now: a.now }) };
     case 'responses_input_tokens':
-      return countResponsesTokens(gw, { key, ...(await read()), defaultMaxTokens: gw.config.defaultMaxTokens });
+      return countResponsesTokens(gw, {
+        key,
+        ...(await countedTurn(gw.responses, { keyId: key.id, ...(await read()), now: a.now })),
+        defaultMaxTokens: gw.config.defaultMaxTokens,
+      });
     case 'gemini_count':
       return countGeminiTokens(gw, { key, call: geminiCallOf(path)!, value: (await read()).value });
     default:
