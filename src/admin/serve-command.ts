@@ -1,4 +1,5 @@
 // `modelgate serve`: builds the gateway from config and runs it until SIGINT/SIGTERM.
+import { LoadShedder } from '../http/load-shedding.ts';
 import { randomUUID } from 'node:crypto';
 import { writeFileSync, existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -188,6 +189,7 @@ export async function serveCommand(config: GatewayConfig): Promise<void> {
     admin,
     ui: createUiHandler({ enabled: admin !== null }),
     readiness,
+    shedder: config.overloadLoopDelayMs > 0 ? new LoadShedder({ thresholdMs: config.overloadLoopDelayMs }) : null,
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -170,6 +170,7 @@ function build(raw: RawConfig, source: string, env: NodeJS.ProcessEnv): GatewayC
     clientBodyTimeoutMs: raw.client_body_timeout_ms ?? DEFAULTS.clientBodyTimeoutMs,
     clientHeaderTimeoutMs: raw.client_header_timeout_ms ?? DEFAULTS.clientHeaderTimeoutMs,
     maxConnections: raw.max_connections ?? DEFAULTS.maxConnections,
+    overloadLoopDelayMs: raw.overload_loop_delay_ms ?? DEFAULTS.overloadLoopDelayMs,
     maxConnectionsPerAddress: Math.min(
       raw.max_connections_per_address ?? defaultPerAddressShare(raw.max_connections ?? DEFAULTS.maxConnections),
       raw.max_connections ?? DEFAULTS.maxConnections,

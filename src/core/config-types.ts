@@ -127,6 +127,8 @@ export interface GatewayConfig {
   clientHeaderTimeoutMs: number;
   /** Open client connections past which a new one is closed at once. */
   maxConnections: number;
+  /** Event-loop delay (ms) past which new requests get a fast 503 `overloaded`; 0 = never. */
+  overloadLoopDelayMs: number;
   /** Open connections one client address (an IPv6 /64) may hold; past it a new one is closed at once. */
   maxConnectionsPerAddress: number;
   /** Quota units per USD in /api/usage/token (new-api's 500,000 by default). */

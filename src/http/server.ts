@@ -31,6 +31,8 @@ export interface ServerOptions {
   /** /admin/ and /ui/; both null without admin_token, and their paths are then 404. */
   admin: ((req: IncomingMessage, res: ServerResponse, path: string, requestId: string) => void) | null;
   ui: ((req: IncomingMessage, res: ServerResponse, path: string) => void) | null;
+  /** While `shedding`, API requests get a fast 503 `overloaded` (load-shedding.ts); null: never. */
+  shedder: { readonly shedding: boolean } | null;
   /** /readyz's answer; while it drains, every answer closes its connection (clients reconnect elsewhere). */
   readiness: Pick<Readiness, 'draining' | 'reasons'>;
 }
@@ -60,6 +62,7 @@ export function createGatewayServer(gw: ServerOptions): Server {
   const headersTimeout = Math.min(gw.config.clientHeaderTimeoutMs, requestTimeout);
   const cors = gw.config.corsOrigins.length === 0 ? null : new CorsPolicy(gw.config.corsOrigins);
   const { admin, ui, readiness } = gw;
+  const shedder = gw.shedder;
   const server = createServer(
     {
       keepAliveTimeout: 65_000,
@@ -155,10 +158,20 @@ export function createGatewayServer(gw: ServerOptions): Server {
         });
         return;
       }
-      const served =
-        route.name === 'healthz' || route.name === 'metrics' || route.name === 'livez' || route.name === 'readyz'
-          ? serveOwn(gw, res, route, requestId)
-          : gw.dispatch(req, res, route, requestId);
+      const own =
+        route.name === 'healthz' || route.name === 'metrics' || route.name === 'livez' || route.name === 'readyz';
+      // A late event loop: a new request is refused at once so the admitted ones keep their latency.
+      if (!own && shedder !== null && shedder.shedding) {
+        req.resume();
+        sendError(res, {
+          dialect: callerDialect(route, req.headers['anthropic-version']),
+          error: new GatewayError('overloaded'),
+          requestId,
+          headers: { 'retry-after': '1' },
+        });
+        return;
+      }
+      const served = own ? serveOwn(gw, res, route, requestId) : gw.dispatch(req, res, route, requestId);
       served.catch((err: unknown) => {
         gw.log.error({ requestId, err: gw.masker.mask(String(err)) }, 'handler failed');
         if (!res.headersSent)
