@@ -9,7 +9,7 @@ import type { KeyRecord } from '../core/key-record.ts';
 import { Catalog } from '../catalog/catalog.ts';
 import { generateKey, hashKey, maskKey, newKeyId } from '../auth/key-material.ts';
 import { UsageWriter } from '../accounting/usage-writer.ts';
-import { UsageSpill } from '../accounting/usage-spill.ts';
+import { defaultSpill, UsageSpill } from '../accounting/usage-spill.ts';
 import { Metrics } from '../observability/metrics.ts';
 import { createLogger } from '../observability/logger.ts';
 import { SecretMasker } from '../observability/mask-secrets.ts';
@@ -306,11 +306,11 @@ function soloGuard(store: Store, config: GatewayConfig, log: ReturnType<typeof c
   });
 }
 
-/** The spill file: as configured, or beside an SQLite file; none for an in-memory database. */
+/** The spill file: as configured, or on another volume than an SQLite file and beside it; none for an in-memory database. */
 function spillFor(config: GatewayConfig): UsageSpill | null {
   if (config.usageSpillFile !== null) return new UsageSpill(config.usageSpillFile);
   if (config.database === ':memory:' || isPostgresUrl(config.database)) return null;
-  return new UsageSpill(`${config.database}.usage-spill.jsonl`);
+  return defaultSpill(config.database);
 }
 
 /**
