@@ -8,7 +8,7 @@ import { breakdownJson, usdText } from '../pricing/breakdown.ts';
 import type { Catalog } from '../catalog/catalog.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import type { RequestTrace } from '../observability/tracing.ts';
-import { maskKeyLike } from '../observability/mask-secrets.ts';
+import { maskKeyLike } from '../core/mask-secrets.ts';
 import { costNanos, nanosToUsd, periodStart } from '../core/budget.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { UsageWriter } from './usage-writer.ts';
@@ -39,11 +39,15 @@ export class RequestState {
   errorCode: string | null = null;
   /** 'panic' when the answer came from a deployment sent to although every one was cooling down. */
   routing: string | null = null;
+  /** The agent session (session header or prompt_cache_key), read once the body is parsed; null when none. */
+  sessionId: string | null = null;
   usage: Usage = emptyUsage();
   ttfbMs: number | null = null;
   costNanos = 0;
   /** The price of the deployment that answered, when it has its own; else the model's. */
   price: Price | undefined = undefined;
+  /** Texts the stages masked (or found in a refused request): the usage row's `redactions`. */
+  redactions = 0;
   /** The request's server span when tracing is on. */
   trace: RequestTrace | null = null;
 
@@ -124,6 +128,8 @@ export function recordRequest(gw: RecordServices, state: RequestState, settledPe
     routing: state.routing,
     // Only a charged row has lines to explain; the JSON is the row's one extra allocation.
     costBreakdown: state.costNanos === 0 ? null : breakdownJson(u, requestPrice(gw, state)),
+    redactions: state.redactions,
+    sessionId: state.sessionId,
   });
 }
 

@@ -5,6 +5,7 @@ import type { GatewayConfig } from '../core/config-types.ts';
 import { isPostgresUrl, maskDatabaseUrl } from '../store/database-url.ts';
 import { openStore } from '../store/open-store.ts';
 import { openResponseStore } from '../store/response-store.ts';
+import { openConversationStore } from '../store/conversation-store.ts';
 import { refuseNewer, type MigrationStep } from '../store/migrations.ts';
 import { schemaStatus } from '../store/schema-status.ts';
 
@@ -47,6 +48,8 @@ export async function migrateCommand(
   try {
     const responses = await openResponseStore(config.database, isPostgresUrl(config.database), onMigrated);
     await responses.close();
+    const conversations = await openConversationStore(config.database, isPostgresUrl(config.database), onMigrated);
+    await conversations.close();
   } finally {
     await store.close();
   }

@@ -25,7 +25,7 @@ export function geminiModelsBody(catalog: Catalog, key: KeyRecord): string {
 
 /** One model; a model not configured, or that the key may not use, is as absent as in the listing (404). */
 export function geminiModelBody(catalog: Catalog, key: KeyRecord, name: string | undefined): string {
-  const m = name ? catalog.get(name.startsWith('models/') ? name.slice(7) : name) : undefined;
+  const m = name ? catalog.resolve(name.startsWith('models/') ? name.slice(7) : name) : undefined;
   if (m === undefined || !catalog.allows(key, m.name))
     throw new GatewayError('model_not_found', {
       message: `models/${name ?? ''} is not found, or this key may not use it.`,

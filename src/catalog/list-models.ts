@@ -5,20 +5,22 @@ import type { KeyRecord } from '../core/key-record.ts';
 import type { ModelConfig } from '../core/config-types.ts';
 import type { Catalog } from './catalog.ts';
 
-function item(catalog: Catalog, m: ModelConfig) {
+function item(catalog: Catalog, m: ModelConfig, id = m.name) {
   return {
-    id: m.name,
+    id,
     object: 'model',
     created: catalog.created,
     owned_by: m.family,
     type: 'model',
-    display_name: m.name,
+    display_name: id,
     created_at: new Date(catalog.created * 1000).toISOString(),
   };
 }
 
+/** The key's models, then each exact alias of them as an entry of its own (patterns cannot be listed). */
 export function listModelsBody(catalog: Catalog, key: KeyRecord): string {
   const data = catalog.listFor(key).map((m) => item(catalog, m));
+  for (const a of catalog.exactAliasesFor(key)) data.push(item(catalog, a.model, a.alias));
   return JSON.stringify({
     object: 'list',
     data,
@@ -28,12 +30,15 @@ export function listModelsBody(catalog: Catalog, key: KeyRecord): string {
   });
 }
 
-/** One model as `models.retrieve` reads it; a model the key may not use is as absent as in the listing (404). */
+/**
+ * One model as `models.retrieve` reads it, by its name or any alias (under the name asked for); a model the
+ * key may not use is as absent as in the listing (404).
+ */
 export function modelBody(catalog: Catalog, key: KeyRecord, id: string | null): string {
-  const m = id === null ? undefined : catalog.get(id);
-  if (m === undefined || !catalog.allows(key, m.name))
+  const m = id === null ? undefined : catalog.resolve(id);
+  if (m === undefined || id === null || !catalog.allows(key, m.name))
     throw new GatewayError('model_not_found', {
       message: `The model '${id ?? ''}' does not exist or this key may not use it.`,
     });
-  return JSON.stringify(item(catalog, m));
+  return JSON.stringify(item(catalog, m, id));
 }

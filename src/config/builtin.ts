@@ -8,9 +8,11 @@ providers:
 models:
   - name: gpt-mock
     family: openai
+    aliases: ["gpt-*", "gemini-*"]
     price: { input: 0.15, output: 0.6 }
     deployments: [ { provider: mock, model: gpt-mock } ]
   - name: claude-mock
+    aliases: ["claude-*"]
     price: { input: 3, output: 15 }
     deployments: [ { provider: mock, model: claude-mock } ]
 `;

@@ -9,6 +9,9 @@ import { applyEnvOverrides } from './env-overrides.ts';
 import { modelPrice } from '../pricing/model-price.ts';
 import { releaseCatalogue } from '../pricing/catalogue.ts';
 import { configSchema, DEFAULTS, type RawConfig } from './schema.ts';
+import { PROVIDERS } from '../registry.ts';
+import type { ProviderSpec } from '../spec/provider.ts';
+import { STAGES } from '../stages/index.ts';
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -95,9 +98,11 @@ function build(raw: RawConfig, source: string, env: NodeJS.ProcessEnv): GatewayC
   const providers = new Map<string, ProviderConfig>();
   raw.providers.forEach((p, i) => {
     if (providers.has(p.name)) fail(`providers[${i}].name`, `duplicate provider name "${p.name}"`);
-    if (p.kind !== 'mock' && !p.base_url) fail(`providers[${i}].base_url`, `required for kind ${p.kind}`);
-    if (p.apis !== undefined && p.kind !== 'openai')
-      fail(`providers[${i}].apis`, `only kind openai lists its endpoints (this provider is kind ${p.kind})`);
+    const spec = providerSpecOf(p.kind);
+    if (spec.requiresBaseUrl && !p.base_url) fail(`providers[${i}].base_url`, `required for kind ${p.kind}`);
+    const options: unknown = spec.options(p as Record<string, unknown>, (key, message) =>
+      fail(`providers[${i}].${key}`, message),
+    );
     const apiKeys = [...(p.api_key ? [p.api_key] : []), ...(p.api_keys ?? [])];
     providers.set(p.name, {
       name: p.name,
@@ -105,13 +110,9 @@ function build(raw: RawConfig, source: string, env: NodeJS.ProcessEnv): GatewayC
       baseUrl: (p.base_url ?? 'http://mock.invalid').replace(/\/+$/, ''),
       apiKeys,
       headers: p.headers ?? {},
-      apis: p.apis ?? (p.kind === 'anthropic' ? [] : ['chat', 'embeddings']),
-      ...(p.anthropic_version === undefined ? {} : { anthropicVersion: p.anthropic_version }),
-      mock: {
-        latencyMs: p.mock?.latency_ms ?? DEFAULTS.mock.latencyMs,
-        chunkDelayMs: p.mock?.chunk_delay_ms ?? DEFAULTS.mock.chunkDelayMs,
-        replyWords: p.mock?.reply_words ?? DEFAULTS.mock.replyWords,
-      },
+      options,
+      system: spec.system ?? p.kind,
+      inProcess: spec.call !== undefined,
     });
   });
   const defaultTimeouts = timeouts(raw.timeouts, {
@@ -120,12 +121,22 @@ function build(raw: RawConfig, source: string, env: NodeJS.ProcessEnv): GatewayC
     idleMs: DEFAULTS.timeouts.idleMs,
     totalMs: DEFAULTS.timeouts.totalMs,
   });
-  const names = new Set<string>();
+  const names = new Set<string>(raw.models.map((m) => m.name));
+  const seenNames = new Set<string>();
+  const exactAliases = new Map<string, string>();
   const models: ModelConfig[] = raw.models.map((m, i) => {
-    if (names.has(m.name)) fail(`models[${i}].name`, `duplicate model name "${m.name}"`);
-    names.add(m.name);
+    if (seenNames.has(m.name)) fail(`models[${i}].name`, `duplicate model name "${m.name}"`);
+    seenNames.add(m.name);
+    (m.aliases ?? []).forEach((a, j) => {
+      if (a.includes('*')) return;
+      if (names.has(a)) fail(`models[${i}].aliases[${j}]`, `"${a}" is already a model's name`);
+      const owner = exactAliases.get(a);
+      if (owner !== undefined) fail(`models[${i}].aliases[${j}]`, `"${a}" is already an alias of model "${owner}"`);
+      exactAliases.set(a, m.name);
+    });
     const model: ModelConfig = {
       name: m.name,
+      aliases: m.aliases ?? [],
       family: m.family ?? (m.name.toLowerCase().startsWith('claude') ? 'anthropic' : 'openai'),
       mode: m.mode ?? inferredMode(m.deployments[0].model),
       deployments: m.deployments.map((d, j) => {
@@ -150,6 +161,7 @@ function build(raw: RawConfig, source: string, env: NodeJS.ProcessEnv): GatewayC
       timeouts: timeouts(m.timeouts, defaultTimeouts),
       maxRetries: m.max_retries ?? raw.max_retries ?? DEFAULTS.maxRetries,
       price: null,
+      stages: stageBlocksOf(m),
     };
     // Looked up once here, never per request: the configured block, else the catalogue's.
     model.price = modelPrice(m.price, model.deployments);
@@ -192,6 +204,7 @@ function build(raw: RawConfig, source: string, env: NodeJS.ProcessEnv): GatewayC
     redisPeerTimeoutMs: raw.redis_peer_timeout_ms ?? DEFAULTS.redisPeerTimeoutMs,
     metricsToken: raw.metrics_token || null,
     corsOrigins: raw.cors_origins ?? [],
+    messagesAnyModel: raw.messages_any_model ?? false,
     adminToken: adminToken(raw.admin_token, env),
     breaker: {
       failures: raw.circuit_breaker?.failures,
@@ -202,7 +215,18 @@ function build(raw: RawConfig, source: string, env: NodeJS.ProcessEnv): GatewayC
     },
     providers: [...providers.values()],
     models,
+    stages: stageBlocksOf(raw),
   };
+}
+
+/** The stage blocks (`redact:` …) a config object holds, by the stages' keys; undefined when it holds none. */
+function stageBlocksOf(raw: object): Record<string, unknown> | undefined {
+  let blocks: Record<string, unknown> | undefined;
+  for (const { key } of STAGES) {
+    const block = (raw as Record<string, unknown>)[key];
+    if (block !== undefined) (blocks ??= {})[key] = block;
+  }
+  return blocks;
 }
 
 /** `admin_token:` first, else MODELGATE_ADMIN_TOKEN; a token must be long enough not to be guessed. */
@@ -231,4 +255,11 @@ function inferredMode(upstreamModel: string): ModelMode {
 /** The share of max_connections one client address may hold when none is set: a tenth, at least 16, at most half. */
 function defaultPerAddressShare(maxConnections: number): number {
   return Math.max(1, Math.min(Math.max(16, Math.floor(maxConnections / 10)), Math.floor(maxConnections / 2)));
+}
+
+/** The registry's spec of a kind the schema has accepted. */
+function providerSpecOf(kind: string): ProviderSpec {
+  const spec = PROVIDERS.find((s) => s.kind === kind);
+  if (spec === undefined) throw new ConfigError(`config error: unknown provider kind ${kind}`);
+  return spec;
 }

@@ -16,6 +16,8 @@ export const ERROR_CODES = {
     status: 400,
     message: 'Unsupported anthropic-version; the supported values are 2023-06-01 or 2026-10-21.',
   },
+  // A stage refused the request's content (a redaction rule with `action: refuse`); the message names the rule.
+  content_refused: { status: 400, message: 'The request holds content the gateway is configured to refuse.' },
   missing_api_key: { status: 401, message: 'Missing API key: send Authorization: Bearer <key>.' },
   x_api_key_not_accepted: {
     status: 401,

@@ -1,6 +1,6 @@
 // Exact path routing (SPEC §4.1, DESIGN.md): no trailing slash, no case folding; a query string is ignored.
 import type { Dialect } from '../core/dialect.ts';
-import { geminiCallOf } from './gemini-routes.ts';
+import { geminiCallOf } from '../dialects/gemini/routes.ts';
 
 export type RouteName =
   | 'chat'
@@ -16,8 +16,13 @@ export type RouteName =
   | 'embeddings'
   | 'responses'
   | 'responses_input_tokens'
+  | 'responses_compact'
   | 'response'
   | 'response_input_items'
+  | 'conversations'
+  | 'conversation'
+  | 'conversation_items'
+  | 'conversation_item'
   | 'gemini_generate'
   | 'gemini_count'
   | 'gemini_models'
@@ -31,6 +36,8 @@ export interface Route {
   method: string;
   /** Further methods the path answers (GET and DELETE /v1/responses/{id}). */
   alsoMethod?: string;
+  /** Yet more methods (GET, POST and DELETE /v1/conversations/{id}). */
+  alsoMethods?: readonly string[];
   dialect: Dialect;
 }
 
@@ -41,7 +48,9 @@ const EXACT: Route[] = [
   { name: 'count_tokens', template: '/v1/messages/count_tokens', method: 'POST', dialect: 'anthropic' },
   { name: 'responses', template: '/v1/responses', method: 'POST', dialect: 'responses' },
   { name: 'responses_input_tokens', template: '/v1/responses/input_tokens', method: 'POST', dialect: 'responses' },
+  { name: 'responses_compact', template: '/v1/responses/compact', method: 'POST', dialect: 'responses' },
   { name: 'models', template: '/v1/models', method: 'GET', dialect: 'openai' },
+  { name: 'conversations', template: '/v1/conversations', method: 'POST', dialect: 'responses' },
   { name: 'embeddings', template: '/v1/embeddings', method: 'POST', dialect: 'openai' },
   { name: 'usage_token', template: '/api/usage/token', method: 'GET', dialect: 'openai' },
   { name: 'healthz', template: '/healthz', method: 'GET', dialect: 'openai' },
@@ -107,9 +116,61 @@ const INPUT_ITEMS_ROUTE: Route = {
   dialect: 'responses',
 };
 
+const CONVERSATION_PREFIX = '/v1/conversations/';
+const CONVERSATION_ROUTES = {
+  one: {
+    name: 'conversation',
+    template: '/v1/conversations/{id}',
+    method: 'GET',
+    alsoMethods: ['POST', 'DELETE'],
+    dialect: 'responses',
+  },
+  items: {
+    name: 'conversation_items',
+    template: '/v1/conversations/{id}/items',
+    method: 'GET',
+    alsoMethod: 'POST',
+    dialect: 'responses',
+  },
+  item: {
+    name: 'conversation_item',
+    template: '/v1/conversations/{id}/items/{item_id}',
+    method: 'GET',
+    alsoMethod: 'DELETE',
+    dialect: 'responses',
+  },
+} as const satisfies Record<string, Route>;
+
+/** The ids of a `/v1/conversations/{id}[/items[/{item_id}]]` path, or null when it has another shape. */
+export function conversationPathOf(path: string): { id: string; items: boolean; itemId: string | null } | null {
+  if (!path.startsWith(CONVERSATION_PREFIX)) return null;
+  const parts = path.slice(CONVERSATION_PREFIX.length).split('/');
+  if (parts[0] === '' || parts.length > 3) return null;
+  if (parts.length >= 2 && parts[1] !== 'items') return null;
+  if (parts.length === 3 && parts[2] === '') return null;
+  try {
+    return {
+      id: decodeURIComponent(parts[0]),
+      items: parts.length >= 2,
+      itemId: parts.length === 3 ? decodeURIComponent(parts[2]) : null,
+    };
+  } catch {
+    return null;
+  }
+}
+
 export function findRoute(path: string): Route | undefined {
   const exact = ROUTES.get(path);
   if (exact !== undefined) return exact;
+  if (path.length > CONVERSATION_PREFIX.length && path.charCodeAt(4) === 99 /* c */) {
+    const c = conversationPathOf(path);
+    if (c !== null)
+      return c.itemId !== null
+        ? CONVERSATION_ROUTES.item
+        : c.items
+          ? CONVERSATION_ROUTES.items
+          : CONVERSATION_ROUTES.one;
+  }
   // Only paths that can be Gemini's pay for its parse.
   const gemini = path.charCodeAt(3) === 98 /* b */ || path.includes(':') ? geminiCallOf(path) : null;
   if (gemini !== null) {

@@ -7,8 +7,8 @@ import type { GatewayConfig } from '../core/config-types.ts';
 import { GatewayError } from '../core/errors.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { Metrics } from '../observability/metrics.ts';
-import { maskKeyLike, type SecretMasker } from '../observability/mask-secrets.ts';
-import { geminiAuthenticated } from './gemini-routes.ts';
+import { maskKeyLike, type SecretMasker } from '../core/mask-secrets.ts';
+import { geminiAuthenticated } from '../dialects/gemini/routes.ts';
 import { answerClientError } from './client-error.ts';
 import { guardConnections } from './connection-guard.ts';
 import { sendError, sendJson } from './respond.ts';
@@ -118,6 +118,7 @@ export function createGatewayServer(gw: ServerOptions): Server {
       if (
         req.method !== route.method &&
         req.method !== route.alsoMethod &&
+        route.alsoMethods?.includes(req.method ?? '') !== true &&
         !(req.method === 'HEAD' && route.method === 'GET')
       ) {
         req.resume();
@@ -125,6 +126,7 @@ export function createGatewayServer(gw: ServerOptions): Server {
           route.method,
           ...(route.method === 'GET' ? ['HEAD'] : []),
           ...(route.alsoMethod === undefined ? [] : [route.alsoMethod]),
+          ...(route.alsoMethods ?? []),
         ].join(', ');
         if (req.method === 'OPTIONS' && req.headers['access-control-request-method'] !== undefined) {
           answerPreflight(gw, { req, res, route, path, allow, requestId, cors });

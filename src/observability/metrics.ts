@@ -5,7 +5,7 @@
 // labels each time), and only the histograms are observed per request, through label children bound once.
 // State kept elsewhere (breaker, usage writer, requests in flight) is read only when /metrics is scraped.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { BreakerState, BreakerStatus } from '../routing/circuit-breaker.ts';
+import type { BreakerState, BreakerStatus } from '../core/breaker-state.ts';
 
 const BREAKER_STATES: readonly BreakerState[] = ['closed', 'open', 'half-open', 'credentials'];
 
@@ -104,6 +104,7 @@ export class Metrics {
   #usage: UsageQueue | null = null;
   #admission: { readonly unavailableRefusals: number } | null = null;
   #panicRouted: Counter<'model'>;
+  #redactions: Counter<'rule'>;
   #keySpend: (() => Promise<readonly KeySpendSample[]>) | null = null;
   /** The key spend read by the scrape under way: the two key series share it. */
   #keySpendRead: { at: number; samples: Promise<readonly KeySpendSample[]> } | null = null;
@@ -251,6 +252,12 @@ export class Metrics {
       labelNames: ['model'],
       registers,
     });
+    this.#redactions = new Counter({
+      name: 'modelgate_redactions_total',
+      help: 'Texts a redaction rule masked in prompts and replies, or found in a refused request (by the rule, a configured name).',
+      labelNames: ['rule'],
+      registers,
+    });
     new Counter({
       name: 'modelgate_connections_dropped_total',
       help: 'Client connections closed at once because max_connections were open.',
@@ -299,6 +306,10 @@ export class Metrics {
   /** Requests refused because the admission store (Redis) could not be asked. */
   watchAdmission(admission: { readonly unavailableRefusals: number }): void {
     this.#admission = admission;
+  }
+
+  redacted(rule: string, n: number): void {
+    this.#redactions.inc({ rule }, n);
   }
 
   panicRouted(model: string): void {

@@ -3,22 +3,24 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { GatewayError } from '../core/errors.ts';
 import { answeredOrGone, readBody, parseJsonBody } from '../http/body.ts';
-import { geminiCallOf, geminiListingOf } from '../http/gemini-routes.ts';
+import { geminiCallOf, geminiListingOf } from '../dialects/gemini/routes.ts';
 import { sendError, sendJson } from '../http/respond.ts';
-import { callerDialect, modelIdOf, pathOf, responseIdOf, type Route } from '../http/routes.ts';
+import { callerDialect, conversationPathOf, modelIdOf, pathOf, responseIdOf, type Route } from '../http/routes.ts';
 import { authenticate, authenticateGemini } from '../auth/authenticate.ts';
 import type { KeyRecord } from '../core/key-record.ts';
 import { listModelsBody, modelBody } from '../catalog/list-models.ts';
 import { geminiModelBody, geminiModelsBody } from '../catalog/gemini-models.ts';
-import type { CountResult } from '../providers/count-call.ts';
-import { countMessagesTokens } from '../providers/count-messages.ts';
-import { countResponsesTokens } from '../providers/count-responses.ts';
-import { countGeminiTokens } from '../providers/count-gemini.ts';
+import type { CountResult } from '../counting/count-call.ts';
+import { countMessagesTokens } from '../counting/count-messages.ts';
+import { countResponsesTokens } from '../counting/count-responses.ts';
+import { countGeminiTokens } from '../counting/count-gemini.ts';
 import { usageTokenBody } from '../accounting/usage-token.ts';
 import { storedResponse } from '../store/stored-response.ts';
 import { storedInputItems } from '../store/input-items.ts';
-import { countedTurn } from '../store/responses-turn.ts';
+import { countedTurn } from '../conversation/responses-turn.ts';
+import { answerConversations } from '../conversation/conversations-api.ts';
 import type { Gateway } from './gateway.ts';
+import { stagedBody } from './staged-body.ts';
 
 export async function answerShort(
   gw: Gateway,
@@ -36,7 +38,7 @@ export async function answerShort(
     const key = await (route.dialect === 'gemini'
       ? authenticateGemini(req.headers, req.url, gw.keys, now, req.socket)
       : authenticate(req.headers, gw.keys, now, req.socket));
-    // Only the token counts read a body.
+    // Only POSTs (token counts, conversations) read a body.
     if (req.method !== 'POST') req.resume();
     const { body, source } = await shortAnswer(gw, req, { key, route, now });
     sendJson(res, {
@@ -60,7 +62,13 @@ async function shortAnswer(
 ): Promise<{ body: string; source?: CountResult['source'] }> {
   const { key } = a;
   const path = pathOf(req.url);
-  const read = async (): Promise<{ text: string; value: unknown }> => parseJsonBody(await readBody(req, gw.bodyLimits));
+  const read = async (): Promise<{ text: string; value: unknown }> => {
+    const body = parseJsonBody(await readBody(req, gw.bodyLimits));
+    if (gw.stages === null) return body;
+    // A token count may go to the upstream's own count endpoint: its prompt passes the model's stages too.
+    const model = a.route.dialect === 'gemini' ? geminiCallOf(path)?.model : undefined;
+    return stagedBody(gw, { dialect: callerDialect(a.route, req.headers['anthropic-version']), body, model });
+  };
   switch (a.route.name) {
     case 'models':
       return { body: listModelsBody(gw.catalog, key) };
@@ -85,6 +93,20 @@ async function shortAnswer(
       };
     case 'response_input_items':
       return { body: await storedInputItems(gw.responses, { key, id: responseIdOf(path), url: req.url, now: a.now }) };
+    case 'conversations':
+    case 'conversation':
+    case 'conversation_items':
+    case 'conversation_item':
+      return {
+        body: await answerConversations(gw.conversations, {
+          key,
+          method: req.method ?? 'GET',
+          path: a.route.name === 'conversations' ? null : conversationPathOf(path),
+          url: req.url,
+          readBody: read,
+          now: a.now,
+        }),
+      };
     case 'responses_input_tokens':
       return countResponsesTokens(gw, {
         key,

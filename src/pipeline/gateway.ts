@@ -4,15 +4,17 @@ import type { Catalog } from '../catalog/catalog.ts';
 import type { KeyCache } from '../auth/authenticate.ts';
 import type { Store } from '../store/store.ts';
 import type { ResponseStore } from '../store/response-store.ts';
+import type { ConversationStore } from '../store/conversation-store.ts';
 import type { UsageWriter } from '../accounting/usage-writer.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import type { Logger } from '../observability/logger.ts';
-import type { SecretMasker } from '../observability/mask-secrets.ts';
+import type { SecretMasker } from '../core/mask-secrets.ts';
 import type { Admission } from '../admission/admission.ts';
 import type { CircuitBreaker } from '../routing/circuit-breaker.ts';
 import type { KeyRotation } from '../routing/key-rotation.ts';
 import type { BodyLimits } from '../http/body.ts';
 import type { Tracing } from '../observability/tracing.ts';
+import type { StagePlan } from '../stages/plan.ts';
 
 export interface Gateway {
   config: GatewayConfig;
@@ -23,6 +25,8 @@ export interface Gateway {
   store: Store;
   /** Stored Responses API responses (previous_response_id, GET/DELETE /v1/responses/{id}). */
   responses: ResponseStore;
+  /** Conversations API (POST /v1/conversations, `conversation` on /v1/responses). */
+  conversations: ConversationStore;
   usage: UsageWriter;
   metrics: Metrics;
   log: Logger;
@@ -35,4 +39,6 @@ export interface Gateway {
   keyRotation: KeyRotation;
   /** OpenTelemetry spans; null when tracing is off (the default), and then nothing of it runs. */
   tracing: Tracing | null;
+  /** Which stages run for which model (stages/); null when no model has one, and then nothing of it runs. */
+  stages: StagePlan | null;
 }

@@ -1,12 +1,12 @@
 // Which story each API route tells, and the story of a generation request (chat, messages, responses,
-// embeddings, Gemini's generateContent): auth → body → validation → catalog → admission → routing →
+// embeddings, Gemini's generateContent): auth → body → validation → catalog → stages → admission → routing →
 // relay → accounting. Each step is its stage's.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Dialect } from '../core/dialect.ts';
 import { billableUsage } from '../core/usage.ts';
 import { GatewayError } from '../core/errors.ts';
 import { answeredOrGone, readBody, parseJsonBody } from '../http/body.ts';
-import { geminiCallOf, type GeminiCall } from '../http/gemini-routes.ts';
+import { geminiCallOf, type GeminiCall } from '../dialects/gemini/routes.ts';
 import { pathOf, type Route } from '../http/routes.ts';
 import { sendError } from '../http/respond.ts';
 import { ResponseClientLink } from '../routing/attempt-watch.ts';
@@ -23,14 +23,30 @@ import {
 import { validateEmbeddingsRequest } from '../dialects/embeddings/validate.ts';
 import { validateGeminiCall } from '../dialects/gemini/validate.ts';
 import { validateResponsesRequest, type ResponsesFacts } from '../dialects/openai-responses/validate.ts';
+import { compactionBody, summaryRequest, validateCompactRequest } from '../dialects/openai-responses/compact.ts';
 import { refuseUnusableKey, resolveModel } from '../catalog/catalog.ts';
+import { promptCacheKeyOf, sessionIdOf } from '../routing/session.ts';
 import { promptEstimator, type Ticket } from '../admission/admission.ts';
 import { obtainAnswer, type Answer } from '../routing/attempts.ts';
-import { prepareResponsesTurn, storeResponsesTurn, type ResponsesTurn } from '../store/responses-turn.ts';
+import {
+  appendConversationTurn,
+  prepareConversationTurn,
+  withConversation,
+  type ConversationTurn,
+} from '../conversation/conversation-turn.ts';
+import { prepareResponsesTurn, storeResponsesTurn, type ResponsesTurn } from '../conversation/responses-turn.ts';
 import { costHeader, priceRequest, recordRequest, rowModel, RequestState } from '../accounting/record.ts';
+import type { StageList } from '../stages/plan.ts';
+import { runAfterReply, runBeforeRouting } from '../stages/run.ts';
 import { keepAliveFor, relayStream } from './relay.ts';
+import { StageTally } from './stage-tally.ts';
 import { answerShort } from './endpoints.ts';
 import type { Gateway } from './gateway.ts';
+import { servesResponsesNatively } from '../registry.ts';
+import { targetQuery, type TargetQuery } from '../spec/provider.ts';
+
+/** Responses API compaction, passed through. */
+const COMPACT = targetQuery('compact', 'responses', false);
 
 export async function dispatch(
   gw: Gateway,
@@ -69,6 +85,14 @@ export async function dispatch(
         endpoint: '/v1/responses',
         validate: validateResponsesRequest,
       });
+    case 'responses_compact':
+      return handleGeneration(gw, req, res, {
+        dialect: 'responses',
+        requestId,
+        endpoint: '/v1/responses/compact',
+        compact: true,
+        validate: validateCompactRequest,
+      });
     case 'gemini_generate': {
       const gemini = geminiCallOf(pathOf(req.url))!;
       // A template, not the URL: the model is the row's own column, and a `?key=` never reaches a row or a label.
@@ -94,6 +118,10 @@ export interface Flight {
   /** Keep-alive comments sent the stream's headers before its first byte (stream-keep-alive.ts). */
   keptAlive: boolean;
   endpoint: GenerationEndpoint;
+  /** The model's stages (stages/), once the model is known; null when it has none. */
+  stages: StageList | null;
+  /** Where the stages count what they did (set with `stages`). */
+  tally: StageTally | null;
 }
 
 export interface GenerationEndpoint {
@@ -103,6 +131,8 @@ export interface GenerationEndpoint {
   endpoint: string;
   /** POST /v1/embeddings: an embedding model, its input priced as prompt tokens, no output. */
   embedding?: boolean;
+  /** POST /v1/responses/compact: passed to a native Responses upstream's own, else a summarising turn. */
+  compact?: boolean;
   /** A Gemini path: the model and the method come from it. */
   gemini?: GeminiCall;
   /** The body's check in the route's dialect (`version`: the checked anthropic-version of /v1/messages). */
@@ -116,7 +146,15 @@ export async function handleGeneration(
   opts: GenerationEndpoint,
 ): Promise<void> {
   const state = new RequestState(opts);
-  const flight: Flight = { state, ticket: null, admissionRan: false, keptAlive: false, endpoint: opts };
+  const flight: Flight = {
+    state,
+    ticket: null,
+    admissionRan: false,
+    keptAlive: false,
+    endpoint: opts,
+    stages: null,
+    tally: null,
+  };
   // A client that leaves stops the upstream at once: no orphaned upstream streams.
   const client = new ResponseClientLink(res);
   if (gw.tracing !== null)
@@ -195,9 +233,47 @@ async function serve(
   const responsesFacts = state.dialect === 'responses' ? (facts as ResponsesFacts) : null;
   state.model = facts.model;
   state.stream = facts.stream;
+  state.sessionId = sessionIdOf(req.headers, value);
   let model = resolveModel(gw.catalog, key, facts.model, state.dialect, mode);
+  // An alias bills, limits and labels as the model it reaches; the reply still names what the caller sent.
+  state.model = model.name;
   let parsed = value as Record<string, unknown>;
+  // Stages see the prompt before it is stored, admitted or routed; a changed text is written back into
+  // the body, whose new bytes then go upstream (pass-through) or to the translator.
+  const stages = gw.stages === null ? null : gw.stages.forModel(model.name);
+  if (stages !== null) {
+    flight.stages = stages;
+    flight.tally = new StageTally(state, gw.metrics);
+    if (runBeforeRouting(stages, { dialect: state.dialect, body: parsed, stream: facts.stream }, flight.tally)) {
+      text = JSON.stringify(parsed);
+      raw = Buffer.from(text);
+    }
+  }
   let turn: ResponsesTurn | null = null;
+  // A compaction the route cannot pass through is a summarising turn, reshaped after it is answered.
+  let compactRequest: Record<string, unknown> | null = null;
+  let upstreamQuery: TargetQuery | undefined;
+  if (flight.endpoint.compact === true) {
+    // Every deployment serves the Responses API itself: the caller's body goes to its compact endpoint.
+    if (model.deployments.every(servesResponsesNatively)) upstreamQuery = COMPACT;
+    else {
+      compactRequest = parsed;
+      parsed = value = summaryRequest(parsed);
+      text = JSON.stringify(parsed);
+      raw = Buffer.from(text);
+    }
+  }
+  // A Conversations API conversation: its items in front of the input, the turn appended once answered.
+  let conversation: ConversationTurn | null = null;
+  if (responsesFacts !== null && parsed.conversation !== undefined) {
+    const prepared = await prepareConversationTurn(gw.conversations, { key, parsed });
+    if (prepared !== null) {
+      conversation = prepared.turn;
+      parsed = value = prepared.body;
+      text = JSON.stringify(parsed);
+      raw = Buffer.from(text);
+    }
+  }
   if (responsesFacts !== null) {
     // A continued conversation: its stored items, and the deployment a native chain stays on.
     const prepared = await prepareResponsesTurn(gw.responses, {
@@ -249,6 +325,8 @@ async function serve(
     masker: gw.masker,
     embedding,
     geminiVersion: gemini?.version,
+    upstreamQuery,
+    promptCacheKey: promptCacheKeyOf(parsed, state.sessionId),
   };
   let answer: Answer;
   try {
@@ -266,7 +344,19 @@ async function serve(
   }
   state.deployment = answer.deployment.id;
   state.price = answer.deployment.price;
+  if (compactRequest !== null && answer.json !== null)
+    answer.json = { body: compactionBody(compactRequest, answer.json.body), usage: answer.json.usage };
+  if (conversation !== null && answer.json !== null)
+    answer.json = { body: withConversation(answer.json.body, conversation.id), usage: answer.json.usage };
   const answered = facts.stream ? await relayStream(gw, res, flight, answer) : relayJson(gw, res, flight, answer);
+  if (conversation !== null && answered !== null) {
+    await appendConversationTurn(gw.conversations, conversation, answered).catch((err: unknown) => {
+      gw.log.warn(
+        { requestId: state.requestId, err: gw.masker.mask(String(err)) },
+        'could not append the turn to its conversation',
+      );
+    });
+  }
   if (turn !== null && answered !== null) {
     // The caller has its answer: a store that fails now costs the conversation's next turn, not this one.
     await storeResponsesTurn(
@@ -352,7 +442,11 @@ export function relayJson(gw: Gateway, res: ServerResponse, flight: Flight, answ
   // Routing read and converted the whole body before committing, so a bad 200 could still fail over.
   if (answer.json === null)
     throw new GatewayError('internal_error', { message: 'A non-streamed answer arrived without its body.' });
-  const { body, usage } = answer.json;
+  const { usage } = answer.json;
+  const body =
+    flight.stages === null
+      ? answer.json.body
+      : runAfterReply(flight.stages, flight.endpoint.dialect, answer.json.body, flight.tally!);
   state.usage = usage;
   state.status = 200;
   state.markFirstByte();

@@ -5,6 +5,7 @@ import { GatewayError } from '../core/errors.ts';
 import { StreamWriter } from '../http/stream-writer.ts';
 import { StreamKeepAlive } from '../http/stream-keep-alive.ts';
 import { streamFailure, type Answer } from '../routing/attempts.ts';
+import { StagedRelay } from '../stages/staged-relay.ts';
 import type { Flight } from './generate.ts';
 import type { Catalog } from '../catalog/catalog.ts';
 import { costHeader } from '../accounting/record.ts';
@@ -35,7 +36,16 @@ export async function relayStream(
   answer: Answer,
 ): Promise<string | null> {
   const { state } = flight;
-  const relay = answer.exchange.stream();
+  // The reply's stages rewrite its text deltas; without them the exchange's own relay runs alone.
+  const stages = flight.stages;
+  const relay =
+    stages === null || !stages.replies
+      ? answer.exchange.stream()
+      : new StagedRelay(answer.exchange.stream(), {
+          list: stages,
+          dialect: flight.endpoint.dialect,
+          counter: flight.tally!,
+        });
   state.status = 200;
   // Keep-alive comments may have sent the headers already (without the exchange's own, which came later).
   if (!res.headersSent)

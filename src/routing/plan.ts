@@ -33,6 +33,7 @@ import type { CircuitBreaker } from './circuit-breaker.ts';
 import { finalError } from './classify.ts';
 import type { FinalError } from './classify.ts';
 import type { KeyRotation } from './key-rotation.ts';
+import { sessionPick } from './session.ts';
 import type { AttemptOutcome, AttemptRecord, PlanEndReason, RetryableOutcome } from './outcome.ts';
 
 export interface RetryPolicy {
@@ -61,6 +62,8 @@ export interface AttemptPlanOptions {
   policy?: Partial<RetryPolicy>;
   /** When the request arrived, on the `now` clock; the deadline counts from here. Default: construction. */
   startedAt?: number;
+  /** The request's agent session: within a tier, its deployment is the session's, not a weighted draw (session.ts). */
+  session?: string | null;
 }
 
 /** Send this attempt after waiting `delayMs`. */
@@ -115,6 +118,7 @@ export class AttemptPlan {
   readonly #random: () => number;
   readonly #policy: RetryPolicy;
   readonly #deadline: number;
+  readonly #session: string | null;
   // Made on the first failure: most requests succeed at once and never need it.
   #failed: Map<string, Failed> | null = null;
   readonly #attempts: AttemptRecord[] = [];
@@ -129,6 +133,7 @@ export class AttemptPlan {
     this.#random = options.random ?? Math.random;
     this.#policy = options.policy === undefined ? DEFAULT_RETRY_POLICY : { ...DEFAULT_RETRY_POLICY, ...options.policy };
     this.#deadline = (options.startedAt ?? this.#now()) + options.model.timeouts.totalMs;
+    this.#session = options.session ?? null;
   }
 
   /** Monotonic ms by which the whole request must be over. */
@@ -295,6 +300,7 @@ export class AttemptPlan {
     let tier = Infinity;
     for (const d of deployments) if (d.priority < tier) tier = d.priority;
     const inTier = deployments.filter((d) => d.priority === tier);
+    if (this.#session !== null && inTier.length > 1) return sessionPick(this.#session, inTier);
     const total = inTier.reduce((sum, d) => sum + Math.max(0, d.weight), 0);
     if (total <= 0) return inTier[Math.floor(this.#random() * inTier.length)] ?? inTier[0];
     let r = this.#random() * total;

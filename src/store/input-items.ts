@@ -48,7 +48,7 @@ export async function storedInputItems(
   });
 }
 
-function pageOf(query: URLSearchParams): { limit: number; order: 'asc' | 'desc'; after: string | null } {
+export function pageOf(query: URLSearchParams): { limit: number; order: 'asc' | 'desc'; after: string | null } {
   const rawLimit = query.get('limit');
   const limit = rawLimit === null ? DEFAULT_LIMIT : Number(rawLimit);
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT)
@@ -59,7 +59,7 @@ function pageOf(query: URLSearchParams): { limit: number; order: 'asc' | 'desc';
 }
 
 /** An input item in the shape the API lists it: a type, an id and, where the API has one, a status. */
-function asResource(item: unknown, suffix: string): Record<string, unknown> & { id: string } {
+export function asResource(item: unknown, suffix: string): Record<string, unknown> & { id: string } {
   const out: Record<string, unknown> = isObject(item)
     ? { ...item }
     : { type: 'message', role: 'user', content: String(item) };

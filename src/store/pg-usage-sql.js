@@ -44,6 +44,8 @@ const USAGE_COLUMNS = [
   ['error_code', 'text'],
   ['routing', 'text'],
   ['cost_breakdown', 'text'],
+  ['redactions', 'int4'],
+  ['session_id', 'text'],
 ];
 
 /** Its text never changes, so the server parses it once; each parameter is a whole column. */

@@ -61,6 +61,10 @@ const MIGRATIONS: string[] = [
   `ALTER TABLE usage ADD COLUMN routing TEXT`,
   // Cost breakdown: each row's charged classes, counts and unit prices (JSON), as priced when it ran.
   `ALTER TABLE usage ADD COLUMN cost_breakdown TEXT`,
+  // Redactions: the texts the stages masked in a request and its reply (docs/redaction.md).
+  `ALTER TABLE usage ADD COLUMN redactions INTEGER NOT NULL DEFAULT 0`,
+  // The agent session a request belongs to (usage reports group by it).
+  `ALTER TABLE usage ADD COLUMN session_id TEXT`,
 ];
 
 /** The keys and usage schema (migrations.ts): its steps only ever grow at the end. */

@@ -27,6 +27,10 @@ export interface UsageRow {
   routing: string | null;
   /** The cost explained (pricing/breakdown.ts CostLine[] as JSON); null or absent when nothing was charged. */
   costBreakdown?: string | null;
+  /** Texts the stages masked in the request and its reply (or found in a refused request); absent = 0. */
+  redactions?: number;
+  /** The agent session the request belongs to (a client's session header, or its prompt_cache_key); null when none. */
+  sessionId?: string | null;
 }
 
 export interface SpendTotals {
@@ -58,7 +62,7 @@ export interface UsageFilter {
 }
 
 /** What `GET /admin/usage` groups by: a UTC day or hour (its start, unix ms), or a column. */
-export type UsageDimension = 'day' | 'hour' | 'model' | 'key' | 'deployment';
+export type UsageDimension = 'day' | 'hour' | 'model' | 'key' | 'deployment' | 'session';
 
 export interface UsageGroup {
   /** One value per requested dimension, in the order asked (day/hour as unix ms; key as the key id). */

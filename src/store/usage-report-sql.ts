@@ -14,6 +14,7 @@ const DIMENSION_SQL: Readonly<Record<UsageDimension, string>> = {
   model: 'u.model',
   key: 'u.key_id',
   deployment: 'u.deployment',
+  session: 'u.session_id',
 };
 
 /** Builds WHERE clauses with the store's placeholder for each parameter. */
@@ -147,7 +148,7 @@ export function usageRecordsQuery(
       u.input_tokens AS input_tokens, u.output_tokens AS output_tokens, u.cache_read_tokens AS cache_read_tokens,
       u.cache_write_tokens AS cache_write_tokens, u.cost_nanos AS cost_nanos, u.latency_ms AS latency_ms, u.ttfb_ms AS ttfb_ms,
       u.streamed AS streamed, u.attempts AS attempts, u.period_start AS period_start, u.error_code AS error_code, u.routing AS routing,
-      u.cost_breakdown AS cost_breakdown
+      u.cost_breakdown AS cost_breakdown, u.redactions AS redactions, u.session_id AS session_id
     FROM usage u LEFT JOIN keys k ON k.id = u.key_id ${w.text} ORDER BY u.id DESC LIMIT ${placeholder(w.params.length)}`;
   return { text, params: w.params };
 }
@@ -178,5 +179,7 @@ export function usageRecordFrom(r: Record<string, unknown>): UsageRecord {
     errorCode: (r.error_code ?? null) as string | null,
     routing: (r.routing ?? null) as string | null,
     costBreakdown: (r.cost_breakdown ?? null) as string | null,
+    redactions: n(r.redactions ?? 0),
+    sessionId: (r.session_id ?? null) as string | null,
   };
 }

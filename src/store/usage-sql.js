@@ -7,9 +7,9 @@
 
 const INSERT_USAGE_HEAD = `INSERT INTO usage (ts, request_id, key_id, endpoint, model, deployment, status, input_tokens,
   output_tokens, cache_read_tokens, cache_write_tokens, cost_nanos, latency_ms, ttfb_ms, streamed, attempts, period_start, error_code, routing,
-  cost_breakdown)`;
-const USAGE_COLUMNS = 20;
-/** Rows per INSERT statement (20 × 64 = 1,280 parameters, under SQLite's 32,766 limit). */
+  cost_breakdown, redactions, session_id)`;
+const USAGE_COLUMNS = 22;
+/** Rows per INSERT statement (22 × 64 = 1,408 parameters, under SQLite's 32,766 limit). */
 export const INSERT_BATCH = 64;
 
 const ADD_SPEND_SQL = `INSERT INTO key_spend (key_id, period_start, spent_nanos, spent_tokens) VALUES (?, ?, ?, ?)
@@ -55,6 +55,8 @@ export function rowValues(rows) {
       r.errorCode,
       r.routing ?? null,
       r.costBreakdown ?? null,
+      r.redactions ?? 0,
+      r.sessionId ?? null,
     );
   }
   return values;

@@ -1,7 +1,7 @@
 // Exact routing: the path of every request-target form a client may send.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { dialectForPath, endpointClass, pathOf } from '../../src/http/routes.ts';
+import { conversationPathOf, dialectForPath, endpointClass, findRoute, pathOf } from '../../src/http/routes.ts';
 
 test('pathOf takes the path of origin-form and absolute-form targets and drops the query', () => {
   const cases: Array<[string | undefined, string]> = [
@@ -56,4 +56,22 @@ test('/v1/responses, its token count, /v1/responses/{id} for GET and DELETE, and
   assert.equal(responseIdOf('/v1/responses/resp%5Fx'), 'resp_x');
   assert.equal(responseIdOf('/v1/responses/resp%5Fx/input_items'), 'resp_x');
   assert.equal(responseIdOf('/v1/responses/input_items'), 'input_items', 'an id, not the suffix');
+});
+
+test('conversation paths: the collection, one conversation, its items, one item; other shapes are no route', () => {
+  assert.equal(findRoute('/v1/conversations')?.name, 'conversations');
+  assert.deepEqual(
+    [findRoute('/v1/conversations/conv_1')?.name, findRoute('/v1/conversations/conv_1')?.alsoMethods],
+    ['conversation', ['POST', 'DELETE']],
+  );
+  assert.equal(findRoute('/v1/conversations/conv_1/items')?.name, 'conversation_items');
+  assert.equal(findRoute('/v1/conversations/conv_1/items/msg_2')?.name, 'conversation_item');
+  assert.deepEqual(conversationPathOf('/v1/conversations/conv%201/items/m'), {
+    id: 'conv 1',
+    items: true,
+    itemId: 'm',
+  });
+  for (const p of ['/v1/conversations/c/other', '/v1/conversations/c/items/', '/v1/conversations/c/items/a/b'])
+    assert.equal(findRoute(p), undefined, p);
+  assert.equal(findRoute('/v1/responses/compact')?.name, 'responses_compact');
 });

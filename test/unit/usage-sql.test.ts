@@ -31,11 +31,19 @@ function row(over: Partial<UsageRow>): UsageRow {
   };
 }
 
-test("statement values are the 20 columns of each row in the insert's order, streamed as 1", () => {
+test("statement values are the 22 columns of each row in the insert's order, streamed as 1", () => {
   assert.deepEqual(
     rowValues([
       row({}),
-      row({ requestId: 'req_2', streamed: false, errorCode: 'upstream_error', routing: 'panic', costBreakdown: '[]' }),
+      row({
+        requestId: 'req_2',
+        streamed: false,
+        errorCode: 'upstream_error',
+        routing: 'panic',
+        costBreakdown: '[]',
+        redactions: 2,
+        sessionId: 'sess-1',
+      }),
     ]),
     [
       1_700_000_000_000,
@@ -58,6 +66,8 @@ test("statement values are the 20 columns of each row in the insert's order, str
       null,
       null,
       null,
+      0,
+      null,
       1_700_000_000_000,
       'req_2',
       'key_a',
@@ -78,6 +88,8 @@ test("statement values are the 20 columns of each row in the insert's order, str
       'upstream_error',
       'panic',
       '[]',
+      2,
+      'sess-1',
     ],
   );
 });

@@ -326,6 +326,11 @@ export const OPENAPI_DOCUMENT = {
                           },
                         },
                       },
+                      redactions: {
+                        type: 'integer',
+                        description:
+                          'Texts the redaction stage masked in the request and its reply (docs/redaction.md).',
+                      },
                     },
                   },
                 },

@@ -5,7 +5,7 @@ import type { Store, UsageDimension, UsageFilter, UsageGroup, UsageRecord } from
 import { UsageError } from '../key-flags.ts';
 import { findKeyOrFail } from './key-operations.ts';
 
-export const USAGE_DIMENSIONS: readonly UsageDimension[] = ['day', 'hour', 'model', 'key', 'deployment'];
+export const USAGE_DIMENSIONS: readonly UsageDimension[] = ['day', 'hour', 'model', 'key', 'deployment', 'session'];
 const DAY_MS = 86_400_000;
 /** A report without `from` covers the last 30 days. */
 const DEFAULT_RANGE_MS = 30 * DAY_MS;
@@ -140,7 +140,8 @@ export async function usageReport(
           row.key_id = v;
           row.key_name = names.get(String(v))?.name ?? null;
           row.key_masked = names.get(String(v))?.masked ?? null;
-        } else row[d] = v;
+        } else if (d === 'session') row.session_id = v;
+        else row[d] = v;
       });
       return { ...row, ...totalsOf(g) };
     }),
@@ -195,6 +196,8 @@ function requestRow(r: UsageRecord): RequestRow {
     error_code: r.errorCode,
     routing: r.routing,
     cost_breakdown: r.costBreakdown == null ? [] : (JSON.parse(r.costBreakdown) as CostLine[]),
+    redactions: r.redactions ?? 0,
+    session_id: r.sessionId ?? null,
   };
 }
 

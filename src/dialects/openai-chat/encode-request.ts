@@ -2,11 +2,11 @@
 // to one chat message, except that a tool message's results become one `tool` message each; images in a
 // tool result ride in a user message right after (chat tool messages hold text only). Thinking blocks
 // and cache markers have no place here and are left out.
-import type { EncodedRequest, UpstreamOptions } from '../../translate/hub/codec.ts';
-import type { FilePart, HubMessage, HubRequest, HubToolChoice, TextPart, UserPart } from '../../translate/hub/form.ts';
-import { refusedParam } from '../../translate/hub/refused-params.ts';
-import { TranslationError } from '../../translate/hub/translation-error.ts';
-import { CUSTOM_TOOL_SCHEMA, wrapCustomInput } from '../../translate/hub/custom-tool.ts';
+import type { EncodedRequest, UpstreamOptions } from '../../spec/codec.ts';
+import type { FilePart, HubMessage, HubRequest, HubToolChoice, TextPart, UserPart } from '../../spec/form.ts';
+import { refusedParam } from '../../spec/refused-params.ts';
+import { TranslationError } from '../../spec/translation-error.ts';
+import { CUSTOM_TOOL_SCHEMA, wrapCustomInput } from '../../spec/custom-tool.ts';
 import type {
   ChatContentPart,
   ChatFunctionTool,
@@ -169,8 +169,11 @@ export function encodeChatRequest(req: HubRequest, opts: UpstreamOptions): Encod
         : { type: 'json_schema', json_schema: { name: rf.name ?? 'output', schema: rf.schema } };
   }
   if (req.user !== undefined) out.user = req.user;
+  const cacheKey = opts.promptCacheKey !== undefined && !refusedParam(opts, 'prompt_cache_key', adjustments);
+  if (cacheKey) (out as ChatRequest & { prompt_cache_key?: string }).prompt_cache_key = opts.promptCacheKey;
   if (req.topK !== undefined) adjustments.push('top_k dropped');
-  for (const field of Object.keys(req.extra)) adjustments.push(`${field} dropped`);
+  for (const field of Object.keys(req.extra))
+    if (!(cacheKey && field === 'prompt_cache_key')) adjustments.push(`${field} dropped`);
   if (req.cache !== undefined) adjustments.push('cache_control dropped');
   const replyState: ChatReplyState = { stopSequences: req.stopSequences };
   return { body: JSON.stringify(out), adjustments, replyState };

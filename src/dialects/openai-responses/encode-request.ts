@@ -2,9 +2,9 @@
 // [responses]`), reached from another dialect. The gateway keeps conversations itself, so the upstream
 // is asked to store nothing; reasoning it may encrypt comes back in the reply for the next turn.
 import type { JsonObject } from '../../core/json.ts';
-import type { EncodedRequest, UpstreamOptions } from '../../translate/hub/codec.ts';
-import type { FilePart, HubMessage, HubRequest, TextPart, UserPart } from '../../translate/hub/form.ts';
-import { TranslationError } from '../../translate/hub/translation-error.ts';
+import type { EncodedRequest, UpstreamOptions } from '../../spec/codec.ts';
+import type { FilePart, HubMessage, HubRequest, TextPart, UserPart } from '../../spec/form.ts';
+import { TranslationError } from '../../spec/translation-error.ts';
 
 function refused(opts: UpstreamOptions, name: string, adjustments: string[]): boolean {
   if (!opts.refusedParams.includes(name)) return false;
@@ -145,6 +145,9 @@ export function encodeResponsesRequest(req: HubRequest, opts: UpstreamOptions): 
   if (req.user !== undefined) out.user = req.user;
   if (req.metadata !== undefined) out.metadata = req.metadata;
   if (req.cache !== undefined) adjustments.push('cache_control left out: OpenAI caches prompts by itself');
-  for (const field of Object.keys(req.extra)) adjustments.push(`${field} left out`);
+  const cacheKey = opts.promptCacheKey !== undefined && !refused(opts, 'prompt_cache_key', adjustments);
+  if (cacheKey) out.prompt_cache_key = opts.promptCacheKey;
+  for (const field of Object.keys(req.extra))
+    if (!(cacheKey && field === 'prompt_cache_key')) adjustments.push(`${field} left out`);
   return { body: JSON.stringify(out), adjustments, replyState: null };
 }

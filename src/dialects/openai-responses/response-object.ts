@@ -46,12 +46,33 @@ export function echoedFields(request: JsonObject): JsonObject {
     temperature: pick('temperature', 1),
     text: isObject(request.text) ? request.text : { format: { type: 'text' } },
     tool_choice: pick('tool_choice', 'auto'),
-    tools: Array.isArray(request.tools) ? request.tools : [],
+    tools: Array.isArray(request.tools) ? request.tools.map(echoedTool) : [],
     top_p: pick('top_p', 1),
     truncation: pick('truncation', 'disabled'),
+    frequency_penalty: pick('frequency_penalty', 0),
+    presence_penalty: pick('presence_penalty', 0),
+    top_logprobs: pick('top_logprobs', 0),
+    max_tool_calls: pick('max_tool_calls', null),
+    safety_identifier: pick('safety_identifier', null),
+    prompt_cache_key: pick('prompt_cache_key', null),
     ...(typeof request.user === 'string' ? { user: request.user } : {}),
     metadata: isObject(request.metadata) ? request.metadata : {},
   };
+}
+
+/**
+ * A tool as the response object lists it: a function tool always says whether its schema is enforced
+ * (`strict` is a required field; null when the caller did not say, since a translated route passes the
+ * schema on without enforcing it itself).
+ */
+function echoedTool(tool: unknown): unknown {
+  if (!isObject(tool) || tool.type !== 'function' || tool.strict !== undefined) return tool;
+  return { ...tool, strict: null };
+}
+
+/** Usage before it is known: zeros (the schema's ResponseUsage is an object, never null). */
+function zeroUsage(): JsonObject {
+  return usageObject({ inputTokens: 0, cachedTokens: 0, cacheWriteTokens: 0, outputTokens: 0, reasoningTokens: 0 });
 }
 
 export function responseObject(o: {
@@ -78,8 +99,8 @@ export function responseObject(o: {
     output: o.output,
     ...o.echo,
     service_tier: 'default',
-    // Not known while in progress: absent then (the schema's ResponseUsage is not nullable).
-    ...(o.usage === null ? {} : { usage: o.usage }),
+    // Not known while in progress: zeros until the last event says.
+    usage: o.usage ?? zeroUsage(),
   };
 }
 

@@ -114,7 +114,7 @@ export function validateResponsesRequest(body: unknown): ResponsesFacts {
   };
 }
 
-function checkItem(item: unknown, where: string): void {
+export function checkItem(item: unknown, where: string): void {
   if (!isObject(item)) throw bad(`${where} must be an object.`, where);
   const type = item.type ?? 'message';
   if (typeof type !== 'string' || !ITEM_TYPES.has(type))

@@ -1,5 +1,6 @@
 // The deterministic content of a mock reply: same request, same words, same usage — in either dialect.
 import { isObject, type JsonObject } from '../../core/json.ts';
+import { schemaInstance } from './schema-instance.ts';
 
 const WORDS = [
   'This',
@@ -51,28 +52,55 @@ function lastIsToolResult(body: JsonObject): boolean {
   return Array.isArray(last.content) && last.content.some((b) => isObject(b) && b.type === 'tool_result');
 }
 
-function firstToolName(body: JsonObject): string | null {
-  if (!Array.isArray(body.tools) || body.tools.length === 0) return null;
-  const t: unknown = body.tools[0];
+/** A tool's name and its arguments' schema, in any dialect: chat's `function`, Anthropic's `input_schema`, Responses' and Gemini's `parameters`. */
+function toolOf(t: unknown): { name: string; schema: unknown } | null {
   if (!isObject(t)) return null;
-  if (typeof t.name === 'string') return t.name;
-  if (isObject(t.function) && typeof t.function.name === 'string') return t.function.name;
+  if (isObject(t.function) && typeof t.function.name === 'string')
+    return { name: t.function.name, schema: t.function.parameters };
+  if (typeof t.name !== 'string') return null;
+  const schema = t.input_schema ?? t.parameters ?? t.parametersJsonSchema;
+  // A tool the model calls with JSON arguments: not a hosted tool or a free-form (grammar) one.
+  if (schema === undefined && t.type !== undefined && t.type !== 'function') return null;
+  return { name: t.name, schema };
+}
+
+/** Agents' shell tools: the mock calls one when offered (`echo mock` runs harmlessly and ends the turn). */
+const SHELL_TOOL = /^(bash|shell|run_shell_command|exec_command|shell_command)$/i;
+
+/**
+ * The tool the mock calls: a shell tool if offered, else the first that takes JSON arguments, else the
+ * first tool with a name. A shell tool goes first because an agent's first tool may start a sub-agent,
+ * whose own first turn would call it again without end.
+ */
+function chosenTool(body: JsonObject): { name: string; arguments: string } | null {
+  if (!Array.isArray(body.tools) || body.tools.length === 0) return null;
+  for (const t of body.tools) {
+    const tool = toolOf(t);
+    if (tool !== null && SHELL_TOOL.test(tool.name))
+      return { name: tool.name, arguments: JSON.stringify(schemaInstance(tool.schema ?? {})) };
+  }
+  for (const t of body.tools) {
+    const tool = toolOf(t);
+    if (tool !== null) return { name: tool.name, arguments: JSON.stringify(schemaInstance(tool.schema ?? {})) };
+  }
+  for (const t of body.tools)
+    if (isObject(t) && typeof t.name === 'string') return { name: t.name, arguments: '{"input":"mock"}' };
   return null;
 }
 
 export function planMockReply(body: JsonObject, replyWords: number, seed: string): MockPlan {
   const inputTokens = countInput(body);
-  const toolName = lastIsToolResult(body) ? null : firstToolName(body);
+  const tool = lastIsToolResult(body) ? null : chosenTool(body);
   const max =
     typeof body.max_tokens === 'number'
       ? body.max_tokens
       : typeof body.max_completion_tokens === 'number'
         ? body.max_completion_tokens
         : Infinity;
-  if (toolName) {
+  if (tool !== null) {
     return {
       words: [],
-      tool: { id: seed, name: toolName, arguments: '{"input":"mock"}' },
+      tool: { id: seed, name: tool.name, arguments: tool.arguments },
       inputTokens,
       truncated: false,
     };

@@ -1,0 +1,195 @@
+// Responses over WebSocket (`GET /v1/responses` upgraded; what Codex's OpenAI provider tries first): the
+// key is checked at the upgrade, each `response.create` frame is one streamed Responses request through
+// the gateway's own HTTP path (so routing, limits, billing and cut connections behave as on HTTP), and its
+// events come back as one text frame each. `previous_response_id` naming the connection's last response
+// continues it without a store (Codex sends `store: false`); `generate: false` is a warm-up answered at
+// once, without an upstream call. Errors are `{"type":"error","status":…,"error":{…}}` frames.
+import type { IncomingMessage, Server } from 'node:http';
+import { randomBytes } from 'node:crypto';
+import type { Duplex } from 'node:stream';
+import { request } from 'undici';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { authenticate } from '../auth/authenticate.ts';
+import { GatewayError } from '../core/errors.ts';
+import { isObject, type JsonObject } from '../core/json.ts';
+import type { KeyCache } from '../auth/authenticate.ts';
+import { pathOf } from '../http/routes.ts';
+
+/** The request headers a frame's request carries on (the key, and the client's session names). */
+const FORWARDED = ['authorization', 'x-claude-code-session-id', 'session_id', 'conversation_id', 'openai-beta'];
+
+export function attachResponsesWebSocket(server: Server, o: { keys: KeyCache; selfUrl: () => string }): void {
+  const wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 * 1024 });
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    void upgrade(wss, o, req, socket, head);
+  });
+}
+
+function refuse(socket: Duplex, status: number, error: GatewayError): void {
+  const type = status === 401 ? 'authentication_error' : 'invalid_request_error';
+  const body = JSON.stringify({ error: { message: error.message, type, code: error.code, param: null } });
+  socket.end(
+    `HTTP/1.1 ${status} ${status === 401 ? 'Unauthorized' : 'Not Found'}\r\ncontent-type: application/json\r\n` +
+      `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+  );
+}
+
+async function upgrade(
+  wss: WebSocketServer,
+  o: { keys: KeyCache; selfUrl: () => string },
+  req: IncomingMessage,
+  socket: Duplex,
+  head: Buffer,
+): Promise<void> {
+  socket.on('error', () => undefined);
+  if (pathOf(req.url) !== '/v1/responses') {
+    refuse(socket, 404, new GatewayError('not_found', { message: 'WebSocket is served on /v1/responses only.' }));
+    return;
+  }
+  try {
+    await authenticate(req.headers, o.keys, Date.now(), req.socket);
+  } catch (err) {
+    refuse(socket, 401, err instanceof GatewayError ? err : new GatewayError('invalid_api_key'));
+    return;
+  }
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  for (const name of FORWARDED) {
+    const v = req.headers[name];
+    if (typeof v === 'string') headers[name] = v;
+  }
+  wss.handleUpgrade(req, socket, head, (ws) => new ResponsesSocket(ws, o.selfUrl(), headers));
+}
+
+class ResponsesSocket {
+  readonly #ws: WebSocket;
+  readonly #url: string;
+  readonly #headers: Record<string, string>;
+  /** One response at a time, in the order the frames came. */
+  #queue: Promise<void> = Promise.resolve();
+  /** The connection's last response and the conversation up to it, for `previous_response_id`. */
+  #last: { id: string; items: unknown[] } | null = null;
+  #abort = new AbortController();
+
+  constructor(ws: WebSocket, url: string, headers: Record<string, string>) {
+    this.#ws = ws;
+    this.#url = `${url}/v1/responses`;
+    this.#headers = headers;
+    ws.on('message', (data, isBinary) => {
+      const text = isBinary ? '' : data.toString();
+      this.#queue = this.#queue.then(() => this.#frame(text)).catch(() => undefined);
+    });
+    ws.on('close', () => this.#abort.abort());
+    ws.on('error', () => this.#abort.abort());
+  }
+
+  #send(value: unknown): void {
+    if (this.#ws.readyState === this.#ws.OPEN) this.#ws.send(typeof value === 'string' ? value : JSON.stringify(value));
+  }
+
+  #error(status: number, code: string, message: string, param: string | null = null): void {
+    this.#send({ type: 'error', status, error: { type: 'invalid_request_error', code, message, param } });
+  }
+
+  async #frame(text: string): Promise<void> {
+    let frame: unknown;
+    try {
+      frame = JSON.parse(text);
+    } catch {
+      this.#error(400, 'invalid_json', 'A frame must be a JSON object.');
+      return;
+    }
+    if (!isObject(frame) || frame.type !== 'response.create') {
+      this.#error(400, 'invalid_request', 'Frames are `response.create` objects.', 'type');
+      return;
+    }
+    const { type: _type, generate, ...body } = frame;
+    if (generate === false) return this.#warmUp(body);
+    const input = inputItems(body.input);
+    let history: unknown[] = [];
+    if (typeof body.previous_response_id === 'string' && this.#last?.id === body.previous_response_id) {
+      history = this.#last.items;
+      delete body.previous_response_id;
+      body.input = [...history, ...input];
+    }
+    body.stream = true;
+    await this.#relay(body, [...history, ...input]);
+  }
+
+  /** A warm-up: the connection is ready; no model is called. */
+  #warmUp(body: JsonObject): void {
+    const id = `resp_${randomBytes(24).toString('hex')}`;
+    const response = {
+      id,
+      object: 'response',
+      created_at: Math.floor(Date.now() / 1000),
+      status: 'completed',
+      model: body.model ?? null,
+      output: [],
+      usage: { input_tokens: 0, output_tokens: 0, total_tokens: 0 },
+    };
+    this.#send({ type: 'response.created', sequence_number: 0, response: { ...response, status: 'in_progress' } });
+    this.#send({ type: 'response.completed', sequence_number: 1, response });
+    this.#last = { id, items: this.#last?.items ?? [] };
+  }
+
+  async #relay(body: JsonObject, items: unknown[]): Promise<void> {
+    let res: Awaited<ReturnType<typeof request>>;
+    try {
+      res = await request(this.#url, {
+        method: 'POST',
+        headers: this.#headers,
+        body: JSON.stringify(body),
+        signal: this.#abort.signal,
+      });
+    } catch (err) {
+      if (!this.#abort.signal.aborted)
+        this.#error(502, 'upstream_error', `The request did not complete: ${String(err)}`);
+      return;
+    }
+    if (res.statusCode !== 200) {
+      const error = (await res.body.json().catch(() => null)) as { error?: unknown } | null;
+      this.#send({ type: 'error', status: res.statusCode, error: error?.error ?? null });
+      return;
+    }
+    let buffered = '';
+    for await (const chunk of res.body) {
+      buffered += (chunk as Buffer).toString('utf8');
+      let end = buffered.indexOf('\n\n');
+      while (end !== -1) {
+        this.#event(buffered.slice(0, end), items);
+        buffered = buffered.slice(end + 2);
+        end = buffered.indexOf('\n\n');
+      }
+    }
+    if (buffered.trim() !== '') this.#event(buffered, items);
+  }
+
+  /** One SSE event: its data as a frame; a finished response becomes the connection's last one. */
+  #event(block: string, items: unknown[]): void {
+    let data = '';
+    for (const line of block.split('\n')) if (line.startsWith('data:')) data += line.slice(line[5] === ' ' ? 6 : 5);
+    if (data === '' || data === '[DONE]') return;
+    this.#send(data);
+    if (!data.includes('"response.completed"')) return;
+    try {
+      const ev = JSON.parse(data) as { type?: string; response?: { id?: string; output?: unknown[] } };
+      if (ev.type === 'response.completed' && typeof ev.response?.id === 'string')
+        this.#last = { id: ev.response.id, items: [...items, ...(ev.response.output ?? [])] };
+    } catch {
+      // Not an event the chain needs.
+    }
+  }
+}
+
+/** Where this process reaches its own listener: a wildcard address is reached on loopback. */
+export function loopbackHost(host: string): string {
+  if (host === '0.0.0.0' || host === '') return '127.0.0.1';
+  if (host === '::') return '[::1]';
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+function inputItems(input: unknown): unknown[] {
+  if (typeof input === 'string')
+    return [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: input }] }];
+  return Array.isArray(input) ? input : [];
+}

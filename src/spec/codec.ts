@@ -1,0 +1,76 @@
+// What each dialect folder gives the hub: its client side (decode a caller's request, encode the reply
+// and stream back) and its upstream side (encode a request for that upstream, decode what it answers).
+// A translated exchange is one client side joined to one upstream side through the hub form
+// (hub/translated-exchange.ts); translate/exchange-for.ts is the one switch that picks pass-through or the hub.
+// Contract: every function here is pure (no I/O); one decoder or encoder instance serves one request and
+// keeps its stream state in typed fields. Request decoders throw TranslationError for what the form
+// cannot hold; request encoders report what they changed or left out in `adjustments` (sent to the caller
+// as `x-modelgate-adjusted`). Stream decoders follow the event contract of events.ts; stream encoders
+// get those events in order, with a `usage` event carrying the billed usage just before `finish`.
+import type { Frame } from './framing.ts';
+import type { HubEvent } from './events.ts';
+import type { HubDialect, HubReply, HubRequest } from './form.ts';
+
+export interface ClientReplyContext {
+  /** The model name the caller asked for: every reply, chunk and event shows it. */
+  model: string;
+  /** Unix seconds, the gateway's clock. */
+  created: number;
+  /** The decoded request, so an encoder can restore what the hub carried for it (custom tools, JSON mode). */
+  request: HubRequest;
+  /** Prompt tokens counted before the call, for streams that must show them before the upstream does. */
+  promptEstimate: () => number;
+}
+
+export interface ClientStreamEncoder {
+  /** Client SSE text for one hub event ('' when nothing is to be sent yet). */
+  push(ev: HubEvent): string;
+  /** Responses API: the whole response object the stream ended with (JSON text), which the gateway stores. */
+  final?(): string | null;
+}
+
+export interface ClientSide {
+  readonly dialect: HubDialect;
+  /** Throws TranslationError (a 400 naming the field) for what has no faithful form in the hub. */
+  /** `call`: what the path says of the request (Gemini names streaming there, not in the body). */
+  decodeRequest(body: Record<string, unknown>, call?: { stream: boolean }): HubRequest;
+  encodeReply(reply: HubReply, ctx: ClientReplyContext): string;
+  streamEncoder(ctx: ClientReplyContext): ClientStreamEncoder;
+}
+
+/** What a deployment says about its upstream that changes how a request is written for it. */
+export interface UpstreamOptions {
+  upstreamModel: string;
+  defaultMaxTokens: number;
+  /** Parameters the deployment's model refuses: left out and named in `x-modelgate-adjusted`. */
+  refusedParams: readonly string[];
+  maxTokensField?: 'max_tokens' | 'max_completion_tokens';
+  structuredOutput?: 'tool' | 'native';
+  /**
+   * OpenAI-style upstreams: the `prompt_cache_key` to send (the caller's, else its agent session's), so
+   * one session's requests share the upstream's prompt cache.
+   */
+  promptCacheKey?: string;
+}
+
+export interface EncodedRequest {
+  body: string;
+  /** What was changed or left out, for `x-modelgate-adjusted`. */
+  adjustments: string[];
+  /** What the reply decoder must know of how the request was written (a JSON-mode tool's name, …). */
+  replyState: unknown;
+}
+
+export interface UpstreamStreamDecoder {
+  /** The hub events one upstream frame stands for (often none or one): an SSE event, or what the provider's own framing yields. */
+  push(ev: Frame): HubEvent[];
+  /** The upstream body ended: an `error` event if it stopped before its normal end. */
+  end(): HubEvent[];
+}
+
+export interface UpstreamSide {
+  readonly dialect: HubDialect;
+  encodeRequest(req: HubRequest, opts: UpstreamOptions): EncodedRequest;
+  decodeReply(body: Record<string, unknown>, replyState: unknown): HubReply;
+  streamDecoder(replyState: unknown): UpstreamStreamDecoder;
+}
