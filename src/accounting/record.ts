@@ -8,7 +8,7 @@ import { breakdownJson, usdText } from '../pricing/breakdown.ts';
 import type { Catalog } from '../catalog/catalog.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import type { RequestTrace } from '../observability/tracing.ts';
-import { maskKeyLike } from '../observability/mask-secrets.ts';
+import { maskKeyLike } from '../core/mask-secrets.ts';
 import { costNanos, nanosToUsd, periodStart } from '../core/budget.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { UsageWriter } from './usage-writer.ts';

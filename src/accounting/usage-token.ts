@@ -6,7 +6,7 @@ import type { Catalog } from '../catalog/catalog.ts';
 import type { Admission } from '../admission/admission.ts';
 import type { Store } from '../store/store.ts';
 import type { Logger } from '../observability/logger.ts';
-import type { SecretMasker } from '../observability/mask-secrets.ts';
+import type { SecretMasker } from '../core/mask-secrets.ts';
 import { GatewayError } from '../core/errors.ts';
 
 /** What the self-check reads: the admission store's live counters, the database's totals, the key's models. */

@@ -6,12 +6,13 @@ import { hostname } from 'node:os';
 import type { GatewayConfig } from '../core/config-types.ts';
 import type { KeyRecord } from '../core/key-record.ts';
 import { Catalog } from '../catalog/catalog.ts';
-import { generateKey, hashKey, maskKey, newKeyId } from '../auth/key-material.ts';
+import { generateKey, hashKey, newKeyId } from '../auth/key-material.ts';
+import { maskKey } from '../core/mask-secrets.ts';
 import { UsageWriter } from '../accounting/usage-writer.ts';
 import { UsageSpill } from '../accounting/usage-spill.ts';
 import { Metrics } from '../observability/metrics.ts';
 import { createLogger } from '../observability/logger.ts';
-import { SecretMasker } from '../observability/mask-secrets.ts';
+import { SecretMasker } from '../core/mask-secrets.ts';
 import { openStore } from '../store/open-store.ts';
 import { isPostgresUrl, maskDatabaseUrl } from '../store/database-url.ts';
 import type { Store } from '../store/store.ts';
@@ -20,13 +21,13 @@ import { openResponseStore } from '../store/response-store.ts';
 import { openConversationStore } from '../store/conversation-store.ts';
 import { startResponsePurge } from '../store/response-purge.ts';
 import { createGatewayServer } from '../http/server.ts';
-import { attachResponsesWebSocket, loopbackHost } from '../http/responses-websocket.ts';
+import { attachResponsesWebSocket, loopbackHost } from '../pipeline/responses-websocket.ts';
 import { dispatch } from '../pipeline/generate.ts';
 import { KeyCache, metricsTokenCheck } from '../auth/authenticate.ts';
 import { createAdminApi } from './api/admin-api.ts';
 import { createUiHandler } from './ui-files.ts';
 import { DecodeBudget } from '../http/decode-budget.ts';
-import { closeProviderPools } from '../providers/http-provider.ts';
+import { closeProviderPools } from '../upstream/http-provider.ts';
 import type { Gateway } from '../pipeline/gateway.ts';
 import { stagePlan } from '../stages/plan.ts';
 import { createRouting } from '../routing/create-routing.ts';
@@ -217,9 +218,9 @@ export async function serveCommand(config: GatewayConfig): Promise<void> {
   // The mistakes `modelgate config check` reports, said at start too: each would fail or misprice requests.
   for (const f of checkConfig(config)) log.warn({ setting: f.path }, `config ${f.level}: ${f.message}`);
   // A model without a price costs nothing, so USD budgets do not limit it: said once, at start, for
-  // models that reach a paid provider (mock models are free by nature).
+  // models that reach a paid provider (an in-process one, the mock, is free by nature).
   const unpriced = config.models
-    .filter((m) => m.price === null && m.deployments.some((d) => d.provider.kind !== 'mock'))
+    .filter((m) => m.price === null && m.deployments.some((d) => !d.provider.inProcess))
     .map((m) => m.name);
   if (unpriced.length > 0)
     log.warn(
@@ -396,8 +397,7 @@ async function ensureFirstKey(
 /** gen_ai.provider.name of each deployment (OpenTelemetry's names; the mock is modelgate's own). */
 function providerNames(config: GatewayConfig): (deploymentId: string) => string {
   const names = new Map<string, string>();
-  for (const m of config.models)
-    for (const d of m.deployments) names.set(d.id, d.provider.kind === 'mock' ? 'modelgate.mock' : d.provider.kind);
+  for (const m of config.models) for (const d of m.deployments) names.set(d.id, d.provider.system);
   return (id) => names.get(id) ?? 'unknown';
 }
 

@@ -11,7 +11,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { GatewayError, type ErrorCode } from '../core/errors.ts';
 import type { KeyRecord } from '../core/key-record.ts';
 import type { Store } from '../store/store.ts';
-import { queryKey } from '../http/gemini-routes.ts';
+import { queryKey } from '../dialects/gemini/routes.ts';
 import { hashKey, sameHash } from './key-material.ts';
 
 function refused(code: ErrorCode, message?: string): GatewayError {

@@ -20,12 +20,6 @@ export function hashKey(key: string): string {
   return hash('sha256', key, 'hex');
 }
 
-/** First 4 and last 4 characters: the only form a key may take in logs, errors, listings and tests. */
-export function maskKey(key: string): string {
-  if (key.length <= 8) return '****';
-  return `${key.slice(0, 4)}…${key.slice(-4)}`;
-}
-
 /** Constant-time comparison of two hex digests of equal length. */
 export function sameHash(a: string, b: string): boolean {
   const ba = Buffer.from(a, 'hex');

@@ -2,6 +2,7 @@
 // mispriced requests: `modelgate config check` lists them, and a start logs them. An error is a setting
 // that cannot work as written; a warning one that is very likely wrong but has legitimate uses.
 import type { GatewayConfig, ModelConfig, ProviderConfig, RateField, Rates } from '../core/config-types.ts';
+import { providerSpec } from '../registry.ts';
 
 export interface Finding {
   level: 'error' | 'warning';
@@ -21,7 +22,7 @@ export const PER_TOKEN_PRICE_THRESHOLD = 0.001;
 
 export function checkConfig(config: GatewayConfig): Finding[] {
   const findings: Finding[] = [];
-  config.providers.forEach((p, i) => findings.push(...checkBaseUrl(p, `providers[${i}].base_url`)));
+  config.providers.forEach((p, i) => findings.push(...checkBaseUrl(p, `providers[${i}]`)));
   const used = new Set<string>();
   config.models.forEach((m, i) => {
     for (const d of m.deployments) used.add(d.provider.name);
@@ -39,31 +40,8 @@ export function checkConfig(config: GatewayConfig): Finding[] {
 }
 
 function checkBaseUrl(p: ProviderConfig, path: string): Finding[] {
-  if (p.kind === 'mock') return [];
-  let pathname: string;
-  try {
-    pathname = new URL(p.baseUrl).pathname.replace(/\/+$/, '');
-  } catch {
-    return [];
-  }
-  const versioned = /\/v\d+[a-z0-9]*(\/|$)/i.test(pathname);
-  if (p.kind === 'openai' && !versioned)
-    return [
-      {
-        level: 'warning',
-        path,
-        message: `${p.baseUrl} has no /v1: OpenAI-style URLs include it, as the SDKs' baseURL does (https://api.openai.com/v1); without it most upstreams answer 404 to every request`,
-      },
-    ];
-  if ((p.kind === 'anthropic' || p.kind === 'gemini') && versioned)
-    return [
-      {
-        level: 'error',
-        path,
-        message: `${p.baseUrl} ends in a version path: kind ${p.kind} takes the API's origin (${p.kind === 'anthropic' ? 'https://api.anthropic.com' : 'https://generativelanguage.googleapis.com'}); the gateway adds ${p.kind === 'anthropic' ? '/v1/messages' : '/v1beta/models/…'} itself, so every request would go to a path that does not exist`,
-      },
-    ];
-  return [];
+  const findings = providerSpec(p).check?.(p) ?? [];
+  return findings.map((f) => ({ level: f.level, path: `${path}.${f.key}`, message: f.message }));
 }
 
 /** The rates of a `price:` block by their YAML names (the catalogue's prices are not the operator's to fix). */
@@ -108,10 +86,9 @@ function perTokenRates(rates: Rates, path: string): Finding[] {
 
 /** Whether a deployment's provider can answer the model's kind of request. */
 function serves(m: ModelConfig, p: ProviderConfig): boolean {
-  const apis = p.apis ?? ['chat', 'embeddings'];
-  if (m.mode === 'embedding')
-    return p.kind === 'mock' || p.kind === 'gemini' || (p.kind === 'openai' && apis.includes('embeddings'));
-  return p.kind !== 'openai' || apis.includes('chat') || apis.includes('responses');
+  const spec = providerSpec(p);
+  if (m.mode === 'embedding') return spec.embeddingsDialect(p) !== null;
+  return spec.generates?.(p) ?? true;
 }
 
 function checkServed(m: ModelConfig, path: string): Finding[] {

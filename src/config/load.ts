@@ -9,6 +9,8 @@ import { applyEnvOverrides } from './env-overrides.ts';
 import { modelPrice } from '../pricing/model-price.ts';
 import { releaseCatalogue } from '../pricing/catalogue.ts';
 import { configSchema, DEFAULTS, type RawConfig } from './schema.ts';
+import { PROVIDERS } from '../registry.ts';
+import type { ProviderSpec } from '../spec/provider.ts';
 import { STAGES } from '../stages/index.ts';
 
 export class ConfigError extends Error {
@@ -96,9 +98,11 @@ function build(raw: RawConfig, source: string, env: NodeJS.ProcessEnv): GatewayC
   const providers = new Map<string, ProviderConfig>();
   raw.providers.forEach((p, i) => {
     if (providers.has(p.name)) fail(`providers[${i}].name`, `duplicate provider name "${p.name}"`);
-    if (p.kind !== 'mock' && !p.base_url) fail(`providers[${i}].base_url`, `required for kind ${p.kind}`);
-    if (p.apis !== undefined && p.kind !== 'openai')
-      fail(`providers[${i}].apis`, `only kind openai lists its endpoints (this provider is kind ${p.kind})`);
+    const spec = providerSpecOf(p.kind);
+    if (spec.requiresBaseUrl && !p.base_url) fail(`providers[${i}].base_url`, `required for kind ${p.kind}`);
+    const options: unknown = spec.options(p as Record<string, unknown>, (key, message) =>
+      fail(`providers[${i}].${key}`, message),
+    );
     const apiKeys = [...(p.api_key ? [p.api_key] : []), ...(p.api_keys ?? [])];
     providers.set(p.name, {
       name: p.name,
@@ -106,13 +110,9 @@ function build(raw: RawConfig, source: string, env: NodeJS.ProcessEnv): GatewayC
       baseUrl: (p.base_url ?? 'http://mock.invalid').replace(/\/+$/, ''),
       apiKeys,
       headers: p.headers ?? {},
-      apis: p.apis ?? (p.kind === 'anthropic' ? [] : ['chat', 'embeddings']),
-      ...(p.anthropic_version === undefined ? {} : { anthropicVersion: p.anthropic_version }),
-      mock: {
-        latencyMs: p.mock?.latency_ms ?? DEFAULTS.mock.latencyMs,
-        chunkDelayMs: p.mock?.chunk_delay_ms ?? DEFAULTS.mock.chunkDelayMs,
-        replyWords: p.mock?.reply_words ?? DEFAULTS.mock.replyWords,
-      },
+      options,
+      system: spec.system ?? p.kind,
+      inProcess: spec.call !== undefined,
     });
   });
   const defaultTimeouts = timeouts(raw.timeouts, {
@@ -244,4 +244,11 @@ function timeouts(raw: RawConfig['timeouts'], base: Timeouts): Timeouts {
 /** Upstream embedding models all say so in their names (text-embedding-3-small, gemini-embedding-001). */
 function inferredMode(upstreamModel: string): ModelMode {
   return /embed/i.test(upstreamModel) ? 'embedding' : 'chat';
+}
+
+/** The registry's spec of a kind the schema has accepted. */
+function providerSpecOf(kind: string): ProviderSpec {
+  const spec = PROVIDERS.find((s) => s.kind === kind);
+  if (spec === undefined) throw new ConfigError(`config error: unknown provider kind ${kind}`);
+  return spec;
 }

@@ -1,7 +1,8 @@
 // The YAML configuration schema (snake_case, as operators write it) and its defaults.
 import { z } from 'zod';
 import { DEFAULT_FLUSH_ROWS } from '../accounting/usage-writer.ts';
-import { ANTHROPIC_VERSIONS } from '../dialects/anthropic-messages/version.ts';
+import { PROVIDERS } from '../registry.ts';
+import type { ProviderSpec } from '../spec/provider.ts';
 import { STAGES } from '../stages/index.ts';
 
 /**
@@ -59,28 +60,41 @@ export const timeoutsSchema = z.strictObject({
   total_ms: positiveInt.optional(),
 });
 
-export const providerSchema = z.strictObject({
+/** The keys every provider kind has; each kind adds its own (ProviderSpec.configKeys). */
+const commonProviderKeys = {
   name: z.string().min(1),
-  kind: z.enum(['openai', 'anthropic', 'gemini', 'mock']),
   base_url: z.url({ protocol: /^https?$/ }).optional(),
   api_key: z.string().optional(),
   api_keys: z.array(z.string().min(1)).optional(),
   headers: z.record(z.string(), z.string()).optional(),
-  // kind openai: the OpenAI endpoints the upstream serves natively (default chat and embeddings).
-  apis: z
-    .array(z.enum(['chat', 'responses', 'embeddings']))
-    .min(1)
-    .optional(),
-  /** kind anthropic: the anthropic-version of translated requests (pass-through sends the caller's). */
-  anthropic_version: z.enum(ANTHROPIC_VERSIONS).optional(),
-  mock: z
-    .strictObject({
-      latency_ms: nonNegInt.optional(),
-      chunk_delay_ms: nonNegInt.optional(),
-      reply_words: positiveInt.optional(),
-    })
-    .optional(),
-});
+};
+
+/** One strict object per kind in the registry: a key of another kind is refused, naming the kind. */
+function providerSchemaOf(spec: ProviderSpec) {
+  const own = Object.keys(spec.configKeys);
+  return z.strictObject(
+    { ...commonProviderKeys, kind: z.literal(spec.kind), ...spec.configKeys },
+    {
+      error: (iss) =>
+        iss.code === 'unrecognized_keys'
+          ? `${iss.keys.join(', ')}: not a setting of kind ${spec.kind} (its own: ${own.length === 0 ? 'none' : own.join(', ')})`
+          : undefined,
+    },
+  );
+}
+
+const providerSchemas = PROVIDERS.map(providerSchemaOf);
+
+export const providerSchema = z.discriminatedUnion(
+  'kind',
+  providerSchemas as unknown as [(typeof providerSchemas)[number], ...(typeof providerSchemas)[number][]],
+  {
+    error: (iss) =>
+      iss.code === 'invalid_union' && (iss as { note?: string }).note === 'No matching discriminator'
+        ? `unknown provider kind (known: ${PROVIDERS.map((spec) => spec.kind).join(', ')})`
+        : undefined,
+  },
+);
 
 export const deploymentSchema = z.strictObject({
   provider: z.string().min(1),
@@ -208,5 +222,4 @@ export const DEFAULTS = {
   // A replica silent this long is taken for dead: its reservations and unwritten spend are reconciled.
   redisPeerTimeoutMs: 30_000,
   timeouts: { connectMs: 10_000, firstByteMs: 120_000, idleMs: 60_000, totalMs: 600_000 },
-  mock: { latencyMs: 0, chunkDelayMs: 0, replyWords: 12 },
 } as const;

@@ -42,32 +42,22 @@ export interface Price extends Rates {
   source?: 'catalogue' | 'config';
 }
 
-export interface MockOptions {
-  /** Delay before the response headers, ms. */
-  latencyMs: number;
-  /** Delay between stream chunks, ms. */
-  chunkDelayMs: number;
-  /** Words in the deterministic reply. */
-  replyWords: number;
-}
-
 export interface ProviderConfig {
   name: string;
   kind: ProviderKind;
-  /** For openai kinds including `/v1` (like the SDK's baseURL); for anthropic and gemini kinds the API origin, without it. */
+  /** The upstream's base URL without a trailing slash, as its kind reads it (src/providers/<kind>/); `http://mock.invalid` for a provider without one. */
   baseUrl: string;
-  /** Credentials used in turn; empty for mock. */
+  /** Credentials used in turn; empty for a keyless provider. */
   apiKeys: string[];
   /** Extra headers sent upstream on every call. */
   headers: Record<string, string>;
-  /** The OpenAI endpoints a kind openai upstream serves natively (`responses` makes /v1/responses pass through); absent = chat and embeddings. */
-  apis?: readonly ProviderApi[];
-  /** kind anthropic: the anthropic-version translated requests carry (default 2023-06-01). */
-  anthropicVersion?: string;
-  mock: MockOptions;
+  /** The kind's own settings, as its provider spec read them from its config keys (ProviderSpec.options). */
+  options: unknown;
+  /** Its name in traces and metrics (`gen_ai.provider.name`: `openai`, `azure.ai.openai`, `modelgate.mock`). */
+  system: string;
+  /** Answered in-process (the mock): no server to name in traces, nothing to pay for. */
+  inProcess: boolean;
 }
-
-export type ProviderApi = 'chat' | 'responses' | 'embeddings';
 
 export interface Timeouts {
   connectMs: number;

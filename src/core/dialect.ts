@@ -1,4 +1,4 @@
-// The wire dialects callers speak, and the provider kinds upstreams speak.
+// The wire dialects callers speak, and the names of the provider kinds upstreams are.
 
 /**
  * The dialect of a client endpoint: `/v1/chat/completions` and `/v1/embeddings` are openai,
@@ -7,8 +7,8 @@
  */
 export type Dialect = 'openai' | 'anthropic' | 'responses' | 'gemini';
 
-/** What an upstream speaks. `mock` is the built-in deterministic model and speaks every dialect. */
-export type ProviderKind = 'openai' | 'anthropic' | 'gemini' | 'mock';
+/** A provider's `kind:`: one of the provider specs src/registry.ts holds (`openai`, `anthropic`, `mock`, …). */
+export type ProviderKind = string;
 
 /** What a model does: generate text (every generation endpoint) or embed it (`/v1/embeddings`). */
 export type ModelMode = 'chat' | 'embedding';

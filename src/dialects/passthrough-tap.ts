@@ -16,7 +16,7 @@ import { readOpenAIUsage } from './openai-chat/usage.ts';
 import { isObject } from '../core/json.ts';
 import { SseLineBlocks } from './sse-line-blocks.ts';
 
-/** What masks credentials in text (observability/mask-secrets.ts's SecretMasker). */
+/** What masks credentials in text (core/mask-secrets.ts's SecretMasker). */
 export interface TextMasker {
   mask(text: string): string;
 }

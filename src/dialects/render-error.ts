@@ -1,7 +1,7 @@
 // Renders a GatewayError as the error body of the caller's dialect (DESIGN.md "Error bodies").
 import type { Dialect } from '../core/dialect.ts';
 import type { GatewayError } from '../core/errors.ts';
-import { maskKeyLike } from '../observability/mask-secrets.ts';
+import { maskKeyLike } from '../core/mask-secrets.ts';
 import { anthropicErrorType } from './anthropic-messages/errors.ts';
 import { geminiErrorStatus } from './gemini/errors.ts';
 import { openaiErrorType } from './openai-chat/errors.ts';

@@ -3,7 +3,7 @@
 import type { Dialect } from '../core/dialect.ts';
 import { estimatedUsage, type Usage } from '../core/usage.ts';
 import { isObject } from '../core/json.ts';
-import type { HubReply } from '../translate/hub/form.ts';
+import type { HubReply } from '../spec/form.ts';
 import { decodeMessagesReply } from './anthropic-messages/decode-reply.ts';
 import { decodeGeminiReply } from './gemini/decode-reply.ts';
 import { decodeChatReply } from './openai-chat/decode-reply.ts';

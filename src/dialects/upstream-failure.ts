@@ -3,9 +3,9 @@
 // the upstream's own text (masked) so the caller can fix a bad request.
 import type { Dialect } from '../core/dialect.ts';
 import { clientCodeFor, GatewayError } from '../core/errors.ts';
-import { readUpstreamError, type DialectError } from '../translate/hub/upstream-error.ts';
-import type { HubDialect } from '../translate/hub/form.ts';
-import type { SecretMasker } from '../observability/mask-secrets.ts';
+import { readUpstreamError, type DialectError } from '../spec/upstream-error.ts';
+import type { HubDialect, UpstreamError } from '../spec/form.ts';
+import type { SecretMasker } from '../core/mask-secrets.ts';
 import { anthropicErrorDetails } from './anthropic-messages/error-details.ts';
 import { shapeMessagesError } from './anthropic-messages/errors.ts';
 import { shapeGeminiError } from './gemini/errors.ts';
@@ -24,11 +24,15 @@ export interface UpstreamErrorOptions {
   /** HTTP status the upstream answered with. */
   status: number;
   bodyText: string;
+  /** The provider's own reader of its error bodies (ProviderSpec.readError), tried before the dialect's. */
+  readError?: (status: number, text: string) => UpstreamError | null;
 }
 
 /** An upstream error body read by its dialect and shaped by the caller's (pass-through and hub alike). */
 export function upstreamErrorToDialect(opts: UpstreamErrorOptions): DialectError {
-  const err = readUpstreamError(HUB_DIALECT[opts.upstreamKind], opts.status, opts.bodyText);
+  const err =
+    opts.readError?.(opts.status, opts.bodyText) ??
+    readUpstreamError(HUB_DIALECT[opts.upstreamKind], opts.status, opts.bodyText);
   if (opts.clientDialect === 'gemini') return shapeGeminiError(err);
   // Chat and Responses callers share OpenAI's error shape.
   return opts.clientDialect === 'anthropic' ? shapeMessagesError(err) : shapeChatError(err);
@@ -44,6 +48,7 @@ export function upstreamFailure(opts: {
   upstreamDialect: Dialect;
   clientDialect: Dialect;
   masker: SecretMasker;
+  readError?: (status: number, text: string) => UpstreamError | null;
 }): GatewayError {
   // Every string of the body is masked before the mapping reads or cuts any of them: a key in `param`,
   // `code`, `type` or across the message's cut would otherwise leave whole or in part.
@@ -54,6 +59,7 @@ export function upstreamFailure(opts: {
     clientDialect: opts.clientDialect,
     status: opts.status,
     bodyText,
+    readError: opts.readError,
   });
   const credentials = opts.status === 401;
   return new GatewayError(clientCodeFor(shaped.status), {

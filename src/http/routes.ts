@@ -1,6 +1,6 @@
 // Exact path routing (SPEC §4.1, DESIGN.md): no trailing slash, no case folding; a query string is ignored.
 import type { Dialect } from '../core/dialect.ts';
-import { geminiCallOf } from './gemini-routes.ts';
+import { geminiCallOf } from '../dialects/gemini/routes.ts';
 
 export type RouteName =
   | 'chat'

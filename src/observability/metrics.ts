@@ -5,7 +5,7 @@
 // labels each time), and only the histograms are observed per request, through label children bound once.
 // State kept elsewhere (breaker, usage writer, requests in flight) is read only when /metrics is scraped.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { BreakerState, BreakerStatus } from '../routing/circuit-breaker.ts';
+import type { BreakerState, BreakerStatus } from '../core/breaker-state.ts';
 
 const BREAKER_STATES: readonly BreakerState[] = ['closed', 'open', 'half-open', 'credentials'];
 

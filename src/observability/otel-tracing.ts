@@ -114,7 +114,7 @@ class RequestSpan implements RequestTrace {
       'modelgate.deployment': d.id,
       'modelgate.attempt': a.attempt,
     };
-    if (d.provider.kind !== 'mock') {
+    if (!d.provider.inProcess) {
       const url = new URL(d.provider.baseUrl);
       attributes['server.address'] = url.hostname;
       attributes['server.port'] = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
@@ -190,9 +190,9 @@ function usageAttributes(s: RequestSummary): Attributes {
   return out;
 }
 
-/** gen_ai.provider.name: OpenTelemetry's names for the upstream kinds; the mock is modelgate's own. */
+/** gen_ai.provider.name: OpenTelemetry's names for the upstream kinds (the provider spec's); the mock's is modelgate's own. */
 function providerName(d: DeploymentConfig): string {
-  return d.provider.kind === 'mock' ? 'modelgate.mock' : d.provider.kind;
+  return d.provider.system;
 }
 
 /** OTEL_TRACES_SAMPLER and OTEL_TRACES_SAMPLER_ARG, as the specification defines them; default parentbased_always_on. */

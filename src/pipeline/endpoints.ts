@@ -3,21 +3,21 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { GatewayError } from '../core/errors.ts';
 import { answeredOrGone, readBody, parseJsonBody } from '../http/body.ts';
-import { geminiCallOf, geminiListingOf } from '../http/gemini-routes.ts';
+import { geminiCallOf, geminiListingOf } from '../dialects/gemini/routes.ts';
 import { sendError, sendJson } from '../http/respond.ts';
 import { callerDialect, conversationPathOf, modelIdOf, pathOf, responseIdOf, type Route } from '../http/routes.ts';
 import { authenticate, authenticateGemini } from '../auth/authenticate.ts';
 import type { KeyRecord } from '../core/key-record.ts';
 import { listModelsBody, modelBody } from '../catalog/list-models.ts';
 import { geminiModelBody, geminiModelsBody } from '../catalog/gemini-models.ts';
-import type { CountResult } from '../providers/count-call.ts';
-import { countMessagesTokens } from '../providers/count-messages.ts';
-import { countResponsesTokens } from '../providers/count-responses.ts';
-import { countGeminiTokens } from '../providers/count-gemini.ts';
+import type { CountResult } from '../counting/count-call.ts';
+import { countMessagesTokens } from '../counting/count-messages.ts';
+import { countResponsesTokens } from '../counting/count-responses.ts';
+import { countGeminiTokens } from '../counting/count-gemini.ts';
 import { usageTokenBody } from '../accounting/usage-token.ts';
 import { storedResponse } from '../store/stored-response.ts';
 import { storedInputItems } from '../store/input-items.ts';
-import { answerConversations } from '../store/conversations-api.ts';
+import { answerConversations } from '../conversation/conversations-api.ts';
 import type { Gateway } from './gateway.ts';
 import { stagedBody } from './staged-body.ts';
 

@@ -8,7 +8,7 @@ import type { ConversationStore } from '../store/conversation-store.ts';
 import type { UsageWriter } from '../accounting/usage-writer.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import type { Logger } from '../observability/logger.ts';
-import type { SecretMasker } from '../observability/mask-secrets.ts';
+import type { SecretMasker } from '../core/mask-secrets.ts';
 import type { Admission } from '../admission/admission.ts';
 import type { CircuitBreaker } from '../routing/circuit-breaker.ts';
 import type { KeyRotation } from '../routing/key-rotation.ts';

@@ -6,7 +6,7 @@ import type { Dialect } from '../core/dialect.ts';
 import { billableUsage } from '../core/usage.ts';
 import { GatewayError } from '../core/errors.ts';
 import { answeredOrGone, readBody, parseJsonBody } from '../http/body.ts';
-import { geminiCallOf, type GeminiCall } from '../http/gemini-routes.ts';
+import { geminiCallOf, type GeminiCall } from '../dialects/gemini/routes.ts';
 import { pathOf, type Route } from '../http/routes.ts';
 import { sendError } from '../http/respond.ts';
 import { ResponseClientLink } from '../routing/attempt-watch.ts';
@@ -23,12 +23,7 @@ import {
 import { validateEmbeddingsRequest } from '../dialects/embeddings/validate.ts';
 import { validateGeminiCall } from '../dialects/gemini/validate.ts';
 import { validateResponsesRequest, type ResponsesFacts } from '../dialects/openai-responses/validate.ts';
-import {
-  compactionBody,
-  compactsNatively,
-  summaryRequest,
-  validateCompactRequest,
-} from '../dialects/openai-responses/compact.ts';
+import { compactionBody, summaryRequest, validateCompactRequest } from '../dialects/openai-responses/compact.ts';
 import { refuseUnusableKey, resolveModel } from '../catalog/catalog.ts';
 import { promptCacheKeyOf, sessionIdOf } from '../routing/session.ts';
 import { promptEstimator, type Ticket } from '../admission/admission.ts';
@@ -38,8 +33,8 @@ import {
   prepareConversationTurn,
   withConversation,
   type ConversationTurn,
-} from '../store/conversation-turn.ts';
-import { prepareResponsesTurn, storeResponsesTurn, type ResponsesTurn } from '../store/responses-turn.ts';
+} from '../conversation/conversation-turn.ts';
+import { prepareResponsesTurn, storeResponsesTurn, type ResponsesTurn } from '../conversation/responses-turn.ts';
 import { costHeader, priceRequest, recordRequest, rowModel, RequestState } from '../accounting/record.ts';
 import type { StageList } from '../stages/plan.ts';
 import { runAfterReply, runBeforeRouting } from '../stages/run.ts';
@@ -47,6 +42,11 @@ import { keepAliveFor, relayStream } from './relay.ts';
 import { StageTally } from './stage-tally.ts';
 import { answerShort } from './endpoints.ts';
 import type { Gateway } from './gateway.ts';
+import { servesResponsesNatively } from '../registry.ts';
+import { targetQuery, type TargetQuery } from '../spec/provider.ts';
+
+/** Responses API compaction, passed through. */
+const COMPACT = targetQuery('compact', 'responses', false);
 
 export async function dispatch(
   gw: Gateway,
@@ -252,9 +252,10 @@ async function serve(
   let turn: ResponsesTurn | null = null;
   // A compaction the route cannot pass through is a summarising turn, reshaped after it is answered.
   let compactRequest: Record<string, unknown> | null = null;
-  let upstreamPath: string | undefined;
+  let upstreamQuery: TargetQuery | undefined;
   if (flight.endpoint.compact === true) {
-    if (compactsNatively(model.deployments)) upstreamPath = '/responses/compact';
+    // Every deployment serves the Responses API itself: the caller's body goes to its compact endpoint.
+    if (model.deployments.every(servesResponsesNatively)) upstreamQuery = COMPACT;
     else {
       compactRequest = parsed;
       parsed = value = summaryRequest(parsed);
@@ -324,7 +325,7 @@ async function serve(
     masker: gw.masker,
     embedding,
     geminiVersion: gemini?.version,
-    upstreamPath,
+    upstreamQuery,
     promptCacheKey: promptCacheKeyOf(parsed, state.sessionId),
   };
   let answer: Answer;

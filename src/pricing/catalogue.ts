@@ -24,13 +24,6 @@ export function releaseCatalogue(): void {
   delete require.cache[require.resolve('@pydantic/genai-prices')];
 }
 
-/** The catalogue's provider for a kind of upstream whose URL it does not know (a proxy, a test server). */
-const PROVIDER_OF_KIND: Readonly<Record<string, string>> = {
-  openai: 'openai',
-  anthropic: 'anthropic',
-  gemini: 'google',
-};
-
 /** The catalogue's per-million keys, by the rate they fill. */
 const TOKEN_KEYS: ReadonlyArray<readonly [RateField, string]> = [
   ['input', 'input_mtok'],
@@ -63,12 +56,17 @@ export interface CatalogueEntry {
 }
 
 /**
- * The catalogue's price for `model` as `kind` serves it at `baseUrl` (the URL picks the provider when the
+ * The catalogue's price for `model` as `byKind` (the provider kind's catalogue id, ProviderSpec.priceCatalogue)
+ * serves it at `baseUrl` (the URL picks the provider when the
  * catalogue knows it: OpenAI-compatible hosts price differently), or null when it has none. Rates a
  * provider does not publish cost what plain input costs: cache reads and writes where it has no cache.
  */
-export function cataloguePrice(kind: string, baseUrl: string, model: string, at = new Date()): CatalogueEntry | null {
-  const byKind = PROVIDER_OF_KIND[kind];
+export function cataloguePrice(
+  byKind: string | undefined,
+  baseUrl: string,
+  model: string,
+  at = new Date(),
+): CatalogueEntry | null {
   if (byKind === undefined) return null;
   const { calcPrice, findProvider } = catalogue();
   let provider: Provider | undefined = findProvider({ providerApiUrl: baseUrl });

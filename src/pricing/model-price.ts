@@ -1,5 +1,6 @@
 // A configured model's price: its `price:` block when it has one, else the catalogue's for the first of
 // its deployments the catalogue knows (by the upstream model id and provider). Decided once, at load.
+import { specOfKind } from '../registry.ts';
 import type { Price, PriceTier, RateField, Rates } from '../core/config-types.ts';
 import { cataloguePrice } from './catalogue.ts';
 
@@ -90,7 +91,7 @@ export function modelPrice(block: PriceBlock | undefined, deployments: readonly 
   if (block !== undefined) return configuredPrice(block);
   let first: Price | null = null;
   for (const d of deployments) {
-    const found = cataloguePrice(d.provider.kind, d.provider.baseUrl, d.model);
+    const found = cataloguePrice(specOfKind(d.provider.kind)?.priceCatalogue, d.provider.baseUrl, d.model);
     if (found === null) continue;
     d.price = found.price;
     first ??= found.price;

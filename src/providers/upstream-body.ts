@@ -2,28 +2,7 @@
 // them, and the gateway reads it whole (`text`), waits for the first chunk (`started`), or has every
 // chunk handed to a synchronous sink (`pipe`). No Readable, no async iterator and no promise per chunk:
 // a streamed event costs one function call from undici's parser to the client's socket.
-
-/** Called with each chunk in order; returning false pauses the upstream until `resume()`. */
-export type ChunkSink = (chunk: Buffer) => boolean;
-
-export interface UpstreamBody {
-  /** The whole body as UTF-8 text (non-streamed answers and error bodies); rejects with UpstreamBodyTooLarge past the limit. */
-  text(): Promise<string>;
-  /** The whole body as bytes (an error body to decode); the same limit as `text`. */
-  bytes(): Promise<Buffer>;
-  /** Resolves true once the first chunk is in, false if the body ended without one. Reads nothing. */
-  started(): Promise<boolean>;
-  /**
-   * Hands every chunk, those already in first, to `sink` until the body ends (resolves) or fails
-   * (rejects). A sink that throws fails the pipe and stops the upstream. `onEnd` runs synchronously
-   * when the body ends, in the same turn as the last chunk: the caller's last write then joins that
-   * turn's corked writes (one syscall where a continuation after the promise would make two). If it
-   * throws, the pipe rejects with its error.
-   */
-  pipe(sink: ChunkSink, onEnd?: () => void): Promise<void>;
-  /** Lets a paused upstream deliver again (the client's socket drained). */
-  resume(): void;
-}
+import type { ChunkSink, UpstreamBody } from '../spec/upstream.ts';
 
 /** What the feed needs from whoever produces the chunks. */
 export interface FeedSource {

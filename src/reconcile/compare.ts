@@ -1,5 +1,6 @@
 // Reconciliation: the gateway's usage rows, summed per UTC day and upstream model, beside a provider's
 // export of the same days, and the difference of each.
+import { providerSpec } from '../registry.ts';
 import type { DeploymentConfig, ModelConfig } from '../core/config-types.ts';
 import type { Store } from '../store/store.ts';
 import type { DayModelTotals, ExportProvider, TokenCounts } from './provider-export.ts';
@@ -22,13 +23,10 @@ export interface ReconcileReport {
   differing: number;
 }
 
-/** The deployment kinds whose traffic a provider's export covers. */
-const KINDS: Record<ExportProvider, string> = { openai: 'openai', anthropic: 'anthropic' };
-
 const ZERO: TokenCounts = { input: 0, cacheRead: 0, cacheWrite: 0, output: 0 };
 
 /**
- * The gateway's totals per day and upstream model id, for deployments of the provider's kind, over
+ * The gateway's totals per day and upstream model id, for deployments whose kind the provider's export covers, over
  * [from, to] (UTC days, inclusive).
  */
 export async function gatewayTotals(
@@ -46,7 +44,7 @@ export async function gatewayTotals(
   const totals = new Map<string, { day: string; model: string; tokens: TokenCounts; costNanos: number }>();
   for (const g of groups) {
     const d = deployments.get(String(g.dims[1]));
-    if (d === undefined || d.provider.kind !== KINDS[provider]) continue;
+    if (d === undefined || providerSpec(d.provider).priceCatalogue !== provider) continue;
     const day = new Date(Number(g.dims[0])).toISOString().slice(0, 10);
     const k = `${day}\u0000${d.model}`;
     let t = totals.get(k);

@@ -1,6 +1,6 @@
 // The clocks of one upstream attempt: first byte, idle gap between body chunks, the request's deadline,
 // and the client leaving. Whichever fires first stops the attempt (its provider aborts the request) and says why.
-import type { StopLink } from '../providers/upstream-types.ts';
+import type { StopLink } from '../spec/upstream.ts';
 import type { ServerResponse } from 'node:http';
 
 /** Why the attempt was stopped from our side; null while it runs. */

@@ -5,25 +5,26 @@ import type { Dialect } from '../core/dialect.ts';
 import type { DeploymentConfig, ModelConfig } from '../core/config-types.ts';
 import { GatewayError } from '../core/errors.ts';
 import type { Usage } from '../core/usage.ts';
-import type { UpstreamHeaders, UpstreamResponse } from '../providers/upstream-types.ts';
-import { UpstreamBodyTooLarge, type UpstreamBody } from '../providers/upstream-body.ts';
+import type { UpstreamBody, UpstreamHeaders, UpstreamResponse } from '../spec/upstream.ts';
+import { UpstreamBodyTooLarge } from '../providers/upstream-body.ts';
 import { AttemptWatch, type ResponseClientLink } from './attempt-watch.ts';
 import { classifyError, classifyStatus, isQuotaExhausted } from './classify.ts';
-import { maskKey } from '../auth/key-material.ts';
+import { maskKey } from '../core/mask-secrets.ts';
 import { duration } from './create-routing.ts';
 import type { AttemptOutcome } from './outcome.ts';
 import { AttemptPlan, type AttemptStep } from './plan.ts';
-import type { Exchange } from '../translate/exchange.ts';
+import type { Exchange } from '../spec/exchange.ts';
 import type { ExchangeInput } from '../translate/exchange-for.ts';
 import { exchangeFor } from '../translate/exchange-for.ts';
-import { callUpstream, header } from '../providers/http-provider.ts';
+import { providerSpec } from '../registry.ts';
+import { callUpstream, header } from '../upstream/http-provider.ts';
 import { decodeText } from '../http/content-encoding.ts';
 import { upstreamFailure } from '../dialects/upstream-failure.ts';
-import { notFoundHint } from '../translate/hub/upstream-error.ts';
+import { notFoundHint } from '../spec/upstream-error.ts';
 import type { AttemptEnd, RequestTrace } from '../observability/tracing.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { Metrics } from '../observability/metrics.ts';
-import type { SecretMasker } from '../observability/mask-secrets.ts';
+import type { SecretMasker } from '../core/mask-secrets.ts';
 import type { CircuitBreaker } from './circuit-breaker.ts';
 import type { KeyRotation } from './key-rotation.ts';
 
@@ -152,6 +153,7 @@ export async function obtainAnswer(opts: ObtainAnswerOptions): Promise<Answer> {
           upstreamDialect: exchange.upstreamDialect,
           clientDialect: state.dialect,
           masker: gw.masker,
+          readError: providerSpec(step.deployment.provider).readError,
         });
       }
       throw finalFailure({ plan, lastText, gw, dialect: state.dialect });
@@ -188,9 +190,8 @@ async function attempt(a: {
     response = await callUpstream(
       {
         deployment: step.deployment,
-        dialect: exchange.upstreamDialect,
+        query: exchange.upstreamQuery,
         body,
-        path: exchange.upstreamPath,
         // The caller's anthropic-version and -beta describe its own body: they go only where it passes through.
         forwardHeaders:
           exchange.upstreamDialect === opts.input.dialect ? (opts.forwardHeaders ?? NOT_FORWARDED) : NOT_FORWARDED,

@@ -1,6 +1,7 @@
 // Per-deployment health across requests: cooldown after repeated failures, one half-open probe,
 // a "credentials rejected" state re-probed on a timer, and a rest while an upstream's 429
 // `retry-after` lasts. Time is injected; no timers.
+import type { BreakerState, BreakerStatus } from '../core/breaker-state.ts';
 
 /**
  * - `closed`: traffic flows.
@@ -11,7 +12,6 @@
  * A `closed` deployment may also be resting: it answered 429 with a `retry-after`, and later requests go
  * elsewhere until that time has passed (not a failure: its state stays `closed`).
  */
-export type BreakerState = 'closed' | 'open' | 'half-open' | 'credentials';
 
 export interface BreakerTransition {
   deploymentId: string;
@@ -47,15 +47,6 @@ export interface CircuitBreakerOptions {
   maxCredentialsRetryMs?: number;
   /** Every state change, for the loud log line and metrics; open → half-open shows when the probe starts. */
   onTransition?: (transition: BreakerTransition) => void;
-}
-
-/** What `snapshot()` shows an operator. */
-export interface BreakerStatus {
-  deploymentId: string;
-  state: BreakerState;
-  consecutiveFailures: number;
-  /** While open: ms until a probe may go through. */
-  retryInMs: number;
 }
 
 /** What the admin API shows of one deployment (`health()`). */

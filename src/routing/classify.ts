@@ -2,8 +2,8 @@
 // Statuses follow SPEC §8 (what is retried) and DESIGN.md Part 2 (what the caller gets).
 import type { ErrorCode } from '../core/errors.ts';
 import type { AttemptOutcome, AttemptRecord, PlanEndReason, RetryableOutcome } from './outcome.ts';
-import type { UpstreamHeaders } from '../providers/upstream-types.ts';
-import { header } from '../providers/http-provider.ts';
+import type { UpstreamHeaders } from '../spec/upstream.ts';
+import { header } from '../upstream/http-provider.ts';
 
 /** The issue-5 list; 529 is Anthropic's `overloaded_error`. Other 5xx (501, 505…) will not change on retry. */
 const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([429, 500, 502, 503, 504, 529]);
@@ -138,6 +138,8 @@ export function classifyError(err: unknown): AttemptOutcome {
   for (let depth = 0; depth < MAX_CAUSE_DEPTH && typeof current === 'object' && current !== null; depth++) {
     const code = errorCode(current);
     if (code !== undefined && LOCAL_CODES.has(code)) return { kind: 'local' };
+    // The provider's credentials could not be had (its signing step failed): as if it refused them.
+    if (errorName(current) === 'UpstreamCredentialsError') return { kind: 'credentials' };
     if (errorName(current) === 'TimeoutError' || (code !== undefined && TIMEOUT_CODES.has(code))) {
       return { kind: 'retryable', timeout: true };
     }

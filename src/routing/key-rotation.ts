@@ -1,7 +1,7 @@
 // A provider's API keys handed out in turn (round robin per provider), minus keys the upstream refused;
 // a refused key is tried again on a timer (60 s doubling to 15 min by default) and put back when it works.
 import type { ProviderConfig } from '../core/config-types.ts';
-import { maskKey } from '../auth/key-material.ts';
+import { maskKey } from '../core/mask-secrets.ts';
 
 /** A key the upstream refused (401): out of rotation until `retryAt`, then offered to one request. */
 interface Refused {

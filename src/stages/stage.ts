@@ -5,7 +5,7 @@
 // of this runs: the pipeline tests one field for null and passes the bytes through as before.
 import type { z } from 'zod';
 import type { Dialect } from '../core/dialect.ts';
-import type { HubReply, HubRequest } from '../translate/hub/form.ts';
+import type { HubReply, HubRequest } from '../spec/form.ts';
 
 /** Where a stage reports what it did: per rule, to the usage row's `redactions` and modelgate_redactions_total. */
 export interface StageCounter {

@@ -9,7 +9,7 @@ import type { Dialect } from '../core/dialect.ts';
 import type { GatewayError } from '../core/errors.ts';
 import type { Usage } from '../core/usage.ts';
 import { setSlotText, slotText, type DialectTexts, type TextSlot } from '../dialects/text-slots.ts';
-import type { StreamRelay } from '../translate/exchange.ts';
+import type { StreamRelay } from '../spec/exchange.ts';
 import type { StageCounter, StreamTextFilter } from './stage.ts';
 import type { StageList } from './plan.ts';
 import { DIALECT_TEXTS } from './dialect-texts.ts';

@@ -2,8 +2,8 @@
 // the parsed body, and the hub form decoded on first use.
 import type { Dialect } from '../core/dialect.ts';
 import { setSlotText, slotText, type TextSlot } from '../dialects/text-slots.ts';
-import type { HubReply, HubRequest } from '../translate/hub/form.ts';
-import { CLIENT_SIDES, UPSTREAM_SIDES } from '../translate/exchange-for.ts';
+import type { HubReply, HubRequest } from '../spec/form.ts';
+import { CLIENT_SIDES, UPSTREAM_SIDES } from '../registry.ts';
 import type { ReplyContext, RequestContext, StageCounter, TextsContext } from './stage.ts';
 
 type Collect = (body: Record<string, unknown>, out: TextSlot[]) => void;

@@ -1,21 +1,23 @@
-// The one explicit switch on (endpoint, provider kind): how one request meets its deployment's upstream.
-// Same dialect passes through as bytes; every other pair goes through the hub with the endpoint's client
-// side and the provider's upstream side; embeddings and Gemini's native API have arms of their own. A
-// pair with no side is a clear error, never a silent fallback.
-import type { Dialect, ProviderKind } from '../core/dialect.ts';
-import type { DeploymentConfig, ProviderApi } from '../core/config-types.ts';
+// How one request meets its deployment's upstream: same dialect passes through as bytes; every other pair
+// goes through the hub with the endpoint's client side and the upstream dialect's side; embeddings and
+// Gemini's native API have arms of their own. Which dialect an upstream speaks is its provider spec's
+// answer (src/registry.ts); this file names no provider. A pair with no side is a clear error, never a
+// silent fallback.
+import type { Dialect } from '../core/dialect.ts';
+import type { DeploymentConfig } from '../core/config-types.ts';
 import { GatewayError } from '../core/errors.ts';
 import type { RequestFacts } from '../dialects/request-facts.ts';
 import type { TextMasker } from '../dialects/passthrough-tap.ts';
-import { chatClient, chatUpstream } from '../dialects/openai-chat/index.ts';
-import { messagesClient, messagesUpstream } from '../dialects/anthropic-messages/index.ts';
-import { geminiClient, geminiUpstream } from '../dialects/gemini/index.ts';
-import { responsesClient, responsesUpstream } from '../dialects/openai-responses/index.ts';
-import { EmbeddingsToGeminiExchange } from '../dialects/embeddings/gemini-exchange.ts';
-import { GeminiPassthroughExchange } from '../dialects/gemini/passthrough-exchange.ts';
-import type { ClientSide, UpstreamSide } from './hub/codec.ts';
+import { EmbeddingsToGeminiExchange } from './embeddings-gemini-exchange.ts';
+import { GeminiPassthroughExchange } from './gemini-passthrough-exchange.ts';
+import { CLIENT_SIDES, providerSpec, UPSTREAM_SIDES } from '../registry.ts';
+import type { ClientSide, UpstreamSide } from '../spec/codec.ts';
+import type { Exchange } from '../spec/exchange.ts';
+import type { FrameDecoder } from '../spec/framing.ts';
+import { SseDecoder } from '../core/sse.ts';
+import { targetQuery, type TargetQuery } from '../spec/provider.ts';
+import type { ProviderSpec } from '../spec/provider.ts';
 import { TranslatedExchange } from './hub/translated-exchange.ts';
-import type { Exchange } from './exchange.ts';
 import { PassthroughExchange } from './passthrough-exchange.ts';
 
 export interface ExchangeInput {
@@ -36,8 +38,8 @@ export interface ExchangeInput {
   embedding?: boolean;
   /** The API version of a Gemini path (`v1beta` or `v1`). */
   geminiVersion?: 'v1beta' | 'v1';
-  /** A pass-through to another path than the dialect's own (`/responses/compact`). */
-  upstreamPath?: string;
+  /** A pass-through to another operation than the dialect's generation (Responses compaction). */
+  upstreamQuery?: TargetQuery;
   /** Translated requests to OpenAI-style upstreams: the caller's prompt_cache_key, else its session id. */
   promptCacheKey?: string;
 }
@@ -50,7 +52,7 @@ function passthrough(
   deployment: DeploymentConfig,
   more: Pick<
     ConstructorParameters<typeof PassthroughExchange>[0],
-    'outputCap' | 'maxTokensField' | 'masker' | 'refusedParams' | 'upstreamPath'
+    'outputCap' | 'maxTokensField' | 'masker' | 'refusedParams' | 'upstreamQuery'
   >,
 ): Exchange {
   const { dialect, raw, text, parsed, facts, promptEstimate } = input;
@@ -67,23 +69,30 @@ function passthrough(
 }
 
 export function exchangeFor(input: ExchangeInput, deployment: DeploymentConfig): Exchange {
-  if (input.embedding === true) return embeddingsExchangeFor(input, deployment);
+  const spec = providerSpec(deployment.provider);
+  if (input.embedding === true) return embeddingsExchangeFor(input, deployment, spec);
+  // A stream framed otherwise than as SSE cannot be relayed as bytes: the hub reads it even where the
+  // dialects match.
+  const route = routeFor(
+    input.dialect,
+    spec.upstreamDialect(input.dialect, deployment.provider),
+    spec.frames !== undefined && input.facts.stream,
+  );
   // Gemini names its model in the path: its pass-through is its own.
-  const gemini = geminiPassthroughFor(input, deployment);
-  if (gemini !== null) return gemini;
-  const route = routeFor(input.dialect, deployment.provider.kind, deployment.provider.apis);
+  if (route.kind === 'passthrough' && input.dialect === 'gemini') return geminiPassthrough(input, deployment);
   if (route.kind === 'passthrough') {
     return passthrough(input, deployment, {
       outputCap: input.outputCap,
       maxTokensField: deployment.maxTokensField,
       masker: input.masker,
       refusedParams: deployment.refusedParams,
-      upstreamPath: input.upstreamPath,
+      upstreamQuery: input.upstreamQuery,
     });
   }
   return new TranslatedExchange({
     client: route.client,
     upstream: route.side,
+    frames: spec.frames ?? sseFrames,
     clientDialect: input.dialect,
     upstreamDialect: route.upstream,
     parsed: input.parsed,
@@ -107,41 +116,12 @@ export type Route =
   | { kind: 'passthrough'; upstream: Dialect }
   | { kind: 'hub'; upstream: Dialect; client: ClientSide; side: UpstreamSide };
 
-export const CLIENT_SIDES: Readonly<Record<Dialect, ClientSide>> = {
-  openai: chatClient,
-  anthropic: messagesClient,
-  responses: responsesClient,
-  gemini: geminiClient,
-};
-export const UPSTREAM_SIDES: Readonly<Record<Dialect, UpstreamSide>> = {
-  openai: chatUpstream,
-  anthropic: messagesUpstream,
-  responses: responsesUpstream,
-  gemini: geminiUpstream,
-};
-const DEFAULT_APIS: readonly ProviderApi[] = ['chat', 'embeddings'];
-
 /**
- * The dialect an upstream is spoken to in. The mock speaks every dialect, so it is always same-dialect;
- * a `kind: openai` upstream serves the OpenAI endpoints its provider lists in `apis` (Responses
- * requests pass through where `responses` is listed; an upstream with Responses only gets the others
- * translated to it).
+ * Pass-through where the upstream speaks the endpoint's dialect (unless `viaHub`: its framing must be
+ * read), else the hub's pair of sides.
  */
-export function upstreamDialectFor(
-  endpoint: Dialect,
-  provider: ProviderKind,
-  apis: readonly ProviderApi[] = DEFAULT_APIS,
-): Dialect {
-  if (provider === 'mock') return endpoint;
-  if (provider === 'anthropic') return 'anthropic';
-  if (provider === 'gemini') return 'gemini';
-  if (endpoint === 'responses' && apis.includes('responses')) return 'responses';
-  return apis.includes('chat') || !apis.includes('responses') ? 'openai' : 'responses';
-}
-
-export function routeFor(endpoint: Dialect, provider: ProviderKind, apis?: readonly ProviderApi[]): Route {
-  const upstream = upstreamDialectFor(endpoint, provider, apis);
-  if (upstream === endpoint) return { kind: 'passthrough', upstream };
+export function routeFor(endpoint: Dialect, upstream: Dialect, viaHub = false): Route {
+  if (upstream === endpoint && !viaHub) return { kind: 'passthrough', upstream };
   const client = CLIENT_SIDES[endpoint];
   const side = UPSTREAM_SIDES[upstream];
   if (client === undefined || side === undefined)
@@ -149,10 +129,16 @@ export function routeFor(endpoint: Dialect, provider: ProviderKind, apis?: reado
   return { kind: 'hub', upstream, client, side };
 }
 
-/** POST /v1/embeddings: pass-through where the upstream serves it, Gemini's batchEmbedContents on a Gemini upstream. */
-function embeddingsExchangeFor(input: ExchangeInput, deployment: DeploymentConfig): Exchange {
+/** The framing of a provider that gives none of its own: Server-Sent Events. */
+const sseFrames = (): FrameDecoder => new SseDecoder();
+
+const OPENAI_EMBEDDINGS = targetQuery('embeddings', 'openai', false);
+
+/** POST /v1/embeddings: pass-through where the upstream serves OpenAI's, Gemini's batchEmbedContents on a Gemini-wire upstream. */
+function embeddingsExchangeFor(input: ExchangeInput, deployment: DeploymentConfig, spec: ProviderSpec): Exchange {
   const p = deployment.provider;
-  if (p.kind === 'gemini') {
+  const dialect = spec.embeddingsDialect(p);
+  if (dialect === 'gemini') {
     return new EmbeddingsToGeminiExchange({
       parsed: input.parsed,
       clientModel: input.facts.model,
@@ -160,21 +146,18 @@ function embeddingsExchangeFor(input: ExchangeInput, deployment: DeploymentConfi
       promptEstimate: input.promptEstimate,
     });
   }
-  if (p.kind === 'mock' || (p.kind === 'openai' && (p.apis ?? DEFAULT_APIS).includes('embeddings'))) {
-    return passthrough(input, deployment, { upstreamPath: '/embeddings' });
-  }
+  if (dialect === 'openai') return passthrough(input, deployment, { upstreamQuery: OPENAI_EMBEDDINGS });
   // The operator's configuration, not the caller's request: said plainly, not retried elsewhere.
+  const why = spec.noEmbeddingsReason?.(p);
   throw new GatewayError('invalid_request', {
     status: 400,
-    message: `The model \`${input.facts.model}\` is routed to provider '${p.name}' (kind ${p.kind}), which does not serve embeddings${p.kind === 'openai' ? " (its `apis` leaves out 'embeddings')" : ''}.`,
+    message: `The model \`${input.facts.model}\` is routed to provider '${p.name}' (kind ${p.kind}), which does not serve embeddings${why === undefined ? '' : ` (${why})`}.`,
     param: 'model',
   });
 }
 
-/** Gemini requests to a Gemini upstream (or the mock, which speaks every dialect) pass through. */
-function geminiPassthroughFor(input: ExchangeInput, deployment: DeploymentConfig): Exchange | null {
-  const kind = deployment.provider.kind;
-  if (input.dialect !== 'gemini' || (kind !== 'gemini' && kind !== 'mock')) return null;
+/** Gemini requests to an upstream that speaks Gemini pass through. */
+function geminiPassthrough(input: ExchangeInput, deployment: DeploymentConfig): Exchange {
   return new GeminiPassthroughExchange({
     raw: input.raw,
     parsed: input.parsed,

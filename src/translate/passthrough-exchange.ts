@@ -9,7 +9,8 @@ import { ResponsesStreamTap } from '../dialects/openai-responses/passthrough-tap
 import { renderStreamError } from '../dialects/render-error.ts';
 import { isObject } from '../core/json.ts';
 import type { RequestFacts } from '../dialects/request-facts.ts';
-import type { Exchange, StreamRelay } from './exchange.ts';
+import type { Exchange, StreamRelay } from '../spec/exchange.ts';
+import { generationQuery, type TargetQuery } from '../spec/provider.ts';
 import { estimatedReplyUsage } from '../dialects/reply-usage.ts';
 import { deliveredText } from '../dialects/delivered-text.ts';
 import { countText } from '../admission/estimate-tokens.ts';
@@ -18,7 +19,7 @@ const INCLUDE_USAGE_HEAD = Buffer.from('{"stream_options":{"include_usage":true}
 
 export class PassthroughExchange implements Exchange {
   readonly upstreamDialect: Dialect;
-  readonly upstreamPath: string | undefined;
+  readonly upstreamQuery: TargetQuery;
   readonly responseHeaders: Record<string, string> = {};
   #raw: Buffer;
   #text: string;
@@ -44,13 +45,13 @@ export class PassthroughExchange implements Exchange {
     /** Masks provider credentials in the upstream's own stream error events. */
     masker?: TextMasker;
     maxTokensField?: 'max_tokens' | 'max_completion_tokens';
-    /** Another endpoint of the upstream than its generation one (`/embeddings`). */
-    upstreamPath?: string;
+    /** Another operation than the dialect's generation one (embeddings). */
+    upstreamQuery?: TargetQuery;
     /** Top-level parameters the deployment's model refuses. */
     refusedParams?: readonly string[];
   }) {
     this.upstreamDialect = opts.dialect;
-    this.upstreamPath = opts.upstreamPath;
+    this.upstreamQuery = opts.upstreamQuery ?? generationQuery(opts.dialect, opts.facts.stream);
     this.#raw = opts.raw;
     this.#text = opts.text;
     this.#parsed = opts.parsed;

@@ -21,10 +21,11 @@ export function provider(name: string, apiKeys: string[] = []): ProviderConfig {
     name,
     kind: 'openai',
     baseUrl: `http://127.0.0.1:9/${name}/v1`,
-    apis: ['chat', 'embeddings'],
     apiKeys,
     headers: {},
-    mock: { latencyMs: 0, chunkDelayMs: 0, replyWords: 1 },
+    options: { apis: ['chat', 'embeddings'] },
+    system: 'openai',
+    inProcess: false,
   };
 }
 

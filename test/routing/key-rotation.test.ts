@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { KeyRotation } from '../../src/routing/key-rotation.ts';
-import { maskKey } from '../../src/auth/key-material.ts';
+import { maskKey } from '../../src/core/mask-secrets.ts';
 import { fakeClock, provider } from './fixtures.ts';
 
 test('keys are handed out in turn, per provider', () => {

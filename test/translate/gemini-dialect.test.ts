@@ -4,16 +4,18 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { SseDecoder } from '../../src/core/sse.ts';
-import type { ClientReplyContext } from '../../src/translate/hub/codec.ts';
-import type { HubEvent } from '../../src/translate/hub/events.ts';
-import type { HubRequest } from '../../src/translate/hub/form.ts';
-import { TranslationError } from '../../src/translate/hub/translation-error.ts';
+import type { ClientReplyContext } from '../../src/spec/codec.ts';
+import type { HubEvent } from '../../src/spec/events.ts';
+import type { HubRequest } from '../../src/spec/form.ts';
+import { TranslationError } from '../../src/spec/translation-error.ts';
 import { decodeGeminiRequest } from '../../src/dialects/gemini/decode-request.ts';
 import { encodeGeminiRequest, SKIP_SIGNATURE } from '../../src/dialects/gemini/encode-request.ts';
 import { GeminiStreamDecoder } from '../../src/dialects/gemini/decode-stream.ts';
 import { decodeGeminiReply } from '../../src/dialects/gemini/decode-reply.ts';
 import { GeminiStreamEncoder } from '../../src/dialects/gemini/encode-stream.ts';
 import { encodeGeminiReply } from '../../src/dialects/gemini/encode-reply.ts';
+import { geminiProvider } from '../../src/providers/gemini/index.ts';
+import { targetQuery } from '../../src/spec/provider.ts';
 
 const OPTS = { upstreamModel: 'gemini-2.5-flash', defaultMaxTokens: 4096, refusedParams: [] };
 
@@ -189,7 +191,21 @@ test('encode: a chat-born request becomes a Gemini body; turns merged, tool resu
     from: 'chat',
   };
   const encoded = encodeGeminiRequest(req, { ...OPTS, refusedParams: ['temperature'] });
-  assert.equal(encoded.path, '/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse');
+  const target = geminiProvider.target(
+    {
+      name: 'g',
+      kind: 'gemini',
+      baseUrl: 'https://g.example',
+      apiKeys: [],
+      headers: {},
+      options: null,
+      system: 'gemini',
+      inProcess: false,
+    },
+    { id: 'm#0', provider: null as never, model: 'gemini-2.5-flash', priority: 0, weight: 1 },
+    targetQuery('generate', 'gemini', true),
+  );
+  assert.equal(target.path, '/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse');
   assert.deepEqual(JSON.parse(encoded.body), {
     contents: [
       {

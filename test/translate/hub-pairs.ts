@@ -1,8 +1,8 @@
 // The two cross-dialect pairs the gateway has always translated, each run through the hub: a client
 // side's decoder joined to an upstream side's encoder (and back). The translator tests keep their
 // cases against these, so every case exercises the hub's real path.
-import type { HubReply, HubRequest } from '../../src/translate/hub/form.ts';
-import type { SseEvent } from '../../src/core/sse.ts';
+import type { HubReply, HubRequest } from '../../src/spec/form.ts';
+import { SseDecoder, type SseEvent } from '../../src/core/sse.ts';
 import type { Usage } from '../../src/core/usage.ts';
 import { HubStreamTranslator } from '../../src/translate/hub/stream-translator.ts';
 import { TranslatedExchange } from '../../src/translate/hub/translated-exchange.ts';
@@ -24,7 +24,7 @@ import type { StopReason } from '../../src/dialects/anthropic-messages/wire.ts';
 
 export type * from '../../src/dialects/openai-chat/wire.ts';
 export type * from '../../src/dialects/anthropic-messages/wire.ts';
-export { TranslationError } from '../../src/translate/hub/translation-error.ts';
+export { TranslationError } from '../../src/spec/translation-error.ts';
 export { LEADING_USER_PLACEHOLDER } from '../../src/dialects/anthropic-messages/encode-history.ts';
 export { RAW_ARGUMENTS_KEY } from '../../src/dialects/anthropic-messages/encode-reply.ts';
 
@@ -198,6 +198,7 @@ export class ChatToAnthropicExchange extends TranslatedExchange {
       model: opts.facts.model,
       promptEstimate: opts.promptEstimate,
       upstreamOptions: upstreamOptions(opts),
+      frames: () => new SseDecoder(),
     });
   }
 }
@@ -214,6 +215,7 @@ export class MessagesToOpenAIExchange extends TranslatedExchange {
       model: opts.facts.model,
       promptEstimate: opts.promptEstimate,
       upstreamOptions: upstreamOptions(opts),
+      frames: () => new SseDecoder(),
     });
   }
 }

@@ -1,7 +1,7 @@
 // Upstream error bodies re-shaped into the client's dialect with statuses per DESIGN.md and text preserved.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { maskKeyLike } from '../../src/observability/mask-secrets.ts';
+import { maskKeyLike } from '../../src/core/mask-secrets.ts';
 import { upstreamErrorToDialect } from '../../src/dialects/upstream-failure.ts';
 import { anthropicErrorType } from '../../src/dialects/anthropic-messages/errors.ts';
 import { openaiErrorType } from '../../src/dialects/openai-chat/errors.ts';

@@ -158,31 +158,24 @@ test('anthropicErrorDetails: an upstream body’s error.details, masked, and ren
 
 test('anthropic_version in a provider: loaded, checked, and sent when no caller version is forwarded', async () => {
   const { parseConfigText } = await import('../../src/config/load.ts');
-  const { upstreamHeaders } = await import('../../src/providers/http-provider.ts');
+  const { providerSpec } = await import('../../src/registry.ts');
   const yaml = (extra: string): string =>
     `providers:\n  - { name: a, kind: anthropic, base_url: "http://x", api_key: "k"${extra} }\n  - { name: d, kind: anthropic, base_url: "http://y" }\nmodels:\n  - { name: claude-a, deployments: [ { provider: a, model: m }, { provider: d, model: m } ] }\n`;
   const c = parseConfigText(yaml(', anthropic_version: "2026-10-21"'), { source: 'x.yaml', env: {} });
   const [named, plain] = c.providers;
-  assert.equal(named.anthropicVersion, '2026-10-21');
-  assert.equal(plain.anthropicVersion, undefined);
+  assert.deepEqual(named.options, { version: '2026-10-21' });
+  assert.deepEqual(plain.options, { version: undefined });
   assert.throws(
     () => parseConfigText(yaml(', anthropic_version: "2024-01-01"'), { source: 'x.yaml', env: {} }),
     /anthropic_version/,
   );
-  const call = (forwardHeaders: Record<string, string>) => ({
-    deployment: c.models[0].deployments[0],
-    dialect: 'anthropic' as const,
-    body: '',
-    forwardHeaders,
-    apiKey: 'k',
-    stop: null as never,
-    traceHeaders: null,
-  });
+  const upstreamHeaders = (p: typeof named, forward: Record<string, string>) =>
+    providerSpec(p).headers(p, { apiKey: 'k', forward });
   // Translated (nothing forwarded): the provider's version, else the default.
-  assert.equal(upstreamHeaders(named, call({}))['anthropic-version'], '2026-10-21');
-  assert.equal(upstreamHeaders(plain, call({}))['anthropic-version'], '2023-06-01');
+  assert.equal(upstreamHeaders(named, {})['anthropic-version'], '2026-10-21');
+  assert.equal(upstreamHeaders(plain, {})['anthropic-version'], '2023-06-01');
   // Pass-through: the caller's version and beta, whatever the provider names.
-  const passed = upstreamHeaders(named, call({ 'anthropic-version': '2023-06-01', 'anthropic-beta': 'b1' }));
+  const passed = upstreamHeaders(named, { 'anthropic-version': '2023-06-01', 'anthropic-beta': 'b1' });
   assert.equal(passed['anthropic-version'], '2023-06-01');
   assert.equal(passed['anthropic-beta'], 'b1');
 });

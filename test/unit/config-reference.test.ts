@@ -19,6 +19,7 @@ function unwrap(s: z.ZodType): z.ZodType {
 
 function typeName(t: z.ZodType): string {
   if (t instanceof z.ZodEnum) return t.options.join(' | ');
+  if (t instanceof z.ZodLiteral) return [...t.values].join(' | ');
   if (t instanceof z.ZodRecord) return 'map';
   if (t instanceof z.ZodNumber) return t.isInt ? 'integer' : 'number';
   // z.url() and other string formats are strings too.
@@ -29,12 +30,23 @@ function typeName(t: z.ZodType): string {
 /** Each setting's path (`x[]` for the items of list `x`) and type: leaves, and lists (of objects too). */
 function settings(s: z.ZodType, path: string, out: Map<string, string>): Map<string, string> {
   const t = unwrap(s);
-  if (t instanceof z.ZodObject) {
+  if (t instanceof z.ZodDiscriminatedUnion) {
+    // One object per provider kind: the settings of all of them, the discriminator's values joined.
+    const kinds = new Map<string, string>();
+    for (const option of t.options) {
+      for (const [k, v] of settings(option as z.ZodType, path, new Map())) {
+        const before = kinds.get(k);
+        kinds.set(k, before === undefined || before === v ? v : `${before} | ${v}`);
+      }
+    }
+    for (const [k, v] of kinds) out.set(k, v);
+  } else if (t instanceof z.ZodObject) {
     for (const [k, v] of Object.entries(t.shape)) settings(v as z.ZodType, path === '' ? k : `${path}.${k}`, out);
   } else if (t instanceof z.ZodArray) {
     const item = unwrap(t.element as z.ZodType);
-    out.set(path, item instanceof z.ZodObject ? 'list' : `list of ${typeName(item)}`);
-    if (item instanceof z.ZodObject) settings(item, `${path}[]`, out);
+    const objects = item instanceof z.ZodObject || item instanceof z.ZodDiscriminatedUnion;
+    out.set(path, objects ? 'list' : `list of ${typeName(item)}`);
+    if (objects) settings(item, `${path}[]`, out);
   } else {
     out.set(path, typeName(t));
   }

@@ -96,7 +96,7 @@ test("refused_params: the parameters a deployment's model refuses are left out o
 
 test('errors name the file, the key path and the problem', () => {
   const cases: [string, RegExp][] = [
-    [base.replace('kind: openai', 'kind: azure'), /x\.yaml[\s\S]*providers\[0\]\.kind/],
+    [base.replace('kind: openai', 'kind: nosuch'), /x\.yaml[\s\S]*providers\[0\]\.kind: unknown provider kind/],
     [
       base.replace('provider: p, model: m2', 'provider: nope, model: m2'),
       /models\[1\]\.deployments\[0\]\.provider: unknown provider "nope"/,
@@ -208,10 +208,14 @@ test('apis: which OpenAI endpoints a kind openai upstream serves; stored respons
       'responses_retention_days: 7\n',
     { source: 'x.yaml', env: { K: 'k' } },
   );
-  assert.deepEqual(c.providers[0].apis, ['chat', 'responses', 'embeddings']);
+  assert.deepEqual((c.providers[0].options as { apis: string[] }).apis, ['chat', 'responses', 'embeddings']);
   assert.equal(c.responsesRetentionMs, 7 * 86_400_000);
   const d = parseConfigText(base, { source: 'x.yaml', env: { K: 'k' } });
-  assert.deepEqual(d.providers[0].apis, ['chat', 'embeddings'], 'default: chat and embeddings');
+  assert.deepEqual(
+    (d.providers[0].options as { apis: string[] }).apis,
+    ['chat', 'embeddings'],
+    'default: chat and embeddings',
+  );
   assert.equal(d.responsesRetentionMs, 30 * 86_400_000);
   assert.throws(
     () =>
@@ -229,7 +233,7 @@ test('apis: which OpenAI endpoints a kind openai upstream serves; stored respons
           .replace('api_key: "${K}" }', 'api_key: "${K}", apis: [responses] }'),
         { source: 'x.yaml', env: { K: 'k' } },
       ),
-    /only kind openai/,
+    /providers\[0\][\s\S]*apis: not a setting of kind anthropic/,
   );
 });
 

@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { findRoute } from '../../src/http/routes.ts';
-import { geminiAuthenticated, geminiCallOf, queryKey } from '../../src/http/gemini-routes.ts';
+import { geminiAuthenticated, geminiCallOf, queryKey } from '../../src/dialects/gemini/routes.ts';
 import { GeminiStreamTap } from '../../src/dialects/gemini/passthrough-tap.ts';
 
 test('the :method suffix tells a Gemini call from OpenAI model ids, under /v1beta and /v1', () => {

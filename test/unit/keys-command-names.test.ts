@@ -3,7 +3,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { keysCommand } from '../../src/admin/keys-command.ts';
 import { SqliteStore } from '../../src/store/sqlite-store.ts';
-import { generateKey, hashKey, maskKey, newKeyId } from '../../src/auth/key-material.ts';
+import { generateKey, hashKey, newKeyId } from '../../src/auth/key-material.ts';
+import { maskKey } from '../../src/core/mask-secrets.ts';
 import type { KeyRecord } from '../../src/core/key-record.ts';
 
 async function run(store: SqliteStore, argv: string[]): Promise<string> {

@@ -2,7 +2,7 @@
 // wherever it starts.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { maskKeyLike, SecretMasker } from '../../src/observability/mask-secrets.ts';
+import { maskKeyLike, SecretMasker } from '../../src/core/mask-secrets.ts';
 
 const KEY = 'sk-xWlR6Ukz9od64E85nSfmn8qpjAhu2EAOJWc04kGiXmz7w0Za';
 

@@ -330,7 +330,7 @@ test('taps read spaced JSON (Python json.dumps) as they read compact: usage, the
 });
 
 test("taps mask credentials in the upstream's own error events, and leave every other event as it came", async () => {
-  const { SecretMasker } = await import('../../src/observability/mask-secrets.ts');
+  const { SecretMasker } = await import('../../src/core/mask-secrets.ts');
   const secret = 'prov-secret-0123456789abcdef';
   const masker = new SecretMasker([secret]);
   const oa = `${openaiStream.split('data: [DONE]')[0]}data: {"error":{"message":"key ${secret} over quota – retry","type":"insufficient_quota"}}\n\n`;

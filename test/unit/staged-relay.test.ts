@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Dialect } from '../../src/core/dialect.ts';
-import type { StreamRelay } from '../../src/translate/exchange.ts';
+import type { StreamRelay } from '../../src/spec/exchange.ts';
 import { redact } from '../../src/stages/redact/index.ts';
 import { StageList } from '../../src/stages/plan.ts';
 import { StagedRelay } from '../../src/stages/staged-relay.ts';

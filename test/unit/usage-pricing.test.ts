@@ -1,5 +1,6 @@
 // Literal usage blocks from each provider, normalised by their dialect's reader and priced from the
 // catalogue, against the provider's published rates worked out by hand, to the nano-dollar.
+import { specOfKind } from '../../src/registry.ts';
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { costNanos } from '../../src/core/budget.ts';
@@ -29,7 +30,7 @@ function catalogue(kind: string, model: string): Price {
     anthropic: 'https://api.anthropic.com',
     gemini: 'https://generativelanguage.googleapis.com',
   }[kind]!;
-  const found = cataloguePrice(kind, url, model);
+  const found = cataloguePrice(specOfKind(kind)?.priceCatalogue, url, model);
   assert.ok(found, `${model} is in the catalogue`);
   return found.price;
 }
@@ -245,7 +246,7 @@ test('the catalogue carries the published rates the gateway is checked against',
   // OpenAI charges no cache writes: the rate is plain input, never a made-up 1.25×.
   assert.equal(gpt5.cacheWrite, 1.25);
   assert.equal(cataloguePrice('openai', 'http://127.0.0.1:1/v1', 'no-such-model-anywhere'), null);
-  assert.equal(cataloguePrice('mock', 'http://mock.invalid', 'gpt-5'), null);
+  assert.equal(cataloguePrice(specOfKind('mock')?.priceCatalogue, 'http://mock.invalid', 'gpt-5'), null);
 });
 
 test('usage never bills a negative, fractional or absurd count, nor a part larger than its class', () => {

@@ -1,7 +1,8 @@
 // The key operations behind both front ends: `modelgate keys …` (keys-command.ts) and /admin/keys (api/).
 import type { KeyRecord } from '../../core/key-record.ts';
 import type { Store } from '../../store/store.ts';
-import { generateKey, hashKey, maskKey, newKeyId } from '../../auth/key-material.ts';
+import { generateKey, hashKey, newKeyId } from '../../auth/key-material.ts';
+import { maskKey } from '../../core/mask-secrets.ts';
 import { periodStart } from '../../core/budget.ts';
 import { UsageError } from '../key-flags.ts';
 

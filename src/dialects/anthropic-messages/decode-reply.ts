@@ -1,6 +1,6 @@
 // An Anthropic Message from the upstream → the hub's reply. In JSON mode the forced tool's input is the
 // reply's text and replaces any text around it (the client asked for JSON only).
-import type { AssistantPart, HubReply } from '../../translate/hub/form.ts';
+import type { AssistantPart, HubReply } from '../../spec/form.ts';
 import { emptyUsage } from '../../core/usage.ts';
 import { isObject, str } from '../../core/json.ts';
 import type { MessagesReplyState } from './encode-request.ts';

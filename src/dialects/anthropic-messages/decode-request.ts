@@ -13,10 +13,10 @@ import type {
   TextPart,
   ToolResultPart,
   UserPart,
-} from '../../translate/hub/form.ts';
-import { cacheOf } from '../../translate/hub/cache-marker.ts';
-import { decodeSampling } from '../../translate/hub/sampling.ts';
-import { TranslationError } from '../../translate/hub/translation-error.ts';
+} from '../../spec/form.ts';
+import { cacheOf } from '../../spec/cache-marker.ts';
+import { decodeSampling } from '../../spec/sampling.ts';
+import { TranslationError } from '../../spec/translation-error.ts';
 import { effortForBudget } from './thinking.ts';
 
 /** Messages fields with no hub equivalent: carried by name for the encoders to name as dropped. */

@@ -2,13 +2,13 @@
 // at a time, each with its index, so they map one to one. In JSON mode the forced tool's input is the
 // reply's text: text before it is held until the stream shows whether that tool is called, and a wrapped
 // non-object value is unwrapped as it streams (as the whole reply, decode-reply.ts). One per request.
-import type { SseEvent } from '../../core/sse.ts';
+import type { Frame } from '../../spec/framing.ts';
 import { emptyUsage } from '../../core/usage.ts';
 import { isObject, str, tryParseJson, type JsonObject } from '../../core/json.ts';
-import type { UpstreamStreamDecoder } from '../../translate/hub/codec.ts';
-import type { HubEvent } from '../../translate/hub/events.ts';
-import type { FinishReason, HubUsage } from '../../translate/hub/form.ts';
-import { readUpstreamError } from '../../translate/hub/upstream-error.ts';
+import type { UpstreamStreamDecoder } from '../../spec/codec.ts';
+import type { HubEvent } from '../../spec/events.ts';
+import type { FinishReason, HubUsage } from '../../spec/form.ts';
+import { readUpstreamError } from '../../spec/upstream-error.ts';
 import type { MessagesReplyState } from './encode-request.ts';
 import { ANTHROPIC_ERROR_STATUS } from './errors.ts';
 import { plainTextDelta } from './plain-text-delta.ts';
@@ -45,7 +45,7 @@ export class MessagesStreamDecoder implements UpstreamStreamDecoder {
     this.#jsonMode = (state as MessagesReplyState | undefined)?.jsonMode ?? null;
   }
 
-  push(ev: SseEvent): HubEvent[] {
+  push(ev: Frame): HubEvent[] {
     if (this.#ended || ev.data.length === 0) return NONE;
     const plain = this.#jsonMode === null ? plainTextDelta(ev.data) : null;
     if (plain !== null) {

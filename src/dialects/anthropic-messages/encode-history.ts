@@ -11,8 +11,8 @@ import type {
   TextPart,
   ToolResultPart,
   UserPart,
-} from '../../translate/hub/form.ts';
-import { TranslationError } from '../../translate/hub/translation-error.ts';
+} from '../../spec/form.ts';
+import { TranslationError } from '../../spec/translation-error.ts';
 import { isObject, tryParseJson } from '../../core/json.ts';
 import { toAnthropicToolId } from './ids.ts';
 import type { ContentBlock, ImageSource, MessageParam, TextBlock, ToolResultBlock } from './wire.ts';

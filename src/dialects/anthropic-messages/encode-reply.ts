@@ -1,8 +1,8 @@
 // The hub's reply → an Anthropic Message for a /v1/messages caller. Reasoning without an Anthropic
 // signature becomes a thinking block with an empty one; tool input that is not a JSON object is kept
 // under RAW_ARGUMENTS_KEY rather than dropped.
-import type { ClientReplyContext } from '../../translate/hub/codec.ts';
-import type { HubReply } from '../../translate/hub/form.ts';
+import type { ClientReplyContext } from '../../spec/codec.ts';
+import type { HubReply } from '../../spec/form.ts';
 import { isObject, tryParseJson } from '../../core/json.ts';
 import { newMessageId, toAnthropicToolId } from './ids.ts';
 import { HUB_TO_STOP_REASON } from './stop-reasons.ts';

@@ -1,11 +1,11 @@
 // The hub's request → an Anthropic messages body for an Anthropic-style upstream: history repaired
 // (encode-history.ts), reasoning effort as a thinking budget that fits max_tokens, sampling within
 // Anthropic's ranges, a JSON reply format as a forced tool or native output_config, cache markers kept.
-import type { EncodedRequest, UpstreamOptions } from '../../translate/hub/codec.ts';
-import type { HubRequest, HubTool, HubToolChoice } from '../../translate/hub/form.ts';
-import { refusedParam } from '../../translate/hub/refused-params.ts';
-import { TranslationError } from '../../translate/hub/translation-error.ts';
-import { CUSTOM_TOOL_SCHEMA } from '../../translate/hub/custom-tool.ts';
+import type { EncodedRequest, UpstreamOptions } from '../../spec/codec.ts';
+import type { HubRequest, HubTool, HubToolChoice } from '../../spec/form.ts';
+import { refusedParam } from '../../spec/refused-params.ts';
+import { TranslationError } from '../../spec/translation-error.ts';
+import { CUSTOM_TOOL_SCHEMA } from '../../spec/custom-tool.ts';
 import { encodeHistory } from './encode-history.ts';
 import { jsonFormatOf, jsonToolName, type JsonMode } from './structured-output.ts';
 import { EFFORT_TO_THINKING_BUDGET, MIN_THINKING_BUDGET } from './thinking.ts';

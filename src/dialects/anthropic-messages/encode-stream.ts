@@ -3,8 +3,8 @@
 // prompt estimate (peers show 0); message_delta the billed usage the relay passes before `finish`.
 import { encodeSse } from '../../core/sse.ts';
 import type { JsonObject } from '../../core/json.ts';
-import type { ClientReplyContext, ClientStreamEncoder } from '../../translate/hub/codec.ts';
-import type { HubEvent } from '../../translate/hub/events.ts';
+import type { ClientReplyContext, ClientStreamEncoder } from '../../spec/codec.ts';
+import type { HubEvent } from '../../spec/events.ts';
 import { emptyUsage, type Usage } from '../../core/usage.ts';
 import { shapeMessagesError } from './errors.ts';
 import { newMessageId, toAnthropicToolId } from './ids.ts';

@@ -1,7 +1,7 @@
 // Errors in Anthropic's words: the type each status is named by, the status each type stands for
 // (in-stream errors carry no status), and an upstream error shaped for a /v1/messages caller.
-import { shapedStatusAndMessage, type DialectError } from '../../translate/hub/upstream-error.ts';
-import type { UpstreamError } from '../../translate/hub/form.ts';
+import { shapedStatusAndMessage, type DialectError } from '../../spec/upstream-error.ts';
+import type { UpstreamError } from '../../spec/form.ts';
 
 const ANTHROPIC_TYPES: Record<number, string> = {
   400: 'invalid_request_error',

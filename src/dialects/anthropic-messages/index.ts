@@ -1,6 +1,6 @@
 // The messages dialect's two faces to the hub: a /v1/messages caller (client side) and an
 // Anthropic-style upstream (upstream side).
-import type { ClientSide, UpstreamSide } from '../../translate/hub/codec.ts';
+import type { ClientSide, UpstreamSide } from '../../spec/codec.ts';
 import { decodeMessagesReply } from './decode-reply.ts';
 import { decodeMessagesRequest } from './decode-request.ts';
 import { MessagesStreamDecoder } from './decode-stream.ts';

@@ -1,5 +1,5 @@
 // Anthropic stop_reason ⇄ the hub's finish reason (shared/specs/STREAMING.md §4).
-import type { FinishReason } from '../../translate/hub/form.ts';
+import type { FinishReason } from '../../spec/form.ts';
 import type { StopReason } from './wire.ts';
 
 export const STOP_REASON_TO_HUB: Readonly<Record<StopReason, FinishReason>> = {

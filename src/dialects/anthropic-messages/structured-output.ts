@@ -5,7 +5,7 @@
 // field. A forced tool whose input_schema is the wanted schema works on every Claude model, so it is the
 // default; `native` is chosen by option, and always when thinking is on (Anthropic refuses forced tool use
 // together with extended thinking).
-import type { HubResponseFormat } from '../../translate/hub/form.ts';
+import type { HubResponseFormat } from '../../spec/form.ts';
 import type { AnthropicTool } from './wire.ts';
 import { isObject } from '../../core/json.ts';
 

@@ -1,5 +1,5 @@
 // Anthropic's thinking budgets against the hub's reasoning effort, both ways.
-import type { ReasoningEffort } from '../../translate/hub/form.ts';
+import type { ReasoningEffort } from '../../spec/form.ts';
 
 /** Anthropic's floor for thinking.budget_tokens. */
 export const MIN_THINKING_BUDGET = 1024;

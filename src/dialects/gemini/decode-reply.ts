@@ -1,8 +1,8 @@
 // A Gemini upstream's whole generateContent reply → the hub's reply: the fold of the one chunk it is,
 // read by the stream decoder, so parts are read in one place.
-import type { HubReply } from '../../translate/hub/form.ts';
+import type { HubReply } from '../../spec/form.ts';
 import { GatewayError } from '../../core/errors.ts';
-import { foldEvents } from '../../translate/hub/fold.ts';
+import { foldEvents } from '../../spec/fold.ts';
 import { GeminiStreamDecoder } from './decode-stream.ts';
 
 /** `model`: the upstream model, where the reply goes to a caller (not when it is only read for its usage). */

@@ -16,8 +16,8 @@ import type {
   TextPart,
   ToolResultPart,
   UserPart,
-} from '../../translate/hub/form.ts';
-import { TranslationError } from '../../translate/hub/translation-error.ts';
+} from '../../spec/form.ts';
+import { TranslationError } from '../../spec/translation-error.ts';
 import { jsonSchemaOf } from './schema.ts';
 
 /** generationConfig fields with no hub equivalent: carried by name for the encoders to name as dropped. */

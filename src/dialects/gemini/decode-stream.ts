@@ -4,9 +4,9 @@
 // comes cumulative in any chunk; the chunk with a finishReason ends the reply (Gemini sends no
 // terminator event). One per request.
 import { isObject } from '../../core/json.ts';
-import type { SseEvent } from '../../core/sse.ts';
-import type { UpstreamStreamDecoder } from '../../translate/hub/codec.ts';
-import type { HubEvent } from '../../translate/hub/events.ts';
+import type { Frame } from '../../spec/framing.ts';
+import type { UpstreamStreamDecoder } from '../../spec/codec.ts';
+import type { HubEvent } from '../../spec/events.ts';
 import { geminiErrorStatus } from './errors.ts';
 import { hubFinishOf } from './finish-reasons.ts';
 import { usageFromGemini } from './usage.ts';
@@ -33,7 +33,7 @@ export class GeminiStreamDecoder implements UpstreamStreamDecoder {
     this.#model = model;
   }
 
-  push(ev: SseEvent): HubEvent[] {
+  push(ev: Frame): HubEvent[] {
     if (this.#ended) return [];
     let value: unknown;
     try {

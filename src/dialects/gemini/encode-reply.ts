@@ -1,8 +1,8 @@
 // The hub's reply → a GenerateContentResponse for a Gemini caller. Thoughts are shown only to a caller
 // that asked for them (`thinkingConfig.includeThoughts`), as Gemini does; function calls carry their id,
 // which Gemini clients copy into the functionResponse that answers them.
-import type { ClientReplyContext } from '../../translate/hub/codec.ts';
-import type { AssistantPart, HubReply } from '../../translate/hub/form.ts';
+import type { ClientReplyContext } from '../../spec/codec.ts';
+import type { AssistantPart, HubReply } from '../../spec/form.ts';
 import { HUB_TO_GEMINI_FINISH } from './finish-reasons.ts';
 import { usageToGemini } from './usage.ts';
 

@@ -3,10 +3,9 @@
 // parts named after their calls; a system message inside the conversation becomes a user turn that says
 // so. Function calls keep their thought signature; a call made elsewhere carries Gemini's documented
 // placeholder, so Gemini 3 models accept a history they did not write.
-import type { EncodedRequest, UpstreamOptions } from '../../translate/hub/codec.ts';
-import type { AssistantPart, FilePart, HubRequest, TextPart, UserPart } from '../../translate/hub/form.ts';
+import type { EncodedRequest, UpstreamOptions } from '../../spec/codec.ts';
+import type { AssistantPart, FilePart, HubRequest, TextPart, UserPart } from '../../spec/form.ts';
 import { argsOfInput } from './encode-reply.ts';
-import { geminiUpstreamPath } from './passthrough-exchange.ts';
 import { thoughtSignatures } from './thought-signatures.ts';
 
 type Json = Record<string, unknown>;
@@ -26,8 +25,6 @@ const EFFORT_BUDGET: Readonly<Record<string, number>> = {
 };
 
 export interface GeminiReplyState {
-  /** Where the request goes: Gemini names the model and the method in the path. */
-  path: string;
   /** The upstream model, whose calls' thought signatures the decoders keep (thought-signatures.ts). */
   model: string;
 }
@@ -174,11 +171,6 @@ export function encodeGeminiRequest(req: HubRequest, opts: UpstreamOptions): Enc
     }
     if (Object.keys(config).length > 0) body.generationConfig = config;
   }
-  const path = geminiUpstreamPath(
-    'v1beta',
-    opts.upstreamModel,
-    req.stream ? 'streamGenerateContent' : 'generateContent',
-  );
-  const state: GeminiReplyState = { path, model: opts.upstreamModel };
-  return { body: JSON.stringify(body), adjustments: [...adjustments], replyState: state, path };
+  const state: GeminiReplyState = { model: opts.upstreamModel };
+  return { body: JSON.stringify(body), adjustments: [...adjustments], replyState: state };
 }

@@ -2,9 +2,9 @@
 // piece, as Gemini streams. A function call goes out whole when its input is complete (Gemini never
 // streams arguments); the last chunk carries the finishReason and the usage, as Gemini's does, so the
 // newest piece is held back until the next one or the end shows which chunk is last. One per request.
-import type { ClientReplyContext, ClientStreamEncoder } from '../../translate/hub/codec.ts';
-import type { HubEvent } from '../../translate/hub/events.ts';
-import type { HubUsage } from '../../translate/hub/form.ts';
+import type { ClientReplyContext, ClientStreamEncoder } from '../../spec/codec.ts';
+import type { HubEvent } from '../../spec/events.ts';
+import type { HubUsage } from '../../spec/form.ts';
 import { geminiErrorStatus } from './errors.ts';
 import { argsOfInput } from './encode-reply.ts';
 import { HUB_TO_GEMINI_FINISH } from './finish-reasons.ts';

@@ -1,8 +1,8 @@
 // Errors in Gemini's words: the status name each HTTP status is named by, and an upstream error shaped
 // for a Gemini caller. A Gemini upstream's own status name (INVALID_ARGUMENT, …) is kept when the HTTP
 // status is; any other is named from the status.
-import { shapedStatusAndMessage, type DialectError } from '../../translate/hub/upstream-error.ts';
-import type { UpstreamError } from '../../translate/hub/form.ts';
+import { shapedStatusAndMessage, type DialectError } from '../../spec/upstream-error.ts';
+import type { UpstreamError } from '../../spec/form.ts';
 
 /** Google's canonical status names by HTTP status (google.rpc.Code), as Gemini's error bodies carry them. */
 const GEMINI_STATUSES: Record<number, string> = {

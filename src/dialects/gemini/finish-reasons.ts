@@ -1,5 +1,5 @@
 // Gemini's finishReason ↔ the hub's finish reason.
-import type { FinishReason } from '../../translate/hub/form.ts';
+import type { FinishReason } from '../../spec/form.ts';
 
 const FILTERED: ReadonlySet<string> = new Set([
   'SAFETY',

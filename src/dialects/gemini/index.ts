@@ -1,6 +1,6 @@
 // The Gemini dialect's two faces to the hub: a caller of Gemini's generateContent (client side) and a
 // Gemini upstream (upstream side). Same-dialect traffic passes through instead (passthrough-exchange.ts).
-import type { ClientSide, UpstreamSide } from '../../translate/hub/codec.ts';
+import type { ClientSide, UpstreamSide } from '../../spec/codec.ts';
 import { decodeGeminiReply } from './decode-reply.ts';
 import { decodeGeminiRequest } from './decode-request.ts';
 import { GeminiStreamDecoder } from './decode-stream.ts';

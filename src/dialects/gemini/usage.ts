@@ -1,7 +1,7 @@
 // Gemini's `usageMetadata` as the gateway bills it: `promptTokenCount` includes the cached tokens, and
 // the thoughts (`thoughtsTokenCount`) are output billed beside the candidates.
 import { isObject } from '../../core/json.ts';
-import type { HubUsage } from '../../translate/hub/form.ts';
+import type { HubUsage } from '../../spec/form.ts';
 
 function count(v: unknown): number {
   return typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : 0;

@@ -3,7 +3,7 @@
 // The model and whether to stream come from the path, not the body.
 import { GatewayError } from '../../core/errors.ts';
 import { isObject } from '../../core/json.ts';
-import { queryAlt, type GeminiCall } from '../../http/gemini-routes.ts';
+import { queryAlt, type GeminiCall } from './routes.ts';
 import type { RequestFacts } from '../request-facts.ts';
 
 function bad(message: string, param: string): GatewayError {

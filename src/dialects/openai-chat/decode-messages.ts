@@ -2,7 +2,7 @@
 // order (leading system and developer messages become the system prompt). Checks what the hub relies on
 // and names the offending field; repairs nothing (the encoder whose upstream needs repair does it).
 import { isObject, str, tryParseJson } from '../../core/json.ts';
-import { cacheOf } from '../../translate/hub/cache-marker.ts';
+import { cacheOf } from '../../spec/cache-marker.ts';
 import type {
   AssistantPart,
   CacheMarker,
@@ -13,8 +13,8 @@ import type {
   ToolCallPart,
   ToolResultPart,
   UserPart,
-} from '../../translate/hub/form.ts';
-import { TranslationError } from '../../translate/hub/translation-error.ts';
+} from '../../spec/form.ts';
+import { TranslationError } from '../../spec/translation-error.ts';
 
 /** The image types chat accepts as data URLs (and every upstream reads). */
 export const IMAGE_TYPES: readonly string[] = ['image/jpeg', 'image/png', 'image/gif', 'image/webp'];

@@ -1,7 +1,7 @@
 // A chat.completion from an OpenAI-compatible upstream → the hub's reply. Reasoning text
 // (reasoning_content, or OpenRouter's reasoning) comes first; a refusal is text that ends the reply
 // as content-filtered.
-import type { AssistantPart, HubReply } from '../../translate/hub/form.ts';
+import type { AssistantPart, HubReply } from '../../spec/form.ts';
 import { emptyUsage } from '../../core/usage.ts';
 import { isObject, str } from '../../core/json.ts';
 import type { ChatReplyState } from './encode-request.ts';

@@ -9,11 +9,11 @@ import type {
   HubTool,
   HubToolChoice,
   ReasoningEffort,
-} from '../../translate/hub/form.ts';
-import { TranslationError } from '../../translate/hub/translation-error.ts';
+} from '../../spec/form.ts';
+import { TranslationError } from '../../spec/translation-error.ts';
 import { decodeChatMessages } from './decode-messages.ts';
-import { cacheOf } from '../../translate/hub/cache-marker.ts';
-import { decodeSampling } from '../../translate/hub/sampling.ts';
+import { cacheOf } from '../../spec/cache-marker.ts';
+import { decodeSampling } from '../../spec/sampling.ts';
 
 /** Chat fields with no hub equivalent: carried by name for the encoders to name as dropped. */
 const EXTRA_FIELDS = [

@@ -4,11 +4,11 @@
 // is buffered and emitted whole once the open one completes, so nothing is dropped or duplicated. Text or
 // reasoning that arrives while a call is still incomplete is held the same way and follows the call, and
 // a call whose name comes after its first fragment starts once the name is known. One per request.
-import type { SseEvent } from '../../core/sse.ts';
+import type { Frame } from '../../spec/framing.ts';
 import { isObject, num, str, tryParseJson, type JsonObject } from '../../core/json.ts';
-import type { UpstreamStreamDecoder } from '../../translate/hub/codec.ts';
-import type { HubEvent } from '../../translate/hub/events.ts';
-import { readUpstreamError } from '../../translate/hub/upstream-error.ts';
+import type { UpstreamStreamDecoder } from '../../spec/codec.ts';
+import type { HubEvent } from '../../spec/events.ts';
+import { readUpstreamError } from '../../spec/upstream-error.ts';
 import type { ChatReplyState } from './encode-request.ts';
 import { statusOfStreamError } from './errors.ts';
 import { hubFinishOf } from './finish-reasons.ts';
@@ -56,7 +56,7 @@ export class ChatStreamDecoder implements UpstreamStreamDecoder {
     return this.#lateFragments;
   }
 
-  push(ev: SseEvent): HubEvent[] {
+  push(ev: Frame): HubEvent[] {
     if (this.#ended) return NONE;
     const raw = ev.data.trim();
     if (raw.length === 0) return NONE;

@@ -2,8 +2,8 @@
 // message.reasoning_content; Anthropic's thinking keeps its signature in message.reasoning_signature and
 // every thinking and redacted_thinking block whole in message.thinking_blocks (LiteLLM's names), so a
 // client that echoes the assistant message back keeps each block valid.
-import type { ClientReplyContext } from '../../translate/hub/codec.ts';
-import type { HubReply } from '../../translate/hub/form.ts';
+import type { ClientReplyContext } from '../../spec/codec.ts';
+import type { HubReply } from '../../spec/form.ts';
 import { HUB_TO_FINISH_REASON } from './finish-reasons.ts';
 import { newChatCompletionId } from './ids.ts';
 import { usageToOpenAi } from './usage.ts';

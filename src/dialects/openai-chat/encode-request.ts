@@ -2,11 +2,11 @@
 // to one chat message, except that a tool message's results become one `tool` message each; images in a
 // tool result ride in a user message right after (chat tool messages hold text only). Thinking blocks
 // and cache markers have no place here and are left out.
-import type { EncodedRequest, UpstreamOptions } from '../../translate/hub/codec.ts';
-import type { FilePart, HubMessage, HubRequest, HubToolChoice, TextPart, UserPart } from '../../translate/hub/form.ts';
-import { refusedParam } from '../../translate/hub/refused-params.ts';
-import { TranslationError } from '../../translate/hub/translation-error.ts';
-import { CUSTOM_TOOL_SCHEMA, wrapCustomInput } from '../../translate/hub/custom-tool.ts';
+import type { EncodedRequest, UpstreamOptions } from '../../spec/codec.ts';
+import type { FilePart, HubMessage, HubRequest, HubToolChoice, TextPart, UserPart } from '../../spec/form.ts';
+import { refusedParam } from '../../spec/refused-params.ts';
+import { TranslationError } from '../../spec/translation-error.ts';
+import { CUSTOM_TOOL_SCHEMA, wrapCustomInput } from '../../spec/custom-tool.ts';
 import type {
   ChatContentPart,
   ChatFunctionTool,

@@ -6,8 +6,8 @@
 import { encodeSse } from '../../core/sse.ts';
 import { emptyUsage, type Usage } from '../../core/usage.ts';
 import type { JsonObject } from '../../core/json.ts';
-import type { ClientReplyContext, ClientStreamEncoder } from '../../translate/hub/codec.ts';
-import type { HubEvent } from '../../translate/hub/events.ts';
+import type { ClientReplyContext, ClientStreamEncoder } from '../../spec/codec.ts';
+import type { HubEvent } from '../../spec/events.ts';
 import { shapeChatError } from './errors.ts';
 import { HUB_TO_FINISH_REASON } from './finish-reasons.ts';
 import { newChatCompletionId } from './ids.ts';

@@ -2,8 +2,8 @@
 // an upstream error shaped for such a caller, and the status an in-stream error chunk stands for (it
 // carries none).
 import { isObject, num, str } from '../../core/json.ts';
-import { shapedStatusAndMessage, type DialectError } from '../../translate/hub/upstream-error.ts';
-import type { UpstreamError } from '../../translate/hub/form.ts';
+import { shapedStatusAndMessage, type DialectError } from '../../spec/upstream-error.ts';
+import type { UpstreamError } from '../../spec/form.ts';
 
 const OPENAI_TYPES: Record<number, string> = {
   400: 'invalid_request_error',

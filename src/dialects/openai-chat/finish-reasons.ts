@@ -1,5 +1,5 @@
 // OpenAI chat finish_reason ⇄ the hub's finish reason, and the stop sequence a chat upstream does not name.
-import type { FinishReason as HubFinish } from '../../translate/hub/form.ts';
+import type { FinishReason as HubFinish } from '../../spec/form.ts';
 import type { FinishReason } from './wire.ts';
 
 export const FINISH_REASON_TO_HUB: Readonly<Record<FinishReason, HubFinish>> = {

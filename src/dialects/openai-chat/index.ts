@@ -1,6 +1,6 @@
 // The chat-completions dialect's two faces to the hub: a /v1/chat/completions caller (client side) and
 // an OpenAI-compatible upstream (upstream side).
-import type { ClientSide, UpstreamSide } from '../../translate/hub/codec.ts';
+import type { ClientSide, UpstreamSide } from '../../spec/codec.ts';
 import { decodeChatReply } from './decode-reply.ts';
 import { decodeChatRequest } from './decode-request.ts';
 import { ChatStreamDecoder } from './decode-stream.ts';

@@ -3,7 +3,6 @@
 // behind it for a summary (a plain Responses turn) and answers a `response.compaction` object whose
 // output is the caller's user messages and one user message carrying the summary — items any Responses
 // client (Codex among them) sends back as the next turn's history, on any route.
-import type { DeploymentConfig } from '../../core/config-types.ts';
 import { GatewayError } from '../../core/errors.ts';
 import { isObject, type JsonObject } from '../../core/json.ts';
 import { validateResponsesRequest, type ResponsesFacts } from './validate.ts';
@@ -26,11 +25,6 @@ export function validateCompactRequest(body: unknown): ResponsesFacts {
     });
   const facts = validateResponsesRequest(body);
   return { ...facts, stream: false, store: false };
-}
-
-/** Every deployment of the model serves the Responses API natively: the caller's body goes to its compact endpoint. */
-export function compactsNatively(deployments: readonly DeploymentConfig[]): boolean {
-  return deployments.every((d) => d.provider.kind === 'openai' && d.provider.apis?.includes('responses') === true);
 }
 
 function inputItems(body: JsonObject): unknown[] {

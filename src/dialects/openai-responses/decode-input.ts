@@ -2,15 +2,8 @@
 // and custom tool calls) that follow each other are one assistant turn; tool outputs that follow each
 // other are one tool message; leading system and developer messages join the system prompt.
 import { isObject, type JsonObject } from '../../core/json.ts';
-import type {
-  AssistantPart,
-  FilePart,
-  HubMessage,
-  TextPart,
-  ToolResultPart,
-  UserPart,
-} from '../../translate/hub/form.ts';
-import { TranslationError } from '../../translate/hub/translation-error.ts';
+import type { AssistantPart, FilePart, HubMessage, TextPart, ToolResultPart, UserPart } from '../../spec/form.ts';
+import { TranslationError } from '../../spec/translation-error.ts';
 import { carryIn } from './reasoning-carry.ts';
 
 const DATA_URL = /^data:([^;,]+)(?:;[^,]*)?;base64,(.*)$/s;

@@ -1,7 +1,7 @@
 // A Responses API response object from an upstream → the hub's reply (upstream side).
 import { isObject, type JsonObject } from '../../core/json.ts';
 import { emptyUsage } from '../../core/usage.ts';
-import type { AssistantPart, FinishReason, HubReply } from '../../translate/hub/form.ts';
+import type { AssistantPart, FinishReason, HubReply } from '../../spec/form.ts';
 import { readResponsesToolCalls, usageFromResponses } from './usage.ts';
 
 export function finishOf(response: JsonObject, sawToolCall: boolean): FinishReason {

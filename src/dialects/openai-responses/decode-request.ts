@@ -9,8 +9,8 @@ import type {
   HubTool,
   HubToolChoice,
   ReasoningEffort,
-} from '../../translate/hub/form.ts';
-import { TranslationError } from '../../translate/hub/translation-error.ts';
+} from '../../spec/form.ts';
+import { TranslationError } from '../../spec/translation-error.ts';
 import { decodeInput } from './decode-input.ts';
 import { keepEcho } from './echo.ts';
 

@@ -1,10 +1,10 @@
 // A Responses API event stream from an upstream → hub events (upstream side). Output text parts and tool
 // calls stream as they come; a reasoning item is passed on when it is done, because its
 // encrypted_content (which the hub's reasoning-start carries) arrives only with output_item.done.
-import type { SseEvent } from '../../core/sse.ts';
+import type { Frame } from '../../spec/framing.ts';
 import { isObject, type JsonObject } from '../../core/json.ts';
-import type { UpstreamStreamDecoder } from '../../translate/hub/codec.ts';
-import type { HubEvent } from '../../translate/hub/events.ts';
+import type { UpstreamStreamDecoder } from '../../spec/codec.ts';
+import type { HubEvent } from '../../spec/events.ts';
 import { finishOf, reasoningPartOf } from './decode-reply.ts';
 import { readResponsesToolCalls, usageFromResponses } from './usage.ts';
 
@@ -17,7 +17,7 @@ export class ResponsesStreamDecoder implements UpstreamStreamDecoder {
   #done = false;
   #started = false;
 
-  push(ev: SseEvent): HubEvent[] {
+  push(ev: Frame): HubEvent[] {
     if (this.#done) return [];
     let data: unknown;
     try {

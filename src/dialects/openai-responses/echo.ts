@@ -2,7 +2,7 @@
 // hub form does not carry these as the caller wrote them, so the decoder keeps them beside the request
 // it returns, and the reply and stream encoders read them back with it.
 import type { JsonObject } from '../../core/json.ts';
-import type { HubRequest, HubUsage } from '../../translate/hub/form.ts';
+import type { HubRequest, HubUsage } from '../../spec/form.ts';
 import { echoedFields, usageObject } from './response-object.ts';
 
 const echoes = new WeakMap<HubRequest, JsonObject>();

@@ -2,9 +2,9 @@
 // order the model wrote them: reasoning, messages (consecutive text is one message), function and custom
 // tool calls; a custom tool the upstream answered as a function call is restored to its free-form input.
 import type { JsonObject } from '../../core/json.ts';
-import type { ClientReplyContext } from '../../translate/hub/codec.ts';
-import type { FinishReason, HubReply, HubRequest, ReasoningPart, ToolCallPart } from '../../translate/hub/form.ts';
-import { unwrapCustomInput } from '../../translate/hub/custom-tool.ts';
+import type { ClientReplyContext } from '../../spec/codec.ts';
+import type { FinishReason, HubReply, HubRequest, ReasoningPart, ToolCallPart } from '../../spec/form.ts';
+import { unwrapCustomInput } from '../../spec/custom-tool.ts';
 import { echoOf, isCustomTool, responsesUsage } from './echo.ts';
 import { carryOut } from './reasoning-carry.ts';
 import {

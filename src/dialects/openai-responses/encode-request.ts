@@ -2,9 +2,9 @@
 // [responses]`), reached from another dialect. The gateway keeps conversations itself, so the upstream
 // is asked to store nothing; reasoning it may encrypt comes back in the reply for the next turn.
 import type { JsonObject } from '../../core/json.ts';
-import type { EncodedRequest, UpstreamOptions } from '../../translate/hub/codec.ts';
-import type { FilePart, HubMessage, HubRequest, TextPart, UserPart } from '../../translate/hub/form.ts';
-import { TranslationError } from '../../translate/hub/translation-error.ts';
+import type { EncodedRequest, UpstreamOptions } from '../../spec/codec.ts';
+import type { FilePart, HubMessage, HubRequest, TextPart, UserPart } from '../../spec/form.ts';
+import { TranslationError } from '../../spec/translation-error.ts';
 
 function refused(opts: UpstreamOptions, name: string, adjustments: string[]): boolean {
   if (!opts.refusedParams.includes(name)) return false;

@@ -4,10 +4,10 @@
 // input: its input is sent whole when the call ends. Typed state per stream, no per-event allocation
 // beyond the events themselves.
 import type { JsonObject } from '../../core/json.ts';
-import type { ClientReplyContext, ClientStreamEncoder } from '../../translate/hub/codec.ts';
-import type { HubEvent } from '../../translate/hub/events.ts';
-import type { HubUsage, ReasoningPart } from '../../translate/hub/form.ts';
-import { unwrapCustomInput } from '../../translate/hub/custom-tool.ts';
+import type { ClientReplyContext, ClientStreamEncoder } from '../../spec/codec.ts';
+import type { HubEvent } from '../../spec/events.ts';
+import type { HubUsage, ReasoningPart } from '../../spec/form.ts';
+import { unwrapCustomInput } from '../../spec/custom-tool.ts';
 import { echoOf, isCustomTool, responsesUsage } from './echo.ts';
 import { reasoningItemOf, statusOf } from './encode-reply.ts';
 import { ResponsesEventWriter } from './event-writer.ts';

@@ -1,6 +1,6 @@
 // The Responses API dialect's two faces to the hub: a /v1/responses caller (client side) and an upstream
 // that serves /v1/responses (upstream side, `apis: [responses]`) reached from another dialect.
-import type { ClientSide, UpstreamSide } from '../../translate/hub/codec.ts';
+import type { ClientSide, UpstreamSide } from '../../spec/codec.ts';
 import { decodeResponsesRequest } from './decode-request.ts';
 import { encodeResponsesReply } from './encode-reply.ts';
 import { ResponsesStreamEncoder } from './encode-stream.ts';

@@ -2,7 +2,7 @@
 // Responses client inside a reasoning item's `encrypted_content`, which clients send back untouched
 // (Codex does, with `store: false`): so a Claude model's thinking survives a tool loop through Codex.
 // The token is the gateway's own (prefix `mgw1.`); OpenAI's encrypted content is never altered.
-import type { HubDialect, ReasoningPart } from '../../translate/hub/form.ts';
+import type { HubDialect, ReasoningPart } from '../../spec/form.ts';
 
 const PREFIX = 'mgw1.';
 

@@ -2,7 +2,7 @@
 // writes), `output_tokens` includes the reasoning tokens (billed once, as output).
 import type { Usage } from '../../core/usage.ts';
 import { isObject, num } from '../../core/json.ts';
-import type { HubUsage } from '../../translate/hub/form.ts';
+import type { HubUsage } from '../../spec/form.ts';
 import { readMediaParts, readOutputParts } from '../openai-chat/usage.ts';
 
 /**

@@ -1,9 +1,9 @@
 // A whole Converse reply → the hub's reply: its content blocks read as the stream events they would have
 // been, then folded, so blocks are read in one place (converse-stream.ts).
 import { isObject } from '../../core/json.ts';
-import type { HubEvent } from '../../translate/hub/events.ts';
-import { foldEvents } from '../../translate/hub/fold.ts';
-import type { HubReply } from '../../translate/hub/form.ts';
+import type { HubEvent } from '../../spec/events.ts';
+import { foldEvents } from '../../spec/fold.ts';
+import type { HubReply } from '../../spec/form.ts';
 import { ConverseStreamDecoder } from './converse-stream.ts';
 
 export function decodeConverseReply(body: Record<string, unknown>): HubReply {

@@ -5,10 +5,10 @@
 // What Converse has no field for goes in additionalModelRequestFields (top_k, Anthropic thinking), and
 // what no Bedrock model can take is named in adjustments; a URL or file-id image is refused (Converse
 // takes bytes or an S3 location only), since dropping it would change the question.
-import type { EncodedRequest, UpstreamOptions } from '../../translate/hub/codec.ts';
-import type { AssistantPart, FilePart, HubRequest, ToolResultPart, UserPart } from '../../translate/hub/form.ts';
-import { refusedParam } from '../../translate/hub/refused-params.ts';
-import { TranslationError } from '../../translate/hub/translation-error.ts';
+import type { EncodedRequest, UpstreamOptions } from '../../spec/codec.ts';
+import type { AssistantPart, FilePart, HubRequest, ToolResultPart, UserPart } from '../../spec/form.ts';
+import { refusedParam } from '../../spec/refused-params.ts';
+import { TranslationError } from '../../spec/translation-error.ts';
 
 type Json = Record<string, unknown>;
 

@@ -5,17 +5,15 @@
 // stop reason and `metadata` the usage, after it — so `finish` waits for `metadata` or the body's end.
 // An exception message (its frame's event ends in `Exception`) ends the stream as an error. One per request.
 import { isObject } from '../../core/json.ts';
-import type { HubEvent } from '../../translate/hub/events.ts';
-import type { FinishReason, HubUsage } from '../../translate/hub/form.ts';
+import type { Frame } from '../../spec/framing.ts';
+import type { HubEvent } from '../../spec/events.ts';
+import type { FinishReason, HubUsage } from '../../spec/form.ts';
 import { bedrockErrorStatus } from './converse-errors.ts';
 
 type Json = Record<string, unknown>;
 
 /** A frame of the event stream: its event type and its JSON payload. */
-export interface ConverseFrame {
-  event: string | undefined;
-  data: string;
-}
+export type ConverseFrame = Frame;
 
 /** Converse's `stopReason` → the hub's; a tool call's stop is `tool-calls`. */
 export function hubFinishOfConverse(reason: unknown): FinishReason {

@@ -6,6 +6,7 @@
 // answers in Bedrock's format.
 import { EventStreamCodec } from '@smithy/eventstream-codec';
 import { fromUtf8, toUtf8 } from '@smithy/util-utf8';
+import type { Frame, FrameDecoder } from '../../spec/framing.ts';
 
 /** One decoded message: an event (`kind: 'event'`) or an exception the upstream raised mid-stream. */
 export interface EventStreamMessage {
@@ -21,10 +22,7 @@ export interface EventStreamMessage {
  * A frame as the hub's stream decoders read it: the message's type (an exception's type, which ends in
  * `Exception`, stands where an event type would) and its payload.
  */
-export interface EventStreamFrame {
-  event: string | undefined;
-  data: string;
-}
+export type EventStreamFrame = Frame;
 
 const codec = new EventStreamCodec(toUtf8, fromUtf8);
 
@@ -59,7 +57,7 @@ export function decodeMessage(bytes: Uint8Array): EventStreamMessage {
  * Cuts one stream's body into messages; one instance per stream. Keeps only the bytes of the message a
  * chunk left unfinished.
  */
-export class EventStreamDecoder {
+export class EventStreamDecoder implements FrameDecoder {
   #pending: Uint8Array = new Uint8Array(0);
 
   /** Every message this chunk completes, in order. Throws on a corrupt message (the stream is unusable). */

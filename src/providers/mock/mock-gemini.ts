@@ -2,7 +2,7 @@
 // and OpenAI's embeddings list: the same deterministic plan as the other dialects.
 import { isObject, type JsonObject } from '../../core/json.ts';
 import type { MockPlan } from './mock-reply.ts';
-import { float32Base64 } from '../../dialects/embeddings/gemini-exchange.ts';
+import { float32Base64 } from '../../dialects/embeddings/float32-base64.ts';
 
 /** A Gemini request as the dialect-neutral planner reads one (messages, system, tools, max_tokens). */
 export function plannerBodyOfGemini(body: JsonObject): JsonObject {

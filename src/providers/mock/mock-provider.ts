@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import { isObject } from '../../core/json.ts';
-import type { StopLink, UpstreamCall, UpstreamResponse } from '../upstream-types.ts';
+import type { StopLink, UpstreamCall, UpstreamResponse } from '../../spec/upstream.ts';
 import { ChunkFeed } from '../upstream-body.ts';
 import { anthropicMockEvents, anthropicMockJson } from './mock-anthropic.ts';
 import { openaiMockEvents, openaiMockJson } from './mock-openai.ts';
@@ -11,8 +11,18 @@ import { responsesMockEvents, responsesMockJson, responsesPlanView } from './moc
 import { planMockReply } from './mock-reply.ts';
 import { embeddingsMockJson, geminiMockEvents, geminiMockJson, plannerBodyOfGemini } from './mock-gemini.ts';
 
+export interface MockOptions {
+  /** Delay before the response headers, ms. */
+  latencyMs: number;
+  /** Delay between stream chunks, ms. */
+  chunkDelayMs: number;
+  /** Words in the deterministic reply. */
+  replyWords: number;
+}
+
 export async function callMockProvider(call: UpstreamCall): Promise<UpstreamResponse> {
-  const { mock } = call.deployment.provider;
+  const mock = call.deployment.provider.options as MockOptions;
+  const { dialect } = call.query;
   if (mock.latencyMs > 0) await delay(mock.latencyMs, undefined, { signal: call.stop.signal });
   const body: unknown = JSON.parse(typeof call.body === 'string' ? call.body : call.body.toString('utf8'));
   if (!isObject(body)) throw new Error('mock provider: body is not an object');
@@ -22,13 +32,13 @@ export async function callMockProvider(call: UpstreamCall): Promise<UpstreamResp
     headers: { 'content-type': 'application/json' },
     body: feedOf(once(Buffer.from(text)), call.stop),
   });
-  if (call.path === '/embeddings') return json(embeddingsMockJson(body, model));
+  if (call.query.operation === 'embeddings') return json(embeddingsMockJson(body, model));
   const suffix = randomBytes(12).toString('hex');
-  if (call.dialect === 'gemini') {
+  if (dialect === 'gemini') {
     // Gemini names the model in the path and streams only when the path says so.
     const plan = planMockReply(plannerBodyOfGemini(body), mock.replyWords, `call_${suffix}`);
     const ids = { id: suffix, model: call.deployment.model };
-    if (call.path?.includes(':streamGenerateContent') !== true) return json(geminiMockJson(plan, ids));
+    if (!call.query.stream) return json(geminiMockJson(plan, ids));
     return {
       status: 200,
       headers: { 'content-type': 'text/event-stream' },
@@ -36,12 +46,12 @@ export async function callMockProvider(call: UpstreamCall): Promise<UpstreamResp
     };
   }
   const plan = planMockReply(
-    call.dialect === 'responses' ? responsesPlanView(body) : body,
+    dialect === 'responses' ? responsesPlanView(body) : body,
     mock.replyWords,
-    call.dialect === 'anthropic' ? `toolu_${suffix}` : `call_${suffix}`,
+    dialect === 'anthropic' ? `toolu_${suffix}` : `call_${suffix}`,
   );
   const stream = body.stream === true;
-  if (call.dialect === 'responses') {
+  if (dialect === 'responses') {
     const ids = { id: `resp_${suffix}`, model, created: Math.floor(Date.now() / 1000), request: body };
     if (!stream)
       return {
@@ -57,7 +67,7 @@ export async function callMockProvider(call: UpstreamCall): Promise<UpstreamResp
   }
   if (!stream) {
     const json =
-      call.dialect === 'anthropic'
+      dialect === 'anthropic'
         ? anthropicMockJson(plan, { id: `msg_${suffix}`, model })
         : openaiMockJson(plan, { id: `chatcmpl-${suffix}`, model, created: Math.floor(Date.now() / 1000) });
     return {
@@ -67,7 +77,7 @@ export async function callMockProvider(call: UpstreamCall): Promise<UpstreamResp
     };
   }
   const events =
-    call.dialect === 'anthropic'
+    dialect === 'anthropic'
       ? anthropicMockEvents(plan, { id: `msg_${suffix}`, model })
       : openaiMockEvents(plan, {
           id: `chatcmpl-${suffix}`,

@@ -2,11 +2,11 @@
 // It owns what every pair needs alike, once: whether and how the stream ended, and the usage to bill (the
 // upstream's own figures, or, where it gave none or its output count is not final, what was delivered at
 // about four characters a token, as every route bills a stream cut short).
-import type { SseEvent } from '../../core/sse.ts';
+import type { Frame } from '../../spec/framing.ts';
 import { estimatedUsage, outputTokensForChars, type Usage } from '../../core/usage.ts';
-import type { ClientStreamEncoder, UpstreamStreamDecoder } from './codec.ts';
-import type { HubEvent } from './events.ts';
-import type { HubUsage } from './form.ts';
+import type { ClientStreamEncoder, UpstreamStreamDecoder } from '../../spec/codec.ts';
+import type { HubEvent } from '../../spec/events.ts';
+import type { HubUsage } from '../../spec/form.ts';
 
 export interface StreamTranslatorOptions {
   decoder: UpstreamStreamDecoder;
@@ -32,8 +32,8 @@ export class HubStreamTranslator {
     this.#promptEstimate = opts.promptEstimate;
   }
 
-  /** Client SSE text for one upstream event ('' when nothing is to be sent yet). */
-  push(ev: SseEvent): string {
+  /** Client SSE text for one upstream frame ('' when nothing is to be sent yet). */
+  push(ev: Frame): string {
     if (this.#finished) return '';
     const events = this.#decoder.push(ev);
     // Most upstream events are one token: one hub event.

@@ -4,14 +4,15 @@
 import type { Dialect } from '../../core/dialect.ts';
 import { GatewayError } from '../../core/errors.ts';
 import { isObject, MAX_REQUEST_DEPTH, nestedDeeperThan } from '../../core/json.ts';
-import { SseDecoder, type SseEvent } from '../../core/sse.ts';
 import type { Usage } from '../../core/usage.ts';
 import { renderStreamError } from '../../dialects/render-error.ts';
 import type { TextMasker } from '../../dialects/passthrough-tap.ts';
-import type { Exchange, StreamRelay } from '../exchange.ts';
-import type { ClientReplyContext, ClientSide, UpstreamOptions, UpstreamSide } from './codec.ts';
+import type { Exchange, StreamRelay } from '../../spec/exchange.ts';
+import type { Frame, FrameDecoder } from '../../spec/framing.ts';
+import { generationQuery, type TargetQuery } from '../../spec/provider.ts';
+import type { ClientReplyContext, ClientSide, UpstreamOptions, UpstreamSide } from '../../spec/codec.ts';
 import { HubStreamTranslator } from './stream-translator.ts';
-import { TranslationError } from './translation-error.ts';
+import { TranslationError } from '../../spec/translation-error.ts';
 import { estimatedHubUsage } from '../../dialects/reply-usage.ts';
 
 /**
@@ -38,11 +39,13 @@ export interface TranslatedExchangeOptions {
   upstreamOptions: UpstreamOptions;
   /** Masks provider credentials in the upstream's own stream error events before they are translated. */
   masker?: TextMasker;
+  /** Cuts the upstream's streamed body into frames: its provider's framing. */
+  frames: () => FrameDecoder;
 }
 
 export class TranslatedExchange implements Exchange {
   readonly upstreamDialect: Dialect;
-  readonly upstreamPath: string | undefined;
+  readonly upstreamQuery: TargetQuery;
   readonly responseHeaders: Record<string, string> = {};
   readonly #client: ClientSide;
   readonly #upstream: UpstreamSide;
@@ -51,9 +54,11 @@ export class TranslatedExchange implements Exchange {
   readonly #replyState: unknown;
   readonly #ctx: ClientReplyContext;
   readonly #masker: TextMasker | undefined;
+  readonly #frames: () => FrameDecoder;
 
   constructor(opts: TranslatedExchangeOptions) {
     this.upstreamDialect = opts.upstreamDialect;
+    this.#frames = opts.frames;
     this.#masker = opts.masker;
     this.#client = opts.client;
     this.#upstream = opts.upstream;
@@ -72,7 +77,7 @@ export class TranslatedExchange implements Exchange {
         encoded.adjustments.push(
           `output limit set to ${cap}: the key's limits reserve that much output for a request that names no limit`,
         );
-      this.upstreamPath = encoded.path;
+      this.upstreamQuery = generationQuery(opts.upstreamDialect, request.stream === true);
       this.#body = encoded.body;
       this.#replyState = encoded.replyState;
       if (encoded.adjustments.length > 0)
@@ -118,7 +123,7 @@ export class TranslatedExchange implements Exchange {
       encoder: this.#client.streamEncoder(this.#ctx),
       promptEstimate: this.#ctx.promptEstimate,
     });
-    return new TranslatedRelay(translator, this.#clientDialect, this.#masker);
+    return new TranslatedRelay(this.#frames(), translator, this.#clientDialect, this.#masker);
   }
 }
 
@@ -135,19 +140,25 @@ function parseUpstream(text: string): Record<string, unknown> {
 }
 
 class TranslatedRelay implements StreamRelay {
-  readonly #decoder = new SseDecoder();
+  readonly #decoder: FrameDecoder;
   readonly #t: HubStreamTranslator;
   readonly #dialect: Dialect;
   readonly #masker: TextMasker | undefined;
 
-  constructor(translator: HubStreamTranslator, clientDialect: Dialect, masker: TextMasker | undefined) {
+  constructor(
+    frames: FrameDecoder,
+    translator: HubStreamTranslator,
+    clientDialect: Dialect,
+    masker: TextMasker | undefined,
+  ) {
+    this.#decoder = frames;
     this.#t = translator;
     this.#dialect = clientDialect;
     this.#masker = masker;
   }
 
   /** An upstream's error event has the provider's credentials masked before the translator reads it. */
-  #event(ev: SseEvent): string {
+  #event(ev: Frame): string {
     if (this.#masker !== undefined && (ev.event === 'error' || ev.data.startsWith('{"error"')))
       ev = { event: ev.event, data: this.#masker.mask(ev.data) };
     return this.#t.push(ev);

@@ -9,8 +9,8 @@ import { decodeChatReply } from '../../../src/dialects/openai-chat/decode-reply.
 import { encodeChatReply } from '../../../src/dialects/openai-chat/encode-reply.ts';
 import { ChatStreamDecoder } from '../../../src/dialects/openai-chat/decode-stream.ts';
 import { ChatStreamEncoder } from '../../../src/dialects/openai-chat/encode-stream.ts';
-import type { HubEvent } from '../../../src/translate/hub/events.ts';
-import type { HubRequest } from '../../../src/translate/hub/form.ts';
+import type { HubEvent } from '../../../src/spec/events.ts';
+import type { HubRequest } from '../../../src/spec/form.ts';
 import { parseSseText, validateChatCompletion, validateChatCompletionChunk } from '../../helpers/schemas.ts';
 import { readFixture } from '../golden.ts';
 

@@ -3,15 +3,16 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { SseDecoder } from '../../../src/core/sse.ts';
-import { foldEvents } from '../../../src/translate/hub/fold.ts';
+import { foldEvents } from '../../../src/spec/fold.ts';
 import { HubStreamTranslator } from '../../../src/translate/hub/stream-translator.ts';
-import type { HubEvent } from '../../../src/translate/hub/events.ts';
-import type { UpstreamStreamDecoder } from '../../../src/translate/hub/codec.ts';
+import type { HubEvent } from '../../../src/spec/events.ts';
+import type { UpstreamStreamDecoder } from '../../../src/spec/codec.ts';
 import { MessagesStreamDecoder } from '../../../src/dialects/anthropic-messages/decode-stream.ts';
 import { decodeMessagesReply } from '../../../src/dialects/anthropic-messages/decode-reply.ts';
 import { ChatStreamDecoder } from '../../../src/dialects/openai-chat/decode-stream.ts';
 import { decodeChatReply } from '../../../src/dialects/openai-chat/decode-reply.ts';
 import { routeFor } from '../../../src/translate/exchange-for.ts';
+import { upstreamDialectFor } from '../../../src/registry.ts';
 import { readFixture } from '../golden.ts';
 
 function decode(decoder: UpstreamStreamDecoder, text: string): HubEvent[] {
@@ -157,12 +158,31 @@ test('the stream translator bills the upstream figures, what was delivered when 
 });
 
 test('the switch: same dialect passes through, every other pair meets in the hub, the mock is always same-dialect', () => {
-  assert.deepEqual(routeFor('openai', 'openai'), { kind: 'passthrough', upstream: 'openai' });
-  assert.deepEqual(routeFor('anthropic', 'mock'), { kind: 'passthrough', upstream: 'anthropic' });
-  const hub = routeFor('openai', 'anthropic');
+  const provider = (kind: string, options: unknown) => ({
+    name: kind,
+    kind,
+    baseUrl: 'http://x',
+    apiKeys: [],
+    headers: {},
+    options,
+    system: kind,
+    inProcess: kind === 'mock',
+  });
+  const openai = provider('openai', { apis: ['chat', 'embeddings'] });
+  const mock = provider('mock', {});
+  const anthropic = provider('anthropic', {});
+  assert.deepEqual(routeFor('openai', upstreamDialectFor('openai', openai)), {
+    kind: 'passthrough',
+    upstream: 'openai',
+  });
+  assert.deepEqual(routeFor('anthropic', upstreamDialectFor('anthropic', mock)), {
+    kind: 'passthrough',
+    upstream: 'anthropic',
+  });
+  const hub = routeFor('openai', upstreamDialectFor('openai', anthropic));
   assert.equal(hub.kind, 'hub');
   if (hub.kind === 'hub') assert.deepEqual([hub.client.dialect, hub.side.dialect], ['chat', 'messages']);
-  const back = routeFor('anthropic', 'openai');
+  const back = routeFor('anthropic', upstreamDialectFor('anthropic', openai));
   if (back.kind === 'hub') assert.deepEqual([back.client.dialect, back.side.dialect], ['messages', 'chat']);
   else assert.fail('messages → openai goes through the hub');
 });

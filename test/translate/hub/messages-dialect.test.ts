@@ -9,8 +9,8 @@ import { decodeMessagesReply } from '../../../src/dialects/anthropic-messages/de
 import { encodeMessagesReply } from '../../../src/dialects/anthropic-messages/encode-reply.ts';
 import { MessagesStreamDecoder } from '../../../src/dialects/anthropic-messages/decode-stream.ts';
 import { MessagesStreamEncoder } from '../../../src/dialects/anthropic-messages/encode-stream.ts';
-import type { HubEvent } from '../../../src/translate/hub/events.ts';
-import type { HubRequest } from '../../../src/translate/hub/form.ts';
+import type { HubEvent } from '../../../src/spec/events.ts';
+import type { HubRequest } from '../../../src/spec/form.ts';
 import { createValidator, parseSseText, validateMessage } from '../../helpers/schemas.ts';
 import { readFixture } from '../golden.ts';
 import { rebuildAnthropic } from '../anthropic-stream-check.ts';

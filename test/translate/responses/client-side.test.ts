@@ -4,9 +4,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { responsesClient } from '../../../src/dialects/openai-responses/index.ts';
-import type { ClientReplyContext } from '../../../src/translate/hub/codec.ts';
-import type { HubEvent } from '../../../src/translate/hub/events.ts';
-import type { HubRequest } from '../../../src/translate/hub/form.ts';
+import type { ClientReplyContext } from '../../../src/spec/codec.ts';
+import type { HubEvent } from '../../../src/spec/events.ts';
+import type { HubRequest } from '../../../src/spec/form.ts';
 import { ResponsesStreamEncoder } from '../../../src/dialects/openai-responses/encode-stream.ts';
 import { parseSseText, validateResponse, validateResponseStreamEvent } from '../../helpers/schemas.ts';
 

@@ -3,8 +3,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { responsesUpstream } from '../../../src/dialects/openai-responses/index.ts';
-import type { HubEvent } from '../../../src/translate/hub/events.ts';
-import type { HubRequest } from '../../../src/translate/hub/form.ts';
+import type { HubEvent } from '../../../src/spec/events.ts';
+import type { HubRequest } from '../../../src/spec/form.ts';
 import { parseSseText } from '../../helpers/schemas.ts';
 
 const OPTS = { upstreamModel: 'gpt-5', defaultMaxTokens: 4096, refusedParams: ['temperature'] };

@@ -5,8 +5,8 @@ import { decodeConverseReply } from '../../../src/providers/bedrock/converse-rep
 import { encodeConverseRequest } from '../../../src/providers/bedrock/converse-request.ts';
 import { ConverseStreamDecoder } from '../../../src/providers/bedrock/converse-stream.ts';
 import { EventStreamDecoder, encodeEvent, encodeException } from '../../../src/providers/bedrock/event-stream.ts';
-import type { HubRequest } from '../../../src/translate/hub/form.ts';
-import { TranslationError } from '../../../src/translate/hub/translation-error.ts';
+import type { HubRequest } from '../../../src/spec/form.ts';
+import { TranslationError } from '../../../src/spec/translation-error.ts';
 
 const opts = { upstreamModel: 'us.anthropic.claude-sonnet-4-6', defaultMaxTokens: 4096, refusedParams: [] };
 

@@ -1,5 +1,5 @@
 // Sampling parameters that chat and messages bodies spell alike (`temperature`, `top_p`, `top_k`).
-import { num } from '../../core/json.ts';
+import { num } from '../core/json.ts';
 import type { HubRequest } from './form.ts';
 
 /** Copies the sampling parameters a body names onto the hub request; absent or non-numeric ones stay unset. */

@@ -6,8 +6,8 @@ import { GatewayError } from '../core/errors.ts';
 import type { KeyRecord } from '../core/key-record.ts';
 import { isObject, type JsonObject } from '../core/json.ts';
 import { checkItem } from '../dialects/openai-responses/validate.ts';
-import type { ConversationItem, ConversationStore, Conversation } from './conversation-store.ts';
-import { asResource, pageOf } from './input-items.ts';
+import type { ConversationItem, ConversationStore, Conversation } from '../store/conversation-store.ts';
+import { asResource, pageOf } from '../store/input-items.ts';
 
 /** Items one create call may add, as OpenAI allows. */
 const MAX_ITEMS_PER_CALL = 20;

@@ -1,10 +1,10 @@
 // An upstream's error, read tolerantly from its body, and the dialect-neutral half of shaping it for the
 // caller: the status the contract gives it (core/errors.ts clientStatusFor) and the upstream's text kept
 // with key-shaped text masked. The type names each dialect uses are its own (dialects/*/errors.ts).
-import { clientStatusFor } from '../../core/errors.ts';
-import { isObject, str, tryParseJson } from '../../core/json.ts';
+import { clientStatusFor } from '../core/errors.ts';
+import { isObject, str, tryParseJson } from '../core/json.ts';
 import type { HubDialect, UpstreamError } from './form.ts';
-import { maskKeyLike } from '../../observability/mask-secrets.ts';
+import { maskKeyLike } from '../core/mask-secrets.ts';
 
 /** An upstream error shaped for the caller's dialect. */
 export interface DialectError {

@@ -3,7 +3,7 @@
 // and whole replies to the same content.
 import type { HubEvent } from './events.ts';
 import type { AssistantPart, HubDialect, HubReply, ReasoningPart, TextPart, ToolCallPart } from './form.ts';
-import { emptyUsage } from '../../core/usage.ts';
+import { emptyUsage } from '../core/usage.ts';
 
 export class ReplyFold {
   /** The upstream dialect whose stream this is: its reasoning parts name it (form.ts ReasoningPart). */

@@ -2,7 +2,7 @@
 // countTokens): a count is a courtesy, so an upstream that cannot give one leaves the caller an estimate.
 import { request } from 'undici';
 import type { Logger } from '../observability/logger.ts';
-import type { SecretMasker } from '../observability/mask-secrets.ts';
+import type { SecretMasker } from '../core/mask-secrets.ts';
 import type { DeploymentConfig, ModelConfig } from '../core/config-types.ts';
 import type { Catalog } from '../catalog/catalog.ts';
 import type { Admission } from '../admission/admission.ts';

@@ -1,12 +1,14 @@
 // POST /v1/embeddings to a Gemini upstream: the inputs become one `batchEmbedContents` call, and its
 // vectors come back in OpenAI's list shape (base64 made by the gateway when the caller asked for it).
-import { GatewayError } from '../../core/errors.ts';
-import { isObject } from '../../core/json.ts';
-import { emptyUsage, type Usage } from '../../core/usage.ts';
-import type { Exchange, StreamRelay } from '../../translate/exchange.ts';
-import { geminiUpstreamPath, upstreamObject } from '../gemini/passthrough-exchange.ts';
-import { usageFromGemini } from '../gemini/usage.ts';
-import { embeddingInputs } from './validate.ts';
+import { GatewayError } from '../core/errors.ts';
+import { isObject } from '../core/json.ts';
+import { emptyUsage, type Usage } from '../core/usage.ts';
+import type { Exchange, StreamRelay } from '../spec/exchange.ts';
+import { targetQuery, type TargetQuery } from '../spec/provider.ts';
+import { upstreamObject } from './gemini-passthrough-exchange.ts';
+import { usageFromGemini } from '../dialects/gemini/usage.ts';
+import { float32Base64 } from '../dialects/embeddings/float32-base64.ts';
+import { embeddingInputs } from '../dialects/embeddings/validate.ts';
 
 export interface EmbeddingsToGeminiOptions {
   parsed: Record<string, unknown>;
@@ -17,9 +19,12 @@ export interface EmbeddingsToGeminiOptions {
   promptEstimate: () => number;
 }
 
+/** Gemini's batchEmbedContents (v1beta). */
+const BATCH_EMBED = targetQuery('embeddings', 'gemini', false);
+
 export class EmbeddingsToGeminiExchange implements Exchange {
   readonly upstreamDialect = 'gemini';
-  readonly upstreamPath: string;
+  readonly upstreamQuery: TargetQuery = BATCH_EMBED;
   readonly responseHeaders: Record<string, string> = {};
   #opts: EmbeddingsToGeminiOptions;
   #count: number;
@@ -44,7 +49,6 @@ export class EmbeddingsToGeminiExchange implements Exchange {
       return r;
     });
     this.#body = JSON.stringify({ requests });
-    this.upstreamPath = geminiUpstreamPath('v1beta', opts.upstreamModel, 'batchEmbedContents');
   }
 
   upstreamBody(): string {
@@ -80,11 +84,4 @@ export class EmbeddingsToGeminiExchange implements Exchange {
   stream(): StreamRelay {
     throw new GatewayError('internal_error', { message: 'Embeddings are never streamed.' });
   }
-}
-
-/** OpenAI's base64 encoding of a vector: its float32 values, little-endian, as base64. */
-export function float32Base64(values: number[]): string {
-  const buf = Buffer.allocUnsafe(values.length * 4);
-  for (let i = 0; i < values.length; i++) buf.writeFloatLE(values[i], i * 4);
-  return buf.toString('base64');
 }

@@ -7,7 +7,7 @@
 // cannot hold; request encoders report what they changed or left out in `adjustments` (sent to the caller
 // as `x-modelgate-adjusted`). Stream decoders follow the event contract of events.ts; stream encoders
 // get those events in order, with a `usage` event carrying the billed usage just before `finish`.
-import type { SseEvent } from '../../core/sse.ts';
+import type { Frame } from './framing.ts';
 import type { HubEvent } from './events.ts';
 import type { HubDialect, HubReply, HubRequest } from './form.ts';
 
@@ -59,16 +59,11 @@ export interface EncodedRequest {
   adjustments: string[];
   /** What the reply decoder must know of how the request was written (a JSON-mode tool's name, …). */
   replyState: unknown;
-  /**
-   * The upstream path after the provider's base URL, for a dialect that names the model or the method in
-   * it (Gemini's `/v1beta/models/{model}:generateContent`); undefined for the kind's generation endpoint.
-   */
-  path?: string;
 }
 
 export interface UpstreamStreamDecoder {
-  /** The hub events one upstream SSE event stands for (often none or one). */
-  push(ev: SseEvent): HubEvent[];
+  /** The hub events one upstream frame stands for (often none or one): an SSE event, or what the provider's own framing yields. */
+  push(ev: Frame): HubEvent[];
   /** The upstream body ended: an `error` event if it stopped before its normal end. */
   end(): HubEvent[];
 }

@@ -1,9 +1,10 @@
 // One request's conversation with one upstream attempt: what to send, and how to turn what comes back
 // into the caller's dialect. Pass-through and each translation direction implement it; the request
-// stage picks one by (endpoint dialect, provider kind) in exchange-for.ts.
+// stage picks one by (endpoint dialect, provider) in translate/exchange-for.ts.
 import type { Dialect } from '../core/dialect.ts';
 import type { GatewayError } from '../core/errors.ts';
 import type { Usage } from '../core/usage.ts';
+import type { TargetQuery } from './provider.ts';
 
 export interface StreamRelay {
   /**
@@ -30,8 +31,8 @@ export interface StreamRelay {
 
 export interface Exchange {
   readonly upstreamDialect: Dialect;
-  /** The upstream path after the provider's base URL, when it is not the kind's generation endpoint. */
-  readonly upstreamPath?: string;
+  /** What the upstream is asked (operation, body dialect, stream): the provider's target follows from it. */
+  readonly upstreamQuery: TargetQuery;
   /** Headers to add to the client response (e.g. which parameters translation adjusted). */
   readonly responseHeaders: Record<string, string>;
   /** The request body for the upstream: the client's bytes (pass-through) or a rebuilt JSON text. */

@@ -1,6 +1,6 @@
 // POST /v1/messages/count_tokens: the request checked in its dialect and its model in the key's catalog,
-// then counted under the key's limits on the model's first deployment. An Anthropic-style upstream counts
-// exactly; any other upstream, and one that cannot count (unreachable, overloaded, no usable key, an
+// then counted under the key's limits on the model's first deployment. An upstream that speaks Anthropic's wire
+// and counts (its provider spec says so) counts exactly; any other upstream, and one that cannot count (unreachable, overloaded, no usable key, an
 // endpoint it does not have), leaves a local estimate (the admission tokenizer, see docs/translation.md).
 // A count is advisory: an estimate serves the caller better than an error.
 import type { IncomingHttpHeaders } from 'node:http';
@@ -12,6 +12,9 @@ import { checkAnthropicVersion, DEFAULT_UPSTREAM_VERSION } from '../dialects/ant
 import { resolveModel } from '../catalog/catalog.ts';
 import { estimatePromptTokens } from '../admission/estimate-tokens.ts';
 import { upstreamFailure } from '../dialects/upstream-failure.ts';
+import { providerSpec } from '../registry.ts';
+import { targetQuery } from '../spec/provider.ts';
+import { upstreamRequest } from '../upstream/http-provider.ts';
 import { countCall, countingDeployment, type CountResult, type CountServices } from './count-call.ts';
 
 /** `readBody` is called once the version header passed: a refused request's body is not read. */
@@ -36,6 +39,8 @@ export async function countMessagesTokens(
   );
 }
 
+const COUNT = targetQuery('count-tokens', 'anthropic', false);
+
 async function count(
   gw: CountServices,
   opts: {
@@ -53,24 +58,22 @@ async function count(
     source: 'estimate',
   });
   const p = deployment.provider;
-  if (p.kind !== 'anthropic') return estimate();
+  const spec = providerSpec(p);
+  if (spec.upstreamDialect('anthropic', p) !== 'anthropic' || !spec.countsTokens(p, 'anthropic')) return estimate();
   const apiKey = gw.keyRotation.next(p);
   // Every key of the provider was refused: the generation path has taken it out too.
   if (apiKey === null && p.apiKeys.length > 0) return estimate();
   // Counting passes through: the upstream reads the body under the caller's version.
-  const headers: Record<string, string> = {
-    'content-type': 'application/json',
-    'anthropic-version': opts.version,
-    'accept-encoding': 'identity',
-  };
-  if (typeof opts.beta === 'string') headers['anthropic-beta'] = opts.beta;
-  if (apiKey !== null) headers['x-api-key'] = apiKey;
+  const forward: Record<string, string> = { 'anthropic-version': opts.version };
+  if (typeof opts.beta === 'string') forward['anthropic-beta'] = opts.beta;
+  const body = patchModel(opts.text, deployment.model) ?? JSON.stringify({ ...value, model: deployment.model });
+  const { url, headers } = await upstreamRequest(deployment, COUNT, { apiKey, forward, body });
   const r = await countCall(gw, {
     provider: p.name,
     what: 'count_tokens',
-    url: `${p.baseUrl}/v1/messages/count_tokens`,
+    url,
     headers,
-    body: patchModel(opts.text, deployment.model) ?? JSON.stringify({ ...value, model: deployment.model }),
+    body,
     timeouts: opts.timeouts,
   });
   if (r.kind === 'counted') return { body: r.text, source: 'exact' };

@@ -6,7 +6,7 @@
 // refuses it when dropping it would change the meaning. Message order is the conversation's order;
 // decoders do not repair history (merging turns, pairing tool results): the encoder whose upstream
 // needs it does.
-import type { Usage } from '../../core/usage.ts';
+import type { Usage } from '../core/usage.ts';
 
 /** Every dialect the hub speaks; each is one folder under src/dialects/. */
 export type HubDialect = 'chat' | 'messages' | 'responses' | 'gemini';

@@ -1,5 +1,10 @@
-// Masks anything that looks like a credential before text leaves the gateway (errors, logs).
-import { maskKey } from '../auth/key-material.ts';
+// Masks anything that looks like a credential before text leaves the gateway (errors, logs, listings).
+
+/** First 4 and last 4 characters: the only form a key may take in logs, errors, listings and tests. */
+export function maskKey(key: string): string {
+  if (key.length <= 8) return '****';
+  return `${key.slice(0, 4)}…${key.slice(-4)}`;
+}
 
 // Provider keys by their prefix (`sk-`, `pk_`, `rk-`…) at a word's start, and a Bearer token after its word.
 const PREFIXED = /\b(?:sk|pk|rk)[-_][A-Za-z0-9_\-]{12,}/g;

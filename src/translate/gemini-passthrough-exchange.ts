@@ -1,14 +1,15 @@
 // Gemini requests to a Gemini upstream: the caller's bytes go up as they came (the model is named in
 // the path, which the gateway writes with the deployment's model) and the answer comes back as it is,
 // tapped for `usageMetadata` (STYLE.md "Pass-through never re-serialises").
-import { GatewayError } from '../../core/errors.ts';
-import { isObject } from '../../core/json.ts';
-import type { Usage } from '../../core/usage.ts';
-import { estimatedReplyUsage } from '../reply-usage.ts';
-import type { Exchange, StreamRelay } from '../../translate/exchange.ts';
-import { PassthroughRelay } from '../../translate/passthrough-exchange.ts';
-import { GeminiStreamTap } from './passthrough-tap.ts';
-import { usageFromGemini } from './usage.ts';
+import { GatewayError } from '../core/errors.ts';
+import { isObject } from '../core/json.ts';
+import type { Usage } from '../core/usage.ts';
+import { estimatedReplyUsage } from '../dialects/reply-usage.ts';
+import type { Exchange, StreamRelay } from '../spec/exchange.ts';
+import { targetQuery, type TargetQuery } from '../spec/provider.ts';
+import { PassthroughRelay } from './passthrough-exchange.ts';
+import { GeminiStreamTap } from '../dialects/gemini/passthrough-tap.ts';
+import { usageFromGemini } from '../dialects/gemini/usage.ts';
 
 export interface GeminiPassthroughOptions {
   raw: Buffer;
@@ -20,13 +21,6 @@ export interface GeminiPassthroughOptions {
   promptEstimate: () => number;
   /** An output limit to add (the request names none and a budget reserved this much). */
   outputCap: number | null;
-}
-
-/** `/v1beta/models/{model}:generateContent` (or the stream with `?alt=sse`) for an upstream model. */
-export function geminiUpstreamPath(version: string, model: string, method: string): string {
-  // A model written `models/x` (as Google's own names are) is the same model.
-  const name = model.startsWith('models/') ? model.slice(7) : model;
-  return `/${version}/models/${encodeURIComponent(name)}:${method}${method === 'streamGenerateContent' ? '?alt=sse' : ''}`;
 }
 
 /** A 2xx body as a JSON object; anything else is the upstream's fault (a failed attempt). */
@@ -44,19 +38,21 @@ export function upstreamObject(text: string): Record<string, unknown> {
   return value;
 }
 
+/** Generation in the caller's API version, which a passed-through body is written for. */
+const GENERATE = {
+  v1beta: [targetQuery('generate', 'gemini', false, 'v1beta'), targetQuery('generate', 'gemini', true, 'v1beta')],
+  v1: [targetQuery('generate', 'gemini', false, 'v1'), targetQuery('generate', 'gemini', true, 'v1')],
+} as const;
+
 export class GeminiPassthroughExchange implements Exchange {
   readonly upstreamDialect = 'gemini';
-  readonly upstreamPath: string;
+  readonly upstreamQuery: TargetQuery;
   readonly responseHeaders: Record<string, string> = {};
   #opts: GeminiPassthroughOptions;
 
   constructor(opts: GeminiPassthroughOptions) {
     this.#opts = opts;
-    this.upstreamPath = geminiUpstreamPath(
-      opts.version,
-      opts.upstreamModel,
-      opts.stream ? 'streamGenerateContent' : 'generateContent',
-    );
+    this.upstreamQuery = GENERATE[opts.version][opts.stream ? 1 : 0];
     if (opts.outputCap !== null) {
       this.responseHeaders['x-modelgate-adjusted'] =
         `generationConfig.maxOutputTokens set to ${opts.outputCap}: the key's limits reserve that much output for a request that names no limit`;

@@ -5,7 +5,7 @@
 import { GatewayError } from '../core/errors.ts';
 import type { KeyRecord } from '../core/key-record.ts';
 import { isObject, type JsonObject } from '../core/json.ts';
-import type { ConversationStore } from './conversation-store.ts';
+import type { ConversationStore } from '../store/conversation-store.ts';
 import { conversationNotFound, parsedItems, storedItems } from './conversations-api.ts';
 import { inputItems } from './responses-turn.ts';
 

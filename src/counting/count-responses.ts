@@ -1,7 +1,7 @@
 // POST /v1/responses/input_tokens: checked as count_tokens is, then counted on the model's first deployment:
-// the upstream's exact count where it has one (an upstream that serves the Responses API natively,
-// `apis: [responses]`; an Anthropic-style upstream's count_tokens, asked with the request as the hub writes
-// it), else the gateway's estimate (the admission tokenizer). A count is advisory: an estimate serves
+// the upstream's exact count where it has one (an upstream that serves the Responses API natively and
+// counts, as kind openai with `apis: [responses]`; an Anthropic-style upstream's count_tokens, asked with
+// the request as the hub writes it), else the gateway's estimate (the admission tokenizer). A count is advisory: an estimate serves
 // better than an error.
 import type { DeploymentConfig } from '../core/config-types.ts';
 import type { KeyRecord } from '../core/key-record.ts';
@@ -13,6 +13,9 @@ import { responsesClient } from '../dialects/openai-responses/index.ts';
 import { messagesUpstream } from '../dialects/anthropic-messages/index.ts';
 import { estimatePromptTokens } from '../admission/estimate-tokens.ts';
 import { upstreamFailure } from '../dialects/upstream-failure.ts';
+import { providerSpec } from '../registry.ts';
+import { targetQuery } from '../spec/provider.ts';
+import { upstreamRequest } from '../upstream/http-provider.ts';
 import { countCall, countingDeployment, type CountResult, type CountServices } from './count-call.ts';
 
 /** `defaultMaxTokens`: the output limit the hub writes into a request that names none (Anthropic requires one). */
@@ -41,26 +44,21 @@ interface CountTarget {
 }
 
 /** Where the deployment's upstream counts a Responses request exactly, or null (then: the estimate). */
-function countTarget(gw: CountServices, opts: CountOptions): CountTarget | null {
+async function countTarget(gw: CountServices, opts: CountOptions): Promise<CountTarget | null> {
   const { deployment } = opts;
   const p = deployment.provider;
-  const native = p.kind === 'openai' && (p.apis ?? []).includes('responses');
-  if (!native && p.kind !== 'anthropic') return null;
+  const spec = providerSpec(p);
+  const dialect = spec.upstreamDialect('responses', p);
+  if ((dialect !== 'responses' && dialect !== 'anthropic') || !spec.countsTokens(p, dialect)) return null;
   const apiKey = gw.keyRotation.next(p);
   // Every key of the provider was refused: the generation path has taken it out too.
   if (apiKey === null && p.apiKeys.length > 0) return null;
-  const headers: Record<string, string> = {
-    'content-type': 'application/json',
-    'accept-encoding': 'identity',
-    ...p.headers,
-  };
-  if (native) {
-    if (apiKey !== null) headers.authorization = `Bearer ${apiKey}`;
+  if (dialect === 'responses') {
+    const body = patchModel(opts.text, deployment.model) ?? JSON.stringify({ ...opts.value, model: deployment.model });
     return {
-      url: `${p.baseUrl}/responses/input_tokens`,
-      headers,
-      body: patchModel(opts.text, deployment.model) ?? JSON.stringify({ ...opts.value, model: deployment.model }),
-      upstreamDialect: 'responses',
+      ...(await upstreamRequest(deployment, COUNT_RESPONSES, { apiKey, body })),
+      body,
+      upstreamDialect: dialect,
     };
   }
   // An Anthropic-style upstream counts the request as the hub would send it.
@@ -77,17 +75,14 @@ function countTarget(gw: CountServices, opts: CountOptions): CountTarget | null 
   } catch {
     return null;
   }
-  const body: Record<string, unknown> = {};
-  for (const k of COUNTED_FIELDS) if (encoded[k] !== undefined) body[k] = encoded[k];
-  headers['anthropic-version'] = '2023-06-01';
-  if (apiKey !== null) headers['x-api-key'] = apiKey;
-  return {
-    url: `${p.baseUrl}/v1/messages/count_tokens`,
-    headers,
-    body: JSON.stringify(body),
-    upstreamDialect: 'anthropic',
-  };
+  const counted: Record<string, unknown> = {};
+  for (const k of COUNTED_FIELDS) if (encoded[k] !== undefined) counted[k] = encoded[k];
+  const body = JSON.stringify(counted);
+  return { ...(await upstreamRequest(deployment, COUNT_MESSAGES, { apiKey, body })), body, upstreamDialect: dialect };
 }
+
+const COUNT_RESPONSES = targetQuery('count-tokens', 'responses', false);
+const COUNT_MESSAGES = targetQuery('count-tokens', 'anthropic', false);
 
 /** What Anthropic's count_tokens takes of a messages request (it refuses max_tokens, stream, sampling). */
 const COUNTED_FIELDS = ['model', 'messages', 'system', 'tools', 'tool_choice', 'thinking'] as const;
@@ -110,7 +105,7 @@ async function count(gw: CountServices, opts: CountOptions): Promise<CountResult
     source: 'estimate',
   });
   const p = deployment.provider;
-  const target = countTarget(gw, opts);
+  const target = await countTarget(gw, opts);
   if (target === null) return estimate();
   const r = await countCall(gw, {
     provider: p.name,

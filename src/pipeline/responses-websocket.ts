@@ -13,7 +13,7 @@ import { authenticate } from '../auth/authenticate.ts';
 import { GatewayError } from '../core/errors.ts';
 import { isObject, type JsonObject } from '../core/json.ts';
 import type { KeyCache } from '../auth/authenticate.ts';
-import { pathOf } from './routes.ts';
+import { pathOf } from '../http/routes.ts';
 
 /** The request headers a frame's request carries on (the key, and the client's session names). */
 const FORWARDED = ['authorization', 'x-claude-code-session-id', 'session_id', 'conversation_id', 'openai-beta'];

@@ -7,8 +7,8 @@ import type { DeploymentConfig, ModelConfig } from '../core/config-types.ts';
 import type { KeyRecord } from '../core/key-record.ts';
 import { isObject, type JsonObject } from '../core/json.ts';
 import type { ResponsesFacts } from '../dialects/openai-responses/validate.ts';
-import type { ResponseStore } from './response-store.ts';
-import { upstreamDialectFor } from '../translate/exchange-for.ts';
+import type { ResponseStore } from '../store/response-store.ts';
+import { servesResponsesNatively } from '../registry.ts';
 
 export interface ResponsesTurn {
   facts: ResponsesFacts;
@@ -17,13 +17,6 @@ export interface ResponsesTurn {
   history: unknown[];
   /** This turn's own input items. */
   input: unknown[];
-}
-
-/** Whether the deployment's upstream serves /v1/responses itself (and so keeps its own conversations). */
-export function servesResponsesNatively(d: DeploymentConfig): boolean {
-  return (
-    d.provider.kind === 'openai' && upstreamDialectFor('responses', d.provider.kind, d.provider.apis) === 'responses'
-  );
 }
 
 export interface PreparedTurn {

@@ -1,14 +1,16 @@
 // POST /v1beta/models/{model}:countTokens: checked as count_tokens is, then counted on the model's first
-// deployment. A Gemini upstream counts exactly; any other upstream, and one that cannot count, leaves the
+// deployment. An upstream that speaks Gemini's wire and counts counts exactly; any other upstream, and one that cannot count, leaves the
 // local estimate (as count_tokens does on /v1/messages: a count is advisory, and an estimate serves the
 // caller better than an error).
 import type { DeploymentConfig } from '../core/config-types.ts';
 import type { KeyRecord } from '../core/key-record.ts';
-import type { GeminiCall } from '../http/gemini-routes.ts';
+import type { GeminiCall } from '../dialects/gemini/routes.ts';
 import { validateGeminiCount } from '../dialects/gemini/validate.ts';
 import { resolveModel } from '../catalog/catalog.ts';
 import { estimatePromptTokens } from '../admission/estimate-tokens.ts';
-import { geminiUpstreamPath } from '../dialects/gemini/passthrough-exchange.ts';
+import { providerSpec } from '../registry.ts';
+import { targetQuery } from '../spec/provider.ts';
+import { upstreamRequest } from '../upstream/http-provider.ts';
 import { upstreamFailure } from '../dialects/upstream-failure.ts';
 import { countCall, countingDeployment, type CountResult, type CountServices } from './count-call.ts';
 
@@ -49,15 +51,10 @@ async function count(
     source: 'estimate',
   });
   const p = deployment.provider;
-  if (p.kind !== 'gemini') return estimate();
+  const spec = providerSpec(p);
+  if (spec.upstreamDialect('gemini', p) !== 'gemini' || !spec.countsTokens(p, 'gemini')) return estimate();
   const apiKey = gw.keyRotation.next(p);
   if (apiKey === null && p.apiKeys.length > 0) return estimate();
-  const headers: Record<string, string> = {
-    'content-type': 'application/json',
-    'accept-encoding': 'identity',
-    ...p.headers,
-  };
-  if (apiKey !== null) headers['x-goog-api-key'] = apiKey;
   // A whole generateContentRequest names its model inside: the upstream's, as the path does.
   const body =
     opts.value.generateContentRequest === undefined
@@ -66,14 +63,9 @@ async function count(
           ...opts.value,
           generateContentRequest: { ...opts.request, model: `models/${deployment.model.replace(/^models\//, '')}` },
         });
-  const r = await countCall(gw, {
-    provider: p.name,
-    what: 'countTokens',
-    url: `${p.baseUrl}${geminiUpstreamPath(opts.version, deployment.model, 'countTokens')}`,
-    headers,
-    body,
-    timeouts: opts.timeouts,
-  });
+  const query = targetQuery('count-tokens', 'gemini', false, opts.version);
+  const { url, headers } = await upstreamRequest(deployment, query, { apiKey, body });
+  const r = await countCall(gw, { provider: p.name, what: 'countTokens', url, headers, body, timeouts: opts.timeouts });
   if (r.kind === 'counted') return { body: r.text, source: 'exact' };
   if (r.kind === 'estimate') return estimate();
   throw upstreamFailure({
