@@ -6,7 +6,8 @@ import {
   cloudAnthropicBody,
   VERTEX_ANTHROPIC_VERSION,
 } from '../../../src/providers/bedrock/anthropic-body.ts';
-import { EventStreamDecoder, encodeChunk } from '../../../src/providers/bedrock/event-stream.ts';
+import { EventStreamDecoder, encodeChunk, encodeEvent } from '../../../src/providers/bedrock/event-stream.ts';
+import { BedrockFrameDecoder } from '../../../src/providers/bedrock/frames.ts';
 
 const body = {
   model: 'claude-sonnet-4-6',
@@ -53,4 +54,15 @@ test('an InvokeModelWithResponseStream chunk decodes to the Anthropic SSE event 
   const ev = anthropicFrameOfChunk(f.data);
   assert.equal(ev.event, 'content_block_delta');
   assert.deepEqual(JSON.parse(ev.data), inner);
+});
+
+test("Bedrock's framing unwraps InvokeModel chunks and passes Converse events as they are", () => {
+  const wire = Buffer.concat([
+    encodeChunk('{"type":"message_stop"}'),
+    encodeEvent('messageStop', { stopReason: 'end_turn' }),
+  ]);
+  assert.deepEqual(new BedrockFrameDecoder().push(wire), [
+    { event: 'message_stop', data: '{"type":"message_stop"}' },
+    { event: 'messageStop', data: '{"stopReason":"end_turn"}' },
+  ]);
 });
