@@ -30,7 +30,7 @@ import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import type { DeploymentConfig } from '../core/config-types.ts';
 import type { Logger } from './logger.ts';
 import type { AttemptEnd, AttemptTrace, PlainRequest, RequestSummary, RequestTrace, Tracing } from './tracing.ts';
-import { operationName } from './metrics.ts';
+import { operationName } from './gen-ai-metrics.ts';
 
 const propagator = new W3CTraceContextPropagator();
 

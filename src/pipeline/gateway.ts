@@ -1,7 +1,7 @@
 // Everything a request handler needs, built once at boot (the hot path only reads it).
 import type { GatewayConfig } from '../core/config-types.ts';
 import type { Catalog } from '../catalog/catalog.ts';
-import type { KeyCache } from '../auth/authenticate.ts';
+import type { KeyCache } from '../auth/key-cache.ts';
 import type { Store } from '../store/store.ts';
 import type { ResponseStore } from '../store/response-store.ts';
 import type { ConversationStore } from '../store/conversation-store.ts';

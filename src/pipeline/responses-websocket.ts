@@ -12,7 +12,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import { authenticate } from '../auth/authenticate.ts';
 import { GatewayError } from '../core/errors.ts';
 import { isObject, type JsonObject } from '../core/json.ts';
-import type { KeyCache } from '../auth/authenticate.ts';
+import type { KeyCache } from '../auth/key-cache.ts';
 import { pathOf } from '../http/routes.ts';
 
 /** The request headers a frame's request carries on (the key, and the client's session names). */

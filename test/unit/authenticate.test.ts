@@ -1,7 +1,9 @@
 // The in-memory key view: digest lookup, the per-connection shortcut, and key changes reaching both.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { authenticate, KeyCache, sameString } from '../../src/auth/authenticate.ts';
+import { authenticate } from '../../src/auth/authenticate.ts';
+import { KeyCache } from '../../src/auth/key-cache.ts';
+import { sameString } from '../../src/auth/key-material.ts';
 import { hashKey } from '../../src/auth/key-material.ts';
 import type { KeyRecord } from '../../src/core/key-record.ts';
 import type { Store } from '../../src/store/store.ts';

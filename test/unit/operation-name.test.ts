@@ -1,7 +1,7 @@
 // gen_ai.operation.name, as the GenAI metrics and spans label a generation endpoint.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { operationName } from '../../src/observability/metrics.ts';
+import { operationName } from '../../src/observability/gen-ai-metrics.ts';
 
 test('operationName: Gemini generation on v1 and v1beta is generate_content, embeddings embeddings, the rest chat', () => {
   const cases: Array<[string, string]> = [
