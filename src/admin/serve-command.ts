@@ -1,4 +1,5 @@
 // `modelgate serve`: builds the gateway from config and runs it until SIGINT/SIGTERM.
+import { LoadShedder } from '../http/load-shedding.ts';
 import { randomUUID } from 'node:crypto';
 import { writeFileSync, existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -9,7 +10,7 @@ import { Catalog } from '../catalog/catalog.ts';
 import { generateKey, hashKey, newKeyId } from '../auth/key-material.ts';
 import { maskKey } from '../core/mask-secrets.ts';
 import { UsageWriter } from '../accounting/usage-writer.ts';
-import { UsageSpill } from '../accounting/usage-spill.ts';
+import { defaultSpill, UsageSpill } from '../accounting/usage-spill.ts';
 import { Metrics } from '../observability/metrics.ts';
 import { createLogger } from '../observability/logger.ts';
 import { SecretMasker } from '../core/mask-secrets.ts';
@@ -198,6 +199,7 @@ export async function serveCommand(config: GatewayConfig): Promise<void> {
     admin,
     ui: createUiHandler({ enabled: admin !== null }),
     readiness,
+    shedder: config.overloadLoopDelayMs > 0 ? new LoadShedder({ thresholdMs: config.overloadLoopDelayMs }) : null,
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -318,11 +320,11 @@ function soloGuard(store: Store, config: GatewayConfig, log: ReturnType<typeof c
   });
 }
 
-/** The spill file: as configured, or beside an SQLite file; none for an in-memory database. */
+/** The spill file: as configured, or on another volume than an SQLite file and beside it; none for an in-memory database. */
 function spillFor(config: GatewayConfig): UsageSpill | null {
   if (config.usageSpillFile !== null) return new UsageSpill(config.usageSpillFile);
   if (config.database === ':memory:' || isPostgresUrl(config.database)) return null;
-  return new UsageSpill(`${config.database}.usage-spill.jsonl`);
+  return defaultSpill(config.database);
 }
 
 /**

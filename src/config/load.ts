@@ -187,7 +187,13 @@ function build(raw: RawConfig, source: string, env: NodeJS.ProcessEnv): GatewayC
     ),
     clientRequestTimeoutMs: raw.client_request_timeout_ms ?? DEFAULTS.clientRequestTimeoutMs,
     clientBodyTimeoutMs: raw.client_body_timeout_ms ?? DEFAULTS.clientBodyTimeoutMs,
+    clientHeaderTimeoutMs: raw.client_header_timeout_ms ?? DEFAULTS.clientHeaderTimeoutMs,
     maxConnections: raw.max_connections ?? DEFAULTS.maxConnections,
+    overloadLoopDelayMs: raw.overload_loop_delay_ms ?? DEFAULTS.overloadLoopDelayMs,
+    maxConnectionsPerAddress: Math.min(
+      raw.max_connections_per_address ?? defaultPerAddressShare(raw.max_connections ?? DEFAULTS.maxConnections),
+      raw.max_connections ?? DEFAULTS.maxConnections,
+    ),
     streamKeepAliveMs: raw.stream_keepalive_ms ?? DEFAULTS.streamKeepAliveMs,
     quotaPerUsd: raw.quota_per_usd ?? DEFAULTS.quotaPerUsd,
     usageFlushMs: raw.usage_flush_ms ?? DEFAULTS.usageFlushMs,
@@ -252,6 +258,11 @@ function timeouts(raw: RawConfig['timeouts'], base: Timeouts): Timeouts {
 /** Upstream embedding models all say so in their names (text-embedding-3-small, gemini-embedding-001). */
 function inferredMode(upstreamModel: string): ModelMode {
   return /embed/i.test(upstreamModel) ? 'embedding' : 'chat';
+}
+
+/** The share of max_connections one client address may hold when none is set: a tenth, at least 16, at most half. */
+function defaultPerAddressShare(maxConnections: number): number {
+  return Math.max(1, Math.min(Math.max(16, Math.floor(maxConnections / 10)), Math.floor(maxConnections / 2)));
 }
 
 /** The registry's spec of a kind the schema has accepted. */

@@ -193,8 +193,14 @@ export const configSchema = z.strictObject({
   decode_budget_mb: num(z.number().positive()).optional(),
   client_request_timeout_ms: positiveInt.optional(),
   client_body_timeout_ms: positiveInt.optional(),
+  client_header_timeout_ms: positiveInt.optional(),
   stream_keepalive_ms: nonNegInt.optional(),
   max_connections: positiveInt.optional(),
+  // Event-loop delay (ms, p99 over a quarter second) past which new requests get a fast 503; 0 = never.
+  overload_loop_delay_ms: nonNegInt.optional(),
+  // The connections one client address (an IPv6 /64) may hold (default: a tenth of max_connections, at
+  // least 16, at most half).
+  max_connections_per_address: positiveInt.optional(),
   quota_per_usd: num(z.number().positive()).optional(),
   usage_flush_ms: nonNegInt.optional(),
   usage_flush_rows: positiveInt.optional(),
@@ -232,6 +238,8 @@ export const DEFAULTS = {
   decodeBudgetMb: 64,
   clientRequestTimeoutMs: 300_000,
   clientBodyTimeoutMs: 30_000,
+  clientHeaderTimeoutMs: 10_000,
+  overloadLoopDelayMs: 500,
   streamKeepAliveMs: 15_000,
   // Each client connection may hold an upstream one too: keep it well under the process's file limit.
   maxConnections: 10_000,

@@ -55,6 +55,30 @@ export async function prepareResponsesTurn(
   return { turn, model: o.model, body: { ...rest, input: [...turn.history.map(forResend), ...input] } };
 }
 
+/**
+ * A token count's request with the conversation it continues: `previous_response_id` is looked up among
+ * this key's stored responses only, and another key's id is refused exactly as an unknown one, so a count
+ * tells no caller whether another key's response exists or how large it is. A chain the upstream keeps
+ * itself is forwarded as it is; any other has the stored items put in front of the new input.
+ */
+export async function countedTurn(
+  responses: Pick<ResponseStore, 'get'>,
+  o: { keyId: string; text: string; value: unknown; now: number },
+): Promise<{ text: string; value: unknown }> {
+  if (!isObject(o.value) || o.value.previous_response_id === undefined) return o;
+  const id = o.value.previous_response_id;
+  const row = typeof id === 'string' && id !== '' ? await responses.get(id, o.keyId, o.now) : null;
+  if (row === null)
+    throw new GatewayError('previous_response_not_found', {
+      message: `Previous response with id '${String(id)}' not found.`,
+      param: 'previous_response_id',
+    });
+  if (row.native) return o;
+  const { previous_response_id: _dropped, ...rest } = o.value;
+  const value = { ...rest, input: [...parseItems(row.items).map(forResend), ...inputItems(o.value.input)] };
+  return { text: JSON.stringify(value), value };
+}
+
 /** Stores the answered response (a JSON text as the caller received it) unless the caller said `store: false`. */
 export async function storeResponsesTurn(
   store: { responses: ResponseStore; retentionMs: number },

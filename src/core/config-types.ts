@@ -119,8 +119,14 @@ export interface GatewayConfig {
   clientBodyTimeoutMs: number;
   /** SSE comments to a streaming client while the upstream is silent, this often; 0 = none. */
   streamKeepAliveMs: number;
+  /** Time a client has to send its request line and headers; then 408 and the connection closes. */
+  clientHeaderTimeoutMs: number;
   /** Open client connections past which a new one is closed at once. */
   maxConnections: number;
+  /** Event-loop delay (ms) past which new requests get a fast 503 `overloaded`; 0 = never. */
+  overloadLoopDelayMs: number;
+  /** Open connections one client address (an IPv6 /64) may hold; past it a new one is closed at once. */
+  maxConnectionsPerAddress: number;
   /** Quota units per USD in /api/usage/token (new-api's 500,000 by default). */
   quotaPerUsd: number;
   /** How often queued usage rows are written; 0 = write-through. */

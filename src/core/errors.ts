@@ -81,6 +81,10 @@ export const ERROR_CODES = {
     status: 503,
     message: 'The gateway is decoding too many compressed request bodies at once; retry shortly.',
   },
+  overloaded: {
+    status: 503,
+    message: 'The gateway is running behind (its event loop is late); retry shortly.',
+  },
   shutting_down: { status: 503, message: 'The gateway is shutting down and stopped this request; retry it.' },
 } as const satisfies Record<string, { status: number; message: string }>;
 

@@ -14,7 +14,10 @@ export interface BodyLimits {
    * is refused with a 408: a trickled body must not hold a connection for the whole request timeout.
    */
   progressMs?: number;
-  /** Shared by every compressed body being decoded at once (decode-budget.ts). */
+  /**
+   * Shared by every body being read or decoded at once, plain or compressed (decode-budget.ts): past it a
+   * request gets 503 with retry-after instead of the process growing with every large body in flight.
+   */
   decoding?: DecodeBudget;
 }
 
@@ -85,6 +88,7 @@ function streamRest(req: IncomingMessage, limits: BodyLimits, chunks: Buffer[], 
       progressMs > 0
         ? setTimeout(() => {
             req.off('data', onData);
+            release();
             reject(
               new GatewayError('body_timeout', {
                 message: `The request body stopped arriving: less than ${PROGRESS_BYTES} bytes in ${progressMs} ms.`,
@@ -93,14 +97,27 @@ function streamRest(req: IncomingMessage, limits: BodyLimits, chunks: Buffer[], 
             );
           }, progressMs)
         : null;
+    // A body arriving in pieces holds its bytes against the shared budget until it is whole or refused.
+    const budget = limits.decoding;
+    let held = 0;
+    const release = (): void => {
+      if (held === 0) return;
+      budget?.give(held);
+      held = 0;
+    };
+    const refuse = (err: GatewayError): void => {
+      req.off('data', onData);
+      if (stalled !== null) clearTimeout(stalled);
+      release();
+      req.resume();
+      reject(err);
+    };
     const onData = (c: Buffer): void => {
       size += c.length;
-      if (size > limitBytes) {
-        req.off('data', onData);
-        if (stalled !== null) clearTimeout(stalled);
-        req.resume();
-        reject(tooLarge(limitBytes));
-        return;
+      if (size > limitBytes) return refuse(tooLarge(limitBytes));
+      if (budget !== undefined) {
+        if (!budget.take(c.length)) return refuse(busy(budget));
+        held += c.length;
       }
       chunks.push(c);
       unclocked += c.length;
@@ -112,10 +129,12 @@ function streamRest(req: IncomingMessage, limits: BodyLimits, chunks: Buffer[], 
     req.on('data', onData);
     req.once('end', () => {
       if (stalled !== null) clearTimeout(stalled);
+      release();
       resolve(withoutBom(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size)));
     });
     req.once('error', (err: Error) => {
       if (stalled !== null) clearTimeout(stalled);
+      release();
       reject(bodyFailed(req, err));
     });
   });
@@ -140,6 +159,14 @@ function bodyFailed(req: IncomingMessage, err: Error | null): GatewayError {
   return new GatewayError('client_disconnected', {
     message: 'The client closed the connection before its request body was complete.',
     cause: err,
+  });
+}
+
+/** The shared budget is spent: the connection closes rather than read on a body nobody will use. */
+function busy(budget: DecodeBudget): GatewayError {
+  return new GatewayError('decoding_busy', {
+    message: `The gateway is reading ${Math.round(budget.capacity / 1048576)} MB of request bodies at once, its limit; retry shortly.`,
+    headers: { 'retry-after': '1', connection: 'close' },
   });
 }
 

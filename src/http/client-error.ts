@@ -32,10 +32,15 @@ export function answerClientError(
   if (err.code !== undefined) markAnsweredByNode(socket, err.code);
   const error = refusal(err);
   const body = renderError(dialectOf(current, err.rawPacket), error, requestId);
+  // The socket is closed once the answer is flushed, not half-closed: a client that never reads or
+  // closes must not keep its slot under max_connections.
   socket.end(
     `HTTP/1.1 ${STATUS_LINES[error.status]}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n` +
       `connection: close\r\nx-request-id: ${requestId}\r\nrequest-id: ${requestId}\r\n\r\n${body}`,
+    () => socket.destroy(),
   );
+  // A client that does not read its answer leaves it unflushed: it goes anyway after a short while.
+  socket.setTimeout(5_000, () => socket.destroy());
 }
 
 function refusal(err: NodeJS.ErrnoException): GatewayError {

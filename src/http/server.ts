@@ -10,13 +10,17 @@ import type { Metrics } from '../observability/metrics.ts';
 import { maskKeyLike, type SecretMasker } from '../core/mask-secrets.ts';
 import { geminiAuthenticated } from '../dialects/gemini/routes.ts';
 import { answerClientError } from './client-error.ts';
+import { guardConnections } from './connection-guard.ts';
 import { sendError, sendJson } from './respond.ts';
 import { callerDialect, dialectForPath, endpointClass, findRoute, pathOf, type Route } from './routes.ts';
 import { CorsPolicy, refusalMessage } from './cors.ts';
 import type { Readiness } from '../observability/readiness.ts';
 
 export interface ServerOptions {
-  config: Pick<GatewayConfig, 'clientRequestTimeoutMs' | 'corsOrigins' | 'maxConnections'>;
+  config: Pick<
+    GatewayConfig,
+    'clientHeaderTimeoutMs' | 'clientRequestTimeoutMs' | 'corsOrigins' | 'maxConnections' | 'maxConnectionsPerAddress'
+  >;
   metrics: Pick<Metrics, 'connectionsDropped' | 'contentType' | 'render' | 'unrouted'>;
   log: Logger;
   masker: SecretMasker;
@@ -27,6 +31,8 @@ export interface ServerOptions {
   /** /admin/ and /ui/; both null without admin_token, and their paths are then 404. */
   admin: ((req: IncomingMessage, res: ServerResponse, path: string, requestId: string) => void) | null;
   ui: ((req: IncomingMessage, res: ServerResponse, path: string) => void) | null;
+  /** While `shedding`, API requests get a fast 503 `overloaded` (load-shedding.ts); null: never. */
+  shedder: { readonly shedding: boolean } | null;
   /** /readyz's answer; while it drains, every answer closes its connection (clients reconnect elsewhere). */
   readiness: Pick<Readiness, 'draining' | 'reasons'>;
 }
@@ -49,17 +55,20 @@ let lastDropLog = -Infinity;
 
 export function createGatewayServer(gw: ServerOptions): Server {
   // A client that stalls before its request is whole (slowloris) holds a socket and a buffer; it gets a
-  // 408 after the request timeout. The response is not under that clock: a stream may run for hours.
-  // Node checks its connections every connectionsCheckingInterval, so that follows a short timeout.
+  // 408 and loses the connection once its headers are late (client_header_timeout_ms) or its whole
+  // request is (client_request_timeout_ms). The response is not under that clock: a stream may run for
+  // hours. Node checks its connections every connectionsCheckingInterval, so that follows a short timeout.
   const requestTimeout = gw.config.clientRequestTimeoutMs;
+  const headersTimeout = Math.min(gw.config.clientHeaderTimeoutMs, requestTimeout);
   const cors = gw.config.corsOrigins.length === 0 ? null : new CorsPolicy(gw.config.corsOrigins);
   const { admin, ui, readiness } = gw;
+  const shedder = gw.shedder;
   const server = createServer(
     {
       keepAliveTimeout: 65_000,
       requestTimeout,
-      headersTimeout: Math.min(60_000, requestTimeout),
-      connectionsCheckingInterval: Math.min(30_000, Math.max(100, Math.floor(requestTimeout / 4))),
+      headersTimeout,
+      connectionsCheckingInterval: Math.min(30_000, Math.max(100, Math.floor(headersTimeout / 4))),
     },
     function modelgateRequest(req, res) {
       const requestId = newRequestId();
@@ -151,10 +160,20 @@ export function createGatewayServer(gw: ServerOptions): Server {
         });
         return;
       }
-      const served =
-        route.name === 'healthz' || route.name === 'metrics' || route.name === 'livez' || route.name === 'readyz'
-          ? serveOwn(gw, res, route, requestId)
-          : gw.dispatch(req, res, route, requestId);
+      const own =
+        route.name === 'healthz' || route.name === 'metrics' || route.name === 'livez' || route.name === 'readyz';
+      // A late event loop: a new request is refused at once so the admitted ones keep their latency.
+      if (!own && shedder !== null && shedder.shedding) {
+        req.resume();
+        sendError(res, {
+          dialect: callerDialect(route, req.headers['anthropic-version']),
+          error: new GatewayError('overloaded'),
+          requestId,
+          headers: { 'retry-after': '1' },
+        });
+        return;
+      }
+      const served = own ? serveOwn(gw, res, route, requestId) : gw.dispatch(req, res, route, requestId);
       served.catch((err: unknown) => {
         gw.log.error({ requestId, err: gw.masker.mask(String(err)) }, 'handler failed');
         if (!res.headersSent)
@@ -169,18 +188,25 @@ export function createGatewayServer(gw: ServerOptions): Server {
   server.on('clientError', (err: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Socket) =>
     answerClientError(err, socket, (socket as Tagged)[RESPONSE], newRequestId()),
   );
-  // Past this many open client connections a new one is closed at once (Node's maxConnections): a
-  // flood of connections must not take the file descriptors every upstream call needs too.
-  server.maxConnections = gw.config.maxConnections;
-  server.on('drop', () => {
-    gw.metrics.connectionsDropped++;
-    const now = Date.now();
-    if (now - lastDropLog < 60_000) return;
-    lastDropLog = now;
-    gw.log.warn(
-      { maxConnections: gw.config.maxConnections },
-      `connection refused: ${gw.config.maxConnections} client connections are open (max_connections); counted in modelgate_connections_dropped_total`,
-    );
+  // Past max_connections open client connections, or an address's share of them, a new one is closed at
+  // once: a flood of connections must not take the file descriptors every upstream call needs too, nor
+  // one address the slots every other client needs (connection-guard.ts).
+  guardConnections(server, {
+    maxConnections: gw.config.maxConnections,
+    maxConnectionsPerAddress: gw.config.maxConnectionsPerAddress,
+    idle: (socket) => (socket as Tagged)[RESPONSE]?.writableFinished === true,
+    dropped: (reason) => {
+      gw.metrics.connectionsDropped++;
+      const now = Date.now();
+      if (now - lastDropLog < 60_000) return;
+      lastDropLog = now;
+      gw.log.warn(
+        { maxConnections: gw.config.maxConnections, maxConnectionsPerAddress: gw.config.maxConnectionsPerAddress },
+        reason === 'max_connections'
+          ? `connection refused: ${gw.config.maxConnections} client connections are open (max_connections); counted in modelgate_connections_dropped_total`
+          : `connection refused: one client address holds ${gw.config.maxConnectionsPerAddress} connections (max_connections_per_address); counted in modelgate_connections_dropped_total`,
+      );
+    },
   });
   return server;
 }

@@ -17,6 +17,7 @@ import { countGeminiTokens } from '../counting/count-gemini.ts';
 import { usageTokenBody } from '../accounting/usage-token.ts';
 import { storedResponse } from '../store/stored-response.ts';
 import { storedInputItems } from '../store/input-items.ts';
+import { countedTurn } from '../conversation/responses-turn.ts';
 import { answerConversations } from '../conversation/conversations-api.ts';
 import type { Gateway } from './gateway.ts';
 import { stagedBody } from './staged-body.ts';
@@ -107,7 +108,11 @@ async function shortAnswer(
         }),
       };
     case 'responses_input_tokens':
-      return countResponsesTokens(gw, { key, ...(await read()), defaultMaxTokens: gw.config.defaultMaxTokens });
+      return countResponsesTokens(gw, {
+        key,
+        ...(await countedTurn(gw.responses, { keyId: key.id, ...(await read()), now: a.now })),
+        defaultMaxTokens: gw.config.defaultMaxTokens,
+      });
     case 'gemini_count':
       return countGeminiTokens(gw, { key, call: geminiCallOf(path)!, value: (await read()).value });
     default:

@@ -211,6 +211,40 @@ test('previous_response_id: forwarded as it is to the deployment that started th
   assert.equal((stolen.json as { error: { param: string } }).error.param, 'previous_response_id');
 });
 
+test("every route that takes a stored id answers another key's id exactly as an unknown one, input_tokens included", async () => {
+  const owned = await client.responses.create({ model: 'gpt-native', input: 'Mine alone' });
+  const unknown = `resp_${'0'.repeat(48)}`;
+  const routes = (id: string) =>
+    [
+      { path: `/v1/responses/${id}` },
+      { path: `/v1/responses/${id}/input_items` },
+      { path: `/v1/responses/${id}`, method: 'DELETE' },
+      { path: '/v1/responses', body: { model: 'gpt-native', input: 'x', previous_response_id: id } },
+      { path: '/v1/responses/input_tokens', body: { model: 'gpt-native', input: 'x', previous_response_id: id } },
+    ] as const;
+  const upstreamBefore = fx.up.requests.length;
+  for (let i = 0; i < routes(unknown).length; i++) {
+    const theirs = await call(fx, { ...routes(owned.id)[i], auth: otherKey });
+    const none = await call(fx, { ...routes(unknown)[i], auth: otherKey });
+    const what = `${routes(unknown)[i].path} ${JSON.stringify(routes(unknown)[i])}`;
+    assert.ok(theirs.status >= 400 && theirs.status < 500, `${what}: ${theirs.status}`);
+    assert.equal(theirs.status, none.status, what);
+    assert.equal(
+      JSON.stringify(theirs.json).replaceAll(owned.id, 'ID'),
+      JSON.stringify(none.json).replaceAll(unknown, 'ID'),
+      what,
+    );
+  }
+  assert.equal(fx.up.requests.length, upstreamBefore, "no other key's id reached the upstream");
+  // The owner still has it, and counts it with the conversation it continues.
+  assert.equal((await call(fx, { path: `/v1/responses/${owned.id}` })).status, 200);
+  const counted = await call(fx, {
+    path: '/v1/responses/input_tokens',
+    body: { model: 'gpt-native', input: 'x', previous_response_id: owned.id },
+  });
+  assert.equal(counted.status, 200);
+});
+
 test('bad requests are 400s in the OpenAI shape naming the field', async () => {
   for (const [body, param] of [
     [{ input: 'x' }, 'model'],

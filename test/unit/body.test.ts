@@ -98,3 +98,31 @@ test('a UTF-8 byte order mark before the JSON is dropped from the bytes, whole o
     );
   });
 });
+
+test('plain bodies arriving in pieces share one budget: past it a body is refused 503 with retry-after, and its bytes come back', async () => {
+  const { PassThrough } = await import('node:stream');
+  const { DecodeBudget } = await import('../../src/http/decode-budget.ts');
+  const budget = new DecodeBudget(100);
+  const request = (length: number) =>
+    Object.assign(new PassThrough(), { headers: { 'content-length': String(length) }, socket: {} });
+  const a = request(90);
+  const readA = readBody(a as never, { bytes: 1000, decoding: budget });
+  await new Promise((r) => setImmediate(r));
+  a.write(Buffer.alloc(80, 0x20));
+  await new Promise((r) => setImmediate(r));
+  assert.equal(budget.inUse, 80, 'a body being read holds its bytes');
+  const b = request(60);
+  const readB = readBody(b as never, { bytes: 1000, decoding: budget });
+  await new Promise((r) => setImmediate(r));
+  b.write(Buffer.alloc(30, 0x20));
+  const refused = await readB.then(
+    () => null,
+    (err: { code: string; status: number; headers?: Record<string, string> }) => err,
+  );
+  assert.equal(refused?.code, 'decoding_busy');
+  assert.equal(refused?.status, 503);
+  assert.equal(refused?.headers?.['retry-after'], '1');
+  a.end(Buffer.alloc(10, 0x20));
+  assert.equal((await readA).length, 90);
+  assert.equal(budget.inUse, 0, 'a whole body gives its bytes back');
+});

@@ -27,3 +27,29 @@ test('past maxTracked addresses the oldest window is forgotten first', () => {
   assert.equal(limit.waitSeconds('b', 3), 60);
   assert.equal(limit.waitSeconds('c', 3), 60);
 });
+
+test('after 2,500 failures from 100 addresses a further wrong token from a new address waits at least a second', () => {
+  const limit = new SignInLimit({ limit: 30, windowMs: 60_000, maxTracked: 10_000, globalLimit: 300 });
+  limit.succeeded('192.0.2.200');
+  let t = 1_000_000;
+  for (let i = 0; i < 2_500; i++) {
+    const address = `198.51.100.${i % 100}`;
+    // The attacker keeps trying whatever it is told; a held-back try is not a guess.
+    if (limit.waitSeconds(address, t) === 0) limit.failed(address, t);
+    t += 1;
+  }
+  assert.ok(limit.waitSeconds('203.0.113.7', t) >= 1, 'a fresh address is held back too');
+  assert.equal(limit.waitSeconds('192.0.2.200', t), 0, 'an address that signed in before is not');
+});
+
+test('the global hold grows with each window that reaches the limit again', () => {
+  const limit = new SignInLimit({ limit: 1_000, windowMs: 60_000, maxTracked: 100, globalLimit: 10 });
+  let t = 0;
+  const waits: number[] = [];
+  for (let round = 0; round < 3; round++) {
+    while (limit.waitSeconds(`a${t % 10}`, t) === 0) limit.failed(`a${t % 10}`, t++);
+    waits.push(limit.waitSeconds('fresh', t));
+    t += waits[round] * 1000;
+  }
+  assert.ok(waits[1] > waits[0] && waits[2] > waits[1], `waits ${waits.join(', ')}`);
+});

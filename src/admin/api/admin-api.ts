@@ -8,6 +8,7 @@ import { bearerToken } from '../../auth/authenticate.ts';
 import { hashKey, sameHash } from '../../auth/key-material.ts';
 import { readBody, parseJsonBody } from '../../http/body.ts';
 import { sendError, sendJson } from '../../http/respond.ts';
+import { addressGroup } from '../../http/connection-guard.ts';
 import { UsageError } from '../key-flags.ts';
 import {
   createKey,
@@ -52,7 +53,7 @@ export function createAdminApi(gw: Gateway): AdminHandler | null {
   const ops: KeyOperations = { store: gw.store, changed: () => gw.keys.refresh() };
   const signIns = new SignInLimit();
   return function adminRequest(req, res, path, requestId) {
-    const address = req.socket.remoteAddress ?? '';
+    const address = addressGroup(req.socket.remoteAddress);
     const now = Date.now();
     const wait = signIns.waitSeconds(address, now);
     if (wait > 0) {
@@ -81,6 +82,7 @@ export function createAdminApi(gw: Gateway): AdminHandler | null {
       });
       return;
     }
+    signIns.succeeded(address);
     const q = req.url?.indexOf('?') ?? -1;
     const call: Call = {
       gw,

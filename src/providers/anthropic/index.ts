@@ -2,8 +2,8 @@
 // `/v1`; `anthropic_version` is the version translated requests carry (pass-through sends the caller's).
 import { z } from 'zod';
 import { ANTHROPIC_VERSIONS, DEFAULT_UPSTREAM_VERSION } from '../../dialects/anthropic-messages/version.ts';
-import { baseUrlPath, type ProviderSpec, VERSIONED_PATH } from '../../spec/provider.ts';
-import { jsonHeaders, noTarget, splitBaseUrl } from '../json-headers.ts';
+import type { ProviderSpec } from '../../spec/provider.ts';
+import { jsonHeaders, noTarget, splitBaseUrl, originOnly } from '../json-headers.ts';
 
 export interface AnthropicOptions {
   /** The anthropic-version of translated requests; undefined: the gateway's default. */
@@ -38,15 +38,5 @@ export const anthropicProvider: ProviderSpec<AnthropicOptions> = {
     if (ctx.apiKey) headers['x-api-key'] = ctx.apiKey;
     return headers;
   },
-  check(p) {
-    const path = baseUrlPath(p.baseUrl);
-    if (path === null || !VERSIONED_PATH.test(path)) return [];
-    return [
-      {
-        level: 'error',
-        key: 'base_url',
-        message: `${p.baseUrl} ends in a version path: kind anthropic takes the API's origin (https://api.anthropic.com); the gateway adds /v1/messages itself, so every request would go to a path that does not exist`,
-      },
-    ];
-  },
+  check: (p) => originOnly(p, 'anthropic', 'https://api.anthropic.com', '/v1/messages'),
 };

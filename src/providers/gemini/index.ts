@@ -1,7 +1,7 @@
 // kind gemini: Google's Gemini API (generativelanguage.googleapis.com). `base_url` is the API origin; the
 // model and the method are named in the path, which follows the caller's API version where it passes through.
-import { baseUrlPath, type ProviderSpec, VERSIONED_PATH } from '../../spec/provider.ts';
-import { jsonHeaders, noTarget, splitBaseUrl } from '../json-headers.ts';
+import type { ProviderSpec } from '../../spec/provider.ts';
+import { jsonHeaders, noTarget, splitBaseUrl, originOnly } from '../json-headers.ts';
 
 /** `/v1beta/models/{model}:generateContent` (or the stream with `?alt=sse`) for an upstream model. */
 export function geminiUpstreamPath(version: string, model: string, method: string): string {
@@ -40,15 +40,5 @@ export const geminiProvider: ProviderSpec<null> = {
     if (ctx.apiKey) headers['x-goog-api-key'] = ctx.apiKey;
     return headers;
   },
-  check(p) {
-    const path = baseUrlPath(p.baseUrl);
-    if (path === null || !VERSIONED_PATH.test(path)) return [];
-    return [
-      {
-        level: 'error',
-        key: 'base_url',
-        message: `${p.baseUrl} ends in a version path: kind gemini takes the API's origin (https://generativelanguage.googleapis.com); the gateway adds /v1beta/models/… itself, so every request would go to a path that does not exist`,
-      },
-    ];
-  },
+  check: (p) => originOnly(p, 'gemini', 'https://generativelanguage.googleapis.com', '/v1beta/models/…'),
 };

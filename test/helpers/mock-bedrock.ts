@@ -1,0 +1,230 @@
+// A Bedrock Runtime stand-in that behaves like the cloud: every request must carry a SigV4 signature that
+// the known test credentials reproduce (recomputed with @smithy/signature-v4 over the method, path,
+// signed headers and body, at the request's own x-amz-date), or a Bedrock API key as a Bearer token.
+// It answers Converse and ConverseStream, and InvokeModel and InvokeModelWithResponseStream for Anthropic
+// bodies, in the real framing (JSON; `application/vnd.amazon.eventstream` with base64 `chunk` events).
+// A model id containing `throttle` answers ThrottlingException.
+import { Sha256 } from '@aws-crypto/sha256-js';
+import { SignatureV4 } from '@smithy/signature-v4';
+import { createHash } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { encodeChunk, encodeEvent } from '../../src/providers/bedrock/event-stream.ts';
+
+export const MOCK_AWS_CREDENTIALS = {
+  accessKeyId: 'AKIAMOCKBEDROCK00001',
+  secretAccessKey: 'mock/bedrock/secret/key/for/tests/only0000',
+};
+export const MOCK_BEDROCK_API_KEY = 'ABSKmockbedrockapikey';
+
+export interface BedrockCall {
+  readonly path: string;
+  readonly model: string;
+  readonly operation: 'converse' | 'converse-stream' | 'invoke' | 'invoke-with-response-stream';
+  readonly body: Record<string, unknown>;
+  readonly headers: IncomingMessage['headers'];
+  readonly auth: 'sigv4' | 'bearer';
+}
+
+export interface MockBedrock {
+  readonly url: string;
+  readonly calls: BedrockCall[];
+  /** Requests refused for a missing or wrong signature. */
+  readonly refused: number;
+  close(): Promise<void>;
+}
+
+export interface MockBedrockOptions {
+  region?: string;
+  /** The reply's text. */
+  text?: string;
+}
+
+const ROUTE = /^\/model\/([^/]+)\/(converse|converse-stream|invoke|invoke-with-response-stream)$/;
+
+async function verifySigV4(req: IncomingMessage, body: string, region: string): Promise<boolean> {
+  const auth = req.headers.authorization ?? '';
+  const m =
+    /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/([^/]+)\/([^/]+)\/aws4_request, SignedHeaders=([^,]+), Signature=[0-9a-f]{64}$/.exec(
+      auth,
+    );
+  const amzDate = req.headers['x-amz-date'];
+  if (
+    m === null ||
+    typeof amzDate !== 'string' ||
+    m[1] !== MOCK_AWS_CREDENTIALS.accessKeyId ||
+    m[3] !== region ||
+    m[4] !== 'bedrock'
+  )
+    return false;
+  // A signed payload hash must be the body's own: the signature only covers the header.
+  const payloadHash = req.headers['x-amz-content-sha256'];
+  if (payloadHash !== undefined && payloadHash !== createHash('sha256').update(body).digest('hex')) return false;
+  const headers: Record<string, string> = {};
+  for (const name of m[5].split(';')) {
+    const v = req.headers[name];
+    if (typeof v !== 'string') return false;
+    headers[name] = v;
+  }
+  const url = new URL(req.url ?? '/', 'http://x');
+  const query: Record<string, string> = {};
+  for (const [k, v] of url.searchParams) query[k] = v;
+  const signingDate = new Date(
+    `${amzDate.slice(0, 4)}-${amzDate.slice(4, 6)}-${amzDate.slice(6, 8)}T${amzDate.slice(9, 11)}:${amzDate.slice(11, 13)}:${amzDate.slice(13, 15)}Z`,
+  );
+  const signer = new SignatureV4({ region, service: 'bedrock', credentials: MOCK_AWS_CREDENTIALS, sha256: Sha256 });
+  const again = await signer.sign(
+    {
+      method: req.method ?? 'POST',
+      protocol: 'http:',
+      hostname: headers.host ?? '',
+      path: url.pathname,
+      query,
+      headers,
+      body,
+    },
+    { signingDate },
+  );
+  return again.headers.authorization === auth;
+}
+
+function awsError(res: ServerResponse, status: number, type: string, message: string): void {
+  res.writeHead(status, { 'content-type': 'application/json', 'x-amzn-errortype': type });
+  res.end(JSON.stringify({ message }));
+}
+
+export async function startMockBedrock(opts: MockBedrockOptions = {}): Promise<MockBedrock> {
+  const region = opts.region ?? 'us-east-1';
+  const text = opts.text ?? 'Hello from Bedrock';
+  const calls: BedrockCall[] = [];
+  let refused = 0;
+  const server: Server = createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const raw = Buffer.concat(chunks).toString('utf8');
+    const bearer = req.headers.authorization === `Bearer ${MOCK_BEDROCK_API_KEY}`;
+    if (!bearer && !(await verifySigV4(req, raw, region))) {
+      refused++;
+      awsError(
+        res,
+        403,
+        'InvalidSignatureException',
+        'The request signature we calculated does not match the signature you provided.',
+      );
+      return;
+    }
+    const route = ROUTE.exec(new URL(req.url ?? '/', 'http://x').pathname);
+    if (route === null || req.method !== 'POST') {
+      awsError(res, 404, 'UnknownOperationException', 'Unknown operation');
+      return;
+    }
+    let body: Record<string, unknown>;
+    try {
+      body = JSON.parse(raw) as Record<string, unknown>;
+    } catch {
+      awsError(res, 400, 'ValidationException', 'Malformed input request, please reformat your input and try again.');
+      return;
+    }
+    const model = decodeURIComponent(route[1]);
+    const operation = route[2] as BedrockCall['operation'];
+    calls.push({
+      path: req.url ?? '',
+      model,
+      operation,
+      body,
+      headers: req.headers,
+      auth: bearer ? 'bearer' : 'sigv4',
+    });
+    if (model.includes('throttle')) {
+      awsError(res, 429, 'ThrottlingException', 'Too many requests, please wait before trying again.');
+      return;
+    }
+    if (operation === 'invoke' || operation === 'invoke-with-response-stream') {
+      if (body.anthropic_version !== 'bedrock-2023-05-31' || 'model' in body) {
+        awsError(
+          res,
+          400,
+          'ValidationException',
+          'anthropic_version: bedrock-2023-05-31 is required and model is not allowed',
+        );
+        return;
+      }
+    }
+    const usage = { inputTokens: 11, outputTokens: 4, totalTokens: 15 };
+    switch (operation) {
+      case 'converse':
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(
+          JSON.stringify({
+            output: { message: { role: 'assistant', content: [{ text }] } },
+            stopReason: 'end_turn',
+            usage,
+            metrics: { latencyMs: 5 },
+          }),
+        );
+        return;
+      case 'converse-stream':
+        res.writeHead(200, { 'content-type': 'application/vnd.amazon.eventstream' });
+        res.write(encodeEvent('messageStart', { role: 'assistant' }));
+        for (const piece of [text.slice(0, 5), text.slice(5)])
+          res.write(encodeEvent('contentBlockDelta', { contentBlockIndex: 0, delta: { text: piece } }));
+        res.write(encodeEvent('contentBlockStop', { contentBlockIndex: 0 }));
+        res.write(encodeEvent('messageStop', { stopReason: 'end_turn' }));
+        res.end(encodeEvent('metadata', { usage, metrics: { latencyMs: 5 } }));
+        return;
+      case 'invoke':
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(
+          JSON.stringify({
+            id: 'msg_bdrk_01',
+            type: 'message',
+            role: 'assistant',
+            model,
+            content: [{ type: 'text', text }],
+            stop_reason: 'end_turn',
+            stop_sequence: null,
+            usage: { input_tokens: 11, output_tokens: 4 },
+          }),
+        );
+        return;
+      case 'invoke-with-response-stream': {
+        res.writeHead(200, { 'content-type': 'application/vnd.amazon.eventstream' });
+        const events = [
+          {
+            type: 'message_start',
+            message: {
+              id: 'msg_bdrk_02',
+              type: 'message',
+              role: 'assistant',
+              model,
+              content: [],
+              stop_reason: null,
+              usage: { input_tokens: 11, output_tokens: 1 },
+            },
+          },
+          { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
+          { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text } },
+          { type: 'content_block_stop', index: 0 },
+          {
+            type: 'message_delta',
+            delta: { stop_reason: 'end_turn', stop_sequence: null },
+            usage: { output_tokens: 4 },
+          },
+          { type: 'message_stop', 'amazon-bedrock-invocationMetrics': { inputTokenCount: 11, outputTokenCount: 4 } },
+        ];
+        for (const e of events) res.write(encodeChunk(JSON.stringify(e)));
+        res.end();
+        return;
+      }
+    }
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    calls,
+    get refused() {
+      return refused;
+    },
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  };
+}
