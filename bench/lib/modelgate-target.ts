@@ -13,10 +13,13 @@ const ROOT = new URL('../..', import.meta.url).pathname;
 const MAIN = join(ROOT, 'src/main.ts');
 const PRICE = { input: 1, output: 2 };
 
-export function modelgateConfig(options: { mockPort: number; port: number; dir: string }): string {
+export function modelgateConfig(options: { mockPort: number; port: number; dir: string; shedding?: boolean }): string {
   const mock = `http://127.0.0.1:${options.mockPort}`;
   return stringify({
     listen: { host: '127.0.0.1', port: options.port },
+    // Under a wrapper that slows every instruction (valgrind) the event loop lags by design: shedding on
+    // that lag would refuse the very requests the pass counts.
+    ...(options.shedding === false ? { overload_loop_delay_ms: 0 } : {}),
     database: join(options.dir, 'modelgate.db'),
     providers: [
       { name: 'up', kind: 'openai', base_url: `${mock}/v1`, api_key: 'x' },
@@ -88,7 +91,15 @@ export async function startModelgate(options: {
   if (!existsSync(MAIN)) return { ok: false, reason: 'src/main.ts does not exist yet' };
   const port = await freePort();
   const configPath = join(options.workDir, 'modelgate.yaml');
-  writeFileSync(configPath, modelgateConfig({ mockPort: options.mockPort, port, dir: options.workDir }));
+  writeFileSync(
+    configPath,
+    modelgateConfig({
+      mockPort: options.mockPort,
+      port,
+      dir: options.workDir,
+      shedding: options.wrapper === undefined,
+    }),
+  );
   const created = await createKey(configPath);
   if ('error' in created) return { ok: false, reason: created.error };
   const flags = [...SHIPPED_NODE_FLAGS, ...(options.nodeFlags ?? [])];
