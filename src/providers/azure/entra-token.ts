@@ -41,7 +41,7 @@ export class EntraToken {
   }
 
   #refresh(): Promise<string> {
-    const pending = this.#fetch().finally(() => {
+    const pending = this.#requestToken().finally(() => {
       this.#pending = null;
     });
     // A refresh nobody waits for must not become an unhandled rejection; the next request tries again.
@@ -50,7 +50,7 @@ export class EntraToken {
     return pending;
   }
 
-  async #fetch(): Promise<string> {
+  async #requestToken(): Promise<string> {
     this.#made ??= await this.#credential();
     const token: AccessToken | null = await this.#made.getToken(AZURE_OPENAI_SCOPE);
     if (token === null) throw new Error('Microsoft Entra ID returned no token for Azure OpenAI');
