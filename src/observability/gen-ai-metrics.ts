@@ -3,7 +3,8 @@
 // to first token (gen_ai.server.time_to_first_token), with the semantic conventions' bucket boundaries
 // (the duration's extended past 600 s, the longest request). Label children are bound once per (endpoint, model, deployment).
 // https://opentelemetry.io/docs/specs/semconv/gen-ai/gen-ai-metrics/
-import { Histogram, type Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
+import { type HistogramSeries, SeriesHistogram } from './series-histogram.ts';
 import { type RequestObservation, seriesIn } from './series.ts';
 const TOKEN_BUCKETS = [1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864];
 const OPERATION_BUCKETS = [
@@ -13,17 +14,13 @@ const TTFT_BUCKETS = [0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5
 
 type Labels = 'gen_ai_operation_name' | 'gen_ai_provider_name' | 'gen_ai_request_model';
 
-interface Observer {
-  observe(value: number): void;
-}
-
 interface GenAiSeries {
-  input: Observer;
-  output: Observer;
-  cacheRead: Observer;
-  cacheWrite: Observer;
-  duration: Observer;
-  ttft: Observer;
+  input: HistogramSeries;
+  output: HistogramSeries;
+  cacheRead: HistogramSeries;
+  cacheWrite: HistogramSeries;
+  duration: HistogramSeries;
+  ttft: HistogramSeries;
 }
 
 /** gen_ai.operation.name of a generation endpoint: Gemini's (v1 and v1beta) generate content, embeddings embed, the rest chat. */
@@ -34,29 +31,29 @@ export function operationName(endpoint: string): string {
 }
 
 export class GenAiMetrics {
-  #tokens: Histogram<Labels | 'gen_ai_token_type'>;
-  #ttft: Histogram<Labels>;
-  #operation: Histogram<Labels>;
+  #tokens: SeriesHistogram<Labels | 'gen_ai_token_type'>;
+  #ttft: SeriesHistogram<Labels>;
+  #operation: SeriesHistogram<Labels>;
   #providerOf: (deploymentId: string) => string;
   #series = new Map<string, Map<string, Map<string, GenAiSeries>>>();
 
   constructor(opts: { registers: Registry[]; providerOf: (deploymentId: string) => string }) {
     this.#providerOf = opts.providerOf;
-    this.#tokens = new Histogram({
+    this.#tokens = new SeriesHistogram({
       name: 'gen_ai_client_token_usage',
       help: 'Tokens per request answered by an upstream, by kind (gen_ai_token_type: input, output, cache_read, cache_write; cache kinds only when non-zero).',
       labelNames: ['gen_ai_operation_name', 'gen_ai_provider_name', 'gen_ai_request_model', 'gen_ai_token_type'],
       buckets: TOKEN_BUCKETS,
       registers: opts.registers,
     });
-    this.#operation = new Histogram({
+    this.#operation = new SeriesHistogram({
       name: 'gen_ai_client_operation_duration_seconds',
       help: 'Duration of a request answered by an upstream, from the request to the end of its answer, in seconds.',
       labelNames: ['gen_ai_operation_name', 'gen_ai_provider_name', 'gen_ai_request_model'],
       buckets: OPERATION_BUCKETS,
       registers: opts.registers,
     });
-    this.#ttft = new Histogram({
+    this.#ttft = new SeriesHistogram({
       name: 'gen_ai_server_time_to_first_token_seconds',
       help: 'Time from the request to the first byte of a streamed answer sent to the client, in seconds.',
       labelNames: ['gen_ai_operation_name', 'gen_ai_provider_name', 'gen_ai_request_model'],
@@ -80,12 +77,12 @@ export class GenAiMetrics {
       const op = operationName(endpoint);
       const provider = this.#providerOf(deployment);
       return {
-        input: this.#tokens.labels(op, provider, model, 'input'),
-        output: this.#tokens.labels(op, provider, model, 'output'),
-        cacheRead: this.#tokens.labels(op, provider, model, 'cache_read'),
-        cacheWrite: this.#tokens.labels(op, provider, model, 'cache_write'),
-        duration: this.#operation.labels(op, provider, model),
-        ttft: this.#ttft.labels(op, provider, model),
+        input: this.#tokens.series(op, provider, model, 'input'),
+        output: this.#tokens.series(op, provider, model, 'output'),
+        cacheRead: this.#tokens.series(op, provider, model, 'cache_read'),
+        cacheWrite: this.#tokens.series(op, provider, model, 'cache_write'),
+        duration: this.#operation.series(op, provider, model),
+        ttft: this.#ttft.series(op, provider, model),
       };
     });
   }

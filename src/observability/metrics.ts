@@ -4,9 +4,10 @@
 // the counters' collect() copies into prom-client when /metrics is scraped (a prom-client call hashes its
 // labels each time), and only the histograms are observed per request, through label children bound once.
 // State kept elsewhere (breaker, usage writer, requests in flight) is read only when /metrics is scraped.
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import type { BreakerState, BreakerStatus } from '../core/breaker-state.ts';
 import { GenAiMetrics } from './gen-ai-metrics.ts';
+import { type HistogramSeries, SeriesHistogram } from './series-histogram.ts';
 import { type RequestObservation, seriesIn } from './series.ts';
 
 const BREAKER_STATES: readonly BreakerState[] = ['closed', 'open', 'half-open', 'credentials'];
@@ -52,7 +53,7 @@ interface Series {
   requests: number;
   tokensIn: number;
   tokensOut: number;
-  duration: { observe(value: number): void };
+  duration: HistogramSeries;
 }
 
 export class Metrics {
@@ -60,7 +61,7 @@ export class Metrics {
   /** Requests being served (read by /metrics and by a clean stop). */
   inFlight = 0;
   #series = new Map<string, Map<string, Map<number, Series>>>();
-  #duration: Histogram<'endpoint' | 'model' | 'status'>;
+  #duration: SeriesHistogram<'endpoint' | 'model' | 'status'>;
   #upstreamErrors: Counter<'deployment' | 'kind'>;
   #transitions: Counter<'deployment' | 'to'>;
   #unrouted: Counter<'endpoint_class' | 'reason'>;
@@ -107,7 +108,7 @@ export class Metrics {
         }
       },
     });
-    this.#duration = new Histogram({
+    this.#duration = new SeriesHistogram({
       name: 'modelgate_request_duration_seconds',
       help: 'Request duration in seconds, from the request to the end of its answer (a stream included).',
       labelNames: ['endpoint', 'model', 'status'],
@@ -305,7 +306,13 @@ export class Metrics {
   #seriesFor(endpoint: string, model: string, status: number): Series {
     return seriesIn(this.#series, endpoint, model, status, () => {
       const labels = { endpoint, model, status: String(status) };
-      return { labels, requests: 0, tokensIn: 0, tokensOut: 0, duration: this.#duration.labels(labels) };
+      return {
+        labels,
+        requests: 0,
+        tokensIn: 0,
+        tokensOut: 0,
+        duration: this.#duration.series(endpoint, model, labels.status),
+      };
     });
   }
 
