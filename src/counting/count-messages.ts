@@ -59,7 +59,7 @@ async function count(
   });
   const p = deployment.provider;
   const spec = providerSpec(p);
-  if (spec.upstreamDialect('anthropic', p) !== 'anthropic' || !spec.countsTokens(p, 'anthropic')) return estimate();
+  if (spec.upstreamDialect('anthropic', p, deployment) !== 'anthropic' || !spec.countsTokens(p, 'anthropic')) return estimate();
   const apiKey = gw.keyRotation.next(p);
   // Every key of the provider was refused: the generation path has taken it out too.
   if (apiKey === null && p.apiKeys.length > 0) return estimate();
@@ -67,15 +67,8 @@ async function count(
   const forward: Record<string, string> = { 'anthropic-version': opts.version };
   if (typeof opts.beta === 'string') forward['anthropic-beta'] = opts.beta;
   const body = patchModel(opts.text, deployment.model) ?? JSON.stringify({ ...value, model: deployment.model });
-  const { url, headers } = await upstreamRequest(deployment, COUNT, { apiKey, forward, body });
-  const r = await countCall(gw, {
-    provider: p.name,
-    what: 'count_tokens',
-    url,
-    headers,
-    body,
-    timeouts: opts.timeouts,
-  });
+  const sent = await upstreamRequest(deployment, COUNT, { apiKey, forward, body });
+  const r = await countCall(gw, { provider: p.name, what: 'count_tokens', ...sent, timeouts: opts.timeouts });
   if (r.kind === 'counted') return { body: r.text, source: 'exact' };
   if (r.kind === 'estimate') return estimate();
   throw upstreamFailure({
