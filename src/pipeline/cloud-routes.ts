@@ -14,7 +14,8 @@ import { pathOf } from '../http/routes.ts';
 import type { GenerationEndpoint } from './generate.ts';
 import { BEDROCK_EVENT_STREAM } from './reply-framing.ts';
 
-const validate: GenerationEndpoint['validate'] = (body) => validateMessagesRequest(body, CLOUD_MESSAGES_VERSION);
+const validate: GenerationEndpoint['validate'] = (body, at) =>
+  validateMessagesRequest(body, at.version ?? CLOUD_MESSAGES_VERSION);
 
 const known = (catalog: Catalog) => (name: string) => catalog.resolve(name) !== undefined;
 
@@ -68,6 +69,7 @@ export function vertexCountRequest(
   return {
     headers: { ...headers, 'anthropic-version': CLOUD_MESSAGES_VERSION },
     readBody: async () => {
+      // Counting reads the body under 2023-06-01 whatever it names: a count has no sampling to refuse.
       const { value } = await read();
       const named = (value as { model?: unknown } | null)?.model;
       const model = typeof named === 'string' ? gatewayModelOf(named, known(catalog)) : '';

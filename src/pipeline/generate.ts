@@ -9,7 +9,7 @@ import { answeredOrGone, readBody, parseJsonBody } from '../http/body.ts';
 import { geminiCallOf, type GeminiCall } from '../dialects/gemini/routes.ts';
 import { pathOf, type Route } from '../http/routes.ts';
 import { sendError, sendJson } from '../http/respond.ts';
-import { CLOUD_MESSAGES_VERSION, type CloudMessages } from '../dialects/anthropic-clouds/request.ts';
+import type { CloudMessages } from '../dialects/anthropic-clouds/request.ts';
 import type { ReplyFraming } from './reply-framing.ts';
 import { ResponseClientLink } from '../routing/attempt-watch.ts';
 import { authenticate, authenticateGemini } from '../auth/authenticate.ts';
@@ -233,8 +233,8 @@ async function serve(
     : authenticateGemini(req.headers, req.url, gw.keys, state.startedWall, req.socket));
   state.key = key;
   const { cloud } = flight.endpoint;
-  const version =
-    cloud !== undefined ? CLOUD_MESSAGES_VERSION : state.dialect === 'anthropic' ? checkAnthropicVersion(req.headers) : null;
+  // A cloud route's version is a body field: read with the body below.
+  let version = cloud === undefined && state.dialect === 'anthropic' ? checkAnthropicVersion(req.headers) : null;
   const mode = embedding === true ? 'embedding' : 'chat';
   // A compressed body costs memory to decode: a key that may use no model here, or whose rate window is
   // already full, is refused first.
@@ -256,6 +256,7 @@ async function serve(
     text = JSON.stringify(value);
     raw = Buffer.from(text);
     cloudForward = reshaped.forward;
+    version = reshaped.version;
   }
   // A request refused by validation still names its model in the usage row, metrics and logs.
   const named = (value as { model?: unknown } | null)?.model;

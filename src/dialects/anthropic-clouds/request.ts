@@ -8,14 +8,24 @@ import { GatewayError } from '../../core/errors.ts';
 import { isObject } from '../../core/json.ts';
 import type { AnthropicVersion } from '../anthropic-messages/version.ts';
 
-/** The body versions the cloud routes accept: the clouds' own and Anthropic's. */
-const CLOUD_VERSIONS: ReadonlySet<string> = new Set(['bedrock-2023-05-31', 'vertex-2023-10-16', '2023-06-01']);
+/**
+ * The body versions the cloud routes accept: the clouds' own, read as 2023-06-01, and Anthropic's, which
+ * newer SDKs copy from their header (each read with its own rules).
+ */
+const CLOUD_VERSIONS: Readonly<Record<string, AnthropicVersion>> = {
+  'bedrock-2023-05-31': '2023-06-01',
+  'vertex-2023-10-16': '2023-06-01',
+  '2023-06-01': '2023-06-01',
+  '2026-10-21': '2026-10-21',
+};
 
-/** The anthropic-version the reshaped body is read and forwarded under. */
+/** The anthropic-version a cloud body that names none is read and forwarded under. */
 export const CLOUD_MESSAGES_VERSION: AnthropicVersion = '2023-06-01';
 
 export interface CloudMessages {
   body: Record<string, unknown>;
+  /** The version the body is read under (and forwarded as `anthropic-version`). */
+  version: AnthropicVersion;
   /** `anthropic-version`, and `anthropic-beta` when the caller sent any. */
   forward: Record<string, string>;
 }
@@ -27,9 +37,10 @@ export function cloudMessagesBody(
   if (!isObject(value))
     throw new GatewayError('invalid_request', { message: 'The request body must be a JSON object.' });
   const version = value.anthropic_version;
-  if (version !== undefined && (typeof version !== 'string' || !CLOUD_VERSIONS.has(version)))
+  const read = version === undefined ? CLOUD_MESSAGES_VERSION : typeof version === 'string' ? CLOUD_VERSIONS[version] : undefined;
+  if (read === undefined)
     throw new GatewayError('invalid_request', {
-      message: `anthropic_version: ${JSON.stringify(version)} is not supported; send ${[...CLOUD_VERSIONS].join(', ')}.`,
+      message: `anthropic_version: ${JSON.stringify(version)} is not supported; send ${Object.keys(CLOUD_VERSIONS).join(', ')}.`,
       param: 'anthropic_version',
     });
   const betas: string[] = [];
@@ -50,7 +61,7 @@ export function cloudMessagesBody(
     body[key] = value[key];
   }
   if (at.stream) body.stream = true;
-  const forward: Record<string, string> = { 'anthropic-version': CLOUD_MESSAGES_VERSION };
+  const forward: Record<string, string> = { 'anthropic-version': read };
   if (betas.length > 0) forward['anthropic-beta'] = betas.join(',');
-  return { body, forward };
+  return { body, version: read, forward };
 }
