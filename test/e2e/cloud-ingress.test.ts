@@ -205,7 +205,7 @@ function toolResults(req: RecordedRequest): string[] {
 
 async function claudeCloudRoundTrip(
   t: TestContext,
-  o: { mode: 'bedrock' | 'vertex'; model: string; upstreamPath: string },
+  o: { mode: 'bedrock' | 'bedrock-skip-auth' | 'vertex'; model: string; upstreamPath: string },
 ): Promise<void> {
   if (!(await claudeOrSkip(t))) return;
   const token = randomBytes(6).toString('hex');
@@ -216,15 +216,13 @@ async function claudeCloudRoundTrip(
     toolArguments: { command: `echo mg-$((6*7))-${token}`, description: 'Print the test token' },
     replyText: `All done ${token}.`,
   });
+  const bedrockBase = { CLAUDE_CODE_USE_BEDROCK: '1', ANTHROPIC_BEDROCK_BASE_URL: gw.url, AWS_REGION: 'us-east-1' };
   const cloud: Record<string, string> =
     o.mode === 'bedrock'
-      ? {
-          CLAUDE_CODE_USE_BEDROCK: '1',
-          ANTHROPIC_BEDROCK_BASE_URL: gw.url,
-          AWS_REGION: 'us-east-1',
-          AWS_BEARER_TOKEN_BEDROCK: key,
-        }
-      : {
+      ? { ...bedrockBase, AWS_BEARER_TOKEN_BEDROCK: key }
+      : o.mode === 'bedrock-skip-auth'
+        ? { ...bedrockBase, CLAUDE_CODE_SKIP_BEDROCK_AUTH: '1', ANTHROPIC_CUSTOM_HEADERS: `Authorization: Bearer ${key}` }
+        : {
           CLAUDE_CODE_USE_VERTEX: '1',
           CLAUDE_CODE_SKIP_VERTEX_AUTH: '1',
           ANTHROPIC_CUSTOM_HEADERS: `Authorization: Bearer ${key}`,
@@ -247,6 +245,13 @@ async function claudeCloudRoundTrip(
     `the upstream saw the command's output\n${diagnosis}`,
   );
   assert.match(run.stdout, new RegExp(`All done ${token}`), diagnosis);
+  // The conversation came in on the cloud route, streamed, and was billed there.
+  const route =
+    o.mode === 'vertex'
+      ? '/v1/projects/{project}/locations/{location}/publishers/anthropic/models/{model}:streamRawPredict'
+      : '/model/{model}/invoke-with-response-stream';
+  const rows = () => usageRows(gw.dbPath, keyId) as unknown as Record<string, unknown>[];
+  await waitUntil(() => rows().some((r) => r.endpoint === route && r.model === o.model && r.status === 200), 'usage rows');
 }
 
 test('Claude Code, CLAUDE_CODE_USE_BEDROCK=1 with AWS_BEARER_TOKEN_BEDROCK: a Claude model (served by kind vertex)', {
@@ -255,8 +260,14 @@ test('Claude Code, CLAUDE_CODE_USE_BEDROCK=1 with AWS_BEARER_TOKEN_BEDROCK: a Cl
   await claudeCloudRoundTrip(t, { mode: 'bedrock', model: 'claude-sonnet-4-6', upstreamPath: '/v1/messages' });
 });
 
-test('Claude Code, CLAUDE_CODE_USE_BEDROCK=1: a GPT model behind the gateway', { timeout: 240_000 }, async (t) => {
-  await claudeCloudRoundTrip(t, { mode: 'bedrock', model: 'gpt-4o-mini', upstreamPath: '/v1/chat/completions' });
+test('Claude Code, CLAUDE_CODE_USE_BEDROCK=1 with CLAUDE_CODE_SKIP_BEDROCK_AUTH and the key in ANTHROPIC_CUSTOM_HEADERS: a GPT model behind the gateway', {
+  timeout: 240_000,
+}, async (t) => {
+  await claudeCloudRoundTrip(t, {
+    mode: 'bedrock-skip-auth',
+    model: 'gpt-4o-mini',
+    upstreamPath: '/v1/chat/completions',
+  });
 });
 
 test('Claude Code, CLAUDE_CODE_USE_VERTEX=1 with CLAUDE_CODE_SKIP_VERTEX_AUTH and the key in ANTHROPIC_CUSTOM_HEADERS: a Claude model', {
