@@ -110,6 +110,8 @@ export interface ProviderSpec<Options = unknown> {
   readonly configKeys: ConfigKeys;
   /** Whether `base_url` must be set (every network upstream; the in-process mock has none). */
   readonly requiresBaseUrl: boolean;
+  /** The base URL of a provider whose config names none, from its keys (Vertex's host for its location). */
+  defaultBaseUrl?(raw: Readonly<Record<string, unknown>>): string;
   /**
    * The kind's settings (ProviderConfig.options) from its validated keys. `fail(key, message)` reports a
    * check the schema cannot express, naming the key; it does not return.

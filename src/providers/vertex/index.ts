@@ -74,6 +74,7 @@ export const vertexProvider: ProviderSpec<VertexOptions> = {
     credentials_file: z.string().min(1).optional(),
   },
   requiresBaseUrl: false,
+  defaultBaseUrl: (raw) => vertexOrigin(raw.location as string),
   options(raw) {
     const location = raw.location as string;
     const base = vertexOrigin(location, raw.base_url as string | undefined);
