@@ -29,7 +29,8 @@ before(async () => {
     configYaml: configYaml({
       providers: `  - { name: vx, kind: vertex, project: proj-1, location: us-east5, base_url: "${vx.url}", credentials_file: "${sa}" }`,
       models: `  - { name: gemini-vx, deployments: [ { provider: vx, model: gemini-2.5-flash } ] }
-  - { name: claude-vx, deployments: [ { provider: vx, model: "claude-sonnet-4-5@20250929" } ] }`,
+  - { name: claude-vx, deployments: [ { provider: vx, model: "claude-sonnet-4-5@20250929" } ] }
+  - { name: gemini-failover, deployments: [ { provider: vx, model: gemini-2.5-flash }, { provider: mock, model: mock-model, priority: 1 } ] }`,
     }),
   });
   ({ key } = await gw.createKey({ name: 'vertex' }));
@@ -166,4 +167,42 @@ test('no Google token or key reaches a reply or the log', async () => {
     assert.equal(logs.includes(token), false);
   }
   assert.equal(logs.includes('PRIVATE KEY'), false);
+});
+
+test('429 RESOURCE_EXHAUSTED is a rate signal: the request fails over; a 400 keeps Vertex\'s text', async () => {
+  up.reset();
+  up.setBehaviour((r) =>
+    r.path.startsWith('/v1beta/')
+      ? {
+          kind: 'status',
+          status: 429,
+          body: { error: { code: 429, message: 'Resource exhausted. Please try again later.', status: 'RESOURCE_EXHAUSTED' } },
+        }
+      : undefined,
+  );
+  try {
+    const oai = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: key, maxRetries: 0 });
+    const { data, response } = await oai.chat.completions
+      .create({ model: 'gemini-failover', messages: [{ role: 'user', content: 'hi' }] })
+      .withResponse();
+    assert.ok((data.choices[0].message.content ?? '').length > 0);
+    assert.equal(vx.calls.at(-1)!.model, 'gemini-2.5-flash', 'Vertex was asked first');
+    assert.ok(response.headers.get('x-request-id'));
+    up.setBehaviour((r) =>
+      r.path.startsWith('/v1beta/')
+        ? {
+            kind: 'status',
+            status: 400,
+            body: { error: { code: 400, message: 'Unable to submit request because it has an empty text parameter.', status: 'INVALID_ARGUMENT' } },
+          }
+        : undefined,
+    );
+    const refused = await oai.chat.completions
+      .create({ model: 'gemini-vx', messages: [{ role: 'user', content: 'hi' }] })
+      .then(() => null, (err: unknown) => err as { status: number; message: string });
+    assert.equal(refused?.status, 400);
+    assert.match(refused?.message ?? '', /empty text parameter/);
+  } finally {
+    up.setBehaviour(undefined);
+  }
 });
