@@ -59,7 +59,8 @@ async function count(
   });
   const p = deployment.provider;
   const spec = providerSpec(p);
-  if (spec.upstreamDialect('anthropic', p, deployment) !== 'anthropic' || !spec.countsTokens(p, 'anthropic')) return estimate();
+  if (spec.upstreamDialect('anthropic', p, deployment) !== 'anthropic' || !spec.countsTokens(p, 'anthropic'))
+    return estimate();
   const apiKey = gw.keyRotation.next(p);
   // Every key of the provider was refused: the generation path has taken it out too.
   if (apiKey === null && p.apiKeys.length > 0) return estimate();

@@ -20,11 +20,7 @@ const validate: GenerationEndpoint['validate'] = (body, at) =>
 const known = (catalog: Catalog) => (name: string) => catalog.resolve(name) !== undefined;
 
 /** POST /model/{model}/invoke and /invoke-with-response-stream. */
-export function bedrockEndpoint(
-  catalog: Catalog,
-  req: IncomingMessage,
-  requestId: string,
-): GenerationEndpoint {
+export function bedrockEndpoint(catalog: Catalog, req: IncomingMessage, requestId: string): GenerationEndpoint {
   const call = bedrockCallOf(pathOf(req.url))!;
   const model = gatewayModelOf(call.model, known(catalog));
   return {

@@ -53,7 +53,7 @@ export async function relayStream(
   if (!res.headersSent)
     res.writeHead(200, {
       ...SSE_HEADERS,
-      ...(framing === undefined ? {} : { 'content-type': framing.contentType }),
+      'content-type': framing === undefined ? SSE_HEADERS['content-type'] : framing.contentType,
       'x-request-id': state.requestId,
       'request-id': state.requestId,
       ...answer.exchange.responseHeaders,

@@ -104,7 +104,10 @@ function fittedForward(
   const fitted = fitBetas(rules, beta);
   if (fitted.adjustments.length === 0) return forward;
   const before = exchange.responseHeaders['x-modelgate-adjusted'];
-  exchange.responseHeaders['x-modelgate-adjusted'] = [...(before === undefined ? [] : [before]), ...fitted.adjustments].join('; ');
+  exchange.responseHeaders['x-modelgate-adjusted'] = [
+    ...(before === undefined ? [] : [before]),
+    ...fitted.adjustments,
+  ].join('; ');
   const out = { ...forward };
   if (fitted.value === undefined) delete out['anthropic-beta'];
   else out['anthropic-beta'] = fitted.value;

@@ -27,6 +27,8 @@ export function fitBetas(rules: BetaRules, header: string): BetasFitted {
     } else dropped.push(beta);
   }
   if (dropped.length > 0)
-    adjustments.push(`anthropic-beta ${dropped.join(', ')} left out: the upstream does not take ${dropped.length === 1 ? 'it' : 'them'}`);
+    adjustments.push(
+      `anthropic-beta ${dropped.join(', ')} left out: the upstream does not take ${dropped.length === 1 ? 'it' : 'them'}`,
+    );
   return { value: kept.length === 0 ? undefined : kept.join(','), adjustments };
 }

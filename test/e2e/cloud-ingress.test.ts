@@ -88,7 +88,7 @@ test('bedrock-sdk: a Bedrock inference-profile id reaches the gateway model by i
   assert.equal(row.model, 'claude-sonnet-4-6');
   assert.equal(row.status, 200);
   assert.ok(Number(row.input_tokens) > 0);
-  assert.ok(Number(row.cost_nanos) > 0, "priced as the model says");
+  assert.ok(Number(row.cost_nanos) > 0, 'priced as the model says');
 });
 
 test('bedrock-sdk, streamed: the event stream carries a GPT model translated from the Anthropic body', async () => {
@@ -140,7 +140,11 @@ test('Bedrock routes: the raw event stream, Bedrock-shaped errors, and the infer
   const bytes = Buffer.from(await streamed.arrayBuffer());
   assert.ok(bytes.includes(Buffer.from(':event-type')) && bytes.includes(Buffer.from('chunk')));
 
-  const missing = await fetch(`${gw.url}/model/us.anthropic.claude-nope-9/invoke`, { method: 'POST', headers: auth, body });
+  const missing = await fetch(`${gw.url}/model/us.anthropic.claude-nope-9/invoke`, {
+    method: 'POST',
+    headers: auth,
+    body,
+  });
   assert.equal(missing.status, 404);
   assert.equal(missing.headers.get('x-amzn-errortype'), 'ResourceNotFoundException');
   assert.match(((await missing.json()) as { message: string }).message, /us\.anthropic\.claude-nope-9/);
@@ -178,7 +182,11 @@ test('vertex-sdk: rawPredict, streamRawPredict and count-tokens with the gateway
   assert.equal(reply.content[0].type === 'text' ? reply.content[0].text : '', 'vertex route reply');
   assert.equal(vx.calls.at(-1)!.model, 'claude-sonnet-4-6', "the '@version' is looked past");
 
-  const stream = client.messages.stream({ model: 'gpt-4o-mini', max_tokens: 64, messages: [{ role: 'user', content: 'hi' }] });
+  const stream = client.messages.stream({
+    model: 'gpt-4o-mini',
+    max_tokens: 64,
+    messages: [{ role: 'user', content: 'hi' }],
+  });
   const final = await stream.finalMessage();
   assert.equal(final.content[0].type === 'text' ? final.content[0].text : '', 'vertex route reply');
   assert.equal(up.requests.at(-1)!.path, '/v1/chat/completions');
@@ -221,15 +229,19 @@ async function claudeCloudRoundTrip(
     o.mode === 'bedrock'
       ? { ...bedrockBase, AWS_BEARER_TOKEN_BEDROCK: key }
       : o.mode === 'bedrock-skip-auth'
-        ? { ...bedrockBase, CLAUDE_CODE_SKIP_BEDROCK_AUTH: '1', ANTHROPIC_CUSTOM_HEADERS: `Authorization: Bearer ${key}` }
+        ? {
+            ...bedrockBase,
+            CLAUDE_CODE_SKIP_BEDROCK_AUTH: '1',
+            ANTHROPIC_CUSTOM_HEADERS: `Authorization: Bearer ${key}`,
+          }
         : {
-          CLAUDE_CODE_USE_VERTEX: '1',
-          CLAUDE_CODE_SKIP_VERTEX_AUTH: '1',
-          ANTHROPIC_CUSTOM_HEADERS: `Authorization: Bearer ${key}`,
-          ANTHROPIC_VERTEX_BASE_URL: `${gw.url}/v1`,
-          CLOUD_ML_REGION: 'us-east5',
-          ANTHROPIC_VERTEX_PROJECT_ID: 'proj-1',
-        };
+            CLAUDE_CODE_USE_VERTEX: '1',
+            CLAUDE_CODE_SKIP_VERTEX_AUTH: '1',
+            ANTHROPIC_CUSTOM_HEADERS: `Authorization: Bearer ${key}`,
+            ANTHROPIC_VERTEX_BASE_URL: `${gw.url}/v1`,
+            CLOUD_ML_REGION: 'us-east5',
+            ANTHROPIC_VERTEX_PROJECT_ID: 'proj-1',
+          };
   const run = await runClaude({
     gateway: { url: gw.url, key },
     cloud,
@@ -251,7 +263,10 @@ async function claudeCloudRoundTrip(
       ? '/v1/projects/{project}/locations/{location}/publishers/anthropic/models/{model}:streamRawPredict'
       : '/model/{model}/invoke-with-response-stream';
   const rows = () => usageRows(gw.dbPath, keyId) as unknown as Record<string, unknown>[];
-  await waitUntil(() => rows().some((r) => r.endpoint === route && r.model === o.model && r.status === 200), 'usage rows');
+  await waitUntil(
+    () => rows().some((r) => r.endpoint === route && r.model === o.model && r.status === 200),
+    'usage rows',
+  );
 }
 
 test('Claude Code, CLAUDE_CODE_USE_BEDROCK=1 with AWS_BEARER_TOKEN_BEDROCK: a Claude model (served by kind vertex)', {

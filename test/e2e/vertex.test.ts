@@ -69,7 +69,13 @@ test('@google/genai: a tool round trip on Gemini', async () => {
   up.reset();
   up.configure({ toolName: 'get_weather', toolArguments: { city: 'Oslo' }, replyText: 'It is sunny in Oslo.' });
   const ai = new GoogleGenAI({ apiKey: key, httpOptions: { baseUrl: gw.url } });
-  const tools = [{ functionDeclarations: [{ name: WEATHER.name, description: WEATHER.description, parametersJsonSchema: WEATHER.parameters }] }];
+  const tools = [
+    {
+      functionDeclarations: [
+        { name: WEATHER.name, description: WEATHER.description, parametersJsonSchema: WEATHER.parameters },
+      ],
+    },
+  ];
   const contents: Content[] = [{ role: 'user', parts: [{ text: 'Weather in Oslo?' }] }];
   const first = await ai.models.generateContent({ model: 'gemini-vx', contents, config: { tools } });
   const fc = first.functionCalls?.[0];
@@ -127,7 +133,10 @@ test('@anthropic-ai/sdk: Claude on Vertex through rawPredict, version in the bod
   assert.equal(call.method, 'rawPredict');
   assert.equal(call.body.anthropic_version, 'vertex-2023-10-16');
   assert.equal('model' in call.body, false);
-  assert.ok(Number(response.headers.get('x-modelgate-cost')) > 0, `a cost: ${response.headers.get('x-modelgate-cost')}`);
+  assert.ok(
+    Number(response.headers.get('x-modelgate-cost')) > 0,
+    `a cost: ${response.headers.get('x-modelgate-cost')}`,
+  );
 });
 
 test('@anthropic-ai/sdk, streamed: streamRawPredict; betas Vertex takes go, the others are left out and said', async () => {
@@ -153,7 +162,10 @@ test('@anthropic-ai/sdk, streamed: streamRawPredict; betas Vertex takes go, the 
 
 test('count_tokens on a Claude model counts on Vertex (count-tokens:rawPredict, the model in the body)', async () => {
   const client = new Anthropic({ baseURL: gw.url, authToken: key, apiKey: null, maxRetries: 0 });
-  const counted = await client.messages.countTokens({ model: 'claude-vx', messages: [{ role: 'user', content: 'hi' }] });
+  const counted = await client.messages.countTokens({
+    model: 'claude-vx',
+    messages: [{ role: 'user', content: 'hi' }],
+  });
   assert.equal(counted.input_tokens, 17);
   const call = vx.calls.at(-1)!;
   assert.equal(call.model, 'count-tokens');
@@ -169,14 +181,16 @@ test('no Google token or key reaches a reply or the log', async () => {
   assert.equal(logs.includes('PRIVATE KEY'), false);
 });
 
-test('429 RESOURCE_EXHAUSTED is a rate signal: the request fails over; a 400 keeps Vertex\'s text', async () => {
+test("429 RESOURCE_EXHAUSTED is a rate signal: the request fails over; a 400 keeps Vertex's text", async () => {
   up.reset();
   up.setBehaviour((r) =>
     r.path.startsWith('/v1beta/')
       ? {
           kind: 'status',
           status: 429,
-          body: { error: { code: 429, message: 'Resource exhausted. Please try again later.', status: 'RESOURCE_EXHAUSTED' } },
+          body: {
+            error: { code: 429, message: 'Resource exhausted. Please try again later.', status: 'RESOURCE_EXHAUSTED' },
+          },
         }
       : undefined,
   );
@@ -193,13 +207,22 @@ test('429 RESOURCE_EXHAUSTED is a rate signal: the request fails over; a 400 kee
         ? {
             kind: 'status',
             status: 400,
-            body: { error: { code: 400, message: 'Unable to submit request because it has an empty text parameter.', status: 'INVALID_ARGUMENT' } },
+            body: {
+              error: {
+                code: 400,
+                message: 'Unable to submit request because it has an empty text parameter.',
+                status: 'INVALID_ARGUMENT',
+              },
+            },
           }
         : undefined,
     );
     const refused = await oai.chat.completions
       .create({ model: 'gemini-vx', messages: [{ role: 'user', content: 'hi' }] })
-      .then(() => null, (err: unknown) => err as { status: number; message: string });
+      .then(
+        () => null,
+        (err: unknown) => err as { status: number; message: string },
+      );
     assert.equal(refused?.status, 400);
     assert.match(refused?.message ?? '', /empty text parameter/);
   } finally {

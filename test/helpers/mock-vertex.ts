@@ -79,7 +79,10 @@ export async function startMockVertex(
       if (body.anthropic_version !== 'vertex-2023-10-16' || 'model' in body)
         return json(400, {
           type: 'error',
-          error: { type: 'invalid_request_error', message: 'anthropic_version: vertex-2023-10-16 is required; model is not allowed' },
+          error: {
+            type: 'invalid_request_error',
+            message: 'anthropic_version: vertex-2023-10-16 is required; model is not allowed',
+          },
         });
       const { anthropic_version: _, ...rest } = body;
       const beta = req.headers['anthropic-beta'];

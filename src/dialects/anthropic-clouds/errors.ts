@@ -31,7 +31,10 @@ export function bedrockErrorType(status: number): string {
 }
 
 /** The body and headers of a Bedrock-shaped error. */
-export function renderBedrockError(err: GatewayError, requestId: string): { body: string; headers: Record<string, string> } {
+export function renderBedrockError(
+  err: GatewayError,
+  requestId: string,
+): { body: string; headers: Record<string, string> } {
   return {
     body: JSON.stringify({ message: maskKeyLike(err.message) }),
     headers: { 'x-amzn-errortype': bedrockErrorType(err.status), 'x-amzn-requestid': requestId },

@@ -49,7 +49,8 @@ export function vertexCallOf(path: string): VertexCall | null {
   const project = decoded(m[1]);
   const location = decoded(m[2]);
   if (model === null || project === null || location === null) return null;
-  if (method === 'rawPredict' && model === 'count-tokens') return { project, location, model: '', method: 'count-tokens' };
+  if (method === 'rawPredict' && model === 'count-tokens')
+    return { project, location, model: '', method: 'count-tokens' };
   if (method !== 'rawPredict' && method !== 'streamRawPredict') return null;
   return { project, location, model, method };
 }

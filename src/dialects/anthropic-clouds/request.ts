@@ -37,7 +37,8 @@ export function cloudMessagesBody(
   if (!isObject(value))
     throw new GatewayError('invalid_request', { message: 'The request body must be a JSON object.' });
   const version = value.anthropic_version;
-  const read = version === undefined ? CLOUD_MESSAGES_VERSION : typeof version === 'string' ? CLOUD_VERSIONS[version] : undefined;
+  const read =
+    version === undefined ? CLOUD_MESSAGES_VERSION : typeof version === 'string' ? CLOUD_VERSIONS[version] : undefined;
   if (read === undefined)
     throw new GatewayError('invalid_request', {
       message: `anthropic_version: ${JSON.stringify(version)} is not supported; send ${Object.keys(CLOUD_VERSIONS).join(', ')}.`,

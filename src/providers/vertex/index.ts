@@ -31,7 +31,8 @@ export interface VertexOptions {
 
 const optionsOf = (p: ProviderConfig): VertexOptions => p.options as VertexOptions;
 
-const isClaude = (d: DeploymentConfig | undefined): boolean => d !== undefined && vertexPublisher(d.model) === 'anthropic';
+const isClaude = (d: DeploymentConfig | undefined): boolean =>
+  d !== undefined && vertexPublisher(d.model) === 'anthropic';
 
 /** One token source per provider, made once; a failed start is tried again by the next request. */
 function lazyToken(credentialsFile: string | undefined): () => Promise<string> {
@@ -68,9 +69,7 @@ export const vertexProvider: ProviderSpec<VertexOptions> = {
   system: 'gcp.vertex_ai',
   configKeys: {
     project: z.string().min(1),
-    location: z
-      .string()
-      .regex(/^[a-z0-9-]+$/, 'must be a Vertex AI location such as us-east5, europe-west4 or global'),
+    location: z.string().regex(/^[a-z0-9-]+$/, 'must be a Vertex AI location such as us-east5, europe-west4 or global'),
     credentials_file: z.string().min(1).optional(),
   },
   requiresBaseUrl: false,

@@ -63,12 +63,24 @@ test('cloud model ids: the id first, then without ARN, region, anthropic. and th
     cloudModelCandidates('arn:aws:bedrock:us-east-1:123:inference-profile/us.anthropic.claude-x').at(-1),
     'claude-x',
   );
-  assert.deepEqual(cloudModelCandidates('claude-sonnet-4-5@20250929'), ['claude-sonnet-4-5@20250929', 'claude-sonnet-4-5']);
+  assert.deepEqual(cloudModelCandidates('claude-sonnet-4-5@20250929'), [
+    'claude-sonnet-4-5@20250929',
+    'claude-sonnet-4-5',
+  ]);
   assert.deepEqual(cloudModelCandidates('gpt-4o-mini'), ['gpt-4o-mini']);
   const known = new Set(['claude-sonnet-4-6', 'us.anthropic.claude-opus-5']);
-  assert.equal(gatewayModelOf('us.anthropic.claude-sonnet-4-6', (n) => known.has(n)), 'claude-sonnet-4-6');
-  assert.equal(gatewayModelOf('us.anthropic.claude-opus-5', (n) => known.has(n)), 'us.anthropic.claude-opus-5');
-  assert.equal(gatewayModelOf('eu.anthropic.claude-nope-v1:0', (n) => known.has(n)), 'eu.anthropic.claude-nope-v1:0');
+  assert.equal(
+    gatewayModelOf('us.anthropic.claude-sonnet-4-6', (n) => known.has(n)),
+    'claude-sonnet-4-6',
+  );
+  assert.equal(
+    gatewayModelOf('us.anthropic.claude-opus-5', (n) => known.has(n)),
+    'us.anthropic.claude-opus-5',
+  );
+  assert.equal(
+    gatewayModelOf('eu.anthropic.claude-nope-v1:0', (n) => known.has(n)),
+    'eu.anthropic.claude-nope-v1:0',
+  );
 });
 
 test('the body: model from the path, stream from the route, version and betas read and handed on', () => {
@@ -94,11 +106,19 @@ test('the body: model from the path, stream from the route, version and betas re
     'anthropic-version': '2023-06-01',
     'anthropic-beta': 'claude-code-20250219,context-1m-2025-08-07',
   });
-  assert.equal(cloudMessagesBody({ anthropic_version: '2026-10-21' }, { model: 'm', stream: false, betaHeader: undefined }).version, '2026-10-21');
-  assert.equal('stream' in cloudMessagesBody({ stream: true }, { model: 'm', stream: false, betaHeader: undefined }).body, false);
+  assert.equal(
+    cloudMessagesBody({ anthropic_version: '2026-10-21' }, { model: 'm', stream: false, betaHeader: undefined })
+      .version,
+    '2026-10-21',
+  );
+  assert.equal(
+    'stream' in cloudMessagesBody({ stream: true }, { model: 'm', stream: false, betaHeader: undefined }).body,
+    false,
+  );
   assert.throws(() => cloudMessagesBody([], { model: 'm', stream: false, betaHeader: undefined }), /JSON object/);
   assert.throws(
-    () => cloudMessagesBody({ anthropic_version: 'bedrock-1999' }, { model: 'm', stream: false, betaHeader: undefined }),
+    () =>
+      cloudMessagesBody({ anthropic_version: 'bedrock-1999' }, { model: 'm', stream: false, betaHeader: undefined }),
     (e: GatewayError) => e.status === 400 && e.param === 'anthropic_version',
   );
   assert.throws(

@@ -14,7 +14,8 @@ function fakeRelay(): StreamRelay {
     finished: true,
     failed: false,
     usage: () => ({ inputTokens: 1, outputTokens: 2, cacheReadTokens: 0, cacheWriteTokens: 0 }),
-    errorEvent: (err) => `event: error\ndata: ${JSON.stringify({ type: 'error', error: { type: 'api_error', message: err.message } })}\n\n`,
+    errorEvent: (err) =>
+      `event: error\ndata: ${JSON.stringify({ type: 'error', error: { type: 'api_error', message: err.message } })}\n\n`,
   } as StreamRelay;
 }
 
@@ -45,5 +46,8 @@ test('an in-stream error is an Anthropic error event in a chunk', () => {
   const relay = BEDROCK_EVENT_STREAM.wrap(fakeRelay());
   const bytes = relay.errorEvent(new GatewayError('upstream_error', { message: 'upstream broke' }), 'req_1');
   const [frame] = new EventStreamDecoder().push(bytes as Uint8Array);
-  assert.deepEqual(JSON.parse(unwrapChunk(frame.data)), { type: 'error', error: { type: 'api_error', message: 'upstream broke' } });
+  assert.deepEqual(JSON.parse(unwrapChunk(frame.data)), {
+    type: 'error',
+    error: { type: 'api_error', message: 'upstream broke' },
+  });
 });

@@ -18,7 +18,10 @@ test('config: project and location required, location checked, another kind’s 
   assert.throws(() => config('project: p'), /providers\[0\]\.location/);
   assert.throws(() => config('project: p, location: "US East"'), /providers\[0\]\.location/);
   assert.throws(() => config('project: p, location: us-east5, region: x'), /not a setting of kind vertex/);
-  assert.equal(config('project: p, location: us-east5').providers[0].baseUrl, 'https://us-east5-aiplatform.googleapis.com');
+  assert.equal(
+    config('project: p, location: us-east5').providers[0].baseUrl,
+    'https://us-east5-aiplatform.googleapis.com',
+  );
   assert.equal(config('project: p, location: global').providers[0].baseUrl, 'https://aiplatform.googleapis.com');
 });
 
@@ -34,7 +37,10 @@ test('targets: Gemini models to generateContent, Claude models to rawPredict, un
     origin: 'https://europe-west4-aiplatform.googleapis.com',
     path: `${base}/google/models/gemini-2.5-pro:streamGenerateContent?alt=sse`,
   });
-  assert.equal(spec.target(p, gemini, generationQuery('gemini', false)).path, `${base}/google/models/gemini-2.5-pro:generateContent`);
+  assert.equal(
+    spec.target(p, gemini, generationQuery('gemini', false)).path,
+    `${base}/google/models/gemini-2.5-pro:generateContent`,
+  );
   assert.equal(
     spec.target(p, claude, generationQuery('anthropic', false)).path,
     `${base}/anthropic/models/claude-sonnet-4-5@20250929:rawPredict`,
@@ -50,7 +56,14 @@ test('targets: Gemini models to generateContent, Claude models to rawPredict, un
   assert.throws(() => spec.target(p, gemini, generationQuery('anthropic', false)), /no endpoint/);
   assert.throws(() => spec.target(p, claude, targetQuery('embeddings', 'openai', false)), /no endpoint/);
   const custom = config('project: p, location: us-east5, base_url: "http://127.0.0.1:9/"');
-  assert.equal(providerSpec(custom.providers[0]).target(custom.providers[0], custom.models[0].deployments[0], generationQuery('gemini', false)).origin, 'http://127.0.0.1:9');
+  assert.equal(
+    providerSpec(custom.providers[0]).target(
+      custom.providers[0],
+      custom.models[0].deployments[0],
+      generationQuery('gemini', false),
+    ).origin,
+    'http://127.0.0.1:9',
+  );
 });
 
 test('the rawPredict body: the version first, no model (count-tokens keeps it), no anthropic_beta; Gemini bodies untouched', () => {
@@ -88,7 +101,7 @@ test('betas: Claude models on Vertex keep what Vertex takes, rename tool search,
   const fitted = fitBetas(rules, 'files-api-2025-04-14,advanced-tool-use-2025-11-20,mcp-client-2025-04-04');
   assert.equal(fitted.value, 'tool-search-tool-2025-10-19');
   assert.deepEqual(fitted.adjustments, [
-    'anthropic-beta advanced-tool-use-2025-11-20 sent as tool-search-tool-2025-10-19: the upstream\'s name for it',
+    "anthropic-beta advanced-tool-use-2025-11-20 sent as tool-search-tool-2025-10-19: the upstream's name for it",
     'anthropic-beta files-api-2025-04-14, mcp-client-2025-04-04 left out: the upstream does not take them',
   ]);
   assert.deepEqual(fitBetas(rules, 'files-api-2025-04-14'), {
