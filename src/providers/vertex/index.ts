@@ -25,8 +25,8 @@ export interface VertexOptions {
   /** The origin requests go to, and the path prefix of a `base_url` that has one. */
   origin: string;
   prefix: string;
-  /** The token source, made on the first request (reading the credentials file is I/O). */
-  token: () => Promise<string>;
+  /** The Authorization header's value: at once while the kept token is fresh, else the fetch to wait for. */
+  token: () => string | Promise<string>;
 }
 
 const optionsOf = (p: ProviderConfig): VertexOptions => p.options as VertexOptions;
@@ -34,16 +34,31 @@ const optionsOf = (p: ProviderConfig): VertexOptions => p.options as VertexOptio
 const isClaude = (d: DeploymentConfig | undefined): boolean =>
   d !== undefined && vertexPublisher(d.model) === 'anthropic';
 
-/** One token source per provider, made once; a failed start is tried again by the next request. */
-function lazyToken(credentialsFile: string | undefined): () => Promise<string> {
+/** A kept token is not sent in its last minutes: google-auth-library fetches the next one by then. */
+const REFRESH_BEFORE_MS = 5 * 60_000;
+
+/**
+ * One token source per provider, made on the first request (reading the credentials file is I/O; a
+ * failed start is tried again by the next request). The header is kept while its token has more than
+ * five minutes left, so most requests do not wait on a promise; google-auth-library refreshes it then.
+ */
+function lazyToken(credentialsFile: string | undefined): () => string | Promise<string> {
   let source: Promise<TokenSource> | null = null;
-  return async () => {
+  let header: string | null = null;
+  let freshUntil = 0;
+  const fetchHeader = async (): Promise<string> => {
     source ??= vertexTokenSource(credentialsFile).catch((err: unknown) => {
       source = null;
       throw err;
     });
-    return (await source)();
+    const s = await source;
+    const value = `Bearer ${await s()}`;
+    const expiresAt = s.expiresAt?.();
+    header = expiresAt === undefined ? null : value;
+    freshUntil = expiresAt === undefined ? 0 : expiresAt - REFRESH_BEFORE_MS;
+    return value;
   };
+  return () => (header !== null && Date.now() < freshUntil ? header : fetchHeader());
 }
 
 /**
@@ -113,11 +128,14 @@ export const vertexProvider: ProviderSpec<VertexOptions> = {
   wireBody: rawPredictBody,
   betas: (_p, d) => (isClaude(d) ? VERTEX_CLAUDE_BETAS : null),
   sign(input) {
-    return optionsOf(input.provider)
-      .token()
-      .then((token) => {
-        input.headers.authorization = `Bearer ${token}`;
-      });
+    const header = optionsOf(input.provider).token();
+    if (typeof header === 'string') {
+      input.headers.authorization = header;
+      return;
+    }
+    return header.then((value) => {
+      input.headers.authorization = value;
+    });
   },
   check(p) {
     const path = baseUrlPath(p.baseUrl);

@@ -109,3 +109,34 @@ test('betas: Claude models on Vertex keep what Vertex takes, rename tool search,
     adjustments: ['anthropic-beta files-api-2025-04-14 left out: the upstream does not take it'],
   });
 });
+
+test('sign: a Google token from the service account, kept while fresh (later requests do not wait), refetched near expiry', async () => {
+  const { startMockGoogleToken } = await import('../../helpers/mock-google-token.ts');
+  for (const [lifetime, exchanges] of [
+    [3600, 1],
+    [240, 2],
+  ] as const) {
+    const google = await startMockGoogleToken(lifetime);
+    try {
+      const c = config(`project: p, location: us-east5, credentials_file: "${await google.serviceAccountFile()}"`);
+      const p = c.providers[0];
+      const d = c.models[1].deployments[0];
+      const spec = providerSpec(p);
+      const sign = (headers: Record<string, string>) =>
+        spec.sign!({ provider: p, deployment: d, target: { origin: '', path: '' }, headers, body: '' });
+      const first: Record<string, string> = {};
+      await sign(first);
+      const token = /^Bearer (.+)$/.exec(first.authorization)![1];
+      assert.ok(google.isIssued(token));
+      const second: Record<string, string> = {};
+      const waited = sign(second);
+      // A token with an hour left is kept: the header is there at once; one inside its last five minutes is not.
+      assert.equal(waited === undefined, lifetime === 3600);
+      await waited;
+      assert.ok(google.isIssued(/^Bearer (.+)$/.exec(second.authorization)![1]));
+      assert.equal(google.exchanges, exchanges);
+    } finally {
+      await google.close();
+    }
+  }
+});
