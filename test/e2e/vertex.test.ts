@@ -27,9 +27,11 @@ before(async () => {
   const sa = await google.serviceAccountFile();
   gw = await startGateway({
     configYaml: configYaml({
-      providers: `  - { name: vx, kind: vertex, project: proj-1, location: us-east5, base_url: "${vx.url}", credentials_file: "${sa}" }`,
+      providers: `  - { name: vx, kind: vertex, project: proj-1, location: us-east5, base_url: "${vx.url}", credentials_file: "${sa}" }
+  - { name: vx-broken, kind: vertex, project: proj-1, location: us-east5, base_url: "${vx.url}", credentials_file: "/nonexistent/sa.json" }`,
       models: `  - { name: gemini-vx, deployments: [ { provider: vx, model: gemini-2.5-flash } ] }
   - { name: claude-vx, deployments: [ { provider: vx, model: "claude-sonnet-4-5@20250929" } ] }
+  - { name: gemini-no-token-first, deployments: [ { provider: vx-broken, model: gemini-2.5-pro }, { provider: vx, model: gemini-2.5-flash, priority: 1 } ] }
   - { name: gemini-failover, deployments: [ { provider: vx, model: gemini-2.5-flash }, { provider: mock, model: mock-model, priority: 1 } ] }`,
     }),
   });
@@ -228,4 +230,21 @@ test("429 RESOURCE_EXHAUSTED is a rate signal: the request fails over; a 400 kee
   } finally {
     up.setBehaviour(undefined);
   }
+});
+
+test('credentials that yield no token set the deployment aside: the next one answers', async () => {
+  up.reset();
+  up.configure({ replyText: 'answered by the second deployment' });
+  const oai = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: key, maxRetries: 0 });
+  const reply = await oai.chat.completions.create({
+    model: 'gemini-no-token-first',
+    messages: [{ role: 'user', content: 'hi' }],
+  });
+  assert.equal(reply.choices[0].message.content, 'answered by the second deployment');
+  assert.equal(vx.calls.at(-1)!.model, 'gemini-2.5-flash');
+  assert.equal(
+    vx.calls.some((c) => c.model === 'gemini-2.5-pro'),
+    false,
+    'nothing went to Vertex without a token',
+  );
 });
