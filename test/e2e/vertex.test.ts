@@ -164,14 +164,16 @@ test('@anthropic-ai/sdk, streamed: streamRawPredict; betas Vertex takes go, the 
 
 test('count_tokens on a Claude model counts on Vertex (count-tokens:rawPredict, the model in the body)', async () => {
   const client = new Anthropic({ baseURL: gw.url, authToken: key, apiKey: null, maxRetries: 0 });
-  const counted = await client.messages.countTokens({
+  const counted = await client.beta.messages.countTokens({
     model: 'claude-vx',
     messages: [{ role: 'user', content: 'hi' }],
+    betas: ['context-1m-2025-08-07', 'files-api-2025-04-14'],
   });
   assert.equal(counted.input_tokens, 17);
   const call = vx.calls.at(-1)!;
   assert.equal(call.model, 'count-tokens');
   assert.equal(call.body.model, 'claude-sonnet-4-5@20250929');
+  assert.equal(call.headers['anthropic-beta'], 'context-1m-2025-08-07', 'a beta Vertex refuses would fail the count');
 });
 
 test('no Google token or key reaches a reply or the log', async () => {
