@@ -294,3 +294,27 @@ test('Claude Code, CLAUDE_CODE_USE_VERTEX=1 with CLAUDE_CODE_SKIP_VERTEX_AUTH an
 test('Claude Code, CLAUDE_CODE_USE_VERTEX=1: a GPT model behind the gateway', { timeout: 240_000 }, async (t) => {
   await claudeCloudRoundTrip(t, { mode: 'vertex', model: 'gpt-4o-mini', upstreamPath: '/v1/chat/completions' });
 });
+
+test('bedrock-sdk: a failure after the stream started is an error event in a chunk, which the SDK raises', async () => {
+  up.reset();
+  up.setBehaviour((r) =>
+    r.path === '/v1/chat/completions'
+      ? { kind: 'stream-error', afterEvents: 2, message: 'upstream fell over' }
+      : undefined,
+  );
+  try {
+    const stream = bedrock().messages.stream({
+      model: 'gpt-4o-mini',
+      max_tokens: 64,
+      messages: [{ role: 'user', content: 'hi' }],
+    });
+    await assert.rejects(stream.finalMessage(), (err: Error) => /upstream fell over/.test(err.message));
+  } finally {
+    up.setBehaviour(undefined);
+  }
+  const rows = () => usageRows(gw.dbPath, keyId) as unknown as Record<string, unknown>[];
+  await waitUntil(
+    () => rows().some((r) => r.endpoint === '/model/{model}/invoke-with-response-stream' && r.status === 502),
+    'the failed stream billed and marked',
+  );
+});
