@@ -12,6 +12,7 @@ import { azureProvider } from './providers/azure/index.ts';
 import { geminiProvider } from './providers/gemini/index.ts';
 import { mockProvider } from './providers/mock/index.ts';
 import { openaiProvider } from './providers/openai/index.ts';
+import { vertexProvider } from './providers/vertex/index.ts';
 import type { ClientSide, UpstreamSide } from './spec/codec.ts';
 import type { ProviderSpec } from './spec/provider.ts';
 
@@ -22,6 +23,7 @@ export const PROVIDERS: readonly ProviderSpec<any>[] = [
   geminiProvider,
   mockProvider,
   azureProvider,
+  vertexProvider,
 ];
 
 export const CLIENT_SIDES: Readonly<Record<Dialect, ClientSide>> = {
@@ -62,5 +64,5 @@ export function upstreamDialectFor(endpoint: Dialect, p: ProviderConfig): Dialec
 /** Whether the deployment's upstream serves /v1/responses itself and keeps its conversations. */
 export function servesResponsesNatively(d: DeploymentConfig): boolean {
   const spec = providerSpec(d.provider);
-  return spec.keepsResponses && spec.upstreamDialect('responses', d.provider) === 'responses';
+  return spec.keepsResponses && spec.upstreamDialect('responses', d.provider, d) === 'responses';
 }

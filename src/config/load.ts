@@ -114,7 +114,10 @@ function build(raw: RawConfig, source: string, env: NodeJS.ProcessEnv): GatewayC
     providers.set(p.name, {
       name: p.name,
       kind: p.kind,
-      baseUrl: (p.base_url ?? 'http://mock.invalid').replace(/\/+$/, ''),
+      baseUrl: (p.base_url ?? spec.defaultBaseUrl?.(p as Record<string, unknown>) ?? 'http://mock.invalid').replace(
+        /\/+$/,
+        '',
+      ),
       apiKeys,
       headers: p.headers ?? {},
       options,

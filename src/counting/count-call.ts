@@ -46,7 +46,7 @@ export async function countCall(
     what: string;
     url: string;
     headers: Record<string, string>;
-    body: string;
+    body: string | Buffer;
     timeouts: { firstByteMs: number; idleMs: number };
   },
 ): Promise<CountCall> {

@@ -52,7 +52,7 @@ async function count(
   });
   const p = deployment.provider;
   const spec = providerSpec(p);
-  if (spec.upstreamDialect('gemini', p) !== 'gemini' || !spec.countsTokens(p, 'gemini')) return estimate();
+  if (spec.upstreamDialect('gemini', p, deployment) !== 'gemini' || !spec.countsTokens(p, 'gemini')) return estimate();
   const apiKey = gw.keyRotation.next(p);
   if (apiKey === null && p.apiKeys.length > 0) return estimate();
   // A whole generateContentRequest names its model inside: the upstream's, as the path does.
@@ -64,8 +64,8 @@ async function count(
           generateContentRequest: { ...opts.request, model: `models/${deployment.model.replace(/^models\//, '')}` },
         });
   const query = targetQuery('count-tokens', 'gemini', false, opts.version);
-  const { url, headers } = await upstreamRequest(deployment, query, { apiKey, body });
-  const r = await countCall(gw, { provider: p.name, what: 'countTokens', url, headers, body, timeouts: opts.timeouts });
+  const sent = await upstreamRequest(deployment, query, { apiKey, body });
+  const r = await countCall(gw, { provider: p.name, what: 'countTokens', ...sent, timeouts: opts.timeouts });
   if (r.kind === 'counted') return { body: r.text, source: 'exact' };
   if (r.kind === 'estimate') return estimate();
   throw upstreamFailure({

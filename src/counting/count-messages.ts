@@ -14,6 +14,7 @@ import { estimatePromptTokens } from '../admission/estimate-tokens.ts';
 import { upstreamFailure } from '../dialects/upstream-failure.ts';
 import { providerSpec } from '../registry.ts';
 import { targetQuery } from '../spec/provider.ts';
+import { fitBetas } from '../spec/betas.ts';
 import { upstreamRequest } from '../upstream/http-provider.ts';
 import { countCall, countingDeployment, type CountResult, type CountServices } from './count-call.ts';
 
@@ -59,23 +60,23 @@ async function count(
   });
   const p = deployment.provider;
   const spec = providerSpec(p);
-  if (spec.upstreamDialect('anthropic', p) !== 'anthropic' || !spec.countsTokens(p, 'anthropic')) return estimate();
+  if (spec.upstreamDialect('anthropic', p, deployment) !== 'anthropic' || !spec.countsTokens(p, 'anthropic'))
+    return estimate();
   const apiKey = gw.keyRotation.next(p);
   // Every key of the provider was refused: the generation path has taken it out too.
   if (apiKey === null && p.apiKeys.length > 0) return estimate();
   // Counting passes through: the upstream reads the body under the caller's version.
   const forward: Record<string, string> = { 'anthropic-version': opts.version };
-  if (typeof opts.beta === 'string') forward['anthropic-beta'] = opts.beta;
+  if (typeof opts.beta === 'string') {
+    // Betas the upstream refuses would make it refuse the count; a count is advisory, and the generation
+    // request that follows says in x-modelgate-adjusted what it leaves out.
+    const rules = spec.betas?.(p, deployment) ?? null;
+    const beta = rules === null ? opts.beta : fitBetas(rules, opts.beta).value;
+    if (beta !== undefined) forward['anthropic-beta'] = beta;
+  }
   const body = patchModel(opts.text, deployment.model) ?? JSON.stringify({ ...value, model: deployment.model });
-  const { url, headers } = await upstreamRequest(deployment, COUNT, { apiKey, forward, body });
-  const r = await countCall(gw, {
-    provider: p.name,
-    what: 'count_tokens',
-    url,
-    headers,
-    body,
-    timeouts: opts.timeouts,
-  });
+  const sent = await upstreamRequest(deployment, COUNT, { apiKey, forward, body });
+  const r = await countCall(gw, { provider: p.name, what: 'count_tokens', ...sent, timeouts: opts.timeouts });
   if (r.kind === 'counted') return { body: r.text, source: 'exact' };
   if (r.kind === 'estimate') return estimate();
   throw upstreamFailure({

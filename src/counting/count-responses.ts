@@ -39,7 +39,7 @@ export async function countResponsesTokens(
 interface CountTarget {
   url: string;
   headers: Record<string, string>;
-  body: string;
+  body: string | Buffer;
   upstreamDialect: 'responses' | 'anthropic';
 }
 
@@ -48,18 +48,14 @@ async function countTarget(gw: CountServices, opts: CountOptions): Promise<Count
   const { deployment } = opts;
   const p = deployment.provider;
   const spec = providerSpec(p);
-  const dialect = spec.upstreamDialect('responses', p);
+  const dialect = spec.upstreamDialect('responses', p, deployment);
   if ((dialect !== 'responses' && dialect !== 'anthropic') || !spec.countsTokens(p, dialect)) return null;
   const apiKey = gw.keyRotation.next(p);
   // Every key of the provider was refused: the generation path has taken it out too.
   if (apiKey === null && p.apiKeys.length > 0) return null;
   if (dialect === 'responses') {
     const body = patchModel(opts.text, deployment.model) ?? JSON.stringify({ ...opts.value, model: deployment.model });
-    return {
-      ...(await upstreamRequest(deployment, COUNT_RESPONSES, { apiKey, body })),
-      body,
-      upstreamDialect: dialect,
-    };
+    return { ...(await upstreamRequest(deployment, COUNT_RESPONSES, { apiKey, body })), upstreamDialect: dialect };
   }
   // An Anthropic-style upstream counts the request as the hub would send it.
   let encoded: Record<string, unknown>;
@@ -78,7 +74,7 @@ async function countTarget(gw: CountServices, opts: CountOptions): Promise<Count
   const counted: Record<string, unknown> = {};
   for (const k of COUNTED_FIELDS) if (encoded[k] !== undefined) counted[k] = encoded[k];
   const body = JSON.stringify(counted);
-  return { ...(await upstreamRequest(deployment, COUNT_MESSAGES, { apiKey, body })), body, upstreamDialect: dialect };
+  return { ...(await upstreamRequest(deployment, COUNT_MESSAGES, { apiKey, body })), upstreamDialect: dialect };
 }
 
 const COUNT_RESPONSES = targetQuery('count-tokens', 'responses', false);

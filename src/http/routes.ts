@@ -1,5 +1,6 @@
 // Exact path routing (SPEC §4.1, DESIGN.md): no trailing slash, no case folding; a query string is ignored.
 import type { Dialect } from '../core/dialect.ts';
+import { bedrockCallOf, vertexCallOf } from '../dialects/anthropic-clouds/paths.ts';
 import { geminiCallOf } from '../dialects/gemini/routes.ts';
 
 export type RouteName =
@@ -28,6 +29,12 @@ export type RouteName =
   | 'gemini_models'
   | 'gemini_model'
   | 'gemini_unknown'
+  | 'bedrock_invoke'
+  | 'bedrock_invoke_stream'
+  | 'bedrock_inference_profiles'
+  | 'vertex_raw_predict'
+  | 'vertex_stream_raw_predict'
+  | 'vertex_count_tokens'
   | 'mcp';
 
 export interface Route {
@@ -59,6 +66,8 @@ const EXACT: Route[] = [
   { name: 'readyz', template: '/readyz', method: 'GET', dialect: 'openai' },
   { name: 'metrics', template: '/metrics', method: 'GET', dialect: 'openai' },
   { name: 'mcp', template: '/mcp', method: 'POST', dialect: 'openai' },
+  // Bedrock's ListInferenceProfiles, which Claude Code's Bedrock mode asks for at start.
+  { name: 'bedrock_inference_profiles', template: '/inference-profiles', method: 'GET', dialect: 'anthropic' },
 ];
 const ROUTES = new Map(EXACT.map((r) => [r.template, r]));
 
@@ -100,6 +109,47 @@ const GEMINI_ROUTES = {
     dialect: 'gemini',
   },
 } as const satisfies Record<string, Route>;
+/** Anthropic's cloud routes (Claude Code's Bedrock and Vertex modes, the clouds' SDKs): Messages underneath. */
+const CLOUD_ROUTES = {
+  invoke: { name: 'bedrock_invoke', template: '/model/{model}/invoke', method: 'POST', dialect: 'anthropic' },
+  invokeStream: {
+    name: 'bedrock_invoke_stream',
+    template: '/model/{model}/invoke-with-response-stream',
+    method: 'POST',
+    dialect: 'anthropic',
+  },
+  rawPredict: {
+    name: 'vertex_raw_predict',
+    template: '/v1/projects/{project}/locations/{location}/publishers/anthropic/models/{model}:rawPredict',
+    method: 'POST',
+    dialect: 'anthropic',
+  },
+  streamRawPredict: {
+    name: 'vertex_stream_raw_predict',
+    template: '/v1/projects/{project}/locations/{location}/publishers/anthropic/models/{model}:streamRawPredict',
+    method: 'POST',
+    dialect: 'anthropic',
+  },
+  countTokens: {
+    name: 'vertex_count_tokens',
+    template: '/v1/projects/{project}/locations/{location}/publishers/anthropic/models/count-tokens:rawPredict',
+    method: 'POST',
+    dialect: 'anthropic',
+  },
+} as const satisfies Record<string, Route>;
+
+/** A cloud route's Route, or undefined; only paths that start like one are parsed. */
+function cloudRoute(path: string): Route | undefined {
+  if (path.startsWith('/model/')) {
+    const call = bedrockCallOf(path);
+    return call === null ? undefined : call.stream ? CLOUD_ROUTES.invokeStream : CLOUD_ROUTES.invoke;
+  }
+  const call = vertexCallOf(path);
+  if (call === null) return undefined;
+  if (call.method === 'count-tokens') return CLOUD_ROUTES.countTokens;
+  return call.method === 'streamRawPredict' ? CLOUD_ROUTES.streamRawPredict : CLOUD_ROUTES.rawPredict;
+}
+
 const RESPONSE_PREFIX = '/v1/responses/';
 /** GET and DELETE /v1/responses/{id}: a stored response (the SDK's `responses.retrieve` and `delete`). */
 const RESPONSE_ROUTE: Route = {
@@ -172,6 +222,10 @@ export function findRoute(path: string): Route | undefined {
         : c.items
           ? CONVERSATION_ROUTES.items
           : CONVERSATION_ROUTES.one;
+  }
+  if (path.startsWith('/model/') || path.startsWith('/projects/') || path.startsWith('/v1/projects/')) {
+    const cloud = cloudRoute(path);
+    if (cloud !== undefined) return cloud;
   }
   // Only paths that can be Gemini's pay for its parse.
   const gemini = path.charCodeAt(3) === 98 /* b */ || path.includes(':') ? geminiCallOf(path) : null;

@@ -21,6 +21,7 @@ import { countedTurn } from '../conversation/responses-turn.ts';
 import { answerConversations } from '../conversation/conversations-api.ts';
 import type { Gateway } from './gateway.ts';
 import { stagedBody } from './staged-body.ts';
+import { INFERENCE_PROFILES_BODY, vertexCountRequest } from './cloud-routes.ts';
 
 export async function answerShort(
   gw: Gateway,
@@ -113,6 +114,10 @@ async function shortAnswer(
         ...(await countedTurn(gw.responses, { keyId: key.id, ...(await read()), now: a.now })),
         defaultMaxTokens: gw.config.defaultMaxTokens,
       });
+    case 'bedrock_inference_profiles':
+      return { body: INFERENCE_PROFILES_BODY };
+    case 'vertex_count_tokens':
+      return countMessagesTokens(gw, { key, ...vertexCountRequest(gw.catalog, req.headers, read) });
     case 'gemini_count':
       return countGeminiTokens(gw, { key, call: geminiCallOf(path)!, value: (await read()).value });
     default:

@@ -8,7 +8,9 @@ import { GatewayError } from '../core/errors.ts';
 import { answeredOrGone, readBody, parseJsonBody } from '../http/body.ts';
 import { geminiCallOf, type GeminiCall } from '../dialects/gemini/routes.ts';
 import { pathOf, type Route } from '../http/routes.ts';
-import { sendError } from '../http/respond.ts';
+import { sendError, sendJson } from '../http/respond.ts';
+import type { CloudMessages } from '../dialects/anthropic-clouds/request.ts';
+import type { ReplyFraming } from './reply-framing.ts';
 import { ResponseClientLink } from '../routing/attempt-watch.ts';
 import { authenticate, authenticateGemini } from '../auth/authenticate.ts';
 import { renderStreamError } from '../dialects/render-error.ts';
@@ -41,6 +43,7 @@ import { runAfterReply, runBeforeRouting } from '../stages/run.ts';
 import { keepAliveFor, relayStream } from './relay.ts';
 import { StageTally } from './stage-tally.ts';
 import { answerShort } from './endpoints.ts';
+import { bedrockEndpoint, vertexEndpoint } from './cloud-routes.ts';
 import { handleMcp } from '../mcp/endpoint.ts';
 import type { Gateway } from './gateway.ts';
 import { servesResponsesNatively } from '../registry.ts';
@@ -105,6 +108,12 @@ export async function dispatch(
         validate: (body, at) => validateGeminiCall(body, gemini, at.url),
       });
     }
+    case 'bedrock_invoke':
+    case 'bedrock_invoke_stream':
+      return handleGeneration(gw, req, res, bedrockEndpoint(gw.catalog, req, requestId));
+    case 'vertex_raw_predict':
+    case 'vertex_stream_raw_predict':
+      return handleGeneration(gw, req, res, vertexEndpoint(gw.catalog, req, requestId));
     case 'mcp':
       return handleMcp(gw, req, res, requestId);
     default:
@@ -138,6 +147,16 @@ export interface GenerationEndpoint {
   compact?: boolean;
   /** A Gemini path: the model and the method come from it. */
   gemini?: GeminiCall;
+  /**
+   * An Anthropic cloud route (Bedrock's InvokeModel, Vertex's rawPredict): its body reshaped into a
+   * /v1/messages body (the model from the path) and the headers that go with it. Such a route serves
+   * every chat model, translated where it is not Claude, and reads the body under CLOUD_MESSAGES_VERSION.
+   */
+  cloud?: { reshape(value: unknown): CloudMessages };
+  /** A streamed reply framed otherwise than as SSE (Bedrock's event stream); no keep-alive comments then. */
+  framing?: ReplyFraming;
+  /** Errors in another shape than the dialect's (Bedrock's `{message}` and `x-amzn-errortype`). */
+  renderError?: (err: GatewayError, requestId: string) => { body: string; headers: Record<string, string> };
   /** The body's check in the route's dialect (`version`: the checked anthropic-version of /v1/messages). */
   validate: (body: unknown, at: { url: string | undefined; version: AnthropicVersion | null }) => RequestFacts;
 }
@@ -213,7 +232,9 @@ async function serve(
     ? authenticate(req.headers, gw.keys, state.startedWall, req.socket)
     : authenticateGemini(req.headers, req.url, gw.keys, state.startedWall, req.socket));
   state.key = key;
-  const version = state.dialect === 'anthropic' ? checkAnthropicVersion(req.headers) : null;
+  const { cloud } = flight.endpoint;
+  // A cloud route's version is a body field: read with the body below.
+  let version = cloud === undefined && state.dialect === 'anthropic' ? checkAnthropicVersion(req.headers) : null;
   const mode = embedding === true ? 'embedding' : 'chat';
   // A compressed body costs memory to decode: a key that may use no model here, or whose rate window is
   // already full, is refused first.
@@ -228,6 +249,15 @@ async function serve(
   }
   let raw = await readBody(req, gw.bodyLimits);
   let { text, value } = parseJsonBody(raw);
+  let cloudForward: Record<string, string> | undefined;
+  if (cloud !== undefined) {
+    const reshaped = cloud.reshape(value);
+    value = reshaped.body;
+    text = JSON.stringify(value);
+    raw = Buffer.from(text);
+    cloudForward = reshaped.forward;
+    version = reshaped.version;
+  }
   // A request refused by validation still names its model in the usage row, metrics and logs.
   const named = (value as { model?: unknown } | null)?.model;
   if (typeof named === 'string') state.model = named;
@@ -237,7 +267,9 @@ async function serve(
   state.model = facts.model;
   state.stream = facts.stream;
   state.sessionId = sessionIdOf(req.headers, value);
-  let model = resolveModel(gw.catalog, key, facts.model, state.dialect, mode);
+  // The cloud routes serve every chat model (Claude Code's cloud modes reach GPT models too): only
+  // /v1/messages itself narrows by family.
+  let model = resolveModel(gw.catalog, key, facts.model, cloud === undefined ? state.dialect : 'openai', mode);
   // An alias bills, limits and labels as the model it reaches; the reply still names what the caller sent.
   state.model = model.name;
   let parsed = value as Record<string, unknown>;
@@ -315,7 +347,9 @@ async function serve(
 
   // A streaming client hears from the gateway while the upstream is silent (stream-keep-alive.ts).
   const keepAlive =
-    facts.stream && gw.config.streamKeepAliveMs > 0 ? keepAliveFor(res, flight, gw.config.streamKeepAliveMs) : null;
+    facts.stream && gw.config.streamKeepAliveMs > 0 && flight.endpoint.framing === undefined
+      ? keepAliveFor(res, flight, gw.config.streamKeepAliveMs)
+      : null;
   const input = {
     dialect: state.dialect,
     raw,
@@ -338,7 +372,7 @@ async function serve(
       state,
       model,
       input,
-      forwardHeaders: version === null ? undefined : forwardedHeaders(req.headers),
+      forwardHeaders: cloudForward ?? (version === null ? undefined : forwardedHeaders(req.headers)),
       client,
     });
   } finally {
@@ -413,7 +447,15 @@ async function answerFailure(
         : flight.admissionRan || state.key === null
           ? undefined
           : await gw.admission.headersFor(state.key, Date.now());
-    sendError(res, { dialect: endpoint.dialect, error: gerr, requestId: endpoint.requestId, headers });
+    if (endpoint.renderError !== undefined) {
+      const shaped = endpoint.renderError(gerr, endpoint.requestId);
+      sendJson(res, {
+        status: gerr.status,
+        body: shaped.body,
+        requestId: endpoint.requestId,
+        headers: { ...headers, ...gerr.headers, ...shaped.headers },
+      });
+    } else sendError(res, { dialect: endpoint.dialect, error: gerr, requestId: endpoint.requestId, headers });
   } else if (flight.keptAlive && !res.writableEnded) {
     // Only keep-alive comments went out: the failure is the stream's one error event in its dialect.
     res.end(renderStreamError(endpoint.dialect, gerr, endpoint.requestId));

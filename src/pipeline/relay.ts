@@ -38,7 +38,7 @@ export async function relayStream(
   const { state } = flight;
   // The reply's stages rewrite its text deltas; without them the exchange's own relay runs alone.
   const stages = flight.stages;
-  const relay =
+  const inner =
     stages === null || !stages.replies
       ? answer.exchange.stream()
       : new StagedRelay(answer.exchange.stream(), {
@@ -46,11 +46,14 @@ export async function relayStream(
           dialect: flight.endpoint.dialect,
           counter: flight.tally!,
         });
+  const { framing } = flight.endpoint;
+  const relay = framing === undefined ? inner : framing.wrap(inner);
   state.status = 200;
   // Keep-alive comments may have sent the headers already (without the exchange's own, which came later).
   if (!res.headersSent)
     res.writeHead(200, {
       ...SSE_HEADERS,
+      'content-type': framing === undefined ? SSE_HEADERS['content-type'] : framing.contentType,
       'x-request-id': state.requestId,
       'request-id': state.requestId,
       ...answer.exchange.responseHeaders,

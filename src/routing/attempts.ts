@@ -17,6 +17,7 @@ import type { Exchange } from '../spec/exchange.ts';
 import type { ExchangeInput } from '../translate/exchange-for.ts';
 import { exchangeFor } from '../translate/exchange-for.ts';
 import { providerSpec } from '../registry.ts';
+import { fitBetas } from '../spec/betas.ts';
 import { callUpstream, header } from '../upstream/http-provider.ts';
 import { decodeText } from '../http/content-encoding.ts';
 import { upstreamFailure } from '../dialects/upstream-failure.ts';
@@ -85,6 +86,33 @@ type AttemptResult =
   | { kind: 'shutdown' };
 
 const NOT_FORWARDED: Record<string, string> = Object.freeze({}) as Record<string, string>;
+
+/**
+ * The caller's forwarded headers with `anthropic-beta` fitted to what the deployment's upstream takes
+ * (ProviderSpec.betas); what was left out or renamed is said in the exchange's `x-modelgate-adjusted`.
+ */
+function fittedForward(
+  deployment: DeploymentConfig,
+  forward: Record<string, string> | undefined,
+  exchange: Exchange,
+): Record<string, string> {
+  if (forward === undefined) return NOT_FORWARDED;
+  const beta = forward['anthropic-beta'];
+  if (beta === undefined) return forward;
+  const rules = providerSpec(deployment.provider).betas?.(deployment.provider, deployment) ?? null;
+  if (rules === null) return forward;
+  const fitted = fitBetas(rules, beta);
+  if (fitted.adjustments.length === 0) return forward;
+  const before = exchange.responseHeaders['x-modelgate-adjusted'];
+  exchange.responseHeaders['x-modelgate-adjusted'] = [
+    ...(before === undefined ? [] : [before]),
+    ...fitted.adjustments,
+  ].join('; ');
+  const out = { ...forward };
+  if (fitted.value === undefined) delete out['anthropic-beta'];
+  else out['anthropic-beta'] = fitted.value;
+  return out;
+}
 
 /** Upstream error text kept in the caller's message: enough to act on, never a whole page. */
 const MAX_UPSTREAM_TEXT = 300;
@@ -194,7 +222,9 @@ async function attempt(a: {
         body,
         // The caller's anthropic-version and -beta describe its own body: they go only where it passes through.
         forwardHeaders:
-          exchange.upstreamDialect === opts.input.dialect ? (opts.forwardHeaders ?? NOT_FORWARDED) : NOT_FORWARDED,
+          exchange.upstreamDialect === opts.input.dialect
+            ? fittedForward(step.deployment, opts.forwardHeaders, exchange)
+            : NOT_FORWARDED,
         apiKey: step.apiKey,
         stop: watch,
         traceHeaders: a.traceHeaders,

@@ -24,7 +24,7 @@ export interface StreamRelay {
   /** What to bill: the upstream's own figures, or the documented count of what was delivered. */
   usage(): Usage;
   /** A well-formed in-stream error in the caller's dialect (the stream then ends). */
-  errorEvent(err: GatewayError, requestId: string): string;
+  errorEvent(err: GatewayError, requestId: string): string | Uint8Array;
   /** Responses API: the whole response object the stream ended with (JSON text), for the gateway to store. */
   finalResponse?(): string | null;
 }

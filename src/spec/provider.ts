@@ -79,6 +79,24 @@ export interface SignInput {
   readonly body: string | Buffer;
 }
 
+/** A request body on its way to `wireBody`. */
+export interface WireBodyInput {
+  readonly provider: ProviderConfig;
+  readonly deployment: DeploymentConfig;
+  readonly query: TargetQuery;
+  readonly body: string | Buffer;
+  /** The caller's forwarded headers (`anthropic-beta`, after the provider's `betas`), as `headers` sees them. */
+  readonly forward: Readonly<Record<string, string>>;
+}
+
+/** Which `anthropic-beta` values an upstream takes (ProviderSpec.betas). */
+export interface BetaRules {
+  /** The values it takes as they are. */
+  readonly accepted: ReadonlySet<string>;
+  /** Values it takes under another name: caller's name → the upstream's. */
+  readonly renamed?: Readonly<Record<string, string>>;
+}
+
 /** The config keys of one kind, as operators write them (snake_case), beside the common ones. */
 export type ConfigKeys = Readonly<Record<string, z.ZodType>>;
 
@@ -92,13 +110,19 @@ export interface ProviderSpec<Options = unknown> {
   readonly configKeys: ConfigKeys;
   /** Whether `base_url` must be set (every network upstream; the in-process mock has none). */
   readonly requiresBaseUrl: boolean;
+  /** The base URL of a provider whose config names none, from its keys (Vertex's host for its location). */
+  defaultBaseUrl?(raw: Readonly<Record<string, unknown>>): string;
   /**
    * The kind's settings (ProviderConfig.options) from its validated keys. `fail(key, message)` reports a
    * check the schema cannot express, naming the key; it does not return.
    */
   options(raw: Readonly<Record<string, unknown>>, fail: (key: string, message: string) => never): Options;
-  /** The dialect requests of an endpoint's dialect are sent in (the same one: they pass through as bytes). */
-  upstreamDialect(endpoint: Dialect, provider: ProviderConfig): Dialect;
+  /**
+   * The dialect requests of an endpoint's dialect are sent in (the same one: they pass through as bytes).
+   * `deployment` is given where one is at hand: a cloud that hosts several publishers' models speaks each
+   * one's own dialect (Vertex AI: Gemini's for Google's models, Anthropic's for Claude).
+   */
+  upstreamDialect(endpoint: Dialect, provider: ProviderConfig, deployment?: DeploymentConfig): Dialect;
   /**
    * The dialect whose embeddings API the upstream serves (`openai`: `/v1/embeddings` passes through;
    * `gemini`: batchEmbedContents), or null when it serves none.
@@ -124,6 +148,17 @@ export interface ProviderSpec<Options = unknown> {
    * `input.headers`. Returns a promise only when it must wait (a token being fetched).
    */
   sign?(input: SignInput): void | Promise<void>;
+  /**
+   * The body as its wire wants it, where that differs from the dialect's (Claude on a cloud: the model in
+   * the path, not the body; the API version as a body field). Runs on every request before `sign`, so it
+   * is absent for every kind that sends the dialect's body as it is.
+   */
+  wireBody?(input: WireBodyInput): string | Buffer;
+  /**
+   * The `anthropic-beta` values the upstream takes, and those it knows under another name; absent: every
+   * value goes as it came. A value it refuses is left out and named in `x-modelgate-adjusted`.
+   */
+  betas?(provider: ProviderConfig, deployment: DeploymentConfig): BetaRules | null;
   /** The framing of its streamed replies; absent: Server-Sent Events. */
   frames?(): FrameDecoder;
   /** Its error bodies where they differ from its dialect's; null leaves the body to the dialect's reader. */

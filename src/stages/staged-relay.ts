@@ -69,7 +69,7 @@ export class StagedRelay implements StreamRelay {
     return this.#inner.usage();
   }
 
-  errorEvent(err: GatewayError, requestId: string): string {
+  errorEvent(err: GatewayError, requestId: string): string | Uint8Array {
     return this.#inner.errorEvent(err, requestId);
   }
 

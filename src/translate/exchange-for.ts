@@ -75,7 +75,7 @@ export function exchangeFor(input: ExchangeInput, deployment: DeploymentConfig):
   // dialects match.
   const route = routeFor(
     input.dialect,
-    spec.upstreamDialect(input.dialect, deployment.provider),
+    spec.upstreamDialect(input.dialect, deployment.provider, deployment),
     spec.frames !== undefined && input.facts.stream,
   );
   // Gemini names its model in the path: its pass-through is its own.

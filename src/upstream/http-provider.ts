@@ -113,13 +113,18 @@ export async function upstreamRequest(
   deployment: DeploymentConfig,
   query: TargetQuery,
   o: { apiKey: string | null; forward?: Record<string, string>; body: string | Buffer },
-): Promise<{ url: string; headers: Record<string, string> }> {
+): Promise<{ url: string; headers: Record<string, string>; body: string | Buffer }> {
   const route = routeOf(deployment);
   const { target } = targetOf(route, query);
-  const headers = { ...headersOf(route, o.apiKey, o.forward ?? NO_FORWARD) };
+  const forward = o.forward ?? NO_FORWARD;
+  const headers = { ...headersOf(route, o.apiKey, forward) };
+  const body =
+    route.spec.wireBody === undefined
+      ? o.body
+      : route.spec.wireBody({ provider: route.provider, deployment, query, body: o.body, forward });
   if (route.spec.sign !== undefined)
-    await route.spec.sign({ provider: route.provider, deployment, target, headers, body: o.body });
-  return { url: target.origin + target.path, headers };
+    await route.spec.sign({ provider: route.provider, deployment, target, headers, body });
+  return { url: target.origin + target.path, headers, body };
 }
 
 function callHttpProvider(
@@ -136,6 +141,22 @@ function callHttpProvider(
   if (call.stop.stopError !== null) return Promise.reject(call.stop.stopError);
   let headers = headersOf(route, call.apiKey, call.forwardHeaders);
   if (call.traceHeaders !== null) headers = { ...headers, ...call.traceHeaders };
+  if (route.spec.wireBody !== undefined) {
+    try {
+      call = {
+        ...call,
+        body: route.spec.wireBody({
+          provider: route.provider,
+          deployment: route.deployment,
+          query: call.query,
+          body: call.body,
+          forward: call.forwardHeaders,
+        }),
+      };
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
   const sign = route.spec.sign;
   if (sign !== undefined) {
     // Signing adds to the request's own copy: the cached headers stay as they are.

@@ -83,3 +83,41 @@ test("the README's Claude Code recipe (no --model): the mock's tool call runs an
   assert.match(run.stdout, /deterministic reply from the modelgate mock/);
   assert.doesNotMatch(run.stdout + run.stderr, /InputValidationError|invalid_type/);
 });
+
+/** A README client row's command: its environment (the key and the gateway's URL put in) and its arguments. */
+function claudeCloudRecipe(rowName: string): { env: Record<string, string>; model: string } {
+  const row = README.split('\n').find((l) => l.startsWith(`| ${rowName} |`));
+  assert.ok(row, `the README has a ${rowName} row`);
+  const command = /`([^`]+)`/.exec(row)?.[1];
+  assert.ok(command, row);
+  const words = command.match(/[A-Z_]+="[^"]*"|\S+/g)!;
+  const env: Record<string, string> = {};
+  while (/^[A-Z_]+=/.test(words[0])) {
+    const word = words.shift()!;
+    const eq = word.indexOf('=');
+    env[word.slice(0, eq)] = word
+      .slice(eq + 1)
+      .replace(/^"|"$/g, '')
+      .replace('$KEY', key)
+      .replace('http://127.0.0.1:8080', gw.url);
+  }
+  assert.equal(words.shift(), 'claude');
+  assert.equal(words.shift(), '--model');
+  return { env, model: words.shift()! };
+}
+
+for (const row of ['Claude Code on Bedrock', 'Claude Code on Vertex AI']) {
+  test(`the README's ${row} recipe answers`, { timeout: 240_000 }, async (t) => {
+    if (!(await claudeOrSkip(t))) return;
+    const recipe = claudeCloudRecipe(row);
+    const run = await runClaude({
+      gateway: { url: gw.url, key },
+      cloud: recipe.env,
+      model: recipe.model,
+      prompt: 'Hello',
+      allowedTools: 'Bash',
+    });
+    assert.equal(run.code, 0, `${run.stdout}\n${run.stderr}`);
+    assert.match(run.stdout, /deterministic reply from the modelgate mock/);
+  });
+}

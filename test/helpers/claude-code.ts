@@ -26,15 +26,23 @@ export interface ClaudeRun {
   stderr: string;
 }
 
-/** The env every run gets: isolated from the machine's own Claude Code, and quiet on the network. */
-function quietEnv(home: string, gateway: Gateway): Record<string, string> {
+/**
+ * The env every run gets: isolated from the machine's own Claude Code, and quiet on the network. `cloud`
+ * (Claude Code's Bedrock or Vertex mode: `CLAUDE_CODE_USE_BEDROCK`, its base URL and credential) stands
+ * instead of the first-party base URL and key.
+ */
+function quietEnv(home: string, gateway: Gateway, cloud?: Record<string, string>): Record<string, string> {
   return {
     PATH: process.env.PATH ?? '/usr/bin:/bin',
     HOME: home,
     CLAUDE_CONFIG_DIR: join(home, '.claude'),
     XDG_CONFIG_HOME: join(home, '.config'),
-    ANTHROPIC_BASE_URL: gateway.url,
-    ...(gateway.as === 'api-key' ? { ANTHROPIC_API_KEY: gateway.key } : { ANTHROPIC_AUTH_TOKEN: gateway.key }),
+    ...(cloud !== undefined
+      ? cloud
+      : {
+          ANTHROPIC_BASE_URL: gateway.url,
+          ...(gateway.as === 'api-key' ? { ANTHROPIC_API_KEY: gateway.key } : { ANTHROPIC_AUTH_TOKEN: gateway.key }),
+        }),
     DISABLE_TELEMETRY: '1',
     DISABLE_AUTOUPDATER: '1',
     DISABLE_ERROR_REPORTING: '1',
@@ -64,13 +72,15 @@ export async function runClaude(opts: {
   allowedTools: string;
   model?: string;
   timeoutMs?: number;
+  /** Claude Code's cloud mode settings instead of ANTHROPIC_BASE_URL and its key. */
+  cloud?: Record<string, string>;
 }): Promise<ClaudeRun> {
   const home = mkdtempSync(join(tmpdir(), 'modelgate-claude-'));
   const args = [WRAPPER, '-p', opts.prompt, '--allowedTools', opts.allowedTools, '--output-format', 'text'];
   if (opts.model !== undefined) args.push('--model', opts.model);
   const child = spawn(process.execPath, args, {
     cwd: home,
-    env: quietEnv(home, opts.gateway),
+    env: quietEnv(home, opts.gateway, opts.cloud),
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });

@@ -1,10 +1,13 @@
 // A Vertex AI stand-in: every request must carry a Bearer token that the local Google token endpoint
 // (mock-google-token.ts) issued. It answers Gemini's generateContent and streamGenerateContent (`?alt=sse`)
 // and Claude's rawPredict and streamRawPredict (Anthropic's own JSON and SSE, the body holding
-// `anthropic_version: "vertex-2023-10-16"` and no `model`).
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+// `anthropic_version: "vertex-2023-10-16"` and no `model`), and count-tokens:rawPredict (the model in the
+// body). Given a scripted mock upstream (`relayTo`), it checks the same and relays each call to that mock's
+// own Gemini or Anthropic path (the model put back in an Anthropic body), so tool calls follow its script.
+import { createServer, request as httpRequest, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { MockGoogleToken } from './mock-google-token.ts';
+import type { MockUpstream } from './mock-upstream-types.ts';
 
 export interface VertexCall {
   readonly project: string;
@@ -25,7 +28,12 @@ export interface MockVertex {
 const ROUTE =
   /^\/v1\/projects\/([^/]+)\/locations\/([^/]+)\/publishers\/(google|anthropic)\/models\/([^/:]+):([A-Za-z]+)$/;
 
-export async function startMockVertex(google: MockGoogleToken, text = 'Hello from Vertex'): Promise<MockVertex> {
+export async function startMockVertex(
+  google: MockGoogleToken,
+  textOrRelay: string | { relayTo: MockUpstream } = 'Hello from Vertex',
+): Promise<MockVertex> {
+  const text = typeof textOrRelay === 'string' ? textOrRelay : 'Hello from Vertex';
+  const relayTo = typeof textOrRelay === 'string' ? null : textOrRelay.relayTo;
   const calls: VertexCall[] = [];
   const server: Server = createServer(async (req, res) => {
     const chunks: Buffer[] = [];
@@ -55,6 +63,37 @@ export async function startMockVertex(google: MockGoogleToken, text = 'Hello fro
     }
     const [, project, location, publisher, model, method] = m;
     calls.push({ project, location, publisher, model, method, body, headers: req.headers });
+    if (publisher === 'anthropic' && model === 'count-tokens' && method === 'rawPredict') {
+      if (body.anthropic_version !== 'vertex-2023-10-16' || typeof body.model !== 'string')
+        return json(400, {
+          type: 'error',
+          error: { type: 'invalid_request_error', message: 'count-tokens needs anthropic_version and model' },
+        });
+      return json(200, { input_tokens: 17 });
+    }
+    if (relayTo !== null) {
+      if (publisher === 'google') {
+        const sse = method === 'streamGenerateContent' && url.searchParams.get('alt') === 'sse';
+        return relay(relayTo, `/v1beta/models/${model}:${method}${sse ? '?alt=sse' : ''}`, body, {}, res);
+      }
+      if (body.anthropic_version !== 'vertex-2023-10-16' || 'model' in body)
+        return json(400, {
+          type: 'error',
+          error: {
+            type: 'invalid_request_error',
+            message: 'anthropic_version: vertex-2023-10-16 is required; model is not allowed',
+          },
+        });
+      const { anthropic_version: _, ...rest } = body;
+      const beta = req.headers['anthropic-beta'];
+      return relay(
+        relayTo,
+        '/v1/messages',
+        { model, ...rest, ...(method === 'streamRawPredict' ? { stream: true } : {}) },
+        { 'anthropic-version': '2023-06-01', ...(typeof beta === 'string' ? { 'anthropic-beta': beta } : {}) },
+        res,
+      );
+    }
     const geminiChunk = (t: string, last: boolean) => ({
       candidates: [
         { content: { role: 'model', parts: [{ text: t }] }, ...(last ? { finishReason: 'STOP' } : {}), index: 0 },
@@ -122,4 +161,28 @@ export async function startMockVertex(google: MockGoogleToken, text = 'Hello fro
     calls,
     close: () => new Promise<void>((r) => server.close(() => r())),
   };
+}
+
+/** The call to the scripted mock's own path; its answer relayed as it comes. */
+function relay(
+  upstream: MockUpstream,
+  path: string,
+  body: Record<string, unknown>,
+  headers: Record<string, string>,
+  res: import('node:http').ServerResponse,
+): void {
+  const text = JSON.stringify(body);
+  const out = httpRequest(
+    new URL(path, upstream.url),
+    {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers },
+    },
+    (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+    },
+  );
+  out.on('error', () => res.destroy());
+  out.end(text);
 }

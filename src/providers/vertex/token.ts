@@ -14,8 +14,11 @@ export const GOOGLE_TOKEN_URL = 'https://oauth2.googleapis.com/token';
 /** A token is replaced this long before it expires. */
 const REFRESH_BEFORE_MS = 5 * 60 * 1000;
 
-/** Yields a current access token. */
-export type TokenSource = () => Promise<string>;
+/** Yields a current access token; `expiresAt` is when the last one yielded expires (ms since the epoch), where known. */
+export interface TokenSource {
+  (): Promise<string>;
+  expiresAt?: () => number | undefined;
+}
 
 interface ServiceAccountFile {
   type: 'service_account';
@@ -81,10 +84,15 @@ export async function vertexTokenSource(
   return sourceOf(await auth.getClient());
 }
 
-function sourceOf(client: { getAccessToken(): Promise<{ token?: string | null }> }): TokenSource {
-  return async () => {
+function sourceOf(client: {
+  getAccessToken(): Promise<{ token?: string | null }>;
+  credentials?: { expiry_date?: number | null };
+}): TokenSource {
+  const source: TokenSource = async () => {
     const { token } = await client.getAccessToken();
     if (typeof token !== 'string' || token === '') throw new Error('Google credentials yielded no access token');
     return token;
   };
+  source.expiresAt = () => client.credentials?.expiry_date ?? undefined;
+  return source;
 }

@@ -1,5 +1,6 @@
-// Where Vertex AI requests go: a regional host (`{location}-aiplatform.googleapis.com`) or, for the
-// `global` location, `aiplatform.googleapis.com`; the model under its publisher (google for Gemini,
+// Where Vertex AI requests go: a regional host (`{location}-aiplatform.googleapis.com`), for the
+// `global` location `aiplatform.googleapis.com`, and for the multi-regions `us` and `eu` their
+// regional-endpoint hosts (`aiplatform.us.rep.googleapis.com`), as Google's and Anthropic's clients do; the model under its publisher (google for Gemini,
 // anthropic for Claude) and the method after a colon. `base_url` replaces the host (a private endpoint or
 // a test double). Model ids go as they are (Vertex's own clients write `claude-…@20250514` unescaped).
 
@@ -8,7 +9,9 @@ export type VertexPublisher = 'google' | 'anthropic';
 /** The origin for a location, unless `base_url` overrides it. */
 export function vertexOrigin(location: string, baseUrl?: string): string {
   if (baseUrl !== undefined) return baseUrl.replace(/\/+$/, '');
-  return location === 'global' ? 'https://aiplatform.googleapis.com' : `https://${location}-aiplatform.googleapis.com`;
+  if (location === 'global') return 'https://aiplatform.googleapis.com';
+  if (location === 'us' || location === 'eu') return `https://aiplatform.${location}.rep.googleapis.com`;
+  return `https://${location}-aiplatform.googleapis.com`;
 }
 
 /** Claude models on Vertex are Anthropic's; every other model this provider serves is Google's. */

@@ -2,9 +2,11 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { vertexOrigin, vertexPath } from '../../../src/providers/vertex/urls.ts';
 
-test('regional and global origins, and a base_url override', () => {
+test('regional, global and multi-region origins, and a base_url override', () => {
   assert.equal(vertexOrigin('us-central1'), 'https://us-central1-aiplatform.googleapis.com');
   assert.equal(vertexOrigin('global'), 'https://aiplatform.googleapis.com');
+  assert.equal(vertexOrigin('us'), 'https://aiplatform.us.rep.googleapis.com');
+  assert.equal(vertexOrigin('eu'), 'https://aiplatform.eu.rep.googleapis.com');
   assert.equal(vertexOrigin('global', 'http://127.0.0.1:9/'), 'http://127.0.0.1:9');
 });
 
