@@ -184,7 +184,7 @@ export async function serveCommand(config: GatewayConfig): Promise<void> {
     admission,
     tracing,
     stages: stagePlan(config),
-    mcp: createMcpService({ servers: config.mcpServers, log, registry: metrics.registry }),
+    mcp: await createMcpService({ servers: config.mcpServers, log, registry: metrics.registry }),
     ...createRouting({ log, metrics, breaker: config.breaker }),
   };
   const readiness = new Readiness();

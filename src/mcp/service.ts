@@ -3,15 +3,17 @@
 import { Counter, Histogram, type Registry } from 'prom-client';
 import type { McpServerConfig } from '../core/config-types.ts';
 import type { Logger } from '../observability/logger.ts';
-import { McpAggregator, type ToolCallRecord } from './aggregator.ts';
+import type { ToolCallRecord } from './aggregator.ts';
 import type { McpService } from './endpoint.ts';
 
-export function createMcpService(opts: {
+export async function createMcpService(opts: {
   servers: readonly McpServerConfig[];
   log: Logger;
   registry: Registry;
-}): McpService | null {
+}): Promise<McpService | null> {
   if (opts.servers.length === 0) return null;
+  // The MCP SDK loads only where MCP servers are configured.
+  const { McpAggregator } = await import('./aggregator.ts');
   const { log } = opts;
   const aggregator = new McpAggregator(opts.servers, (msg, fields) => log.warn(fields, msg));
   const calls = new Counter({

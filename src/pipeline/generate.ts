@@ -44,13 +44,15 @@ import { keepAliveFor, relayStream } from './relay.ts';
 import { StageTally } from './stage-tally.ts';
 import { answerShort } from './endpoints.ts';
 import { bedrockEndpoint, vertexEndpoint } from './cloud-routes.ts';
-import { handleMcp } from '../mcp/endpoint.ts';
 import type { Gateway } from './gateway.ts';
 import { servesResponsesNatively } from '../registry.ts';
 import { targetQuery, type TargetQuery } from '../spec/provider.ts';
 
 /** Responses API compaction, passed through. */
 const COMPACT = targetQuery('compact', 'responses', false);
+
+/** The MCP endpoint (and the MCP SDK) loads with the first /mcp request, not with every gateway. */
+let mcpEndpoint: Promise<typeof import('../mcp/endpoint.ts')> | undefined;
 
 export async function dispatch(
   gw: Gateway,
@@ -115,7 +117,7 @@ export async function dispatch(
     case 'vertex_stream_raw_predict':
       return handleGeneration(gw, req, res, vertexEndpoint(gw.catalog, req, requestId));
     case 'mcp':
-      return handleMcp(gw, req, res, requestId);
+      return (mcpEndpoint ??= import('../mcp/endpoint.ts')).then((m) => m.handleMcp(gw, req, res, requestId));
     default:
       return answerShort(gw, req, res, route, requestId);
   }

@@ -6,7 +6,10 @@
 // the token and fetches a new one before it expires (its eager-refresh window). Tokens and keys never
 // leave this module except as the Bearer header's value.
 import { readFile } from 'node:fs/promises';
-import { GoogleAuth, JWT } from 'google-auth-library';
+import type { JWT } from 'google-auth-library';
+
+// The library (and its HTTP stack) loads with the first Vertex token asked for, not with every gateway.
+const googleAuth = () => import('google-auth-library');
 
 const SCOPES = ['https://www.googleapis.com/auth/cloud-platform'];
 /** Where google-auth-library's service-account client sends its assertion. */
@@ -35,7 +38,8 @@ function isServiceAccount(v: unknown): v is ServiceAccountFile {
 }
 
 /** A service-account client whose token exchange goes to the file's `token_uri`. */
-export function serviceAccountClient(sa: ServiceAccountFile): JWT {
+async function serviceAccountClient(sa: ServiceAccountFile): Promise<JWT> {
+  const { JWT } = await googleAuth();
   const client = new JWT({
     email: sa.client_email,
     key: sa.private_key,
@@ -76,10 +80,12 @@ export async function vertexTokenSource(
   const path = credentialsFile ?? env.GOOGLE_APPLICATION_CREDENTIALS;
   if (path !== undefined && path !== '') {
     const parsed = await readJson(path);
-    if (isServiceAccount(parsed)) return sourceOf(serviceAccountClient(parsed));
+    if (isServiceAccount(parsed)) return sourceOf(await serviceAccountClient(parsed));
+    const { GoogleAuth } = await googleAuth();
     const auth = new GoogleAuth({ keyFilename: path, scopes: SCOPES });
     return sourceOf(await auth.getClient());
   }
+  const { GoogleAuth } = await googleAuth();
   const auth = new GoogleAuth({ scopes: SCOPES });
   return sourceOf(await auth.getClient());
 }
