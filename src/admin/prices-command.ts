@@ -32,6 +32,8 @@ export interface ModelPrices {
   /** USD per unit, by unit name. */
   per_unit: Record<string, number>;
   tiers: Array<{ above_prompt_tokens: number; per_million_tokens: Record<string, number> }>;
+  /** USD per million tokens of each service tier a request can be served at (priority, flex, batch). */
+  service_tiers: Record<string, Record<string, number>>;
 }
 
 function perMillion(r: Rates): Record<string, number> {
@@ -53,13 +55,15 @@ export function modelPrices(models: readonly ModelConfig[]): ModelPrices[] {
 }
 
 function pricesRow(name: string, p: Price | null): ModelPrices {
-  if (p === null) return { model: name, source: 'none', per_million_tokens: {}, per_unit: {}, tiers: [] };
+  if (p === null)
+    return { model: name, source: 'none', per_million_tokens: {}, per_unit: {}, tiers: [], service_tiers: {} };
   return {
     model: name,
     source: p.source ?? 'config',
     per_million_tokens: perMillion(p),
     per_unit: { ...p.units },
     tiers: (p.tiers ?? []).map((t) => ({ above_prompt_tokens: t.above, per_million_tokens: perMillion(t.rates) })),
+    service_tiers: Object.fromEntries(Object.entries(p.serviceTiers ?? {}).map(([tier, tp]) => [tier, perMillion(tp)])),
   };
 }
 
@@ -96,5 +100,7 @@ function other(p: ModelPrices): string {
     parts.push(
       `prompt > ${t.above_prompt_tokens}: input ${t.per_million_tokens.input} output ${t.per_million_tokens.output}`,
     );
+  for (const [tier, rates] of Object.entries(p.service_tiers))
+    parts.push(`${tier}: input ${rates.input} output ${rates.output}`);
   return parts.join('; ');
 }

@@ -64,6 +64,8 @@ function checkPrice(m: ModelConfig, path: string): Finding[] {
   if (m.price === null || m.price.source === 'catalogue') return [];
   const findings = perTokenRates(m.price, path);
   (m.price.tiers ?? []).forEach((t, i) => findings.push(...perTokenRates(t.rates, `${path}.tiers[${i}]`)));
+  for (const [tier, p] of Object.entries(m.price.serviceTiers ?? {}))
+    findings.push(...perTokenRates(p, `${path}.service_tiers.${tier}`));
   return findings;
 }
 

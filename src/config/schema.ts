@@ -51,6 +51,16 @@ export const priceSchema = z.strictObject({
       }),
     )
     .optional(),
+  /**
+   * Service tiers (`priority`, `flex`, `batch`): the tier's own rates, or a number that scales every
+   * rate of the standard price (`flex: 0.5`).
+   */
+  service_tiers: z
+    .record(
+      z.string().regex(/^[a-z][a-z0-9_]{0,31}$/, 'a service tier is a lowercase name such as priority or flex'),
+      z.union([num(z.number().positive()), z.strictObject(rateFields)]),
+    )
+    .optional(),
 });
 
 export const timeoutsSchema = z.strictObject({

@@ -11,7 +11,11 @@ export const NANOS_PER_USD = 1_000_000_000;
  * The rates a request pays: a long-context tier's when its prompt (input, cache reads and writes) is
  * above the tier's threshold, as the providers bill it — every token of the request at the tier's rates.
  */
-export function ratesFor(price: Price, promptTokens: number): Rates {
+export function ratesFor(price: Price, promptTokens: number, serviceTier?: string): Rates {
+  if (serviceTier !== undefined) {
+    const tierPrice = price.serviceTiers?.[serviceTier];
+    if (tierPrice !== undefined) price = tierPrice;
+  }
   const tiers = price.tiers;
   if (tiers === undefined) return price;
   let rates: Rates = price;
@@ -26,7 +30,7 @@ export function ratesFor(price: Price, promptTokens: number): Rates {
  */
 export function costNanos(u: Usage, price: Price | null): number {
   if (price === null) return 0;
-  const r = ratesFor(price, u.inputTokens + u.cacheReadTokens + u.cacheWriteTokens);
+  const r = ratesFor(price, u.inputTokens + u.cacheReadTokens + u.cacheWriteTokens, u.serviceTier);
   let perM =
     u.inputTokens * r.input +
     u.outputTokens * r.output +

@@ -38,6 +38,11 @@ export interface Price extends Rates {
   units?: Record<string, number>;
   /** Ascending by `above`; each tier's rates are complete. */
   tiers?: readonly PriceTier[];
+  /**
+   * The price of each service tier a request can be served at (`priority`, `flex`, `batch`), by the
+   * name Usage.serviceTier carries; a tier without one is charged the standard rates.
+   */
+  serviceTiers?: Readonly<Record<string, Price>>;
   /** Where the numbers came from: the price catalogue (@pydantic/genai-prices) or the model's `price:`. */
   source?: 'catalogue' | 'config';
 }

@@ -30,6 +30,29 @@ export interface Usage {
   outputImageTokens?: number;
   /** Charges per unit beside tokens, by unit name (`web_search`: server-side search calls). */
   units?: Record<string, number>;
+  /**
+   * The service tier the provider served the request at, when not its standard one (OpenAI's
+   * `priority`, `flex`, `scale`; Anthropic's `priority`, `batch`): the price's rates for that tier apply.
+   */
+  serviceTier?: string;
+}
+
+/** Tier names that mean the provider's standard rates. */
+const STANDARD_TIERS = new Set(['default', 'standard', 'auto', 'standard_only', 'on_demand']);
+
+/**
+ * A service tier as a provider or a caller names it, as Usage keeps it: undefined for the standard tier
+ * and for anything that is not a short lowercase name (a caller's text never becomes a price key).
+ */
+export function servedTier(name: unknown): string | undefined {
+  if (typeof name !== 'string' || name.length > 32 || !/^[a-z][a-z0-9_]*$/.test(name)) return undefined;
+  return STANDARD_TIERS.has(name) ? undefined : name;
+}
+
+/** Notes the tier a reply names on `into`; the standard tier leaves the field absent. */
+export function noteServedTier(into: Usage, name: unknown): void {
+  const tier = servedTier(name);
+  if (tier !== undefined) into.serviceTier = tier;
 }
 
 /** The optional "of which" counts, by their field: each is a part of the count its class names. */
@@ -100,6 +123,7 @@ export function billableUsage(u: Usage): Usage {
       }
   if (clean && !hasParts) return u;
   const out: Usage = { inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens };
+  if (u.serviceTier !== undefined) out.serviceTier = u.serviceTier;
   if (!hasParts) return out;
   part(out, 'cacheWrite1hTokens', u.cacheWrite1hTokens, cacheWriteTokens);
   part(out, 'reasoningTokens', u.reasoningTokens, outputTokens);

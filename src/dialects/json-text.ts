@@ -241,3 +241,26 @@ function readValue(obj: unknown, dialect: Dialect): Usage | null {
         : readAnthropicUsage(obj, u);
   return ok ? u : null;
 }
+
+/**
+ * The value of the first `"key": "…"` string member in a JSON text, or undefined. For a field the
+ * reply carries once at its top level (OpenAI's `service_tier`): a key inside a string is escaped and
+ * never matches.
+ */
+export function stringField(text: string, key: string): string | undefined {
+  const at = text.indexOf(`"${key}"`);
+  if (at === -1) return undefined;
+  let i = at + key.length + 2;
+  while (isWs(text.charCodeAt(i))) i++;
+  if (text.charCodeAt(i) !== 58 /* : */) return undefined;
+  i++;
+  while (isWs(text.charCodeAt(i))) i++;
+  if (text.charCodeAt(i) !== 34) return undefined;
+  const end = skipString(text, i);
+  try {
+    const v: unknown = JSON.parse(text.slice(i, end));
+    return typeof v === 'string' ? v : undefined;
+  } catch {
+    return undefined;
+  }
+}

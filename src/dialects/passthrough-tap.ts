@@ -10,7 +10,7 @@
 // official APIs and most servers write it; a stream whose first lines show `": ` (Python's json.dumps
 // default) is also searched with the spaced forms, so its usage is still read.
 import type { Dialect } from '../core/dialect.ts';
-import { emptyUsage, type Usage } from '../core/usage.ts';
+import { emptyUsage, noteServedTier, type Usage } from '../core/usage.ts';
 import { readAnthropicUsage } from './anthropic-messages/usage.ts';
 import { readOpenAIUsage } from './openai-chat/usage.ts';
 import { isObject } from '../core/json.ts';
@@ -144,6 +144,8 @@ export class PassthroughStreamTap {
     const parsed = parseData(block.slice(start, end));
     if (!parsed || !readOpenAIUsage(parsed.usage, this.usage)) return block;
     this.sawUsage = true;
+    // The usage chunk is a whole chunk: its service_tier is the tier the request was served at.
+    noteServedTier(this.usage, parsed.service_tier);
     if (!this.#stripUsageChunk || !Array.isArray(parsed.choices) || parsed.choices.length > 0) return block;
     // Drop the usage event and the blank line that ends it (it is not counted as an event either).
     this.#events--;

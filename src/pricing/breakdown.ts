@@ -12,6 +12,8 @@ export interface CostLine {
   /** USD for one token (or one unit) of the class. */
   unit_price_usd: number;
   cost_usd: number;
+  /** The service tier whose rates priced the line, when not the standard one. */
+  service_tier?: string;
 }
 
 /** USD per million → USD per token, without the float noise of a plain division (3 / 1e6 = 0.000003). */
@@ -36,7 +38,7 @@ function line(lines: CostLine[], name: string, tokens: number, perMillion: numbe
 export function costBreakdown(u: Usage, price: Price | null): CostLine[] {
   const lines: CostLine[] = [];
   if (price === null) return lines;
-  const r: Rates = ratesFor(price, u.inputTokens + u.cacheReadTokens + u.cacheWriteTokens);
+  const r: Rates = ratesFor(price, u.inputTokens + u.cacheReadTokens + u.cacheWriteTokens, u.serviceTier);
   const inAudio = u.inputAudioTokens ?? 0;
   const inImage = u.inputImageTokens ?? 0;
   const readAudio = u.cacheReadAudioTokens ?? 0;
@@ -63,6 +65,9 @@ export function costBreakdown(u: Usage, price: Price | null): CostLine[] {
       const each = price.units?.[name] ?? 0;
       lines.push({ class: name, units: n, unit_price_usd: each, cost_usd: usd(n * each) });
     }
+  const tier = u.serviceTier;
+  if (tier !== undefined && price.serviceTiers?.[tier] !== undefined)
+    for (const l of lines) if (l.tokens !== undefined) l.service_tier = tier;
   return lines;
 }
 
@@ -73,7 +78,7 @@ export function costBreakdown(u: Usage, price: Price | null): CostLine[] {
  */
 export function breakdownJson(u: Usage, price: Price | null): string | null {
   if (price === null) return null;
-  if (u.units !== undefined) return linesJson(u, price);
+  if (u.units !== undefined || u.serviceTier !== undefined) return linesJson(u, price);
   for (const f of PART_COUNTS) if (u[f] !== undefined) return linesJson(u, price);
   const r = ratesFor(price, u.inputTokens + u.cacheReadTokens + u.cacheWriteTokens);
   const t = (r.perTokenText ??= {

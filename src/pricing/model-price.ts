@@ -30,9 +30,11 @@ export interface PriceBlock {
   output_image?: number;
   units?: Record<string, number>;
   tiers?: Array<TierBlock>;
+  /** A tier's own rates, or a factor on every standard rate. */
+  service_tiers?: Record<string, number | RateBlock>;
 }
 
-type RateBlock = Omit<PriceBlock, 'units' | 'tiers'>;
+type RateBlock = Omit<PriceBlock, 'units' | 'tiers' | 'service_tiers'>;
 
 const OPTIONAL_RATES: ReadonlyArray<readonly [RateField, keyof RateBlock]> = [
   ['cacheWrite1h', 'cache_write_1h'],
@@ -45,7 +47,7 @@ const OPTIONAL_RATES: ReadonlyArray<readonly [RateField, keyof RateBlock]> = [
   ['outputImage', 'output_image'],
 ];
 
-function ratesOf(b: Omit<PriceBlock, 'units' | 'tiers'>): Rates {
+function ratesOf(b: RateBlock): Rates {
   // Without their own rate, cache reads cost a tenth of input and writes 1.25× (2× for an hour), as at
   // the providers that charge for them; a 1 h write never defaults to the 5 m rate.
   const rates: Rates = {
@@ -71,8 +73,50 @@ export function configuredPrice(block: PriceBlock): Price {
     tiers.sort((a, b) => a.above - b.above);
     price.tiers = tiers;
   }
+  if (block.service_tiers !== undefined) {
+    const byTier: Record<string, Price> = {};
+    for (const [tier, set] of Object.entries(block.service_tiers))
+      byTier[tier] = typeof set === 'number' ? scaledPrice(price, set) : { ...ratesOf(set), source: 'config' };
+    price.serviceTiers = byTier;
+  }
   return price;
 }
+
+const SCALED_RATES: readonly RateField[] = [
+  'input',
+  'output',
+  'cacheRead',
+  'cacheWrite',
+  ...OPTIONAL_RATES.map(([f]) => f),
+];
+
+function scaledRates(r: Rates, factor: number): Rates {
+  const out: Rates = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
+  for (const f of SCALED_RATES) {
+    const v = r[f];
+    // Twelve significant digits: 2.5 × 0.5 is 1.25, not a float's neighbour of it.
+    if (v !== undefined) out[f] = Number((v * factor).toPrecision(12));
+  }
+  return out;
+}
+
+/** A price with every token rate (long-context tiers too) times `factor`; per-unit charges do not scale. */
+export function scaledPrice(p: Price, factor: number): Price {
+  const out: Price = { ...scaledRates(p, factor), source: p.source };
+  if (p.tiers !== undefined) out.tiers = p.tiers.map((t) => ({ above: t.above, rates: scaledRates(t.rates, factor) }));
+  return out;
+}
+
+/**
+ * The tiers a catalogue price gets without a `price:` block: the discounts providers publish as a fixed
+ * share of the standard rates (OpenAI's flex processing and Batch API, Anthropic's Message Batches: half).
+ * Priority rates differ per model and are not derived: set them in `price.service_tiers`.
+ */
+const CATALOGUE_TIER_FACTORS: Readonly<Record<string, Readonly<Record<string, number>>>> = {
+  openai: { flex: 0.5, batch: 0.5 },
+  azure: { batch: 0.5 },
+  anthropic: { batch: 0.5 },
+};
 
 /** The deployment facts the catalogue is searched by; `price` is set to its own catalogue price. */
 export interface PricedDeployment {
@@ -93,6 +137,12 @@ export function modelPrice(block: PriceBlock | undefined, deployments: readonly 
   for (const d of deployments) {
     const found = cataloguePrice(specOfKind(d.provider.kind)?.priceCatalogue, d.provider.baseUrl, d.model);
     if (found === null) continue;
+    const factors = CATALOGUE_TIER_FACTORS[found.provider];
+    if (factors !== undefined && found.price.serviceTiers === undefined) {
+      const byTier: Record<string, Price> = {};
+      for (const [tier, factor] of Object.entries(factors)) byTier[tier] = scaledPrice(found.price, factor);
+      found.price.serviceTiers = byTier;
+    }
     d.price = found.price;
     first ??= found.price;
   }

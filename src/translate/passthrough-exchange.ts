@@ -2,8 +2,8 @@
 // back with only `model` patched, tapped for usage on the way (STYLE.md "Pass-through never re-serialises").
 import type { Dialect } from '../core/dialect.ts';
 import { GatewayError } from '../core/errors.ts';
-import type { Usage } from '../core/usage.ts';
-import { extractUsage, patchFirstModel, patchModelBytes } from '../dialects/json-text.ts';
+import { noteServedTier, type Usage } from '../core/usage.ts';
+import { extractUsage, patchFirstModel, patchModelBytes, stringField } from '../dialects/json-text.ts';
 import { PassthroughStreamTap, type TextMasker } from '../dialects/passthrough-tap.ts';
 import { ResponsesStreamTap } from '../dialects/openai-responses/passthrough-tap.ts';
 import { renderStreamError } from '../dialects/render-error.ts';
@@ -127,6 +127,9 @@ export class PassthroughExchange implements Exchange {
         });
       usage = estimatedReplyUsage(reply, this.upstreamDialect, this.#promptEstimate);
     }
+    // OpenAI says the tier it served at beside the usage, not in it; read only when the caller asked for one.
+    if (typeof this.#parsed.service_tier === 'string' && usage.serviceTier === undefined)
+      noteServedTier(usage, stringField(upstreamText, 'service_tier') ?? this.#parsed.service_tier);
     const body =
       this.#facts.model === this.#upstreamModel
         ? upstreamText

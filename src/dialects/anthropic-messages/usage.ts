@@ -1,6 +1,6 @@
 // Token usage in Anthropic's wire shape, read and written: input_tokens excludes both cache reads and
 // writes, which come apart (cache_read_input_tokens, cache_creation_input_tokens, split by TTL in cache_creation).
-import type { Usage } from '../../core/usage.ts';
+import { noteServedTier, type Usage } from '../../core/usage.ts';
 import { isObject, num } from '../../core/json.ts';
 
 /**
@@ -28,6 +28,7 @@ export function readAnthropicUsage(usage: unknown, into: Usage): boolean {
     if (searches > 0) (into.units ??= {}).web_search = searches;
     if (fetches > 0) (into.units ??= {}).web_fetch = fetches;
   }
+  noteServedTier(into, usage.service_tier);
   return true;
 }
 

@@ -2,7 +2,7 @@
 // (reasoning_content, or OpenRouter's reasoning) comes first; a refusal is text that ends the reply
 // as content-filtered.
 import type { AssistantPart, HubReply } from '../../spec/form.ts';
-import { emptyUsage } from '../../core/usage.ts';
+import { emptyUsage, noteServedTier } from '../../core/usage.ts';
 import { isObject, str } from '../../core/json.ts';
 import type { ChatReplyState } from './encode-request.ts';
 import { hubFinishOf } from './finish-reasons.ts';
@@ -37,6 +37,7 @@ export function decodeChatReply(resp: Record<string, unknown>, state: unknown): 
     toolCalls: calls > 0,
   });
   const usage = usageFromOpenAi(resp.usage);
+  if (usage !== undefined) noteServedTier(usage, resp.service_tier);
   const reply: HubReply = { content, finish: finish.reason, usage: usage ?? emptyUsage() };
   if (finish.stopSequence !== undefined) reply.stopSequence = finish.stopSequence;
   if (usage === undefined) reply.usageMissing = true;

@@ -4,6 +4,7 @@
 // is buffered and emitted whole once the open one completes, so nothing is dropped or duplicated. Text or
 // reasoning that arrives while a call is still incomplete is held the same way and follows the call, and
 // a call whose name comes after its first fragment starts once the name is known. One per request.
+import { noteServedTier } from '../../core/usage.ts';
 import type { Frame } from '../../spec/framing.ts';
 import { isObject, num, str, tryParseJson, type JsonObject } from '../../core/json.ts';
 import type { UpstreamStreamDecoder } from '../../spec/codec.ts';
@@ -86,6 +87,7 @@ export class ChatStreamDecoder implements UpstreamStreamDecoder {
     if (data.error !== undefined && data.error !== null) return this.#fail(statusOfStreamError(data.error), raw);
     this.#start();
     const usage = usageFromOpenAi(data.usage);
+    if (usage !== undefined) noteServedTier(usage, data.service_tier);
     if (usage !== undefined) out.push({ type: 'usage', usage });
     const choice = Array.isArray(data.choices)
       ? data.choices.find((c) => isObject(c) && (c.index ?? 0) === 0)

@@ -1,6 +1,6 @@
 // A Responses API response object from an upstream → the hub's reply (upstream side).
 import { isObject, type JsonObject } from '../../core/json.ts';
-import { emptyUsage } from '../../core/usage.ts';
+import { emptyUsage, noteServedTier } from '../../core/usage.ts';
 import type { AssistantPart, FinishReason, HubReply } from '../../spec/form.ts';
 import { readResponsesToolCalls, usageFromResponses } from './usage.ts';
 
@@ -49,7 +49,10 @@ export function decodeResponsesReply(body: Record<string, unknown>): HubReply {
     }
   }
   const usage = usageFromResponses(body.usage);
-  if (usage !== undefined) readResponsesToolCalls(body, usage);
+  if (usage !== undefined) {
+    readResponsesToolCalls(body, usage);
+    noteServedTier(usage, body.service_tier);
+  }
   const reply: HubReply = { content, finish: finishOf(body, sawToolCall), usage: usage ?? emptyUsage() };
   if (typeof body.id === 'string') reply.id = body.id;
   if (usage === undefined) reply.usageMissing = true;

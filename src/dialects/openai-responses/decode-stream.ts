@@ -1,6 +1,7 @@
 // A Responses API event stream from an upstream → hub events (upstream side). Output text parts and tool
 // calls stream as they come; a reasoning item is passed on when it is done, because its
 // encrypted_content (which the hub's reasoning-start carries) arrives only with output_item.done.
+import { noteServedTier } from '../../core/usage.ts';
 import type { Frame } from '../../spec/framing.ts';
 import { isObject, type JsonObject } from '../../core/json.ts';
 import type { UpstreamStreamDecoder } from '../../spec/codec.ts';
@@ -164,6 +165,7 @@ export class ResponsesStreamDecoder implements UpstreamStreamDecoder {
     const usage = usageFromResponses(response.usage);
     if (usage !== undefined) {
       readResponsesToolCalls(response, usage);
+      noteServedTier(usage, response.service_tier);
       out.push({ type: 'usage', usage });
     }
     out.push({ type: 'finish', reason: finishOf(response, this.#sawToolCall) });

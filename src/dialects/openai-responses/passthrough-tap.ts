@@ -3,7 +3,7 @@
 // `response.usage` is the whole bill) and keeps that event's response object, which the gateway
 // stores for `previous_response_id` and GET /v1/responses/{id}. Searches the latin1 text of whole lines,
 // as the chat and messages tap does (../passthrough-tap.ts), and parses only the few lifecycle lines.
-import { emptyUsage, type Usage } from '../../core/usage.ts';
+import { emptyUsage, noteServedTier, type Usage } from '../../core/usage.ts';
 import { isObject } from '../../core/json.ts';
 import { readResponsesToolCalls, readResponsesUsage } from './usage.ts';
 import { count, latin1, lineAround, modelKeyIn, parseData, type TextMasker } from '../passthrough-tap.ts';
@@ -86,6 +86,7 @@ export class ResponsesStreamTap {
     this.finished = true;
     if (readResponsesUsage(parsed.response.usage, this.usage)) this.sawUsage = true;
     readResponsesToolCalls(parsed.response, this.usage);
+    noteServedTier(this.usage, parsed.response.service_tier);
     if (type !== 'response.failed') this.finalResponse = JSON.stringify(parsed.response);
   }
 
