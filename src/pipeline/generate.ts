@@ -235,6 +235,8 @@ async function serve(
     ? authenticate(req.headers, gw.keys, state.startedWall, req.socket)
     : authenticateGemini(req.headers, req.url, gw.keys, state.startedWall, req.socket));
   state.key = key;
+  // No usage row could be recorded for it: a billable request is not served unrecorded.
+  if (gw.usage.full) throw new GatewayError('usage_unrecordable', { headers: { 'retry-after': '1' } });
   const { cloud } = flight.endpoint;
   // A cloud route's version is a body field: read with the body below.
   let version = cloud === undefined && state.dialect === 'anthropic' ? checkAnthropicVersion(req.headers) : null;
