@@ -8,6 +8,8 @@ import { DatabaseSync } from 'node:sqlite';
 import { startGateway, configYaml, waitUntil, type GatewayProcess } from '../helpers/gateway-process.ts';
 import { validateOpenAIError } from '../helpers/schemas.ts';
 import { usageRows } from '../admission/usage-db.ts';
+import { dropSchema, freshSchema, pgClient, PG_URL } from '../helpers/postgres.ts';
+import { tcpRelay } from '../helpers/tcp-relay.ts';
 
 const BOUND = 3;
 
@@ -95,5 +97,65 @@ test('SQLite refusing writes: 503 in the dialect once the held rows reach their 
   } finally {
     lock.close();
     await gw.cleanup();
+  }
+});
+
+const pg = await pgClient();
+test('PostgreSQL cut away: 503 in the dialect once the held rows reach their bound, every row written when it is back', {
+  skip: pg === null ? 'no PostgreSQL at PG_URL' : false,
+}, async () => {
+  const { schema, url } = freshSchema('mg_unrec');
+  const target = new URL(PG_URL);
+  const relay = await tcpRelay({ host: target.hostname, port: Number(target.port || 5432) });
+  const viaRelay = new URL(url);
+  viaRelay.port = String(relay.port);
+  let gw: GatewayProcess | null = null;
+  try {
+    gw = await startGateway({
+      configYaml: `database: "${viaRelay.toString()}"
+usage_flush_ms: 20
+usage_pending_rows: ${BOUND}
+providers:
+  - { name: mock, kind: mock }
+models:
+  - { name: gpt-mock, deployments: [ { provider: mock, model: gpt-mock } ] }
+`,
+    });
+    const g = gw;
+    const { key, id } = await g.createKey({ name: 'unrecordable-pg' });
+    const rows = async (): Promise<number> =>
+      Number((await pg!.unsafe(`SELECT COUNT(*)::int AS n FROM "${schema}".usage WHERE key_id = $1`, [id]))[0].n);
+    assert.equal((await chat(g, key)).status, 200);
+    let answered = 1;
+    await waitUntil(async () => (await rows()) === 1, 'the first row');
+
+    relay.cut();
+    assert.equal((await chat(g, key)).status, 200, 'served from the keys in memory, its row held');
+    answered++;
+    await waitUntil(() => /usage write failed/.test(g.logs()), 'the failed write');
+    const ready = await readyz(g);
+    assert.equal(ready.status, 503);
+    assert.match(ready.body, /usage store unreachable/);
+    let refused: { status: number; body: string } | null = null;
+    for (let i = 0; i < BOUND + 3 && refused === null; i++) {
+      const r = await chat(g, key);
+      answered++;
+      if (r.status === 503) refused = r;
+      else assert.equal(r.status, 200, r.body);
+    }
+    assert.ok(refused !== null, 'a request is refused once no further row can be held');
+    assert.equal((JSON.parse(refused.body) as { error: { code: string } }).error.code, 'usage_unrecordable');
+
+    relay.restore();
+    await waitUntil(async () => (await readyz(g)).status === 200, '/readyz to be ready again', 60_000);
+    assert.equal((await chat(g, key)).status, 200, 'served again');
+    answered++;
+    await waitUntil(async () => (await rows()) === answered, `every answered request's row (${answered})`, 60_000);
+    assert.doesNotMatch(g.logs(), /usage rows lost/);
+  } finally {
+    await gw?.cleanup();
+    await relay.close();
+    await dropSchema(pg!, schema);
+    await pg!.end();
   }
 });
