@@ -10,12 +10,14 @@
 // A write that fails (a full disk, another process holding SQLite's write lock) loses nothing: the rows
 // go back to the head of the queue and are tried again with a growing pause, up to MAX_PENDING_ROWS held
 // in memory; past that the oldest, and at a stop whatever the last flush could not write, go to the
-// spill file beside the database (usage-spill.ts), written at the next start. Usage rows are the spend
+// spill file (usage-spill.ts), written when the store takes rows again or at the next start. Usage rows are the spend
 // record budgets are rebuilt from at a restart: they are not given up on a failure. Only a spill file
 // that cannot be written either loses rows, and then each lost row is handed to `onDropped` (the log).
+// While writes fail and the memory bound is reached, `full` is true: the gateway takes no new billable
+// request then (a 503 in the caller's dialect, /readyz false) rather than serve what it cannot record.
 import type { Store, UsageRow } from '../store/store.ts';
 
-/** Rows held in memory while writes fail (≈ 300 bytes each): past this the oldest are dropped. */
+/** Rows held in memory while writes fail (≈ 300 bytes each): past this the oldest go to the spill file. */
 export const MAX_PENDING_ROWS = 200_000;
 /** Rows that start a flush before its interval is up (see above: well under a young generation's worth). */
 export const DEFAULT_FLUSH_ROWS = 256;
@@ -53,12 +55,22 @@ export class UsageWriter {
   #failures = 0;
   #failed = 0;
   #dropped = 0;
+  #spilled = 0;
   #spill: SpillTarget | null;
+  #maxPending: number;
 
   constructor(
-    opts: { store: Store; flushMs: number; flushRows?: number; spill?: SpillTarget | null } & UsageWriterEvents,
+    opts: {
+      store: Store;
+      flushMs: number;
+      flushRows?: number;
+      spill?: SpillTarget | null;
+      /** Rows held in memory while writes fail (config `usage_pending_rows`); MAX_PENDING_ROWS by default. */
+      maxPending?: number;
+    } & UsageWriterEvents,
   ) {
     this.#store = opts.store;
+    this.#maxPending = opts.maxPending ?? MAX_PENDING_ROWS;
     this.#spill = opts.spill ?? null;
     this.#flushMs = opts.flushMs;
     this.#flushRows = opts.flushRows ?? DEFAULT_FLUSH_ROWS;
@@ -88,6 +100,24 @@ export class UsageWriter {
 
   get droppedRows(): number {
     return this.#dropped;
+  }
+
+  /** Rows the store would not take that went to the spill file (for /metrics). */
+  get spilledRows(): number {
+    return this.#spilled;
+  }
+
+  /** Writes fail now: the last write failed and none has succeeded since (/readyz). */
+  get failing(): boolean {
+    return this.#failures > 0;
+  }
+
+  /**
+   * No further row can be held: writes fail and the rows in memory are at their bound. A new billable
+   * request is refused then; one field read and a comparison, since every generation request asks.
+   */
+  get full(): boolean {
+    return this.#failures > 0 && this.#queue.length >= this.#maxPending;
   }
 
   /** Writes everything queued so far; resolves when it is on disk or back in the queue. Writes never overlap. */
@@ -138,7 +168,7 @@ export class UsageWriter {
       if (this.#failures++ === 0) this.#events.onError(err, rows.length);
       // Back to the head of the queue, in order, ahead of rows that came meanwhile.
       this.#queue = rows.concat(this.#queue);
-      const over = this.#queue.length - MAX_PENDING_ROWS;
+      const over = this.#queue.length - this.#maxPending;
       if (over > 0) {
         this.#setAside(this.#queue.splice(0, over));
         this.#events.onError(err, this.#queue.length);
@@ -161,6 +191,7 @@ export class UsageWriter {
     if (this.#spill !== null) {
       try {
         this.#spill.save(rows);
+        this.#spilled += rows.length;
         this.#events.onSpilled?.(rows.length, this.#spill.path);
         return;
       } catch (err) {

@@ -98,8 +98,22 @@ export async function serveCommand(config: GatewayConfig): Promise<void> {
     store,
     flushMs: config.usageFlushMs,
     flushRows: config.usageFlushRows,
+    maxPending: config.usagePendingRows,
     onError: (err, rows) => log.error({ err: String(err), rows }, 'usage write failed: the rows are kept and retried'),
-    onRecovered: (rows) => log.info({ rows }, 'usage writes work again'),
+    onRecovered: (rows) => {
+      log.info({ rows }, 'usage writes work again');
+      // Rows spilled while the database was away are written now, not only at the next start.
+      spill?.load(store).then(
+        ({ rows: loaded }) => {
+          if (loaded > 0) log.info({ rows: loaded, file: spill.path }, 'wrote the spilled usage rows');
+        },
+        (err: unknown) =>
+          log.error(
+            { err: String(err), file: spill.path },
+            'could not write the spilled usage rows: the next start will',
+          ),
+      );
+    },
     spill,
     // Written rows are reported to a shared admission store (made below; writes start with requests).
     onWritten: (rows) => admission.rowsWritten(rows),
@@ -189,6 +203,7 @@ export async function serveCommand(config: GatewayConfig): Promise<void> {
   };
   const readiness = new Readiness();
   readiness.add({ name: 'database', failing: () => keys.failing });
+  readiness.add({ name: 'usage store', failing: () => usage.failing });
   const { reachable } = admission.store;
   if (reachable !== undefined) readiness.add({ name: 'redis', failing: () => !reachable.call(admission.store) });
   const admin = createAdminApi(gw);

@@ -449,30 +449,36 @@ export class Admission {
   }
 
   /**
-   * Refuses with the admission's 429 and retry-after a key whose requests-per-minute or concurrency window
-   * is already full, read from a snapshot without reserving: what a compressed body is checked against
-   * before it costs memory to decode. A store that cannot answer leaves it to admission.
+   * Refuses a key whose budget is spent (403) or whose requests-per-minute or concurrency window is
+   * already full (429 with retry-after), read from a snapshot without reserving: what a body that is
+   * costly to read (compressed, large or chunked) is checked against before it is read. A store that
+   * cannot answer leaves it to admission.
    */
   async refuseIfFull(key: KeyRecord, now: number): Promise<void> {
     const entry = this.#entry(key, now);
     const { limits } = entry;
-    if (limits.rpm === null && limits.maxConcurrency === null) return;
+    if (limits.rpm === null && limits.maxConcurrency === null && !entry.budgeted) return;
     let snapshot: AdmissionSnapshot;
     try {
-      snapshot = await this.store.snapshot(key.id, now);
+      if (entry.budgeted && entry.seededPeriod !== entry.period) await this.#ready(entry);
+      snapshot = await this.store.snapshot(key.id, now, entry.period);
     } catch (err) {
       this.#failed(err, 'snapshot');
       return;
     }
     const reason =
-      limits.rpm !== null && snapshot.rpmUsed >= limits.rpm
-        ? 'rpm'
-        : limits.maxConcurrency !== null && snapshot.inFlight >= limits.maxConcurrency
-          ? 'concurrency'
-          : null;
+      limits.budgetNanos !== null && snapshot.spentNanos >= limits.budgetNanos
+        ? 'budget'
+        : limits.tokenBudget !== null && snapshot.spentTokens >= limits.tokenBudget
+          ? 'token_budget'
+          : limits.rpm !== null && snapshot.rpmUsed >= limits.rpm
+            ? 'rpm'
+            : limits.maxConcurrency !== null && snapshot.inFlight >= limits.maxConcurrency
+              ? 'concurrency'
+              : null;
     if (reason === null) return;
-    // As the stores answer an admit refused for the same reason.
-    const retryAfterSec = reason === 'rpm' ? snapshot.windowResetSec : 1;
+    // As the stores answer an admit refused for the same reason; a spent budget has no retry-after.
+    const retryAfterSec = reason === 'rpm' ? snapshot.windowResetSec : reason === 'concurrency' ? 1 : undefined;
     const refusal = refusalError({ reason, limits, snapshot, retryAfterSec });
     throw new GatewayError(refusal.code, {
       message: refusal.message,

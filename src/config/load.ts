@@ -201,6 +201,7 @@ function build(raw: RawConfig, source: string, env: NodeJS.ProcessEnv): GatewayC
     quotaPerUsd: raw.quota_per_usd ?? DEFAULTS.quotaPerUsd,
     usageFlushMs: raw.usage_flush_ms ?? DEFAULTS.usageFlushMs,
     usageFlushRows: raw.usage_flush_rows ?? DEFAULTS.usageFlushRows,
+    usagePendingRows: raw.usage_pending_rows ?? DEFAULTS.usagePendingRows,
     usageSpillFile: raw.usage_spill_file ?? null,
     defaultMaxTokens: raw.default_max_tokens ?? DEFAULTS.defaultMaxTokens,
     inFlightBudgetShare: raw.in_flight_budget_share ?? DEFAULTS.inFlightBudgetShare,

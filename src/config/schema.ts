@@ -1,6 +1,6 @@
 // The YAML configuration schema (snake_case, as operators write it) and its defaults.
 import { z } from 'zod';
-import { DEFAULT_FLUSH_ROWS } from '../accounting/usage-writer.ts';
+import { DEFAULT_FLUSH_ROWS, MAX_PENDING_ROWS } from '../accounting/usage-writer.ts';
 import { PROVIDERS } from '../registry.ts';
 import type { ProviderSpec } from '../spec/provider.ts';
 import { STAGES } from '../stages/index.ts';
@@ -214,6 +214,7 @@ export const configSchema = z.strictObject({
   quota_per_usd: num(z.number().positive()).optional(),
   usage_flush_ms: nonNegInt.optional(),
   usage_flush_rows: positiveInt.optional(),
+  usage_pending_rows: positiveInt.optional(),
   // Where rows the database would not take at a stop wait for the next start (default: beside an SQLite file).
   usage_spill_file: z.string().min(1).optional(),
   default_max_tokens: positiveInt.optional(),
@@ -257,6 +258,7 @@ export const DEFAULTS = {
   usageFlushMs: 200,
   // Under load a batch goes before its interval is up: see DEFAULT_FLUSH_ROWS for why.
   usageFlushRows: DEFAULT_FLUSH_ROWS,
+  usagePendingRows: MAX_PENDING_ROWS,
   defaultMaxTokens: 4096,
   inFlightBudgetShare: 0.125,
   responsesRetentionDays: 30,

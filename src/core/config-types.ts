@@ -138,6 +138,8 @@ export interface GatewayConfig {
   usageFlushMs: number;
   /** Queued rows that start a write before usageFlushMs is up. */
   usageFlushRows: number;
+  /** Usage rows held in memory while the database takes none; at the bound new billable requests get 503. */
+  usagePendingRows: number;
   /** Where rows the database would not take at a stop are kept for the next start; null = beside an SQLite file. */
   usageSpillFile: string | null;
   /** max_tokens used for budget reservation and translation when a chat request names none. */

@@ -76,6 +76,11 @@ export const ERROR_CODES = {
     status: 503,
     message: "The gateway cannot read this key's usage right now (its database is unreachable); retry shortly.",
   },
+  usage_unrecordable: {
+    status: 503,
+    message:
+      'The gateway cannot record usage right now (its database is not taking rows and the rows it holds are at their bound); retry shortly.',
+  },
   upstream_timeout: { status: 504, message: 'The upstream provider timed out.' },
   decoding_busy: {
     status: 503,

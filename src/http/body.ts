@@ -1,5 +1,5 @@
 // Reads a request body up to the configured limit; a larger body is refused before it is buffered.
-import type { IncomingMessage } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { GatewayError } from '../core/errors.ts';
 import { decodeBody } from './content-encoding.ts';
 import type { DecodeBudget } from './decode-budget.ts';
@@ -23,6 +23,17 @@ export interface BodyLimits {
 
 /** Bytes a slow body must bring within each `progressMs`. */
 export const PROGRESS_BYTES = 1024;
+
+/**
+ * The body costs memory or time to read: compressed, chunked (no declared length) or declared at 100 kB
+ * or more. Such a request's key is checked against its rights and limits before the body is read.
+ * Header reads and a string length only: the common small request pays nothing more.
+ */
+export function costlyBody(headers: IncomingHttpHeaders): boolean {
+  if (headers['content-encoding'] !== undefined) return true;
+  const length = headers['content-length'];
+  return length === undefined ? headers['transfer-encoding'] !== undefined : length.length > 5;
+}
 
 /** The request's body, decoded when it came compressed; both sizes are held to `limits.bytes`. */
 export function readBody(req: IncomingMessage, limits: BodyLimits): Promise<Buffer> {

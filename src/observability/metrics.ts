@@ -45,6 +45,7 @@ interface UsageQueue {
   pending(): number;
   readonly failedWrites: number;
   readonly droppedRows: number;
+  readonly spilledRows: number;
 }
 
 /** One (endpoint, model, status) series: its counts, and its latency histogram's child bound once. */
@@ -195,6 +196,15 @@ export class Metrics {
       collect() {
         this.reset();
         this.inc(metrics.#usage?.failedWrites ?? 0);
+      },
+    });
+    new Counter({
+      name: 'modelgate_usage_rows_spilled_total',
+      help: 'Usage rows the database would not take, kept in the spill file until it takes them again.',
+      registers,
+      collect() {
+        this.reset();
+        this.inc(metrics.#usage?.spilledRows ?? 0);
       },
     });
     new Counter({

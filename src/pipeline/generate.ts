@@ -5,7 +5,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Dialect } from '../core/dialect.ts';
 import { billableUsage } from '../core/usage.ts';
 import { GatewayError } from '../core/errors.ts';
-import { answeredOrGone, readBody, parseJsonBody } from '../http/body.ts';
+import { answeredOrGone, costlyBody, readBody, parseJsonBody } from '../http/body.ts';
 import { geminiCallOf, type GeminiCall } from '../dialects/gemini/routes.ts';
 import { pathOf, type Route } from '../http/routes.ts';
 import { sendError, sendJson } from '../http/respond.ts';
@@ -192,7 +192,8 @@ export async function handleGeneration(
   try {
     await serve(gw, req, res, flight, client);
   } catch (err) {
-    await answerFailure(gw, res, flight, { err, clientGone: client.aborted });
+    const bodyUnread = !req.complete && costlyBody(req.headers);
+    await answerFailure(gw, res, flight, { err, clientGone: client.aborted, bodyUnread });
   } finally {
     // Settle before the row is queued: the row must carry the cost the store settled, and the period
     // the reservation belonged to. The upstream's counts are clamped first: they are its word, not ours.
@@ -234,13 +235,16 @@ async function serve(
     ? authenticate(req.headers, gw.keys, state.startedWall, req.socket)
     : authenticateGemini(req.headers, req.url, gw.keys, state.startedWall, req.socket));
   state.key = key;
+  // No usage row could be recorded for it: a billable request is not served unrecorded.
+  if (gw.usage.full) throw new GatewayError('usage_unrecordable', { headers: { 'retry-after': '1' } });
   const { cloud } = flight.endpoint;
   // A cloud route's version is a body field: read with the body below.
   let version = cloud === undefined && state.dialect === 'anthropic' ? checkAnthropicVersion(req.headers) : null;
   const mode = embedding === true ? 'embedding' : 'chat';
-  // A compressed body costs memory to decode: a key that may use no model here, or whose rate window is
-  // already full, is refused first.
-  if (req.headers['content-encoding'] !== undefined) {
+  // A body that is costly to read (compressed, large or chunked) is not read for a key that may use no
+  // model here (Gemini's path names the model), whose budget is spent or whose rate window is full: such
+  // a refusal closes the connection instead of draining the rest of the upload (answerFailure).
+  if (costlyBody(req.headers)) {
     refuseUnusableKey(gw.catalog, key, {
       dialect: state.dialect,
       endpoint: state.endpoint,
@@ -415,7 +419,7 @@ async function answerFailure(
   gw: Gateway,
   res: ServerResponse,
   flight: Flight,
-  failure: { err: unknown; clientGone: boolean },
+  failure: { err: unknown; clientGone: boolean; bodyUnread: boolean },
 ): Promise<void> {
   const { state, endpoint } = flight;
   const { err } = failure;
@@ -449,15 +453,18 @@ async function answerFailure(
         : flight.admissionRan || state.key === null
           ? undefined
           : await gw.admission.headersFor(state.key, Date.now());
+    // Refused before its body came whole (a 401, 403 or 429 decided from the headers): the connection
+    // closes after the answer, so the rest of the upload is neither read nor waited for.
+    const closing = failure.bodyUnread ? { ...headers, connection: 'close' } : headers;
     if (endpoint.renderError !== undefined) {
       const shaped = endpoint.renderError(gerr, endpoint.requestId);
       sendJson(res, {
         status: gerr.status,
         body: shaped.body,
         requestId: endpoint.requestId,
-        headers: { ...headers, ...gerr.headers, ...shaped.headers },
+        headers: { ...closing, ...gerr.headers, ...shaped.headers },
       });
-    } else sendError(res, { dialect: endpoint.dialect, error: gerr, requestId: endpoint.requestId, headers });
+    } else sendError(res, { dialect: endpoint.dialect, error: gerr, requestId: endpoint.requestId, headers: closing });
   } else if (flight.keptAlive && !res.writableEnded) {
     // Only keep-alive comments went out: the failure is the stream's one error event in its dialect.
     res.end(renderStreamError(endpoint.dialect, gerr, endpoint.requestId));

@@ -217,3 +217,25 @@ test("refuseIfFull reads the key's window without reserving: a full concurrency 
   });
   await a.refuseIfFull(key({ id: 'key_free' }), 1_000);
 });
+
+test("refuseIfFull refuses a key whose money or token budget is spent with the admission's 403, before any body is read", async () => {
+  const spent = new Admission({
+    store: new MemoryAdmissionStore(),
+    keySpend: async () => ({ nanos: 2_000_000, tokens: 500 }),
+    defaultMaxTokens: 100,
+    onError: () => undefined,
+  });
+  await assert.rejects(
+    spent.refuseIfFull(key({ id: 'usd', budgetUsd: 0.001 }), 1_000),
+    (err: Error & { code?: string; status?: number }) => {
+      assert.equal(err.code, 'budget_exhausted');
+      assert.equal(err.status, 403);
+      return true;
+    },
+  );
+  await assert.rejects(spent.refuseIfFull(key({ id: 'tokens', tokenBudget: 500 }), 1_000), {
+    code: 'token_budget_exhausted',
+  });
+  // Budget left: nothing to refuse from the headers.
+  await spent.refuseIfFull(key({ id: 'left', budgetUsd: 1 }), 1_000);
+});

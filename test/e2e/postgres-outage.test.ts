@@ -65,7 +65,10 @@ models:
     // Not ready while the database is away (a load balancer sends requests elsewhere), but alive.
     const readyz = await fetch(`${gw.url}/readyz`);
     assert.equal(readyz.status, 503);
-    assert.deepEqual(((await readyz.json()) as { reasons: string[] }).reasons, ['database unreachable']);
+    assert.deepEqual(((await readyz.json()) as { reasons: string[] }).reasons, [
+      'database unreachable',
+      'usage store unreachable',
+    ]);
     assert.equal((await fetch(`${gw.url}/livez`)).status, 200);
 
     r.restore();
