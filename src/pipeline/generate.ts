@@ -370,6 +370,7 @@ async function serve(
     geminiVersion: gemini?.version,
     upstreamQuery,
     promptCacheKey: promptCacheKeyOf(parsed, state.sessionId),
+    owner: key.id,
   };
   let answer: Answer;
   try {

@@ -51,6 +51,11 @@ export interface UpstreamOptions {
    * one session's requests share the upstream's prompt cache.
    */
   promptCacheKey?: string;
+  /**
+   * The caller's key id. What a dialect keeps for a caller between requests (Gemini's thought signatures)
+   * is kept per key: one key can neither read nor evict another's.
+   */
+  owner?: string;
 }
 
 export interface EncodedRequest {

@@ -42,6 +42,8 @@ export interface ExchangeInput {
   upstreamQuery?: TargetQuery;
   /** Translated requests to OpenAI-style upstreams: the caller's prompt_cache_key, else its session id. */
   promptCacheKey?: string;
+  /** The caller's key id: what a dialect keeps for the caller between requests is kept per key. */
+  owner?: string;
 }
 
 const NO_REFUSED: readonly string[] = [];
@@ -107,6 +109,7 @@ export function exchangeFor(input: ExchangeInput, deployment: DeploymentConfig):
       maxTokensField: deployment.maxTokensField,
       structuredOutput: deployment.structuredOutput,
       promptCacheKey: input.promptCacheKey,
+      owner: input.owner,
     },
     masker: input.masker,
   });

@@ -117,6 +117,21 @@ test('chat completions to a Gemini upstream: the upstream gets Gemini; replies, 
     (history[1] as { parts: Array<{ thoughtSignature?: string }> }).parts[0].thoughtSignature,
     MOCK_THOUGHT_SIGNATURE,
   );
+  // The signatures are kept per key: another key sending the same call back gets Google's placeholder.
+  const { key: otherKey } = await gw.createKey({ name: 'tr-other', flags: ['--models', '*'] });
+  const stranger = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: otherKey, maxRetries: 0 });
+  await stranger.chat.completions.create({
+    model: 'gpt-on-gemini',
+    tools,
+    messages: [
+      { role: 'user', content: 'Weather in Paris?' },
+      call.choices[0].message,
+      { role: 'tool', tool_call_id: tc.id, content: 'sunny' },
+    ],
+  });
+  const theirs = (up.requests.at(-1)!.json as { contents: Array<{ parts: Array<{ thoughtSignature?: string }> }> })
+    .contents;
+  assert.equal(theirs[1].parts[0].thoughtSignature, 'skip_thought_signature_validator');
   // A call the gateway never saw a Gemini model make goes with Google's placeholder.
   await client.chat.completions.create({
     model: 'gpt-on-gemini',

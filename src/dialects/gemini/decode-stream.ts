@@ -27,10 +27,15 @@ export class GeminiStreamDecoder implements UpstreamStreamDecoder {
   #calls = 0;
   readonly #seed = Math.random().toString(36).slice(2, 10);
   readonly #model: string | null;
+  readonly #owner: string;
 
-  /** `model`: the upstream model the request went to; its calls' signatures are kept for callers that cannot carry them. */
-  constructor(model: string | null = null) {
+  /**
+   * `model`: the upstream model the request went to; its calls' signatures are kept for callers that cannot
+   * carry them, in the share of `owner` (the caller's key id).
+   */
+  constructor(model: string | null = null, owner = '') {
     this.#model = model;
+    this.#owner = owner;
   }
 
   push(ev: Frame): HubEvent[] {
@@ -113,7 +118,7 @@ export class GeminiStreamDecoder implements UpstreamStreamDecoder {
       };
       if (signature !== undefined) {
         start.signature = signature;
-        if (this.#model !== null) thoughtSignatures.remember(id, this.#model, signature);
+        if (this.#model !== null) thoughtSignatures.remember(this.#owner, id, this.#model, signature);
       }
       out.push(
         start,

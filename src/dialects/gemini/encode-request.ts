@@ -27,6 +27,8 @@ const EFFORT_BUDGET: Readonly<Record<string, number>> = {
 export interface GeminiReplyState {
   /** The upstream model, whose calls' thought signatures the decoders keep (thought-signatures.ts). */
   model: string;
+  /** The caller's key id: its signatures are kept in its own share (thought-signatures.ts). */
+  owner: string;
 }
 
 function filePartOf(p: FilePart): Json {
@@ -40,7 +42,8 @@ function userParts(content: UserPart[] | TextPart[]): Json[] {
   return content.map((p) => (p.type === 'text' ? { text: p.text } : filePartOf(p)));
 }
 
-function modelParts(content: AssistantPart[], model: string, adjustments: Set<string>): Json[] {
+function modelParts(content: AssistantPart[], opts: UpstreamOptions, adjustments: Set<string>): Json[] {
+  const model = opts.upstreamModel;
   const parts: Json[] = [];
   let signed = false;
   for (const p of content) {
@@ -60,7 +63,7 @@ function modelParts(content: AssistantPart[], model: string, adjustments: Set<st
       const part: Json = { functionCall: { name: p.name, args: argsOfInput(p.input) } };
       // The first call of a turn carries the signature (Gemini's rule for parallel calls). A caller whose
       // dialect has no place for it sends the call back without: the one this model made it with, if kept.
-      const signature = p.signature ?? thoughtSignatures.signatureOf(p.id, model);
+      const signature = p.signature ?? thoughtSignatures.signatureOf(opts.owner ?? '', p.id, model);
       if (signature !== undefined) part.thoughtSignature = signature;
       else if (!signed) part.thoughtSignature = SKIP_SIGNATURE;
       signed = true;
@@ -94,7 +97,7 @@ export function encodeGeminiRequest(req: HubRequest, opts: UpstreamOptions): Enc
       );
     } else if (m.role === 'assistant') {
       for (const p of m.content) if (p.type === 'tool-call') callNames.set(p.id, p.name);
-      push('model', modelParts(m.content, opts.upstreamModel, adjustments));
+      push('model', modelParts(m.content, opts, adjustments));
     } else {
       push(
         'user',
@@ -171,6 +174,6 @@ export function encodeGeminiRequest(req: HubRequest, opts: UpstreamOptions): Enc
     }
     if (Object.keys(config).length > 0) body.generationConfig = config;
   }
-  const state: GeminiReplyState = { model: opts.upstreamModel };
+  const state: GeminiReplyState = { model: opts.upstreamModel, owner: opts.owner ?? '' };
   return { body: JSON.stringify(body), adjustments: [...adjustments], replyState: state };
 }

@@ -19,6 +19,12 @@ export const geminiClient: ClientSide = {
 export const geminiUpstream: UpstreamSide = {
   dialect: 'gemini',
   encodeRequest: encodeGeminiRequest,
-  decodeReply: (body, state) => decodeGeminiReply(body, (state as GeminiReplyState).model),
-  streamDecoder: (state) => new GeminiStreamDecoder((state as GeminiReplyState).model),
+  decodeReply: (body, state) => {
+    const { model, owner } = state as GeminiReplyState;
+    return decodeGeminiReply(body, model, owner);
+  },
+  streamDecoder: (state) => {
+    const { model, owner } = state as GeminiReplyState;
+    return new GeminiStreamDecoder(model, owner);
+  },
 };
