@@ -9,6 +9,7 @@ import { chatClient, chatUpstream } from './dialects/openai-chat/index.ts';
 import { responsesClient, responsesUpstream } from './dialects/openai-responses/index.ts';
 import { anthropicProvider } from './providers/anthropic/index.ts';
 import { azureProvider } from './providers/azure/index.ts';
+import { bedrockProvider } from './providers/bedrock/index.ts';
 import { geminiProvider } from './providers/gemini/index.ts';
 import { mockProvider } from './providers/mock/index.ts';
 import { openaiProvider } from './providers/openai/index.ts';
@@ -24,6 +25,7 @@ export const PROVIDERS: readonly ProviderSpec<any>[] = [
   mockProvider,
   azureProvider,
   vertexProvider,
+  bedrockProvider,
 ];
 
 export const CLIENT_SIDES: Readonly<Record<Dialect, ClientSide>> = {

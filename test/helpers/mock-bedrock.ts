@@ -3,7 +3,9 @@
 // signed headers and body, at the request's own x-amz-date), or a Bedrock API key as a Bearer token.
 // It answers Converse and ConverseStream, and InvokeModel and InvokeModelWithResponseStream for Anthropic
 // bodies, in the real framing (JSON; `application/vnd.amazon.eventstream` with base64 `chunk` events).
-// A model id containing `throttle` answers ThrottlingException.
+// A model id containing `throttle` answers ThrottlingException, one containing `invalid` a
+// ValidationException, one containing `notready` a ModelNotReadyException. An InvokeModel body with tools
+// whose last message is the user's text is answered with a call of its first tool (`{"city":"Oslo"}`).
 import { Sha256 } from '@aws-crypto/sha256-js';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { createHash } from 'node:crypto';
@@ -88,6 +90,25 @@ async function verifySigV4(req: IncomingMessage, body: string, region: string): 
   return again.headers.authorization === auth;
 }
 
+/** The tool call an InvokeModel body asks for: its first tool, when its last message is the user's text. */
+function invokeToolCall(
+  body: Record<string, unknown>,
+): { type: 'tool_use'; id: string; name: string; input: unknown } | null {
+  const tools = body.tools;
+  const messages = body.messages;
+  if (!Array.isArray(tools) || tools.length === 0 || !Array.isArray(messages)) return null;
+  const last = messages.at(-1) as { role?: unknown; content?: unknown } | undefined;
+  const content = last?.content;
+  const answered = Array.isArray(content) && content.some((b) => (b as { type?: unknown }).type === 'tool_result');
+  if (last?.role !== 'user' || answered) return null;
+  return {
+    type: 'tool_use',
+    id: 'toolu_bdrk_01',
+    name: String((tools[0] as { name?: unknown }).name),
+    input: { city: 'Oslo' },
+  };
+}
+
 function awsError(res: ServerResponse, status: number, type: string, message: string): void {
   res.writeHead(status, { 'content-type': 'application/json', 'x-amzn-errortype': type });
   res.end(JSON.stringify({ message }));
@@ -139,6 +160,14 @@ export async function startMockBedrock(opts: MockBedrockOptions = {}): Promise<M
       awsError(res, 429, 'ThrottlingException', 'Too many requests, please wait before trying again.');
       return;
     }
+    if (model.includes('invalid')) {
+      awsError(res, 400, 'ValidationException', 'messages.0.content: text content blocks must be non-empty');
+      return;
+    }
+    if (model.includes('notready')) {
+      awsError(res, 429, 'ModelNotReadyException', 'Model is not ready to serve inference requests.');
+      return;
+    }
     if (operation === 'invoke' || operation === 'invoke-with-response-stream') {
       if (body.anthropic_version !== 'bedrock-2023-05-31' || 'model' in body) {
         awsError(
@@ -151,6 +180,7 @@ export async function startMockBedrock(opts: MockBedrockOptions = {}): Promise<M
       }
     }
     const usage = { inputTokens: 11, outputTokens: 4, totalTokens: 15 };
+    const toolCall = invokeToolCall(body);
     switch (operation) {
       case 'converse':
         res.writeHead(200, { 'content-type': 'application/json' });
@@ -180,8 +210,8 @@ export async function startMockBedrock(opts: MockBedrockOptions = {}): Promise<M
             type: 'message',
             role: 'assistant',
             model,
-            content: [{ type: 'text', text }],
-            stop_reason: 'end_turn',
+            content: toolCall === null ? [{ type: 'text', text }] : [toolCall],
+            stop_reason: toolCall === null ? 'end_turn' : 'tool_use',
             stop_sequence: null,
             usage: { input_tokens: 11, output_tokens: 4 },
           }),
@@ -202,12 +232,23 @@ export async function startMockBedrock(opts: MockBedrockOptions = {}): Promise<M
               usage: { input_tokens: 11, output_tokens: 1 },
             },
           },
-          { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
-          { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text } },
+          ...(toolCall === null
+            ? [
+                { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
+                { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text } },
+              ]
+            : [
+                { type: 'content_block_start', index: 0, content_block: { ...toolCall, input: {} } },
+                {
+                  type: 'content_block_delta',
+                  index: 0,
+                  delta: { type: 'input_json_delta', partial_json: JSON.stringify(toolCall.input) },
+                },
+              ]),
           { type: 'content_block_stop', index: 0 },
           {
             type: 'message_delta',
-            delta: { stop_reason: 'end_turn', stop_sequence: null },
+            delta: { stop_reason: toolCall === null ? 'end_turn' : 'tool_use', stop_sequence: null },
             usage: { output_tokens: 4 },
           },
           { type: 'message_stop', 'amazon-bedrock-invocationMetrics': { inputTokenCount: 11, outputTokenCount: 4 } },
