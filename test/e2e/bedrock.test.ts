@@ -2,7 +2,8 @@
 // credentials (or checks a Bedrock API key) and answers InvokeModel / InvokeModelWithResponseStream in the
 // real framing (JSON; event-stream `chunk` messages). Claude through @anthropic-ai/sdk (the Anthropic body
 // with Bedrock's version and betas as body fields), the openai SDK's chat (streamed, with a tool round
-// trip) and Responses translated onto it; Bedrock's errors classified (throttling fails over, a
+// trip) and Responses translated onto it; a model that is not Claude through Converse / ConverseStream
+// from every caller dialect; Bedrock's errors classified (throttling fails over, a
 // validation error keeps its text); keys in the config, from AWS's standard chain, or a Bearer API key.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -33,9 +34,11 @@ before(async () => {
       models: `  - { name: claude-br, deployments: [ { provider: br, model: "${SONNET}" } ] }
   - { name: claude-chain, deployments: [ { provider: br-chain, model: "anthropic.claude-sonnet-4-5-20250929-v1:0" } ] }
   - { name: claude-key, deployments: [ { provider: br-key, model: "${SONNET}" } ] }
+  - { name: nova, deployments: [ { provider: br, model: "us.amazon.nova-pro-v1:0" } ] }
   - { name: claude-invalid, deployments: [ { provider: br, model: "anthropic.claude-invalid-v1:0" } ] }
   - { name: claude-failover, deployments: [ { provider: br, model: "anthropic.claude-throttle-v1:0" }, { provider: mock, model: mock-model, priority: 1 } ] }
   - { name: claude-notready, deployments: [ { provider: br, model: "anthropic.claude-notready-v1:0" }, { provider: mock, model: mock-model, priority: 1 } ] }`,
+      extra: 'messages_any_model: true',
     }),
     // The standard chain's first source: the environment.
     env: {
@@ -152,6 +155,68 @@ test("credentials from AWS's standard chain (the environment) sign as well; a Be
   const call = br.calls.at(-1)!;
   assert.equal(call.auth, 'bearer');
   assert.equal(call.headers['x-amz-date'], undefined, 'no signature beside the key');
+});
+
+test('openai SDK, streamed chat with a tool round trip on a Converse model (ConverseStream, then Converse)', async () => {
+  const tools = [{ type: 'function' as const, function: WEATHER }];
+  const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: 'user', content: 'Weather in Oslo?' }];
+  const stream = await openai().chat.completions.create({ model: 'nova', messages, tools, stream: true });
+  let name = '';
+  let args = '';
+  let id = '';
+  for await (const chunk of stream)
+    for (const tc of chunk.choices[0]?.delta.tool_calls ?? []) {
+      if (tc.id) id = tc.id;
+      name += tc.function?.name ?? '';
+      args += tc.function?.arguments ?? '';
+    }
+  assert.equal(name, 'get_weather');
+  assert.deepEqual(JSON.parse(args), { city: 'Oslo' });
+  let call = br.calls.at(-1)!;
+  assert.equal(call.operation, 'converse-stream');
+  assert.equal(call.path, `/model/${encodeURIComponent('us.amazon.nova-pro-v1:0')}/converse-stream`);
+  assert.equal(call.auth, 'sigv4');
+  messages.push(
+    { role: 'assistant', tool_calls: [{ id, type: 'function', function: { name, arguments: args } }] },
+    { role: 'tool', tool_call_id: id, content: '{"forecast":"sunny"}' },
+  );
+  const { data, response } = await openai().chat.completions.create({ model: 'nova', messages, tools }).withResponse();
+  assert.equal(data.choices[0].message.content, 'Claude on Bedrock here');
+  assert.equal(data.usage?.prompt_tokens, 11);
+  call = br.calls.at(-1)!;
+  assert.equal(call.operation, 'converse');
+  const turns = call.body.messages as { role: string; content: Record<string, unknown>[] }[];
+  assert.deepEqual(
+    turns.map((t) => t.role),
+    ['user', 'assistant', 'user'],
+  );
+  assert.equal((turns[2].content[0].toolResult as { toolUseId: string }).toolUseId, id);
+  assert.ok(Number(response.headers.get('x-modelgate-cost')) > 0, 'Nova priced from the catalogue');
+});
+
+test('@anthropic-ai/sdk, streamed, on a Converse model: translated, its betas left out and said', async () => {
+  const stream = anthropic().beta.messages.stream({
+    model: 'nova',
+    max_tokens: 64,
+    system: 'Be brief.',
+    messages: [{ role: 'user', content: 'hi' }],
+    betas: ['interleaved-thinking-2025-05-14'],
+  });
+  const { response } = await stream.withResponse();
+  const final = await stream.finalMessage();
+  assert.equal(final.content[0].type === 'text' ? final.content[0].text : '', 'Claude on Bedrock here');
+  assert.equal(final.usage.input_tokens, 11);
+  const call = br.calls.at(-1)!;
+  assert.equal(call.operation, 'converse-stream');
+  assert.deepEqual(call.body.system, [{ text: 'Be brief.' }]);
+  assert.equal((call.body.inferenceConfig as { maxTokens: number }).maxTokens, 64);
+  assert.match(response.headers.get('x-modelgate-adjusted') ?? '', /interleaved-thinking-2025-05-14 left out/);
+});
+
+test('openai SDK Responses on a Converse model', async () => {
+  const reply = await openai().responses.create({ model: 'nova', input: 'hi' });
+  assert.equal(reply.output_text, 'Claude on Bedrock here');
+  assert.equal(br.calls.at(-1)!.operation, 'converse');
 });
 
 test('ThrottlingException is a rate signal: the request fails over to the next deployment', async () => {

@@ -109,6 +109,20 @@ function invokeToolCall(
   };
 }
 
+/** The toolUse a Converse body asks for: its first tool, when its last turn is the user's text. */
+function converseToolUse(body: Record<string, unknown>): { toolUseId: string; name: string; input: unknown } | null {
+  const tools = (body.toolConfig as { tools?: unknown } | undefined)?.tools;
+  const messages = body.messages;
+  if (!Array.isArray(tools) || tools.length === 0 || !Array.isArray(messages)) return null;
+  const last = messages.at(-1) as { role?: unknown; content?: unknown } | undefined;
+  const content = last?.content;
+  const answered =
+    Array.isArray(content) && content.some((b) => typeof b === 'object' && b !== null && 'toolResult' in b);
+  if (last?.role !== 'user' || answered) return null;
+  const spec = (tools[0] as { toolSpec?: { name?: unknown } }).toolSpec;
+  return { toolUseId: 'tooluse_bdrk_01', name: String(spec?.name), input: { city: 'Oslo' } };
+}
+
 function awsError(res: ServerResponse, status: number, type: string, message: string): void {
   res.writeHead(status, { 'content-type': 'application/json', 'x-amzn-errortype': type });
   res.end(JSON.stringify({ message }));
@@ -181,13 +195,14 @@ export async function startMockBedrock(opts: MockBedrockOptions = {}): Promise<M
     }
     const usage = { inputTokens: 11, outputTokens: 4, totalTokens: 15 };
     const toolCall = invokeToolCall(body);
+    const toolUse = converseToolUse(body);
     switch (operation) {
       case 'converse':
         res.writeHead(200, { 'content-type': 'application/json' });
         res.end(
           JSON.stringify({
-            output: { message: { role: 'assistant', content: [{ text }] } },
-            stopReason: 'end_turn',
+            output: { message: { role: 'assistant', content: toolUse === null ? [{ text }] : [{ toolUse }] } },
+            stopReason: toolUse === null ? 'end_turn' : 'tool_use',
             usage,
             metrics: { latencyMs: 5 },
           }),
@@ -196,10 +211,17 @@ export async function startMockBedrock(opts: MockBedrockOptions = {}): Promise<M
       case 'converse-stream':
         res.writeHead(200, { 'content-type': 'application/vnd.amazon.eventstream' });
         res.write(encodeEvent('messageStart', { role: 'assistant' }));
-        for (const piece of [text.slice(0, 5), text.slice(5)])
-          res.write(encodeEvent('contentBlockDelta', { contentBlockIndex: 0, delta: { text: piece } }));
+        if (toolUse === null)
+          for (const piece of [text.slice(0, 5), text.slice(5)])
+            res.write(encodeEvent('contentBlockDelta', { contentBlockIndex: 0, delta: { text: piece } }));
+        else {
+          const start = { toolUse: { toolUseId: toolUse.toolUseId, name: toolUse.name } };
+          res.write(encodeEvent('contentBlockStart', { contentBlockIndex: 0, start }));
+          const input = JSON.stringify(toolUse.input);
+          res.write(encodeEvent('contentBlockDelta', { contentBlockIndex: 0, delta: { toolUse: { input } } }));
+        }
         res.write(encodeEvent('contentBlockStop', { contentBlockIndex: 0 }));
-        res.write(encodeEvent('messageStop', { stopReason: 'end_turn' }));
+        res.write(encodeEvent('messageStop', { stopReason: toolUse === null ? 'end_turn' : 'tool_use' }));
         res.end(encodeEvent('metadata', { usage, metrics: { latencyMs: 5 } }));
         return;
       case 'invoke':

@@ -3,7 +3,9 @@
 // Claude models speak Anthropic's Messages wire through InvokeModel / InvokeModelWithResponseStream: the
 // body without `model` or `stream` (the path names both), `anthropic_version: "bedrock-2023-05-31"` and the
 // caller's `anthropic-beta` (fitted to what Bedrock takes) as the body's `anthropic_beta` list; streamed
-// replies come in AWS's event-stream framing, each of Anthropic's events in a base64 `chunk`.
+// replies come in AWS's event-stream framing, each of Anthropic's events in a base64 `chunk`. Every other
+// model speaks Converse / ConverseStream, a wire no caller speaks: its requests go through the hub with
+// Converse as the upstream side (`upstreamSide`), the query still Anthropic's generation one.
 // `region` names the Bedrock region (the host, and the SigV4 scope); `base_url` replaces the host.
 // Credentials: `api_key` (a Bedrock API key, sent as a Bearer token), or `aws_access_key_id` and
 // `aws_secret_access_key` (and `aws_session_token`), or none: AWS's standard chain, its credentials kept
@@ -12,10 +14,11 @@
 import { z } from 'zod';
 import type { DeploymentConfig, ProviderConfig } from '../../core/config-types.ts';
 import { isObject } from '../../core/json.ts';
-import type { ProviderSpec, WireBodyInput } from '../../spec/provider.ts';
+import type { BetaRules, ProviderSpec, WireBodyInput } from '../../spec/provider.ts';
 import { jsonHeaders, noTarget, splitBaseUrl } from '../json-headers.ts';
 import { BEDROCK_ANTHROPIC_VERSION, cloudAnthropicBody } from './anthropic-body.ts';
 import { BEDROCK_CLAUDE_BETAS } from './betas.ts';
+import { converseUpstream } from './converse-side.ts';
 import { readBedrockError } from './errors.ts';
 import { BedrockFrameDecoder } from './frames.ts';
 import { AwsSigner, credentialSource } from './sigv4.ts';
@@ -33,13 +36,15 @@ const optionsOf = (p: ProviderConfig): BedrockOptions => p.options as BedrockOpt
 
 const isClaude = (d: DeploymentConfig | undefined): boolean => d !== undefined && isBedrockClaude(d.model);
 
-/** InvokeModel's body for an Anthropic Messages body; another dialect's body goes as it is. */
+/** InvokeModel's body for an Anthropic Messages body; a Converse body goes as the hub encoded it. */
 function invokeBody(input: WireBodyInput): string | Buffer {
-  if (input.query.dialect !== 'anthropic') return input.body;
+  if (input.query.dialect !== 'anthropic' || !isClaude(input.deployment)) return input.body;
   const parsed: unknown = JSON.parse(typeof input.body === 'string' ? input.body : input.body.toString('utf8'));
   if (!isObject(parsed)) return input.body;
   return cloudAnthropicBody(parsed, BEDROCK_ANTHROPIC_VERSION, input.forward['anthropic-beta'], false);
 }
+
+const NO_BETAS: BetaRules = { accepted: new Set() };
 
 const secret = z.string().min(1);
 
@@ -87,8 +92,9 @@ export const bedrockProvider: ProviderSpec<BedrockOptions> = {
           ),
     };
   },
-  // Converse for the models that are not Claude is not served yet: every deployment speaks Anthropic's wire.
+  // Claude speaks Anthropic's wire; the other models Converse (upstreamSide), reached by the same query.
   upstreamDialect: () => 'anthropic',
+  upstreamSide: (_p, d) => (isClaude(d) ? null : converseUpstream),
   embeddingsDialect: () => null,
   noEmbeddingsReason: () => 'kind bedrock serves generation only',
   keepsResponses: false,
@@ -97,10 +103,14 @@ export const bedrockProvider: ProviderSpec<BedrockOptions> = {
     const o = optionsOf(p);
     if (query.operation !== 'messages' || query.dialect !== 'anthropic')
       return noTarget('bedrock', `${query.operation} (${query.dialect}) for ${d.model}`);
-    return {
-      origin: o.origin,
-      path: bedrockPath(o.prefix, d.model, query.stream ? 'invoke-with-response-stream' : 'invoke'),
-    };
+    const op = isClaude(d)
+      ? query.stream
+        ? 'invoke-with-response-stream'
+        : 'invoke'
+      : query.stream
+        ? 'converse-stream'
+        : 'converse';
+    return { origin: o.origin, path: bedrockPath(o.prefix, d.model, op) };
   },
   headers(p, ctx) {
     const headers = jsonHeaders(p);
@@ -108,7 +118,8 @@ export const bedrockProvider: ProviderSpec<BedrockOptions> = {
     return headers;
   },
   wireBody: invokeBody,
-  betas: (_p, d) => (isClaude(d) ? BEDROCK_CLAUDE_BETAS : null),
+  // Converse has no beta flags: a caller's are all left out, and said.
+  betas: (_p, d) => (isClaude(d) ? BEDROCK_CLAUDE_BETAS : NO_BETAS),
   frames: () => new BedrockFrameDecoder(),
   readError: readBedrockError,
   sign(input) {
