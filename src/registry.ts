@@ -8,6 +8,7 @@ import { geminiClient, geminiUpstream } from './dialects/gemini/index.ts';
 import { chatClient, chatUpstream } from './dialects/openai-chat/index.ts';
 import { responsesClient, responsesUpstream } from './dialects/openai-responses/index.ts';
 import { anthropicProvider } from './providers/anthropic/index.ts';
+import { anthropicAwsProvider } from './providers/anthropic-aws/index.ts';
 import { azureProvider } from './providers/azure/index.ts';
 import { bedrockProvider } from './providers/bedrock/index.ts';
 import { geminiProvider } from './providers/gemini/index.ts';
@@ -26,6 +27,7 @@ export const PROVIDERS: readonly ProviderSpec<any>[] = [
   azureProvider,
   vertexProvider,
   bedrockProvider,
+  anthropicAwsProvider,
 ];
 
 export const CLIENT_SIDES: Readonly<Record<Dialect, ClientSide>> = {

@@ -44,7 +44,13 @@ export interface MockBedrockOptions {
 
 const ROUTE = /^\/model\/([^/]+)\/(converse|converse-stream|invoke|invoke-with-response-stream)$/;
 
-async function verifySigV4(req: IncomingMessage, body: string, region: string): Promise<boolean> {
+/** Whether a request's SigV4 signature is the one MOCK_AWS_CREDENTIALS give for `region` and `service`. */
+export async function verifySigV4(
+  req: IncomingMessage,
+  body: string,
+  region: string,
+  service = 'bedrock',
+): Promise<boolean> {
   const auth = req.headers.authorization ?? '';
   const m =
     /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/([^/]+)\/([^/]+)\/aws4_request, SignedHeaders=([^,]+), Signature=[0-9a-f]{64}$/.exec(
@@ -56,7 +62,7 @@ async function verifySigV4(req: IncomingMessage, body: string, region: string): 
     typeof amzDate !== 'string' ||
     m[1] !== MOCK_AWS_CREDENTIALS.accessKeyId ||
     m[3] !== region ||
-    m[4] !== 'bedrock'
+    m[4] !== service
   )
     return false;
   // A signed payload hash must be the body's own: the signature only covers the header.
@@ -74,7 +80,7 @@ async function verifySigV4(req: IncomingMessage, body: string, region: string): 
   const signingDate = new Date(
     `${amzDate.slice(0, 4)}-${amzDate.slice(4, 6)}-${amzDate.slice(6, 8)}T${amzDate.slice(9, 11)}:${amzDate.slice(11, 13)}:${amzDate.slice(13, 15)}Z`,
   );
-  const signer = new SignatureV4({ region, service: 'bedrock', credentials: MOCK_AWS_CREDENTIALS, sha256: Sha256 });
+  const signer = new SignatureV4({ region, service, credentials: MOCK_AWS_CREDENTIALS, sha256: Sha256 });
   const again = await signer.sign(
     {
       method: req.method ?? 'POST',
