@@ -8,7 +8,9 @@ import { geminiClient, geminiUpstream } from './dialects/gemini/index.ts';
 import { chatClient, chatUpstream } from './dialects/openai-chat/index.ts';
 import { responsesClient, responsesUpstream } from './dialects/openai-responses/index.ts';
 import { anthropicProvider } from './providers/anthropic/index.ts';
+import { anthropicAwsProvider } from './providers/anthropic-aws/index.ts';
 import { azureProvider } from './providers/azure/index.ts';
+import { bedrockProvider } from './providers/bedrock/index.ts';
 import { geminiProvider } from './providers/gemini/index.ts';
 import { mockProvider } from './providers/mock/index.ts';
 import { openaiProvider } from './providers/openai/index.ts';
@@ -24,6 +26,8 @@ export const PROVIDERS: readonly ProviderSpec<any>[] = [
   mockProvider,
   azureProvider,
   vertexProvider,
+  bedrockProvider,
+  anthropicAwsProvider,
 ];
 
 export const CLIENT_SIDES: Readonly<Record<Dialect, ClientSide>> = {

@@ -10,6 +10,7 @@
 import type { z } from 'zod';
 import type { DeploymentConfig, ProviderConfig } from '../core/config-types.ts';
 import type { Dialect } from '../core/dialect.ts';
+import type { UpstreamSide } from './codec.ts';
 import type { UpstreamError } from './form.ts';
 import type { FrameDecoder } from './framing.ts';
 import type { UpstreamCall, UpstreamResponse } from './upstream.ts';
@@ -159,6 +160,13 @@ export interface ProviderSpec<Options = unknown> {
    * value goes as it came. A value it refuses is left out and named in `x-modelgate-adjusted`.
    */
   betas?(provider: ProviderConfig, deployment: DeploymentConfig): BetaRules | null;
+  /**
+   * A wire of the provider's own that no caller dialect is (Bedrock's Converse), for a deployment; null or
+   * absent: the `upstreamDialect`'s. Every request to such a deployment goes through the hub with this side
+   * as its upstream half; `upstreamDialect` still names the dialect of the generation query (`target`,
+   * `wireBody` and `sign` see it) and the one its error bodies fall back to.
+   */
+  upstreamSide?(provider: ProviderConfig, deployment: DeploymentConfig): UpstreamSide | null;
   /** The framing of its streamed replies; absent: Server-Sent Events. */
   frames?(): FrameDecoder;
   /** Its error bodies where they differ from its dialect's; null leaves the body to the dialect's reader. */

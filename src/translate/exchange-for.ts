@@ -75,11 +75,12 @@ export function exchangeFor(input: ExchangeInput, deployment: DeploymentConfig):
   if (input.embedding === true) return embeddingsExchangeFor(input, deployment, spec);
   // A stream framed otherwise than as SSE cannot be relayed as bytes: the hub reads it even where the
   // dialects match.
-  const route = routeFor(
-    input.dialect,
-    spec.upstreamDialect(input.dialect, deployment.provider, deployment),
-    spec.frames !== undefined && input.facts.stream,
-  );
+  const ownSide = spec.upstreamSide?.(deployment.provider, deployment) ?? null;
+  const upstreamDialect = spec.upstreamDialect(input.dialect, deployment.provider, deployment);
+  const route =
+    ownSide === null
+      ? routeFor(input.dialect, upstreamDialect, spec.frames !== undefined && input.facts.stream)
+      : ownRoute(input.dialect, upstreamDialect, ownSide);
   // Gemini names its model in the path: its pass-through is its own.
   if (route.kind === 'passthrough' && input.dialect === 'gemini') return geminiPassthrough(input, deployment);
   if (route.kind === 'passthrough') {
@@ -128,6 +129,14 @@ export function routeFor(endpoint: Dialect, upstream: Dialect, viaHub = false): 
   const client = CLIENT_SIDES[endpoint];
   const side = UPSTREAM_SIDES[upstream];
   if (client === undefined || side === undefined)
+    throw new GatewayError('internal_error', { message: `No translation from ${endpoint} to ${upstream}.` });
+  return { kind: 'hub', upstream, client, side };
+}
+
+/** Through the hub to a provider's own wire (ProviderSpec.upstreamSide), whatever the caller's dialect. */
+function ownRoute(endpoint: Dialect, upstream: Dialect, side: UpstreamSide): Route {
+  const client = CLIENT_SIDES[endpoint];
+  if (client === undefined)
     throw new GatewayError('internal_error', { message: `No translation from ${endpoint} to ${upstream}.` });
   return { kind: 'hub', upstream, client, side };
 }

@@ -3,7 +3,9 @@
 // signed headers and body, at the request's own x-amz-date), or a Bedrock API key as a Bearer token.
 // It answers Converse and ConverseStream, and InvokeModel and InvokeModelWithResponseStream for Anthropic
 // bodies, in the real framing (JSON; `application/vnd.amazon.eventstream` with base64 `chunk` events).
-// A model id containing `throttle` answers ThrottlingException.
+// A model id containing `throttle` answers ThrottlingException, one containing `invalid` a
+// ValidationException, one containing `notready` a ModelNotReadyException. An InvokeModel body with tools
+// whose last message is the user's text is answered with a call of its first tool (`{"city":"Oslo"}`).
 import { Sha256 } from '@aws-crypto/sha256-js';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { createHash } from 'node:crypto';
@@ -42,7 +44,13 @@ export interface MockBedrockOptions {
 
 const ROUTE = /^\/model\/([^/]+)\/(converse|converse-stream|invoke|invoke-with-response-stream)$/;
 
-async function verifySigV4(req: IncomingMessage, body: string, region: string): Promise<boolean> {
+/** Whether a request's SigV4 signature is the one MOCK_AWS_CREDENTIALS give for `region` and `service`. */
+export async function verifySigV4(
+  req: IncomingMessage,
+  body: string,
+  region: string,
+  service = 'bedrock',
+): Promise<boolean> {
   const auth = req.headers.authorization ?? '';
   const m =
     /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/([^/]+)\/([^/]+)\/aws4_request, SignedHeaders=([^,]+), Signature=[0-9a-f]{64}$/.exec(
@@ -54,7 +62,7 @@ async function verifySigV4(req: IncomingMessage, body: string, region: string): 
     typeof amzDate !== 'string' ||
     m[1] !== MOCK_AWS_CREDENTIALS.accessKeyId ||
     m[3] !== region ||
-    m[4] !== 'bedrock'
+    m[4] !== service
   )
     return false;
   // A signed payload hash must be the body's own: the signature only covers the header.
@@ -72,7 +80,7 @@ async function verifySigV4(req: IncomingMessage, body: string, region: string): 
   const signingDate = new Date(
     `${amzDate.slice(0, 4)}-${amzDate.slice(4, 6)}-${amzDate.slice(6, 8)}T${amzDate.slice(9, 11)}:${amzDate.slice(11, 13)}:${amzDate.slice(13, 15)}Z`,
   );
-  const signer = new SignatureV4({ region, service: 'bedrock', credentials: MOCK_AWS_CREDENTIALS, sha256: Sha256 });
+  const signer = new SignatureV4({ region, service, credentials: MOCK_AWS_CREDENTIALS, sha256: Sha256 });
   const again = await signer.sign(
     {
       method: req.method ?? 'POST',
@@ -86,6 +94,39 @@ async function verifySigV4(req: IncomingMessage, body: string, region: string): 
     { signingDate },
   );
   return again.headers.authorization === auth;
+}
+
+/** The tool call an InvokeModel body asks for: its first tool, when its last message is the user's text. */
+function invokeToolCall(
+  body: Record<string, unknown>,
+): { type: 'tool_use'; id: string; name: string; input: unknown } | null {
+  const tools = body.tools;
+  const messages = body.messages;
+  if (!Array.isArray(tools) || tools.length === 0 || !Array.isArray(messages)) return null;
+  const last = messages.at(-1) as { role?: unknown; content?: unknown } | undefined;
+  const content = last?.content;
+  const answered = Array.isArray(content) && content.some((b) => (b as { type?: unknown }).type === 'tool_result');
+  if (last?.role !== 'user' || answered) return null;
+  return {
+    type: 'tool_use',
+    id: 'toolu_bdrk_01',
+    name: String((tools[0] as { name?: unknown }).name),
+    input: { city: 'Oslo' },
+  };
+}
+
+/** The toolUse a Converse body asks for: its first tool, when its last turn is the user's text. */
+function converseToolUse(body: Record<string, unknown>): { toolUseId: string; name: string; input: unknown } | null {
+  const tools = (body.toolConfig as { tools?: unknown } | undefined)?.tools;
+  const messages = body.messages;
+  if (!Array.isArray(tools) || tools.length === 0 || !Array.isArray(messages)) return null;
+  const last = messages.at(-1) as { role?: unknown; content?: unknown } | undefined;
+  const content = last?.content;
+  const answered =
+    Array.isArray(content) && content.some((b) => typeof b === 'object' && b !== null && 'toolResult' in b);
+  if (last?.role !== 'user' || answered) return null;
+  const spec = (tools[0] as { toolSpec?: { name?: unknown } }).toolSpec;
+  return { toolUseId: 'tooluse_bdrk_01', name: String(spec?.name), input: { city: 'Oslo' } };
 }
 
 function awsError(res: ServerResponse, status: number, type: string, message: string): void {
@@ -139,6 +180,14 @@ export async function startMockBedrock(opts: MockBedrockOptions = {}): Promise<M
       awsError(res, 429, 'ThrottlingException', 'Too many requests, please wait before trying again.');
       return;
     }
+    if (model.includes('invalid')) {
+      awsError(res, 400, 'ValidationException', 'messages.0.content: text content blocks must be non-empty');
+      return;
+    }
+    if (model.includes('notready')) {
+      awsError(res, 429, 'ModelNotReadyException', 'Model is not ready to serve inference requests.');
+      return;
+    }
     if (operation === 'invoke' || operation === 'invoke-with-response-stream') {
       if (body.anthropic_version !== 'bedrock-2023-05-31' || 'model' in body) {
         awsError(
@@ -151,13 +200,15 @@ export async function startMockBedrock(opts: MockBedrockOptions = {}): Promise<M
       }
     }
     const usage = { inputTokens: 11, outputTokens: 4, totalTokens: 15 };
+    const toolCall = invokeToolCall(body);
+    const toolUse = converseToolUse(body);
     switch (operation) {
       case 'converse':
         res.writeHead(200, { 'content-type': 'application/json' });
         res.end(
           JSON.stringify({
-            output: { message: { role: 'assistant', content: [{ text }] } },
-            stopReason: 'end_turn',
+            output: { message: { role: 'assistant', content: toolUse === null ? [{ text }] : [{ toolUse }] } },
+            stopReason: toolUse === null ? 'end_turn' : 'tool_use',
             usage,
             metrics: { latencyMs: 5 },
           }),
@@ -166,10 +217,17 @@ export async function startMockBedrock(opts: MockBedrockOptions = {}): Promise<M
       case 'converse-stream':
         res.writeHead(200, { 'content-type': 'application/vnd.amazon.eventstream' });
         res.write(encodeEvent('messageStart', { role: 'assistant' }));
-        for (const piece of [text.slice(0, 5), text.slice(5)])
-          res.write(encodeEvent('contentBlockDelta', { contentBlockIndex: 0, delta: { text: piece } }));
+        if (toolUse === null)
+          for (const piece of [text.slice(0, 5), text.slice(5)])
+            res.write(encodeEvent('contentBlockDelta', { contentBlockIndex: 0, delta: { text: piece } }));
+        else {
+          const start = { toolUse: { toolUseId: toolUse.toolUseId, name: toolUse.name } };
+          res.write(encodeEvent('contentBlockStart', { contentBlockIndex: 0, start }));
+          const input = JSON.stringify(toolUse.input);
+          res.write(encodeEvent('contentBlockDelta', { contentBlockIndex: 0, delta: { toolUse: { input } } }));
+        }
         res.write(encodeEvent('contentBlockStop', { contentBlockIndex: 0 }));
-        res.write(encodeEvent('messageStop', { stopReason: 'end_turn' }));
+        res.write(encodeEvent('messageStop', { stopReason: toolUse === null ? 'end_turn' : 'tool_use' }));
         res.end(encodeEvent('metadata', { usage, metrics: { latencyMs: 5 } }));
         return;
       case 'invoke':
@@ -180,8 +238,8 @@ export async function startMockBedrock(opts: MockBedrockOptions = {}): Promise<M
             type: 'message',
             role: 'assistant',
             model,
-            content: [{ type: 'text', text }],
-            stop_reason: 'end_turn',
+            content: toolCall === null ? [{ type: 'text', text }] : [toolCall],
+            stop_reason: toolCall === null ? 'end_turn' : 'tool_use',
             stop_sequence: null,
             usage: { input_tokens: 11, output_tokens: 4 },
           }),
@@ -202,12 +260,23 @@ export async function startMockBedrock(opts: MockBedrockOptions = {}): Promise<M
               usage: { input_tokens: 11, output_tokens: 1 },
             },
           },
-          { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
-          { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text } },
+          ...(toolCall === null
+            ? [
+                { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
+                { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text } },
+              ]
+            : [
+                { type: 'content_block_start', index: 0, content_block: { ...toolCall, input: {} } },
+                {
+                  type: 'content_block_delta',
+                  index: 0,
+                  delta: { type: 'input_json_delta', partial_json: JSON.stringify(toolCall.input) },
+                },
+              ]),
           { type: 'content_block_stop', index: 0 },
           {
             type: 'message_delta',
-            delta: { stop_reason: 'end_turn', stop_sequence: null },
+            delta: { stop_reason: toolCall === null ? 'end_turn' : 'tool_use', stop_sequence: null },
             usage: { output_tokens: 4 },
           },
           { type: 'message_stop', 'amazon-bedrock-invocationMetrics': { inputTokenCount: 11, outputTokenCount: 4 } },
