@@ -4,9 +4,10 @@
 // identity, container and instance metadata); chain credentials are reused until five minutes before they
 // expire and then fetched again, one fetch at a time. Credentials never leave this module except inside
 // the `authorization` header's signature (the secret itself is never sent).
-import { Sha256 } from '@aws-crypto/sha256-js';
-import { fromNodeProviderChain } from '@aws-sdk/credential-providers';
-import { SignatureV4 } from '@smithy/signature-v4';
+import type { SignatureV4 } from '@smithy/signature-v4';
+
+// The signer and the credential chain load with the first request signed, not with every gateway.
+const signerLibraries = () => Promise.all([import('@smithy/signature-v4'), import('@aws-crypto/sha256-js')]);
 
 export interface AwsCredentials {
   readonly accessKeyId: string;
@@ -40,7 +41,19 @@ export function credentialSource(cfg: AwsKeyConfig, now: () => number = Date.now
     const resolved = Promise.resolve(fixed);
     return () => resolved;
   }
-  return cachedCredentials(fromNodeProviderChain(), now);
+  return cachedCredentials(chainCredentials(), now);
+}
+
+/** The standard AWS chain (environment, profile, web identity, container, instance), made on first use. */
+function chainCredentials(): () => Promise<AwsCredentials> {
+  let chain: (() => Promise<AwsCredentials>) | undefined;
+  return async () => {
+    if (chain === undefined) {
+      const { fromNodeProviderChain } = await import('@aws-sdk/credential-providers');
+      chain = fromNodeProviderChain();
+    }
+    return chain();
+  };
 }
 
 /**
@@ -89,17 +102,30 @@ export interface SignRequest {
 
 /** The signer of one region and service (`bedrock`, or the Claude Platform's service name). */
 export class AwsSigner {
-  readonly #signer: SignatureV4;
+  readonly #region: string;
+  readonly #service: string;
+  readonly #credentials: CredentialSource;
+  #signer: Promise<SignatureV4> | undefined;
 
   constructor(region: string, service: string, credentials: CredentialSource) {
-    this.#signer = new SignatureV4({
-      region,
-      service,
-      credentials,
-      sha256: Sha256,
-      uriEscapePath: true,
-      applyChecksum: true,
-    });
+    this.#region = region;
+    this.#service = service;
+    this.#credentials = credentials;
+  }
+
+  #signerNow(): Promise<SignatureV4> {
+    this.#signer ??= signerLibraries().then(
+      ([{ SignatureV4 }, { Sha256 }]) =>
+        new SignatureV4({
+          region: this.#region,
+          service: this.#service,
+          credentials: this.#credentials,
+          sha256: Sha256,
+          uriEscapePath: true,
+          applyChecksum: true,
+        }),
+    );
+    return this.#signer;
   }
 
   /**
@@ -112,7 +138,8 @@ export class AwsSigner {
     if (headers.host === undefined) headers.host = url.host;
     const query: Record<string, string> = {};
     for (const [k, v] of url.searchParams) query[k] = v;
-    const signed = await this.#signer.sign(
+    const signer = await this.#signerNow();
+    const signed = await signer.sign(
       {
         method: req.method,
         protocol: url.protocol,
