@@ -10,7 +10,7 @@ import { z } from 'zod';
 import type { ProviderConfig } from '../../core/config-types.ts';
 import type { ProviderSpec } from '../../spec/provider.ts';
 import { anthropicProvider, type AnthropicOptions } from '../anthropic/index.ts';
-import { AwsSigner, credentialSource } from '../bedrock/sigv4.ts';
+import { AWS_CONFIG_KEYS, type AwsSigner, awsSignerOf } from '../bedrock/sigv4.ts';
 import { originOnly } from '../json-headers.ts';
 
 export const ANTHROPIC_AWS_SERVICE = 'aws-external-anthropic';
@@ -26,52 +26,24 @@ const optionsOf = (p: ProviderConfig): AnthropicAwsOptions => p.options as Anthr
 
 const origin = (region: string): string => `https://${ANTHROPIC_AWS_SERVICE}.${region}.api.aws`;
 
-const secret = z.string().min(1);
-
 export const anthropicAwsProvider: ProviderSpec<AnthropicAwsOptions> = {
   ...anthropicProvider,
   kind: 'anthropic-aws',
   system: 'aws.anthropic',
   configKeys: {
     ...anthropicProvider.configKeys,
-    region: z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d+$/, 'must be an AWS region such as us-west-2'),
+    ...AWS_CONFIG_KEYS,
     workspace_id: z.string().min(1),
-    aws_access_key_id: secret.optional(),
-    aws_secret_access_key: secret.optional(),
-    aws_session_token: secret.optional(),
   },
   requiresBaseUrl: false,
   defaultBaseUrl: (raw) => origin(raw.region as string),
   options(raw, fail) {
     const region = raw.region as string;
-    const keyId = raw.aws_access_key_id as string | undefined;
-    const secretKey = raw.aws_secret_access_key as string | undefined;
-    const sessionToken = raw.aws_session_token as string | undefined;
-    if ((keyId === undefined) !== (secretKey === undefined))
-      fail(
-        keyId === undefined ? 'aws_access_key_id' : 'aws_secret_access_key',
-        'give aws_access_key_id and aws_secret_access_key together, or neither (the standard AWS chain)',
-      );
-    if (sessionToken !== undefined && keyId === undefined)
-      fail('aws_session_token', 'goes with aws_access_key_id and aws_secret_access_key');
-    const keyed = raw.api_key !== undefined || raw.api_keys !== undefined;
-    if (keyed && keyId !== undefined)
-      fail('api_key', 'give api_key (a workspace API key) or AWS access keys, not both');
     return {
       version: raw.anthropic_version as string | undefined,
       region,
       workspaceId: raw.workspace_id as string,
-      signer: keyed
-        ? null
-        : new AwsSigner(
-            region,
-            ANTHROPIC_AWS_SERVICE,
-            credentialSource({
-              aws_access_key_id: keyId,
-              aws_secret_access_key: secretKey,
-              aws_session_token: sessionToken,
-            }),
-          ),
+      signer: awsSignerOf(raw, fail, ANTHROPIC_AWS_SERVICE, 'a workspace API key'),
     };
   },
   headers(p, ctx) {

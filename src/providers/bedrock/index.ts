@@ -11,7 +11,6 @@
 // `aws_secret_access_key` (and `aws_session_token`), or none: AWS's standard chain, its credentials kept
 // until shortly before they expire. Each request is signed over its body and date; the secret itself is
 // never sent, and keys go nowhere but into the signature.
-import { z } from 'zod';
 import type { DeploymentConfig, ProviderConfig } from '../../core/config-types.ts';
 import { isObject } from '../../core/json.ts';
 import type { BetaRules, ProviderSpec, WireBodyInput } from '../../spec/provider.ts';
@@ -21,7 +20,7 @@ import { BEDROCK_CLAUDE_BETAS } from './betas.ts';
 import { converseUpstream } from './converse-side.ts';
 import { readBedrockError } from './errors.ts';
 import { BedrockFrameDecoder } from './frames.ts';
-import { AwsSigner, credentialSource } from './sigv4.ts';
+import { AWS_CONFIG_KEYS, type AwsSigner, awsSignerOf } from './sigv4.ts';
 import { bedrockOrigin, bedrockPath, isBedrockClaude } from './urls.ts';
 
 export interface BedrockOptions {
@@ -46,50 +45,23 @@ function invokeBody(input: WireBodyInput): string | Buffer {
 
 const NO_BETAS: BetaRules = { accepted: new Set() };
 
-const secret = z.string().min(1);
-
 export const bedrockProvider: ProviderSpec<BedrockOptions> = {
   kind: 'bedrock',
   priceCatalogue: 'aws-bedrock',
   system: 'aws.bedrock',
   configKeys: {
-    region: z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d+$/, 'must be an AWS region such as us-east-1'),
-    aws_access_key_id: secret.optional(),
-    aws_secret_access_key: secret.optional(),
-    aws_session_token: secret.optional(),
+    ...AWS_CONFIG_KEYS,
   },
   requiresBaseUrl: false,
   defaultBaseUrl: (raw) => bedrockOrigin(raw.region as string),
   options(raw, fail) {
     const region = raw.region as string;
-    const keyId = raw.aws_access_key_id as string | undefined;
-    const secretKey = raw.aws_secret_access_key as string | undefined;
-    const sessionToken = raw.aws_session_token as string | undefined;
-    if ((keyId === undefined) !== (secretKey === undefined))
-      fail(
-        keyId === undefined ? 'aws_access_key_id' : 'aws_secret_access_key',
-        'give aws_access_key_id and aws_secret_access_key together, or neither (the standard AWS chain)',
-      );
-    if (sessionToken !== undefined && keyId === undefined)
-      fail('aws_session_token', 'goes with aws_access_key_id and aws_secret_access_key');
-    const keyed = raw.api_key !== undefined || raw.api_keys !== undefined;
-    if (keyed && keyId !== undefined) fail('api_key', 'give api_key (a Bedrock API key) or AWS access keys, not both');
     const { origin, prefix } = splitBaseUrl((raw.base_url as string | undefined) ?? bedrockOrigin(region));
     return {
       region,
       origin,
       prefix,
-      signer: keyed
-        ? null
-        : new AwsSigner(
-            region,
-            'bedrock',
-            credentialSource({
-              aws_access_key_id: keyId,
-              aws_secret_access_key: secretKey,
-              aws_session_token: sessionToken,
-            }),
-          ),
+      signer: awsSignerOf(raw, fail, 'bedrock', 'a Bedrock API key'),
     };
   },
   // Claude speaks Anthropic's wire; the other models Converse (upstreamSide), reached by the same query.

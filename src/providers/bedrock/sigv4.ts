@@ -5,6 +5,7 @@
 // expire and then fetched again, one fetch at a time. Credentials never leave this module except inside
 // the `authorization` header's signature (the secret itself is never sent).
 import type { SignatureV4 } from '@smithy/signature-v4';
+import { z } from 'zod';
 
 // The signer and the credential chain load with the first request signed, not with every gateway.
 const signerLibraries = () => Promise.all([import('@smithy/signature-v4'), import('@aws-crypto/sha256-js')]);
@@ -159,4 +160,44 @@ export class AwsSigner {
 /** A Bedrock API key goes as a Bearer token instead of a signature. */
 export function bearerHeaders(headers: Readonly<Record<string, string>>, apiKey: string): Record<string, string> {
   return { ...headers, authorization: `Bearer ${apiKey}` };
+}
+
+const secret = z.string().min(1);
+
+/** The config keys of a kind that signs with AWS credentials (bedrock, anthropic-aws). */
+export const AWS_CONFIG_KEYS = {
+  region: z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d+$/, 'must be an AWS region such as us-east-1'),
+  aws_access_key_id: secret.optional(),
+  aws_secret_access_key: secret.optional(),
+  aws_session_token: secret.optional(),
+};
+
+/**
+ * The signer a provider's AWS keys (or the standard chain) give, or null when it sends an API key
+ * instead (`apiKey` says which kind of key, in the refusal of both).
+ */
+export function awsSignerOf(
+  raw: Readonly<Record<string, unknown>>,
+  fail: (key: string, message: string) => never,
+  service: string,
+  apiKey: string,
+): AwsSigner | null {
+  const keyId = raw.aws_access_key_id as string | undefined;
+  const secretKey = raw.aws_secret_access_key as string | undefined;
+  const sessionToken = raw.aws_session_token as string | undefined;
+  if ((keyId === undefined) !== (secretKey === undefined))
+    fail(
+      keyId === undefined ? 'aws_access_key_id' : 'aws_secret_access_key',
+      'give aws_access_key_id and aws_secret_access_key together, or neither (the standard AWS chain)',
+    );
+  if (sessionToken !== undefined && keyId === undefined)
+    fail('aws_session_token', 'goes with aws_access_key_id and aws_secret_access_key');
+  const keyed = raw.api_key !== undefined || raw.api_keys !== undefined;
+  if (keyed && keyId !== undefined) fail('api_key', `give api_key (${apiKey}) or AWS access keys, not both`);
+  if (keyed) return null;
+  return new AwsSigner(
+    raw.region as string,
+    service,
+    credentialSource({ aws_access_key_id: keyId, aws_secret_access_key: secretKey, aws_session_token: sessionToken }),
+  );
 }
