@@ -9,7 +9,15 @@ import { GatewayError, type ErrorCode } from '../core/errors.ts';
 import { nextPeriodStart, periodStart } from '../core/budget.ts';
 import { namedMaxTokens, requestedMaxTokens, reservationTokens } from './estimate-tokens.ts';
 import { MAX_RATIO, newEntry, nextRatio, type KeyEntry } from './key-entry.ts';
-import { cacheWriteOf, needsTokens, promptTokensOf, reservationOf, roomy, type Sizing } from './sizing.ts';
+import {
+  cacheWriteOf,
+  needsTokens,
+  promptTokensOf,
+  reservationOf,
+  roomy,
+  serviceTierOf,
+  type Sizing,
+} from './sizing.ts';
 import { rateLimitHeaders } from './rate-headers.ts';
 import { neverFitsTpm, refusalError } from './refusal.ts';
 import type {
@@ -220,8 +228,9 @@ export class Admission {
       quick: false,
       embedding,
       cacheWrite: embedding ? 'none' : cacheWriteOf(model, body),
+      serviceTier: serviceTierOf(model, body),
     };
-    let size = reservationOf(model, 0, maxTokens, sizing.cacheWrite);
+    let size = reservationOf(model, 0, maxTokens, sizing.cacheWrite, sizing.serviceTier);
     if (needsTokens(entry)) {
       sizing.promptTokens = promptTokensOf(body, { model: target, boundBytes: opts.bodyBytes }, embedding);
       size = this.#sized(entry, sizing);
@@ -291,7 +300,7 @@ export class Admission {
   #sized(entry: KeyEntry, sizing: Sizing): { nanos: number; tokens: number } {
     const ratio = Math.max(entry.ratio, this.#modelRatios.get(sizing.target) ?? 1);
     const prompt = ratio === 1 ? sizing.promptTokens : Math.ceil(sizing.promptTokens * ratio);
-    return reservationOf(sizing.model, prompt, sizing.maxTokens, sizing.cacheWrite);
+    return reservationOf(sizing.model, prompt, sizing.maxTokens, sizing.cacheWrite, sizing.serviceTier);
   }
 
   /**

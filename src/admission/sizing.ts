@@ -21,6 +21,17 @@ export function cacheWriteOf(model: ModelConfig, body: Record<string, unknown>):
   return cacheWriteAsked(body);
 }
 
+/**
+ * The service tier to reserve at: the tier the body names when the model's price has rates for it (a flex
+ * request reserves at flex rates); undefined (standard rates) for every other request.
+ */
+export function serviceTierOf(model: ModelConfig, body: Record<string, unknown>): string | undefined {
+  const tiers = model.price?.serviceTiers;
+  if (tiers === undefined) return undefined;
+  const tier = body.service_tier;
+  return typeof tier === 'string' && Object.hasOwn(tiers, tier) ? tier : undefined;
+}
+
 /** How admit sized one request: the prompt estimate, and whether it was the quick byte bound. */
 export interface Sizing {
   model: ModelConfig;
@@ -33,6 +44,8 @@ export interface Sizing {
   embedding?: boolean;
   /** The cache write the request asks for: what its prompt may be charged (core/budget.ts reservationNanos). */
   cacheWrite: CacheWrite;
+  /** The priced service tier the request names (serviceTierOf), reserved at its rates. */
+  serviceTier?: string;
 }
 
 export function promptTokensOf(
@@ -70,7 +83,8 @@ export function reservationOf(
   promptTokens: number,
   maxTokens: number,
   cacheWrite: CacheWrite,
+  serviceTier?: string,
 ): { nanos: number; tokens: number } {
-  const sizes = { promptTokens, maxTokens, cacheWrite };
+  const sizes = { promptTokens, maxTokens, cacheWrite, serviceTier };
   return { nanos: reservationNanos(sizes, model.price), tokens: reservationTokens(sizes) };
 }

@@ -61,13 +61,15 @@ export function costNanos(u: Usage, price: Price | null): number {
  * be charged, at the long-context tier its size reaches, and the full max_tokens as output. `cacheWrite`
  * says what the request asks the provider's cache for: 'none' (the prompt costs at most plain input:
  * cache reads only make it cheaper), '5m' or '1h' (it may all be written); unknown is taken as '5m'.
+ * `serviceTier` is the tier the request asks for by name (`flex`, `priority`, …): its rates when the price
+ * has them, as the reply that names the tier is charged; otherwise the standard rates.
  */
 export function reservationNanos(
-  tokens: { promptTokens: number; maxTokens: number; cacheWrite?: 'none' | '5m' | '1h' },
+  tokens: { promptTokens: number; maxTokens: number; cacheWrite?: 'none' | '5m' | '1h'; serviceTier?: string },
   price: Price | null,
 ): number {
   if (price === null) return 0;
-  const r = ratesFor(price, tokens.promptTokens);
+  const r = ratesFor(price, tokens.promptTokens, tokens.serviceTier);
   const write = tokens.cacheWrite ?? '5m';
   const promptRate =
     write === 'none' ? r.input : Math.max(r.input, write === '1h' ? (r.cacheWrite1h ?? r.cacheWrite) : r.cacheWrite);

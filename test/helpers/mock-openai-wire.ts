@@ -44,7 +44,7 @@ export function openaiCompletion(plan: ReplyPlan): Record<string, unknown> {
     model: plan.model,
     choices: [{ index: 0, message, logprobs: null, finish_reason: FINISH[plan.finish] }],
     usage: usageOf(plan),
-    service_tier: 'default',
+    service_tier: plan.serviceTier ?? 'default',
     system_fingerprint: 'fp_mock',
   };
 }
@@ -85,6 +85,7 @@ export function openaiFrames(plan: ReplyPlan): string[] {
       system_fingerprint: 'fp_mock',
       choices: [],
       usage: usageOf(plan),
+      service_tier: plan.serviceTier ?? 'default',
     };
     frames.push(encodeSse(undefined, JSON.stringify(body)));
   }

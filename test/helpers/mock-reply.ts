@@ -40,6 +40,8 @@ export interface ReplyPlan {
   stopSequence: string | null;
   usage: MockUsage;
   chunkCount: number;
+  /** The tier the reply says it was served at: the one the request asked for by name, else the provider's default. */
+  serviceTier: string | undefined;
 }
 
 type Json = Record<string, unknown>;
@@ -113,6 +115,7 @@ export function planReply(options: {
       cacheWriteTokens: config.cacheWriteTokens ?? 0,
     },
     chunkCount: Math.max(1, config.chunkCount ?? 3),
+    serviceTier: typeof body.service_tier === 'string' && body.service_tier !== 'auto' ? body.service_tier : undefined,
   };
 }
 

@@ -154,3 +154,23 @@ models: [{ name: m, price: { input: 2, output: 8, service_tiers: { Fast: 2 } }, 
     /service_tiers\.Fast/,
   );
 });
+
+test('a reservation for a request that names a priced tier uses its rates; an unpriced or absent tier the standard ones', async () => {
+  const { reservationNanos } = await import('../../src/core/budget.ts');
+  const { serviceTierOf } = await import('../../src/admission/sizing.ts');
+  const sizes = { promptTokens: 1000, maxTokens: 1000, cacheWrite: 'none' as const };
+  const standard = reservationNanos(sizes, PRICE);
+  assert.equal(standard, 1000 * 1250 + 1000 * 10_000);
+  assert.equal(reservationNanos({ ...sizes, serviceTier: 'flex' }, PRICE), standard / 2);
+  assert.equal(reservationNanos({ ...sizes, serviceTier: 'priority' }, PRICE), standard * 2);
+  assert.equal(reservationNanos({ ...sizes, serviceTier: 'scale' }, PRICE), standard);
+  const model = { price: PRICE } as Parameters<typeof serviceTierOf>[0];
+  assert.equal(serviceTierOf(model, { service_tier: 'flex' }), 'flex');
+  assert.equal(serviceTierOf(model, { service_tier: 'auto' }), undefined);
+  assert.equal(serviceTierOf(model, { service_tier: 'toString' }), undefined, 'no inherited property is a tier');
+  assert.equal(serviceTierOf(model, {}), undefined);
+  assert.equal(
+    serviceTierOf({ price: null } as Parameters<typeof serviceTierOf>[0], { service_tier: 'flex' }),
+    undefined,
+  );
+});
