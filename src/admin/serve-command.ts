@@ -23,7 +23,7 @@ import { openConversationStore } from '../store/conversation-store.ts';
 import { startResponsePurge } from '../store/response-purge.ts';
 import { createGatewayServer } from '../http/server.ts';
 import { attachResponsesWebSocket, loopbackHost } from '../pipeline/responses-websocket.ts';
-import { dispatch } from '../pipeline/generate.ts';
+import { routerFor } from '../pipeline/endpoint-table.ts';
 import { metricsTokenCheck } from '../auth/authenticate.ts';
 import { KeyCache } from '../auth/key-cache.ts';
 import { createAdminApi } from './api/admin-api.ts';
@@ -210,7 +210,7 @@ export async function serveCommand(config: GatewayConfig): Promise<void> {
   const server = createGatewayServer({
     ...gw,
     metricsAuthorized: metricsTokenCheck(config.metricsToken),
-    dispatch: dispatch.bind(null, gw),
+    router: routerFor(gw),
     admin,
     ui: createUiHandler({ enabled: admin !== null }),
     readiness,

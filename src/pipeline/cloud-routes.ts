@@ -7,10 +7,9 @@ import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import type { Catalog } from '../catalog/catalog.ts';
 import { renderBedrockError } from '../dialects/anthropic-clouds/errors.ts';
 import { gatewayModelOf } from '../dialects/anthropic-clouds/model-id.ts';
-import { bedrockCallOf, vertexCallOf } from '../dialects/anthropic-clouds/paths.ts';
+import type { BedrockCall, VertexCall } from '../dialects/anthropic-clouds/paths.ts';
 import { CLOUD_MESSAGES_VERSION, cloudMessagesBody } from '../dialects/anthropic-clouds/request.ts';
 import { validateMessagesRequest } from '../dialects/anthropic-messages/validate.ts';
-import { pathOf } from '../http/routes.ts';
 import type { GenerationEndpoint } from './generate.ts';
 import { BEDROCK_EVENT_STREAM } from './reply-framing.ts';
 
@@ -20,8 +19,12 @@ const validate: GenerationEndpoint['validate'] = (body, at) =>
 const known = (catalog: Catalog) => (name: string) => catalog.resolve(name) !== undefined;
 
 /** POST /model/{model}/invoke and /invoke-with-response-stream. */
-export function bedrockEndpoint(catalog: Catalog, req: IncomingMessage, requestId: string): GenerationEndpoint {
-  const call = bedrockCallOf(pathOf(req.url))!;
+export function bedrockEndpoint(
+  catalog: Catalog,
+  req: IncomingMessage,
+  requestId: string,
+  call: BedrockCall,
+): GenerationEndpoint {
   const model = gatewayModelOf(call.model, known(catalog));
   return {
     dialect: 'anthropic',
@@ -38,8 +41,12 @@ export function bedrockEndpoint(catalog: Catalog, req: IncomingMessage, requestI
 }
 
 /** POST …/publishers/anthropic/models/{model}:rawPredict and :streamRawPredict. */
-export function vertexEndpoint(catalog: Catalog, req: IncomingMessage, requestId: string): GenerationEndpoint {
-  const call = vertexCallOf(pathOf(req.url))!;
+export function vertexEndpoint(
+  catalog: Catalog,
+  req: IncomingMessage,
+  requestId: string,
+  call: VertexCall,
+): GenerationEndpoint {
   const stream = call.method === 'streamRawPredict';
   const model = gatewayModelOf(call.model, known(catalog));
   return {

@@ -1,13 +1,12 @@
-// Which story each API route tells, and the story of a generation request (chat, messages, responses,
-// embeddings, Gemini's generateContent): auth → body → validation → catalog → stages → admission → routing →
+// The story of a generation request (chat, messages, responses, embeddings, Gemini's generateContent,
+// the cloud routes; which endpoint tells it is the endpoint table's): auth → body → validation → catalog → stages → admission → routing →
 // relay → accounting. Each step is its stage's.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Dialect } from '../core/dialect.ts';
 import { billableUsage } from '../core/usage.ts';
 import { GatewayError } from '../core/errors.ts';
 import { answeredOrGone, costlyBody, readBody, parseJsonBody } from '../http/body.ts';
-import { geminiCallOf, type GeminiCall } from '../dialects/gemini/routes.ts';
-import { pathOf, type Route } from '../http/routes.ts';
+import type { GeminiCall } from '../dialects/gemini/routes.ts';
 import { sendError, sendJson } from '../http/respond.ts';
 import type { CloudMessages } from '../dialects/anthropic-clouds/request.ts';
 import type { ReplyFraming } from './reply-framing.ts';
@@ -15,17 +14,13 @@ import { ResponseClientLink } from '../routing/attempt-watch.ts';
 import { authenticate, authenticateGemini } from '../auth/authenticate.ts';
 import { renderStreamError } from '../dialects/render-error.ts';
 import type { RequestFacts } from '../dialects/request-facts.ts';
-import { validateChatRequest } from '../dialects/openai-chat/validate.ts';
-import { validateMessagesRequest } from '../dialects/anthropic-messages/validate.ts';
 import {
   checkAnthropicVersion,
   forwardedHeaders,
   type AnthropicVersion,
 } from '../dialects/anthropic-messages/version.ts';
-import { validateEmbeddingsRequest } from '../dialects/embeddings/validate.ts';
-import { validateGeminiCall } from '../dialects/gemini/validate.ts';
-import { validateResponsesRequest, type ResponsesFacts } from '../dialects/openai-responses/validate.ts';
-import { compactionBody, summaryRequest, validateCompactRequest } from '../dialects/openai-responses/compact.ts';
+import type { ResponsesFacts } from '../dialects/openai-responses/validate.ts';
+import { compactionBody, summaryRequest } from '../dialects/openai-responses/compact.ts';
 import { refuseUnusableKey, resolveModel } from '../catalog/catalog.ts';
 import { promptCacheKeyOf, sessionIdOf } from '../routing/session.ts';
 import { promptEstimator, type Ticket } from '../admission/admission.ts';
@@ -42,86 +37,12 @@ import type { StageList } from '../stages/plan.ts';
 import { runAfterReply, runBeforeRouting } from '../stages/run.ts';
 import { keepAliveFor, relayStream } from './relay.ts';
 import { StageTally } from './stage-tally.ts';
-import { answerShort } from './endpoints.ts';
-import { bedrockEndpoint, vertexEndpoint } from './cloud-routes.ts';
 import type { Gateway } from './gateway.ts';
 import { servesResponsesNatively } from '../registry.ts';
 import { targetQuery, type TargetQuery } from '../spec/provider.ts';
 
 /** Responses API compaction, passed through. */
 const COMPACT = targetQuery('compact', 'responses', false);
-
-/** The MCP endpoint (and the MCP SDK) loads with the first /mcp request, not with every gateway. */
-let mcpEndpoint: Promise<typeof import('../mcp/endpoint.ts')> | undefined;
-
-export async function dispatch(
-  gw: Gateway,
-  req: IncomingMessage,
-  res: ServerResponse,
-  route: Route,
-  requestId: string,
-): Promise<void> {
-  switch (route.name) {
-    case 'chat':
-      return handleGeneration(gw, req, res, {
-        dialect: 'openai',
-        requestId,
-        endpoint: '/v1/chat/completions',
-        validate: validateChatRequest,
-      });
-    case 'messages':
-      return handleGeneration(gw, req, res, {
-        dialect: 'anthropic',
-        requestId,
-        endpoint: '/v1/messages',
-        validate: (body, at) => validateMessagesRequest(body, at.version ?? undefined),
-      });
-    case 'embeddings':
-      return handleGeneration(gw, req, res, {
-        dialect: 'openai',
-        requestId,
-        endpoint: '/v1/embeddings',
-        embedding: true,
-        validate: validateEmbeddingsRequest,
-      });
-    case 'responses':
-      return handleGeneration(gw, req, res, {
-        dialect: 'responses',
-        requestId,
-        endpoint: '/v1/responses',
-        validate: validateResponsesRequest,
-      });
-    case 'responses_compact':
-      return handleGeneration(gw, req, res, {
-        dialect: 'responses',
-        requestId,
-        endpoint: '/v1/responses/compact',
-        compact: true,
-        validate: validateCompactRequest,
-      });
-    case 'gemini_generate': {
-      const gemini = geminiCallOf(pathOf(req.url))!;
-      // A template, not the URL: the model is the row's own column, and a `?key=` never reaches a row or a label.
-      return handleGeneration(gw, req, res, {
-        dialect: 'gemini',
-        requestId,
-        endpoint: `/${gemini.version}/models/{model}:${gemini.method}`,
-        gemini,
-        validate: (body, at) => validateGeminiCall(body, gemini, at.url),
-      });
-    }
-    case 'bedrock_invoke':
-    case 'bedrock_invoke_stream':
-      return handleGeneration(gw, req, res, bedrockEndpoint(gw.catalog, req, requestId));
-    case 'vertex_raw_predict':
-    case 'vertex_stream_raw_predict':
-      return handleGeneration(gw, req, res, vertexEndpoint(gw.catalog, req, requestId));
-    case 'mcp':
-      return (mcpEndpoint ??= import('../mcp/endpoint.ts')).then((m) => m.handleMcp(gw, req, res, requestId));
-    default:
-      return answerShort(gw, req, res, route, requestId);
-  }
-}
 
 /** One request in flight: its bookkeeping and, once admitted, the reservation to settle. */
 export interface Flight {
@@ -268,7 +189,7 @@ async function serve(
   const named = (value as { model?: unknown } | null)?.model;
   if (typeof named === 'string') state.model = named;
   const facts = flight.endpoint.validate(value, { url: req.url, version });
-  // The Responses route's validator reads the conversation state too (dispatch above).
+  // The Responses endpoint's validator reads the conversation state too (endpoint-table.ts).
   const responsesFacts = state.dialect === 'responses' ? (facts as ResponsesFacts) : null;
   state.model = facts.model;
   state.stream = facts.stream;

@@ -7,7 +7,7 @@ import { cloudModelCandidates, gatewayModelOf } from '../../../src/dialects/anth
 import { cloudMessagesBody } from '../../../src/dialects/anthropic-clouds/request.ts';
 import { bedrockErrorType, renderBedrockError } from '../../../src/dialects/anthropic-clouds/errors.ts';
 import { GatewayError } from '../../../src/core/errors.ts';
-import { findRoute } from '../../../src/http/routes.ts';
+import { findRoute } from '../../helpers/routes.ts';
 
 test('Bedrock paths: invoke and the stream, the model decoded; anything else is not one', () => {
   assert.deepEqual(bedrockCallOf('/model/us.anthropic.claude-sonnet-4-5-20250929-v1:0/invoke'), {
