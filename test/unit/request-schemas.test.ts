@@ -9,7 +9,7 @@ import { checkItem, validateResponsesRequest } from '../../src/dialects/openai-r
 import { embeddingInputs, validateEmbeddingsRequest } from '../../src/dialects/embeddings/validate.ts';
 import { validateGeminiRequest } from '../../src/dialects/gemini/validate.ts';
 
-function refusal(f: () => unknown): { param: string | undefined; message: string } {
+function refusal(f: () => unknown): { param: string | null; message: string } {
   try {
     f();
   } catch (err) {
