@@ -10,6 +10,7 @@ export type RouteName =
   | 'models'
   | 'model'
   | 'usage_token'
+  | 'root'
   | 'healthz'
   | 'livez'
   | 'readyz'
@@ -31,6 +32,8 @@ export type RouteName =
   | 'gemini_unknown'
   | 'bedrock_invoke'
   | 'bedrock_invoke_stream'
+  | 'bedrock_converse'
+  | 'bedrock_converse_stream'
   | 'bedrock_inference_profiles'
   | 'vertex_raw_predict'
   | 'vertex_stream_raw_predict'
@@ -61,6 +64,8 @@ const EXACT: Route[] = [
   { name: 'conversations', template: '/v1/conversations', method: 'POST', dialect: 'responses' },
   { name: 'embeddings', template: '/v1/embeddings', method: 'POST', dialect: 'openai' },
   { name: 'usage_token', template: '/api/usage/token', method: 'GET', dialect: 'openai' },
+  // The bare origin, which clients probe before their first call (Claude Code's `HEAD /`): a plain 200.
+  { name: 'root', template: '/', method: 'GET', dialect: 'openai' },
   { name: 'healthz', template: '/healthz', method: 'GET', dialect: 'openai' },
   { name: 'livez', template: '/livez', method: 'GET', dialect: 'openai' },
   { name: 'readyz', template: '/readyz', method: 'GET', dialect: 'openai' },
@@ -118,6 +123,13 @@ const CLOUD_ROUTES = {
     method: 'POST',
     dialect: 'anthropic',
   },
+  converse: { name: 'bedrock_converse', template: '/model/{model}/converse', method: 'POST', dialect: 'anthropic' },
+  converseStream: {
+    name: 'bedrock_converse_stream',
+    template: '/model/{model}/converse-stream',
+    method: 'POST',
+    dialect: 'anthropic',
+  },
   rawPredict: {
     name: 'vertex_raw_predict',
     template: '/v1/projects/{project}/locations/{location}/publishers/anthropic/models/{model}:rawPredict',
@@ -142,7 +154,9 @@ const CLOUD_ROUTES = {
 function cloudRoute(path: string): Route | undefined {
   if (path.startsWith('/model/')) {
     const call = bedrockCallOf(path);
-    return call === null ? undefined : call.stream ? CLOUD_ROUTES.invokeStream : CLOUD_ROUTES.invoke;
+    if (call === null) return undefined;
+    if (call.api === 'converse') return call.stream ? CLOUD_ROUTES.converseStream : CLOUD_ROUTES.converse;
+    return call.stream ? CLOUD_ROUTES.invokeStream : CLOUD_ROUTES.invoke;
   }
   const call = vertexCallOf(path);
   if (call === null) return undefined;

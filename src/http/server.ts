@@ -11,6 +11,7 @@ import { maskKeyLike, type SecretMasker } from '../core/mask-secrets.ts';
 import { geminiAuthenticated } from '../dialects/gemini/routes.ts';
 import { answerClientError } from './client-error.ts';
 import { guardConnections } from './connection-guard.ts';
+import { acceptHttp2 } from './http2.ts';
 import { sendError, sendJson } from './respond.ts';
 import { callerDialect, dialectForPath, endpointClass, findRoute, pathOf, type Route } from './routes.ts';
 import { CorsPolicy, refusalMessage } from './cors.ts';
@@ -70,12 +71,12 @@ export function createGatewayServer(gw: ServerOptions): Server {
       headersTimeout,
       connectionsCheckingInterval: Math.min(30_000, Math.max(100, Math.floor(headersTimeout / 4))),
     },
-    function modelgateRequest(req, res) {
+    function modelgateRequest(req: IncomingMessage, res: ServerResponse) {
       const requestId = newRequestId();
       (req.socket as Tagged)[RESPONSE] = res;
       // A stopping gateway keeps no connection open for a next request: the client's next one goes to a
-      // replica that is staying.
-      if (readiness.draining) res.setHeader('connection', 'close');
+      // replica that is staying. (HTTP/2 has no Connection header: its sessions get a GOAWAY at close.)
+      if (readiness.draining && req.httpVersionMajor === 1) res.setHeader('connection', 'close');
       // Answers to the origins the operator named carry CORS headers, errors included (a browser script
       // can then read why); without cors_origins nothing is looked at here.
       if (cors !== null) {
@@ -161,7 +162,11 @@ export function createGatewayServer(gw: ServerOptions): Server {
         return;
       }
       const own =
-        route.name === 'healthz' || route.name === 'metrics' || route.name === 'livez' || route.name === 'readyz';
+        route.name === 'healthz' ||
+        route.name === 'metrics' ||
+        route.name === 'livez' ||
+        route.name === 'readyz' ||
+        route.name === 'root';
       // A late event loop: a new request is refused at once so the admitted ones keep their latency.
       if (!own && shedder !== null && shedder.shedding) {
         req.resume();
@@ -182,6 +187,10 @@ export function createGatewayServer(gw: ServerOptions): Server {
       });
     },
   );
+  // HTTP/2 with prior knowledge on the same port (the AWS SDK's default for Bedrock Runtime): its requests
+  // take the same handler through node:http2's compatibility objects, which have what it reads.
+  const handler = server.listeners('request')[0] as (req: IncomingMessage, res: ServerResponse) => void;
+  acceptHttp2(server, { onRequest: handler as unknown as Parameters<typeof acceptHttp2>[1]['onRequest'] });
   // Malformed HTTP never crashes the process; the socket is answered and closed: 408 for a request that
   // did not arrive in time, 431 for headers over Node's limit, else 400, each with a body in the caller's
   // dialect (client-error.ts).
@@ -259,7 +268,8 @@ function answerPreflight(
  * while a store the requests need is unreachable), and /metrics.
  */
 async function serveOwn(gw: ServerOptions, res: ServerResponse, route: Route, requestId: string): Promise<void> {
-  if (route.name === 'healthz') return sendJson(res, { status: 200, body: '{"status":"ok"}', requestId });
+  if (route.name === 'healthz' || route.name === 'root')
+    return sendJson(res, { status: 200, body: '{"status":"ok"}', requestId });
   if (route.name === 'livez') return sendJson(res, { status: 200, body: '{"status":"alive"}', requestId });
   if (route.name === 'readyz') {
     const reasons = gw.readiness.reasons();

@@ -43,7 +43,7 @@ import { runAfterReply, runBeforeRouting } from '../stages/run.ts';
 import { keepAliveFor, relayStream } from './relay.ts';
 import { StageTally } from './stage-tally.ts';
 import { answerShort } from './endpoints.ts';
-import { bedrockEndpoint, vertexEndpoint } from './cloud-routes.ts';
+import { bedrockEndpoint, converseEndpoint, vertexEndpoint } from './cloud-routes.ts';
 import type { Gateway } from './gateway.ts';
 import { servesResponsesNatively } from '../registry.ts';
 import { targetQuery, type TargetQuery } from '../spec/provider.ts';
@@ -113,6 +113,9 @@ export async function dispatch(
     case 'bedrock_invoke':
     case 'bedrock_invoke_stream':
       return handleGeneration(gw, req, res, bedrockEndpoint(gw.catalog, req, requestId));
+    case 'bedrock_converse':
+    case 'bedrock_converse_stream':
+      return handleGeneration(gw, req, res, converseEndpoint(gw.catalog, gw.config.defaultMaxTokens, req, requestId));
     case 'vertex_raw_predict':
     case 'vertex_stream_raw_predict':
       return handleGeneration(gw, req, res, vertexEndpoint(gw.catalog, req, requestId));
@@ -157,6 +160,8 @@ export interface GenerationEndpoint {
   cloud?: { reshape(value: unknown): CloudMessages };
   /** A streamed reply framed otherwise than as SSE (Bedrock's event stream); no keep-alive comments then. */
   framing?: ReplyFraming;
+  /** A whole reply in another shape than the dialect's (Bedrock's Converse), from the dialect's JSON text. */
+  reshapeReply?: (body: string) => string;
   /** Errors in another shape than the dialect's (Bedrock's `{message}` and `x-amzn-errortype`). */
   renderError?: (err: GatewayError, requestId: string) => { body: string; headers: Record<string, string> };
   /** The body's check in the route's dialect (`version`: the checked anthropic-version of /v1/messages). */
@@ -263,6 +268,8 @@ async function serve(
     raw = Buffer.from(text);
     cloudForward = reshaped.forward;
     version = reshaped.version;
+    if (reshaped.adjusted !== undefined && reshaped.adjusted.length > 0)
+      res.setHeader('x-modelgate-adjusted', reshaped.adjusted.join('; '));
   }
   // A request refused by validation still names its model in the usage row, metrics and logs.
   const named = (value as { model?: unknown } | null)?.model;
@@ -498,10 +505,12 @@ export function relayJson(gw: Gateway, res: ServerResponse, flight: Flight, answ
   if (answer.json === null)
     throw new GatewayError('internal_error', { message: 'A non-streamed answer arrived without its body.' });
   const { usage } = answer.json;
-  const body =
+  const staged =
     flight.stages === null
       ? answer.json.body
       : runAfterReply(flight.stages, flight.endpoint.dialect, answer.json.body, flight.tally!);
+  const { reshapeReply } = flight.endpoint;
+  const body = reshapeReply === undefined ? staged : reshapeReply(staged);
   state.usage = usage;
   state.status = 200;
   state.markFirstByte();

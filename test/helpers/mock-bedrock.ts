@@ -4,14 +4,15 @@
 // It answers Converse and ConverseStream, and InvokeModel and InvokeModelWithResponseStream for Anthropic
 // bodies, in the real framing (JSON; `application/vnd.amazon.eventstream` with base64 `chunk` events).
 // A model id containing `throttle` answers ThrottlingException, one containing `invalid` a
-// ValidationException, one containing `notready` a ModelNotReadyException. An InvokeModel body with tools
+// ValidationException, one containing `notready` a ModelNotReadyException; an InvokeModelWithResponseStream
+// to one containing `midstream` sends its first events, then a `throttlingException` message. An InvokeModel body with tools
 // whose last message is the user's text is answered with a call of its first tool (`{"city":"Oslo"}`).
 import { Sha256 } from '@aws-crypto/sha256-js';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { encodeChunk, encodeEvent } from '../../src/providers/bedrock/event-stream.ts';
+import { encodeChunk, encodeEvent, encodeException } from '../../src/providers/bedrock/event-stream.ts';
 
 export const MOCK_AWS_CREDENTIALS = {
   accessKeyId: 'AKIAMOCKBEDROCK00001',
@@ -281,6 +282,12 @@ export async function startMockBedrock(opts: MockBedrockOptions = {}): Promise<M
           },
           { type: 'message_stop', 'amazon-bedrock-invocationMetrics': { inputTokenCount: 11, outputTokenCount: 4 } },
         ];
+        if (model.includes('midstream')) {
+          // As Bedrock does when a quota runs out mid-answer: some chunks, then an exception message.
+          for (const e of events.slice(0, 3)) res.write(encodeChunk(JSON.stringify(e)));
+          res.end(encodeException('throttlingException', 'Too many tokens, please wait before trying again.'));
+          return;
+        }
         for (const e of events) res.write(encodeChunk(JSON.stringify(e)));
         res.end();
         return;

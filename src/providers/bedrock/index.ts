@@ -92,7 +92,7 @@ export const bedrockProvider: ProviderSpec<BedrockOptions> = {
   wireBody: invokeBody,
   // Converse has no beta flags: a caller's are all left out, and said.
   betas: (_p, d) => (isClaude(d) ? BEDROCK_CLAUDE_BETAS : NO_BETAS),
-  frames: () => new BedrockFrameDecoder(),
+  frames: (_p, d) => new BedrockFrameDecoder(isClaude(d)),
   readError: readBedrockError,
   sign(input) {
     const signer = optionsOf(input.provider).signer;
