@@ -10,7 +10,7 @@ import type { GatewayError } from '../core/errors.ts';
 import { maskKeyLike } from '../core/mask-secrets.ts';
 import type { Usage } from '../core/usage.ts';
 import { MessagesStreamAsConverse } from '../dialects/bedrock-converse/messages-bridge.ts';
-import { encodeChunk, encodeEvent, encodeException } from '../providers/bedrock/event-stream.ts';
+import { encodeChunk, encodeEvent, encodeException } from '../providers/aws/event-stream.ts';
 import type { StreamRelay } from '../spec/exchange.ts';
 import type { HubEvent } from '../spec/events.ts';
 import type { HubRequest } from '../spec/form.ts';

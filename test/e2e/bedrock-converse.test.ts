@@ -18,14 +18,15 @@ import {
   type Tool,
 } from '@aws-sdk/client-bedrock-runtime';
 import Anthropic from '@anthropic-ai/sdk';
-import { MOCK_AWS_CREDENTIALS, startMockBedrock, type MockBedrock } from '../helpers/mock-bedrock.ts';
-import { startMockUpstream } from '../helpers/mock-upstream.ts';
+import type { MockBedrock } from '../helpers/mock-bedrock.ts';
 import type { MockUpstream } from '../helpers/mock-upstream-types.ts';
-import { startGateway, configYaml, waitUntil, type GatewayProcess } from '../helpers/gateway-process.ts';
+import { waitUntil, type GatewayProcess } from '../helpers/gateway-process.ts';
+import { BEDROCK_KEYS, startCloudFixture, type CloudFixture } from '../helpers/cloud-fixture.ts';
 import { usageRows } from '../admission/usage-db.ts';
 
 const UPSTREAM_KEY = 'sk-upstream-secret-0123456789abcdefXYZ';
 
+let fx: CloudFixture;
 let br: MockBedrock;
 let up: MockUpstream;
 let gw: GatewayProcess;
@@ -33,26 +34,24 @@ let key: string;
 let keyId: string;
 
 before(async () => {
-  br = await startMockBedrock({ text: 'Claude on Bedrock here' });
-  up = await startMockUpstream();
-  const keys = `aws_access_key_id: ${MOCK_AWS_CREDENTIALS.accessKeyId}, aws_secret_access_key: "${MOCK_AWS_CREDENTIALS.secretAccessKey}"`;
-  gw = await startGateway({
-    configYaml: configYaml({
-      providers: `  - { name: br, kind: bedrock, region: us-east-1, base_url: "${br.url}", ${keys} }
-  - { name: oa, kind: openai, base_url: "${up.url}/v1", api_key: "${UPSTREAM_KEY}" }
-  - { name: upa, kind: anthropic, base_url: "${up.url}", api_key: "${UPSTREAM_KEY}" }`,
-      models: `  - { name: claude-sonnet-4-6, price: { input: 3, output: 15 }, deployments: [ { provider: br, model: "us.anthropic.claude-sonnet-4-6" } ] }
+  fx = await startCloudFixture({
+    bedrock: { text: 'Claude on Bedrock here' },
+    upstream: true,
+    keyName: 'converse',
+    providers: (m) => `  - { name: br, kind: bedrock, region: us-east-1, base_url: "${m.br!.url}", ${BEDROCK_KEYS} }
+  - { name: oa, kind: openai, base_url: "${m.up!.url}/v1", api_key: "${UPSTREAM_KEY}" }
+  - { name: upa, kind: anthropic, base_url: "${m.up!.url}", api_key: "${UPSTREAM_KEY}" }`,
+    models: `  - { name: claude-sonnet-4-6, price: { input: 3, output: 15 }, deployments: [ { provider: br, model: "us.anthropic.claude-sonnet-4-6" } ] }
   - { name: gpt-4o-mini, price: { input: 1, output: 2 }, deployments: [ { provider: oa, model: gpt-4o-mini } ] }
   - { name: claude-failover, deployments: [ { provider: br, model: "anthropic.claude-throttle-v1:0" }, { provider: upa, model: claude-upstream-1, priority: 1 } ] }
   - { name: claude-midstream, deployments: [ { provider: br, model: "anthropic.claude-midstream-v1:0" } ] }`,
-    }),
   });
-  ({ key, id: keyId } = await gw.createKey({ name: 'converse' }));
+  ({ gw, key, keyId } = fx);
+  br = fx.br!;
+  up = fx.up!;
 });
 after(async () => {
-  await gw?.cleanup();
-  await up?.close();
-  await br?.close();
+  await fx?.close();
 });
 
 /** The SDK as an application has it, with the endpoint overridden and the gateway key as its bearer token. */

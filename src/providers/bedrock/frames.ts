@@ -8,7 +8,7 @@
 import type { Frame, FrameDecoder } from '../../spec/framing.ts';
 import { anthropicFrameOfChunk } from './anthropic-body.ts';
 import { bedrockErrorStatus } from './converse-errors.ts';
-import { EventStreamDecoder } from './event-stream.ts';
+import { EventStreamDecoder } from '../aws/event-stream.ts';
 
 /** Anthropic's error type for the HTTP status a Bedrock exception stands for. */
 function anthropicErrorType(status: number): string {

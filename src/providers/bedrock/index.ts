@@ -20,7 +20,7 @@ import { BEDROCK_CLAUDE_BETAS } from './betas.ts';
 import { converseUpstream } from './converse-side.ts';
 import { readBedrockError } from './errors.ts';
 import { BedrockFrameDecoder } from './frames.ts';
-import { AWS_CONFIG_KEYS, type AwsSigner, awsSignerOf } from './sigv4.ts';
+import { AWS_CONFIG_KEYS, type AwsSigner, awsSignerOf } from '../aws/sigv4.ts';
 import { bedrockOrigin, bedrockPath, isBedrockClaude } from './urls.ts';
 
 export interface BedrockOptions {

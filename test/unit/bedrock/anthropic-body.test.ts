@@ -6,7 +6,7 @@ import {
   cloudAnthropicBody,
   VERTEX_ANTHROPIC_VERSION,
 } from '../../../src/providers/bedrock/anthropic-body.ts';
-import { EventStreamDecoder, encodeChunk, encodeEvent } from '../../../src/providers/bedrock/event-stream.ts';
+import { EventStreamDecoder, encodeChunk, encodeEvent } from '../../../src/providers/aws/event-stream.ts';
 import { BedrockFrameDecoder } from '../../../src/providers/bedrock/frames.ts';
 
 const body = {
