@@ -10,8 +10,9 @@ import { gatewayModelOf } from '../dialects/anthropic-clouds/model-id.ts';
 import { bedrockCallOf, vertexCallOf } from '../dialects/anthropic-clouds/paths.ts';
 import { CLOUD_MESSAGES_VERSION, cloudMessagesBody } from '../dialects/anthropic-clouds/request.ts';
 import { validateMessagesRequest } from '../dialects/anthropic-messages/validate.ts';
-import { converseAsMessages, messagesReplyAsConverse } from '../dialects/bedrock-converse/messages-bridge.ts';
 import { pathOf } from '../http/routes.ts';
+import { MESSAGES_INGRESS_SIDES } from '../registry.ts';
+import { clientAsMessages, messagesReplyAs } from '../translate/client-over-messages.ts';
 import type { HubRequest } from '../spec/form.ts';
 import type { GenerationEndpoint } from './generate.ts';
 import { BEDROCK_EVENT_STREAM, converseEventStream } from './reply-framing.ts';
@@ -53,24 +54,25 @@ export function converseEndpoint(
 ): GenerationEndpoint {
   const call = bedrockCallOf(pathOf(req.url))!;
   const model = gatewayModelOf(call.model, known(catalog));
+  const client = MESSAGES_INGRESS_SIDES.converse;
   const started = performance.now();
   const latencyMs = () => Math.round(performance.now() - started);
   // Set by the reshape, before the reply is written.
   let request: HubRequest | null = null;
-  const requestOf = () => request!;
+  const replyAt = () => ({ request: request!, model: call.model, latencyMs });
   return {
     dialect: 'anthropic',
     requestId,
     endpoint: call.stream ? '/model/{model}/converse-stream' : '/model/{model}/converse',
     cloud: {
       reshape(value) {
-        const shaped = converseAsMessages(value, { model, stream: call.stream, defaultMaxTokens });
+        const shaped = clientAsMessages(client, value, { model, stream: call.stream, defaultMaxTokens });
         request = shaped.request;
         return shaped;
       },
     },
-    framing: call.stream ? converseEventStream(requestOf, latencyMs) : undefined,
-    reshapeReply: call.stream ? undefined : (text) => messagesReplyAsConverse(text, requestOf(), latencyMs()),
+    framing: call.stream ? converseEventStream(client, replyAt) : undefined,
+    reshapeReply: call.stream ? undefined : (text) => messagesReplyAs(client, text, replyAt()),
     renderError: renderBedrockError,
     validate,
   };

@@ -9,11 +9,11 @@ import { SseDecoder, type SseEvent } from '../core/sse.ts';
 import type { GatewayError } from '../core/errors.ts';
 import { maskKeyLike } from '../core/mask-secrets.ts';
 import type { Usage } from '../core/usage.ts';
-import { MessagesStreamAsConverse } from '../dialects/bedrock-converse/messages-bridge.ts';
 import { encodeChunk, encodeEvent, encodeException } from '../providers/aws/event-stream.ts';
+import type { ClientSide } from '../spec/codec.ts';
 import type { StreamRelay } from '../spec/exchange.ts';
-import type { HubEvent } from '../spec/events.ts';
 import type { HubRequest } from '../spec/form.ts';
+import { MessagesStreamAs, type Retold } from '../translate/client-over-messages.ts';
 
 export interface ReplyFraming {
   /** The streamed reply's content type. */
@@ -86,10 +86,8 @@ export function converseExceptionType(status: number): string {
   return 'internalServerException';
 }
 
-type Pending = { text: string; error: Extract<HubEvent, { type: 'error' }> | null };
-
 /** ConverseStream events (as SSE text) and an error, as event-stream messages. */
-function converseMessages(pending: Pending): Uint8Array {
+function converseMessages(pending: Retold): Uint8Array {
   const frames: Uint8Array[] = [];
   if (pending.text !== '')
     for (const e of new SseDecoder().push(pending.text)) frames.push(encodeEvent(e.event ?? '', e.data));
@@ -102,11 +100,11 @@ function converseMessages(pending: Pending): Uint8Array {
 class ConverseStreamRelay implements StreamRelay {
   readonly #inner: StreamRelay;
   readonly #sse = new SseDecoder();
-  readonly #converse: MessagesStreamAsConverse;
+  readonly #converse: MessagesStreamAs;
 
-  constructor(inner: StreamRelay, request: HubRequest, latencyMs: () => number) {
+  constructor(inner: StreamRelay, converse: MessagesStreamAs) {
     this.#inner = inner;
-    this.#converse = new MessagesStreamAsConverse(request, latencyMs);
+    this.#converse = converse;
   }
 
   get finished(): boolean {
@@ -136,17 +134,23 @@ class ConverseStreamRelay implements StreamRelay {
   }
 
   #frames(events: SseEvent[], end: boolean): Uint8Array {
-    const pending: Pending = { text: '', error: null };
+    const pending: Retold = { text: '', error: null };
     for (const e of events) this.#converse.push(e, pending);
     if (end) this.#converse.end(pending);
     return converseMessages(pending);
   }
 }
 
-/** Bedrock's ConverseStream framing: the Messages stream underneath re-told as Converse's events. */
-export function converseEventStream(request: () => HubRequest, latencyMs: () => number): ReplyFraming {
+/**
+ * Bedrock's ConverseStream framing: the Messages stream underneath re-told by the Converse face (`client`),
+ * whose stream text is one SSE event per Converse event.
+ */
+export function converseEventStream(
+  client: ClientSide,
+  at: () => { request: HubRequest; model: string; latencyMs: () => number },
+): ReplyFraming {
   return {
     contentType: 'application/vnd.amazon.eventstream',
-    wrap: (relay) => new ConverseStreamRelay(relay, request(), latencyMs),
+    wrap: (relay) => new ConverseStreamRelay(relay, new MessagesStreamAs(client, at())),
   };
 }

@@ -35,7 +35,7 @@ function block(p: AssistantPart): Json | null {
   }
 }
 
-export function encodeConverseReply(reply: HubReply, _ctx: ClientReplyContext, latencyMs = 0): string {
+export function encodeConverseReply(reply: HubReply, ctx: ClientReplyContext): string {
   const content: Json[] = [];
   for (const p of reply.content) {
     const b = block(p);
@@ -45,6 +45,6 @@ export function encodeConverseReply(reply: HubReply, _ctx: ClientReplyContext, l
     output: { message: { role: 'assistant', content } },
     stopReason: converseStopReason(reply.finish),
     usage: converseUsage(reply.usage),
-    metrics: { latencyMs },
+    metrics: { latencyMs: ctx.latencyMs?.() ?? 0 },
   });
 }

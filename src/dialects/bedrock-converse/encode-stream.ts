@@ -24,8 +24,8 @@ export class ConverseStreamEncoder implements ClientStreamEncoder {
   #finish: FinishReason | null = null;
   #ended = false;
 
-  constructor(_ctx: ClientReplyContext, latencyMs: () => number = () => 0) {
-    this.#latencyMs = latencyMs;
+  constructor(ctx: ClientReplyContext) {
+    this.#latencyMs = ctx.latencyMs ?? (() => 0);
   }
 
   push(ev: HubEvent): string {
@@ -69,7 +69,7 @@ export class ConverseStreamEncoder implements ClientStreamEncoder {
           converseEvent('metadata', { usage: converseUsage(this.#usage), metrics: { latencyMs: this.#latencyMs() } })
         );
       case 'error':
-        // The route's framing writes the error as an exception message (errorEvent); nothing more here.
+        // The route's framing writes an error as an exception message; no event stands for it here.
         this.#ended = true;
         return '';
     }

@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import { decodeConverseRequest } from '../../../src/dialects/bedrock-converse/decode-request.ts';
 import { encodeConverseReply } from '../../../src/dialects/bedrock-converse/encode-reply.ts';
 import { ConverseStreamEncoder } from '../../../src/dialects/bedrock-converse/encode-stream.ts';
-import { converseAsMessages } from '../../../src/dialects/bedrock-converse/messages-bridge.ts';
+import { converseClient } from '../../../src/dialects/bedrock-converse/index.ts';
+import { clientAsMessages } from '../../../src/translate/client-over-messages.ts';
 import { startsHttp2 } from '../../../src/http/http2.ts';
 import { SseDecoder } from '../../../src/core/sse.ts';
 import { TranslationError } from '../../../src/spec/translation-error.ts';
@@ -78,7 +79,8 @@ test('what the gateway cannot carry is refused by name, never dropped', () => {
 });
 
 test('the Messages body names the gateway model and says what it left out', () => {
-  const out = converseAsMessages(
+  const out = clientAsMessages(
+    converseClient,
     { messages: [{ role: 'user', content: [{ text: 'hi' }] }], requestMetadata: { team: 'a' } },
     { model: 'claude-x', stream: false, defaultMaxTokens: 4096 },
   );
@@ -100,8 +102,7 @@ test("a whole reply in Converse's shape: blocks, stop reason, usage with its tot
       finish: 'tool-calls',
       usage: { inputTokens: 10, outputTokens: 5, cacheReadTokens: 2, cacheWriteTokens: 0 },
     },
-    CTX,
-    42,
+    { ...CTX, latencyMs: () => 42 },
   );
   assert.deepEqual(JSON.parse(text), {
     output: {
@@ -121,7 +122,7 @@ test("a whole reply in Converse's shape: blocks, stop reason, usage with its tot
 });
 
 test('a stream in ConverseStream order: messageStart, blocks by index, messageStop, then metadata', () => {
-  const enc = new ConverseStreamEncoder(CTX, () => 7);
+  const enc = new ConverseStreamEncoder({ ...CTX, latencyMs: () => 7 });
   let sse = '';
   for (const ev of [
     { type: 'start' },
