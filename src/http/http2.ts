@@ -28,6 +28,11 @@ export function startsHttp2(chunk: Buffer): boolean {
 export interface Http2Options {
   /** The server's request handler, called for HTTP/2 streams with the compatibility objects. */
   onRequest: (req: Http2ServerRequest, res: Http2ServerResponse) => void;
+  /**
+   * A connection that sends nothing for this long is closed: until its first bytes it belongs to neither
+   * server, so node:http's own header timeout does not watch it yet.
+   */
+  firstByteTimeoutMs: number;
 }
 
 /**
@@ -49,8 +54,11 @@ export function acceptHttp2(server: Server, opts: Http2Options): void {
   });
   // No idle timeout: a non-streamed answer may take minutes without a frame either way; the connection
   // bounds (connection-guard.ts) count HTTP/2 connections as they count HTTP/1.1 ones.
+  const { firstByteTimeoutMs } = opts;
   server.on('connection', function sniff(this: Server, socket: Socket) {
+    socket.setTimeout(firstByteTimeoutMs, () => socket.destroy());
     socket.once('data', (chunk: Buffer) => {
+      socket.setTimeout(0);
       // Paused before the chunk goes back, so it waits for whichever parser takes the socket.
       socket.pause();
       socket.unshift(chunk);

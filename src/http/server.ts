@@ -190,7 +190,10 @@ export function createGatewayServer(gw: ServerOptions): Server {
   // HTTP/2 with prior knowledge on the same port (the AWS SDK's default for Bedrock Runtime): its requests
   // take the same handler through node:http2's compatibility objects, which have what it reads.
   const handler = server.listeners('request')[0] as (req: IncomingMessage, res: ServerResponse) => void;
-  acceptHttp2(server, { onRequest: handler as unknown as Parameters<typeof acceptHttp2>[1]['onRequest'] });
+  acceptHttp2(server, {
+    onRequest: handler as unknown as Parameters<typeof acceptHttp2>[1]['onRequest'],
+    firstByteTimeoutMs: headersTimeout,
+  });
   // Malformed HTTP never crashes the process; the socket is answered and closed: 408 for a request that
   // did not arrive in time, 431 for headers over Node's limit, else 400, each with a body in the caller's
   // dialect (client-error.ts).
