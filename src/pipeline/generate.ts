@@ -261,6 +261,7 @@ async function serve(
   let raw = await readBody(req, gw.bodyLimits);
   let { text, value } = parseJsonBody(raw);
   let cloudForward: Record<string, string> | undefined;
+  let cloudAdjusted: string[] | undefined;
   if (cloud !== undefined) {
     const reshaped = cloud.reshape(value);
     value = reshaped.body;
@@ -268,8 +269,7 @@ async function serve(
     raw = Buffer.from(text);
     cloudForward = reshaped.forward;
     version = reshaped.version;
-    if (reshaped.adjusted !== undefined && reshaped.adjusted.length > 0)
-      res.setHeader('x-modelgate-adjusted', reshaped.adjusted.join('; '));
+    if (reshaped.adjusted !== undefined && reshaped.adjusted.length > 0) cloudAdjusted = reshaped.adjusted;
   }
   // A request refused by validation still names its model in the usage row, metrics and logs.
   const named = (value as { model?: unknown } | null)?.model;
@@ -392,6 +392,12 @@ async function serve(
   } finally {
     keepAlive?.stop();
     flight.keptAlive = keepAlive?.sent === true;
+  }
+  // What a cloud route's reshape left out is said beside what the exchange itself changed.
+  if (cloudAdjusted !== undefined) {
+    const headers = answer.exchange.responseHeaders;
+    const own = headers['x-modelgate-adjusted'];
+    headers['x-modelgate-adjusted'] = [...cloudAdjusted, ...(own === undefined ? [] : [own])].join('; ');
   }
   state.deployment = answer.deployment.id;
   state.price = answer.deployment.price;

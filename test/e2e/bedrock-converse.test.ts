@@ -44,6 +44,7 @@ before(async () => {
     models: `  - { name: claude-sonnet-4-6, price: { input: 3, output: 15 }, deployments: [ { provider: br, model: "us.anthropic.claude-sonnet-4-6" } ] }
   - { name: gpt-4o-mini, price: { input: 1, output: 2 }, deployments: [ { provider: oa, model: gpt-4o-mini } ] }
   - { name: claude-failover, deployments: [ { provider: br, model: "anthropic.claude-throttle-v1:0" }, { provider: upa, model: claude-upstream-1, priority: 1 } ] }
+  - { name: nova, deployments: [ { provider: br, model: "us.amazon.nova-pro-v1:0" } ] }
   - { name: claude-midstream, deployments: [ { provider: br, model: "anthropic.claude-midstream-v1:0" } ] }`,
   });
   ({ gw, key, keyId } = fx);
@@ -189,13 +190,49 @@ test('a GPT model behind the Converse route: ConverseStream with a tool call, th
     role: 'user',
     content: [{ toolResult: { toolUseId: got.tool!.toolUseId!, content: [{ text: '{"forecast":"sunny"}' }] } }],
   });
-  const out = await c.send(new ConverseCommand({ modelId: 'gpt-4o-mini', messages, toolConfig: { tools: [WEATHER] } }));
+  // The response's headers, as the SDK's own middleware sees them.
+  let adjusted: string | undefined;
+  c.middlewareStack.add(
+    (next) => async (args) => {
+      const result = await next(args);
+      adjusted = (result.response as { headers: Record<string, string> }).headers['x-modelgate-adjusted'];
+      return result;
+    },
+    { step: 'deserialize' },
+  );
+  const out = await c.send(
+    new ConverseCommand({
+      modelId: 'gpt-4o-mini',
+      messages,
+      toolConfig: { tools: [WEATHER] },
+      requestMetadata: { team: 'search' },
+    }),
+  );
+  assert.match(adjusted ?? '', /requestMetadata dropped/, 'what the route left out is said');
   assert.equal(out.output?.message?.content?.[0]?.text, 'It is sunny in Oslo.');
   assert.equal(out.stopReason, 'end_turn');
   const sent = up.requests.at(-1)!.json as { messages: { role: string; tool_call_id?: string }[] };
   const tool = sent.messages.find((m) => m.role === 'tool');
   assert.equal(tool?.tool_call_id, got.tool!.toolUseId);
   assert.equal(JSON.stringify(up.requests.at(-1)!.headers).includes(key), false, 'the gateway key stays here');
+});
+
+test('a Converse model on Bedrock behind the Converse route: ConverseStream upstream, the same events back', async () => {
+  const out = await client().send(
+    new ConverseStreamCommand({
+      modelId: 'nova',
+      messages: [{ role: 'user', content: [{ text: 'hi' }] }],
+      inferenceConfig: { maxTokens: 32, topP: 0.9 },
+    }),
+  );
+  const got = await drain(out.stream);
+  assert.equal(got.text, 'Claude on Bedrock here', "the mock's Converse text");
+  assert.equal(got.stopReason, 'end_turn');
+  assert.equal(got.usage?.outputTokens, 4);
+  const call = br.calls.at(-1)!;
+  assert.equal(call.operation, 'converse-stream');
+  assert.deepEqual(call.body.inferenceConfig, { maxTokens: 32, topP: 0.9 });
+  assert.deepEqual(call.body.messages, [{ role: 'user', content: [{ text: 'hi' }] }]);
 });
 
 test('Converse errors in Bedrock shape: an unknown model, a wrong key, a field the gateway cannot carry', async () => {
