@@ -37,7 +37,7 @@ export interface Http2Options {
 
 /**
  * Makes `server` (a node:http server, before any other 'connection' listener is added) also accept
- * HTTP/2 with prior knowledge. Sessions are closed gracefully (GOAWAY) when the server closes.
+ * HTTP/2 with prior knowledge. Sessions are closed gracefully (GOAWAY) when `server.close()` is called.
  */
 export function acceptHttp2(server: Server, opts: Http2Options): void {
   const http1 = server.listeners('connection') as ((socket: Socket) => void)[];
@@ -56,9 +56,13 @@ export function acceptHttp2(server: Server, opts: Http2Options): void {
   // bounds (connection-guard.ts) count HTTP/2 connections as they count HTTP/1.1 ones.
   const { firstByteTimeoutMs } = opts;
   server.on('connection', function sniff(this: Server, socket: Socket) {
-    socket.setTimeout(firstByteTimeoutMs, () => socket.destroy());
+    // Until a server takes the socket, its errors (a reset before the first byte) are this code's.
+    const dropped = () => socket.destroy();
+    socket.on('error', dropped);
+    socket.setTimeout(firstByteTimeoutMs, dropped);
     socket.once('data', (chunk: Buffer) => {
       socket.setTimeout(0);
+      socket.off('error', dropped);
       // Paused before the chunk goes back, so it waits for whichever parser takes the socket.
       socket.pause();
       socket.unshift(chunk);
@@ -71,7 +75,11 @@ export function acceptHttp2(server: Server, opts: Http2Options): void {
       }
     });
   });
-  server.once('close', () => {
+  // A closing server stops taking requests on HTTP/2 sessions too (GOAWAY; open streams finish): node:http
+  // closes its idle connections itself, and the server's 'close' waits for every connection to end.
+  const close = server.close;
+  server.close = function closeWithSessions(this: Server, callback?: (err?: Error) => void) {
     for (const session of sessions) session.close();
-  });
+    return close.call(this, callback);
+  };
 }
