@@ -235,6 +235,35 @@ test('a Converse model on Bedrock behind the Converse route: ConverseStream upst
   assert.deepEqual(call.body.messages, [{ role: 'user', content: [{ text: 'hi' }] }]);
 });
 
+test('image bytes and a text document travel from the SDK (base64 in JSON) into the Messages body', async () => {
+  up.reset();
+  up.configure({ replyText: 'a red dot' });
+  const png = Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex');
+  const out = await client().send(
+    new ConverseCommand({
+      modelId: 'claude-sonnet-4-6',
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { text: 'What is this?' },
+            { image: { format: 'png', source: { bytes: png } } },
+            { document: { format: 'txt', name: 'notes', source: { bytes: Buffer.from('a note') } } },
+            { cachePoint: { type: 'default' } },
+          ],
+        },
+      ],
+    }),
+  );
+  assert.equal(out.output?.message?.content?.[0]?.text, 'Claude on Bedrock here');
+  const sent = br.calls.at(-1)!.body.messages as { content: Record<string, unknown>[] }[];
+  const [text, image, doc] = sent[0].content;
+  assert.equal(text.text, 'What is this?');
+  assert.deepEqual(image.source, { type: 'base64', media_type: 'image/png', data: png.toString('base64') });
+  assert.equal((doc.source as { media_type: string }).media_type, 'text/plain');
+  assert.deepEqual(doc.cache_control, { type: 'ephemeral' }, 'the cache point marks the block before it');
+});
+
 test('Converse errors in Bedrock shape: an unknown model, a wrong key, a field the gateway cannot carry', async () => {
   const c = client();
   await assert.rejects(

@@ -87,6 +87,14 @@ function filePart(b: Json, where: string): FilePart | TextPart {
     fail(`${where}.document.format`, `document format ${JSON.stringify(d.format)} is not supported.`);
   if (typeof source.bytes !== 'string')
     fail(`${where}.document.source`, 'documents are taken as inline bytes or text only (not from S3) on this gateway.');
+  // A text format's bytes are its text: every model takes text, not every one a text file's bytes.
+  if (mediaType !== 'application/pdf')
+    return {
+      type: 'file',
+      mediaType,
+      data: { text: Buffer.from(source.bytes, 'base64').toString('utf8') },
+      filename: name,
+    };
   return { type: 'file', mediaType, data: { base64: source.bytes }, filename: name };
 }
 
