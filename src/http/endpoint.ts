@@ -11,7 +11,7 @@ export type PathParams<T extends string> = T extends `${string}{${infer K}}${inf
   : unknown;
 
 /** The server's own routes: answered without a key, never shed, never handed to the pipeline. */
-export type OwnRoute = 'healthz' | 'livez' | 'readyz' | 'metrics';
+export type OwnRoute = 'root' | 'healthz' | 'livez' | 'readyz' | 'metrics';
 
 export interface Endpoint<P = unknown> {
   /** The operation's name, as logs and tests name it (`chat`, `response_input_items`). */

@@ -10,6 +10,7 @@ import type { Metrics } from '../observability/metrics.ts';
 import { maskKeyLike, type SecretMasker } from '../core/mask-secrets.ts';
 import { answerClientError } from './client-error.ts';
 import { guardConnections } from './connection-guard.ts';
+import { acceptHttp2 } from './http2.ts';
 import { sendError, sendJson } from './respond.ts';
 import { callerDialect, dialectForPath, endpointClass, pathOf } from './routes.ts';
 import type { OwnRoute, Router, RouteMatch } from './endpoint.ts';
@@ -70,12 +71,12 @@ export function createGatewayServer(gw: ServerOptions): Server {
       headersTimeout,
       connectionsCheckingInterval: Math.min(30_000, Math.max(100, Math.floor(headersTimeout / 4))),
     },
-    function modelgateRequest(req, res) {
+    function modelgateRequest(req: IncomingMessage, res: ServerResponse) {
       const requestId = newRequestId();
       (req.socket as Tagged)[RESPONSE] = res;
       // A stopping gateway keeps no connection open for a next request: the client's next one goes to a
-      // replica that is staying.
-      if (readiness.draining) res.setHeader('connection', 'close');
+      // replica that is staying. (HTTP/2 has no Connection header: its sessions get a GOAWAY at close.)
+      if (readiness.draining && req.httpVersionMajor === 1) res.setHeader('connection', 'close');
       // Answers to the origins the operator named carry CORS headers, errors included (a browser script
       // can then read why); without cors_origins nothing is looked at here.
       if (cors !== null) {
@@ -166,6 +167,13 @@ export function createGatewayServer(gw: ServerOptions): Server {
       });
     },
   );
+  // HTTP/2 with prior knowledge on the same port (the AWS SDK's default for Bedrock Runtime): its requests
+  // take the same handler through node:http2's compatibility objects, which have what it reads.
+  const handler = server.listeners('request')[0] as (req: IncomingMessage, res: ServerResponse) => void;
+  acceptHttp2(server, {
+    onRequest: handler as unknown as Parameters<typeof acceptHttp2>[1]['onRequest'],
+    firstByteTimeoutMs: headersTimeout,
+  });
   // Malformed HTTP never crashes the process; the socket is answered and closed: 408 for a request that
   // did not arrive in time, 431 for headers over Node's limit, else 400, each with a body in the caller's
   // dialect (client-error.ts).
@@ -243,7 +251,7 @@ function answerPreflight(
  * while a store the requests need is unreachable), and /metrics.
  */
 async function serveOwn(gw: ServerOptions, res: ServerResponse, own: OwnRoute, requestId: string): Promise<void> {
-  if (own === 'healthz') return sendJson(res, { status: 200, body: '{"status":"ok"}', requestId });
+  if (own === 'healthz' || own === 'root') return sendJson(res, { status: 200, body: '{"status":"ok"}', requestId });
   if (own === 'livez') return sendJson(res, { status: 200, body: '{"status":"alive"}', requestId });
   if (own === 'readyz') {
     const reasons = gw.readiness.reasons();

@@ -27,7 +27,13 @@ import { sendError } from '../http/respond.ts';
 import { pathOf } from '../http/routes.ts';
 import { handleGeneration, type GenerationEndpoint } from './generate.ts';
 import { answerShort, type ShortAnswer } from './endpoints.ts';
-import { bedrockEndpoint, INFERENCE_PROFILES_BODY, vertexCountRequest, vertexEndpoint } from './cloud-routes.ts';
+import {
+  bedrockEndpoint,
+  converseEndpoint,
+  INFERENCE_PROFILES_BODY,
+  vertexCountRequest,
+  vertexEndpoint,
+} from './cloud-routes.ts';
 import type { Gateway } from './gateway.ts';
 
 /** The MCP endpoint (and the MCP SDK) loads with the first /mcp request, not with every gateway. */
@@ -331,7 +337,7 @@ export function endpointTable(gw: Gateway): Endpoint<any>[] {
       maybe: cloudPath,
       match: (path: string) => {
         const call = bedrock(path);
-        return call !== null && !call.stream ? call : null;
+        return call !== null && call.api === 'invoke' && !call.stream ? call : null;
       },
       serve: (req, res, { params }, requestId) =>
         handleGeneration(gw, req, res, bedrockEndpoint(gw.catalog, req, requestId, params)),
@@ -344,10 +350,37 @@ export function endpointTable(gw: Gateway): Endpoint<any>[] {
       maybe: cloudPath,
       match: (path: string) => {
         const call = bedrock(path);
-        return call !== null && call.stream ? call : null;
+        return call !== null && call.api === 'invoke' && call.stream ? call : null;
       },
       serve: (req, res, { params }, requestId) =>
         handleGeneration(gw, req, res, bedrockEndpoint(gw.catalog, req, requestId, params)),
+    } satisfies Endpoint<BedrockCall>,
+    // Bedrock's Converse API, so applications written against the AWS SDK reach every model.
+    {
+      name: 'bedrock_converse',
+      template: '/model/{model}/converse',
+      methods: ['POST'],
+      dialect: 'anthropic',
+      maybe: cloudPath,
+      match: (path: string) => {
+        const call = bedrock(path);
+        return call !== null && call.api === 'converse' && !call.stream ? call : null;
+      },
+      serve: (req, res, { params }, requestId) =>
+        handleGeneration(gw, req, res, converseEndpoint(gw.catalog, gw.config.defaultMaxTokens, requestId, params)),
+    } satisfies Endpoint<BedrockCall>,
+    {
+      name: 'bedrock_converse_stream',
+      template: '/model/{model}/converse-stream',
+      methods: ['POST'],
+      dialect: 'anthropic',
+      maybe: cloudPath,
+      match: (path: string) => {
+        const call = bedrock(path);
+        return call !== null && call.api === 'converse' && call.stream ? call : null;
+      },
+      serve: (req, res, { params }, requestId) =>
+        handleGeneration(gw, req, res, converseEndpoint(gw.catalog, gw.config.defaultMaxTokens, requestId, params)),
     } satisfies Endpoint<BedrockCall>,
     {
       name: 'vertex_raw_predict',

@@ -78,6 +78,8 @@ export interface GenerationEndpoint {
   cloud?: { reshape(value: unknown): CloudMessages };
   /** A streamed reply framed otherwise than as SSE (Bedrock's event stream); no keep-alive comments then. */
   framing?: ReplyFraming;
+  /** A whole reply in another shape than the dialect's (Bedrock's Converse), from the dialect's JSON text. */
+  reshapeReply?: (body: string) => string;
   /** Errors in another shape than the dialect's (Bedrock's `{message}` and `x-amzn-errortype`). */
   renderError?: (err: GatewayError, requestId: string) => { body: string; headers: Record<string, string> };
   /** The body's check in the route's dialect (`version`: the checked anthropic-version of /v1/messages). */
@@ -177,6 +179,7 @@ async function serve(
   let raw = await readBody(req, gw.bodyLimits);
   let { text, value } = parseJsonBody(raw);
   let cloudForward: Record<string, string> | undefined;
+  let cloudAdjusted: string[] | undefined;
   if (cloud !== undefined) {
     const reshaped = cloud.reshape(value);
     value = reshaped.body;
@@ -184,6 +187,7 @@ async function serve(
     raw = Buffer.from(text);
     cloudForward = reshaped.forward;
     version = reshaped.version;
+    if (reshaped.adjusted !== undefined && reshaped.adjusted.length > 0) cloudAdjusted = reshaped.adjusted;
   }
   // A request refused by validation still names its model in the usage row, metrics and logs.
   const named = (value as { model?: unknown } | null)?.model;
@@ -307,6 +311,12 @@ async function serve(
     keepAlive?.stop();
     flight.keptAlive = keepAlive?.sent === true;
   }
+  // What a cloud route's reshape left out is said beside what the exchange itself changed.
+  if (cloudAdjusted !== undefined) {
+    const headers = answer.exchange.responseHeaders;
+    const own = headers['x-modelgate-adjusted'];
+    headers['x-modelgate-adjusted'] = [...cloudAdjusted, ...(own === undefined ? [] : [own])].join('; ');
+  }
   state.deployment = answer.deployment.id;
   state.price = answer.deployment.price;
   if (compactRequest !== null && answer.json !== null)
@@ -419,10 +429,12 @@ export function relayJson(gw: Gateway, res: ServerResponse, flight: Flight, answ
   if (answer.json === null)
     throw new GatewayError('internal_error', { message: 'A non-streamed answer arrived without its body.' });
   const { usage } = answer.json;
-  const body =
+  const staged =
     flight.stages === null
       ? answer.json.body
       : runAfterReply(flight.stages, flight.endpoint.dialect, answer.json.body, flight.tally!);
+  const { reshapeReply } = flight.endpoint;
+  const body = reshapeReply === undefined ? staged : reshapeReply(staged);
   state.usage = usage;
   state.status = 200;
   state.markFirstByte();
