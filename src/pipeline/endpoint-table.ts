@@ -280,6 +280,15 @@ export function endpointTable(gw: Gateway): Endpoint<any>[] {
       dialect: 'openai',
       serve: short(async ({ key, now }) => ({ body: await usageTokenBody(gw, key, now) })),
     }),
+    // The bare origin, which clients probe before their first call (Claude Code's `HEAD /`): a plain 200.
+    endpoint({
+      name: 'root',
+      template: '/',
+      methods: ['GET'],
+      dialect: 'openai',
+      own: 'root',
+      serve: SERVED_BY_SERVER,
+    }),
     endpoint({
       name: 'healthz',
       template: '/healthz',
