@@ -136,7 +136,10 @@ export class LiveConfig {
       try {
         text = await readConfigFile(this.#o.path);
       } catch (err) {
-        this.#o.log?.error({ err: (err as Error).message }, `config reload (${why}) refused: the running config is kept`);
+        this.#o.log?.error(
+          { err: (err as Error).message },
+          `config reload (${why}) refused: the running config is kept`,
+        );
         return false;
       }
       // The watch also fires on a touch: a file whose text did not change changes nothing.

@@ -244,7 +244,10 @@ export async function serveCommand(fileConfig: GatewayConfig): Promise<void> {
     gw.config = config;
     log.info({ providers: config.providers.length, models: config.models.length }, why);
     if (changed.length > 0)
-      log.warn({ settings: changed }, 'changed settings that take effect at the next start: the running values are kept');
+      log.warn(
+        { settings: changed },
+        'changed settings that take effect at the next start: the running values are kept',
+      );
     for (const f of checkConfig(config)) log.warn({ setting: f.path }, `config ${f.level}: ${f.message}`);
   };
   const readiness = new Readiness();

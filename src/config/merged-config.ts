@@ -67,7 +67,9 @@ export function mergedConfig(o: {
     // What a start refuses (a per-token price) is refused here too, whichever way the entry came.
     const fatal = checkConfig(config).filter((f) => f.fatal === true);
     if (fatal.length > 0)
-      throw new ConfigError(`config error in ${source}:\n${fatal.map((f) => `  at ${f.path}: ${f.message}`).join('\n')}`);
+      throw new ConfigError(
+        `config error in ${source}:\n${fatal.map((f) => `  at ${f.path}: ${f.message}`).join('\n')}`,
+      );
     return config;
   } catch (err) {
     if (err instanceof ConfigError) throw new ConfigError(relabel(err.message));

@@ -59,7 +59,10 @@ export async function createEntry(live: LiveConfig, kind: EntryKind, body: unkno
   const made = await validated(() =>
     live.change(kind, name, (current) => {
       if (current !== undefined)
-        throw new UsageError(`${ownerOf(kind, name)} exists already: change it with PATCH, or remove it first`, 'conflict');
+        throw new UsageError(
+          `${ownerOf(kind, name)} exists already: change it with PATCH, or remove it first`,
+          'conflict',
+        );
       return entry;
     }),
   );
@@ -70,7 +73,9 @@ export async function createEntry(live: LiveConfig, kind: EntryKind, body: unkno
 export async function patchEntry(live: LiveConfig, kind: EntryKind, name: string, body: unknown): Promise<EntryView> {
   const patch = entryBody(kind, body);
   if (patch.name !== undefined && patch.name !== name)
-    throw new UsageError(`name: an entry is not renamed; add one named ${JSON.stringify(patch.name)} and remove this one`);
+    throw new UsageError(
+      `name: an entry is not renamed; add one named ${JSON.stringify(patch.name)} and remove this one`,
+    );
   const changed = await validated(() =>
     live.change(kind, name, (current) => {
       if (current === undefined) throw new UsageError(`no ${kind} named ${JSON.stringify(name)}`, 'not_found');
