@@ -73,13 +73,13 @@ const pg = await pgClient();
 if (pg === null) pgUnavailable('live config across two replicas on PostgreSQL');
 else {
   const sql = pg;
+  cleanups.push(() => sql.end({ timeout: 1 }));
   test('two replicas on PostgreSQL: a model added, changed and removed on one is served by both within 5 s; credentials sealed', async () => {
     const up = await startMockUpstream();
     const { schema, url } = freshSchema('mg_live');
     cleanups.push(async () => {
       await up.close();
       await dropSchema(sql, schema);
-      await sql.end({ timeout: 1 });
     });
     const env = { MODELGATE_ENCRYPTION_KEY: ENCRYPTION_KEY };
     const a = await startGateway({ configYaml: yaml(url, up.url), env });
@@ -258,4 +258,30 @@ test('SQLite without MODELGATE_ENCRYPTION_KEY: a credential is refused, a ${VARI
   );
   assert.equal(await chat(gw, key, 'gpt-ref'), 200, 'served at once by the replica that made it');
   assert.equal(up.requests.at(-1)!.headers.authorization, `Bearer ${SECRET}`);
+});
+
+test('CLI: `modelgate models add|list|remove` change what a running gateway serves within 5 s; a bad entry is refused', async () => {
+  const up = await startMockUpstream();
+  cleanups.push(() => up.close());
+  const gw = await startGateway({ configYaml: yaml('{{DB}}', up.url) });
+  cleanups.push(() => gw.cleanup());
+  const { key } = await gw.createKey({ name: 'cli' });
+  const added = JSON.parse(
+    await gw.cli(['models', 'add', '{ name: gpt-cli, deployments: [ { provider: mock, model: c } ] }', '--json']),
+  ) as { name: string; source: string };
+  assert.deepEqual([added.name, added.source], ['gpt-cli', 'database']);
+  await servedBy([gw], key, 'gpt-cli', 200, 'the gateway to serve the model the CLI added');
+  const listed = await gw.cli(['models', 'list']);
+  assert.match(listed, /^gpt-file {2}up\/upstream-gpt {2}\(file\)$/m);
+  assert.match(listed, /^gpt-cli {2}mock\/c {2}\(database\)$/m);
+  await assert.rejects(
+    gw.cli(['models', 'add', '{ name: gpt-bad, deployments: [ { provider: nowhere, model: c } ] }']),
+    (err: { stderr: string }) =>
+      /at models\["gpt-bad"\]\.deployments\[0\]\.provider: unknown provider "nowhere"/.test(err.stderr),
+  );
+  await assert.rejects(gw.cli(['models', 'remove', 'gpt-file']), (err: { stderr: string }) =>
+    err.stderr.includes(`comes from the config file ${gw.configPath}`),
+  );
+  assert.match(await gw.cli(['models', 'remove', 'gpt-cli']), /Removed model gpt-cli/);
+  await servedBy([gw], key, 'gpt-cli', 404, 'the gateway to drop the model the CLI removed');
 });
