@@ -285,3 +285,44 @@ test('CLI: `modelgate models add|list|remove` change what a running gateway serv
   assert.match(await gw.cli(['models', 'remove', 'gpt-cli']), /Removed model gpt-cli/);
   await servedBy([gw], key, 'gpt-cli', 404, 'the gateway to drop the model the CLI removed');
 });
+
+test('a stream in flight keeps the model it started on: removed meanwhile, it finishes and is billed at its price', async () => {
+  const up = await startMockUpstream({ chunkCount: 8, chunkDelayMs: 150 });
+  cleanups.push(() => up.close());
+  const gw = await startGateway({ configYaml: yaml('{{DB}}', up.url) });
+  cleanups.push(() => gw.cleanup());
+  const { key } = await gw.createKey({ name: 'flight' });
+  const added = await admin(gw, '/admin/models', {
+    body: {
+      name: 'gpt-brief',
+      price: { input: 1000, output: 1000 },
+      deployments: [{ provider: 'up', model: 'brief' }],
+    },
+  });
+  assert.equal(added.status, 201, added.text);
+  const res = await fetch(`${gw.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'gpt-brief', stream: true, messages: [{ role: 'user', content: 'hi' }] }),
+  });
+  assert.equal(res.status, 200);
+  const reader = res.body!.getReader();
+  let text = new TextDecoder().decode((await reader.read()).value);
+  assert.equal((await admin(gw, '/admin/models/gpt-brief', { method: 'DELETE' })).status, 200);
+  assert.equal(await chat(gw, key, 'gpt-brief'), 404, 'a new request no longer finds it');
+  for (;;) {
+    const r = await reader.read();
+    if (r.done) break;
+    text += new TextDecoder().decode(r.value);
+  }
+  assert.match(text, /data: \[DONE\]/, 'the stream in flight completed');
+  assert.doesNotMatch(text, /"error"/);
+  let row: { model: string; status: number; cost_usd: number } | undefined;
+  await waitUntil(async () => {
+    const page = (await admin(gw, '/admin/requests?model=gpt-brief')).json.data as (typeof row)[];
+    row = page[0];
+    return row !== undefined;
+  }, 'the usage row');
+  assert.equal(row!.status, 200);
+  assert.ok(row!.cost_usd > 0, `billed at the price it started with (${row!.cost_usd})`);
+});
