@@ -152,9 +152,8 @@ export class LiveConfig {
         this.#apply(config, `config file reloaded (${why})`);
         return true;
       } catch (err) {
-        if (!(err instanceof ConfigError) && !(err instanceof Error)) throw err;
         this.#o.log?.error(
-          { file: this.source, err: err.message },
+          { file: this.source, err: err instanceof Error ? err.message : String(err) },
           `config reload (${why}) refused: the file is not valid; the running config is kept`,
         );
         return false;
@@ -223,10 +222,9 @@ export class LiveConfig {
       entries = await this.#readEntries();
       config = this.#build(this.#fileDoc, entries);
     } catch (err) {
-      if (!(err instanceof Error)) throw err;
       if (this.#refusedVersion !== version)
         this.#o.log?.error(
-          { version, err: err.message },
+          { version, err: err instanceof Error ? err.message : String(err) },
           "the database's providers and models do not validate: the running config is kept until they do",
         );
       this.#refusedVersion = version;
