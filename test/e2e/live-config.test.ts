@@ -326,3 +326,37 @@ test('a stream in flight keeps the model it started on: removed meanwhile, it fi
   assert.equal(row!.status, 200);
   assert.ok(row!.cost_usd > 0, `billed at the price it started with (${row!.cost_usd})`);
 });
+
+test('models_source: file refuses API changes naming the file; database starts with none from the file and serves what is added', async () => {
+  const up = await startMockUpstream();
+  cleanups.push(() => up.close());
+  const fileOnly = await startGateway({ configYaml: yaml('{{DB}}', up.url, '', 'models_source: file') });
+  cleanups.push(() => fileOnly.cleanup());
+  const refused = await admin(fileOnly, '/admin/models', {
+    body: { name: 'gpt-x', deployments: [{ provider: 'mock', model: 'x' }] },
+  });
+  assert.equal(refused.status, 409, refused.text);
+  assert.ok(refused.json.error!.message.includes(`models_source is file in ${fileOnly.configPath}`));
+  assert.equal(((await admin(fileOnly, '/admin/models')).json.data as unknown[]).length, 1);
+
+  const dbOnly = await startGateway({
+    configYaml: `database: "{{DB}}"\nadmin_token: "${ADMIN}"\nmodels_source: database\n`,
+  });
+  cleanups.push(() => dbOnly.cleanup());
+  const { key } = await dbOnly.createKey({ name: 'db' });
+  assert.deepEqual((await admin(dbOnly, '/admin/models')).json.data, [], 'no model yet');
+  assert.equal((await admin(dbOnly, '/admin/providers', { body: { name: 'mock', kind: 'mock' } })).status, 201);
+  assert.equal(
+    (
+      await admin(dbOnly, '/admin/models', {
+        body: { name: 'gpt-db', deployments: [{ provider: 'mock', model: 'm' }] },
+      })
+    ).status,
+    201,
+  );
+  assert.equal(await chat(dbOnly, key, 'gpt-db'), 200);
+  // A restart serves what the database holds.
+  await dbOnly.stop();
+  await dbOnly.restart();
+  assert.equal(await chat(dbOnly, key, 'gpt-db'), 200, 'served again after a restart');
+});
