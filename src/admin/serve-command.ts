@@ -147,6 +147,7 @@ export async function serveCommand(fileConfig: GatewayConfig): Promise<void> {
       log.error({ rows, lost }, 'usage rows lost: neither the database nor the spill file took them'),
   });
   const masker = new SecretMasker(providerSecrets(config));
+  const reservationTtlMs = reservationTtlFor(config.models.map((m) => m.timeouts.totalMs));
   const solo = soloGuard(store, config, log);
   const admission = new Admission({
     solo: solo ?? undefined,
@@ -243,6 +244,13 @@ export async function serveCommand(fileConfig: GatewayConfig): Promise<void> {
     gw.stages = stages;
     gw.config = config;
     log.info({ providers: config.providers.length, models: config.models.length }, why);
+    // Budget reservations live as long as the longest request the start knew of (admission/store.ts).
+    const longer = config.models.filter((m) => reservationTtlFor([m.timeouts.totalMs]) > reservationTtlMs);
+    if (longer.length > 0)
+      log.warn(
+        { models: longer.map((m) => m.name), reservationTtlMs },
+        'models whose timeouts.total_ms outlasts the budget reservations of this start: a longer request may be under-reserved until the next restart',
+      );
     if (changed.length > 0)
       log.warn(
         { settings: changed },
