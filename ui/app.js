@@ -4,9 +4,16 @@ import { loadKeys, setupKeys } from './keys.js';
 import { loadUsage, setupUsage } from './usage.js';
 import { loadRequests, setupRequests } from './requests.js';
 import { startDeploymentPolling, stopDeploymentPolling } from './deployments.js';
+import { loadEntries, setupEntries } from './entries.js';
 
 const $ = (id) => document.getElementById(id);
-const VIEWS = { keys: loadKeys, usage: loadUsage, requests: loadRequests, deployments: startDeploymentPolling };
+const VIEWS = {
+  keys: loadKeys,
+  usage: loadUsage,
+  requests: loadRequests,
+  deployments: startDeploymentPolling,
+  models: loadEntries,
+};
 
 function showSignIn(message = '') {
   stopDeploymentPolling();
@@ -48,6 +55,7 @@ function start() {
   setupKeys();
   setupUsage();
   setupRequests();
+  setupEntries();
   whenUnauthorized(() => showSignIn('The admin token was refused; sign in again.'));
   $('signin-form').addEventListener('submit', signIn);
   $('sign-out').addEventListener('click', () => {

@@ -175,6 +175,10 @@ export interface GatewayConfig {
     credentialsRetryMs?: number;
     credentialsRetryMaxMs?: number;
   };
+  /** Where providers and models come from: the file, the database (admin API, CLI) or both. */
+  modelsSource: 'file' | 'database' | 'both';
+  /** The file is reloaded when it changes; false: only on SIGHUP. */
+  configWatch: boolean;
   providers: ProviderConfig[];
   models: ModelConfig[];
   /** The top-level stage blocks by config key (`redact`), as the config wrote them; absent = none. */

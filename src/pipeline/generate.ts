@@ -318,7 +318,8 @@ async function serve(
     headers['x-modelgate-adjusted'] = [...cloudAdjusted, ...(own === undefined ? [] : [own])].join('; ');
   }
   state.deployment = answer.deployment.id;
-  state.price = answer.deployment.price;
+  // The price the request resolved: a model changed or removed while it runs (admin API, a reload) bills as it started.
+  state.price = answer.deployment.price ?? model.price ?? undefined;
   if (compactRequest !== null && answer.json !== null)
     answer.json = { body: compactionBody(compactRequest, answer.json.body), usage: answer.json.usage };
   if (conversation !== null && answer.json !== null)

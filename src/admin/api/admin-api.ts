@@ -25,6 +25,8 @@ import { reconcileExport } from '../operations/reconcile-operations.ts';
 import { createKeyBody, keyPatchFromBody, updateKeyBody } from './key-bodies.ts';
 import { OPENAPI_JSON } from './openapi.ts';
 import { SignInLimit } from './sign-in-limit.ts';
+import { handleEntries, isEntryRoute } from './entry-routes.ts';
+import type { LiveConfig } from '../live-config.ts';
 
 /** Admin answers carry keys once and spend always: never stored by a cache, never sniffed as another type. */
 const NO_STORE = { 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' };
@@ -42,10 +44,12 @@ interface Call {
   requestId: string;
   query: URLSearchParams;
   ops: KeyOperations;
+  /** Providers and models changed at run time; null where the gateway runs without (tests of the API alone). */
+  live: LiveConfig | null;
 }
 
 /** Null when no admin token is configured: then /admin/ is not routed at all. */
-export function createAdminApi(gw: Gateway): AdminHandler | null {
+export function createAdminApi(gw: Gateway, live: LiveConfig | null = null): AdminHandler | null {
   if (gw.config.adminToken === null) return null;
   const tokenHash = hashKey(gw.config.adminToken);
   // A key made or changed here holds for the very next request to this replica (the cache reloads now,
@@ -91,6 +95,7 @@ export function createAdminApi(gw: Gateway): AdminHandler | null {
       requestId,
       query: new URLSearchParams(q === -1 ? '' : req.url!.slice(q + 1)),
       ops,
+      live,
     };
     route(call, path.slice('/admin/'.length).split('/')).catch((err: unknown) => {
       req.resume();
@@ -179,6 +184,21 @@ async function route(c: Call, segments: string[]): Promise<void> {
     return allow(c, method, ['GET'], () =>
       reply(c, 200, JSON.stringify({ data: c.gw.mcp?.aggregator.health() ?? [] })),
     );
+  if (c.live !== null && isEntryRoute(segments)) {
+    const live = c.live;
+    return handleEntries(
+      {
+        req: c.req,
+        live,
+        body: () => jsonBody(c),
+        reply: (status, body) => reply(c, status, body),
+        allow: (methods, run) => allow(c, method, methods, run),
+      },
+      method,
+      segments,
+      decodeSegment,
+    );
+  }
   if (first === 'keys' && id !== undefined && id !== '') {
     const idOrName = decodeSegment(id);
     if (segments.length === 2) {
@@ -283,7 +303,7 @@ function decodeSegment(s: string): string {
   try {
     return decodeURIComponent(s);
   } catch {
-    throw new UsageError('the key id or name in the path is not valid percent-encoding');
+    throw new UsageError('the id or name in the path is not valid percent-encoding');
   }
 }
 
