@@ -22,6 +22,7 @@ import {
 import type { ResponsesFacts } from '../dialects/openai-responses/validate.ts';
 import { compactionBody, summaryRequest } from '../dialects/openai-responses/compact.ts';
 import { refuseUnusableKey, resolveModel } from '../catalog/catalog.ts';
+import { topLevelString } from '../core/json-prefix.ts';
 import { promptCacheKeyOf, sessionIdOf } from '../routing/session.ts';
 import { promptEstimator, type Ticket } from '../admission/admission.ts';
 import { obtainAnswer, type Answer } from '../routing/attempts.ts';
@@ -166,7 +167,9 @@ async function serve(
   const mode = embedding === true ? 'embedding' : 'chat';
   // A body that is costly to read (compressed, large or chunked) is not read for a key that may use no
   // model here (Gemini's path names the model), whose budget is spent or whose rate window is full: such
-  // a refusal closes the connection instead of draining the rest of the upload (answerFailure).
+  // a refusal closes the connection instead of draining the rest of the upload (answerFailure). The model
+  // a body names in its first bytes is checked the same way, before the rest arrives.
+  let head: ((bytes: Buffer) => void) | undefined;
   if (costlyBody(req.headers)) {
     refuseUnusableKey(gw.catalog, key, {
       dialect: state.dialect,
@@ -175,8 +178,15 @@ async function serve(
       mode,
     });
     await gw.admission.refuseIfFull(key, Date.now());
+    if (cloud === undefined && gemini === undefined)
+      head = (bytes) => {
+        const named = topLevelString(bytes.toString('utf8'), 'model');
+        if (named === null) return;
+        state.model = named;
+        resolveModel(gw.catalog, key, named, state.dialect, mode);
+      };
   }
-  let raw = await readBody(req, gw.bodyLimits);
+  let raw = await readBody(req, gw.bodyLimits, head);
   let { text, value } = parseJsonBody(raw);
   let cloudForward: Record<string, string> | undefined;
   let cloudAdjusted: string[] | undefined;
