@@ -149,8 +149,12 @@ export function classifyError(err: unknown): AttemptOutcome {
     }
     // HPE_*: llhttp could not parse the upstream's answer — a broken upstream, not our bug. undici's
     // HTTPParserError carries no code for some of them (a bad chunk size), hence the name too. A TLS
-    // failure (expired or mismatched certificate, handshake) is the upstream's side too.
-    if (code !== undefined && (CONNECTION_CODES.has(code) || code.startsWith('HPE_') || isTlsCode(code)))
+    // failure (expired or mismatched certificate, handshake) is the upstream's side too. ERR_HTTP2_*: a
+    // stream the upstream reset (RST_STREAM) or an HTTP/2 session that failed, as a reset connection.
+    if (
+      code !== undefined &&
+      (CONNECTION_CODES.has(code) || code.startsWith('HPE_') || code.startsWith('ERR_HTTP2_') || isTlsCode(code))
+    )
       return { kind: 'retryable' };
     if (errorName(current) === 'HTTPParserError' || (code !== undefined && MALFORMED_CODES.has(code)))
       return { kind: 'retryable', malformed: true };

@@ -6,9 +6,12 @@
 // while new ones go to a fresh connection. Every connector is counted against the descriptor budget.
 import { buildConnector, Pool, type Dispatcher } from 'undici';
 import type { ProviderConfig } from '../core/config-types.ts';
-import { budgetedConnector } from './descriptor-budget.ts';
+import type { TLSSocket } from 'node:tls';
+import { budgetedConnector, STREAMS_PER_H2_CONNECTION } from './descriptor-budget.ts';
 
 type H2Module = typeof import('undici-h2');
+type H2 = H2Module;
+type BudgetConnect = (options: never, callback: (err: Error | null, socket: TLSSocket | null) => void) => void;
 
 /** The dispatcher a pool offers: both undici majors' Pool satisfy it. */
 export interface UpstreamPool {
@@ -39,10 +42,21 @@ export function mayUseHttp2(provider: ProviderConfig, origin: string): boolean {
 
 /** Loads undici 8 for the HTTP/2 pools; resolves at once when it is loaded. */
 export function loadHttp2(): Promise<void> {
-  h2Loading ??= import('undici-h2').then((m) => {
-    h2 = m;
-  });
+  h2Loading ??= import('undici-h2').then(
+    (m) => {
+      h2 = m;
+    },
+    (err: unknown) => {
+      h2Loading = null;
+      throw err;
+    },
+  );
   return h2Loading;
+}
+
+/** At start: loads undici 8 when a provider may speak HTTP/2, so a broken install stops the start. */
+export async function prepareUpstreamPools(providers: readonly ProviderConfig[]): Promise<void> {
+  if (providers.some((p) => !p.inProcess && mayUseHttp2(p, p.baseUrl))) await loadHttp2();
 }
 
 /**
@@ -60,9 +74,27 @@ export function poolFor(provider: ProviderConfig, origin: string, connectTimeout
     // connector though its types name it only under h2Options.
     const useH2c = origin.startsWith('http:');
     const h2c = { useH2c } as object;
+    const { Client } = h2;
     pool = new h2.Pool(origin, {
       connections: null,
       pipelining: 1,
+      // A connection that negotiated h2 takes up to STREAMS_PER_H2_CONNECTION streams (undici lowers it to
+      // the server's SETTINGS_MAX_CONCURRENT_STREAMS); one that fell back to HTTP/1.1 keeps one request.
+      // Set on the client as its socket connects: after a GOAWAY the client then opens its next
+      // connection while the old one's streams finish, instead of waiting for them.
+      factory: (o: string | URL, opts: object) => {
+        const connect = (opts as { connect: BudgetConnect }).connect;
+        const protocolAware: BudgetConnect = (options, callback) =>
+          connect(options, (err, socket) => {
+            if (socket !== null) client.pipelining = socket.alpnProtocol === 'h2' ? STREAMS_PER_H2_CONNECTION : 1;
+            callback(err, socket);
+          });
+        const client = new Client(o, {
+          ...opts,
+          connect: protocolAware as unknown as ReturnType<H2['buildConnector']>,
+        });
+        return client;
+      },
       keepAliveTimeout: 30_000,
       allowH2: true,
       ...h2c,
