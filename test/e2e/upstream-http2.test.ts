@@ -5,7 +5,9 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync, readFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
+import { once } from 'node:events';
 import OpenAI from 'openai';
 import { startGateway, configYaml, waitUntil, type GatewayProcess } from '../helpers/gateway-process.ts';
 import { startH2Mock, H2_REPLY_TEXT, type H2Mock } from '../helpers/mock-h2-upstream.ts';
@@ -19,6 +21,9 @@ let leaving: H2Mock;
 let gw: GatewayProcess;
 let key: { key: string; id: string };
 let caDir: string;
+/** An HTTPS upstream that speaks HTTP/1.1 only (its ALPN offers no h2), and the versions it was asked in. */
+let http1Only: HttpsServer;
+const http1Versions: string[] = [];
 
 before(async () => {
   held = await startH2Mock();
@@ -26,6 +31,24 @@ before(async () => {
   resetting = await startH2Mock({ resetStreams: true });
   plainH2c = await startH2Mock({ tls: false, hold: false });
   leaving = await startH2Mock();
+  http1Only = createHttpsServer(
+    { key: readFileSync(join(dirname(held.caFile), 'key.pem')), cert: readFileSync(held.caFile) },
+    (req, res) => {
+      http1Versions.push(req.httpVersion);
+      req.resume();
+      req.on('end', () => {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        const chunk = (delta: object, finish: string | null): string =>
+          `data: ${JSON.stringify({ id: 'h1', object: 'chat.completion.chunk', created: 1, model: 'upstream-h2', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+        res.write(chunk({ role: 'assistant', content: 'hello' }, null));
+        res.write(chunk({ content: ' world' }, 'stop'));
+        res.end('data: [DONE]\n\n');
+      });
+    },
+  );
+  http1Only.listen(0, '127.0.0.1');
+  await once(http1Only, 'listening');
+  const http1Port = (http1Only.address() as { port: number }).port;
   // The gateway trusts the test's certificates the way an operator adds a private CA: NODE_EXTRA_CA_CERTS.
   caDir = mkdtempSync(join(tmpdir(), 'modelgate-h2-ca-'));
   const bundle = join(caDir, 'ca.pem');
@@ -40,6 +63,7 @@ before(async () => {
         provider('resetting', resetting),
         provider('h2c', plainH2c, ', http2: true'),
         provider('leaving', leaving),
+        `  - { name: http1, kind: openai, base_url: "https://localhost:${http1Port}/v1", api_key: "sk-upstream-h1-0123456789" }`,
       ].join('\n'),
       models: [
         '  - { name: gpt-held, deployments: [ { provider: held, model: upstream-h2 } ] }',
@@ -50,6 +74,7 @@ before(async () => {
         '      - { provider: held, model: upstream-h2, priority: 1 }',
         '  - { name: gpt-h2c, deployments: [ { provider: h2c, model: upstream-h2 } ] }',
         '  - { name: gpt-leaving, deployments: [ { provider: leaving, model: upstream-h2 } ] }',
+        '  - { name: gpt-http1, deployments: [ { provider: http1, model: upstream-h2 } ] }',
       ].join('\n'),
       extra: 'max_connections_per_address: 1000',
     }),
@@ -62,6 +87,7 @@ after(async () => {
   if (process.env.H2_LOGS) writeFileSync(process.env.H2_LOGS, gw?.logs() ?? '');
   await gw?.cleanup();
   for (const m of [held, draining, resetting, plainH2c, leaving]) await m?.close();
+  http1Only?.close();
   rmSync(caDir, { recursive: true, force: true });
 });
 
@@ -167,4 +193,11 @@ test('a caller that goes away resets only its own stream', async () => {
   for (const body of bodies.slice(1)) assert.match(await body, /data: \[DONE\]/);
   assert.equal(leaving.connections, connections, 'the connection outlived the cancelled stream');
   assert.equal(leaving.cancelled, 1);
+});
+
+test('http2: auto over TLS to an upstream that offers only HTTP/1.1 speaks HTTP/1.1', async () => {
+  const texts = await Promise.all(Array.from({ length: 3 }, () => streamText('gpt-http1')));
+  assert.deepEqual(new Set(texts), new Set([H2_REPLY_TEXT]));
+  assert.deepEqual(new Set(http1Versions), new Set(['1.1']));
+  assert.equal(http1Versions.length, 3);
 });
