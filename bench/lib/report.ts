@@ -49,6 +49,11 @@ export interface HoldResult {
   probeIdleP99Us: number;
   probeHoldP50Us: number;
   probeHoldP99Us: number;
+  /** File descriptors the proxy's process tree holds, idle and with the streams held. */
+  descriptorsIdle?: number;
+  descriptorsHold?: number;
+  /** Connections the mock upstream has open from the proxy while the streams are held. */
+  upstreamConnections?: number;
 }
 
 /** A full run, a quick one, or one pass alone (`--instructions`, `--gc`). */
