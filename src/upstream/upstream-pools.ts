@@ -10,7 +10,6 @@ import type { TLSSocket } from 'node:tls';
 import { budgetedConnector, STREAMS_PER_H2_CONNECTION } from './descriptor-budget.ts';
 
 type H2Module = typeof import('undici-h2');
-type H2 = H2Module;
 type BudgetConnect = (options: never, callback: (err: Error | null, socket: TLSSocket | null) => void) => void;
 
 /** The dispatcher a pool offers: both undici majors' Pool satisfy it. */
@@ -91,7 +90,7 @@ export function poolFor(provider: ProviderConfig, origin: string, connectTimeout
           });
         const client = new Client(o, {
           ...opts,
-          connect: protocolAware as unknown as ReturnType<H2['buildConnector']>,
+          connect: protocolAware as unknown as ReturnType<H2Module['buildConnector']>,
         });
         return client;
       },
