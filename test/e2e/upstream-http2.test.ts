@@ -84,7 +84,6 @@ before(async () => {
 });
 
 after(async () => {
-  if (process.env.H2_LOGS) writeFileSync(process.env.H2_LOGS, gw?.logs() ?? '');
   await gw?.cleanup();
   for (const m of [held, draining, resetting, plainH2c, leaving]) await m?.close();
   http1Only?.close();
