@@ -28,6 +28,11 @@ test('the default max_connections is lowered to fit the file limit, said once in
     assert.match(gw.logs(), /max_connections lowered from its default 10000 to \d+: the process's file limit is 256/);
     const r = await fetch(`${gw.url}/healthz`);
     assert.equal(r.status, 200);
+    await r.arrayBuffer();
+    // Descriptors in use, and the limit they are counted against.
+    const metrics = await (await fetch(`${gw.url}/metrics`)).text();
+    assert.match(metrics, /^process_open_fds \d+$/m);
+    assert.match(metrics, /^process_max_fds 256$/m);
   } finally {
     await gw.cleanup();
   }
