@@ -262,12 +262,16 @@ function holdTable(results: RunResults): string[] {
   const out = [
     '### Open streams held at once (RSS, and event-loop delay seen from outside as the latency of a cheap request)',
     '',
-    '| target | process | streams open / asked | RSS idle MB | RSS holding MB | cheap request p50/p99 ms idle | during hold | streams completed |',
-    '|---|---|---:|---:|---:|---:|---:|---:|',
+    '| target | process | streams open / asked | RSS idle MB | RSS holding MB | cheap request p50/p99 ms idle | during hold | streams completed | descriptors a stream | upstream connections |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (const h of results.hold) {
+    const descriptors =
+      h.descriptorsIdle === undefined || h.descriptorsHold === undefined
+        ? '–'
+        : fmt((h.descriptorsHold - h.descriptorsIdle) / h.streams, 2);
     out.push(
-      `| ${h.target} | ${h.phase} | ${h.ready}/${h.streams} | ${fmt(h.rssIdleMb, 1)} | ${fmt(h.rssHoldMb, 1)} | ${ms(h.probeIdleP50Us)} / ${ms(h.probeIdleP99Us)} | ${ms(h.probeHoldP50Us)} / ${ms(h.probeHoldP99Us)} | ${h.completed} |`,
+      `| ${h.target} | ${h.phase} | ${h.ready}/${h.streams} | ${fmt(h.rssIdleMb, 1)} | ${fmt(h.rssHoldMb, 1)} | ${ms(h.probeIdleP50Us)} / ${ms(h.probeIdleP99Us)} | ${ms(h.probeHoldP50Us)} / ${ms(h.probeHoldP99Us)} | ${h.completed} | ${descriptors} | ${h.upstreamConnections ?? '–'} |`,
     );
   }
   out.push('');
