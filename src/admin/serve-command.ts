@@ -30,6 +30,8 @@ import { createAdminApi } from './api/admin-api.ts';
 import { createUiHandler } from './ui-files.ts';
 import { DecodeBudget } from '../http/decode-budget.ts';
 import { closeProviderPools } from '../upstream/http-provider.ts';
+import { prepareUpstreamPools, upstreamPoolStats } from '../upstream/upstream-pools.ts';
+import { applyDescriptorBudget } from './descriptor-check.ts';
 import type { Gateway } from '../pipeline/gateway.ts';
 import { stagePlan } from '../stages/plan.ts';
 import { createMcpService } from '../mcp/service.ts';
@@ -68,6 +70,9 @@ export async function serveCommand(fileConfig: GatewayConfig): Promise<void> {
       `config error in ${config.source}:\n${fatal.map((f) => `  at ${f.path}: ${f.message}`).join('\n')}`,
     );
   const log = createLogger();
+  // Before anything opens a descriptor of its own: a limit too low for max_connections stops here.
+  applyDescriptorBudget(config, log);
+  await prepareUpstreamPools(config.providers);
   // One line per migration step, so an upgrade shows what it did to the database.
   const onMigrated = (step: MigrationStep): void =>
     log.info(
@@ -192,6 +197,7 @@ export async function serveCommand(fileConfig: GatewayConfig): Promise<void> {
   const metrics = new Metrics({ providerOf: (id) => systems.get(id) ?? 'unknown' });
   metrics.watchUsage(usage);
   metrics.watchAdmission(admission);
+  metrics.watchUpstreamPools(upstreamPoolStats);
   metrics.watchKeySpend(() => keySpendSamples(keys.records(), admission, Date.now()));
   // From here on a write that finds another process's lock gives up soon (on the loop) or within a
   // second (the usage writer thread), and a failed usage batch is retried (usage-writer.ts).

@@ -142,6 +142,7 @@ function build(raw: RawConfig, source: string, env: NodeJS.ProcessEnv): GatewayC
       options,
       system: spec.system ?? p.kind,
       inProcess: spec.call !== undefined,
+      http2: p.http2 ?? 'auto',
     });
   });
   const defaultTimeouts = timeouts(raw.timeouts, {
@@ -211,6 +212,7 @@ function build(raw: RawConfig, source: string, env: NodeJS.ProcessEnv): GatewayC
     clientBodyTimeoutMs: raw.client_body_timeout_ms ?? DEFAULTS.clientBodyTimeoutMs,
     clientHeaderTimeoutMs: raw.client_header_timeout_ms ?? DEFAULTS.clientHeaderTimeoutMs,
     maxConnections: raw.max_connections ?? DEFAULTS.maxConnections,
+    maxConnectionsSet: raw.max_connections !== undefined,
     overloadLoopDelayMs: raw.overload_loop_delay_ms ?? DEFAULTS.overloadLoopDelayMs,
     maxConnectionsPerAddress: Math.min(
       raw.max_connections_per_address ?? defaultPerAddressShare(raw.max_connections ?? DEFAULTS.maxConnections),

@@ -77,6 +77,8 @@ const commonProviderKeys = {
   api_key: z.string().optional(),
   api_keys: z.array(z.string().min(1)).optional(),
   headers: z.record(z.string(), z.string()).optional(),
+  // HTTP/2 to the upstream (docs/providers.md): auto = by ALPN over TLS, HTTP/1.1 over plain HTTP.
+  http2: z.literal(['auto', true, false], { error: 'http2 is auto, true or false' }).optional(),
 };
 
 /** One strict object per kind in the registry: a key of another kind is refused, naming the kind. */

@@ -62,6 +62,11 @@ export interface ProviderConfig {
   system: string;
   /** Answered in-process (the mock): no server to name in traces, nothing to pay for. */
   inProcess: boolean;
+  /**
+   * HTTP/2 to the upstream: `auto` offers it by ALPN over TLS and speaks HTTP/1.1 over plain HTTP; `true`
+   * offers it over TLS too and speaks it by prior knowledge (h2c) over plain HTTP; `false` never. Absent: `auto`.
+   */
+  http2?: 'auto' | boolean;
 }
 
 export interface Timeouts {
@@ -128,6 +133,8 @@ export interface GatewayConfig {
   clientHeaderTimeoutMs: number;
   /** Open client connections past which a new one is closed at once. */
   maxConnections: number;
+  /** The config set max_connections: a file limit too low for it stops the start instead of lowering it. */
+  maxConnectionsSet?: boolean;
   /** Event-loop delay (ms) past which new requests get a fast 503 `overloaded`; 0 = never. */
   overloadLoopDelayMs: number;
   /** Open connections one client address (an IPv6 /64) may hold; past it a new one is closed at once. */
