@@ -8,6 +8,7 @@ import { geminiAuthenticated, geminiCallOf, geminiListingOf, type GeminiCall } f
 import { bedrockCallOf, vertexCallOf, type BedrockCall, type VertexCall } from '../dialects/anthropic-clouds/paths.ts';
 import { validateChatRequest } from '../dialects/openai-chat/validate.ts';
 import { validateMessagesRequest } from '../dialects/anthropic-messages/validate.ts';
+import { checkAnthropicVersion } from '../dialects/anthropic-messages/version.ts';
 import { validateEmbeddingsRequest } from '../dialects/embeddings/validate.ts';
 import { validateGeminiCall } from '../dialects/gemini/validate.ts';
 import { validateResponsesRequest } from '../dialects/openai-responses/validate.ts';
@@ -115,6 +116,7 @@ export function endpointTable(gw: Gateway): Endpoint<any>[] {
       serve: generation({
         dialect: 'anthropic',
         endpoint: '/v1/messages',
+        version: checkAnthropicVersion,
         validate: (body, at) => validateMessagesRequest(body, at.version ?? undefined),
       }),
     }),

@@ -1,7 +1,7 @@
 // The story of a generation request (chat, messages, responses, embeddings, Gemini's generateContent,
 // the cloud routes; which endpoint tells it is the endpoint table's): auth → body → validation → catalog → stages → admission → routing →
 // relay → accounting. Each step is its stage's.
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { Dialect } from '../core/dialect.ts';
 import { billableUsage } from '../core/usage.ts';
 import { GatewayError } from '../core/errors.ts';
@@ -14,12 +14,7 @@ import { ResponseClientLink } from '../routing/attempt-watch.ts';
 import { authenticate, authenticateGemini } from '../auth/authenticate.ts';
 import { renderStreamError } from '../dialects/render-error.ts';
 import type { RequestFacts } from '../dialects/request-facts.ts';
-import {
-  checkAnthropicVersion,
-  forwardedHeaders,
-  type AnthropicVersion,
-} from '../dialects/anthropic-messages/version.ts';
-import type { ResponsesFacts } from '../dialects/openai-responses/validate.ts';
+import { forwardedHeaders, type AnthropicVersion } from '../dialects/anthropic-messages/version.ts';
 import { compactionBody, summaryRequest } from '../dialects/openai-responses/compact.ts';
 import { refuseUnusableKey, resolveModel } from '../catalog/catalog.ts';
 import { topLevelString } from '../core/json-prefix.ts';
@@ -83,6 +78,8 @@ export interface GenerationEndpoint {
   reshapeReply?: (body: string) => string;
   /** Errors in another shape than the dialect's (Bedrock's `{message}` and `x-amzn-errortype`). */
   renderError?: (err: GatewayError, requestId: string) => { body: string; headers: Record<string, string> };
+  /** The API version the request's headers name (`anthropic-version` on /v1/messages), checked. */
+  version?: (headers: IncomingHttpHeaders) => AnthropicVersion;
   /** The body's check in the route's dialect (`version`: the checked anthropic-version of /v1/messages). */
   validate: (body: unknown, at: { url: string | undefined; version: AnthropicVersion | null }) => RequestFacts;
 }
@@ -163,7 +160,7 @@ async function serve(
   if (gw.usage.full) throw new GatewayError('usage_unrecordable', { headers: { 'retry-after': '1' } });
   const { cloud } = flight.endpoint;
   // A cloud route's version is a body field: read with the body below.
-  let version = cloud === undefined && state.dialect === 'anthropic' ? checkAnthropicVersion(req.headers) : null;
+  let version = flight.endpoint.version?.(req.headers) ?? null;
   const mode = embedding === true ? 'embedding' : 'chat';
   // A body that is costly to read (compressed, large or chunked) is not read for a key that may use no
   // model here (Gemini's path names the model), whose budget is spent or whose rate window is full: such
@@ -204,7 +201,7 @@ async function serve(
   if (typeof named === 'string') state.model = named;
   const facts = flight.endpoint.validate(value, { url: req.url, version });
   // The Responses endpoint's validator reads the conversation state too (endpoint-table.ts).
-  const responsesFacts = state.dialect === 'responses' ? (facts as ResponsesFacts) : null;
+  const responsesFacts = facts.responses === undefined ? null : { ...facts, responses: facts.responses };
   state.model = facts.model;
   state.stream = facts.stream;
   state.sessionId = sessionIdOf(req.headers, value);

@@ -108,7 +108,10 @@ test('messages: alternation, system items and max_tokens in Anthropic’s words'
 });
 
 test('responses: items checked one by one, input required unless a previous response continues', () => {
-  assert.equal(validateResponsesRequest({ model: 'm', previous_response_id: 'resp_1' }).previousResponseId, 'resp_1');
+  assert.equal(
+    validateResponsesRequest({ model: 'm', previous_response_id: 'resp_1' }).responses.previousResponseId,
+    'resp_1',
+  );
   assert.deepEqual(
     refusal(() => validateResponsesRequest({ model: 'm' })),
     {

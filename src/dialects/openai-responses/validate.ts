@@ -2,14 +2,13 @@
 // from a valid one (the conversation it continues, whether to store it).
 import { GatewayError } from '../../core/errors.ts';
 import { isObject } from '../../core/json.ts';
-import type { RequestFacts } from '../request-facts.ts';
+import type { RequestFacts, ResponsesState } from '../request-facts.ts';
 import { checkRequest } from '../request-schema.ts';
 import { inputItemSchema, responsesRequestSchema } from './schema.ts';
 
+/** A Responses request's facts: its state is always there. */
 export interface ResponsesFacts extends RequestFacts {
-  /** False only when the caller sent `store: false`: then nothing is kept. */
-  store: boolean;
-  previousResponseId: string | null;
+  responses: ResponsesState;
 }
 
 /** The facts of a valid POST /v1/responses body (schema.ts). */
@@ -22,8 +21,7 @@ export function validateResponsesRequest(body: unknown): ResponsesFacts {
     stream: b.stream === true,
     maxTokens: (b.max_output_tokens as number | null | undefined) ?? null,
     includeUsage: false,
-    store: b.store !== false,
-    previousResponseId: typeof previous === 'string' ? previous : null,
+    responses: { store: b.store !== false, previousResponseId: typeof previous === 'string' ? previous : null },
   };
 }
 
