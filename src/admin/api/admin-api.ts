@@ -23,7 +23,7 @@ import { latestRequests, parseGroupBy, toCsv, usageReport, type UsageQuery } fro
 import { deploymentHealth, resetDeployment } from '../operations/deployment-health.ts';
 import { reconcileExport } from '../operations/reconcile-operations.ts';
 import { createKeyBody, keyPatchFromBody, updateKeyBody } from './key-bodies.ts';
-import { OPENAPI_JSON } from './openapi.ts';
+import { openApiJson } from './openapi.ts';
 import { SignInLimit } from './sign-in-limit.ts';
 import { handleEntries, isEntryRoute } from './entry-routes.ts';
 import type { LiveConfig } from '../live-config.ts';
@@ -126,7 +126,7 @@ async function route(c: Call, segments: string[]): Promise<void> {
   if (segments.length === 1) {
     switch (first) {
       case 'openapi.json':
-        return allow(c, method, ['GET'], () => reply(c, 200, OPENAPI_JSON));
+        return allow(c, method, ['GET'], () => reply(c, 200, openApiJson()));
       case 'keys':
         return allow(c, method, ['GET', 'POST'], async () => {
           if (method === 'GET') return reply(c, 200, JSON.stringify({ data: await listKeysWithSpend(c.gw.store) }));

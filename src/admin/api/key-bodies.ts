@@ -5,19 +5,38 @@ import type { KeyPatch } from '../operations/key-operations.ts';
 const limit = z.number().nonnegative().nullable();
 const wholeLimit = z.number().int().nonnegative().nullable();
 
-const keyFields = {
-  name: z.string().trim().min(1).max(200),
-  /** Model names or globs; null or ["*"] means every model. */
-  models: z.array(z.string().min(1).max(200)).max(1000).nullable(),
-  /** MCP tools (`SERVER__TOOL`) or `*` patterns; null = every configured tool, [] = none. */
-  mcp_tools: z.array(z.string().min(1).max(200)).max(1000).nullable(),
-  expires_at: z.iso.datetime({ offset: true }).or(z.iso.date()).nullable(),
-  budget_usd: limit,
-  token_budget: wholeLimit,
-  budget_period: z.enum(['daily', 'weekly', 'monthly']).nullable(),
-  rpm: wholeLimit,
-  tpm: wholeLimit,
-  concurrency: wholeLimit,
+/** A key's settings, as the admin API takes them and shows them. */
+export const keyFields = {
+  name: z
+    .string()
+    .trim()
+    .min(1)
+    .max(200)
+    .meta({ description: 'Unique; picks the key in the paths below as its id does.' }),
+  models: z
+    .array(z.string().min(1).max(200))
+    .max(1000)
+    .nullable()
+    .meta({ description: 'Model names or globs (`claude-*`); null or ["*"] for every model.' }),
+  mcp_tools: z
+    .array(z.string().min(1).max(200))
+    .max(1000)
+    .nullable()
+    .meta({ description: 'MCP tools (`SERVER__TOOL`) or `*` patterns; null every configured tool, [] none.' }),
+  expires_at: z.iso
+    .datetime({ offset: true })
+    .or(z.iso.date())
+    .nullable()
+    .meta({ description: 'ISO-8601; null never.' }),
+  budget_usd: limit.meta({ description: 'USD per budget period (lifetime without one); null unlimited.' }),
+  token_budget: wholeLimit.meta({ description: 'Tokens per budget period; null unlimited.' }),
+  budget_period: z
+    .enum(['daily', 'weekly', 'monthly'])
+    .nullable()
+    .meta({ description: 'Calendar period in UTC; null lifetime.' }),
+  rpm: wholeLimit.meta({ description: 'Requests per minute.' }),
+  tpm: wholeLimit.meta({ description: 'Tokens per minute.' }),
+  concurrency: wholeLimit.meta({ description: 'Requests in flight at once.' }),
 };
 
 export const createKeyBody = z.strictObject({ ...keyFields, name: keyFields.name }).partial({
