@@ -78,6 +78,47 @@ export function endpointTable(gw: Gateway): Endpoint<any>[] {
   const vertex = parsedOnce(vertexCallOf);
   const cloudPath = (path: string) =>
     path.startsWith('/model/') || path.startsWith('/projects/') || path.startsWith('/v1/projects/');
+  /** A Bedrock route: its API (InvokeModel or Converse) and whether it streams tell the entries apart. */
+  const bedrockEntry = (
+    name: string,
+    template: string,
+    which: Pick<BedrockCall, 'api' | 'stream'>,
+    serve: Endpoint<BedrockCall>['serve'],
+  ): Endpoint<BedrockCall> => ({
+    name,
+    template,
+    methods: ['POST'],
+    dialect: 'anthropic',
+    maybe: cloudPath,
+    match: (path) => {
+      const call = bedrock(path);
+      return call !== null && call.api === which.api && call.stream === which.stream ? call : null;
+    },
+    serve,
+  });
+  /** A Vertex AI Claude route, told apart by its method. */
+  const vertexEntry = (
+    name: string,
+    method: VertexCall['method'],
+    serve: Endpoint<VertexCall>['serve'],
+  ): Endpoint<VertexCall> => ({
+    name,
+    template: `/v1/projects/{project}/locations/{location}/publishers/anthropic/models/${method === 'count-tokens' ? 'count-tokens:rawPredict' : `{model}:${method}`}`,
+    methods: ['POST'],
+    dialect: 'anthropic',
+    maybe: cloudPath,
+    match: (path) => {
+      const call = vertex(path);
+      return call?.method === method ? call : null;
+    },
+    serve,
+  });
+  const invoke: Endpoint<BedrockCall>['serve'] = (req, res, { params }, requestId) =>
+    handleGeneration(gw, req, res, bedrockEndpoint(gw.catalog, req, requestId, params));
+  const converse: Endpoint<BedrockCall>['serve'] = (req, res, { params }, requestId) =>
+    handleGeneration(gw, req, res, converseEndpoint(gw.catalog, gw.config.defaultMaxTokens, requestId, params));
+  const rawPredict: Endpoint<VertexCall>['serve'] = (req, res, { params }, requestId) =>
+    handleGeneration(gw, req, res, vertexEndpoint(gw.catalog, req, requestId, params));
 
   const geminiModels: Endpoint<GeminiCall> = {
     name: 'gemini_models',
@@ -340,99 +381,30 @@ export function endpointTable(gw: Gateway): Endpoint<any>[] {
       serve: short(() => ({ body: INFERENCE_PROFILES_BODY })),
     }),
     // Anthropic's cloud routes (Claude Code's Bedrock and Vertex modes, the clouds' SDKs): Messages underneath.
-    {
-      name: 'bedrock_invoke',
-      template: '/model/{model}/invoke',
-      methods: ['POST'],
-      dialect: 'anthropic',
-      maybe: cloudPath,
-      match: (path: string) => {
-        const call = bedrock(path);
-        return call !== null && call.api === 'invoke' && !call.stream ? call : null;
-      },
-      serve: (req, res, { params }, requestId) =>
-        handleGeneration(gw, req, res, bedrockEndpoint(gw.catalog, req, requestId, params)),
-    } satisfies Endpoint<BedrockCall>,
-    {
-      name: 'bedrock_invoke_stream',
-      template: '/model/{model}/invoke-with-response-stream',
-      methods: ['POST'],
-      dialect: 'anthropic',
-      maybe: cloudPath,
-      match: (path: string) => {
-        const call = bedrock(path);
-        return call !== null && call.api === 'invoke' && call.stream ? call : null;
-      },
-      serve: (req, res, { params }, requestId) =>
-        handleGeneration(gw, req, res, bedrockEndpoint(gw.catalog, req, requestId, params)),
-    } satisfies Endpoint<BedrockCall>,
+    bedrockEntry('bedrock_invoke', '/model/{model}/invoke', { api: 'invoke', stream: false }, invoke),
+    bedrockEntry(
+      'bedrock_invoke_stream',
+      '/model/{model}/invoke-with-response-stream',
+      { api: 'invoke', stream: true },
+      invoke,
+    ),
     // Bedrock's Converse API, so applications written against the AWS SDK reach every model.
-    {
-      name: 'bedrock_converse',
-      template: '/model/{model}/converse',
-      methods: ['POST'],
-      dialect: 'anthropic',
-      maybe: cloudPath,
-      match: (path: string) => {
-        const call = bedrock(path);
-        return call !== null && call.api === 'converse' && !call.stream ? call : null;
-      },
-      serve: (req, res, { params }, requestId) =>
-        handleGeneration(gw, req, res, converseEndpoint(gw.catalog, gw.config.defaultMaxTokens, requestId, params)),
-    } satisfies Endpoint<BedrockCall>,
-    {
-      name: 'bedrock_converse_stream',
-      template: '/model/{model}/converse-stream',
-      methods: ['POST'],
-      dialect: 'anthropic',
-      maybe: cloudPath,
-      match: (path: string) => {
-        const call = bedrock(path);
-        return call !== null && call.api === 'converse' && call.stream ? call : null;
-      },
-      serve: (req, res, { params }, requestId) =>
-        handleGeneration(gw, req, res, converseEndpoint(gw.catalog, gw.config.defaultMaxTokens, requestId, params)),
-    } satisfies Endpoint<BedrockCall>,
-    {
-      name: 'vertex_raw_predict',
-      template: '/v1/projects/{project}/locations/{location}/publishers/anthropic/models/{model}:rawPredict',
-      methods: ['POST'],
-      dialect: 'anthropic',
-      maybe: cloudPath,
-      match: (path: string) => {
-        const call = vertex(path);
-        return call?.method === 'rawPredict' ? call : null;
-      },
-      serve: (req, res, { params }, requestId) =>
-        handleGeneration(gw, req, res, vertexEndpoint(gw.catalog, req, requestId, params)),
-    } satisfies Endpoint<VertexCall>,
-    {
-      name: 'vertex_stream_raw_predict',
-      template: '/v1/projects/{project}/locations/{location}/publishers/anthropic/models/{model}:streamRawPredict',
-      methods: ['POST'],
-      dialect: 'anthropic',
-      maybe: cloudPath,
-      match: (path: string) => {
-        const call = vertex(path);
-        return call?.method === 'streamRawPredict' ? call : null;
-      },
-      serve: (req, res, { params }, requestId) =>
-        handleGeneration(gw, req, res, vertexEndpoint(gw.catalog, req, requestId, params)),
-    } satisfies Endpoint<VertexCall>,
-    {
-      name: 'vertex_count_tokens',
-      template: '/v1/projects/{project}/locations/{location}/publishers/anthropic/models/count-tokens:rawPredict',
-      methods: ['POST'],
-      dialect: 'anthropic',
-      maybe: cloudPath,
-      match: (path: string) => {
-        const call = vertex(path);
-        return call?.method === 'count-tokens' ? call : null;
-      },
-      serve: short<VertexCall>(({ key, req, read }) =>
+    bedrockEntry('bedrock_converse', '/model/{model}/converse', { api: 'converse', stream: false }, converse),
+    bedrockEntry(
+      'bedrock_converse_stream',
+      '/model/{model}/converse-stream',
+      { api: 'converse', stream: true },
+      converse,
+    ),
+    vertexEntry('vertex_raw_predict', 'rawPredict', rawPredict),
+    vertexEntry('vertex_stream_raw_predict', 'streamRawPredict', rawPredict),
+    vertexEntry(
+      'vertex_count_tokens',
+      'count-tokens',
+      short<VertexCall>(({ key, req, read }) =>
         countMessagesTokens(gw, { key, ...vertexCountRequest(gw.catalog, req.headers, read) }),
       ),
-    } satisfies Endpoint<VertexCall>,
+    ),
     // Gemini's native API: one path parse (gemini/routes.ts) tells its entries apart.
     {
       name: 'gemini_generate',
