@@ -30,6 +30,17 @@ export async function startMcpHttpServer(opts: { token: string; port?: number })
     server.registerTool('secret_admin', { description: 'A tool only some keys may call' }, async () => ({
       content: [{ type: 'text', text: 'admin done' }],
     }));
+    server.registerResource(
+      'readme',
+      'note://readme',
+      { description: 'The team notes', mimeType: 'text/plain' },
+      async (uri) => ({
+        contents: [{ uri: uri.href, text: 'remember the milk' }],
+      }),
+    );
+    server.registerPrompt('greet', { description: 'Greets someone', argsSchema: { who: z.string() } }, ({ who }) => ({
+      messages: [{ role: 'user', content: { type: 'text', text: `Say hello to ${who}` } }],
+    }));
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     res.on('close', () => {
       void transport.close();
