@@ -269,6 +269,7 @@ export async function serveCommand(config: GatewayConfig): Promise<void> {
     server,
     readiness,
     inFlight: () => metrics.inFlight,
+    onClosing: () => gw.mcp?.aggregator.drain(),
     release: async () => {
       await gw.mcp?.aggregator.stop();
       await usage.close();

@@ -65,7 +65,7 @@ const EXACT: Route[] = [
   { name: 'livez', template: '/livez', method: 'GET', dialect: 'openai' },
   { name: 'readyz', template: '/readyz', method: 'GET', dialect: 'openai' },
   { name: 'metrics', template: '/metrics', method: 'GET', dialect: 'openai' },
-  { name: 'mcp', template: '/mcp', method: 'POST', dialect: 'openai' },
+  { name: 'mcp', template: '/mcp', method: 'POST', alsoMethods: ['GET', 'DELETE'], dialect: 'openai' },
   // Bedrock's ListInferenceProfiles, which Claude Code's Bedrock mode asks for at start.
   { name: 'bedrock_inference_profiles', template: '/inference-profiles', method: 'GET', dialect: 'anthropic' },
 ];

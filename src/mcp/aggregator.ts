@@ -42,6 +42,7 @@ export interface ToolCallRecord {
 export class McpAggregator {
   readonly #servers = new Map<string, UpstreamServer>();
   readonly #listeners = new Set<(kind: ListKind) => void>();
+  readonly #drainListeners = new Set<() => void>();
 
   constructor(configs: readonly McpServerConfig[], onLog: (msg: string, fields: Record<string, unknown>) => void) {
     for (const c of configs)
@@ -57,7 +58,17 @@ export class McpAggregator {
     for (const s of this.#servers.values()) s.start();
   }
 
+  /** Called when the gateway stops taking connections: open client streams end, so the stop is not held up. */
+  onDrain(listener: () => void): void {
+    this.#drainListeners.add(listener);
+  }
+
+  drain(): void {
+    for (const l of this.#drainListeners) l();
+  }
+
   async stop(): Promise<void> {
+    this.drain();
     await Promise.all([...this.#servers.values()].map((s) => s.stop()));
   }
 

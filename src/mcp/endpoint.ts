@@ -1,12 +1,19 @@
-// POST /mcp: the gateway as one MCP server over Streamable HTTP, for the caller's gateway key.
-// Stateless: each request gets its own protocol server and transport, built from the shared aggregator,
-// so any replica answers any request and nothing is kept per client between requests (docs/mcp.md).
+// /mcp: the gateway as one MCP server over Streamable HTTP, for the caller's gateway key. A client that
+// keeps a session gets one (sessions.ts: its GET stream carries `list_changed`); every other request —
+// no session id, or one this process does not hold — gets its own protocol server and transport, built
+// from the shared aggregator, so any replica answers it and a restart loses nothing (docs/mcp.md).
 // Each tool call runs under the key's RPM and concurrency limits (never its budgets: a call costs no
 // tokens) and ends as a usage row (endpoint `/mcp`), a metric and, with tracing on, a span.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  ListToolsRequestSchema,
+  isInitializeRequest,
+  type CallToolResult,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { IncomingHttpHeaders } from 'node:http';
 import { GatewayError } from '../core/errors.ts';
 import type { KeyRecord } from '../core/key-record.ts';
 import type { ModelConfig } from '../core/config-types.ts';
@@ -23,6 +30,12 @@ import { TOOL_CALL_HTTP_STATUS, type McpAggregator, type ToolCallRecord, type To
 import { namespaced } from './names.ts';
 import { registerListings } from './listings.ts';
 import { toolRights } from './rights.ts';
+import { McpSessions, type KeyRef } from './sessions.ts';
+
+/** The gateway's id of the HTTP request a message came in, for its usage row (set on the request's headers). */
+const REQUEST_ID_HEADER = 'x-modelgate-request-id';
+
+const sessionsOf = new WeakMap<McpContext, McpSessions>();
 
 /** What /mcp needs beyond the gateway: the servers it aggregates and where each tool call is counted. */
 export interface McpService {
@@ -69,7 +82,37 @@ export async function handleMcp(
     sendError(res, { dialect: 'openai', error: err, requestId });
     return;
   }
-  const server = protocolServer(gw, key, req, requestId);
+  // Read back by the tool-call handler (through the SDK's request info): one protocol server may serve
+  // several HTTP requests of a session at once.
+  req.headers[REQUEST_ID_HEADER] = requestId;
+  let sessions = sessionsOf.get(gw);
+  if (sessions === undefined) sessionsOf.set(gw, (sessions = new McpSessions(gw.mcp?.aggregator ?? null)));
+  const sessionId = req.headers['mcp-session-id'];
+  const session = sessions.find(typeof sessionId === 'string' ? sessionId : undefined, key);
+  if (session !== undefined) {
+    if (req.method === 'GET') sessions.holdStream(session, res);
+    await session.transport.handleRequest(req, res, body);
+    return;
+  }
+  if (req.method !== 'POST') {
+    // No session of this key here: no stream to open (405, as the transport allows) and nothing to end.
+    res.writeHead(405, { allow: 'POST', 'content-type': 'application/json' }).end(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        error: { code: -32000, message: `${req.method} /mcp needs a session of this gateway; use POST.` },
+        id: null,
+      }),
+    );
+    return;
+  }
+  const keyRef: KeyRef = { key };
+  const server = protocolServer(gw, keyRef);
+  const stateful = sessionId === undefined && isInitializeRequest(body) ? sessions.start(server, keyRef) : null;
+  if (stateful !== null) {
+    await server.connect(stateful);
+    await stateful.handleRequest(req, res, body);
+    return;
+  }
   const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   res.once('close', () => {
     void transport.close();
@@ -79,19 +122,35 @@ export async function handleMcp(
   await transport.handleRequest(req, res, body);
 }
 
-function protocolServer(gw: McpContext, key: KeyRecord, req: IncomingMessage, requestId: string): Server {
+function protocolServer(gw: McpContext, keyRef: KeyRef): Server {
   const mcp = gw.mcp;
   const server = new Server(
     { name: 'modelgate', version: MODELGATE_VERSION },
-    { capabilities: { tools: {}, resources: {}, prompts: {} } },
+    {
+      capabilities: {
+        tools: { listChanged: true },
+        resources: { listChanged: true },
+        prompts: { listChanged: true },
+      },
+    },
   );
-  const allowed = toolRights(key.mcpTools);
+  // The key's rights as of its latest request (a session's key may be changed meanwhile).
+  let rightsOf = keyRef.key.mcpTools;
+  let rights = toolRights(rightsOf);
+  const allowed = (name: string): boolean => {
+    if (keyRef.key.mcpTools !== rightsOf) rights = toolRights((rightsOf = keyRef.key.mcpTools));
+    return rights(name);
+  };
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: mcp === null ? [] : await mcp.aggregator.listTools(allowed),
   }));
   registerListings(server, mcp?.aggregator ?? null, allowed);
-  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const { name, arguments: args } = request.params;
+    const key = keyRef.key;
+    const headers: IncomingHttpHeaders = (extra.requestInfo?.headers ?? {}) as IncomingHttpHeaders;
+    const requestIdHeader = headers[REQUEST_ID_HEADER];
+    const requestId = typeof requestIdHeader === 'string' ? requestIdHeader : '';
     if (mcp === null)
       return {
         isError: true,
@@ -137,7 +196,7 @@ function protocolServer(gw: McpContext, key: KeyRecord, req: IncomingMessage, re
     mcp.record(call);
     bookToolCall(gw, key, requestId, startWall, call);
     gw.tracing?.traceToolCall({
-      headers: req.headers,
+      headers,
       requestId,
       startMs: startWall,
       endMs: startWall + durationMs,
