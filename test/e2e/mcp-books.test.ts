@@ -24,7 +24,7 @@ const tokenRequests: { auth: string; body: string }[] = [];
 let issued = 0;
 let gw: GatewayProcess;
 
-/** A token endpoint that gives out one access token for the right client credentials, `tok-1` on. */
+/** A token endpoint that gives out an access token for the right client credentials: `oauth-access-token-N`, N counting. */
 async function startTokenEndpoint(): Promise<string> {
   tokenServer = createServer((req, res) => {
     let body = '';
@@ -39,7 +39,7 @@ async function startTokenEndpoint(): Promise<string> {
       issued++;
       res
         .writeHead(200, { 'content-type': 'application/json' })
-        .end(JSON.stringify({ access_token: 'oauth-access-token-1', token_type: 'Bearer', expires_in: 3600 }));
+        .end(JSON.stringify({ access_token: `oauth-access-token-${issued}`, token_type: 'Bearer', expires_in: 3600 }));
     });
   });
   await new Promise<void>((resolve) => tokenServer.listen(0, '127.0.0.1', resolve));
@@ -103,6 +103,17 @@ test('a server behind OAuth client credentials: its tools listed and called with
   assert.ok(secured.seenAuth.every((a) => a === 'Bearer oauth-access-token-1'));
   const health = await (await admin('/admin/mcp/servers')).text();
   assert.ok(!health.includes(CLIENT_SECRET) && !health.includes('oauth-access-token-1'), 'never shown');
+});
+
+test('a token the server stops taking (401) is replaced: the gateway fetches a new one and the call goes through', async () => {
+  const { key } = await gw.createKey({ name: 'oauth-revoked' });
+  const client = await connect(key);
+  secured.setToken('oauth-access-token-2');
+  const before = issued;
+  assert.equal(text(await client.callTool({ name: 'secured__add', arguments: { a: 3, b: 4 } })), '7');
+  assert.equal(issued, before + 1, 'one new token');
+  assert.equal(secured.seenAuth.at(-1), 'Bearer oauth-access-token-2');
+  await client.close();
 });
 
 test('every tool call is a usage row: the admin report groups tool calls by server, tool and key (JSON and CSV)', async () => {
