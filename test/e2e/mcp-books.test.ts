@@ -151,6 +151,10 @@ test('every tool call is a usage row: the admin report groups tool calls by serv
   const csv = await (await admin(`/admin/usage?endpoint=/mcp&key=${id}&group_by=deployment,model&format=csv`)).text();
   assert.match(csv, /^deployment,model,requests,/);
   assert.match(csv, /\r\nremote,remote__add,2,/);
+  // The CLI's report, from the database.
+  const cli = await gw.cli(['usage', '--endpoint', '/mcp', '--key', id, '--group-by', 'deployment,model', '--csv']);
+  assert.match(cli, /^deployment,model,requests,/);
+  assert.match(cli, /\nlocal,local__shout,1,/);
 });
 
 test('a key’s RPM applies to tool calls: the call past the limit gets an error result naming the limit', async () => {
