@@ -77,6 +77,12 @@ const filterParams = [
   { name: 'key', in: 'query', schema: { type: 'string' }, description: 'Key id or name.' },
   { name: 'model', in: 'query', schema: { type: 'string' } },
   { name: 'deployment', in: 'query', schema: { type: 'string' }, description: '`model#index`.' },
+  {
+    name: 'endpoint',
+    in: 'query',
+    schema: { type: 'string' },
+    description: '`/mcp`: the MCP tool calls (model `SERVER__TOOL`, deployment the server).',
+  },
   { name: 'errors', in: 'query', schema: { type: 'boolean' }, description: 'Only requests answered 400 or above.' },
 ];
 
@@ -218,7 +224,7 @@ export const OPENAPI_DOCUMENT = {
             name: 'group_by',
             in: 'query',
             schema: { type: 'string' },
-            description: 'Comma-separated: day, hour, model, key, deployment (UTC days and hours).',
+            description: 'Comma-separated: day, hour, model, key, deployment, session, endpoint (UTC days and hours).',
           },
           { name: 'format', in: 'query', schema: { type: 'string', enum: ['json', 'csv'] } },
         ],
@@ -330,6 +336,14 @@ export const OPENAPI_DOCUMENT = {
                         type: 'integer',
                         description:
                           'Texts the redaction stage masked in the request and its reply (docs/redaction.md).',
+                      },
+                      request_bytes: {
+                        ...nullable('integer'),
+                        description: 'An MCP tool call’s arguments, as JSON bytes; null for other rows.',
+                      },
+                      response_bytes: {
+                        ...nullable('integer'),
+                        description: 'An MCP tool call’s result, as JSON bytes; null for other rows.',
                       },
                     },
                   },
