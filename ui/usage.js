@@ -1,4 +1,5 @@
-// The usage view: totals, cost and tokens per day by model and by key, requests and errors per hour, a table by model.
+// The usage view: totals, cost and tokens per day by model and by key, requests and errors per hour, a table by
+// model, and the MCP tool calls by server, tool and key (their usage rows: endpoint /mcp).
 import { api } from './api.js';
 import { count, fillRows, h, ms, usd, usdAxis } from './dom.js';
 import { requestsAndErrors, stackedBars } from './charts.js';
@@ -74,11 +75,12 @@ export async function loadUsage() {
   // The hourly chart covers at most the last two days: more hours than that are too thin to read.
   const hourFrom = Math.max(from, Date.now() - 2 * DAY);
   try {
-    const [byModelDay, byKeyDay, hourly, byModel] = await Promise.all([
+    const [byModelDay, byKeyDay, hourly, byModel, toolCalls] = await Promise.all([
       api(`/admin/usage?from=${fromIso}&group_by=day,model`),
       api(`/admin/usage?from=${fromIso}&group_by=day,key`),
       api(`/admin/usage?from=${new Date(hourFrom).toISOString()}&group_by=hour`),
       api(`/admin/usage?from=${fromIso}&group_by=model`),
+      api(`/admin/usage?from=${fromIso}&endpoint=/mcp&group_by=deployment,model,key`),
     ]);
     totalsBox(byModel.totals);
     const days = dayLabels(from);
@@ -126,6 +128,23 @@ export async function loadUsage() {
         ),
       ),
       'No usage in this range.',
+    );
+    fillRows(
+      $('usage-tool-calls').tBodies[0],
+      toolCalls.groups.map((g) =>
+        h(
+          'tr',
+          { 'data-tool': g.model },
+          h('td', {}, g.deployment ?? '(unknown)'),
+          // The row's model is SERVER__TOOL: the tool is what follows the server's name and the separator.
+          h('td', {}, g.deployment === null ? g.model : g.model.slice(g.deployment.length + 2)),
+          h('td', {}, keyName(g)),
+          h('td', { class: 'num' }, count(g.requests)),
+          h('td', { class: 'num' }, count(g.errors)),
+          h('td', { class: 'num' }, `${ms(g.latency_p50_ms)} / ${ms(g.latency_p95_ms)}`),
+        ),
+      ),
+      'No MCP tool calls in this range.',
     );
   } catch (err) {
     $('usage-error').textContent = err.message;

@@ -26,6 +26,8 @@ export interface GracefulStopOptions {
   inFlight: () => number;
   /** At the signal: what stops at once (the key poll). */
   onStopping: () => void;
+  /** When the drain delay is over and the listener closes: long-lived streams (MCP sessions') end then. */
+  onClosing?: () => void;
   /** After the last request: flushes usage and closes the stores; the process then exits. */
   release: () => Promise<void>;
 }
@@ -88,6 +90,7 @@ export function gracefulStop(opts: GracefulStopOptions): (signal: string) => voi
       endGrace();
     });
     await drained;
+    o.onClosing?.();
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     log.info(
       { inFlight: o.inFlight(), afterMs: Date.now() - startedAt },

@@ -333,6 +333,7 @@ export async function serveCommand(fileConfig: GatewayConfig): Promise<void> {
     server,
     readiness,
     inFlight: () => metrics.inFlight,
+    onClosing: () => gw.mcp?.aggregator.drain(),
     release: async () => {
       live.stop();
       await gw.mcp?.aggregator.stop();

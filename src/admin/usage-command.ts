@@ -21,6 +21,7 @@ const FILTER_OPTIONS = {
   key: { type: 'string' },
   model: { type: 'string' },
   deployment: { type: 'string' },
+  endpoint: { type: 'string' },
   errors: { type: 'boolean' },
   json: { type: 'boolean' },
   config: { type: 'string' },
@@ -38,6 +39,7 @@ export async function usageCommand(store: Store, argv: string[], out: (s: string
     values.to !== undefined ||
     values.model !== undefined ||
     values.deployment !== undefined ||
+    values.endpoint !== undefined ||
     values.errors === true ||
     values.csv === true;
   if (report) {
@@ -128,10 +130,11 @@ function filterQuery(values: {
   key?: string;
   model?: string;
   deployment?: string;
+  endpoint?: string;
   errors?: boolean;
 }): UsageQuery {
   const q: UsageQuery = {};
-  for (const name of ['from', 'to', 'key', 'model', 'deployment'] as const)
+  for (const name of ['from', 'to', 'key', 'model', 'deployment', 'endpoint'] as const)
     if (values[name] !== undefined) q[name] = values[name];
   if (values.errors === true) q.errorsOnly = true;
   return q;

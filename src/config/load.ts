@@ -314,6 +314,15 @@ function mcpServersOf(raw: NonNullable<RawConfig['mcp_servers']>): McpServerConf
         url: s.url,
         transport: s.transport ?? 'http',
         headers: s.headers ?? {},
+        oauth:
+          s.oauth === undefined
+            ? null
+            : {
+                tokenUrl: s.oauth.token_url,
+                clientId: s.oauth.client_id,
+                clientSecret: s.oauth.client_secret,
+                ...(s.oauth.scope === undefined ? {} : { scope: s.oauth.scope }),
+              },
       };
     return { name: s.name, timeoutMs, kind: 'stdio', command: s.command ?? '', args: s.args ?? [], env: s.env ?? {} };
   });

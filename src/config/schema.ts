@@ -150,6 +150,15 @@ export const mcpServerSchema = z
     url: z.url().optional(),
     transport: z.enum(['http', 'sse']).optional(),
     headers: z.record(z.string(), z.string()).optional(),
+    // Client credentials the gateway trades for access tokens at token_url, sent as `Authorization: Bearer`.
+    oauth: z
+      .strictObject({
+        token_url: z.url(),
+        client_id: z.string().min(1),
+        client_secret: z.string().min(1),
+        scope: z.string().min(1).optional(),
+      })
+      .optional(),
     command: z.string().min(1).optional(),
     args: z.array(z.string()).optional(),
     env: z.record(z.string(), z.string()).optional(),
@@ -158,9 +167,12 @@ export const mcpServerSchema = z
   .refine((s) => (s.url === undefined) !== (s.command === undefined), {
     message: 'give either `url` (a remote server) or `command` (a local stdio server), not both',
   })
-  .refine((s) => s.url !== undefined || (s.headers === undefined && s.transport === undefined), {
-    message: '`headers` and `transport` belong to a remote server (`url`)',
-  })
+  .refine(
+    (s) => s.url !== undefined || (s.headers === undefined && s.transport === undefined && s.oauth === undefined),
+    {
+      message: '`headers`, `oauth` and `transport` belong to a remote server (`url`)',
+    },
+  )
   .refine((s) => s.command !== undefined || (s.args === undefined && s.env === undefined), {
     message: '`args` and `env` belong to a local server (`command`)',
   });

@@ -194,12 +194,27 @@ export interface GatewayConfig {
   mcpServers: McpServerConfig[];
 }
 
+/** OAuth 2.0 client credentials for a remote MCP server (`oauth:`). */
+export interface McpOAuthConfig {
+  tokenUrl: string;
+  clientId: string;
+  clientSecret: string;
+  scope?: string;
+}
+
 /** An upstream MCP server: remote over Streamable HTTP (or SSE), or a local process spoken to over stdio. */
 export type McpServerConfig = {
   name: string;
   /** A listing or a call to this server that takes longer fails (its tools are left out of a listing). */
   timeoutMs: number;
 } & (
-  | { kind: 'remote'; url: string; transport: 'http' | 'sse'; headers: Record<string, string> }
+  | {
+      kind: 'remote';
+      url: string;
+      transport: 'http' | 'sse';
+      headers: Record<string, string>;
+      /** Client credentials the gateway trades for access tokens (kept and refreshed by it); null = none. */
+      oauth: McpOAuthConfig | null;
+    }
   | { kind: 'stdio'; command: string; args: string[]; env: Record<string, string> }
 );

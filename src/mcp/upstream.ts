@@ -6,15 +6,30 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ToolListChangedNotificationSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
-import type { McpServerConfig } from '../core/config-types.ts';
+import {
+  PromptListChangedNotificationSchema,
+  ResourceListChangedNotificationSchema,
+  ToolListChangedNotificationSchema,
+  type CallToolResult,
+  type GetPromptResult,
+  type Prompt,
+  type ReadResourceResult,
+  type Resource,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { McpOAuthConfig, McpServerConfig } from '../core/config-types.ts';
 import { MODELGATE_VERSION } from '../runtime/version.ts';
+import { ClientCredentials } from './oauth.ts';
+import { upstreamFetch } from './upstream-fetch.ts';
 
 /** The first reconnect waits this long; each failure doubles it up to MAX_BACKOFF_MS; a listing resets it. */
 const FIRST_BACKOFF_MS = 250;
 const MAX_BACKOFF_MS = 30_000;
 
 export type UpstreamState = 'connecting' | 'up' | 'down';
+
+/** The lists a server offers, each with its own `list_changed` notification. */
+export type ListKind = 'tools' | 'resources' | 'prompts';
 
 export interface UpstreamHealth {
   name: string;
@@ -34,6 +49,8 @@ export class UpstreamServer {
   #client: Client | null = null;
   #state: UpstreamState = 'connecting';
   #tools: Tool[] = [];
+  #resources: Resource[] = [];
+  #prompts: Prompt[] = [];
   #error: string | null = null;
   #connects = 0;
   #since = Date.now();
@@ -43,12 +60,12 @@ export class UpstreamServer {
   /** Settles once the first connection attempt has listed tools or failed. */
   readonly firstListing: Promise<void>;
   #settleFirst!: () => void;
-  readonly #onToolsChanged: () => void;
+  readonly #onToolsChanged: (what: ListKind) => void;
   readonly #onLog: (msg: string, fields: Record<string, unknown>) => void;
 
   constructor(
     config: McpServerConfig,
-    hooks: { onToolsChanged: () => void; onLog: (msg: string, fields: Record<string, unknown>) => void },
+    hooks: { onToolsChanged: (what: ListKind) => void; onLog: (msg: string, fields: Record<string, unknown>) => void },
   ) {
     this.config = config;
     this.#onToolsChanged = hooks.onToolsChanged;
@@ -93,6 +110,33 @@ export class UpstreamServer {
     return this.#state === 'up' ? this.#tools : [];
   }
 
+  /** The resources and prompts as last listed (servers that offer none: empty); empty while not up. */
+  get resources(): readonly Resource[] {
+    return this.#state === 'up' ? this.#resources : [];
+  }
+
+  get prompts(): readonly Prompt[] {
+    return this.#state === 'up' ? this.#prompts : [];
+  }
+
+  async readResource(uri: string): Promise<ReadResourceResult> {
+    return (await this.#live().readResource({ uri }, { timeout: this.config.timeoutMs })) as ReadResourceResult;
+  }
+
+  async getPrompt(name: string, args: Record<string, string> | undefined): Promise<GetPromptResult> {
+    return (await this.#live().getPrompt(
+      { name, arguments: args },
+      { timeout: this.config.timeoutMs },
+    )) as GetPromptResult;
+  }
+
+  #live(): Client {
+    const client = this.#client;
+    if (client === null || this.#state !== 'up')
+      throw new Error(`MCP server "${this.name}" is unavailable: ${this.#error ?? 'not connected'}`);
+    return client;
+  }
+
   get error(): string | null {
     return this.#error;
   }
@@ -122,10 +166,7 @@ export class UpstreamServer {
   }
 
   async callTool(tool: string, args: Record<string, unknown> | undefined): Promise<CallToolResult> {
-    const client = this.#client;
-    if (client === null || this.#state !== 'up')
-      throw new Error(`MCP server "${this.name}" is unavailable: ${this.#error ?? 'not connected'}`);
-    return (await client.callTool({ name: tool, arguments: args }, undefined, {
+    return (await this.#live().callTool({ name: tool, arguments: args }, undefined, {
       timeout: this.config.timeoutMs,
     })) as CallToolResult;
   }
@@ -134,10 +175,18 @@ export class UpstreamServer {
     const c = this.config;
     if (c.kind === 'stdio')
       return new StdioClientTransport({ command: c.command, args: c.args, env: c.env, stderr: 'ignore' });
-    const requestInit = { headers: c.headers };
+    const opts = { requestInit: { headers: c.headers }, fetch: this.#fetch(c.oauth) };
     return c.transport === 'sse'
-      ? new SSEClientTransport(new URL(c.url), { requestInit })
-      : new StreamableHTTPClientTransport(new URL(c.url), { requestInit });
+      ? new SSEClientTransport(new URL(c.url), opts)
+      : new StreamableHTTPClientTransport(new URL(c.url), opts);
+  }
+
+  #fetchImpl: ReturnType<typeof upstreamFetch> | null = null;
+
+  /** One fetch (and one token cache) per server, kept across reconnects. */
+  #fetch(oauth: McpOAuthConfig | null): ReturnType<typeof upstreamFetch> {
+    this.#fetchImpl ??= upstreamFetch(oauth === null ? null : new ClientCredentials(oauth, this.config.timeoutMs));
+    return this.#fetchImpl;
   }
 
   async #connect(): Promise<void> {
@@ -160,18 +209,21 @@ export class UpstreamServer {
       };
       await client.connect(transport, { timeout: this.config.timeoutMs });
       this.#client = client;
-      client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
-        void this.#list(client).catch((err: unknown) =>
-          this.#onLog('MCP tool re-list failed', { server: this.name, err: String(err) }),
+      const relist = (what: 'tools' | 'resources' | 'prompts') => () => {
+        void this.#list(client, what).catch((err: unknown) =>
+          this.#onLog(`MCP ${what} re-list failed`, { server: this.name, err: String(err) }),
         );
-      });
-      await this.#list(client);
+      };
+      client.setNotificationHandler(ToolListChangedNotificationSchema, relist('tools'));
+      client.setNotificationHandler(ResourceListChangedNotificationSchema, relist('resources'));
+      client.setNotificationHandler(PromptListChangedNotificationSchema, relist('prompts'));
+      await Promise.all([this.#list(client, 'tools'), this.#list(client, 'resources'), this.#list(client, 'prompts')]);
       this.#connects++;
       this.#backoffMs = FIRST_BACKOFF_MS;
       this.#setState('up', null);
       this.#settleFirst();
       for (const w of [...this.#upWaiters]) w();
-      this.#onToolsChanged();
+      for (const kind of ['tools', 'resources', 'prompts'] as const) this.#onToolsChanged(kind);
     } catch (err) {
       closed = true;
       if (this.#client === client) this.#client = null;
@@ -180,25 +232,35 @@ export class UpstreamServer {
     }
   }
 
-  async #list(client: Client): Promise<void> {
-    const tools: Tool[] = [];
+  /** Lists one kind in full (every page); a kind the server does not offer is an empty list. */
+  async #list(client: Client, what: 'tools' | 'resources' | 'prompts'): Promise<void> {
+    const offered = client.getServerCapabilities();
+    if (what !== 'tools' && offered?.[what] === undefined) return;
+    const items: unknown[] = [];
+    const timeout = { timeout: this.config.timeoutMs };
     let cursor: string | undefined;
     do {
-      const page = await client.listTools(cursor === undefined ? undefined : { cursor }, {
-        timeout: this.config.timeoutMs,
-      });
-      tools.push(...page.tools);
+      const params = cursor === undefined ? undefined : { cursor };
+      const page =
+        what === 'tools'
+          ? await client.listTools(params, timeout)
+          : what === 'resources'
+            ? await client.listResources(params, timeout)
+            : await client.listPrompts(params, timeout);
+      items.push(...((page as Record<string, unknown>)[what] as unknown[]));
       cursor = page.nextCursor;
     } while (cursor !== undefined);
-    this.#tools = tools;
-    if (this.#state === 'up') this.#onToolsChanged();
+    if (what === 'tools') this.#tools = items as Tool[];
+    else if (what === 'resources') this.#resources = items as Resource[];
+    else this.#prompts = items as Prompt[];
+    if (this.#state === 'up') this.#onToolsChanged(what);
   }
 
   #fail(why: string): void {
     const wasUp = this.#state === 'up';
     this.#setState('down', why);
     this.#settleFirst();
-    if (wasUp) this.#onToolsChanged();
+    if (wasUp) for (const kind of ['tools', 'resources', 'prompts'] as const) this.#onToolsChanged(kind);
     if (this.#stopped) return;
     const wait = this.#backoffMs;
     this.#backoffMs = Math.min(this.#backoffMs * 2, MAX_BACKOFF_MS);

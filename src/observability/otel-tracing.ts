@@ -88,6 +88,36 @@ export function createOtelTracing(env: NodeJS.ProcessEnv, log: Logger): Tracing 
         span.end();
       });
     },
+    traceToolCall(c) {
+      // GenAI conventions: an `execute_tool` span named for the tool, here under its namespaced name.
+      const name = c.server === '' ? c.tool : `${c.server}__${c.tool}`;
+      const parent = propagator.extract(ROOT_CONTEXT, c.headers, defaultTextMapGetter);
+      const span = tracer.startSpan(
+        `execute_tool ${name}`,
+        {
+          kind: SpanKind.INTERNAL,
+          startTime: c.startMs,
+          attributes: {
+            'gen_ai.operation.name': 'execute_tool',
+            'gen_ai.tool.name': name,
+            'mcp.server.name': c.server,
+            'modelgate.mcp.status': c.status,
+            'modelgate.request_id': c.requestId,
+            'modelgate.key.id': c.keyId,
+            ...(c.keyName === null ? {} : { 'modelgate.key.name': c.keyName }),
+            'modelgate.mcp.request_bytes': c.requestBytes,
+            'modelgate.mcp.response_bytes': c.responseBytes,
+          },
+        },
+        parent,
+      );
+      if (c.status !== 'ok') {
+        span.setAttribute('error.type', c.status);
+        if (c.status !== 'refused' && c.status !== 'rate_limited' && c.status !== 'unknown_tool')
+          span.setStatus({ code: SpanStatusCode.ERROR });
+      }
+      span.end(c.endMs);
+    },
     shutdown: () => provider.shutdown(),
   };
 }

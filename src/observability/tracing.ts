@@ -22,8 +22,27 @@ export interface Tracing {
    * it ends when `res` closes, with its status (a response cut short before it was sent: 499).
    */
   tracePlain(r: PlainRequest, res: ServerResponse): void;
+  /** The span of one MCP tool call through /mcp, recorded once it ended (a child of the caller's `traceparent`). */
+  traceToolCall(c: ToolCallTrace): void;
   /** Exports what is buffered and stops (a clean stop calls it after the last request). */
   shutdown(): Promise<void>;
+}
+
+/** One MCP tool call as its span shows it: never its arguments or result, only their sizes. */
+export interface ToolCallTrace {
+  headers: IncomingHttpHeaders;
+  requestId: string;
+  /** Unix ms. */
+  startMs: number;
+  endMs: number;
+  server: string;
+  tool: string;
+  /** ok, error, refused, rate_limited, unknown_tool, unavailable, timeout (docs/mcp.md). */
+  status: string;
+  keyId: string;
+  keyName: string | null;
+  requestBytes: number;
+  responseBytes: number;
 }
 
 /** What the request's end reports to its server span. */

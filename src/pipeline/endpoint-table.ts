@@ -367,7 +367,8 @@ export function endpointTable(gw: Gateway): Endpoint<any>[] {
     endpoint({
       name: 'mcp',
       template: '/mcp',
-      methods: ['POST'],
+      // POST a message; GET a session's notification stream; DELETE a session (Streamable HTTP).
+      methods: ['POST', 'GET', 'DELETE'],
       dialect: 'openai',
       serve: (req, res, _m, requestId) =>
         (mcpEndpoint ??= import('../mcp/endpoint.ts')).then((m) => m.handleMcp(gw, req, res, requestId)),

@@ -46,6 +46,8 @@ const USAGE_COLUMNS = [
   ['cost_breakdown', 'text'],
   ['redactions', 'int4'],
   ['session_id', 'text'],
+  ['request_bytes', 'int8'],
+  ['response_bytes', 'int8'],
 ];
 
 /** Its text never changes, so the server parses it once; each parameter is a whole column. */

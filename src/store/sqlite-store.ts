@@ -68,6 +68,9 @@ const MIGRATIONS: string[] = [
   `ALTER TABLE usage ADD COLUMN session_id TEXT`,
   // MCP rights: the key's `mcp_tools` patterns as JSON; NULL = every configured tool, `[]` = none.
   `ALTER TABLE keys ADD COLUMN mcp_tools TEXT`,
+  // MCP tool calls are usage rows too (endpoint `/mcp`): the bytes of their arguments and results.
+  `ALTER TABLE usage ADD COLUMN request_bytes INTEGER`,
+  `ALTER TABLE usage ADD COLUMN response_bytes INTEGER`,
 ];
 
 /** The keys and usage schema (migrations.ts): its steps only ever grow at the end. */

@@ -31,6 +31,9 @@ export interface UsageRow {
   redactions?: number;
   /** The agent session the request belongs to (a client's session header, or its prompt_cache_key); null when none. */
   sessionId?: string | null;
+  /** An MCP tool call's row (endpoint `/mcp`): the bytes of its arguments and of its result, as JSON; else absent. */
+  requestBytes?: number | null;
+  responseBytes?: number | null;
 }
 
 export interface SpendTotals {
@@ -57,12 +60,14 @@ export interface UsageFilter {
   keyId?: string;
   model?: string;
   deployment?: string;
+  /** Only rows of this endpoint (`/mcp`: the MCP tool calls). */
+  endpoint?: string;
   /** Only rows with status >= 400. */
   errorsOnly?: boolean;
 }
 
 /** What `GET /admin/usage` groups by: a UTC day or hour (its start, unix ms), or a column. */
-export type UsageDimension = 'day' | 'hour' | 'model' | 'key' | 'deployment' | 'session';
+export type UsageDimension = 'day' | 'hour' | 'model' | 'key' | 'deployment' | 'session' | 'endpoint';
 
 export interface UsageGroup {
   /** One value per requested dimension, in the order asked (day/hour as unix ms; key as the key id). */

@@ -15,6 +15,7 @@ const DIMENSION_SQL: Readonly<Record<UsageDimension, string>> = {
   key: 'u.key_id',
   deployment: 'u.deployment',
   session: 'u.session_id',
+  endpoint: 'u.endpoint',
 };
 
 /** Builds WHERE clauses with the store's placeholder for each parameter. */
@@ -49,6 +50,7 @@ function where(filter: UsageFilter, placeholder: (n: number) => string): Where {
   if (filter.keyId !== undefined) w.add('u.key_id = ?', filter.keyId);
   if (filter.model !== undefined) w.add('u.model = ?', filter.model);
   if (filter.deployment !== undefined) w.add('u.deployment = ?', filter.deployment);
+  if (filter.endpoint !== undefined) w.add('u.endpoint = ?', filter.endpoint);
   if (filter.errorsOnly === true) w.add('u.status >= 400');
   return w;
 }
@@ -148,7 +150,8 @@ export function usageRecordsQuery(
       u.input_tokens AS input_tokens, u.output_tokens AS output_tokens, u.cache_read_tokens AS cache_read_tokens,
       u.cache_write_tokens AS cache_write_tokens, u.cost_nanos AS cost_nanos, u.latency_ms AS latency_ms, u.ttfb_ms AS ttfb_ms,
       u.streamed AS streamed, u.attempts AS attempts, u.period_start AS period_start, u.error_code AS error_code, u.routing AS routing,
-      u.cost_breakdown AS cost_breakdown, u.redactions AS redactions, u.session_id AS session_id
+      u.cost_breakdown AS cost_breakdown, u.redactions AS redactions, u.session_id AS session_id,
+      u.request_bytes AS request_bytes, u.response_bytes AS response_bytes
     FROM usage u LEFT JOIN keys k ON k.id = u.key_id ${w.text} ORDER BY u.id DESC LIMIT ${placeholder(w.params.length)}`;
   return { text, params: w.params };
 }
@@ -181,5 +184,7 @@ export function usageRecordFrom(r: Record<string, unknown>): UsageRecord {
     costBreakdown: (r.cost_breakdown ?? null) as string | null,
     redactions: n(r.redactions ?? 0),
     sessionId: (r.session_id ?? null) as string | null,
+    requestBytes: r.request_bytes === null || r.request_bytes === undefined ? null : n(r.request_bytes),
+    responseBytes: r.response_bytes === null || r.response_bytes === undefined ? null : n(r.response_bytes),
   };
 }

@@ -7,9 +7,9 @@
 
 const INSERT_USAGE_HEAD = `INSERT INTO usage (ts, request_id, key_id, endpoint, model, deployment, status, input_tokens,
   output_tokens, cache_read_tokens, cache_write_tokens, cost_nanos, latency_ms, ttfb_ms, streamed, attempts, period_start, error_code, routing,
-  cost_breakdown, redactions, session_id)`;
-const USAGE_COLUMNS = 22;
-/** Rows per INSERT statement (22 × 64 = 1,408 parameters, under SQLite's 32,766 limit). */
+  cost_breakdown, redactions, session_id, request_bytes, response_bytes)`;
+const USAGE_COLUMNS = 24;
+/** Rows per INSERT statement (24 × 64 = 1,536 parameters, under SQLite's 32,766 limit). */
 export const INSERT_BATCH = 64;
 
 const ADD_SPEND_SQL = `INSERT INTO key_spend (key_id, period_start, spent_nanos, spent_tokens) VALUES (?, ?, ?, ?)
@@ -57,6 +57,8 @@ export function rowValues(rows) {
       r.costBreakdown ?? null,
       r.redactions ?? 0,
       r.sessionId ?? null,
+      r.requestBytes ?? null,
+      r.responseBytes ?? null,
     );
   }
   return values;

@@ -7,10 +7,13 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startFixture, call, UPSTREAM_SECRET, type Fixture } from './fixture.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const ADMIN = 'adm-ui-0123456789abcdef-token';
+const STDIO_SERVER = new URL('../helpers/mcp-stdio-server.ts', import.meta.url).pathname;
 const SHOTS = process.env.MODELGATE_UI_SHOTS ?? mkdtempSync(join(tmpdir(), 'modelgate-ui-'));
 
 let fx: Fixture;
@@ -26,7 +29,12 @@ const skip =
 
 before(async () => {
   if (skip) return;
-  fx = await startFixture({ extraConfig: 'admin_token: "${ADMIN_TOKEN}"', env: { ADMIN_TOKEN: ADMIN } });
+  fx = await startFixture({
+    extraConfig: `admin_token: "\${ADMIN_TOKEN}"
+mcp_servers:
+  - { name: local, command: "${process.execPath}", args: ["${STDIO_SERVER}"], timeout_ms: 5000 }`,
+    env: { ADMIN_TOKEN: ADMIN },
+  });
   profile = mkdtempSync(join(tmpdir(), 'modelgate-chromium-'));
   // A fresh profile directory per run (Playwright passes it as --user-data-dir).
   context = await chromium.launchPersistentContext(profile, {
@@ -117,6 +125,16 @@ test('dashboard: sign in, create a key, use it, see the request and its cost', {
   assert.ok(!reqText.includes(key), 'the whole key is never shown again');
   await page.screenshot({ path: join(SHOTS, 'requests.png'), fullPage: true });
 
+  // An MCP tool call with the same key: its row is in the usage view's tool-call table.
+  const mcp = new Client({ name: 'ui-test', version: '1.0.0' });
+  await mcp.connect(
+    new StreamableHTTPClientTransport(new URL(`${fx.gw.url}/mcp`), {
+      requestInit: { headers: { Authorization: `Bearer ${key}` } },
+    }),
+  );
+  await mcp.callTool({ name: 'local__shout', arguments: { text: 'ui' } });
+  await mcp.close();
+
   await page.click('#nav a[data-view=usage]');
   const byModel = page.locator('#usage-by-model tbody tr[data-model="gpt-up"]');
   await byModel.waitFor();
@@ -126,6 +144,10 @@ test('dashboard: sign in, create a key, use it, see the request and its cost', {
   const bar = page.locator('#chart-cost-model svg rect title', { hasText: 'gpt-up' });
   assert.ok((await bar.count()) >= 1);
   assert.ok((await page.locator('#chart-hourly svg rect').count()) >= 1);
+  const toolRow = page.locator('#usage-tool-calls tbody tr[data-tool="local__shout"]');
+  await toolRow.waitFor();
+  const toolText = await toolRow.innerText();
+  assert.match(toolText, /^local\tshout\tbrowser-made\t1\t0\t/);
   await page.screenshot({ path: join(SHOTS, 'usage.png'), fullPage: true });
 
   await page.click('#nav a[data-view=deployments]');

@@ -5,7 +5,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { ToolListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { startGateway, configYaml, type GatewayProcess } from '../helpers/gateway-process.ts';
 import { startMcpHttpServer, type McpHttpServer } from '../helpers/mcp-http-server.ts';
 
@@ -53,7 +53,14 @@ test('the SDK client lists both servers’ tools as SERVER__TOOL, with descripti
   const client = await connect(key);
   const { tools } = await client.listTools();
   const names = tools.map((t) => t.name).sort();
-  assert.deepEqual(names, ['local__crash', 'local__shout', 'local__whoami', 'remote__add', 'remote__secret_admin']);
+  assert.deepEqual(names, [
+    'local__crash',
+    'local__grow',
+    'local__shout',
+    'local__whoami',
+    'remote__add',
+    'remote__secret_admin',
+  ]);
   const add = tools.find((t) => t.name === 'remote__add')!;
   assert.equal(add.description, 'Adds two numbers');
   assert.deepEqual(Object.keys(add.inputSchema.properties ?? {}).sort(), ['a', 'b']);
@@ -127,11 +134,59 @@ test('a stdio server that exits is restarted; a dead remote server costs only it
   remote = await startMcpHttpServer({ token: UPSTREAM_TOKEN, port: Number(new URL(remote.url).port) });
 });
 
+test('a session’s client is told when a server’s tool list changes, and lists the new tool', async () => {
+  const client = await connect(key);
+  const told = new Promise<void>((resolve) =>
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => resolve()),
+  );
+  assert.equal(text(await client.callTool({ name: 'local__grow', arguments: {} })), 'grew');
+  await told;
+  const names = (await client.listTools()).tools.map((t) => t.name);
+  assert.ok(names.includes('local__grown'), names.join(','));
+  assert.equal(text(await client.callTool({ name: 'local__grown', arguments: {} })), 'grown');
+  await client.close();
+});
+
 test('after a restart the first tools/list has every server’s tools', async () => {
   await gw.stop();
   await gw.restart();
   const client = await connect(key);
   const { tools } = await client.listTools();
-  assert.equal(tools.length, 5);
+  assert.equal(tools.length, 6);
   await client.close();
+});
+
+test('a client without sessions, or with a session this gateway does not hold (a restart, another replica): each POST answered on its own', async () => {
+  const post = (body: unknown, session?: string) =>
+    fetch(`${gw.url}/mcp`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        authorization: `Bearer ${key}`,
+        ...(session === undefined ? {} : { 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' }),
+      },
+      body: JSON.stringify(body),
+    });
+  const listed = (await (await post({ jsonrpc: '2.0', id: 1, method: 'tools/list' })).json()) as {
+    result: { tools: unknown[] };
+  };
+  assert.equal(listed.result.tools.length, 6);
+  const called = (await (
+    await post({
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'tools/call',
+      params: { name: 'local__shout', arguments: { text: 'a' } },
+    })
+  ).json()) as { result: CallToolResult };
+  assert.equal(text(called.result), 'A!');
+  const lost = (await (
+    await post({ jsonrpc: '2.0', id: 3, method: 'tools/list' }, '0b4c2a6e-0000-4000-8000-000000000000')
+  ).json()) as { result: { tools: unknown[] } };
+  assert.equal(lost.result.tools.length, 6);
+  const get = await fetch(`${gw.url}/mcp`, {
+    headers: { authorization: `Bearer ${key}`, accept: 'text/event-stream' },
+  });
+  assert.equal(get.status, 405);
 });

@@ -7,6 +7,8 @@ import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startFixture, call, type Fixture } from './fixture.ts';
 
 interface OtlpValue {
@@ -73,6 +75,7 @@ function attr(span: OtlpSpan, key: string): string | number | boolean | undefine
   return v.stringValue ?? v.boolValue ?? v.doubleValue;
 }
 
+const STDIO_SERVER = new URL('../helpers/mcp-stdio-server.ts', import.meta.url).pathname;
 const receiver = new Receiver();
 let fx: Fixture;
 const CALLER_TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
@@ -83,6 +86,8 @@ before(async () => {
   await once(receiver.server, 'listening');
   const { port } = receiver.server.address() as AddressInfo;
   fx = await startFixture({
+    extraConfig: `mcp_servers:
+  - { name: local, command: "${process.execPath}", args: ["${STDIO_SERVER}"], timeout_ms: 5000 }`,
     env: {
       OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`,
       OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
@@ -208,4 +213,31 @@ test('requests answered without a model call get a server span too: listings, lo
   );
   assert.equal(counted.name, 'POST /v1/messages/count_tokens');
   assert.equal(attr(counted, 'http.response.status_code'), 200);
+});
+
+test('an MCP tool call is an execute_tool span in the caller’s trace, with its server, tool, status and sizes', {
+  timeout: 30_000,
+}, async () => {
+  const client = new Client({ name: 'trace-test', version: '1.0.0' });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${fx.gw.url}/mcp`), {
+      requestInit: {
+        headers: { Authorization: `Bearer ${fx.key}`, traceparent: `00-${CALLER_TRACE}-${CALLER_SPAN}-01` },
+      },
+    }),
+  );
+  await client.callTool({ name: 'local__shout', arguments: { text: 'secret-argument-text' } });
+  await client.close();
+  const span = await receiver.waitFor((s) => s.name === 'execute_tool local__shout');
+  assert.equal(span.traceId, CALLER_TRACE);
+  assert.equal(span.parentSpanId, CALLER_SPAN);
+  assert.equal(attr(span, 'gen_ai.operation.name'), 'execute_tool');
+  assert.equal(attr(span, 'gen_ai.tool.name'), 'local__shout');
+  assert.equal(attr(span, 'mcp.server.name'), 'local');
+  assert.equal(attr(span, 'modelgate.mcp.status'), 'ok');
+  assert.equal(
+    attr(span, 'modelgate.mcp.request_bytes'),
+    Buffer.byteLength(JSON.stringify({ text: 'secret-argument-text' })),
+  );
+  assert.ok(!JSON.stringify(span).includes('secret-argument-text'), 'never the arguments');
 });

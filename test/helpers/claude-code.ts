@@ -74,13 +74,18 @@ export async function runClaude(opts: {
   timeoutMs?: number;
   /** Claude Code's cloud mode settings instead of ANTHROPIC_BASE_URL and its key. */
   cloud?: Record<string, string>;
+  /** More command-line arguments (`--mcp-config <json>`). */
+  extraArgs?: string[];
+  /** More environment (`ENABLE_TOOL_SEARCH`). */
+  env?: Record<string, string>;
 }): Promise<ClaudeRun> {
   const home = mkdtempSync(join(tmpdir(), 'modelgate-claude-'));
   const args = [WRAPPER, '-p', opts.prompt, '--allowedTools', opts.allowedTools, '--output-format', 'text'];
   if (opts.model !== undefined) args.push('--model', opts.model);
+  if (opts.extraArgs !== undefined) args.push(...opts.extraArgs);
   const child = spawn(process.execPath, args, {
     cwd: home,
-    env: quietEnv(home, opts.gateway, opts.cloud),
+    env: { ...quietEnv(home, opts.gateway, opts.cloud), ...opts.env },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });

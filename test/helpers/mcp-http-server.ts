@@ -10,14 +10,17 @@ export interface McpHttpServer {
   url: string;
   /** Authorization headers seen, one per request. */
   seenAuth: string[];
+  /** The token it takes from now on (a revoked one is refused with 401). */
+  setToken(token: string): void;
   close(): Promise<void>;
 }
 
 export async function startMcpHttpServer(opts: { token: string; port?: number }): Promise<McpHttpServer> {
   const seenAuth: string[] = [];
+  let token = opts.token;
   const http: Server = createServer((req, res) => {
     seenAuth.push(req.headers.authorization ?? '');
-    if (req.headers.authorization !== `Bearer ${opts.token}`) {
+    if (req.headers.authorization !== `Bearer ${token}`) {
       res.writeHead(401).end('unauthorized');
       return;
     }
@@ -29,6 +32,17 @@ export async function startMcpHttpServer(opts: { token: string; port?: number })
     );
     server.registerTool('secret_admin', { description: 'A tool only some keys may call' }, async () => ({
       content: [{ type: 'text', text: 'admin done' }],
+    }));
+    server.registerResource(
+      'readme',
+      'note://readme',
+      { description: 'The team notes', mimeType: 'text/plain' },
+      async (uri) => ({
+        contents: [{ uri: uri.href, text: 'remember the milk' }],
+      }),
+    );
+    server.registerPrompt('greet', { description: 'Greets someone', argsSchema: { who: z.string() } }, ({ who }) => ({
+      messages: [{ role: 'user', content: { type: 'text', text: `Say hello to ${who}` } }],
     }));
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     res.on('close', () => {
@@ -42,6 +56,9 @@ export async function startMcpHttpServer(opts: { token: string; port?: number })
   return {
     url: `http://127.0.0.1:${port}/mcp`,
     seenAuth,
+    setToken: (t) => {
+      token = t;
+    },
     close: () =>
       new Promise<void>((resolve) => {
         http.closeAllConnections();

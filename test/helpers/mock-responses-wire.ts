@@ -38,7 +38,7 @@ export function responsesAsChat(body: unknown): Json {
       messages.push({ role: item.role, content: textOf(item.content) });
   }
   const tools = Array.isArray(body.tools)
-    ? body.tools.filter(isObject).map((t) => ({
+    ? flatTools(body.tools.filter(isObject)).map((t) => ({
         type: 'function',
         function: {
           name: t.name,
@@ -60,6 +60,27 @@ export function responsesAsChat(body: unknown): Json {
     max_tokens: body.max_output_tokens,
     stream: body.stream,
   };
+}
+
+/**
+ * A `namespace` tool (Codex groups an MCP server's tools in one) as its functions, each named
+ * `NAMESPACE__NAME`: the name a scripted tool call gives, split again into `namespace` and `name` on the way out.
+ */
+function flatTools(tools: Json[]): Json[] {
+  return tools.flatMap((t) =>
+    t.type === 'namespace' && Array.isArray(t.tools)
+      ? t.tools.filter(isObject).map((inner) => ({ ...inner, name: `${String(t.name)}__${String(inner.name)}` }))
+      : [t],
+  );
+}
+
+/** The namespace a flattened name came from, when the request had one: `{ namespace, name }`. */
+function namespaceOf(request: unknown, name: string): { namespace: string; name: string } | null {
+  if (!isObject(request) || !Array.isArray(request.tools)) return null;
+  for (const t of request.tools)
+    if (isObject(t) && t.type === 'namespace' && typeof t.name === 'string' && name.startsWith(`${t.name}__`))
+      return { namespace: t.name, name: name.slice(t.name.length + 2) };
+  return null;
 }
 
 function usageOf(plan: ReplyPlan): Json {
@@ -112,6 +133,7 @@ function outputItems(plan: ReplyPlan, request: unknown): Json[] {
         arguments: call.arguments,
         call_id: call.id,
         name: call.name,
+        ...namespaceOf(request, call.name),
       });
   }
   return out;

@@ -31,7 +31,7 @@ function row(over: Partial<UsageRow>): UsageRow {
   };
 }
 
-test("statement values are the 22 columns of each row in the insert's order, streamed as 1", () => {
+test("statement values are the 24 columns of each row in the insert's order, streamed as 1", () => {
   assert.deepEqual(
     rowValues([
       row({}),
@@ -43,6 +43,8 @@ test("statement values are the 22 columns of each row in the insert's order, str
         costBreakdown: '[]',
         redactions: 2,
         sessionId: 'sess-1',
+        requestBytes: 12,
+        responseBytes: 34,
       }),
     ]),
     [
@@ -68,6 +70,8 @@ test("statement values are the 22 columns of each row in the insert's order, str
       null,
       0,
       null,
+      null,
+      null,
       1_700_000_000_000,
       'req_2',
       'key_a',
@@ -90,6 +94,8 @@ test("statement values are the 22 columns of each row in the insert's order, str
       '[]',
       2,
       'sess-1',
+      12,
+      34,
     ],
   );
 });

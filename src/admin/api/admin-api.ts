@@ -282,7 +282,7 @@ async function usage(c: Call): Promise<void> {
 
 function usageQuery(query: URLSearchParams): UsageQuery {
   const q: UsageQuery = {};
-  for (const name of ['from', 'to', 'key', 'model', 'deployment'] as const) {
+  for (const name of ['from', 'to', 'key', 'model', 'deployment', 'endpoint'] as const) {
     const v = query.get(name);
     if (v !== null && v !== '') q[name] = v;
   }

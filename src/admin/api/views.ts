@@ -63,6 +63,7 @@ export const usageReportView = z.object({
         key_masked: z.string().nullable(),
         deployment: z.string().nullable(),
         session_id: z.string().nullable(),
+        endpoint: z.string(),
         ...usageTotals,
       })
       .partial({
@@ -74,6 +75,7 @@ export const usageReportView = z.object({
         key_masked: true,
         deployment: true,
         session_id: true,
+        endpoint: true,
       })
       .meta({ description: 'One group: the grouping columns asked for, then the totals.' }),
   ),
@@ -166,6 +168,10 @@ export const usageFilters = {
   key: z.string().optional().meta({ description: 'Key id or name.' }),
   model: z.string().optional(),
   deployment: z.string().optional().meta({ description: '`model#index`.' }),
+  endpoint: z
+    .string()
+    .optional()
+    .meta({ description: '`/mcp`: the MCP tool calls (model `SERVER__TOOL`, deployment the server).' }),
   errors: z.boolean().optional().meta({ description: 'Only requests answered 400 or above.' }),
 };
 
@@ -174,7 +180,9 @@ export const usageQuery = z.object({
   group_by: z
     .string()
     .optional()
-    .meta({ description: 'Comma-separated: day, hour, model, key, deployment, session (UTC days and hours).' }),
+    .meta({
+      description: 'Comma-separated: day, hour, model, key, deployment, session, endpoint (UTC days and hours).',
+    }),
   format: z.enum(['json', 'csv']).optional(),
 });
 

@@ -5,7 +5,15 @@ import type { Store, UsageDimension, UsageFilter, UsageGroup, UsageRecord } from
 import { UsageError } from '../key-flags.ts';
 import { findKeyOrFail } from './key-operations.ts';
 
-export const USAGE_DIMENSIONS: readonly UsageDimension[] = ['day', 'hour', 'model', 'key', 'deployment', 'session'];
+export const USAGE_DIMENSIONS: readonly UsageDimension[] = [
+  'day',
+  'hour',
+  'model',
+  'key',
+  'deployment',
+  'session',
+  'endpoint',
+];
 const DAY_MS = 86_400_000;
 /** A report without `from` covers the last 30 days. */
 const DEFAULT_RANGE_MS = 30 * DAY_MS;
@@ -19,6 +27,8 @@ export interface UsageQuery {
   key?: string;
   model?: string;
   deployment?: string;
+  /** `/mcp`: the MCP tool calls only. */
+  endpoint?: string;
   errorsOnly?: boolean;
 }
 
@@ -58,6 +68,7 @@ export async function usageFilter(
   if (q.key !== undefined) filter.keyId = (await findKeyOrFail(store, q.key)).id;
   if (q.model !== undefined) filter.model = q.model;
   if (q.deployment !== undefined) filter.deployment = q.deployment;
+  if (q.endpoint !== undefined) filter.endpoint = q.endpoint;
   if (q.errorsOnly === true) filter.errorsOnly = true;
   return filter;
 }
@@ -198,6 +209,8 @@ function requestRow(r: UsageRecord): RequestRow {
     cost_breakdown: r.costBreakdown == null ? [] : (JSON.parse(r.costBreakdown) as CostLine[]),
     redactions: r.redactions ?? 0,
     session_id: r.sessionId ?? null,
+    request_bytes: r.requestBytes ?? null,
+    response_bytes: r.responseBytes ?? null,
   };
 }
 
