@@ -27,6 +27,8 @@ import { dispatch } from '../pipeline/generate.ts';
 import { metricsTokenCheck } from '../auth/authenticate.ts';
 import { KeyCache } from '../auth/key-cache.ts';
 import { createAdminApi } from './api/admin-api.ts';
+import { openAlertLog, type AlertLog } from '../store/alert-log.ts';
+import { Alerter } from './alerts/alerter.ts';
 import { createUiHandler } from './ui-files.ts';
 import { DecodeBudget } from '../http/decode-budget.ts';
 import { closeProviderPools } from '../upstream/http-provider.ts';
@@ -94,6 +96,19 @@ export async function serveCommand(config: GatewayConfig): Promise<void> {
     onRecovered: () => log.info('key refresh works again'),
   });
   await keys.start();
+  // Alerts only when webhooks are configured: otherwise no table, no timer and no check at all.
+  const alertLog: AlertLog | null =
+    config.alerts === null ? null : await openAlertLog(config.database, isPostgresUrl(config.database), onMigrated);
+  const alerter =
+    config.alerts === null || alertLog === null
+      ? null
+      : new Alerter({
+          config: config.alerts,
+          log: alertLog,
+          logger: log,
+          keys: () => keys.records(),
+          keySpend: (keyId, period) => store.keySpend(keyId, period),
+        });
   const usage = new UsageWriter({
     store,
     flushMs: config.usageFlushMs,
@@ -116,7 +131,13 @@ export async function serveCommand(config: GatewayConfig): Promise<void> {
     },
     spill,
     // Written rows are reported to a shared admission store (made below; writes start with requests).
-    onWritten: (rows) => admission.rowsWritten(rows),
+    onWritten:
+      alerter === null
+        ? (rows) => admission.rowsWritten(rows)
+        : (rows) => {
+            admission.rowsWritten(rows);
+            alerter.rowsWritten(rows);
+          },
     onSpilled: (rows, file) =>
       log.error(
         { rows, file },
@@ -199,14 +220,15 @@ export async function serveCommand(config: GatewayConfig): Promise<void> {
     tracing,
     stages: stagePlan(config),
     mcp: await createMcpService({ servers: config.mcpServers, log, registry: metrics.registry }),
-    ...createRouting({ log, metrics, breaker: config.breaker }),
+    ...createRouting({ log, metrics, breaker: config.breaker, onTransition: alerter?.breakerChanged }),
   };
   const readiness = new Readiness();
   readiness.add({ name: 'database', failing: () => keys.failing });
   readiness.add({ name: 'usage store', failing: () => usage.failing });
   const { reachable } = admission.store;
   if (reachable !== undefined) readiness.add({ name: 'redis', failing: () => !reachable.call(admission.store) });
-  const admin = createAdminApi(gw);
+  const admin = createAdminApi(gw, { alerts: alertLog });
+  alerter?.start();
   const server = createGatewayServer({
     ...gw,
     metricsAuthorized: metricsTokenCheck(config.metricsToken),
@@ -272,6 +294,8 @@ export async function serveCommand(config: GatewayConfig): Promise<void> {
     release: async () => {
       await gw.mcp?.aggregator.stop();
       await usage.close();
+      await alerter?.stop();
+      await alertLog?.close();
       await solo?.stop();
       await tracing
         ?.shutdown()

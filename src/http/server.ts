@@ -28,7 +28,7 @@ export interface ServerOptions {
   metricsAuthorized: ((authorization: string | undefined) => boolean) | null;
   /** Every API route: the pipeline's story for it. */
   dispatch: (req: IncomingMessage, res: ServerResponse, route: Route, requestId: string) => Promise<void>;
-  /** /admin/ and /ui/; both null without admin_token, and their paths are then 404. */
+  /** /admin/ (and the sign-in's /auth/) and /ui/; both null without admin_token, admin_tokens or oidc, and their paths are then 404. */
   admin: ((req: IncomingMessage, res: ServerResponse, path: string, requestId: string) => void) | null;
   ui: ((req: IncomingMessage, res: ServerResponse, path: string) => void) | null;
   /** While `shedding`, API requests get a fast 503 `overloaded` (load-shedding.ts); null: never. */
@@ -98,7 +98,7 @@ export function createGatewayServer(gw: ServerOptions): Server {
         return;
       }
       if (!route && admin !== null && ui !== null) {
-        if (path.startsWith('/admin/')) return admin(req, res, path, requestId);
+        if (path.startsWith('/admin/') || path.startsWith('/auth/')) return admin(req, res, path, requestId);
         if (path === '/ui' || path.startsWith('/ui/')) return ui(req, res, path);
       }
       if (!route) {

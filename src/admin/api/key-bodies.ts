@@ -18,6 +18,8 @@ const keyFields = {
   rpm: wholeLimit,
   tpm: wholeLimit,
   concurrency: wholeLimit,
+  /** The team the key belongs to (its name); null = none. A team administrator's keys are its team's. */
+  team: z.string().trim().min(1).max(200).nullable(),
 };
 
 export const createKeyBody = z.strictObject({ ...keyFields, name: keyFields.name }).partial({
@@ -30,6 +32,7 @@ export const createKeyBody = z.strictObject({ ...keyFields, name: keyFields.name
   rpm: true,
   tpm: true,
   concurrency: true,
+  team: true,
 });
 
 export const updateKeyBody = z.strictObject({ ...keyFields, disabled: z.boolean() }).partial();
@@ -54,5 +57,6 @@ export function keyPatchFromBody(body: KeyBody): KeyPatch {
   if (body.tpm !== undefined) patch.tpm = body.tpm;
   if (body.concurrency !== undefined) patch.maxConcurrency = body.concurrency;
   if (body.disabled !== undefined) patch.disabled = body.disabled;
+  if (body.team !== undefined) patch.team = body.team;
   return patch;
 }
