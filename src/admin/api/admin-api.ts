@@ -24,7 +24,7 @@ import {
 import { latestRequests, parseGroupBy, toCsv, usageReport, type UsageQuery } from '../operations/usage-operations.ts';
 import { deploymentHealth, resetDeployment } from '../operations/deployment-health.ts';
 import { reconcileExport } from '../operations/reconcile-operations.ts';
-import type { AlertLog } from '../../store/alert-log.ts';
+import type { AlertLog, AlertRecord } from '../../store/alert-log.ts';
 import { createKeyBody, keyPatchFromBody, updateKeyBody } from './key-bodies.ts';
 import { OPENAPI_JSON } from './openapi.ts';
 import { SignInLimit } from './sign-in-limit.ts';
@@ -232,7 +232,10 @@ async function route(c: Call, segments: string[]): Promise<void> {
             c,
             200,
             JSON.stringify({
-              data: c.alerts === null ? [] : await c.alerts.list({ limit: intParam(c.query, 'limit') ?? 100 }),
+              data:
+                c.alerts === null
+                  ? []
+                  : (await c.alerts.list({ limit: Math.min(intParam(c.query, 'limit') ?? 100, 1000) })).map(alertView),
             }),
           ),
         );
@@ -404,4 +407,19 @@ async function jsonBody(c: Call): Promise<unknown> {
 
 function reply(c: Call, status: number, body: string): void {
   sendJson(c.res, { status, body, requestId: c.requestId, headers: NO_STORE });
+}
+
+/** An alert as GET /admin/alerts shows it. */
+function alertView(a: AlertRecord): Record<string, unknown> {
+  return {
+    id: a.id,
+    event: a.event,
+    created_at: new Date(a.createdAt).toISOString(),
+    summary: a.summary,
+    data: JSON.parse(a.payload) as unknown,
+    status: a.status,
+    attempts: a.attempts,
+    last_error: a.lastError,
+    delivered_at: a.deliveredAt === null ? null : new Date(a.deliveredAt).toISOString(),
+  };
 }

@@ -30,6 +30,9 @@ const keySettings = {
   rpm: nullable('integer', { minimum: 0, description: 'Requests per minute.' }),
   tpm: nullable('integer', { minimum: 0, description: 'Tokens per minute.' }),
   concurrency: nullable('integer', { minimum: 0, description: 'Requests in flight at once.' }),
+  team: nullable('string', {
+    description: 'The team (by name) the key belongs to; a team administrator’s keys are its team’s.',
+  }),
 };
 
 const keyView = {
@@ -422,6 +425,59 @@ export const OPENAPI_DOCUMENT = {
                       },
                       credentials: { type: 'integer' },
                       locked_out_credentials: { type: 'array', items: { type: 'string' }, description: 'Masked.' },
+                    },
+                  },
+                },
+              },
+            }),
+          },
+        },
+      },
+    },
+
+    '/admin/me': {
+      get: {
+        summary: 'Who the caller is: the principal and role the admin API sees (docs/admin.md, "Roles")',
+        responses: {
+          200: {
+            description: 'The principal',
+            ...json({
+              type: 'object',
+              properties: {
+                kind: { type: 'string', enum: ['token', 'user', 'cli'] },
+                name: { type: 'string' },
+                role: { type: 'string', enum: ['admin', 'team_admin', 'viewer'] },
+                team: { type: 'string' },
+              },
+            }),
+          },
+        },
+      },
+    },
+    '/admin/alerts': {
+      get: {
+        summary: 'The alerts raised (budget thresholds, opened circuits, expiring keys), newest first',
+        parameters: [{ name: 'limit', in: 'query', schema: { type: 'integer', minimum: 0 } }],
+        responses: {
+          200: {
+            description: 'Alerts with their delivery',
+            ...json({
+              type: 'object',
+              properties: {
+                data: {
+                  type: 'array',
+                  items: {
+                    type: 'object',
+                    properties: {
+                      id: { type: 'string' },
+                      event: { type: 'string', enum: ['budget_threshold', 'circuit_open', 'key_expiring'] },
+                      created_at: { type: 'string', format: 'date-time' },
+                      summary: { type: 'string' },
+                      data: { type: 'object' },
+                      status: { type: 'string', enum: ['pending', 'delivered', 'failed', 'superseded'] },
+                      attempts: { type: 'integer' },
+                      last_error: nullable('string'),
+                      delivered_at: nullable('string', { format: 'date-time' }),
                     },
                   },
                 },
