@@ -234,7 +234,7 @@ export async function serveCommand(config: GatewayConfig): Promise<void> {
     metricsAuthorized: metricsTokenCheck(config.metricsToken),
     dispatch: dispatch.bind(null, gw),
     admin,
-    ui: createUiHandler({ enabled: admin !== null }),
+    ui: createUiHandler({ enabled: admin !== null, sso: config.oidc !== null }),
     readiness,
     shedder: config.overloadLoopDelayMs > 0 ? new LoadShedder({ thresholdMs: config.overloadLoopDelayMs }) : null,
   });

@@ -6,6 +6,18 @@ import assert from 'node:assert/strict';
 import { startFixture, call, type Fixture } from './fixture.ts';
 import { browse, startLocalIdp, type IdpUser, type LocalIdp } from '../helpers/oidc-idp.ts';
 import { validateOpenAIError } from '../helpers/schemas.ts';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium } from 'playwright-core';
+
+const CHROMIUM = '/usr/bin/chromium';
+const SHOTS = process.env.MODELGATE_UI_SHOTS ?? mkdtempSync(join(tmpdir(), 'modelgate-ui-'));
+// CI installs Chromium (.ci/run); a machine without it skips the browser test locally and fails in CI.
+const noBrowser =
+  !existsSync(CHROMIUM) && process.env.CI !== 'true'
+    ? `no Chromium at ${CHROMIUM}; skipped locally, it fails when CI=true`
+    : false;
 
 const ADMIN = 'adm-roles-0123456789abcdef';
 const VIEWER_TOKEN = 'viewer-token-0123456789abcdef';
@@ -168,4 +180,54 @@ test('named admin tokens carry their role: a viewer token reads and gets 403 on 
     name: 'admin_token',
     role: 'admin',
   });
+});
+
+test('the dashboard signs a viewer in with SSO in Chromium: it reads, and a new key is refused', {
+  skip: noBrowser,
+}, async () => {
+  idp.nextUser('fay', { email: 'fay@example.com', groups: ['finance'] });
+  const profile = mkdtempSync(join(tmpdir(), 'modelgate-chromium-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    viewport: { width: 1280, height: 800 },
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
+  });
+  try {
+    const page = context.pages()[0] ?? (await context.newPage());
+    await page.goto(`${fx.gw.url}/ui/`);
+    await page.waitForSelector('#sso:not([hidden])');
+    await page.screenshot({ path: join(SHOTS, 'sign-in-sso.png') });
+    await page.click('#sso a');
+    await page.waitForSelector('#view-keys:not([hidden])');
+    assert.equal(await page.innerText('#who'), 'fay@example.com · viewer');
+    assert.equal(
+      await page.evaluate(() => sessionStorage.length),
+      0,
+      'no token in the tab: the session cookie signs in',
+    );
+    assert.equal(
+      await page.evaluate(() => (globalThis as unknown as { document: { cookie: string } }).document.cookie),
+      '',
+      'the session cookie is out of scripts’ reach',
+    );
+    await page.screenshot({ path: join(SHOTS, 'keys-as-viewer.png'), fullPage: true });
+    assert.equal(await page.locator('#new-key').isVisible(), false, 'a viewer is offered no new key');
+    const refused = await page.evaluate(async () => {
+      const r = await fetch('/admin/keys', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'from-the-page' }),
+      });
+      return r.status;
+    });
+    assert.equal(refused, 403);
+    await page.click('#sign-out');
+    await page.waitForURL(/\/auth\/logout$/);
+    const after = await page.evaluate(async () => (await fetch('/admin/me')).status);
+    assert.equal(after, 401, 'signed out');
+  } finally {
+    await context.close();
+    rmSync(profile, { recursive: true, force: true });
+  }
 });
