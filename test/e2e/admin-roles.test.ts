@@ -222,6 +222,27 @@ test('the dashboard signs a viewer in with SSO in Chromium: it reads, and a new 
       return r.status;
     });
     assert.equal(refused, 403);
+    // Usage for the last 24 hours is drawn by the hour, and a model keeps its colour from chart to chart.
+    for (const model of ['gpt-up', 'gpt-mock'])
+      assert.equal(
+        (await call(fx, { path: '/v1/chat/completions', body: { model, messages: [{ role: 'user', content: 'hi' }] } }))
+          .status,
+        200,
+      );
+    await page.click('#nav a[data-view=usage]');
+    await page.selectOption('#usage-range', '1');
+    const bar = page.locator('#chart-tokens-model svg rect title', { hasText: 'gpt-mock' });
+    await bar.first().waitFor({ state: 'attached' });
+    assert.match((await bar.first().textContent()) ?? '', /^\d\d:00 · gpt-mock:/, 'an hour label');
+    assert.equal(await page.locator('figcaption .bucket').first().innerText(), 'hour');
+    const fillOf = (chart: string, model: string) =>
+      page
+        .locator(`${chart} svg rect`, { has: page.locator('title', { hasText: model }) })
+        .first()
+        .getAttribute('fill');
+    assert.equal(await fillOf('#chart-cost-model', 'gpt-up'), await fillOf('#chart-tokens-model', 'gpt-up'));
+    assert.notEqual(await fillOf('#chart-tokens-model', 'gpt-up'), await fillOf('#chart-tokens-model', 'gpt-mock'));
+    await page.screenshot({ path: join(SHOTS, 'usage-24h.png'), fullPage: true });
     await page.click('#sign-out');
     await page.waitForURL(/\/auth\/logout$/);
     const after = await page.evaluate(async () => (await fetch('/admin/me')).status);
