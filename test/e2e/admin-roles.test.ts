@@ -213,6 +213,16 @@ test('the dashboard signs a viewer in with SSO in Chromium: it reads, and a new 
     );
     await page.screenshot({ path: join(SHOTS, 'keys-as-viewer.png'), fullPage: true });
     assert.equal(await page.locator('#new-key').isVisible(), false, 'a viewer is offered no new key');
+    // The key list is searched, sorted and paged in the page.
+    await page.fill('#keys-search', 'payments');
+    assert.deepEqual(await page.locator('#keys-table tbody tr td:first-child').allInnerTexts(), [
+      'payments-svc',
+      'payments-svc-2',
+    ]);
+    assert.match(await page.innerText('#keys-page'), /^2 keys · page 1 of 1$/);
+    await page.fill('#keys-search', '');
+    await page.selectOption('#keys-sort', 'created');
+    assert.equal(await page.locator('#keys-table tbody tr td:first-child').first().innerText(), 'ci-made');
     const refused = await page.evaluate(async () => {
       const r = await fetch('/admin/keys', {
         method: 'POST',
