@@ -116,3 +116,43 @@ test('thresholds passed at once send the highest; a second alerter on the same l
     await hook.close();
   }
 });
+
+test('a key expiring within the window is told once; one expiring later, or already expired, is not', async () => {
+  const hook = await startWebhookReceiver();
+  const log = await openAlertLog(':memory:', false);
+  const now = 1_800_000_000_000;
+  const day = 86_400_000;
+  const keys: KeyRecord[] = [
+    { ...KEY, id: 'soon', name: 'soon', expiresAt: now + 2 * day },
+    { ...KEY, id: 'later', name: 'later', expiresAt: now + 30 * day },
+    { ...KEY, id: 'gone', name: 'gone', expiresAt: now - day },
+    { ...KEY, id: 'off', name: 'off', expiresAt: now + day, disabled: true },
+  ];
+  const alerter = new Alerter({
+    config: {
+      webhooks: [{ url: hook.url, events: ['key_expiring'], format: 'json' }],
+      budgetThresholds: [80],
+      keyExpiringMs: 7 * day,
+    },
+    log,
+    logger: { warn: () => undefined, info: () => undefined },
+    keys: () => keys,
+    keySpend: async () => ({ nanos: 0, tokens: 0 }),
+    now: () => now,
+    delivery: FAST,
+  });
+  try {
+    await alerter.checkExpiring();
+    await alerter.checkExpiring();
+    await alerter.idle();
+    assert.deepEqual(
+      hook.received.map((r) => [r.body.event, (r.body.data as { key_id: string }).key_id]),
+      [['key_expiring', 'soon']],
+    );
+    assert.match(String(hook.received[0].body.summary), /"soon" .* expires on .* \(in 2 days\)/);
+  } finally {
+    await alerter.stop();
+    await log.close();
+    await hook.close();
+  }
+});
