@@ -1,5 +1,6 @@
 // The reference floor for any Node proxy: node:http in, undici Pool.request out, bytes piped both ways.
-// Run as `node bench/bare-proxy.ts --port 0 --upstream http://127.0.0.1:N`; prints `{"port":N}`.
+// Run as `node bench/bare-proxy.ts --port 0 --upstream http://127.0.0.1:N`; prints `{"port":N}`. `--h2`: the
+// pool is undici 8's with HTTP/2 offered by ALPN, the floor for an HTTPS upstream that takes it.
 import http from 'node:http';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -18,9 +19,12 @@ function forwardable(headers: IncomingHttpHeaders): Record<string, string | stri
   return out;
 }
 
-export function createBareProxy(upstream: string): http.Server {
+export function createBareProxy(upstream: string, h2Pool?: typeof Pool): http.Server {
   // No connection cap: 1,000 held streams need 1,000 upstream connections over HTTP/1.1.
-  const pool = new Pool(upstream, { connections: null, pipelining: 1 });
+  const pool =
+    h2Pool === undefined
+      ? new Pool(upstream, { connections: null, pipelining: 1 })
+      : new h2Pool(upstream, { connections: null, allowH2: true } as object);
   const server = http.createServer(function bareProxy(req, res) {
     pool
       .request({
@@ -43,9 +47,12 @@ export function createBareProxy(upstream: string): http.Server {
 }
 
 if (import.meta.main) {
-  const { values } = parseArgs({ options: { port: { type: 'string', default: '0' }, upstream: { type: 'string' } } });
+  const { values } = parseArgs({
+    options: { port: { type: 'string', default: '0' }, upstream: { type: 'string' }, h2: { type: 'boolean' } },
+  });
   if (values.upstream === undefined) throw new Error('--upstream http://host:port is required');
-  const server = createBareProxy(values.upstream);
+  const h2Pool = values.h2 === true ? ((await import('undici-h2')).Pool as unknown as typeof Pool) : undefined;
+  const server = createBareProxy(values.upstream, h2Pool);
   server.listen(Number(values.port), '127.0.0.1', () => {
     process.stdout.write(`${JSON.stringify({ port: (server.address() as AddressInfo).port })}\n`);
   });

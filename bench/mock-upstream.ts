@@ -1,7 +1,12 @@
 // The benchmark's standalone mock upstream: OpenAI- and Anthropic-style replies, JSON or SSE, with
 // configurable chunk count, size, pacing and latency, and a hold mode that parks streams for the
-// 1,000-open-streams scenario. Run as `node bench/mock-upstream.ts --port 0`; prints `{"port":N}`.
+// 1,000-open-streams scenario. Run as `node bench/mock-upstream.ts --port 0`; prints `{"port":N}`. With
+// `--tls-dir DIR` (DIR/key.pem, DIR/cert.pem) it also serves HTTPS offering HTTP/2 by ALPN (HTTP/1.1 too),
+// as the large providers do, and prints `{"port":N,"tlsPort":M}`: the plain port stays for the harness.
 import http from 'node:http';
+import http2 from 'node:http2';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
@@ -24,6 +29,8 @@ export interface MockStats {
   streams: number;
   held: number;
   active: number;
+  /** Connections open now, to the plain port and the HTTPS one (the reader's own /stats request included). */
+  connections: number;
 }
 
 interface ActiveStream {
@@ -116,7 +123,12 @@ function pathOf(url: string | undefined): string {
   return q === -1 ? raw : raw.slice(0, q);
 }
 
-export function createMockUpstream(options: MockOptions): { server: http.Server; stats: () => MockStats } {
+export function createMockUpstream(options: MockOptions): {
+  server: http.Server;
+  stats: () => MockStats;
+  /** Serves the same replies over HTTPS with HTTP/2 offered, with the certificate in `dir`. */
+  tls: (dir: string) => http2.Http2SecureServer;
+} {
   const bodies: MockBodies = buildMockBodies(options);
   const pump = new StreamPump(options);
   const counts = { requests: 0, streams: 0 };
@@ -178,10 +190,17 @@ export function createMockUpstream(options: MockOptions): { server: http.Server;
   }
 
   function stats(): MockStats {
-    return { requests: counts.requests, streams: counts.streams, held: pump.held.size, active: pump.active.size };
+    return {
+      requests: counts.requests,
+      streams: counts.streams,
+      held: pump.held.size,
+      active: pump.active.size,
+      connections: connections.open,
+    };
   }
 
-  const server = http.createServer(function mockUpstream(req, res) {
+  const connections = { open: 0 };
+  function handle(req: IncomingMessage, res: ServerResponse): void {
     if (control(req, res)) return;
     const parts: Buffer[] = [];
     req.on('data', (part: Buffer) => parts.push(part));
@@ -190,12 +209,32 @@ export function createMockUpstream(options: MockOptions): { server: http.Server;
       if (options.latencyMs > 0) setTimeout(reply, options.latencyMs, req, res, body);
       else reply(req, res, body);
     });
+  }
+  const server = http.createServer(function mockUpstream(req, res) {
+    handle(req, res);
   });
   // Proxies keep pooled connections; never let the mock be the one that closes them mid-run.
   server.keepAliveTimeout = 120_000;
   server.headersTimeout = 121_000;
   server.requestTimeout = 0;
-  return { server, stats };
+  // The HTTP/2 compatibility API's request and response stand in for node:http's in the handler.
+  const serveTls = (dir: string): http2.Http2SecureServer => {
+    const tls = http2.createSecureServer(
+      { key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')), allowHTTP1: true },
+      (req, res) => handle(req as unknown as IncomingMessage, res as unknown as ServerResponse),
+    );
+    tls.on('secureConnection', (socket) => {
+      // Counted once: the TLS socket wraps a TCP one the plain count never sees.
+      connections.open++;
+      socket.once('close', () => connections.open--);
+    });
+    return tls;
+  };
+  server.on('connection', (socket) => {
+    connections.open++;
+    socket.once('close', () => connections.open--);
+  });
+  return { server, stats, tls: serveTls };
 }
 
 export function parsePacing(text: string): Pacing {
@@ -214,16 +253,26 @@ function main(): void {
       'chunk-size': { type: 'string', default: '6' },
       pacing: { type: 'string', default: 'tick' },
       'latency-ms': { type: 'string', default: '0' },
+      'tls-dir': { type: 'string' },
     },
   });
-  const { server } = createMockUpstream({
+  const { server, tls } = createMockUpstream({
     chunks: Number(values.chunks),
     chunkSize: Number(values['chunk-size']),
     pacing: parsePacing(values.pacing),
     latencyMs: Number(values['latency-ms']),
   });
+  const tlsDir = values['tls-dir'];
   server.listen(Number(values.port), values.host, () => {
-    process.stdout.write(`${JSON.stringify({ port: (server.address() as AddressInfo).port })}\n`);
+    const port = (server.address() as AddressInfo).port;
+    if (tlsDir === undefined) {
+      process.stdout.write(`${JSON.stringify({ port })}\n`);
+      return;
+    }
+    const secure = tls(tlsDir);
+    secure.listen(0, values.host, () => {
+      process.stdout.write(`${JSON.stringify({ port, tlsPort: (secure.address() as AddressInfo).port })}\n`);
+    });
   });
   process.on('SIGTERM', () => process.exit(0));
 }

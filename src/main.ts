@@ -13,6 +13,7 @@ import { pricesCommand } from './admin/prices-command.ts';
 import { reconcileCommand } from './admin/reconcile-command.ts';
 import { migrateCommand } from './admin/migrate-command.ts';
 import { configCheckCommand } from './admin/config-check-command.ts';
+import { entriesCommand } from './admin/entries-command.ts';
 import { MODELGATE_VERSION } from './runtime/version.ts';
 
 const HELP = `modelgate — an HTTP gateway in front of language models
@@ -30,6 +31,9 @@ usage:
   modelgate prices [--json]
   modelgate reconcile --provider openai|anthropic --file EXPORT [--from YYYY-MM-DD] [--to YYYY-MM-DD]
                       [--tolerance-usd X] [--json]
+  modelgate providers list|show|add|update|remove [NAME] [ENTRY|--file FILE] [--json]
+  modelgate models list|show|add|update|remove [NAME] [ENTRY|--file FILE] [--json]
+                  ENTRY: one entry as in the YAML file (YAML or JSON); running gateways load it within a second
   modelgate migrate [--dry-run] [--config FILE]    run (or list) pending schema migrations, then exit
   modelgate config check [--config FILE]           validate the config and look for likely mistakes
   modelgate --version
@@ -45,6 +49,8 @@ const COMMANDS: ReadonlySet<string> = new Set([
   'config',
   'prices',
   'reconcile',
+  'providers',
+  'models',
 ]);
 
 async function main(argv: string[]): Promise<void> {
@@ -100,6 +106,13 @@ async function main(argv: string[]): Promise<void> {
     throw new Error(
       `no database at ${resolve(config.database)} (database: ${config.database} in ${config.source}, relative to ${process.cwd()}); run this where the gateway runs, or pass its --config`,
     );
+  }
+  if (command === 'providers' || command === 'models') {
+    await entriesCommand(config, command, rest, {
+      env: withoutCredentials(process.env),
+      out: (s) => console.log(s),
+    });
+    return;
   }
   const store = await openStore(config.database);
   try {

@@ -4,6 +4,7 @@
 import type { DeploymentConfig, ProviderConfig } from './core/config-types.ts';
 import type { Dialect } from './core/dialect.ts';
 import { messagesClient, messagesUpstream } from './dialects/anthropic-messages/index.ts';
+import { converseClient } from './dialects/bedrock-converse/index.ts';
 import { geminiClient, geminiUpstream } from './dialects/gemini/index.ts';
 import { chatClient, chatUpstream } from './dialects/openai-chat/index.ts';
 import { responsesClient, responsesUpstream } from './dialects/openai-responses/index.ts';
@@ -43,6 +44,14 @@ export const UPSTREAM_SIDES: Readonly<Record<Dialect, UpstreamSide>> = {
   responses: responsesUpstream,
   gemini: geminiUpstream,
 };
+
+/**
+ * Client faces of routes that are /v1/messages underneath (translate/client-over-messages.ts), by the
+ * route family's name: no provider speaks them as a caller does, so they have no upstream side here.
+ */
+export const MESSAGES_INGRESS_SIDES = {
+  converse: converseClient,
+} as const satisfies Readonly<Record<string, ClientSide>>;
 
 const BY_KIND: Readonly<Record<string, ProviderSpec>> = Object.freeze(
   Object.fromEntries(PROVIDERS.map((spec) => [spec.kind, spec])),

@@ -5,9 +5,16 @@ import { loadKeys, setupKeys } from './keys.js';
 import { loadUsage, setupUsage } from './usage.js';
 import { loadRequests, setupRequests } from './requests.js';
 import { startDeploymentPolling, stopDeploymentPolling } from './deployments.js';
+import { loadEntries, setupEntries } from './entries.js';
 
 const $ = (id) => document.getElementById(id);
-const VIEWS = { keys: loadKeys, usage: loadUsage, requests: loadRequests, deployments: startDeploymentPolling };
+const VIEWS = {
+  keys: loadKeys,
+  usage: loadUsage,
+  requests: loadRequests,
+  deployments: startDeploymentPolling,
+  models: loadEntries,
+};
 
 /** Whether this tab is signed in with SSO (a session cookie) rather than a token. */
 let session = false;
@@ -72,6 +79,7 @@ function start() {
   setupKeys();
   setupUsage();
   setupRequests();
+  setupEntries();
   whenUnauthorized(() => showSignIn('The admin token was refused; sign in again.'));
   $('signin-form').addEventListener('submit', signIn);
   $('sign-out').addEventListener('click', () => {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { LoadRequest } from './load.ts';
 import { probe } from './measure.ts';
 import { Child, NODE } from './processes.ts';
-import { processTree, rssBytes } from './proc-stats.ts';
+import { descriptorCount, processTree, rssBytes } from './proc-stats.ts';
 import type { HoldResult } from './report.ts';
 import { runSequential } from './sequential-client.ts';
 import { percentile } from './stats.ts';
@@ -26,6 +26,7 @@ export async function runHold(options: {
   const cheap: LoadRequest = { url: `${target.baseUrl}/healthz`, method: 'GET', headers: {}, body: '' };
   const idle = await runSequential({ request: cheap, count: options.probeCount, warmup: 20 });
   const rssIdle = rssBytes(processTree(target.child.pid));
+  const descriptorsIdle = descriptorCount(processTree(target.child.pid));
   const worker = new Child({
     name: 'hold-worker',
     command: NODE,
@@ -41,6 +42,8 @@ export async function runHold(options: {
   try {
     const ready = await worker.jsonLine<{ ready: number; failed: number }>('ready', options.readyTimeoutMs + 5000);
     const rssHold = rssBytes(processTree(target.child.pid));
+    const descriptorsHold = descriptorCount(processTree(target.child.pid));
+    const upstreamConnections = await mockConnections(options.mockUrl);
     const during = await runSequential({ request: cheap, count: options.probeCount, warmup: 0 });
     await probe({ url: `${options.mockUrl}/release`, method: 'POST', headers: {}, body: '' });
     const done = await worker.jsonLine<{ done: number; failed: number }>('done', 30_000);
@@ -57,10 +60,24 @@ export async function runHold(options: {
       probeIdleP99Us: percentile(idle.totalUs, 99),
       probeHoldP50Us: percentile(during.totalUs, 50),
       probeHoldP99Us: percentile(during.totalUs, 99),
+      descriptorsIdle,
+      descriptorsHold,
+      upstreamConnections,
     };
   } finally {
     // Never leave parked streams behind for the next target.
     await probe({ url: `${options.mockUrl}/release`, method: 'POST', headers: {}, body: '' });
     await worker.stop();
+  }
+}
+
+/** The connections the mock has open now (its /stats), or undefined from a mock that does not count them. */
+async function mockConnections(mockUrl: string): Promise<number | undefined> {
+  try {
+    const res = await fetch(`${mockUrl}/stats`);
+    const stats = (await res.json()) as { connections?: number };
+    return stats.connections;
+  } catch {
+    return undefined;
   }
 }

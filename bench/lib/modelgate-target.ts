@@ -13,8 +13,15 @@ const ROOT = new URL('../..', import.meta.url).pathname;
 const MAIN = join(ROOT, 'src/main.ts');
 const PRICE = { input: 1, output: 2 };
 
-export function modelgateConfig(options: { mockPort: number; port: number; dir: string; shedding?: boolean }): string {
-  const mock = `http://127.0.0.1:${options.mockPort}`;
+export function modelgateConfig(options: {
+  mockPort: number;
+  port: number;
+  dir: string;
+  shedding?: boolean;
+  /** Another upstream origin than the plain mock's (the HTTPS one offering HTTP/2). */
+  mockOrigin?: string;
+}): string {
+  const mock = options.mockOrigin ?? `http://127.0.0.1:${options.mockPort}`;
   return stringify({
     listen: { host: '127.0.0.1', port: options.port },
     // Under a wrapper that slows every instruction (valgrind) the event loop lags by design: shedding on
@@ -87,6 +94,9 @@ export async function startModelgate(options: {
   nodeFlags?: readonly string[];
   wrapper?: readonly string[];
   readyTimeoutMs?: number;
+  mockOrigin?: string;
+  /** More environment (NODE_EXTRA_CA_CERTS for the HTTPS mock's certificate). */
+  env?: NodeJS.ProcessEnv;
 }): Promise<Started> {
   if (!existsSync(MAIN)) return { ok: false, reason: 'src/main.ts does not exist yet' };
   const port = await freePort();
@@ -98,6 +108,7 @@ export async function startModelgate(options: {
       port,
       dir: options.workDir,
       shedding: options.wrapper === undefined,
+      mockOrigin: options.mockOrigin,
     }),
   );
   const created = await createKey(configPath);
@@ -112,6 +123,7 @@ export async function startModelgate(options: {
   const env: NodeJS.ProcessEnv = {
     ...withShippedEnvironment(process.env),
     MODELGATE_DRAIN_DELAY_S: process.env.MODELGATE_DRAIN_DELAY_S ?? '0',
+    ...options.env,
   };
   const child = new Child({ name: 'modelgate', ...launch, cwd: ROOT, env });
   const baseUrl = `http://127.0.0.1:${port}`;

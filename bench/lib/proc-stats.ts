@@ -115,6 +115,19 @@ export function helperCpuSplit(pids: readonly number[], name?: string): { helper
 }
 
 /** VmRSS of the given pids summed, in bytes. */
+/** File descriptors the processes hold (entries of /proc/PID/fd). */
+export function descriptorCount(pids: readonly number[]): number {
+  let total = 0;
+  for (const pid of pids) {
+    try {
+      total += readdirSync(`/proc/${pid}/fd`).length;
+    } catch {
+      // A process that just exited holds none.
+    }
+  }
+  return total;
+}
+
 export function rssBytes(pids: readonly number[]): number {
   let total = 0;
   for (const pid of pids) {

@@ -49,6 +49,11 @@ export interface HoldResult {
   probeIdleP99Us: number;
   probeHoldP50Us: number;
   probeHoldP99Us: number;
+  /** File descriptors the proxy's process tree holds, idle and with the streams held. */
+  descriptorsIdle?: number;
+  descriptorsHold?: number;
+  /** Connections the mock upstream has open from the proxy while the streams are held. */
+  upstreamConnections?: number;
 }
 
 /** A full run, a quick one, or one pass alone (`--instructions`, `--gc`). */
@@ -257,12 +262,16 @@ function holdTable(results: RunResults): string[] {
   const out = [
     '### Open streams held at once (RSS, and event-loop delay seen from outside as the latency of a cheap request)',
     '',
-    '| target | process | streams open / asked | RSS idle MB | RSS holding MB | cheap request p50/p99 ms idle | during hold | streams completed |',
-    '|---|---|---:|---:|---:|---:|---:|---:|',
+    '| target | process | streams open / asked | RSS idle MB | RSS holding MB | cheap request p50/p99 ms idle | during hold | streams completed | descriptors a stream | upstream connections |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (const h of results.hold) {
+    const descriptors =
+      h.descriptorsIdle === undefined || h.descriptorsHold === undefined
+        ? '–'
+        : fmt((h.descriptorsHold - h.descriptorsIdle) / h.streams, 2);
     out.push(
-      `| ${h.target} | ${h.phase} | ${h.ready}/${h.streams} | ${fmt(h.rssIdleMb, 1)} | ${fmt(h.rssHoldMb, 1)} | ${ms(h.probeIdleP50Us)} / ${ms(h.probeIdleP99Us)} | ${ms(h.probeHoldP50Us)} / ${ms(h.probeHoldP99Us)} | ${h.completed} |`,
+      `| ${h.target} | ${h.phase} | ${h.ready}/${h.streams} | ${fmt(h.rssIdleMb, 1)} | ${fmt(h.rssHoldMb, 1)} | ${ms(h.probeIdleP50Us)} / ${ms(h.probeIdleP99Us)} | ${ms(h.probeHoldP50Us)} / ${ms(h.probeHoldP99Us)} | ${h.completed} | ${descriptors} | ${h.upstreamConnections ?? '–'} |`,
     );
   }
   out.push('');

@@ -91,13 +91,27 @@ export function directTarget(mock: { child: Child; port: number }): Target {
  */
 export async function startBareProxy(
   mockPort: number,
-  options: { nodeFlags?: readonly string[]; wrapper?: readonly string[]; readyTimeoutMs?: number } = {},
+  options: {
+    nodeFlags?: readonly string[];
+    wrapper?: readonly string[];
+    readyTimeoutMs?: number;
+    /** Another upstream origin than the plain mock's (the HTTPS one), its CA in `env`, HTTP/2 offered with `h2`. */
+    upstream?: string;
+    h2?: boolean;
+    env?: NodeJS.ProcessEnv;
+  } = {},
 ): Promise<Started> {
   const launch = nodeLaunch(
-    [...(options.nodeFlags ?? []), join(BENCH, 'bare-proxy.ts'), '--port=0', `--upstream=http://127.0.0.1:${mockPort}`],
+    [
+      ...(options.nodeFlags ?? []),
+      join(BENCH, 'bare-proxy.ts'),
+      '--port=0',
+      `--upstream=${options.upstream ?? `http://127.0.0.1:${mockPort}`}`,
+      ...(options.h2 === true ? ['--h2'] : []),
+    ],
     options.wrapper,
   );
-  const child = new Child({ name: 'bare-proxy', ...launch });
+  const child = new Child({ name: 'bare-proxy', ...launch, env: options.env });
   const port = await child.portLine(options.readyTimeoutMs ?? 10_000);
   const setup = {
     baseUrl: `http://127.0.0.1:${port}`,

@@ -6,6 +6,7 @@ import { isPostgresUrl, maskDatabaseUrl } from '../store/database-url.ts';
 import { openStore } from '../store/open-store.ts';
 import { openResponseStore } from '../store/response-store.ts';
 import { openConversationStore } from '../store/conversation-store.ts';
+import { openEntryStore } from '../store/entry-store.ts';
 import { refuseNewer, type MigrationStep } from '../store/migrations.ts';
 import { schemaStatus } from '../store/schema-status.ts';
 
@@ -50,6 +51,8 @@ export async function migrateCommand(
     await responses.close();
     const conversations = await openConversationStore(config.database, isPostgresUrl(config.database), onMigrated);
     await conversations.close();
+    const entries = await openEntryStore(config.database, isPostgresUrl(config.database), onMigrated);
+    await entries.close();
   } finally {
     await store.close();
   }

@@ -23,7 +23,7 @@ import { openConversationStore } from '../store/conversation-store.ts';
 import { startResponsePurge } from '../store/response-purge.ts';
 import { createGatewayServer } from '../http/server.ts';
 import { attachResponsesWebSocket, loopbackHost } from '../pipeline/responses-websocket.ts';
-import { dispatch } from '../pipeline/generate.ts';
+import { routerFor } from '../pipeline/endpoint-table.ts';
 import { metricsTokenCheck } from '../auth/authenticate.ts';
 import { KeyCache } from '../auth/key-cache.ts';
 import { createAdminApi } from './api/admin-api.ts';
@@ -32,6 +32,8 @@ import { Alerter } from './alerts/alerter.ts';
 import { createUiHandler } from './ui-files.ts';
 import { DecodeBudget } from '../http/decode-budget.ts';
 import { closeProviderPools } from '../upstream/http-provider.ts';
+import { prepareUpstreamPools, upstreamPoolStats } from '../upstream/upstream-pools.ts';
+import { applyDescriptorBudget } from './descriptor-check.ts';
 import type { Gateway } from '../pipeline/gateway.ts';
 import { stagePlan } from '../stages/plan.ts';
 import { createMcpService } from '../mcp/service.ts';
@@ -48,6 +50,9 @@ import { gracefulStop } from './graceful-stop.ts';
 import { reservationTtlFor, type AdmissionStore } from '../admission/store.ts';
 import { glibcRuntimeVersion, mallocArenaNote, youngGenerationNote } from '../runtime/node-flags.ts';
 import { warmTokenizer } from '../tokenizer/count-tokens.ts';
+import { openEntryStore } from '../store/entry-store.ts';
+import { encryptionKey } from '../config/sealed-credentials.ts';
+import { LiveConfig } from './live-config.ts';
 
 /**
  * While serving, how long a write waits for another process's SQLite lock (sqlite-store.ts busyTimeout):
@@ -58,7 +63,8 @@ import { warmTokenizer } from '../tokenizer/count-tokens.ts';
 const SERVING_BUSY_TIMEOUT_MS = 25;
 const SERVING_WRITER_BUSY_TIMEOUT_MS = 1_000;
 
-export async function serveCommand(config: GatewayConfig): Promise<void> {
+export async function serveCommand(fileConfig: GatewayConfig): Promise<void> {
+  let config = fileConfig;
   // A price per token budgets a million times too loose: the start stops and says where it is.
   const fatal = checkConfig(config).filter((f) => f.fatal === true);
   if (fatal.length > 0)
@@ -66,6 +72,9 @@ export async function serveCommand(config: GatewayConfig): Promise<void> {
       `config error in ${config.source}:\n${fatal.map((f) => `  at ${f.path}: ${f.message}`).join('\n')}`,
     );
   const log = createLogger();
+  // Before anything opens a descriptor of its own: a limit too low for max_connections stops here.
+  applyDescriptorBudget(config, log);
+  await prepareUpstreamPools(config.providers);
   // One line per migration step, so an upgrade shows what it did to the database.
   const onMigrated = (step: MigrationStep): void =>
     log.info(
@@ -73,6 +82,22 @@ export async function serveCommand(config: GatewayConfig): Promise<void> {
       `migrated the database's ${step.schema} schema from version ${step.from} to ${step.to}`,
     );
   const store = await openStore(config.database, onMigrated);
+  // The providers and models the database holds join the file's (models_source); the start serves the whole.
+  const entries =
+    config.modelsSource === 'file'
+      ? null
+      : await openEntryStore(config.database, isPostgresUrl(config.database), onMigrated);
+  let swap: ((next: GatewayConfig, why: string) => void) | null = null;
+  const live = await LiveConfig.open({
+    path: config.source === '(built-in)' ? null : config.source,
+    env: process.env,
+    entries,
+    encryptionKey: encryptionKey(process.env),
+    log,
+    onChange: (next, why) => swap?.(next, why),
+  });
+  // The command line's --port and --host hold over the file's.
+  config = { ...live.config, listen: fileConfig.listen };
   await ensureFirstKey(store, config, log);
   // Rows a stop could not write are billed before any budget is loaded from the database.
   const spill = spillFor(config);
@@ -148,6 +173,7 @@ export async function serveCommand(config: GatewayConfig): Promise<void> {
       log.error({ rows, lost }, 'usage rows lost: neither the database nor the spill file took them'),
   });
   const masker = new SecretMasker(providerSecrets(config));
+  const reservationTtlMs = reservationTtlFor(config.models.map((m) => m.timeouts.totalMs));
   const solo = soloGuard(store, config, log);
   const admission = new Admission({
     solo: solo ?? undefined,
@@ -188,9 +214,11 @@ export async function serveCommand(config: GatewayConfig): Promise<void> {
   });
   // Another gateway on this database that counts the same keys: found before the first request.
   await solo?.start();
-  const metrics = new Metrics({ providerOf: providerNames(config) });
+  let systems = deploymentSystems(config);
+  const metrics = new Metrics({ providerOf: (id) => systems.get(id) ?? 'unknown' });
   metrics.watchUsage(usage);
   metrics.watchAdmission(admission);
+  metrics.watchUpstreamPools(upstreamPoolStats);
   metrics.watchKeySpend(() => keySpendSamples(keys.records(), admission, Date.now()));
   // From here on a write that finds another process's lock gives up soon (on the loop) or within a
   // second (the usage writer thread), and a failed usage batch is retried (usage-writer.ts).
@@ -222,17 +250,52 @@ export async function serveCommand(config: GatewayConfig): Promise<void> {
     mcp: await createMcpService({ servers: config.mcpServers, log, registry: metrics.registry }),
     ...createRouting({ log, metrics, breaker: config.breaker, onTransition: alerter?.breakerChanged }),
   };
+  // A new configuration is served by the next request: the catalog, the stage plan and the config are
+  // replaced in one synchronous step, so a request sees the old set or the new, never a mix, and one in
+  // flight keeps the model (deployments, providers, price) it resolved. Settings other than providers,
+  // models and stage blocks take effect at the next start.
+  swap = (next, why) => {
+    const changed = restartSettings(gw.config, next);
+    const config: GatewayConfig = {
+      ...gw.config,
+      source: next.source,
+      providers: next.providers,
+      models: next.models,
+      stages: next.stages,
+    };
+    masker.add(providerSecrets(config));
+    systems = deploymentSystems(config);
+    const catalog = new Catalog(config);
+    const stages = stagePlan(config);
+    gw.catalog = catalog;
+    gw.stages = stages;
+    gw.config = config;
+    log.info({ providers: config.providers.length, models: config.models.length }, why);
+    // Budget reservations live as long as the longest request the start knew of (admission/store.ts).
+    const longer = config.models.filter((m) => reservationTtlFor([m.timeouts.totalMs]) > reservationTtlMs);
+    if (longer.length > 0)
+      log.warn(
+        { models: longer.map((m) => m.name), reservationTtlMs },
+        'models whose timeouts.total_ms outlasts the budget reservations of this start: a longer request may be under-reserved until the next restart',
+      );
+    if (changed.length > 0)
+      log.warn(
+        { settings: changed },
+        'changed settings that take effect at the next start: the running values are kept',
+      );
+    for (const f of checkConfig(config)) log.warn({ setting: f.path }, `config ${f.level}: ${f.message}`);
+  };
   const readiness = new Readiness();
   readiness.add({ name: 'database', failing: () => keys.failing });
   readiness.add({ name: 'usage store', failing: () => usage.failing });
   const { reachable } = admission.store;
   if (reachable !== undefined) readiness.add({ name: 'redis', failing: () => !reachable.call(admission.store) });
-  const admin = createAdminApi(gw, { alerts: alertLog });
+  const admin = createAdminApi(gw, live, { alerts: alertLog });
   alerter?.start();
   const server = createGatewayServer({
     ...gw,
     metricsAuthorized: metricsTokenCheck(config.metricsToken),
-    dispatch: dispatch.bind(null, gw),
+    router: routerFor(gw),
     admin,
     ui: createUiHandler({ enabled: admin !== null, sso: config.oidc !== null }),
     readiness,
@@ -285,6 +348,7 @@ export async function serveCommand(config: GatewayConfig): Promise<void> {
     log.warn({ err: String(err) }, 'tokenizer tables not preloaded: the first request that needs them loads them'),
   );
 
+  live.start();
   const stop = gracefulStop({
     config,
     log,
@@ -292,6 +356,7 @@ export async function serveCommand(config: GatewayConfig): Promise<void> {
     readiness,
     inFlight: () => metrics.inFlight,
     release: async () => {
+      live.stop();
       await gw.mcp?.aggregator.stop();
       await usage.close();
       await alerter?.stop();
@@ -307,6 +372,7 @@ export async function serveCommand(config: GatewayConfig): Promise<void> {
         ['upstream pools', closeProviderPools],
         ['stored responses', () => responses.close()],
         ['conversations', () => conversations.close()],
+        ['providers and models store', () => entries?.close() ?? Promise.resolve()],
         ['database', () => store.close()],
       ] as const) {
         await close().catch((err: unknown) =>
@@ -318,10 +384,8 @@ export async function serveCommand(config: GatewayConfig): Promise<void> {
   });
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
-  // SIGHUP would end the process without a flush (Node's default); there is no reload to run instead.
-  process.on('SIGHUP', () =>
-    log.warn('SIGHUP ignored: modelgate has no reload; restart it (SIGTERM) to apply a new configuration'),
-  );
+  // SIGHUP reloads the file (a file that does not validate is refused and the running config kept).
+  process.on('SIGHUP', () => void live.reloadFile('SIGHUP'));
 }
 
 /** The gateway's row in the database's list of gateways, and what it does when it is not alone. */
@@ -440,10 +504,22 @@ async function ensureFirstKey(
 }
 
 /** gen_ai.provider.name of each deployment (OpenTelemetry's names; the mock is modelgate's own). */
-function providerNames(config: GatewayConfig): (deploymentId: string) => string {
+function deploymentSystems(config: GatewayConfig): Map<string, string> {
   const names = new Map<string, string>();
   for (const m of config.models) for (const d of m.deployments) names.set(d.id, d.provider.system);
-  return (id) => names.get(id) ?? 'unknown';
+  return names;
+}
+
+/** What a reload leaves as it is: every setting but providers, models and the stage blocks. */
+const LIVE_SETTINGS: ReadonlySet<string> = new Set(['source', 'providers', 'models', 'stages', 'listen']);
+
+/** The settings a reloaded file changes that only a start applies, by their config names. */
+function restartSettings(running: GatewayConfig, next: GatewayConfig): string[] {
+  return Object.keys(next).filter(
+    (k) =>
+      !LIVE_SETTINGS.has(k) &&
+      JSON.stringify(running[k as keyof GatewayConfig]) !== JSON.stringify(next[k as keyof GatewayConfig]),
+  );
 }
 
 /** Header names whose values are credentials (Azure's `api-key`, a proxy's token). */

@@ -47,14 +47,26 @@ export function loadConfig(path: string | null, env: NodeJS.ProcessEnv = process
 }
 
 export function parseConfigText(text: string, opts: { source: string; env?: NodeJS.ProcessEnv }): GatewayConfig {
-  const { source } = opts;
-  const env = opts.env ?? process.env;
-  let doc: unknown;
+  return parseConfigDoc(parseConfigYaml(text, opts.source), opts);
+}
+
+/** The YAML document of a config file's text, before `${NAME}` substitution and validation. */
+export function parseConfigYaml(text: string, source: string): unknown {
   try {
-    doc = parseYaml(text);
+    return parseYaml(text);
   } catch (err) {
     throw new ConfigError(`config error in ${source}: invalid YAML: ${(err as Error).message}`);
   }
+}
+
+/**
+ * A config document (a file's, or a file's with the database's providers and models added) substituted,
+ * overridden from the environment and validated: the one path every configuration takes, so a change
+ * through the admin API is held to the same schema and messages as the file.
+ */
+export function parseConfigDoc(doc: unknown, opts: { source: string; env?: NodeJS.ProcessEnv }): GatewayConfig {
+  const { source } = opts;
+  const env = opts.env ?? process.env;
   const overridden = applyEnvOverrides(substituteEnv(doc, env, source, ''), env);
   const parsed = configSchema.safeParse(overridden.doc);
   if (!parsed.success) throw new ConfigError(formatIssues(source, parsed.error.issues, overridden.from));
@@ -103,8 +115,15 @@ function build(raw: RawConfig, source: string, env: NodeJS.ProcessEnv): GatewayC
   const fail = (path: string, msg: string): never => {
     throw new ConfigError(`config error in ${source}:\n  at ${path}: ${msg}`);
   };
+  const modelsSource = raw.models_source ?? DEFAULTS.modelsSource;
+  if (modelsSource !== 'database') {
+    if (raw.providers === undefined) fail('providers', 'required (or set models_source: database)');
+    if (raw.models === undefined) fail('models', 'required (or set models_source: database)');
+  }
+  const rawProviders = raw.providers ?? [];
+  const rawModels = raw.models ?? [];
   const providers = new Map<string, ProviderConfig>();
-  raw.providers.forEach((p, i) => {
+  rawProviders.forEach((p, i) => {
     if (providers.has(p.name)) fail(`providers[${i}].name`, `duplicate provider name "${p.name}"`);
     const spec = providerSpecOf(p.kind);
     if (spec.requiresBaseUrl && !p.base_url) fail(`providers[${i}].base_url`, `required for kind ${p.kind}`);
@@ -124,6 +143,7 @@ function build(raw: RawConfig, source: string, env: NodeJS.ProcessEnv): GatewayC
       options,
       system: spec.system ?? p.kind,
       inProcess: spec.call !== undefined,
+      http2: p.http2 ?? 'auto',
     });
   });
   const defaultTimeouts = timeouts(raw.timeouts, {
@@ -132,10 +152,10 @@ function build(raw: RawConfig, source: string, env: NodeJS.ProcessEnv): GatewayC
     idleMs: DEFAULTS.timeouts.idleMs,
     totalMs: DEFAULTS.timeouts.totalMs,
   });
-  const names = new Set<string>(raw.models.map((m) => m.name));
+  const names = new Set<string>(rawModels.map((m) => m.name));
   const seenNames = new Set<string>();
   const exactAliases = new Map<string, string>();
-  const models: ModelConfig[] = raw.models.map((m, i) => {
+  const models: ModelConfig[] = rawModels.map((m, i) => {
     if (seenNames.has(m.name)) fail(`models[${i}].name`, `duplicate model name "${m.name}"`);
     seenNames.add(m.name);
     (m.aliases ?? []).forEach((a, j) => {
@@ -193,6 +213,7 @@ function build(raw: RawConfig, source: string, env: NodeJS.ProcessEnv): GatewayC
     clientBodyTimeoutMs: raw.client_body_timeout_ms ?? DEFAULTS.clientBodyTimeoutMs,
     clientHeaderTimeoutMs: raw.client_header_timeout_ms ?? DEFAULTS.clientHeaderTimeoutMs,
     maxConnections: raw.max_connections ?? DEFAULTS.maxConnections,
+    maxConnectionsSet: raw.max_connections !== undefined,
     overloadLoopDelayMs: raw.overload_loop_delay_ms ?? DEFAULTS.overloadLoopDelayMs,
     maxConnectionsPerAddress: Math.min(
       raw.max_connections_per_address ?? defaultPerAddressShare(raw.max_connections ?? DEFAULTS.maxConnections),
@@ -226,6 +247,8 @@ function build(raw: RawConfig, source: string, env: NodeJS.ProcessEnv): GatewayC
       credentialsRetryMs: raw.circuit_breaker?.credentials_retry_ms,
       credentialsRetryMaxMs: raw.circuit_breaker?.credentials_retry_max_ms,
     },
+    modelsSource,
+    configWatch: raw.config_watch ?? true,
     providers: [...providers.values()],
     models,
     stages: stageBlocksOf(raw),

@@ -77,6 +77,8 @@ const commonProviderKeys = {
   api_key: z.string().optional(),
   api_keys: z.array(z.string().min(1)).optional(),
   headers: z.record(z.string(), z.string()).optional(),
+  // HTTP/2 to the upstream (docs/providers.md): auto = by ALPN over TLS, HTTP/1.1 over plain HTTP.
+  http2: z.literal(['auto', true, false], { error: 'http2 is auto, true or false' }).optional(),
 };
 
 /** One strict object per kind in the registry: a key of another kind is refused, naming the kind. */
@@ -292,8 +294,14 @@ export const configSchema = z.strictObject({
   max_retries: num(z.number().int().min(0).max(10)).optional(),
   // /v1/messages serves every chat model, not only those of family `anthropic`.
   messages_any_model: z.boolean().optional(),
-  providers: z.array(providerSchema).min(1),
-  models: z.array(modelSchema).min(1),
+  // Where providers and models come from: the file, the database (the admin API and CLI), or both
+  // (default); with `database` the file may leave them out (docs/operations.md, "Changing models live").
+  models_source: z.enum(['file', 'database', 'both']).optional(),
+  // The file is reloaded when it changes (checked once a second); false: only on SIGHUP.
+  config_watch: z.boolean().optional(),
+  // Required unless models_source is database: config/load.ts says so, naming the setting.
+  providers: z.array(providerSchema).min(1).optional(),
+  models: z.array(modelSchema).min(1).optional(),
   ...stageBlocks,
   mcp_servers: z.array(mcpServerSchema).optional(),
 });
@@ -327,6 +335,7 @@ export const DEFAULTS = {
   // Long enough for a load balancer to see the failing readiness and send new connections elsewhere.
   drainDelayS: 5,
   maxRetries: 5,
+  modelsSource: 'both',
   // An MCP server's listing or tool call that takes longer fails; its tools are left out meanwhile.
   mcpTimeoutMs: 10_000,
   // A replica silent this long is taken for dead: its reservations and unwritten spend are reconciled.

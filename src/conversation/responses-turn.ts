@@ -38,7 +38,7 @@ export async function prepareResponsesTurn(
   const { background, ...foreground } = o.parsed;
   const parsed = background === undefined ? o.parsed : foreground;
   const rewritten = parsed === o.parsed ? null : parsed;
-  const id = o.facts.previousResponseId;
+  const id = o.facts.responses.previousResponseId;
   if (id === null) return { turn, model: o.model, body: rewritten };
   const row = await responses.get(id, o.key.id, o.now);
   if (row === null)
@@ -84,7 +84,7 @@ export async function storeResponsesTurn(
   store: { responses: ResponseStore; retentionMs: number },
   o: { turn: ResponsesTurn; responseText: string | null; deployment: DeploymentConfig; now: number },
 ): Promise<void> {
-  if (!o.turn.facts.store || o.responseText === null) return;
+  if (!o.turn.facts.responses.store || o.responseText === null) return;
   let response: unknown;
   try {
     response = JSON.parse(o.responseText);

@@ -62,6 +62,11 @@ export interface ProviderConfig {
   system: string;
   /** Answered in-process (the mock): no server to name in traces, nothing to pay for. */
   inProcess: boolean;
+  /**
+   * HTTP/2 to the upstream: `auto` offers it by ALPN over TLS and speaks HTTP/1.1 over plain HTTP; `true`
+   * offers it over TLS too and speaks it by prior knowledge (h2c) over plain HTTP; `false` never. Absent: `auto`.
+   */
+  http2?: 'auto' | boolean;
 }
 
 export interface Timeouts {
@@ -128,6 +133,8 @@ export interface GatewayConfig {
   clientHeaderTimeoutMs: number;
   /** Open client connections past which a new one is closed at once. */
   maxConnections: number;
+  /** The config set max_connections: a file limit too low for it stops the start instead of lowering it. */
+  maxConnectionsSet?: boolean;
   /** Event-loop delay (ms) past which new requests get a fast 503 `overloaded`; 0 = never. */
   overloadLoopDelayMs: number;
   /** Open connections one client address (an IPv6 /64) may hold; past it a new one is closed at once. */
@@ -181,6 +188,10 @@ export interface GatewayConfig {
     credentialsRetryMs?: number;
     credentialsRetryMaxMs?: number;
   };
+  /** Where providers and models come from: the file, the database (admin API, CLI) or both. */
+  modelsSource: 'file' | 'database' | 'both';
+  /** The file is reloaded when it changes; false: only on SIGHUP. */
+  configWatch: boolean;
   providers: ProviderConfig[];
   models: ModelConfig[];
   /** The top-level stage blocks by config key (`redact`), as the config wrote them; absent = none. */

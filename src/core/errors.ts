@@ -92,6 +92,10 @@ export const ERROR_CODES = {
     status: 503,
     message: 'The gateway is running behind (its event loop is late); retry shortly.',
   },
+  descriptors_exhausted: {
+    status: 503,
+    message: 'The gateway holds all the upstream connections its file-descriptor limit allows; retry shortly.',
+  },
   shutting_down: { status: 503, message: 'The gateway is shutting down and stopped this request; retry it.' },
 } as const satisfies Record<string, { status: number; message: string }>;
 

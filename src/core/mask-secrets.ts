@@ -43,6 +43,11 @@ export class SecretMasker {
 
   /** `secrets`: the configured provider keys and credential header values. */
   constructor(secrets: string[]) {
+    this.add(secrets);
+  }
+
+  /** Secrets of providers added while running (admin API, a reloaded file): masked from now on too. */
+  add(secrets: readonly string[]): void {
     for (const secret of secrets) {
       if (secret.length < 8) continue;
       if (secret.length < SECRET_PIECE) {

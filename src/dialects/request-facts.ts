@@ -7,4 +7,13 @@ export interface RequestFacts {
   maxTokens: number | null;
   /** OpenAI: stream_options.include_usage was true. Always false on /v1/messages. */
   includeUsage: boolean;
+  /** A Responses API request's own state (its validator sets it); absent on every other endpoint. */
+  responses?: ResponsesState;
+}
+
+/** Whether a Responses API request is stored, and the stored response it continues. */
+export interface ResponsesState {
+  /** False only when the caller sent `store: false`: then nothing is kept. */
+  store: boolean;
+  previousResponseId: string | null;
 }

@@ -35,10 +35,17 @@ export function costlyBody(headers: IncomingHttpHeaders): boolean {
   return length === undefined ? headers['transfer-encoding'] !== undefined : length.length > 5;
 }
 
-/** The request's body, decoded when it came compressed; both sizes are held to `limits.bytes`. */
-export function readBody(req: IncomingMessage, limits: BodyLimits): Promise<Buffer> {
+/** Bytes of an arriving body handed to a `head` check before the rest is read. */
+export const HEAD_BYTES = 8192;
+
+/**
+ * The request's body, decoded when it came compressed; both sizes are held to `limits.bytes`. `head`, for
+ * an uncompressed body that does not arrive whole with its headers, sees its first HEAD_BYTES (or all of
+ * it, when shorter) before more is read: a GatewayError it throws refuses the request with the rest unread.
+ */
+export function readBody(req: IncomingMessage, limits: BodyLimits, head?: (bytes: Buffer) => void): Promise<Buffer> {
   const encoding = req.headers['content-encoding'];
-  const raw = readRawBody(req, limits);
+  const raw = readRawBody(req, limits, encoding === undefined ? head : undefined);
   return encoding === undefined
     ? raw
     : raw.then((body) => decodeBody(body, encoding, limits.bytes, limits.decoding)).then(withoutBom);
@@ -53,7 +60,11 @@ function withoutBom(body: Buffer): Buffer {
   return body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf ? body.subarray(3) : body;
 }
 
-async function readRawBody(req: IncomingMessage, limits: BodyLimits): Promise<Buffer> {
+async function readRawBody(
+  req: IncomingMessage,
+  limits: BodyLimits,
+  head: ((bytes: Buffer) => void) | undefined,
+): Promise<Buffer> {
   const limitBytes = limits.bytes;
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > limitBytes) {
@@ -72,7 +83,7 @@ async function readRawBody(req: IncomingMessage, limits: BodyLimits): Promise<Bu
       if (whole !== null) return withoutBom(whole);
     }
   }
-  return streamRest(req, limits, [], 0);
+  return streamRest(req, limits, [], 0, head);
 }
 
 // Sockets whose request Node itself refused (server.ts's clientError: a timeout answered 408, malformed
@@ -84,7 +95,13 @@ export function markAnsweredByNode(socket: object, code: string): void {
   answeredByNode.set(socket, code);
 }
 
-function streamRest(req: IncomingMessage, limits: BodyLimits, chunks: Buffer[], size: number): Promise<Buffer> {
+function streamRest(
+  req: IncomingMessage,
+  limits: BodyLimits,
+  chunks: Buffer[],
+  size: number,
+  head: ((bytes: Buffer) => void) | undefined,
+): Promise<Buffer> {
   const limitBytes = limits.bytes;
   return new Promise((resolve, reject) => {
     // Destroyed already (the client left during the microtask above): no 'end' or 'error' will come.
@@ -116,12 +133,27 @@ function streamRest(req: IncomingMessage, limits: BodyLimits, chunks: Buffer[], 
       budget?.give(held);
       held = 0;
     };
-    const refuse = (err: GatewayError): void => {
+    const refuse = (err: GatewayError, drain = true): void => {
       req.off('data', onData);
       if (stalled !== null) clearTimeout(stalled);
       release();
-      req.resume();
+      // A refusal on the body's head leaves the rest unread: the answer closes the connection.
+      if (drain) req.resume();
+      else req.pause();
       reject(err);
+    };
+    /** Runs the head check once; false when it refused the request. */
+    const checkHead = (): boolean => {
+      const check = head;
+      head = undefined;
+      try {
+        check?.(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size));
+        return true;
+      } catch (err) {
+        if (!(err instanceof GatewayError)) throw err;
+        refuse(err, false);
+        return false;
+      }
     };
     const onData = (c: Buffer): void => {
       size += c.length;
@@ -136,9 +168,11 @@ function streamRest(req: IncomingMessage, limits: BodyLimits, chunks: Buffer[], 
         unclocked = 0;
         stalled.refresh();
       }
+      if (head !== undefined && size >= HEAD_BYTES) checkHead();
     };
     req.on('data', onData);
     req.once('end', () => {
+      if (head !== undefined && !checkHead()) return;
       if (stalled !== null) clearTimeout(stalled);
       release();
       resolve(withoutBom(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size)));

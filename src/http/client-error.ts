@@ -7,7 +7,8 @@ import { GatewayError } from '../core/errors.ts';
 import type { Dialect } from '../core/dialect.ts';
 import { renderError } from '../dialects/render-error.ts';
 import { markAnsweredByNode } from './body.ts';
-import { callerDialect, dialectForPath, findRoute, pathOf } from './routes.ts';
+import { callerDialect, dialectForPath, pathOf } from './routes.ts';
+import type { Router } from './endpoint.ts';
 
 const STATUS_LINES: Readonly<Record<number, string>> = {
   400: '400 Bad Request',
@@ -15,12 +16,16 @@ const STATUS_LINES: Readonly<Record<number, string>> = {
   431: '431 Request Header Fields Too Large',
 };
 
-/** `res` is the response the socket was serving last (server.ts notes it per request), if any. */
+/**
+ * `res` is the response the socket was serving last (server.ts notes it per request), if any; `router`
+ * finds the endpoint whose dialect the answer is written in.
+ */
 export function answerClientError(
   err: NodeJS.ErrnoException & { rawPacket?: Buffer },
   socket: Socket,
   res: ServerResponse | undefined,
   requestId: string,
+  router: Router,
 ): void {
   const current = res !== undefined && !res.writableFinished ? res : undefined;
   // Not while a response is under way on the socket: raw bytes in the middle of it would corrupt what
@@ -31,7 +36,7 @@ export function answerClientError(
   }
   if (err.code !== undefined) markAnsweredByNode(socket, err.code);
   const error = refusal(err);
-  const body = renderError(dialectOf(current, err.rawPacket), error, requestId);
+  const body = renderError(dialectOf(router, current, err.rawPacket), error, requestId);
   // The socket is closed once the answer is flushed, not half-closed: a client that never reads or
   // closes must not keep its slot under max_connections.
   socket.end(
@@ -55,18 +60,18 @@ function refusal(err: NodeJS.ErrnoException): GatewayError {
  * The request's dialect: from the request in progress when there is one (a body that did not arrive in
  * time), else from the request line and headers Node could read before it gave up.
  */
-function dialectOf(current: ServerResponse | undefined, raw: Buffer | undefined): Dialect {
+function dialectOf(router: Router, current: ServerResponse | undefined, raw: Buffer | undefined): Dialect {
   if (current !== undefined)
-    return dialectFor(pathOf(current.req.url), current.req.headers['anthropic-version'] !== undefined);
+    return dialectFor(router, pathOf(current.req.url), current.req.headers['anthropic-version'] !== undefined);
   if (raw === undefined || raw.length === 0) return 'openai';
   const head = raw.subarray(0, 16_384).toString('latin1');
   const target = /^[A-Z]+ (\S+) HTTP\//.exec(head)?.[1];
   if (target === undefined) return 'openai';
-  return dialectFor(pathOf(target), /\r\nanthropic-version:/i.test(head));
+  return dialectFor(router, pathOf(target), /\r\nanthropic-version:/i.test(head));
 }
 
-function dialectFor(path: string, anthropicVersion: boolean): Dialect {
-  const route = findRoute(path);
+function dialectFor(router: Router, path: string, anthropicVersion: boolean): Dialect {
+  const route = router.find(path)?.endpoint;
   const version = anthropicVersion ? '' : undefined;
   return route === undefined ? dialectForPath(path, version) : callerDialect(route, version);
 }

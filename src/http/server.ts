@@ -1,5 +1,5 @@
-// The node:http server: request id, exact routing, /healthz, /livez, /readyz and /metrics, and every other route handed
-// to the pipeline (`dispatch`) or, under admin_token, to the admin API and dashboard.
+// The node:http server: request id, exact routing by the endpoint table (`router`), /healthz, /livez, /readyz
+// and /metrics, every other endpoint's own handler, and, under admin_token, the admin API and dashboard.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { randomBytes } from 'node:crypto';
@@ -8,11 +8,12 @@ import { GatewayError } from '../core/errors.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import { maskKeyLike, type SecretMasker } from '../core/mask-secrets.ts';
-import { geminiAuthenticated } from '../dialects/gemini/routes.ts';
 import { answerClientError } from './client-error.ts';
 import { guardConnections } from './connection-guard.ts';
+import { acceptHttp2 } from './http2.ts';
 import { sendError, sendJson } from './respond.ts';
-import { callerDialect, dialectForPath, endpointClass, findRoute, pathOf, type Route } from './routes.ts';
+import { callerDialect, dialectForPath, endpointClass, pathOf } from './routes.ts';
+import type { OwnRoute, Router, RouteMatch } from './endpoint.ts';
 import { CorsPolicy, refusalMessage } from './cors.ts';
 import type { Readiness } from '../observability/readiness.ts';
 
@@ -26,8 +27,8 @@ export interface ServerOptions {
   masker: SecretMasker;
   /** Whether an Authorization header opens GET /metrics; null when metrics_token is unset (then it is open). */
   metricsAuthorized: ((authorization: string | undefined) => boolean) | null;
-  /** Every API route: the pipeline's story for it. */
-  dispatch: (req: IncomingMessage, res: ServerResponse, route: Route, requestId: string) => Promise<void>;
+  /** Every API endpoint, each with its handler (pipeline/endpoint-table.ts). */
+  router: Router;
   /** /admin/ (and the sign-in's /auth/) and /ui/; both null without admin_token, admin_tokens or oidc, and their paths are then 404. */
   admin: ((req: IncomingMessage, res: ServerResponse, path: string, requestId: string) => void) | null;
   ui: ((req: IncomingMessage, res: ServerResponse, path: string) => void) | null;
@@ -61,7 +62,7 @@ export function createGatewayServer(gw: ServerOptions): Server {
   const requestTimeout = gw.config.clientRequestTimeoutMs;
   const headersTimeout = Math.min(gw.config.clientHeaderTimeoutMs, requestTimeout);
   const cors = gw.config.corsOrigins.length === 0 ? null : new CorsPolicy(gw.config.corsOrigins);
-  const { admin, ui, readiness } = gw;
+  const { admin, ui, readiness, router } = gw;
   const shedder = gw.shedder;
   const server = createServer(
     {
@@ -70,12 +71,12 @@ export function createGatewayServer(gw: ServerOptions): Server {
       headersTimeout,
       connectionsCheckingInterval: Math.min(30_000, Math.max(100, Math.floor(headersTimeout / 4))),
     },
-    function modelgateRequest(req, res) {
+    function modelgateRequest(req: IncomingMessage, res: ServerResponse) {
       const requestId = newRequestId();
       (req.socket as Tagged)[RESPONSE] = res;
       // A stopping gateway keeps no connection open for a next request: the client's next one goes to a
-      // replica that is staying.
-      if (readiness.draining) res.setHeader('connection', 'close');
+      // replica that is staying. (HTTP/2 has no Connection header: its sessions get a GOAWAY at close.)
+      if (readiness.draining && req.httpVersionMajor === 1) res.setHeader('connection', 'close');
       // Answers to the origins the operator named carry CORS headers, errors included (a browser script
       // can then read why); without cors_origins nothing is looked at here.
       if (cors !== null) {
@@ -85,18 +86,11 @@ export function createGatewayServer(gw: ServerOptions): Server {
         else res.setHeader('vary', 'Origin');
       }
       const path = pathOf(req.url);
-      const route = geminiListing(findRoute(path), req);
-      if (route?.name === 'gemini_unknown') {
-        req.resume();
-        sendError(res, {
-          dialect: 'gemini',
-          error: new GatewayError('not_found', {
-            message: `No route for ${req.method} ${path}. The gateway serves Gemini's models/{model}:generateContent, :streamGenerateContent and :countTokens, and GET models.`,
-          }),
-          requestId,
-        });
-        return;
-      }
+      let match = router.find(path);
+      const variant = match?.endpoint.variant;
+      if (variant !== undefined && variant.when(req))
+        match = { endpoint: variant.endpoint, params: variant.params(path) };
+      const route = match?.endpoint;
       if (!route && admin !== null && ui !== null) {
         if (path.startsWith('/admin/') || path.startsWith('/auth/')) return admin(req, res, path, requestId);
         if (path === '/ui' || path.startsWith('/ui/')) return ui(req, res, path);
@@ -115,19 +109,14 @@ export function createGatewayServer(gw: ServerOptions): Server {
       }
       // HEAD is GET without the body (RFC 9110 §9.3.2; load balancers probe /healthz with it): node:http
       // drops the body of a response to HEAD by itself.
+      const methods = route.methods;
       if (
-        req.method !== route.method &&
-        req.method !== route.alsoMethod &&
-        route.alsoMethods?.includes(req.method ?? '') !== true &&
-        !(req.method === 'HEAD' && route.method === 'GET')
+        req.method !== methods[0] &&
+        !methods.includes(req.method ?? '') &&
+        !(req.method === 'HEAD' && methods.includes('GET'))
       ) {
         req.resume();
-        const allow = [
-          route.method,
-          ...(route.method === 'GET' ? ['HEAD'] : []),
-          ...(route.alsoMethod === undefined ? [] : [route.alsoMethod]),
-          ...(route.alsoMethods ?? []),
-        ].join(', ');
+        const allow = (methods.includes('GET') ? [...methods, 'HEAD'] : methods).join(', ');
         if (req.method === 'OPTIONS' && req.headers['access-control-request-method'] !== undefined) {
           answerPreflight(gw, { req, res, route, path, allow, requestId, cors });
           return;
@@ -136,18 +125,15 @@ export function createGatewayServer(gw: ServerOptions): Server {
         sendError(res, {
           dialect: callerDialect(route, req.headers['anthropic-version']),
           error: new GatewayError('method_not_allowed', {
-            message: `${req.method} is not allowed on ${path}; use ${route.method}.`,
+            message: `${req.method} is not allowed on ${path}; use ${methods[0]}.`,
           }),
           requestId,
           headers: { allow },
         });
         return;
       }
-      if (
-        route.name === 'metrics' &&
-        gw.metricsAuthorized !== null &&
-        !gw.metricsAuthorized(req.headers.authorization)
-      ) {
+      const own = route.own;
+      if (own === 'metrics' && gw.metricsAuthorized !== null && !gw.metricsAuthorized(req.headers.authorization)) {
         req.resume();
         sendError(res, {
           dialect: 'openai',
@@ -160,10 +146,8 @@ export function createGatewayServer(gw: ServerOptions): Server {
         });
         return;
       }
-      const own =
-        route.name === 'healthz' || route.name === 'metrics' || route.name === 'livez' || route.name === 'readyz';
       // A late event loop: a new request is refused at once so the admitted ones keep their latency.
-      if (!own && shedder !== null && shedder.shedding) {
+      if (own === undefined && shedder !== null && shedder.shedding) {
         req.resume();
         sendError(res, {
           dialect: callerDialect(route, req.headers['anthropic-version']),
@@ -173,7 +157,8 @@ export function createGatewayServer(gw: ServerOptions): Server {
         });
         return;
       }
-      const served = own ? serveOwn(gw, res, route, requestId) : gw.dispatch(req, res, route, requestId);
+      const served =
+        own === undefined ? route.serve(req, res, match as RouteMatch, requestId) : serveOwn(gw, res, own, requestId);
       served.catch((err: unknown) => {
         gw.log.error({ requestId, err: gw.masker.mask(String(err)) }, 'handler failed');
         if (!res.headersSent)
@@ -182,11 +167,18 @@ export function createGatewayServer(gw: ServerOptions): Server {
       });
     },
   );
+  // HTTP/2 with prior knowledge on the same port (the AWS SDK's default for Bedrock Runtime): its requests
+  // take the same handler through node:http2's compatibility objects, which have what it reads.
+  const handler = server.listeners('request')[0] as (req: IncomingMessage, res: ServerResponse) => void;
+  acceptHttp2(server, {
+    onRequest: handler as unknown as Parameters<typeof acceptHttp2>[1]['onRequest'],
+    firstByteTimeoutMs: headersTimeout,
+  });
   // Malformed HTTP never crashes the process; the socket is answered and closed: 408 for a request that
   // did not arrive in time, 431 for headers over Node's limit, else 400, each with a body in the caller's
   // dialect (client-error.ts).
   server.on('clientError', (err: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Socket) =>
-    answerClientError(err, socket, (socket as Tagged)[RESPONSE], newRequestId()),
+    answerClientError(err, socket, (socket as Tagged)[RESPONSE], newRequestId(), router),
   );
   // Past max_connections open client connections, or an address's share of them, a new one is closed at
   // once: a flood of connections must not take the file descriptors every upstream call needs too, nor
@@ -232,7 +224,7 @@ function answerPreflight(
   p: {
     req: IncomingMessage;
     res: ServerResponse;
-    route: Route;
+    route: RouteMatch['endpoint'];
     path: string;
     allow: string;
     requestId: string;
@@ -258,10 +250,10 @@ function answerPreflight(
  * is alive: restart it when this fails), /readyz (send it requests: 503 while draining for a stop or
  * while a store the requests need is unreachable), and /metrics.
  */
-async function serveOwn(gw: ServerOptions, res: ServerResponse, route: Route, requestId: string): Promise<void> {
-  if (route.name === 'healthz') return sendJson(res, { status: 200, body: '{"status":"ok"}', requestId });
-  if (route.name === 'livez') return sendJson(res, { status: 200, body: '{"status":"alive"}', requestId });
-  if (route.name === 'readyz') {
+async function serveOwn(gw: ServerOptions, res: ServerResponse, own: OwnRoute, requestId: string): Promise<void> {
+  if (own === 'healthz' || own === 'root') return sendJson(res, { status: 200, body: '{"status":"ok"}', requestId });
+  if (own === 'livez') return sendJson(res, { status: 200, body: '{"status":"alive"}', requestId });
+  if (own === 'readyz') {
     const reasons = gw.readiness.reasons();
     if (reasons.length === 0) return sendJson(res, { status: 200, body: '{"status":"ready"}', requestId });
     return sendJson(res, { status: 503, body: JSON.stringify({ status: 'not ready', reasons }), requestId });
@@ -269,10 +261,4 @@ async function serveOwn(gw: ServerOptions, res: ServerResponse, route: Route, re
   const text = await gw.metrics.render();
   res.writeHead(200, { 'content-type': gw.metrics.contentType, 'x-request-id': requestId });
   res.end(text);
-}
-
-/** GET /v1/models[/{id}] from a caller that authenticates the Gemini way is Gemini's listing. */
-function geminiListing(route: Route | undefined, req: IncomingMessage): Route | undefined {
-  if ((route?.name !== 'models' && route?.name !== 'model') || !geminiAuthenticated(req.headers, req.url)) return route;
-  return findRoute(route.name === 'models' ? '/v1beta/models' : '/v1beta/models/x');
 }

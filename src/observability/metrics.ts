@@ -57,6 +57,13 @@ interface Series {
   duration: HistogramSeries;
 }
 
+/** One provider's upstream pools, as the scrape reads them. */
+export interface UpstreamPoolSample {
+  provider: string;
+  connections: number;
+  streams: number;
+}
+
 export class Metrics {
   readonly registry = new Registry();
   /** Requests being served (read by /metrics and by a clean stop). */
@@ -68,6 +75,7 @@ export class Metrics {
   #unrouted: Counter<'endpoint_class' | 'reason'>;
   #genAi: GenAiMetrics;
   #breakerSnapshot: (() => BreakerStatus[]) | null = null;
+  #upstreamPools: (() => readonly UpstreamPoolSample[]) | null = null;
   #usage: UsageQueue | null = null;
   #admission: { readonly unavailableRefusals: number } | null = null;
   #panicRouted: Counter<'model'>;
@@ -77,6 +85,11 @@ export class Metrics {
   #keySpendRead: { at: number; samples: Promise<readonly KeySpendSample[]> } | null = null;
   /** Client connections closed at once because max_connections were open. */
   connectionsDropped = 0;
+
+  /** Upstream connections and streams by provider, read from the pools when scraped. */
+  watchUpstreamPools(snapshot: () => readonly UpstreamPoolSample[]): void {
+    this.#upstreamPools = snapshot;
+  }
 
   /** `providerOf` names a deployment's provider for the GenAI series (gen_ai_provider_name). */
   constructor(opts: { providerOf?: (deploymentId: string) => string; defaultMetrics?: boolean } = {}) {
@@ -107,6 +120,26 @@ export class Metrics {
           this.inc({ ...s.labels, direction: 'input' }, s.tokensIn);
           this.inc({ ...s.labels, direction: 'output' }, s.tokensOut);
         }
+      },
+    });
+    new Gauge({
+      name: 'modelgate_upstream_connections',
+      help: 'Connections open to upstreams, by provider (an HTTP/2 connection carries many streams).',
+      labelNames: ['provider'],
+      registers,
+      collect() {
+        this.reset();
+        for (const p of metrics.#upstreamPools?.() ?? []) this.set({ provider: p.provider }, p.connections);
+      },
+    });
+    new Gauge({
+      name: 'modelgate_upstream_streams',
+      help: 'Requests in flight to upstreams (HTTP/1.1 requests and HTTP/2 streams), by provider.',
+      labelNames: ['provider'],
+      registers,
+      collect() {
+        this.reset();
+        for (const p of metrics.#upstreamPools?.() ?? []) this.set({ provider: p.provider }, p.streams);
       },
     });
     this.#duration = new SeriesHistogram({

@@ -7,12 +7,14 @@ import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import type { Catalog } from '../catalog/catalog.ts';
 import { renderBedrockError } from '../dialects/anthropic-clouds/errors.ts';
 import { gatewayModelOf } from '../dialects/anthropic-clouds/model-id.ts';
-import { bedrockCallOf, vertexCallOf } from '../dialects/anthropic-clouds/paths.ts';
+import type { BedrockCall, VertexCall } from '../dialects/anthropic-clouds/paths.ts';
 import { CLOUD_MESSAGES_VERSION, cloudMessagesBody } from '../dialects/anthropic-clouds/request.ts';
 import { validateMessagesRequest } from '../dialects/anthropic-messages/validate.ts';
-import { pathOf } from '../http/routes.ts';
+import { MESSAGES_INGRESS_SIDES } from '../registry.ts';
+import { clientAsMessages, messagesReplyAs } from '../translate/client-over-messages.ts';
+import type { HubRequest } from '../spec/form.ts';
 import type { GenerationEndpoint } from './generate.ts';
-import { BEDROCK_EVENT_STREAM } from './reply-framing.ts';
+import { BEDROCK_EVENT_STREAM, converseEventStream } from './reply-framing.ts';
 
 const validate: GenerationEndpoint['validate'] = (body, at) =>
   validateMessagesRequest(body, at.version ?? CLOUD_MESSAGES_VERSION);
@@ -20,8 +22,12 @@ const validate: GenerationEndpoint['validate'] = (body, at) =>
 const known = (catalog: Catalog) => (name: string) => catalog.resolve(name) !== undefined;
 
 /** POST /model/{model}/invoke and /invoke-with-response-stream. */
-export function bedrockEndpoint(catalog: Catalog, req: IncomingMessage, requestId: string): GenerationEndpoint {
-  const call = bedrockCallOf(pathOf(req.url))!;
+export function bedrockEndpoint(
+  catalog: Catalog,
+  req: IncomingMessage,
+  requestId: string,
+  call: BedrockCall,
+): GenerationEndpoint {
   const model = gatewayModelOf(call.model, known(catalog));
   return {
     dialect: 'anthropic',
@@ -37,9 +43,50 @@ export function bedrockEndpoint(catalog: Catalog, req: IncomingMessage, requestI
   };
 }
 
+/**
+ * POST /model/{model}/converse and /converse-stream: Bedrock's Converse API, so applications written
+ * against the AWS SDK reach every model with an endpoint override. The body goes through the hub into a
+ * /v1/messages body, and the Messages reply back into Converse's (streamed: ConverseStream's events in
+ * AWS's event stream).
+ */
+export function converseEndpoint(
+  catalog: Catalog,
+  defaultMaxTokens: number,
+  requestId: string,
+  call: BedrockCall,
+): GenerationEndpoint {
+  const model = gatewayModelOf(call.model, known(catalog));
+  const client = MESSAGES_INGRESS_SIDES.converse;
+  const started = performance.now();
+  const latencyMs = () => Math.round(performance.now() - started);
+  // Set by the reshape, before the reply is written.
+  let request: HubRequest | null = null;
+  const replyAt = () => ({ request: request!, model: call.model, latencyMs });
+  return {
+    dialect: 'anthropic',
+    requestId,
+    endpoint: call.stream ? '/model/{model}/converse-stream' : '/model/{model}/converse',
+    cloud: {
+      reshape(value) {
+        const shaped = clientAsMessages(client, value, { model, stream: call.stream, defaultMaxTokens });
+        request = shaped.request;
+        return shaped;
+      },
+    },
+    framing: call.stream ? converseEventStream(client, replyAt) : undefined,
+    reshapeReply: call.stream ? undefined : (text) => messagesReplyAs(client, text, replyAt()),
+    renderError: renderBedrockError,
+    validate,
+  };
+}
+
 /** POST …/publishers/anthropic/models/{model}:rawPredict and :streamRawPredict. */
-export function vertexEndpoint(catalog: Catalog, req: IncomingMessage, requestId: string): GenerationEndpoint {
-  const call = vertexCallOf(pathOf(req.url))!;
+export function vertexEndpoint(
+  catalog: Catalog,
+  req: IncomingMessage,
+  requestId: string,
+  call: VertexCall,
+): GenerationEndpoint {
   const stream = call.method === 'streamRawPredict';
   const model = gatewayModelOf(call.model, known(catalog));
   return {

@@ -1,13 +1,12 @@
-// Which story each API route tells, and the story of a generation request (chat, messages, responses,
-// embeddings, Gemini's generateContent): auth → body → validation → catalog → stages → admission → routing →
+// The story of a generation request (chat, messages, responses, embeddings, Gemini's generateContent,
+// the cloud routes; which endpoint tells it is the endpoint table's): auth → body → validation → catalog → stages → admission → routing →
 // relay → accounting. Each step is its stage's.
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { Dialect } from '../core/dialect.ts';
 import { billableUsage } from '../core/usage.ts';
 import { GatewayError } from '../core/errors.ts';
 import { answeredOrGone, costlyBody, readBody, parseJsonBody } from '../http/body.ts';
-import { geminiCallOf, type GeminiCall } from '../dialects/gemini/routes.ts';
-import { pathOf, type Route } from '../http/routes.ts';
+import type { GeminiCall } from '../dialects/gemini/routes.ts';
 import { sendError, sendJson } from '../http/respond.ts';
 import type { CloudMessages } from '../dialects/anthropic-clouds/request.ts';
 import type { ReplyFraming } from './reply-framing.ts';
@@ -15,18 +14,10 @@ import { ResponseClientLink } from '../routing/attempt-watch.ts';
 import { authenticate, authenticateGemini } from '../auth/authenticate.ts';
 import { renderStreamError } from '../dialects/render-error.ts';
 import type { RequestFacts } from '../dialects/request-facts.ts';
-import { validateChatRequest } from '../dialects/openai-chat/validate.ts';
-import { validateMessagesRequest } from '../dialects/anthropic-messages/validate.ts';
-import {
-  checkAnthropicVersion,
-  forwardedHeaders,
-  type AnthropicVersion,
-} from '../dialects/anthropic-messages/version.ts';
-import { validateEmbeddingsRequest } from '../dialects/embeddings/validate.ts';
-import { validateGeminiCall } from '../dialects/gemini/validate.ts';
-import { validateResponsesRequest, type ResponsesFacts } from '../dialects/openai-responses/validate.ts';
-import { compactionBody, summaryRequest, validateCompactRequest } from '../dialects/openai-responses/compact.ts';
+import { forwardedHeaders, type AnthropicVersion } from '../dialects/anthropic-messages/version.ts';
+import { compactionBody, summaryRequest } from '../dialects/openai-responses/compact.ts';
 import { refuseUnusableKey, resolveModel } from '../catalog/catalog.ts';
+import { topLevelString } from '../core/json-prefix.ts';
 import { promptCacheKeyOf, sessionIdOf } from '../routing/session.ts';
 import { promptEstimator, type Ticket } from '../admission/admission.ts';
 import { obtainAnswer, type Answer } from '../routing/attempts.ts';
@@ -42,86 +33,12 @@ import type { StageList } from '../stages/plan.ts';
 import { runAfterReply, runBeforeRouting } from '../stages/run.ts';
 import { keepAliveFor, relayStream } from './relay.ts';
 import { StageTally } from './stage-tally.ts';
-import { answerShort } from './endpoints.ts';
-import { bedrockEndpoint, vertexEndpoint } from './cloud-routes.ts';
 import type { Gateway } from './gateway.ts';
 import { servesResponsesNatively } from '../registry.ts';
 import { targetQuery, type TargetQuery } from '../spec/provider.ts';
 
 /** Responses API compaction, passed through. */
 const COMPACT = targetQuery('compact', 'responses', false);
-
-/** The MCP endpoint (and the MCP SDK) loads with the first /mcp request, not with every gateway. */
-let mcpEndpoint: Promise<typeof import('../mcp/endpoint.ts')> | undefined;
-
-export async function dispatch(
-  gw: Gateway,
-  req: IncomingMessage,
-  res: ServerResponse,
-  route: Route,
-  requestId: string,
-): Promise<void> {
-  switch (route.name) {
-    case 'chat':
-      return handleGeneration(gw, req, res, {
-        dialect: 'openai',
-        requestId,
-        endpoint: '/v1/chat/completions',
-        validate: validateChatRequest,
-      });
-    case 'messages':
-      return handleGeneration(gw, req, res, {
-        dialect: 'anthropic',
-        requestId,
-        endpoint: '/v1/messages',
-        validate: (body, at) => validateMessagesRequest(body, at.version ?? undefined),
-      });
-    case 'embeddings':
-      return handleGeneration(gw, req, res, {
-        dialect: 'openai',
-        requestId,
-        endpoint: '/v1/embeddings',
-        embedding: true,
-        validate: validateEmbeddingsRequest,
-      });
-    case 'responses':
-      return handleGeneration(gw, req, res, {
-        dialect: 'responses',
-        requestId,
-        endpoint: '/v1/responses',
-        validate: validateResponsesRequest,
-      });
-    case 'responses_compact':
-      return handleGeneration(gw, req, res, {
-        dialect: 'responses',
-        requestId,
-        endpoint: '/v1/responses/compact',
-        compact: true,
-        validate: validateCompactRequest,
-      });
-    case 'gemini_generate': {
-      const gemini = geminiCallOf(pathOf(req.url))!;
-      // A template, not the URL: the model is the row's own column, and a `?key=` never reaches a row or a label.
-      return handleGeneration(gw, req, res, {
-        dialect: 'gemini',
-        requestId,
-        endpoint: `/${gemini.version}/models/{model}:${gemini.method}`,
-        gemini,
-        validate: (body, at) => validateGeminiCall(body, gemini, at.url),
-      });
-    }
-    case 'bedrock_invoke':
-    case 'bedrock_invoke_stream':
-      return handleGeneration(gw, req, res, bedrockEndpoint(gw.catalog, req, requestId));
-    case 'vertex_raw_predict':
-    case 'vertex_stream_raw_predict':
-      return handleGeneration(gw, req, res, vertexEndpoint(gw.catalog, req, requestId));
-    case 'mcp':
-      return (mcpEndpoint ??= import('../mcp/endpoint.ts')).then((m) => m.handleMcp(gw, req, res, requestId));
-    default:
-      return answerShort(gw, req, res, route, requestId);
-  }
-}
 
 /** One request in flight: its bookkeeping and, once admitted, the reservation to settle. */
 export interface Flight {
@@ -157,8 +74,12 @@ export interface GenerationEndpoint {
   cloud?: { reshape(value: unknown): CloudMessages };
   /** A streamed reply framed otherwise than as SSE (Bedrock's event stream); no keep-alive comments then. */
   framing?: ReplyFraming;
+  /** A whole reply in another shape than the dialect's (Bedrock's Converse), from the dialect's JSON text. */
+  reshapeReply?: (body: string) => string;
   /** Errors in another shape than the dialect's (Bedrock's `{message}` and `x-amzn-errortype`). */
   renderError?: (err: GatewayError, requestId: string) => { body: string; headers: Record<string, string> };
+  /** The API version the request's headers name (`anthropic-version` on /v1/messages), checked. */
+  version?: (headers: IncomingHttpHeaders) => AnthropicVersion;
   /** The body's check in the route's dialect (`version`: the checked anthropic-version of /v1/messages). */
   validate: (body: unknown, at: { url: string | undefined; version: AnthropicVersion | null }) => RequestFacts;
 }
@@ -239,11 +160,13 @@ async function serve(
   if (gw.usage.full) throw new GatewayError('usage_unrecordable', { headers: { 'retry-after': '1' } });
   const { cloud } = flight.endpoint;
   // A cloud route's version is a body field: read with the body below.
-  let version = cloud === undefined && state.dialect === 'anthropic' ? checkAnthropicVersion(req.headers) : null;
+  let version = flight.endpoint.version?.(req.headers) ?? null;
   const mode = embedding === true ? 'embedding' : 'chat';
   // A body that is costly to read (compressed, large or chunked) is not read for a key that may use no
   // model here (Gemini's path names the model), whose budget is spent or whose rate window is full: such
-  // a refusal closes the connection instead of draining the rest of the upload (answerFailure).
+  // a refusal closes the connection instead of draining the rest of the upload (answerFailure). The model
+  // a body names in its first bytes is checked the same way, before the rest arrives.
+  let head: ((bytes: Buffer) => void) | undefined;
   if (costlyBody(req.headers)) {
     refuseUnusableKey(gw.catalog, key, {
       dialect: state.dialect,
@@ -252,10 +175,18 @@ async function serve(
       mode,
     });
     await gw.admission.refuseIfFull(key, Date.now());
+    if (cloud === undefined && gemini === undefined)
+      head = (bytes) => {
+        const named = topLevelString(bytes.toString('utf8'), 'model');
+        if (named === null) return;
+        state.model = named;
+        resolveModel(gw.catalog, key, named, state.dialect, mode);
+      };
   }
-  let raw = await readBody(req, gw.bodyLimits);
+  let raw = await readBody(req, gw.bodyLimits, head);
   let { text, value } = parseJsonBody(raw);
   let cloudForward: Record<string, string> | undefined;
+  let cloudAdjusted: string[] | undefined;
   if (cloud !== undefined) {
     const reshaped = cloud.reshape(value);
     value = reshaped.body;
@@ -263,13 +194,14 @@ async function serve(
     raw = Buffer.from(text);
     cloudForward = reshaped.forward;
     version = reshaped.version;
+    if (reshaped.adjusted !== undefined && reshaped.adjusted.length > 0) cloudAdjusted = reshaped.adjusted;
   }
   // A request refused by validation still names its model in the usage row, metrics and logs.
   const named = (value as { model?: unknown } | null)?.model;
   if (typeof named === 'string') state.model = named;
   const facts = flight.endpoint.validate(value, { url: req.url, version });
-  // The Responses route's validator reads the conversation state too (dispatch above).
-  const responsesFacts = state.dialect === 'responses' ? (facts as ResponsesFacts) : null;
+  // The Responses endpoint's validator reads the conversation state too (endpoint-table.ts).
+  const responsesFacts = facts.responses === undefined ? null : { ...facts, responses: facts.responses };
   state.model = facts.model;
   state.stream = facts.stream;
   state.sessionId = sessionIdOf(req.headers, value);
@@ -386,8 +318,15 @@ async function serve(
     keepAlive?.stop();
     flight.keptAlive = keepAlive?.sent === true;
   }
+  // What a cloud route's reshape left out is said beside what the exchange itself changed.
+  if (cloudAdjusted !== undefined) {
+    const headers = answer.exchange.responseHeaders;
+    const own = headers['x-modelgate-adjusted'];
+    headers['x-modelgate-adjusted'] = [...cloudAdjusted, ...(own === undefined ? [] : [own])].join('; ');
+  }
   state.deployment = answer.deployment.id;
-  state.price = answer.deployment.price;
+  // The price the request resolved: a model changed or removed while it runs (admin API, a reload) bills as it started.
+  state.price = answer.deployment.price ?? model.price ?? undefined;
   if (compactRequest !== null && answer.json !== null)
     answer.json = { body: compactionBody(compactRequest, answer.json.body), usage: answer.json.usage };
   if (conversation !== null && answer.json !== null)
@@ -498,10 +437,12 @@ export function relayJson(gw: Gateway, res: ServerResponse, flight: Flight, answ
   if (answer.json === null)
     throw new GatewayError('internal_error', { message: 'A non-streamed answer arrived without its body.' });
   const { usage } = answer.json;
-  const body =
+  const staged =
     flight.stages === null
       ? answer.json.body
       : runAfterReply(flight.stages, flight.endpoint.dialect, answer.json.body, flight.tally!);
+  const { reshapeReply } = flight.endpoint;
+  const body = reshapeReply === undefined ? staged : reshapeReply(staged);
   state.usage = usage;
   state.status = 200;
   state.markFirstByte();

@@ -385,7 +385,16 @@ function noteFailure(n: {
     detail: result.detail,
   };
   if (result.outcome.kind === 'local') {
-    gw.log.error(fields, 'the gateway failed while sending the request upstream (not counted against the deployment)');
+    if (result.outcome.descriptors === true)
+      gw.log.warn(
+        fields,
+        'no file descriptor for an upstream connection: the request is refused with 503 (descriptor budget, docs/operations.md)',
+      );
+    else
+      gw.log.error(
+        fields,
+        'the gateway failed while sending the request upstream (not counted against the deployment)',
+      );
     return;
   }
   gw.metrics.upstreamError(deployment, outcomeLabel(result.outcome, result.status));

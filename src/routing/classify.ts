@@ -51,6 +51,9 @@ const LOCAL_CODES: ReadonlySet<string> = new Set([
   'ERR_BUFFER_TOO_LARGE',
 ]);
 
+/** Out of descriptors: the process's (EMFILE), the system's (ENFILE), or the budget's (descriptor-budget.ts). */
+const DESCRIPTOR_CODES: ReadonlySet<string> = new Set(['EMFILE', 'ENFILE', 'MODELGATE_DESCRIPTORS']);
+
 /** Causes are walked this deep: undici wraps socket errors once or twice. */
 const MAX_CAUSE_DEPTH = 5;
 
@@ -137,6 +140,7 @@ export function classifyError(err: unknown): AttemptOutcome {
   let current: unknown = err;
   for (let depth = 0; depth < MAX_CAUSE_DEPTH && typeof current === 'object' && current !== null; depth++) {
     const code = errorCode(current);
+    if (code !== undefined && DESCRIPTOR_CODES.has(code)) return { kind: 'local', descriptors: true };
     if (code !== undefined && LOCAL_CODES.has(code)) return { kind: 'local' };
     // The provider's credentials could not be had (its signing step failed): as if it refused them.
     if (errorName(current) === 'UpstreamCredentialsError') return { kind: 'credentials' };
@@ -145,8 +149,12 @@ export function classifyError(err: unknown): AttemptOutcome {
     }
     // HPE_*: llhttp could not parse the upstream's answer — a broken upstream, not our bug. undici's
     // HTTPParserError carries no code for some of them (a bad chunk size), hence the name too. A TLS
-    // failure (expired or mismatched certificate, handshake) is the upstream's side too.
-    if (code !== undefined && (CONNECTION_CODES.has(code) || code.startsWith('HPE_') || isTlsCode(code)))
+    // failure (expired or mismatched certificate, handshake) is the upstream's side too. ERR_HTTP2_*: a
+    // stream the upstream reset (RST_STREAM) or an HTTP/2 session that failed, as a reset connection.
+    if (
+      code !== undefined &&
+      (CONNECTION_CODES.has(code) || code.startsWith('HPE_') || code.startsWith('ERR_HTTP2_') || isTlsCode(code))
+    )
       return { kind: 'retryable' };
     if (errorName(current) === 'HTTPParserError' || (code !== undefined && MALFORMED_CODES.has(code)))
       return { kind: 'retryable', malformed: true };
@@ -162,7 +170,12 @@ export function classifyError(err: unknown): AttemptOutcome {
  */
 export type FinalErrorCode = Extract<
   ErrorCode,
-  'upstream_rate_limited' | 'upstream_error' | 'no_deployment_available' | 'upstream_timeout' | 'internal_error'
+  | 'upstream_rate_limited'
+  | 'upstream_error'
+  | 'no_deployment_available'
+  | 'upstream_timeout'
+  | 'internal_error'
+  | 'descriptors_exhausted'
 >;
 
 export interface FinalError {
@@ -255,6 +268,17 @@ export function finalError(input: FinalErrorInput): FinalError {
   }
   const last = attempts[n - 1].outcome;
   if (last.kind === 'success') throw new Error('finalError called for a request that succeeded');
+  if (last.kind === 'local' && last.descriptors === true) {
+    // Connections end every moment: a second is long enough for some to close, short enough to keep
+    // the caller's wait small.
+    return {
+      status: 503,
+      code: 'descriptors_exhausted',
+      message: `The gateway is at its file-descriptor limit and could not open an upstream connection for model '${model}'; retry shortly.`,
+      retryAfterMs: 1_000,
+      overloaded: true,
+    };
+  }
   if (last.kind === 'local' || reason === 'local') {
     return {
       status: 500,

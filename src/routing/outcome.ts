@@ -31,11 +31,16 @@ export interface CredentialsOutcome {
 }
 
 /**
- * The gateway's own failure (a body it could not serialise, out of file descriptors or memory, a bug):
- * the caller gets a 500 and the deployment's health is not touched.
+ * The gateway's own failure (a body it could not serialise, out of memory, a bug): the caller gets a
+ * 500 and the deployment's health is not touched.
  */
 export interface LocalOutcome {
   kind: 'local';
+  /**
+   * Out of file descriptors (EMFILE, ENFILE, or the descriptor budget's cap on upstream connections):
+   * the caller gets a 503 with `retry-after`, not a 500, and only this request is refused.
+   */
+  descriptors?: true;
 }
 
 export type AttemptOutcome = SuccessOutcome | RetryableOutcome | FatalOutcome | CredentialsOutcome | LocalOutcome;

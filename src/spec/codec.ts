@@ -20,6 +20,8 @@ export interface ClientReplyContext {
   request: HubRequest;
   /** Prompt tokens counted before the call, for streams that must show them before the upstream does. */
   promptEstimate: () => number;
+  /** Milliseconds since the request arrived, where the reply reports it (Bedrock Converse's `metrics`). */
+  latencyMs?: () => number;
 }
 
 export interface ClientStreamEncoder {

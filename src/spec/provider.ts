@@ -167,8 +167,8 @@ export interface ProviderSpec<Options = unknown> {
    * `wireBody` and `sign` see it) and the one its error bodies fall back to.
    */
   upstreamSide?(provider: ProviderConfig, deployment: DeploymentConfig): UpstreamSide | null;
-  /** The framing of its streamed replies; absent: Server-Sent Events. */
-  frames?(): FrameDecoder;
+  /** The framing of a deployment's streamed replies, one decoder per stream; absent: Server-Sent Events. */
+  frames?(provider: ProviderConfig, deployment: DeploymentConfig): FrameDecoder;
   /** Its error bodies where they differ from its dialect's; null leaves the body to the dialect's reader. */
   readError?(status: number, text: string): UpstreamError | null;
   /** An in-process upstream (the mock) answers here instead of the network. */

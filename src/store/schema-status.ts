@@ -24,7 +24,8 @@ export async function schemaStatus(database: string): Promise<SchemaStatus[]> {
   const { SQLITE_MIGRATIONS } = await import('./sqlite-store.ts');
   const { SQLITE_RESPONSE_MIGRATIONS } = await import('./sqlite-response-store.ts');
   const { CONVERSATION_SCHEMA } = await import('./conversation-store.ts');
-  const schemas = [SQLITE_MIGRATIONS, SQLITE_RESPONSE_MIGRATIONS, CONVERSATION_SCHEMA];
+  const { ENTRY_SCHEMA } = await import('./entry-store.ts');
+  const schemas = [SQLITE_MIGRATIONS, SQLITE_RESPONSE_MIGRATIONS, CONVERSATION_SCHEMA, ENTRY_SCHEMA];
   if (database === ':memory:' || !existsSync(database)) return schemas.map((m) => status(m, 0));
   const db = new DatabaseSync(database, { readOnly: true });
   try {
@@ -38,13 +39,14 @@ async function pgStatus(database: string): Promise<SchemaStatus[]> {
   const { PG_MIGRATIONS } = await import('./postgres-store.ts');
   const { PG_RESPONSE_MIGRATIONS } = await import('./pg-response-store.ts');
   const { CONVERSATION_SCHEMA } = await import('./conversation-store.ts');
+  const { ENTRY_SCHEMA } = await import('./entry-store.ts');
   const { connectionOptions } = await import('./pg-usage-sql.js');
   const { url, schema } = parseDatabaseUrl(database);
   const { default: connect } = await import('postgres');
   const sql = connect(url, { ...connectionOptions({ schema, applicationName: 'modelgate-migrate' }), max: 1 });
   try {
     const out: SchemaStatus[] = [];
-    for (const m of [PG_MIGRATIONS, PG_RESPONSE_MIGRATIONS, CONVERSATION_SCHEMA])
+    for (const m of [PG_MIGRATIONS, PG_RESPONSE_MIGRATIONS, CONVERSATION_SCHEMA, ENTRY_SCHEMA])
       out.push(status(m, await pgVersionReadOnly(sql, m)));
     return out;
   } catch (err) {

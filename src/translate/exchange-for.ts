@@ -95,7 +95,7 @@ export function exchangeFor(input: ExchangeInput, deployment: DeploymentConfig):
   return new TranslatedExchange({
     client: route.client,
     upstream: route.side,
-    frames: spec.frames ?? sseFrames,
+    frames: spec.frames === undefined ? sseFrames : () => spec.frames!(deployment.provider, deployment),
     clientDialect: input.dialect,
     upstreamDialect: route.upstream,
     parsed: input.parsed,

@@ -1,8 +1,9 @@
 // The engine's client for every provider: where a request goes and with which headers come from its
-// provider spec (src/registry.ts), asked once per deployment and query and kept; an undici Pool per origin;
-// a provider that answers in-process (the mock) is called instead. Everything about retries and timeouts
-// above the socket lives in routing/.
-import { Pool, type Dispatcher } from 'undici';
+// provider spec (src/registry.ts), asked once per deployment and query and kept; a pool per provider and
+// origin (upstream-pools.ts: HTTP/1.1, or HTTP/2 where the provider's `http2` allows it); a provider that
+// answers in-process (the mock) is called instead. Everything about retries and timeouts above the
+// socket lives in routing/.
+import type { Dispatcher } from 'undici';
 import type { DeploymentConfig, ProviderConfig } from '../core/config-types.ts';
 import { providerSpec } from '../registry.ts';
 import type { HeaderContext, ProviderSpec, Target, TargetQuery } from '../spec/provider.ts';
@@ -14,8 +15,7 @@ import {
   type UpstreamResponse,
 } from '../spec/upstream.ts';
 import { ChunkFeed, type FeedSource } from '../providers/upstream-body.ts';
-
-const pools = new Map<string, Pool>();
+import { closePools, loadHttp2, poolFor, type UpstreamPool } from './upstream-pools.ts';
 
 /** One attempt: to the network, or to a provider that answers in-process. */
 export function callUpstream(call: UpstreamCall, connectTimeoutMs: number): Promise<UpstreamResponse> {
@@ -29,32 +29,10 @@ export function header(headers: UpstreamHeaders, name: string): string | undefin
   return Array.isArray(value) ? value[0] : value;
 }
 
-/** One pool per origin and connect timeout: the timeout is a pool option and models may differ in it. */
-function poolFor(origin: string, connectTimeoutMs: number): Pool {
-  const id = `${origin} ${connectTimeoutMs}`;
-  let pool = pools.get(id);
-  if (!pool) {
-    pool = new Pool(origin, {
-      // No cap: one streaming response holds one upstream connection for as long as it streams.
-      connections: null,
-      pipelining: 1,
-      keepAliveTimeout: 30_000,
-      connect: { timeout: connectTimeoutMs },
-      // The attempt's own clocks (routing/attempt-watch.ts) govern first byte, idle gaps and the deadline,
-      // and abort the request through the handler. undici's would be a second pair of timers a request, each
-      // allocated afresh and kept in its half-second sweep long enough to reach V8's old generation.
-      headersTimeout: 0,
-      bodyTimeout: 0,
-    });
-    pools.set(id, pool);
-  }
-  return pool;
-}
-
 /** A deployment's target for one query, and the pool last used for it: the per-request lookup is two reads. */
 interface CachedTarget {
   readonly target: Target;
-  pool: Pool | null;
+  pool: UpstreamPool | null;
   poolTimeout: number;
 }
 
@@ -134,7 +112,9 @@ function callHttpProvider(
 ): Promise<UpstreamResponse> {
   const t = targetOf(route, call.query);
   if (t.poolTimeout !== connectTimeoutMs || t.pool === null) {
-    t.pool = poolFor(t.target.origin, connectTimeoutMs);
+    t.pool = poolFor(route.provider, t.target.origin, connectTimeoutMs);
+    // An HTTP/2 pool's library is loaded on first use; the attempt waits for it once.
+    if (t.pool === null) return loadHttp2().then(() => callHttpProvider(route, call, connectTimeoutMs));
     t.poolTimeout = connectTimeoutMs;
   }
   const pool = t.pool;
@@ -193,7 +173,7 @@ function credentialsError(route: DeploymentRoute, err: unknown): UpstreamCredent
 }
 
 function dispatch(
-  pool: Pool,
+  pool: UpstreamPool,
   path: string,
   headers: Record<string, string>,
   call: UpstreamCall,
@@ -279,8 +259,6 @@ class UpstreamHandler implements Dispatcher.DispatchHandler, FeedSource {
 }
 
 export async function closeProviderPools(): Promise<void> {
-  const all = [...pools.values()];
-  pools.clear();
   routes = new WeakMap();
-  await Promise.all(all.map((p) => p.close().catch(() => undefined)));
+  await closePools();
 }

@@ -252,6 +252,16 @@ test('GET /admin/deployments: every deployment with its circuit state; GET /admi
     ['/admin/deployments', 'get'],
     ['/admin/deployments/{id}/reset', 'post'],
     ['/admin/openapi.json', 'get'],
+    ['/admin/providers', 'get'],
+    ['/admin/providers', 'post'],
+    ['/admin/providers/{name}', 'get'],
+    ['/admin/providers/{name}', 'patch'],
+    ['/admin/providers/{name}', 'delete'],
+    ['/admin/models', 'get'],
+    ['/admin/models', 'post'],
+    ['/admin/models/{name}', 'get'],
+    ['/admin/models/{name}', 'patch'],
+    ['/admin/models/{name}', 'delete'],
   ];
   for (const [path, method] of routes) assert.ok(doc.paths[path]?.[method], `${method} ${path}`);
 });

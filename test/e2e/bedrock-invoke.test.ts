@@ -5,9 +5,11 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import Anthropic from '@anthropic-ai/sdk';
 import { GoogleGenAI } from '@google/genai';
-import { MOCK_AWS_CREDENTIALS, startMockBedrock, type MockBedrock } from '../helpers/mock-bedrock.ts';
-import { startGateway, configYaml, type GatewayProcess } from '../helpers/gateway-process.ts';
+import type { MockBedrock } from '../helpers/mock-bedrock.ts';
+import type { GatewayProcess } from '../helpers/gateway-process.ts';
+import { BEDROCK_KEYS, startCloudFixture, type CloudFixture } from '../helpers/cloud-fixture.ts';
 
+let fx: CloudFixture;
 let br: MockBedrock;
 let gw: GatewayProcess;
 let key: string;
@@ -15,20 +17,18 @@ let key: string;
 const CLAUDE = 'us.anthropic.claude-sonnet-4-5-20250929-v1:0';
 
 before(async () => {
-  br = await startMockBedrock({ text: 'Claude on Bedrock here' });
-  gw = await startGateway({
-    configYaml: configYaml({
-      providers: `  - { name: br, kind: bedrock, region: us-east-1, base_url: "${br.url}", aws_access_key_id: "${MOCK_AWS_CREDENTIALS.accessKeyId}", aws_secret_access_key: "${MOCK_AWS_CREDENTIALS.secretAccessKey}" }
-`,
-      models: `  - { name: claude-br, deployments: [ { provider: br, model: "${CLAUDE}" } ] }
+  fx = await startCloudFixture({
+    bedrock: { text: 'Claude on Bedrock here' },
+    keyName: 'bedrock',
+    providers: (m) => `  - { name: br, kind: bedrock, region: us-east-1, base_url: "${m.br!.url}", ${BEDROCK_KEYS} }`,
+    models: `  - { name: claude-br, deployments: [ { provider: br, model: "${CLAUDE}" } ] }
   - { name: nova-br, deployments: [ { provider: br, model: "us.amazon.nova-pro-v1:0" } ] }`,
-    }),
   });
-  ({ key } = await gw.createKey({ name: 'bedrock' }));
+  ({ gw, key } = fx);
+  br = fx.br!;
 });
 after(async () => {
-  await gw?.cleanup();
-  await br?.close();
+  await fx?.close();
 });
 
 const WEATHER = {

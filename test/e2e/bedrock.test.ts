@@ -9,48 +9,43 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import OpenAI from 'openai';
 import Anthropic from '@anthropic-ai/sdk';
-import {
-  MOCK_AWS_CREDENTIALS,
-  MOCK_BEDROCK_API_KEY,
-  startMockBedrock,
-  type MockBedrock,
-} from '../helpers/mock-bedrock.ts';
-import { startGateway, configYaml, type GatewayProcess } from '../helpers/gateway-process.ts';
+import { MOCK_AWS_CREDENTIALS, MOCK_BEDROCK_API_KEY, type MockBedrock } from '../helpers/mock-bedrock.ts';
+import type { GatewayProcess } from '../helpers/gateway-process.ts';
+import { BEDROCK_KEYS, startCloudFixture, type CloudFixture } from '../helpers/cloud-fixture.ts';
 
 const SONNET = 'us.anthropic.claude-sonnet-4-5-20250929-v1:0';
 
+let fx: CloudFixture;
 let br: MockBedrock;
 let gw: GatewayProcess;
 let key: string;
 
 before(async () => {
-  br = await startMockBedrock({ text: 'Claude on Bedrock here' });
-  const keys = `aws_access_key_id: ${MOCK_AWS_CREDENTIALS.accessKeyId}, aws_secret_access_key: "${MOCK_AWS_CREDENTIALS.secretAccessKey}"`;
-  gw = await startGateway({
-    configYaml: configYaml({
-      providers: `  - { name: br, kind: bedrock, region: us-east-1, base_url: "${br.url}", ${keys} }
-  - { name: br-chain, kind: bedrock, region: us-east-1, base_url: "${br.url}" }
-  - { name: br-key, kind: bedrock, region: us-east-1, base_url: "${br.url}", api_key: ${MOCK_BEDROCK_API_KEY} }`,
-      models: `  - { name: claude-br, deployments: [ { provider: br, model: "${SONNET}" } ] }
+  fx = await startCloudFixture({
+    bedrock: { text: 'Claude on Bedrock here' },
+    keyName: 'bedrock',
+    providers: (m) => `  - { name: br, kind: bedrock, region: us-east-1, base_url: "${m.br!.url}", ${BEDROCK_KEYS} }
+  - { name: br-chain, kind: bedrock, region: us-east-1, base_url: "${m.br!.url}" }
+  - { name: br-key, kind: bedrock, region: us-east-1, base_url: "${m.br!.url}", api_key: ${MOCK_BEDROCK_API_KEY} }`,
+    models: `  - { name: claude-br, deployments: [ { provider: br, model: "${SONNET}" } ] }
   - { name: claude-chain, deployments: [ { provider: br-chain, model: "anthropic.claude-sonnet-4-5-20250929-v1:0" } ] }
   - { name: claude-key, deployments: [ { provider: br-key, model: "${SONNET}" } ] }
   - { name: nova, deployments: [ { provider: br, model: "us.amazon.nova-pro-v1:0" } ] }
   - { name: claude-invalid, deployments: [ { provider: br, model: "anthropic.claude-invalid-v1:0" } ] }
   - { name: claude-failover, deployments: [ { provider: br, model: "anthropic.claude-throttle-v1:0" }, { provider: mock, model: mock-model, priority: 1 } ] }
   - { name: claude-notready, deployments: [ { provider: br, model: "anthropic.claude-notready-v1:0" }, { provider: mock, model: mock-model, priority: 1 } ] }`,
-      extra: 'messages_any_model: true',
-    }),
+    extra: 'messages_any_model: true',
     // The standard chain's first source: the environment.
     env: {
       AWS_ACCESS_KEY_ID: MOCK_AWS_CREDENTIALS.accessKeyId,
       AWS_SECRET_ACCESS_KEY: MOCK_AWS_CREDENTIALS.secretAccessKey,
     },
   });
-  ({ key } = await gw.createKey({ name: 'bedrock' }));
+  ({ gw, key } = fx);
+  br = fx.br!;
 });
 after(async () => {
-  await gw?.cleanup();
-  await br?.close();
+  await fx?.close();
 });
 
 const WEATHER = {

@@ -8,14 +8,15 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import AnthropicBedrock from '@anthropic-ai/bedrock-sdk';
 import { AnthropicVertex } from '@anthropic-ai/vertex-sdk';
-import { startMockUpstream } from '../helpers/mock-upstream.ts';
 import type { MockUpstream, RecordedRequest } from '../helpers/mock-upstream-types.ts';
-import { startMockGoogleToken, type MockGoogleToken } from '../helpers/mock-google-token.ts';
-import { startMockVertex, type MockVertex } from '../helpers/mock-vertex.ts';
-import { startGateway, configYaml, waitUntil, type GatewayProcess } from '../helpers/gateway-process.ts';
+import type { MockGoogleToken } from '../helpers/mock-google-token.ts';
+import type { MockVertex } from '../helpers/mock-vertex.ts';
+import { waitUntil, type GatewayProcess } from '../helpers/gateway-process.ts';
+import { startCloudFixture, type CloudFixture } from '../helpers/cloud-fixture.ts';
 import { claudeOrSkip, runClaude } from '../helpers/claude-code.ts';
 import { usageRows } from '../admission/usage-db.ts';
 
+let fx: CloudFixture;
 let up: MockUpstream;
 let google: MockGoogleToken;
 let vx: MockVertex;
@@ -24,27 +25,25 @@ let key: string;
 let keyId: string;
 
 before(async () => {
-  up = await startMockUpstream();
-  google = await startMockGoogleToken();
-  vx = await startMockVertex(google, { relayTo: up });
-  const sa = await google.serviceAccountFile();
-  gw = await startGateway({
-    configYaml: configYaml({
-      providers: `  - { name: vx, kind: vertex, project: proj-1, location: us-east5, base_url: "${vx.url}", credentials_file: "${sa}" }
-  - { name: oa, kind: openai, base_url: "${up.url}/v1", api_key: "sk-upstream-secret-0123456789abcdefXYZ" }
-  - { name: upa, kind: anthropic, base_url: "${up.url}", api_key: "sk-upstream-secret-0123456789abcdefXYZ" }`,
-      models: `  - { name: claude-sonnet-4-6, price: { input: 3, output: 15 }, deployments: [ { provider: vx, model: claude-sonnet-4-6 } ] }
+  fx = await startCloudFixture({
+    vertex: true,
+    keyName: 'cloud-ingress',
+    providers: (
+      m,
+    ) => `  - { name: vx, kind: vertex, project: proj-1, location: us-east5, base_url: "${m.vx!.url}", credentials_file: "${m.serviceAccount}" }
+  - { name: oa, kind: openai, base_url: "${m.up!.url}/v1", api_key: "sk-upstream-secret-0123456789abcdefXYZ" }
+  - { name: upa, kind: anthropic, base_url: "${m.up!.url}", api_key: "sk-upstream-secret-0123456789abcdefXYZ" }`,
+    models: `  - { name: claude-sonnet-4-6, price: { input: 3, output: 15 }, deployments: [ { provider: vx, model: claude-sonnet-4-6 } ] }
   - { name: claude-direct, deployments: [ { provider: upa, model: claude-upstream-1 } ] }
   - { name: gpt-4o-mini, price: { input: 1, output: 2 }, deployments: [ { provider: oa, model: gpt-4o-mini } ] }`,
-    }),
   });
-  ({ key, id: keyId } = await gw.createKey({ name: 'cloud-ingress' }));
+  ({ gw, key, keyId } = fx);
+  up = fx.up!;
+  google = fx.google!;
+  vx = fx.vx!;
 });
 after(async () => {
-  await gw?.cleanup();
-  await vx?.close();
-  await google?.close();
-  await up?.close();
+  await fx?.close();
 });
 
 const bedrock = (): AnthropicBedrock =>

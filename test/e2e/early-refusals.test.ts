@@ -1,6 +1,7 @@
 // A request whose key is refused (unknown key 401, no right to the model 403, spent window 429) is answered
 // from its headers, before its large body is read, and its connection closes instead of draining the rest
-// of the upload. Each upload here declares 20 MB and sends one 64 kB part: the answer and the close must come
+// of the upload; so is a body whose first bytes name a model the key may not use. Each upload here declares
+// 20 MB and sends one 64 kB part: the answer and the close must come
 // while the client has sent that part only.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -102,6 +103,19 @@ test('a key that may use no model on the route: 403 before a chunked body is rea
   assert.equal(r.status, 403, r.body);
   assert.match(r.body, /may not use any model/);
   assertClosedEarly(r);
+});
+
+test('a body that names a model the key may not use in its first bytes: 403 with the rest unread', async () => {
+  // The key may use gpt-other, not the gpt-mock the body names: only the body's head can say so.
+  const { key } = await gw.createKey({ name: 'other-only', flags: ['--models', 'gpt-other'] });
+  for (const chunked of [false, true]) {
+    const r = await upload('/v1/chat/completions', { authorization: `Bearer ${key}` }, { chunked });
+    assert.equal(r.status, 403, r.body);
+    const err = JSON.parse(r.body) as { error: { message: string } };
+    validateOpenAIError(err);
+    assert.match(err.error.message, /gpt-mock/);
+    assertClosedEarly(r);
+  }
 });
 
 test('a key whose rate window is full: 429 with retry-after before its large body is read', async () => {

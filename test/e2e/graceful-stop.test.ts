@@ -93,7 +93,7 @@ test('SIGTERM: a stream longer than the grace is cut, and its row is still writt
     assert.equal(rows.length, 1, 'the cut stream has its row');
     assert.ok(rows[0].output_tokens > 0, 'billed for what was delivered');
     assert.equal(rows[0].status, 503);
-    assert.match(gw.logs(), /SIGHUP ignored/);
+    assert.match(gw.logs(), /config file reloaded \(SIGHUP\)/, 'SIGHUP reloads the file');
   } finally {
     await gw.cleanup();
     await up.close();

@@ -3,11 +3,16 @@
 // nothing about what other keys store. The owner's own request on each route is the control: it must
 // succeed, or the walk would be comparing two kinds of "absent".
 //
+// Responses over WebSocket takes the id as a frame field: another key's answers with the same error frame
+// as an unknown one.
+//
 // POST /v1/responses/input_tokens with another key's previous_response_id answers as POST /v1/responses
 // does for an unknown one (400 previous_response_not_found): the id is a body field there, not a path
 // resource, and counting must not forward another key's stored conversation upstream.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import WebSocket from 'ws';
 import { startGateway, configYaml, type GatewayProcess } from '../helpers/gateway-process.ts';
 
 let gw: GatewayProcess;
@@ -101,6 +106,11 @@ const WALK: Walk[] = [
     refused: 400,
   },
   {
+    name: 'POST /v1/responses/compact (previous_response_id)',
+    request: (i) => ['POST', '/v1/responses/compact', { model: 'gpt-mock', previous_response_id: i.response }],
+    refused: 400,
+  },
+  {
     name: 'POST /v1/responses (conversation)',
     request: (i) => ['POST', '/v1/responses', { model: 'gpt-mock', input: 'hi', conversation: i.conversation }],
     refused: 404,
@@ -172,4 +182,36 @@ test("deleting another key's stored state is refused as absent and leaves it in 
     const still = await call(owner, 'GET', path);
     assert.equal(still.status, 200, `${path} survived: ${still.text}`);
   }
+});
+
+/** The last frame of one `response.create` over a WebSocket: its terminal event or its error. */
+async function overWebSocket(key: string, frame: object): Promise<string> {
+  const ws = new WebSocket(`${gw.url.replace('http', 'ws')}/v1/responses`, {
+    headers: { authorization: `Bearer ${key}`, 'openai-beta': 'responses_websockets=2026-02-06' },
+  });
+  await once(ws, 'open');
+  const last = new Promise<string>((resolve) => {
+    ws.on('message', (data: WebSocket.RawData) => {
+      const text = data.toString();
+      const type = (JSON.parse(text) as { type: string }).type;
+      if (type === 'response.completed' || type === 'response.failed' || type === 'error') resolve(text);
+    });
+  });
+  ws.send(JSON.stringify({ type: 'response.create', ...frame }));
+  const text = await last;
+  ws.close();
+  return text;
+}
+
+test("over the Responses WebSocket, another key's previous_response_id answers as an unknown one", async () => {
+  const frame = (id: string) => ({ model: 'gpt-mock', input: 'again', previous_response_id: id });
+  const theirs = await overWebSocket(stranger, frame(responseId));
+  const nobody = await overWebSocket(stranger, frame(unknownLike(responseId)));
+  assert.match(theirs, /previous_response_not_found/);
+  const all = [responseId, unknownLike(responseId)];
+  const clean = (text: string) =>
+    all.reduce((t, id) => t.split(id).join('<id>'), text).replace(/"req_[A-Za-z0-9]+"/g, '"<req>"');
+  assert.equal(clean(theirs), clean(nobody));
+  const mine = await overWebSocket(owner, frame(responseId));
+  assert.match(mine, /"type":"response\.completed"/, 'the owner continues its own chain');
 });

@@ -8,12 +8,13 @@ import assert from 'node:assert/strict';
 import OpenAI from 'openai';
 import Anthropic from '@anthropic-ai/sdk';
 import { GoogleGenAI, type Content } from '@google/genai';
-import { startMockUpstream } from '../helpers/mock-upstream.ts';
 import type { MockUpstream } from '../helpers/mock-upstream-types.ts';
-import { startMockGoogleToken, type MockGoogleToken } from '../helpers/mock-google-token.ts';
-import { startMockVertex, type MockVertex } from '../helpers/mock-vertex.ts';
-import { startGateway, configYaml, type GatewayProcess } from '../helpers/gateway-process.ts';
+import type { MockGoogleToken } from '../helpers/mock-google-token.ts';
+import type { MockVertex } from '../helpers/mock-vertex.ts';
+import type { GatewayProcess } from '../helpers/gateway-process.ts';
+import { startCloudFixture, type CloudFixture } from '../helpers/cloud-fixture.ts';
 
+let fx: CloudFixture;
 let up: MockUpstream;
 let google: MockGoogleToken;
 let vx: MockVertex;
@@ -21,27 +22,25 @@ let gw: GatewayProcess;
 let key: string;
 
 before(async () => {
-  up = await startMockUpstream();
-  google = await startMockGoogleToken();
-  vx = await startMockVertex(google, { relayTo: up });
-  const sa = await google.serviceAccountFile();
-  gw = await startGateway({
-    configYaml: configYaml({
-      providers: `  - { name: vx, kind: vertex, project: proj-1, location: us-east5, base_url: "${vx.url}", credentials_file: "${sa}" }
-  - { name: vx-broken, kind: vertex, project: proj-1, location: us-east5, base_url: "${vx.url}", credentials_file: "/nonexistent/sa.json" }`,
-      models: `  - { name: gemini-vx, deployments: [ { provider: vx, model: gemini-2.5-flash } ] }
+  fx = await startCloudFixture({
+    vertex: true,
+    keyName: 'vertex',
+    providers: (
+      m,
+    ) => `  - { name: vx, kind: vertex, project: proj-1, location: us-east5, base_url: "${m.vx!.url}", credentials_file: "${m.serviceAccount}" }
+  - { name: vx-broken, kind: vertex, project: proj-1, location: us-east5, base_url: "${m.vx!.url}", credentials_file: "/nonexistent/sa.json" }`,
+    models: `  - { name: gemini-vx, deployments: [ { provider: vx, model: gemini-2.5-flash } ] }
   - { name: claude-vx, deployments: [ { provider: vx, model: "claude-sonnet-4-5@20250929" } ] }
   - { name: gemini-no-token-first, deployments: [ { provider: vx-broken, model: gemini-2.5-pro }, { provider: vx, model: gemini-2.5-flash, priority: 1 } ] }
   - { name: gemini-failover, deployments: [ { provider: vx, model: gemini-2.5-flash }, { provider: mock, model: mock-model, priority: 1 } ] }`,
-    }),
   });
-  ({ key } = await gw.createKey({ name: 'vertex' }));
+  ({ gw, key } = fx);
+  up = fx.up!;
+  google = fx.google!;
+  vx = fx.vx!;
 });
 after(async () => {
-  await gw?.cleanup();
-  await vx?.close();
-  await google?.close();
-  await up?.close();
+  await fx?.close();
 });
 
 const WEATHER = {

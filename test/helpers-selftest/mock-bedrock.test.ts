@@ -7,8 +7,8 @@ import {
   BEDROCK_ANTHROPIC_VERSION,
 } from '../../src/providers/bedrock/anthropic-body.ts';
 import { ConverseStreamDecoder } from '../../src/providers/bedrock/converse-stream.ts';
-import { EventStreamDecoder } from '../../src/providers/bedrock/event-stream.ts';
-import { AwsSigner, credentialSource } from '../../src/providers/bedrock/sigv4.ts';
+import { EventStreamDecoder } from '../../src/providers/aws/event-stream.ts';
+import { AwsSigner, credentialSource } from '../../src/providers/aws/sigv4.ts';
 import { MOCK_AWS_CREDENTIALS, MOCK_BEDROCK_API_KEY, startMockBedrock } from '../helpers/mock-bedrock.ts';
 
 const good = new AwsSigner(

@@ -39,6 +39,8 @@ export interface GatewayProcess {
 export async function startGateway(opts: {
   configYaml: string;
   env?: Record<string, string>;
+  /** The file limit the gateway runs under (`ulimit -n` in a shell that then execs it). */
+  fileLimit?: number;
 }): Promise<GatewayProcess> {
   const dir = mkdtempSync(join(tmpdir(), 'modelgate-e2e-'));
   const dbPath = join(dir, 'gateway.db');
@@ -57,9 +59,12 @@ export async function startGateway(opts: {
   let port = 0;
 
   const launch = async (): Promise<void> => {
+    const args = ['src/main.ts', 'serve', '--config', configPath, '--port', '0', '--host', '127.0.0.1'];
     const proc = spawn(
-      process.execPath,
-      ['src/main.ts', 'serve', '--config', configPath, '--port', '0', '--host', '127.0.0.1'],
+      opts.fileLimit === undefined ? process.execPath : '/bin/sh',
+      opts.fileLimit === undefined
+        ? args
+        : ['-c', `ulimit -n ${opts.fileLimit} && exec "$0" "$@"`, process.execPath, ...args],
       {
         cwd: ROOT,
         env,

@@ -4,7 +4,7 @@
 // the workspace API key as a Bearer token.
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { verifySigV4 } from './mock-bedrock.ts';
+import { awsCaller } from './mock-aws-auth.ts';
 
 export const MOCK_WORKSPACE_ID = 'wrkspc_01mockawsworkspace';
 export const MOCK_ANTHROPIC_AWS_KEY = 'sk-ant-aws-mock-workspace-key';
@@ -36,12 +36,17 @@ export async function startMockAnthropicAws(opts: { region?: string; text?: stri
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const raw = Buffer.concat(chunks).toString('utf8');
-    const bearer = req.headers.authorization === `Bearer ${MOCK_ANTHROPIC_AWS_KEY}`;
+    const caller = await awsCaller(req, raw, {
+      region,
+      service: 'aws-external-anthropic',
+      apiKey: MOCK_ANTHROPIC_AWS_KEY,
+    });
+    const bearer = caller === 'bearer';
     const error = (status: number, type: string, message: string) => {
       res.writeHead(status, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ type: 'error', error: { type, message } }));
     };
-    if (!bearer && !(await verifySigV4(req, raw, region, 'aws-external-anthropic'))) {
+    if (caller === null) {
       refused++;
       error(401, 'authentication_error', 'invalid credentials');
       return;

@@ -4,19 +4,16 @@
 // It answers Converse and ConverseStream, and InvokeModel and InvokeModelWithResponseStream for Anthropic
 // bodies, in the real framing (JSON; `application/vnd.amazon.eventstream` with base64 `chunk` events).
 // A model id containing `throttle` answers ThrottlingException, one containing `invalid` a
-// ValidationException, one containing `notready` a ModelNotReadyException. An InvokeModel body with tools
+// ValidationException, one containing `notready` a ModelNotReadyException; an InvokeModelWithResponseStream
+// to one containing `midstream` sends its first events, then a `throttlingException` message. An InvokeModel body with tools
 // whose last message is the user's text is answered with a call of its first tool (`{"city":"Oslo"}`).
-import { Sha256 } from '@aws-crypto/sha256-js';
-import { SignatureV4 } from '@smithy/signature-v4';
-import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { encodeChunk, encodeEvent } from '../../src/providers/bedrock/event-stream.ts';
+import { awsCaller } from './mock-aws-auth.ts';
 
-export const MOCK_AWS_CREDENTIALS = {
-  accessKeyId: 'AKIAMOCKBEDROCK00001',
-  secretAccessKey: 'mock/bedrock/secret/key/for/tests/only0000',
-};
+export { MOCK_AWS_CREDENTIALS, verifySigV4 } from './mock-aws-auth.ts';
+import { encodeChunk, encodeEvent, encodeException } from '../../src/providers/aws/event-stream.ts';
+
 export const MOCK_BEDROCK_API_KEY = 'ABSKmockbedrockapikey';
 
 export interface BedrockCall {
@@ -43,58 +40,6 @@ export interface MockBedrockOptions {
 }
 
 const ROUTE = /^\/model\/([^/]+)\/(converse|converse-stream|invoke|invoke-with-response-stream)$/;
-
-/** Whether a request's SigV4 signature is the one MOCK_AWS_CREDENTIALS give for `region` and `service`. */
-export async function verifySigV4(
-  req: IncomingMessage,
-  body: string,
-  region: string,
-  service = 'bedrock',
-): Promise<boolean> {
-  const auth = req.headers.authorization ?? '';
-  const m =
-    /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/([^/]+)\/([^/]+)\/aws4_request, SignedHeaders=([^,]+), Signature=[0-9a-f]{64}$/.exec(
-      auth,
-    );
-  const amzDate = req.headers['x-amz-date'];
-  if (
-    m === null ||
-    typeof amzDate !== 'string' ||
-    m[1] !== MOCK_AWS_CREDENTIALS.accessKeyId ||
-    m[3] !== region ||
-    m[4] !== service
-  )
-    return false;
-  // A signed payload hash must be the body's own: the signature only covers the header.
-  const payloadHash = req.headers['x-amz-content-sha256'];
-  if (payloadHash !== undefined && payloadHash !== createHash('sha256').update(body).digest('hex')) return false;
-  const headers: Record<string, string> = {};
-  for (const name of m[5].split(';')) {
-    const v = req.headers[name];
-    if (typeof v !== 'string') return false;
-    headers[name] = v;
-  }
-  const url = new URL(req.url ?? '/', 'http://x');
-  const query: Record<string, string> = {};
-  for (const [k, v] of url.searchParams) query[k] = v;
-  const signingDate = new Date(
-    `${amzDate.slice(0, 4)}-${amzDate.slice(4, 6)}-${amzDate.slice(6, 8)}T${amzDate.slice(9, 11)}:${amzDate.slice(11, 13)}:${amzDate.slice(13, 15)}Z`,
-  );
-  const signer = new SignatureV4({ region, service, credentials: MOCK_AWS_CREDENTIALS, sha256: Sha256 });
-  const again = await signer.sign(
-    {
-      method: req.method ?? 'POST',
-      protocol: 'http:',
-      hostname: headers.host ?? '',
-      path: url.pathname,
-      query,
-      headers,
-      body,
-    },
-    { signingDate },
-  );
-  return again.headers.authorization === auth;
-}
 
 /** The tool call an InvokeModel body asks for: its first tool, when its last message is the user's text. */
 function invokeToolCall(
@@ -143,8 +88,9 @@ export async function startMockBedrock(opts: MockBedrockOptions = {}): Promise<M
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const raw = Buffer.concat(chunks).toString('utf8');
-    const bearer = req.headers.authorization === `Bearer ${MOCK_BEDROCK_API_KEY}`;
-    if (!bearer && !(await verifySigV4(req, raw, region))) {
+    const caller = await awsCaller(req, raw, { region, service: 'bedrock', apiKey: MOCK_BEDROCK_API_KEY });
+    const bearer = caller === 'bearer';
+    if (caller === null) {
       refused++;
       awsError(
         res,
@@ -281,6 +227,12 @@ export async function startMockBedrock(opts: MockBedrockOptions = {}): Promise<M
           },
           { type: 'message_stop', 'amazon-bedrock-invocationMetrics': { inputTokenCount: 11, outputTokenCount: 4 } },
         ];
+        if (model.includes('midstream')) {
+          // As Bedrock does when a quota runs out mid-answer: some chunks, then an exception message.
+          for (const e of events.slice(0, 3)) res.write(encodeChunk(JSON.stringify(e)));
+          res.end(encodeException('throttlingException', 'Too many tokens, please wait before trying again.'));
+          return;
+        }
         for (const e of events) res.write(encodeChunk(JSON.stringify(e)));
         res.end();
         return;

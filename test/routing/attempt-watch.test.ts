@@ -1,7 +1,6 @@
-// The attempt clocks: never early, fired soon after their time, moved by chunks.
-import { test } from 'node:test';
+// The attempt clocks: each fires at its time and not before, moved by chunks; all on mocked timers.
+import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { AttemptWatch } from '../../src/routing/attempt-watch.ts';
 import type { ClientLink } from '../../src/routing/attempt-watch.ts';
 
@@ -18,52 +17,96 @@ function client(): ClientLink & { leave(): void } {
   };
 }
 
-function stopped(watch: AttemptWatch): Promise<{ reason: Error; at: number }> {
-  return new Promise((resolve) => watch.onStop((reason) => resolve({ reason, at: performance.now() })));
+/**
+ * Mocked timers whose `refresh()` restarts them as Node's own do (node:test's mocked timers ignore it):
+ * the watch refreshes its idle clock on every chunk. `now()` is the mocked clock in ms.
+ */
+function fakeClock(t: TestContext): { tick(ms: number): void; now(): number } {
+  t.mock.timers.enable({ apis: ['setTimeout'] });
+  const mockedSet = globalThis.setTimeout;
+  const mockedClear = globalThis.clearTimeout;
+  let now = 0;
+  const inner = Symbol('inner');
+  type Handle = { [inner]: ReturnType<typeof setTimeout>; refresh(): Handle; unref(): Handle; ref(): Handle };
+  globalThis.setTimeout = ((callback: () => void, ms: number) => {
+    const handle: Handle = {
+      [inner]: mockedSet(callback, ms),
+      refresh() {
+        mockedClear(handle[inner]);
+        handle[inner] = mockedSet(callback, ms);
+        return handle;
+      },
+      unref: () => handle,
+      ref: () => handle,
+    };
+    return handle;
+  }) as unknown as typeof setTimeout;
+  globalThis.clearTimeout = ((h: Handle | undefined) => mockedClear(h?.[inner])) as typeof clearTimeout;
+  t.after(() => {
+    globalThis.setTimeout = mockedSet;
+    globalThis.clearTimeout = mockedClear;
+  });
+  return {
+    tick(ms) {
+      now += ms;
+      t.mock.timers.tick(ms);
+    },
+    now: () => now,
+  };
 }
 
-// Room for a busy CI machine. "Never early" allows EARLY ms: libuv measures timers on its loop clock,
-// which can trail performance.now() by a millisecond or two.
-const SLACK = 250;
-const EARLY = 5;
-
-test('the first-byte clock fires after its time, not before', async () => {
-  const start = performance.now();
-  const watch = new AttemptWatch({ client: client(), firstByteMs: 120, idleMs: 10_000, deadline: start + 10_000 });
-  const { reason, at } = await stopped(watch);
+test('the first-byte clock fires at its time, not a millisecond before', (t) => {
+  const clock = fakeClock(t);
+  const watch = new AttemptWatch({
+    client: client(),
+    firstByteMs: 120,
+    idleMs: 10_000,
+    deadline: performance.now() + 10_000,
+  });
+  let stoppedWith: Error | null = null;
+  watch.onStop((reason) => (stoppedWith = reason));
+  clock.tick(119);
+  assert.equal(watch.reason, null);
+  clock.tick(1);
   assert.equal(watch.reason, 'first-byte');
   assert.ok(watch.timedOut);
-  assert.match(reason.message, /first-byte/);
-  assert.ok(at - start >= 120 - EARLY && at - start < 120 + SLACK, `fired after ${Math.round(at - start)} ms`);
+  assert.match(String((stoppedWith as Error | null)?.message), /first-byte/);
 });
 
-test('chunks keep the idle clock from firing; silence then fires it', async () => {
-  const start = performance.now();
-  const watch = new AttemptWatch({ client: client(), firstByteMs: 10_000, idleMs: 300, deadline: start + 10_000 });
-  const done = stopped(watch);
-  let lastChunk = 0;
-  for (let i = 0; i < 4; i++) {
+test('chunks keep the idle clock from firing; silence then fires it, counted from the last chunk', (t) => {
+  const clock = fakeClock(t);
+  const watch = new AttemptWatch({
+    client: client(),
+    firstByteMs: 10_000,
+    idleMs: 300,
+    deadline: performance.now() + 10_000,
+  });
+  for (let i = 0; i < 10; i++) {
     watch.chunk();
-    lastChunk = performance.now();
-    await sleep(50);
+    clock.tick(250);
   }
-  assert.equal(watch.reason, null, 'not stopped while chunks come every 50 ms');
-  const { at } = await done;
+  assert.equal(watch.reason, null, 'not stopped while chunks come every 250 ms, 2.5 s in all');
+  watch.chunk();
+  clock.tick(299);
+  assert.equal(watch.reason, null);
+  clock.tick(1);
   assert.equal(watch.reason, 'idle');
-  assert.ok(
-    at - lastChunk >= 300 - EARLY && at - lastChunk < 300 + SLACK,
-    `idle fired ${Math.round(at - lastChunk)} ms after the last chunk`,
-  );
 });
 
-test('the request deadline wins when it comes before the phase clock', async () => {
-  const start = performance.now();
-  const watch = new AttemptWatch({ client: client(), firstByteMs: 10_000, idleMs: 10_000, deadline: start + 100 });
-  await stopped(watch);
+test('the request deadline wins when it comes before the phase clock', (t) => {
+  const clock = fakeClock(t);
+  const watch = new AttemptWatch({
+    client: client(),
+    firstByteMs: 10_000,
+    idleMs: 10_000,
+    deadline: performance.now() + 100,
+  });
+  clock.tick(100);
   assert.equal(watch.reason, 'total');
 });
 
-test('a client that leaves stops the attempt at once; a disposed watch never fires', async () => {
+test('a client that leaves stops the attempt at once; a disposed watch never fires', (t) => {
+  const clock = fakeClock(t);
   const c = client();
   const watch = new AttemptWatch({
     client: c,
@@ -71,9 +114,7 @@ test('a client that leaves stops the attempt at once; a disposed watch never fir
     idleMs: 10_000,
     deadline: performance.now() + 10_000,
   });
-  const done = stopped(watch);
   c.leave();
-  await done;
   assert.equal(watch.reason, 'client');
   assert.equal(watch.timedOut, false);
 
@@ -84,7 +125,7 @@ test('a client that leaves stops the attempt at once; a disposed watch never fir
     deadline: performance.now() + 10_000,
   });
   quiet.dispose();
-  await sleep(60 + SLACK);
+  clock.tick(100_000);
   assert.equal(quiet.reason, null);
 });
 
@@ -128,8 +169,6 @@ test('held for a client that is not reading, the idle clock waits; released, it 
   assert.equal(free.reason, 'idle', 'a release without a hold leaves the idle clock as it was');
 });
 
-// Node's mocked timers do not honour refresh(): chunks restarting the idle clock are tested on real
-// timers above.
 test('long clocks: first-byte, then idle, then the deadline, each named', (t) => {
   t.mock.timers.enable({ apis: ['setTimeout'] });
   const reasons: string[] = [];

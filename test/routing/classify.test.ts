@@ -9,6 +9,7 @@ import {
   parseRetryAfter,
 } from '../../src/routing/classify.ts';
 import { ERROR_CODES } from '../../src/core/errors.ts';
+import { DescriptorBudgetError } from '../../src/upstream/descriptor-budget.ts';
 import type { AttemptOutcome, AttemptRecord, PlanEndReason } from '../../src/routing/outcome.ts';
 
 test('classifyStatus: retryable, credentials, fatal, success', () => {
@@ -97,9 +98,13 @@ test('classifyError: connection errors and timeouts retry, unknown errors do not
     // The gateway's own failures (issue 39): never the upstream's, never counted against it.
     [new TypeError('x is undefined'), { kind: 'local' }],
     [new RangeError('Maximum call stack size exceeded'), { kind: 'local' }],
-    [coded('EMFILE'), { kind: 'local' }],
-    [new TypeError('fetch failed', { cause: coded('EMFILE') }), { kind: 'local' }],
-    [coded('ENFILE'), { kind: 'local' }],
+    // Out of descriptors: the gateway's, refused as a 503 for that request (the descriptor budget).
+    [coded('EMFILE'), { kind: 'local', descriptors: true }],
+    [new TypeError('fetch failed', { cause: coded('EMFILE') }), { kind: 'local', descriptors: true }],
+    [coded('ENFILE'), { kind: 'local', descriptors: true }],
+    [new DescriptorBudgetError(42), { kind: 'local', descriptors: true }],
+    // A stream the upstream reset (HTTP/2 RST_STREAM) is a reset connection.
+    [coded('ERR_HTTP2_STREAM_ERROR'), { kind: 'retryable' }],
     [coded('EADDRNOTAVAIL'), { kind: 'local' }],
     // A certificate or handshake failure is the upstream's side, not the gateway's.
     [coded('CERT_HAS_EXPIRED'), { kind: 'retryable' }],
@@ -120,6 +125,15 @@ const r5xx = (status: number): AttemptOutcome => ({ kind: 'retryable', status })
 const timeout: AttemptOutcome = { kind: 'retryable', timeout: true };
 const reset: AttemptOutcome = { kind: 'retryable' };
 const creds: AttemptOutcome = { kind: 'credentials', status: 401 };
+
+test('finalError: out of descriptors is a 503 descriptors_exhausted with retry-after, not a 500', () => {
+  const fe = finalError({ model: 'm', attempts: attempts({ kind: 'local', descriptors: true }), reason: 'local' });
+  assert.equal(fe.status, 503);
+  assert.equal(fe.code, 'descriptors_exhausted');
+  assert.equal(fe.retryAfterMs, 1_000);
+  assert.equal(fe.overloaded, true);
+  assert.equal(finalError({ model: 'm', attempts: attempts({ kind: 'local' }), reason: 'local' }).status, 500);
+});
 
 test('finalError: status and code per DESIGN.md', () => {
   const table: [string, AttemptRecord[], PlanEndReason, number, string, number | undefined][] = [

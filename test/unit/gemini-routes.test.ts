@@ -1,7 +1,7 @@
 // Gemini's native paths (issue 40): which paths are Gemini calls, and the pass-through tap's usage reading.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { findRoute } from '../../src/http/routes.ts';
+import { findRoute } from '../helpers/routes.ts';
 import { geminiAuthenticated, geminiCallOf, queryKey } from '../../src/dialects/gemini/routes.ts';
 import { GeminiStreamTap } from '../../src/dialects/gemini/passthrough-tap.ts';
 

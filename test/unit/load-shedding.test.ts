@@ -3,6 +3,7 @@ import { test, mock } from 'node:test';
 import assert from 'node:assert/strict';
 import { LoadShedder } from '../../src/http/load-shedding.ts';
 import { createGatewayServer } from '../../src/http/server.ts';
+import { endpoint, Router } from '../../src/http/endpoint.ts';
 import type { AddressInfo } from 'node:net';
 
 test('a late event loop turns shedding on; it goes off once the delay is under half the threshold', () => {
@@ -42,10 +43,33 @@ test('while shedding, an API request gets a fast 503 overloaded with retry-after
     log: { error: () => undefined, warn: () => undefined, isLevelEnabled: () => false } as never,
     masker: { mask: (s: string) => s } as never,
     metricsAuthorized: null,
-    dispatch: async (_req, res) => {
-      dispatched++;
-      res.end('{}');
-    },
+    router: new Router([
+      endpoint({
+        name: 'chat',
+        template: '/v1/chat/completions',
+        methods: ['POST'],
+        dialect: 'openai',
+        serve: async (_req, res) => {
+          dispatched++;
+          res.end('{}');
+        },
+      }),
+      endpoint({
+        name: 'messages',
+        template: '/v1/messages',
+        methods: ['POST'],
+        dialect: 'anthropic',
+        serve: async () => {},
+      }),
+      endpoint({
+        name: 'healthz',
+        template: '/healthz',
+        methods: ['GET'],
+        dialect: 'openai',
+        own: 'healthz',
+        serve: async () => {},
+      }),
+    ]),
     admin: null,
     ui: null,
     readiness: { draining: false, reasons: () => [] },

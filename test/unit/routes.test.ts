@@ -1,7 +1,8 @@
 // Exact routing: the path of every request-target form a client may send.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { conversationPathOf, dialectForPath, endpointClass, findRoute, pathOf } from '../../src/http/routes.ts';
+import { dialectForPath, endpointClass, pathOf } from '../../src/http/routes.ts';
+import { findRoute } from '../helpers/routes.ts';
 
 test('pathOf takes the path of origin-form and absolute-form targets and drops the query', () => {
   const cases: Array<[string | undefined, string]> = [
@@ -39,13 +40,15 @@ test('endpointClass puts any path in one of a few fixed classes (metrics labels 
 });
 
 test('/v1/responses, its token count, /v1/responses/{id} for GET and DELETE, and its input items', async () => {
-  const { findRoute, responseIdOf } = await import('../../src/http/routes.ts');
   assert.equal(findRoute('/v1/responses')?.name, 'responses');
   assert.equal(findRoute('/v1/responses/input_tokens')?.name, 'responses_input_tokens');
   const one = findRoute('/v1/responses/resp_abc');
-  assert.deepEqual([one?.name, one?.method, one?.alsoMethod, one?.dialect], ['response', 'GET', 'DELETE', 'responses']);
+  assert.deepEqual(
+    [one?.name, one?.methods, one?.dialect, one?.params],
+    ['response', ['GET', 'DELETE'], 'responses', { id: 'resp_abc' }],
+  );
   const items = findRoute('/v1/responses/resp_abc/input_items');
-  assert.deepEqual([items?.name, items?.method, items?.alsoMethod], ['response_input_items', 'GET', undefined]);
+  assert.deepEqual([items?.name, items?.methods], ['response_input_items', ['GET']]);
   for (const other of [
     '/v1/responses//input_items',
     '/v1/responses/resp_abc/output_items',
@@ -53,24 +56,25 @@ test('/v1/responses, its token count, /v1/responses/{id} for GET and DELETE, and
     '/v1/responses/resp_abc/input_items/',
   ])
     assert.equal(findRoute(other), undefined, other);
-  assert.equal(responseIdOf('/v1/responses/resp%5Fx'), 'resp_x');
-  assert.equal(responseIdOf('/v1/responses/resp%5Fx/input_items'), 'resp_x');
-  assert.equal(responseIdOf('/v1/responses/input_items'), 'input_items', 'an id, not the suffix');
+  assert.equal(findRoute('/v1/responses/resp%5Fx')?.params.id, 'resp_x');
+  assert.equal(findRoute('/v1/responses/resp%5Fx/input_items')?.params.id, 'resp_x');
+  assert.equal(findRoute('/v1/responses/input_items')?.params.id, 'input_items', 'an id, not the suffix');
+  assert.equal(
+    findRoute('/v1/responses/%E0%A4%A')?.params.id,
+    '%E0%A4%A',
+    'a segment that does not decode stays as sent',
+  );
 });
 
 test('conversation paths: the collection, one conversation, its items, one item; other shapes are no route', () => {
   assert.equal(findRoute('/v1/conversations')?.name, 'conversations');
   assert.deepEqual(
-    [findRoute('/v1/conversations/conv_1')?.name, findRoute('/v1/conversations/conv_1')?.alsoMethods],
-    ['conversation', ['POST', 'DELETE']],
+    [findRoute('/v1/conversations/conv_1')?.name, findRoute('/v1/conversations/conv_1')?.methods],
+    ['conversation', ['GET', 'POST', 'DELETE']],
   );
   assert.equal(findRoute('/v1/conversations/conv_1/items')?.name, 'conversation_items');
   assert.equal(findRoute('/v1/conversations/conv_1/items/msg_2')?.name, 'conversation_item');
-  assert.deepEqual(conversationPathOf('/v1/conversations/conv%201/items/m'), {
-    id: 'conv 1',
-    items: true,
-    itemId: 'm',
-  });
+  assert.deepEqual(findRoute('/v1/conversations/conv%201/items/m')?.params, { id: 'conv 1', item_id: 'm' });
   for (const p of ['/v1/conversations/c/other', '/v1/conversations/c/items/', '/v1/conversations/c/items/a/b'])
     assert.equal(findRoute(p), undefined, p);
   assert.equal(findRoute('/v1/responses/compact')?.name, 'responses_compact');

@@ -31,6 +31,8 @@ import { SignInLimit } from './sign-in-limit.ts';
 import { ADMIN_TOKEN_PRINCIPAL, actorOf, reaches, setActor, type Principal } from './actor.ts';
 import { ruleFor } from './roles.ts';
 import { createOidcSignIn, type OidcSignIn } from './oidc-sign-in.ts';
+import { handleEntries, isEntryRoute } from './entry-routes.ts';
+import type { LiveConfig } from '../live-config.ts';
 
 /** Admin answers carry keys once and spend always: never stored by a cache, never sniffed as another type. */
 const NO_STORE = { 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' };
@@ -51,6 +53,8 @@ interface Call {
   /** Who acts (actor.ts); a team administrator's reach is checked against its team. */
   actor: Principal;
   alerts: AlertLog | null;
+  /** Providers and models changed at run time; null where the gateway runs without (tests of the API alone). */
+  live: LiveConfig | null;
 }
 
 /** The principals the admin API knows, made once at boot. */
@@ -60,7 +64,11 @@ interface Credentials {
 }
 
 /** Null when no admin token and no sign-in is configured: then /admin/ and /auth/ are not routed at all. */
-export function createAdminApi(gw: Gateway, extra: { alerts?: AlertLog | null } = {}): AdminHandler | null {
+export function createAdminApi(
+  gw: Gateway,
+  live: LiveConfig | null = null,
+  extra: { alerts?: AlertLog | null } = {},
+): AdminHandler | null {
   const { adminToken, adminTokens, oidc } = gw.config;
   if (adminToken === null && adminTokens.length === 0 && oidc === null) return null;
   const credentials: Credentials = {
@@ -144,6 +152,7 @@ export function createAdminApi(gw: Gateway, extra: { alerts?: AlertLog | null } 
       ops,
       actor: actorOf(req),
       alerts,
+      live,
     };
     route(call, segments).catch((err: unknown) => {
       req.resume();
@@ -287,6 +296,21 @@ async function route(c: Call, segments: string[]): Promise<void> {
     return allow(c, method, ['GET'], () =>
       reply(c, 200, JSON.stringify({ data: c.gw.mcp?.aggregator.health() ?? [] })),
     );
+  if (c.live !== null && isEntryRoute(segments)) {
+    const live = c.live;
+    return handleEntries(
+      {
+        req: c.req,
+        live,
+        body: () => jsonBody(c),
+        reply: (status, body) => reply(c, status, body),
+        allow: (methods, run) => allow(c, method, methods, run),
+      },
+      method,
+      segments,
+      decodeSegment,
+    );
+  }
   if (first === 'keys' && id !== undefined && id !== '') {
     const idOrName = decodeSegment(id);
     // A team administrator reaches another team's key by no route: checked before any change.
@@ -395,7 +419,7 @@ function decodeSegment(s: string): string {
   try {
     return decodeURIComponent(s);
   } catch {
-    throw new UsageError('the key id or name in the path is not valid percent-encoding');
+    throw new UsageError('the id or name in the path is not valid percent-encoding');
   }
 }
 

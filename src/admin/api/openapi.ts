@@ -1,4 +1,5 @@
 // The admin API's OpenAPI 3.1 document, served at GET /admin/openapi.json (a test checks every route is in it).
+import { ENTRY_PATHS } from './entry-openapi.ts';
 
 const nullable = (type: string, extra: Record<string, unknown> = {}): Record<string, unknown> => ({
   type: [type, 'null'],
@@ -93,7 +94,7 @@ export const OPENAPI_DOCUMENT = {
     title: 'modelgate admin API',
     version: '1',
     description:
-      'Keys, usage and deployment health. Every path needs `Authorization: Bearer <admin_token>`; without `admin_token` configured every path is 404.',
+      'Keys, usage, deployment health, providers and models. Every path needs `Authorization: Bearer <admin_token>`; without `admin_token` configured every path is 404.',
   },
   components: {
     securitySchemes: {
@@ -127,6 +128,7 @@ export const OPENAPI_DOCUMENT = {
   },
   security: [{ adminToken: [] }],
   paths: {
+    ...ENTRY_PATHS,
     '/admin/openapi.json': { get: { summary: 'This document', responses: { 200: { description: 'OpenAPI 3.1' } } } },
     '/admin/keys': {
       get: {

@@ -40,6 +40,9 @@ export const ROLE_RULES: readonly RoleRule[] = [
   rule('GET', 'alerts', 'viewer'),
   rule('GET', 'teams', 'viewer'),
   rule('GET', 'teams/*', 'viewer'),
+  // The models served; providers (their settings name credentials) stay an administrator's.
+  rule('GET', 'models', 'viewer'),
+  rule('GET', 'models/*', 'viewer'),
 ];
 
 /** The rule for a request, or null: then only an administrator may. HEAD is read as GET. */

@@ -1,5 +1,6 @@
 // The paths Anthropic's cloud clients call, served as gateway ingress: Bedrock's InvokeModel
-// (`/model/{model}/invoke`, `/model/{model}/invoke-with-response-stream`) and Vertex AI's rawPredict
+// (`/model/{model}/invoke`, `/model/{model}/invoke-with-response-stream`), Bedrock's Converse
+// (`/model/{model}/converse`, `/model/{model}/converse-stream`, what the AWS SDK's Converse commands call) and Vertex AI's rawPredict
 // (`/v1/projects/{p}/locations/{l}/publishers/anthropic/models/{m}:rawPredict`, `:streamRawPredict`, and
 // `count-tokens:rawPredict`). Vertex's SDK appends `/projects/…` to its base URL, which its users set with
 // or without `/v1`, so both forms are served. Model ids come percent-decoded (the SDKs encode `:` of
@@ -9,6 +10,8 @@ export interface BedrockCall {
   /** The model id of the path, decoded. */
   model: string;
   stream: boolean;
+  /** InvokeModel (Anthropic's body) or Converse. */
+  api: 'invoke' | 'converse';
 }
 
 export type VertexMethod = 'rawPredict' | 'streamRawPredict' | 'count-tokens';
@@ -22,18 +25,23 @@ export interface VertexCall {
 }
 
 const BEDROCK_PREFIX = '/model/';
-const INVOKE = '/invoke';
-const INVOKE_STREAM = '/invoke-with-response-stream';
+/** Each Bedrock operation's path suffix, longest first where one ends another. */
+const BEDROCK_OPERATIONS: readonly { suffix: string; stream: boolean; api: BedrockCall['api'] }[] = [
+  { suffix: '/invoke-with-response-stream', stream: true, api: 'invoke' },
+  { suffix: '/invoke', stream: false, api: 'invoke' },
+  { suffix: '/converse-stream', stream: true, api: 'converse' },
+  { suffix: '/converse', stream: false, api: 'converse' },
+];
 
-/** A Bedrock InvokeModel path, or null. */
+/** A Bedrock InvokeModel or Converse path, or null. */
 export function bedrockCallOf(path: string): BedrockCall | null {
   if (!path.startsWith(BEDROCK_PREFIX)) return null;
-  const stream = path.endsWith(INVOKE_STREAM);
-  if (!stream && !path.endsWith(INVOKE)) return null;
-  const segment = path.slice(BEDROCK_PREFIX.length, path.length - (stream ? INVOKE_STREAM : INVOKE).length);
+  const op = BEDROCK_OPERATIONS.find((o) => path.endsWith(o.suffix));
+  if (op === undefined) return null;
+  const segment = path.slice(BEDROCK_PREFIX.length, path.length - op.suffix.length);
   if (segment === '' || segment.includes('/')) return null;
   const model = decoded(segment);
-  return model === null ? null : { model, stream };
+  return model === null ? null : { model, stream: op.stream, api: op.api };
 }
 
 const VERTEX = /^(?:\/v1)?\/projects\/([^/]+)\/locations\/([^/]+)\/publishers\/anthropic\/models\/([^/]+)$/;

@@ -28,6 +28,8 @@ export interface CloudMessages {
   version: AnthropicVersion;
   /** `anthropic-version`, and `anthropic-beta` when the caller sent any. */
   forward: Record<string, string>;
+  /** What the reshape left out of the caller's request (sent as x-modelgate-adjusted). */
+  adjusted?: string[];
 }
 
 export function cloudMessagesBody(

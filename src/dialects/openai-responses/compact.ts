@@ -24,7 +24,7 @@ export function validateCompactRequest(body: unknown): ResponsesFacts {
       param: 'stream',
     });
   const facts = validateResponsesRequest(body);
-  return { ...facts, stream: false, store: false };
+  return { ...facts, stream: false, responses: { ...facts.responses, store: false } };
 }
 
 function inputItems(body: JsonObject): unknown[] {

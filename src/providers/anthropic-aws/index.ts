@@ -10,7 +10,7 @@ import { z } from 'zod';
 import type { ProviderConfig } from '../../core/config-types.ts';
 import type { ProviderSpec } from '../../spec/provider.ts';
 import { anthropicProvider, type AnthropicOptions } from '../anthropic/index.ts';
-import { AWS_CONFIG_KEYS, type AwsSigner, awsSignerOf } from '../bedrock/sigv4.ts';
+import { AWS_CONFIG_KEYS, type AwsSigner, awsSignerOf } from '../aws/sigv4.ts';
 import { originOnly } from '../json-headers.ts';
 
 export const ANTHROPIC_AWS_SERVICE = 'aws-external-anthropic';

@@ -5,7 +5,7 @@
 // the cloud reads it (Vertex), since Bedrock names streaming in the path.
 // InvokeModelWithResponseStream wraps each of Anthropic's SSE events in an event-stream `chunk` whose
 // payload is `{"bytes": base64(event JSON)}`; `anthropicFrameOfChunk` turns one back into the SSE event.
-import { unwrapChunk } from './event-stream.ts';
+import { unwrapChunk } from '../aws/event-stream.ts';
 
 export const BEDROCK_ANTHROPIC_VERSION = 'bedrock-2023-05-31';
 export const VERTEX_ANTHROPIC_VERSION = 'vertex-2023-10-16';

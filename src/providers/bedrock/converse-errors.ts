@@ -24,7 +24,11 @@ export function bedrockErrorType(raw: string): string {
   return hash === -1 ? bare : bare.slice(hash + 1);
 }
 
-/** The status a Bedrock error type stands for; 500 for one this table does not know. */
+/**
+ * The status a Bedrock error type stands for; 500 for one this table does not know. A stream's
+ * `:exception-type` names the event union's member (`throttlingException`), read as the type it carries.
+ */
 export function bedrockErrorStatus(type: string): number {
-  return STATUS[bedrockErrorType(type)] ?? 500;
+  const bare = bedrockErrorType(type);
+  return STATUS[bare] ?? STATUS[bare.charAt(0).toUpperCase() + bare.slice(1)] ?? 500;
 }

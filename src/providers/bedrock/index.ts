@@ -20,7 +20,7 @@ import { BEDROCK_CLAUDE_BETAS } from './betas.ts';
 import { converseUpstream } from './converse-side.ts';
 import { readBedrockError } from './errors.ts';
 import { BedrockFrameDecoder } from './frames.ts';
-import { AWS_CONFIG_KEYS, type AwsSigner, awsSignerOf } from './sigv4.ts';
+import { AWS_CONFIG_KEYS, type AwsSigner, awsSignerOf } from '../aws/sigv4.ts';
 import { bedrockOrigin, bedrockPath, isBedrockClaude } from './urls.ts';
 
 export interface BedrockOptions {
@@ -92,7 +92,7 @@ export const bedrockProvider: ProviderSpec<BedrockOptions> = {
   wireBody: invokeBody,
   // Converse has no beta flags: a caller's are all left out, and said.
   betas: (_p, d) => (isClaude(d) ? BEDROCK_CLAUDE_BETAS : NO_BETAS),
-  frames: () => new BedrockFrameDecoder(),
+  frames: (_p, d) => new BedrockFrameDecoder(isClaude(d)),
   readError: readBedrockError,
   sign(input) {
     const signer = optionsOf(input.provider).signer;

@@ -1,34 +1,13 @@
-// The `anthropic-beta` values Claude on Vertex AI takes. Vertex serves a subset of Anthropic's betas: the
-// ones below are documented for it or sent to it by Anthropic's own clients (Claude Code keeps the same
-// list for its cloud routes); anything else (the Files API, MCP connector, code execution, skills) Vertex
-// refuses with a 400, so it is left out and said. Tool search has its cloud name there.
-import type { BetaRules } from '../../spec/provider.ts';
+// The `anthropic-beta` values Claude on Vertex AI takes: the clouds' shared table (../claude-cloud-betas.ts)
+// and those only Vertex serves (web search, and the betas Claude Code sends to it).
+import { claudeCloudBetas } from '../claude-cloud-betas.ts';
 
-export const VERTEX_CLAUDE_BETAS: BetaRules = {
-  accepted: new Set([
-    'claude-code-20250219',
-    'interleaved-thinking-2025-05-14',
-    'context-1m-2025-08-07',
-    'context-management-2025-06-27',
-    'structured-outputs-2025-11-13',
-    'structured-outputs-2025-12-15',
-    'web-search-2025-03-05',
-    'effort-2025-11-24',
-    'tool-search-tool-2025-10-19',
-    'token-efficient-tools-2025-02-19',
-    'fine-grained-tool-streaming-2025-05-14',
-    'output-128k-2025-02-19',
-    'computer-use-2024-10-22',
-    'computer-use-2025-01-24',
-    'computer-use-2025-11-24',
-    'prompt-caching-2024-07-31',
-    'extended-cache-ttl-2025-04-11',
-    'thinking-token-count-2026-05-13',
-    'thinking-binding-controls-2026-08-01',
-    'thinking-display-updates-2026-08-18',
-    'afk-mode-2026-01-31',
-    'dangerous-tool-use-2026-09-03',
-    'fallback-credit-2026-06-01',
-  ]),
-  renamed: { 'advanced-tool-use-2025-11-20': 'tool-search-tool-2025-10-19' },
-};
+export const VERTEX_CLAUDE_BETAS = claudeCloudBetas([
+  'web-search-2025-03-05',
+  'thinking-token-count-2026-05-13',
+  'thinking-binding-controls-2026-08-01',
+  'thinking-display-updates-2026-08-18',
+  'afk-mode-2026-01-31',
+  'dangerous-tool-use-2026-09-03',
+  'fallback-credit-2026-06-01',
+]);

@@ -7,20 +7,30 @@ import { cloudModelCandidates, gatewayModelOf } from '../../../src/dialects/anth
 import { cloudMessagesBody } from '../../../src/dialects/anthropic-clouds/request.ts';
 import { bedrockErrorType, renderBedrockError } from '../../../src/dialects/anthropic-clouds/errors.ts';
 import { GatewayError } from '../../../src/core/errors.ts';
-import { findRoute } from '../../../src/http/routes.ts';
+import { findRoute } from '../../helpers/routes.ts';
 
-test('Bedrock paths: invoke and the stream, the model decoded; anything else is not one', () => {
+test('Bedrock paths: invoke, converse and their streams, the model decoded; anything else is not one', () => {
   assert.deepEqual(bedrockCallOf('/model/us.anthropic.claude-sonnet-4-5-20250929-v1:0/invoke'), {
     model: 'us.anthropic.claude-sonnet-4-5-20250929-v1:0',
     stream: false,
+    api: 'invoke',
   });
   assert.deepEqual(bedrockCallOf('/model/us.anthropic.claude-x-v1%3A0/invoke-with-response-stream'), {
     model: 'us.anthropic.claude-x-v1:0',
     stream: true,
+    api: 'invoke',
   });
+  assert.deepEqual(bedrockCallOf('/model/amazon.nova-pro-v1%3A0/converse'), {
+    model: 'amazon.nova-pro-v1:0',
+    stream: false,
+    api: 'converse',
+  });
+  assert.deepEqual(bedrockCallOf('/model/m/converse-stream'), { model: 'm', stream: true, api: 'converse' });
+  assert.equal(findRoute('/model/m/converse')?.name, 'bedrock_converse');
+  assert.equal(findRoute('/model/m/converse-stream')?.name, 'bedrock_converse_stream');
+  assert.equal(bedrockCallOf('/model/a/converse-streams'), null);
   assert.equal(bedrockCallOf('/model//invoke'), null);
   assert.equal(bedrockCallOf('/model/a/b/invoke'), null);
-  assert.equal(bedrockCallOf('/model/a/converse'), null);
   assert.equal(bedrockCallOf('/model/%E0%A4%A/invoke'), null);
   assert.equal(findRoute('/model/m/invoke')?.name, 'bedrock_invoke');
   assert.equal(findRoute('/model/m/invoke-with-response-stream')?.name, 'bedrock_invoke_stream');

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { BEDROCK_EVENT_STREAM } from '../../../src/pipeline/reply-framing.ts';
-import { EventStreamDecoder, unwrapChunk } from '../../../src/providers/bedrock/event-stream.ts';
+import { EventStreamDecoder, unwrapChunk } from '../../../src/providers/aws/event-stream.ts';
 import { GatewayError } from '../../../src/core/errors.ts';
 import type { StreamRelay } from '../../../src/spec/exchange.ts';
 

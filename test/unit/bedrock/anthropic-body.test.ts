@@ -6,7 +6,7 @@ import {
   cloudAnthropicBody,
   VERTEX_ANTHROPIC_VERSION,
 } from '../../../src/providers/bedrock/anthropic-body.ts';
-import { EventStreamDecoder, encodeChunk, encodeEvent } from '../../../src/providers/bedrock/event-stream.ts';
+import { EventStreamDecoder, encodeChunk, encodeEvent } from '../../../src/providers/aws/event-stream.ts';
 import { BedrockFrameDecoder } from '../../../src/providers/bedrock/frames.ts';
 
 const body = {
@@ -61,7 +61,7 @@ test("Bedrock's framing unwraps InvokeModel chunks and passes Converse events as
     encodeChunk('{"type":"message_stop"}'),
     encodeEvent('messageStop', { stopReason: 'end_turn' }),
   ]);
-  assert.deepEqual(new BedrockFrameDecoder().push(wire), [
+  assert.deepEqual(new BedrockFrameDecoder(true).push(wire), [
     { event: 'message_stop', data: '{"type":"message_stop"}' },
     { event: 'messageStop', data: '{"stopReason":"end_turn"}' },
   ]);

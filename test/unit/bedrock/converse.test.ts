@@ -4,7 +4,7 @@ import { bedrockErrorStatus, bedrockErrorType } from '../../../src/providers/bed
 import { decodeConverseReply } from '../../../src/providers/bedrock/converse-reply.ts';
 import { encodeConverseRequest } from '../../../src/providers/bedrock/converse-request.ts';
 import { ConverseStreamDecoder } from '../../../src/providers/bedrock/converse-stream.ts';
-import { EventStreamDecoder, encodeEvent, encodeException } from '../../../src/providers/bedrock/event-stream.ts';
+import { EventStreamDecoder, encodeEvent, encodeException } from '../../../src/providers/aws/event-stream.ts';
 import type { HubRequest } from '../../../src/spec/form.ts';
 import { TranslationError } from '../../../src/spec/translation-error.ts';
 

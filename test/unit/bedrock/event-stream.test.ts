@@ -6,7 +6,7 @@ import {
   encodeEvent,
   encodeException,
   unwrapChunk,
-} from '../../../src/providers/bedrock/event-stream.ts';
+} from '../../../src/providers/aws/event-stream.ts';
 
 function concat(parts: Uint8Array[]): Uint8Array {
   return Buffer.concat(parts.map((p) => Buffer.from(p.buffer, p.byteOffset, p.byteLength)));

@@ -8,7 +8,7 @@ import {
   cachedCredentials,
   credentialSource,
   REFRESH_BEFORE_MS,
-} from '../../../src/providers/bedrock/sigv4.ts';
+} from '../../../src/providers/aws/sigv4.ts';
 
 const creds = { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY' };
 const date = new Date('2026-11-28T12:00:00Z');

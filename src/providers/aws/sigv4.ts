@@ -1,4 +1,5 @@
-// AWS Signature Version 4 for requests to Bedrock (and Claude Platform on AWS): each request's method, path,
+// AWS Signature Version 4 for the kinds that call AWS (bedrock, anthropic-aws; src/providers/aws/ holds
+// what they share and is no kind itself): each request's method, path,
 // query, headers and body hash signed with the deployment's credentials for its region and service. The
 // credentials come from the provider's config, or AWS's standard chain (environment, shared profile, web
 // identity, container and instance metadata); chain credentials are reused until five minutes before they
