@@ -1,4 +1,5 @@
-// The admin API through the standard fetch, with the admin token from this tab's sessionStorage.
+// The admin API through the standard fetch: with the admin token from this tab's sessionStorage, or, signed
+// in with SSO, with the session cookie the browser sends by itself (same origin).
 
 const TOKEN_KEY = 'modelgate.adminToken';
 
@@ -22,7 +23,9 @@ export function whenUnauthorized(fn) {
 }
 
 export async function api(path, { method = 'GET', body, raw = false } = {}) {
-  const headers = { authorization: `Bearer ${token.get() ?? ''}` };
+  const headers = {};
+  const t = token.get();
+  if (t) headers.authorization = `Bearer ${t}`;
   if (body !== undefined) headers['content-type'] = 'application/json';
   const res = await fetch(path, {
     method,
@@ -33,7 +36,7 @@ export async function api(path, { method = 'GET', body, raw = false } = {}) {
   if (res.status === 401) {
     token.clear();
     onUnauthorized();
-    throw new ApiError('The admin token was refused.', 401);
+    throw new ApiError('The admin token or the session was refused.', 401);
   }
   if (raw && res.ok) return res;
   const text = await res.text();

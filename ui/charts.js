@@ -1,18 +1,22 @@
 // Charts drawn as plain SVG: stacked bars per day (cost or tokens by model or key) and requests with errors per hour.
 import { h, s } from './dom.js';
 
-const PALETTE = [
-  '#2457c5',
-  '#e07b00',
-  '#1a7f37',
-  '#8e44ad',
-  '#c0392b',
-  '#16a085',
-  '#7f8c8d',
-  '#d4a017',
-  '#2c3e50',
-  '#e84393',
-];
+const PALETTE = ['#2457c5', '#e07b00', '#1a7f37', '#8e44ad', '#c0392b', '#16a085', '#d4a017', '#2c3e50', '#e84393'];
+/** The sum of the smallest series, always grey. */
+const OTHER = '#7f8c8d';
+/** Each series name keeps the colour it was first given, in every chart of the page, for the page's life. */
+const colours = new Map();
+
+export function colourOf(name) {
+  if (name === 'other') return OTHER;
+  let c = colours.get(name);
+  if (c === undefined) {
+    c = PALETTE[colours.size % PALETTE.length];
+    colours.set(name, c);
+  }
+  return c;
+}
+
 /** The drawing's own units; the SVG scales to its box. A wide chart gets more units, so its text keeps its size. */
 const H = 220;
 const PAD = { left: 64, right: 8, top: 10, bottom: 26 };
@@ -86,14 +90,14 @@ export function stackedBars(container, { labels, series, format, width = 640 }) 
             y,
             width: slot * 0.7,
             height: Math.max(bh, 0.5),
-            fill: PALETTE[j % PALETTE.length],
+            fill: colourOf(ser.name),
           },
           s('title', {}, `${label} · ${ser.name}: ${format(v)}`),
         ),
       );
     });
   });
-  container.replaceChildren(svg, legend(series.map((ser, j) => [ser.name, PALETTE[j % PALETTE.length]])));
+  container.replaceChildren(svg, legend(series.map((ser) => [ser.name, colourOf(ser.name)])));
 }
 
 /** Requests per slot as bars, errors drawn over them in red. */

@@ -1,10 +1,46 @@
-// The keys view: list with spend, create (the key shown once, with a copy button), edit limits, disable, delete.
+// The keys view: list with spend (searched, sorted and paged in the page), create (the key shown once, with a
+// copy button), edit limits, disable, delete.
 import { api } from './api.js';
 import { count, fillRows, h, usd } from './dom.js';
 
 const $ = (id) => document.getElementById(id);
 /** The id of the key the dialog edits; null while it creates one. */
 let editing = null;
+/** Every key as last listed; the search, sort and page pick what is shown. */
+let all = [];
+let page = 0;
+const PAGE_SIZE = 25;
+
+const SORTS = {
+  name: (a, b) => a.name.localeCompare(b.name),
+  spent: (a, b) => b.spent_usd - a.spent_usd || a.name.localeCompare(b.name),
+  created: (a, b) =>
+    String(b.created_at ?? '').localeCompare(String(a.created_at ?? '')) || a.name.localeCompare(b.name),
+  status: (a, b) => a.status.localeCompare(b.status) || a.name.localeCompare(b.name),
+};
+
+function render() {
+  const q = $('keys-search').value.trim().toLowerCase();
+  const shown = all
+    .filter(
+      (k) =>
+        q === '' ||
+        k.name.toLowerCase().includes(q) ||
+        k.masked.toLowerCase().includes(q) ||
+        (k.models ?? ['all']).some((m) => m.toLowerCase().includes(q)),
+    )
+    .sort(SORTS[$('keys-sort').value] ?? SORTS.name);
+  const pages = Math.max(1, Math.ceil(shown.length / PAGE_SIZE));
+  page = Math.min(page, pages - 1);
+  fillRows(
+    $('keys-table').tBodies[0],
+    shown.slice(page * PAGE_SIZE, (page + 1) * PAGE_SIZE).map(row),
+    all.length === 0 ? 'No keys yet. Create one with “New key”.' : 'No key matches.',
+  );
+  $('keys-page').textContent = `${shown.length} key${shown.length === 1 ? '' : 's'} · page ${page + 1} of ${pages}`;
+  $('keys-prev').disabled = page === 0;
+  $('keys-next').disabled = page >= pages - 1;
+}
 
 function limitsText(k) {
   const parts = [];
@@ -79,7 +115,8 @@ async function act(run) {
 export async function loadKeys() {
   try {
     const { data } = await api('/admin/keys');
-    fillRows($('keys-table').tBodies[0], data.map(row), 'No keys yet. Create one with “New key”.');
+    all = data;
+    render();
   } catch (err) {
     $('keys-error').textContent = err.message;
   }
@@ -153,6 +190,19 @@ async function copyKey() {
 
 export function setupKeys() {
   $('new-key').addEventListener('click', () => openDialog(null));
+  $('keys-search').addEventListener('input', () => {
+    page = 0;
+    render();
+  });
+  $('keys-sort').addEventListener('change', render);
+  $('keys-prev').addEventListener('click', () => {
+    page = Math.max(0, page - 1);
+    render();
+  });
+  $('keys-next').addEventListener('click', () => {
+    page += 1;
+    render();
+  });
   $('key-cancel').addEventListener('click', () => $('key-dialog').close());
   $('key-form').addEventListener('submit', save);
   $('copy-key').addEventListener('click', copyKey);

@@ -33,13 +33,13 @@ function hourLabels(from) {
   return out;
 }
 
-/** Rows grouped by (day, name) into stacked series, the biggest first. */
-function seriesBy(rows, { labels, nameOf, valueOf }) {
+/** Rows grouped by (day or hour, name) into stacked series, the biggest first. */
+function seriesBy(rows, { labels, nameOf, valueOf, bucket }) {
   const byName = new Map();
   for (const r of rows) {
     const name = nameOf(r);
     if (!byName.has(name)) byName.set(name, new Array(labels.length).fill(0));
-    const i = labels.indexOf(r.day);
+    const i = labels.indexOf(r[bucket]);
     if (i >= 0) byName.get(name)[i] += valueOf(r);
   }
   const all = [...byName]
@@ -75,34 +75,37 @@ export async function loadUsage() {
   // The hourly chart covers at most the last two days: more hours than that are too thin to read.
   const hourFrom = Math.max(from, Date.now() - 2 * DAY);
   try {
+    // The last 24 hours are drawn by the hour; longer ranges by the day.
+    const bucket = Number($('usage-range').value) === 1 ? 'hour' : 'day';
     const [byModelDay, byKeyDay, hourly, byModel, toolCalls] = await Promise.all([
-      api(`/admin/usage?from=${fromIso}&group_by=day,model`),
-      api(`/admin/usage?from=${fromIso}&group_by=day,key`),
+      api(`/admin/usage?from=${fromIso}&group_by=${bucket},model`),
+      api(`/admin/usage?from=${fromIso}&group_by=${bucket},key`),
       api(`/admin/usage?from=${new Date(hourFrom).toISOString()}&group_by=hour`),
       api(`/admin/usage?from=${fromIso}&group_by=model`),
       api(`/admin/usage?from=${fromIso}&endpoint=/mcp&group_by=deployment,model,key`),
     ]);
     totalsBox(byModel.totals);
-    const days = dayLabels(from);
-    const short = days.map((d) => d.slice(5));
+    for (const span of document.querySelectorAll('figcaption .bucket')) span.textContent = bucket;
+    const days = bucket === 'hour' ? hourLabels(from) : dayLabels(from);
+    const short = days.map((d) => (bucket === 'hour' ? d.slice(11, 16) : d.slice(5)));
     stackedBars($('chart-cost-model'), {
       labels: short,
-      series: seriesBy(byModelDay.groups, { labels: days, nameOf: (r) => r.model, valueOf: cost }),
+      series: seriesBy(byModelDay.groups, { labels: days, nameOf: (r) => r.model, valueOf: cost, bucket }),
       format: usdAxis,
     });
     stackedBars($('chart-tokens-model'), {
       labels: short,
-      series: seriesBy(byModelDay.groups, { labels: days, nameOf: (r) => r.model, valueOf: tokens }),
+      series: seriesBy(byModelDay.groups, { labels: days, nameOf: (r) => r.model, valueOf: tokens, bucket }),
       format: count,
     });
     stackedBars($('chart-cost-key'), {
       labels: short,
-      series: seriesBy(byKeyDay.groups, { labels: days, nameOf: keyName, valueOf: cost }),
+      series: seriesBy(byKeyDay.groups, { labels: days, nameOf: keyName, valueOf: cost, bucket }),
       format: usdAxis,
     });
     stackedBars($('chart-tokens-key'), {
       labels: short,
-      series: seriesBy(byKeyDay.groups, { labels: days, nameOf: keyName, valueOf: tokens }),
+      series: seriesBy(byKeyDay.groups, { labels: days, nameOf: keyName, valueOf: tokens, bucket }),
       format: count,
     });
     const hours = hourLabels(hourFrom);

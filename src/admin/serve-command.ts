@@ -27,6 +27,8 @@ import { routerFor } from '../pipeline/endpoint-table.ts';
 import { metricsTokenCheck } from '../auth/authenticate.ts';
 import { KeyCache } from '../auth/key-cache.ts';
 import { createAdminApi } from './api/admin-api.ts';
+import { openAlertLog, type AlertLog } from '../store/alert-log.ts';
+import { Alerter } from './alerts/alerter.ts';
 import { createUiHandler } from './ui-files.ts';
 import { DecodeBudget } from '../http/decode-budget.ts';
 import { closeProviderPools } from '../upstream/http-provider.ts';
@@ -119,6 +121,19 @@ export async function serveCommand(fileConfig: GatewayConfig): Promise<void> {
     onRecovered: () => log.info('key refresh works again'),
   });
   await keys.start();
+  // Alerts only when webhooks are configured: otherwise no table, no timer and no check at all.
+  const alertLog: AlertLog | null =
+    config.alerts === null ? null : await openAlertLog(config.database, isPostgresUrl(config.database), onMigrated);
+  const alerter =
+    config.alerts === null || alertLog === null
+      ? null
+      : new Alerter({
+          config: config.alerts,
+          log: alertLog,
+          logger: log,
+          keys: () => keys.records(),
+          keySpend: (keyId, period) => store.keySpend(keyId, period),
+        });
   const usage = new UsageWriter({
     store,
     flushMs: config.usageFlushMs,
@@ -141,7 +156,13 @@ export async function serveCommand(fileConfig: GatewayConfig): Promise<void> {
     },
     spill,
     // Written rows are reported to a shared admission store (made below; writes start with requests).
-    onWritten: (rows) => admission.rowsWritten(rows),
+    onWritten:
+      alerter === null
+        ? (rows) => admission.rowsWritten(rows)
+        : (rows) => {
+            admission.rowsWritten(rows);
+            alerter.rowsWritten(rows);
+          },
     onSpilled: (rows, file) =>
       log.error(
         { rows, file },
@@ -227,7 +248,7 @@ export async function serveCommand(fileConfig: GatewayConfig): Promise<void> {
     tracing,
     stages: stagePlan(config),
     mcp: await createMcpService({ servers: config.mcpServers, log, registry: metrics.registry }),
-    ...createRouting({ log, metrics, breaker: config.breaker }),
+    ...createRouting({ log, metrics, breaker: config.breaker, onTransition: alerter?.breakerChanged }),
   };
   // A new configuration is served by the next request: the catalog, the stage plan and the config are
   // replaced in one synchronous step, so a request sees the old set or the new, never a mix, and one in
@@ -269,13 +290,14 @@ export async function serveCommand(fileConfig: GatewayConfig): Promise<void> {
   readiness.add({ name: 'usage store', failing: () => usage.failing });
   const { reachable } = admission.store;
   if (reachable !== undefined) readiness.add({ name: 'redis', failing: () => !reachable.call(admission.store) });
-  const admin = createAdminApi(gw, live);
+  const admin = createAdminApi(gw, live, { alerts: alertLog });
+  alerter?.start();
   const server = createGatewayServer({
     ...gw,
     metricsAuthorized: metricsTokenCheck(config.metricsToken),
     router: routerFor(gw),
     admin,
-    ui: createUiHandler({ enabled: admin !== null }),
+    ui: createUiHandler({ enabled: admin !== null, sso: config.oidc !== null }),
     readiness,
     shedder: config.overloadLoopDelayMs > 0 ? new LoadShedder({ thresholdMs: config.overloadLoopDelayMs }) : null,
   });
@@ -338,6 +360,8 @@ export async function serveCommand(fileConfig: GatewayConfig): Promise<void> {
       live.stop();
       await gw.mcp?.aggregator.stop();
       await usage.close();
+      await alerter?.stop();
+      await alertLog?.close();
       await solo?.stop();
       await tracing
         ?.shutdown()

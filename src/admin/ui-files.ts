@@ -48,9 +48,16 @@ export function loadUiFiles(dir = UI_DIR): Map<string, UiFile> {
 }
 
 /** Null when the admin API is off: a dashboard without it is a page that cannot sign in. */
-export function createUiHandler(opts: { enabled: boolean; dir?: string }): UiHandler | null {
+export function createUiHandler(opts: { enabled: boolean; dir?: string; sso?: boolean }): UiHandler | null {
   if (!opts.enabled) return null;
   const files = loadUiFiles(opts.dir);
+  // What the page needs to know of the gateway before it signs in: whether SSO (/auth/login) is there.
+  const config = Buffer.from(JSON.stringify({ sso: opts.sso === true }));
+  files.set('config.json', {
+    body: config,
+    type: 'application/json',
+    etag: `"${createHash('sha256').update(config).digest('base64url').slice(0, 22)}"`,
+  });
   return function uiRequest(req, res, path) {
     req.resume();
     if (path === '/ui') {

@@ -17,6 +17,7 @@ import { modelPrice } from '../pricing/model-price.ts';
 import { releaseCatalogue } from '../pricing/catalogue.ts';
 import { configSchema, DEFAULTS, type RawConfig } from './schema.ts';
 import { PROVIDERS } from '../registry.ts';
+import { identityOf } from './identity.ts';
 import type { ProviderSpec } from '../spec/provider.ts';
 import { STAGES } from '../stages/index.ts';
 
@@ -238,6 +239,7 @@ function build(raw: RawConfig, source: string, env: NodeJS.ProcessEnv): GatewayC
     corsOrigins: raw.cors_origins ?? [],
     messagesAnyModel: raw.messages_any_model ?? false,
     adminToken: adminToken(raw.admin_token, env),
+    ...identityOf(raw),
     breaker: {
       failures: raw.circuit_breaker?.failures,
       minCalls: raw.circuit_breaker?.min_calls,

@@ -204,6 +204,66 @@ export const configSchema = z.strictObject({
     .optional(),
   // The admin API and dashboard's token; empty = off, like metrics_token.
   admin_token: z.string().optional(),
+  // Named admin tokens with a role (docs/admin.md): `token` (or `${ENV}`) or `token_hash` (hex SHA-256).
+  admin_tokens: z
+    .array(
+      z
+        .strictObject({
+          name: z.string().min(1).max(100),
+          token: z.string().min(16, 'an admin token must be at least 16 characters').optional(),
+          token_hash: z
+            .string()
+            .regex(/^[0-9a-f]{64}$/, 'must be the hex SHA-256 of the token (sha256sum)')
+            .optional(),
+          role: z.enum(['admin', 'team_admin', 'viewer']),
+          team: z.string().min(1).optional(),
+        })
+        .refine((t) => (t.token === undefined) !== (t.token_hash === undefined), {
+          message: 'give either `token` or `token_hash`',
+        })
+        .refine((t) => t.role !== 'team_admin' || t.team !== undefined, {
+          message: 'a team_admin token names its `team`',
+        }),
+    )
+    .optional(),
+  // Sign-in to the dashboard and admin API with an OpenID Connect provider (docs/admin.md).
+  oidc: z
+    .strictObject({
+      issuer: z.url({ protocol: /^https?$/ }),
+      client_id: z.string().min(1),
+      client_secret: z.string().optional(),
+      groups_claim: z.string().min(1).optional(),
+      team_claim: z.string().min(1).optional(),
+      roles: z
+        .strictObject({
+          admin: z.array(z.string().min(1)).optional(),
+          team_admin: z.array(z.string().min(1)).optional(),
+          viewer: z.array(z.string().min(1)).optional(),
+        })
+        .optional(),
+      redirect_uri: z.url({ protocol: /^https?$/ }).optional(),
+      scopes: z.array(z.string().min(1)).optional(),
+      session_secret: z.string().min(32, 'at least 32 characters').optional(),
+      session_ttl_s: positiveInt.optional(),
+    })
+    .optional(),
+  // Webhooks told of budget thresholds, opened circuits and expiring keys (docs/admin.md, "Alerts").
+  alerts: z
+    .strictObject({
+      webhooks: z.array(
+        z.strictObject({
+          url: z.url({ protocol: /^https?$/ }),
+          events: z.array(z.enum(['budget_threshold', 'circuit_open', 'key_expiring'])).min(1),
+          format: z.enum(['json', 'slack']).optional(),
+        }),
+      ),
+      budget_thresholds: z
+        .array(num(z.number().positive().max(1000)))
+        .min(1)
+        .optional(),
+      key_expiring_days: num(z.number().positive()).optional(),
+    })
+    .optional(),
   circuit_breaker: z
     .strictObject({
       failures: positiveInt.optional(),

@@ -174,6 +174,12 @@ export interface GatewayConfig {
   corsOrigins: string[];
   /** The token `/admin/` and `/ui/` require as `Authorization: Bearer …`; null = both are off (404). */
   adminToken: string | null;
+  /** Further named admin tokens (`admin_tokens:`), each with its role; empty = only `adminToken`. */
+  adminTokens: AdminTokenConfig[];
+  /** Sign-in with an OpenID Connect provider (`oidc:`); null = off. */
+  oidc: OidcConfig | null;
+  /** Webhooks told of budget thresholds, opened circuits and expiring keys (`alerts:`); null = none. */
+  alerts: AlertsConfig | null;
   /** Circuit-breaker thresholds; unset fields take the breaker's defaults (src/routing/plan.ts). */
   breaker: {
     failures?: number;
@@ -218,3 +224,52 @@ export type McpServerConfig = {
     }
   | { kind: 'stdio'; command: string; args: string[]; env: Record<string, string> }
 );
+
+/** What a principal of the admin API may do: everything, its own team's keys and usage, or read only. */
+export type AdminRole = 'admin' | 'team_admin' | 'viewer';
+
+/** A named admin token: only the SHA-256 of the token is kept once the config is read. */
+export interface AdminTokenConfig {
+  name: string;
+  /** hex SHA-256 of the token. */
+  hash: string;
+  role: AdminRole;
+  /** The team a `team_admin` token manages. */
+  team?: string;
+}
+
+export interface OidcConfig {
+  issuer: string;
+  clientId: string;
+  /** Absent for a public client (PKCE alone). */
+  clientSecret: string | null;
+  /** The claim listing the user's groups (default `groups`). */
+  groupsClaim: string;
+  /** The claim naming the team of a team administrator (default `team`). */
+  teamClaim: string;
+  /** Groups granting each role; the highest role any group grants wins. */
+  roles: Record<AdminRole, string[]>;
+  /** Where the provider sends the browser back; null = this gateway's /auth/callback on the request's host. */
+  redirectUri: string | null;
+  scopes: string[];
+  /** Signs session cookies; null = derived from the client secret (or random per process for a public client). */
+  sessionSecret: string | null;
+  sessionTtlMs: number;
+}
+
+export type AlertEvent = 'budget_threshold' | 'circuit_open' | 'key_expiring';
+
+export interface AlertWebhook {
+  url: string;
+  events: AlertEvent[];
+  /** `json`: modelgate's own body; `slack`: an incoming-webhook body (`text`, `blocks`). */
+  format: 'json' | 'slack';
+}
+
+export interface AlertsConfig {
+  webhooks: AlertWebhook[];
+  /** Percentages of a budget that raise `budget_threshold` (default 50, 80, 100). */
+  budgetThresholds: number[];
+  /** A key expiring within this long raises `key_expiring` (default 7 days). */
+  keyExpiringMs: number;
+}

@@ -30,6 +30,8 @@ export const ERROR_CODES = {
   budget_exhausted: { status: 403, message: 'Quota restricted: the USD budget of this key is used up.' },
   token_budget_exhausted: { status: 403, message: 'Quota restricted: the token budget of this key is used up.' },
   cors_not_allowed: { status: 403, message: 'Cross-origin requests from this origin are not allowed (cors_origins).' },
+  // Admin API only: the principal's role (roles.ts) does not reach this route, or a team administrator named another team.
+  permission_denied: { status: 403, message: 'Your role does not allow this.' },
   not_found: { status: 404, message: 'Not found.' },
   model_not_found: { status: 404, message: 'The model does not exist.' },
   response_not_found: { status: 404, message: 'No stored response with this id for this key.' },

@@ -24,4 +24,6 @@ export interface KeyRecord {
   tpm: number | null;
   maxConcurrency: number | null;
   createdAt: number;
+  /** The team the key belongs to, by name; absent or null = none. */
+  team?: string | null;
 }

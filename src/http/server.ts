@@ -29,7 +29,7 @@ export interface ServerOptions {
   metricsAuthorized: ((authorization: string | undefined) => boolean) | null;
   /** Every API endpoint, each with its handler (pipeline/endpoint-table.ts). */
   router: Router;
-  /** /admin/ and /ui/; both null without admin_token, and their paths are then 404. */
+  /** /admin/ (and the sign-in's /auth/) and /ui/; both null without admin_token, admin_tokens or oidc, and their paths are then 404. */
   admin: ((req: IncomingMessage, res: ServerResponse, path: string, requestId: string) => void) | null;
   ui: ((req: IncomingMessage, res: ServerResponse, path: string) => void) | null;
   /** While `shedding`, API requests get a fast 503 `overloaded` (load-shedding.ts); null: never. */
@@ -92,7 +92,7 @@ export function createGatewayServer(gw: ServerOptions): Server {
         match = { endpoint: variant.endpoint, params: variant.params(path) };
       const route = match?.endpoint;
       if (!route && admin !== null && ui !== null) {
-        if (path.startsWith('/admin/')) return admin(req, res, path, requestId);
+        if (path.startsWith('/admin/') || path.startsWith('/auth/')) return admin(req, res, path, requestId);
         if (path === '/ui' || path.startsWith('/ui/')) return ui(req, res, path);
       }
       if (!route) {

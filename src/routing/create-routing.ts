@@ -26,11 +26,15 @@ export function createRouting(deps: {
     credentialsRetryMs?: number;
     credentialsRetryMaxMs?: number;
   };
+  /** Told of every state change too (the alerts' `circuit_open`); absent when nothing listens. */
+  onTransition?: (t: BreakerTransition) => void;
 }): Routing {
   const { log, metrics } = deps;
   const conf = deps.breaker ?? {};
+  const listener = deps.onTransition;
   const onTransition = (t: BreakerTransition): void => {
     metrics.breakerTransition(t.deploymentId, t.to);
+    listener?.(t);
     const fields = { deployment: t.deploymentId, from: t.from, to: t.to, cooldownMs: t.cooldownMs };
     // Taken-out deployments are logged at error level, once per state change, so an operator sees them;
     // the re-probes of refused credentials in between are no change of their own.

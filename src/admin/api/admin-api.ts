@@ -1,5 +1,7 @@
 // The admin API under /admin/: the HTTP front end of the operations in ../operations/ (the CLI is the other).
-// Only `Authorization: Bearer <admin_token>` opens it; without a configured token the server never calls it (404).
+// It opens to `Authorization: Bearer` with `admin_token` or a named `admin_tokens` entry, or to a session
+// cookie from an OIDC sign-in (/auth/login); each principal's role is checked against roles.ts before any
+// route runs. With none of the three configured the server never calls it (404).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
 import { GatewayError } from '../../core/errors.ts';
@@ -22,9 +24,13 @@ import {
 import { latestRequests, parseGroupBy, toCsv, usageReport, type UsageQuery } from '../operations/usage-operations.ts';
 import { deploymentHealth, resetDeployment } from '../operations/deployment-health.ts';
 import { reconcileExport } from '../operations/reconcile-operations.ts';
+import type { AlertLog, AlertRecord } from '../../store/alert-log.ts';
 import { createKeyBody, keyPatchFromBody, updateKeyBody } from './key-bodies.ts';
 import { openApiJson } from './openapi.ts';
 import { SignInLimit } from './sign-in-limit.ts';
+import { ADMIN_TOKEN_PRINCIPAL, actorOf, reaches, setActor, type Principal } from './actor.ts';
+import { ruleFor } from './roles.ts';
+import { createOidcSignIn, type OidcSignIn } from './oidc-sign-in.ts';
 import { handleEntries, isEntryRoute } from './entry-routes.ts';
 import type { LiveConfig } from '../live-config.ts';
 
@@ -44,19 +50,53 @@ interface Call {
   requestId: string;
   query: URLSearchParams;
   ops: KeyOperations;
+  /** Who acts (actor.ts); a team administrator's reach is checked against its team. */
+  actor: Principal;
+  alerts: AlertLog | null;
   /** Providers and models changed at run time; null where the gateway runs without (tests of the API alone). */
   live: LiveConfig | null;
 }
 
-/** Null when no admin token is configured: then /admin/ is not routed at all. */
-export function createAdminApi(gw: Gateway, live: LiveConfig | null = null): AdminHandler | null {
-  if (gw.config.adminToken === null) return null;
-  const tokenHash = hashKey(gw.config.adminToken);
+/** The principals the admin API knows, made once at boot. */
+interface Credentials {
+  tokens: { hash: string; principal: Principal }[];
+  signIn: OidcSignIn | null;
+}
+
+/** Null when no admin token and no sign-in is configured: then /admin/ and /auth/ are not routed at all. */
+export function createAdminApi(
+  gw: Gateway,
+  live: LiveConfig | null = null,
+  extra: { alerts?: AlertLog | null } = {},
+): AdminHandler | null {
+  const { adminToken, adminTokens, oidc } = gw.config;
+  if (adminToken === null && adminTokens.length === 0 && oidc === null) return null;
+  const credentials: Credentials = {
+    tokens: [
+      ...(adminToken === null ? [] : [{ hash: hashKey(adminToken), principal: ADMIN_TOKEN_PRINCIPAL }]),
+      ...(adminTokens.map((t) => ({
+        hash: t.hash,
+        principal: { kind: 'token', name: t.name, role: t.role, ...(t.team === undefined ? {} : { team: t.team }) },
+      })) satisfies { hash: string; principal: Principal }[]),
+    ],
+    signIn: oidc === null ? null : createOidcSignIn(oidc, gw.log),
+  };
   // A key made or changed here holds for the very next request to this replica (the cache reloads now,
   // not at its next poll); other replicas look a key they do not know up in the store (auth/authenticate.ts).
   const ops: KeyOperations = { store: gw.store, changed: () => gw.keys.refresh() };
   const signIns = new SignInLimit();
+  const alerts = extra.alerts ?? null;
   return function adminRequest(req, res, path, requestId) {
+    if (path.startsWith('/auth/')) {
+      if (credentials.signIn !== null) return credentials.signIn.handle(req, res, path, requestId);
+      req.resume();
+      return sendError(res, {
+        dialect: 'openai',
+        error: new GatewayError('not_found', { message: 'Sign-in is not configured (the oidc setting).' }),
+        requestId,
+        headers: NO_STORE,
+      });
+    }
     const address = addressGroup(req.socket.remoteAddress);
     const now = Date.now();
     const wait = signIns.waitSeconds(address, now);
@@ -70,16 +110,15 @@ export function createAdminApi(gw: Gateway, live: LiveConfig | null = null): Adm
       });
       return;
     }
-    const token = bearerToken(req.headers.authorization);
-    // Both sides hashed first: the comparison takes the same time whatever was sent.
-    if (token === null || !sameHash(hashKey(token), tokenHash)) {
+    const principal = principalOf(credentials, req);
+    if (principal === null) {
       signIns.failed(address, now);
       req.resume();
       sendError(res, {
         dialect: 'openai',
         error: new GatewayError('invalid_api_key', {
           message:
-            'The admin API needs `Authorization: Bearer <admin_token>` (the admin_token setting); API keys do not open it.',
+            'The admin API needs `Authorization: Bearer <admin_token>` (the admin_token setting, or a named admin_tokens entry) or a session from /auth/login; API keys do not open it.',
         }),
         requestId,
         headers: { 'www-authenticate': 'Bearer', ...NO_STORE },
@@ -87,6 +126,22 @@ export function createAdminApi(gw: Gateway, live: LiveConfig | null = null): Adm
       return;
     }
     signIns.succeeded(address);
+    setActor(req, principal);
+    const segments = path.slice('/admin/'.length).split('/');
+    const rule = ruleFor(req.method ?? 'GET', segments);
+    const needed = rule?.role ?? 'admin';
+    if (!reaches(principal.role, needed)) {
+      req.resume();
+      sendError(res, {
+        dialect: 'openai',
+        error: new GatewayError('permission_denied', {
+          message: `${req.method} /admin/${segments.join('/')} needs the ${needed} role; ${principal.name} is ${principal.role}.`,
+        }),
+        requestId,
+        headers: NO_STORE,
+      });
+      return;
+    }
     const q = req.url?.indexOf('?') ?? -1;
     const call: Call = {
       gw,
@@ -95,15 +150,46 @@ export function createAdminApi(gw: Gateway, live: LiveConfig | null = null): Adm
       requestId,
       query: new URLSearchParams(q === -1 ? '' : req.url!.slice(q + 1)),
       ops,
+      actor: actorOf(req),
+      alerts,
       live,
     };
-    route(call, path.slice('/admin/'.length).split('/')).catch((err: unknown) => {
+    route(call, segments).catch((err: unknown) => {
       req.resume();
       const gerr = toGatewayError(err);
       if (gerr.status >= 500) gw.log.error({ requestId, err: gw.masker.mask(String(err)) }, 'admin request failed');
       sendError(res, { dialect: 'openai', error: gerr, requestId, headers: NO_STORE });
     });
   };
+}
+
+/** A bearer token matched by its digest (every configured token is compared, so timing tells nothing), else a session. */
+function principalOf(credentials: Credentials, req: IncomingMessage): Principal | null {
+  const token = bearerToken(req.headers.authorization);
+  if (token !== null) {
+    const digest = hashKey(token);
+    let found: Principal | null = null;
+    for (const t of credentials.tokens) if (sameHash(digest, t.hash) && found === null) found = t.principal;
+    return found;
+  }
+  return credentials.signIn?.principalOf(req) ?? null;
+}
+
+/**
+ * A team administrator reaches keys of its own team only: `team` is the key's (or the new key's) team.
+ * Keys without a team field (a build without teams) belong to no team, so a team administrator reaches none.
+ */
+function checkTeam(c: Call, team: string | null | undefined): void {
+  if (c.actor.role !== 'team_admin') return;
+  if (team !== undefined && team !== null && team === c.actor.team) return;
+  throw new GatewayError('permission_denied', {
+    message: `${c.actor.name} manages the keys of team ${c.actor.team ?? '(none)'} only.`,
+  });
+}
+
+/** The team field of a record, when this build's keys have one. */
+function teamOf(record: object): string | null | undefined {
+  return (record as { team?: string | null }).team;
 }
 
 function toGatewayError(err: unknown): GatewayError {
@@ -129,18 +215,44 @@ async function route(c: Call, segments: string[]): Promise<void> {
         return allow(c, method, ['GET'], () => reply(c, 200, openApiJson()));
       case 'keys':
         return allow(c, method, ['GET', 'POST'], async () => {
-          if (method === 'GET') return reply(c, 200, JSON.stringify({ data: await listKeysWithSpend(c.gw.store) }));
+          if (method === 'GET') {
+            const all = await listKeysWithSpend(c.gw.store);
+            const data = c.actor.role === 'team_admin' ? all.filter((k) => teamOf(k) === c.actor.team) : all;
+            return reply(c, 200, JSON.stringify({ data }));
+          }
           const body = createKeyBody.parse(await jsonBody(c));
-          const { key, record } = await createKey(c.ops, { ...keyPatchFromBody(body), name: body.name });
+          const patch = keyPatchFromBody(body);
+          // A team administrator's new key is its team's: named or not, it may be no other.
+          if (c.actor.role === 'team_admin') checkTeam(c, teamOf(patch) === undefined ? c.actor.team : teamOf(patch));
+          const { key, record } = await createKey(c.ops, {
+            ...patch,
+            ...(c.actor.role === 'team_admin' ? { team: c.actor.team } : {}),
+            name: body.name,
+          });
           return reply(c, 201, JSON.stringify({ key, ...(await keyWithSpend(c.gw.store, record)) }));
         });
       case 'usage':
         return allow(c, method, ['GET'], () => usage(c));
+      case 'me':
+        return allow(c, method, ['GET'], () => reply(c, 200, JSON.stringify(c.actor)));
+      case 'alerts':
+        return allow(c, method, ['GET'], async () =>
+          reply(
+            c,
+            200,
+            JSON.stringify({
+              data:
+                c.alerts === null
+                  ? []
+                  : (await c.alerts.list({ limit: Math.min(intParam(c.query, 'limit') ?? 100, 1000) })).map(alertView),
+            }),
+          ),
+        );
       case 'requests':
         return allow(c, method, ['GET'], async () => {
           await c.gw.usage.flush();
           const page = await latestRequests(c.gw.store, {
-            ...usageQuery(c.query),
+            ...usageQuery(c.query, c.actor),
             limit: intParam(c.query, 'limit'),
             before: intParam(c.query, 'before'),
           });
@@ -201,6 +313,8 @@ async function route(c: Call, segments: string[]): Promise<void> {
   }
   if (first === 'keys' && id !== undefined && id !== '') {
     const idOrName = decodeSegment(id);
+    // A team administrator reaches another team's key by no route: checked before any change.
+    if (c.actor.role === 'team_admin') checkTeam(c, teamOf(await findKeyOrFail(c.gw.store, idOrName)));
     if (segments.length === 2) {
       return allow(c, method, ['GET', 'PATCH', 'DELETE'], async () => {
         if (method === 'GET')
@@ -260,7 +374,7 @@ async function usage(c: Call): Promise<void> {
   // This replica's queued rows first: a request answered a moment ago is in the report.
   await c.gw.usage.flush();
   const report = await usageReport(c.gw.store, {
-    ...usageQuery(c.query),
+    ...usageQuery(c.query, c.actor),
     groupBy: parseGroupBy(c.query.get('group_by') ?? undefined),
   });
   const format = c.query.get('format') ?? 'json';
@@ -280,7 +394,9 @@ async function usage(c: Call): Promise<void> {
   reply(c, 200, JSON.stringify(report));
 }
 
-function usageQuery(query: URLSearchParams): UsageQuery {
+function usageQuery(query: URLSearchParams, actor?: Principal): UsageQuery {
+  // A team administrator's reports are its team's whatever it asks (the `team` filter of a build with teams).
+  if (actor?.role === 'team_admin') query.set('team', actor.team ?? '');
   const q: UsageQuery = {};
   for (const name of ['from', 'to', 'key', 'model', 'deployment', 'endpoint'] as const) {
     const v = query.get(name);
@@ -315,4 +431,19 @@ async function jsonBody(c: Call): Promise<unknown> {
 
 function reply(c: Call, status: number, body: string): void {
   sendJson(c.res, { status, body, requestId: c.requestId, headers: NO_STORE });
+}
+
+/** An alert as GET /admin/alerts shows it. */
+function alertView(a: AlertRecord): Record<string, unknown> {
+  return {
+    id: a.id,
+    event: a.event,
+    created_at: new Date(a.createdAt).toISOString(),
+    summary: a.summary,
+    data: JSON.parse(a.payload) as unknown,
+    status: a.status,
+    attempts: a.attempts,
+    last_error: a.lastError,
+    delivered_at: a.deliveredAt === null ? null : new Date(a.deliveredAt).toISOString(),
+  };
 }

@@ -37,6 +37,15 @@ export const keyFields = {
   rpm: wholeLimit.meta({ description: 'Requests per minute.' }),
   tpm: wholeLimit.meta({ description: 'Tokens per minute.' }),
   concurrency: wholeLimit.meta({ description: 'Requests in flight at once.' }),
+  team: z
+    .string()
+    .trim()
+    .min(1)
+    .max(200)
+    .nullable()
+    .meta({
+      description: 'The team (by name) the key belongs to; null none. A team administrator’s keys are its team’s.',
+    }),
 };
 
 export const createKeyBody = z.strictObject({ ...keyFields, name: keyFields.name }).partial({
@@ -49,6 +58,7 @@ export const createKeyBody = z.strictObject({ ...keyFields, name: keyFields.name
   rpm: true,
   tpm: true,
   concurrency: true,
+  team: true,
 });
 
 export const updateKeyBody = z.strictObject({ ...keyFields, disabled: z.boolean() }).partial();
@@ -73,5 +83,6 @@ export function keyPatchFromBody(body: KeyBody): KeyPatch {
   if (body.tpm !== undefined) patch.tpm = body.tpm;
   if (body.concurrency !== undefined) patch.maxConcurrency = body.concurrency;
   if (body.disabled !== undefined) patch.disabled = body.disabled;
+  if (body.team !== undefined) patch.team = body.team;
   return patch;
 }

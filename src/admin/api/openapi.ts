@@ -5,12 +5,14 @@ import { z } from 'zod';
 import { createKeyBody, updateKeyBody } from './key-bodies.ts';
 import { ENTRY_OPERATIONS } from './entry-openapi.ts';
 import {
+  alertsView,
   createdKeyView,
   deletedView,
   deploymentsView,
   errorView,
   keysView,
   keyView,
+  meView,
   reconcileQuery,
   reconcileView,
   requestsPageView,
@@ -140,8 +142,29 @@ const REPORT_OPERATIONS: Operations = {
   },
 };
 
+const IDENTITY_OPERATIONS: Operations = {
+  '/admin/me': {
+    get: {
+      summary: 'Who the caller is: the principal and role the admin API sees (docs/admin.md, "Roles")',
+      answers: { 200: { description: 'The principal', schema: meView } },
+    },
+  },
+  '/admin/alerts': {
+    get: {
+      summary: 'The alerts raised (budget thresholds, opened circuits, expiring keys), newest first',
+      query: z.object({ limit: z.int().min(0).optional() }),
+      answers: { 200: { description: 'Alerts with their delivery', schema: alertsView } },
+    },
+  },
+};
+
 /** Every operation of the admin API; a new route adds its entry here (or a table of its own spread in). */
-export const OPERATIONS: Operations = { ...KEY_OPERATIONS, ...REPORT_OPERATIONS, ...ENTRY_OPERATIONS };
+export const OPERATIONS: Operations = {
+  ...KEY_OPERATIONS,
+  ...REPORT_OPERATIONS,
+  ...ENTRY_OPERATIONS,
+  ...IDENTITY_OPERATIONS,
+};
 
 /** Schemas that are components of the document, referred to by `$ref` wherever they appear. */
 const COMPONENTS = new Map<z.ZodType, string>([[keyView, 'Key']]);
@@ -235,7 +258,7 @@ export function openApiDocument(operations: Operations): Record<string, unknown>
       title: 'modelgate admin API',
       version: '1',
       description:
-        'Keys, usage, deployment health, providers and models. Every path needs `Authorization: Bearer <admin_token>`; without `admin_token` configured every path is 404.',
+        'Keys, usage, deployment health, providers, models and alerts. Every path needs an administrator credential: `Authorization: Bearer <admin_token>` (or a named `admin_tokens` entry), or a signed-in session (docs/admin.md); without any configured every path is 404.',
     },
     components: {
       securitySchemes: {

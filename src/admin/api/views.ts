@@ -177,12 +177,9 @@ export const usageFilters = {
 
 export const usageQuery = z.object({
   ...usageFilters,
-  group_by: z
-    .string()
-    .optional()
-    .meta({
-      description: 'Comma-separated: day, hour, model, key, deployment, session, endpoint (UTC days and hours).',
-    }),
+  group_by: z.string().optional().meta({
+    description: 'Comma-separated: day, hour, model, key, deployment, session, endpoint (UTC days and hours).',
+  }),
   format: z.enum(['json', 'csv']).optional(),
 });
 
@@ -197,4 +194,27 @@ export const reconcileQuery = z.object({
   from: z.iso.date().optional(),
   to: z.iso.date().optional(),
   tolerance_usd: z.number().default(0.000001).optional(),
+});
+
+export const meView = z.object({
+  kind: z.enum(['token', 'user', 'cli']),
+  name: z.string(),
+  role: z.enum(['admin', 'team_admin', 'viewer']),
+  team: z.string().optional(),
+});
+
+export const alertsView = z.object({
+  data: z.array(
+    z.object({
+      id: z.string(),
+      event: z.enum(['budget_threshold', 'circuit_open', 'key_expiring']),
+      created_at: z.iso.datetime(),
+      summary: z.string(),
+      data: z.looseObject({}),
+      status: z.enum(['pending', 'delivered', 'failed', 'superseded']),
+      attempts: z.int(),
+      last_error: z.string().nullable(),
+      delivered_at: z.iso.datetime().nullable(),
+    }),
+  ),
 });
