@@ -22,6 +22,9 @@ import { openResponseStore } from '../store/response-store.ts';
 import { openConversationStore } from '../store/conversation-store.ts';
 import { startResponsePurge } from '../store/response-purge.ts';
 import { createGatewayServer } from '../http/server.ts';
+import { tlsFront } from '../http/tls-listener.ts';
+import type { Server } from 'node:http';
+import type { Server as TlsServer } from 'node:tls';
 import { attachResponsesWebSocket, loopbackHost } from '../pipeline/responses-websocket.ts';
 import { routerFor } from '../pipeline/endpoint-table.ts';
 import { metricsTokenCheck } from '../auth/authenticate.ts';
@@ -301,14 +304,23 @@ export async function serveCommand(fileConfig: GatewayConfig): Promise<void> {
     readiness,
     shedder: config.overloadLoopDelayMs > 0 ? new LoadShedder({ thresholdMs: config.overloadLoopDelayMs }) : null,
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.listen.port, config.listen.host, resolve);
-  });
-  const addr = server.address();
-  const port = typeof addr === 'object' && addr ? addr.port : config.listen.port;
+  const listening = (target: Server | TlsServer, port: number, host: string): Promise<number> =>
+    new Promise<number>((resolve, reject) => {
+      target.once('error', reject);
+      target.listen(port, host, () => {
+        const addr = target.address();
+        resolve(typeof addr === 'object' && addr ? addr.port : port);
+      });
+    });
+  const { tls } = config.listen;
+  // With TLS the port is the TLS server's; node:http then listens on a loopback port of its own, which the
+  // gateway's calls to itself use.
+  const front = tls === undefined ? null : tlsFront(server, tls);
+  const port = await listening(front ?? server, config.listen.port, config.listen.host);
+  const selfPort = front === null ? port : await listening(server, 0, '127.0.0.1');
+  const selfHost = front === null ? loopbackHost(config.listen.host) : '127.0.0.1';
   // Responses over WebSocket ride the HTTP path of this very listener.
-  attachResponsesWebSocket(server, { keys, selfUrl: () => `http://${loopbackHost(config.listen.host)}:${port}` });
+  attachResponsesWebSocket(server, { keys, selfUrl: () => `http://${selfHost}:${selfPort}` });
   log.info(
     {
       host: config.listen.host,
@@ -318,7 +330,7 @@ export async function serveCommand(fileConfig: GatewayConfig): Promise<void> {
       models: config.models.length,
       keys: keys.size(),
     },
-    `modelgate listening on http://${config.listen.host}:${port}`,
+    `modelgate listening on ${front === null ? 'http' : 'https'}://${config.listen.host}:${port}`,
   );
   // The mistakes `modelgate config check` reports, said at start too: each would fail or misprice requests.
   for (const f of checkConfig(config)) log.warn({ setting: f.path }, `config ${f.level}: ${f.message}`);

@@ -201,7 +201,13 @@ function build(raw: RawConfig, source: string, env: NodeJS.ProcessEnv): GatewayC
   releaseCatalogue();
   return {
     source,
-    listen: { host: raw.listen?.host ?? DEFAULTS.host, port: raw.listen?.port ?? DEFAULTS.port },
+    listen: {
+      host: raw.listen?.host ?? DEFAULTS.host,
+      port: raw.listen?.port ?? DEFAULTS.port,
+      ...(raw.listen?.tls === undefined
+        ? {}
+        : { tls: { certFile: raw.listen.tls.cert_file, keyFile: raw.listen.tls.key_file } }),
+    },
     database: raw.database ?? DEFAULTS.database,
     bodyLimitBytes: Math.round((raw.body_limit_mb ?? DEFAULTS.bodyLimitMb) * 1024 * 1024),
     decodeBudgetBytes: Math.round(

@@ -179,7 +179,12 @@ export const mcpServerSchema = z
 
 export const configSchema = z.strictObject({
   listen: z
-    .strictObject({ host: z.string().min(1).optional(), port: num(z.number().int().min(0).max(65535)).optional() })
+    .strictObject({
+      host: z.string().min(1).optional(),
+      port: num(z.number().int().min(0).max(65535)).optional(),
+      /** TLS on the gateway's port: HTTP/1.1 and HTTP/2 chosen by ALPN. */
+      tls: z.strictObject({ cert_file: z.string().min(1), key_file: z.string().min(1) }).optional(),
+    })
     .optional(),
   database: z.string().min(1).optional(),
   redis: z

@@ -116,7 +116,12 @@ export interface ModelConfig {
 export interface GatewayConfig {
   /** The file it came from, or `(built-in)`. */
   source: string;
-  listen: { host: string; port: number };
+  listen: {
+    host: string;
+    port: number;
+    /** PEM files for TLS on the port (HTTP/1.1 and HTTP/2 by ALPN); absent: plain HTTP. */
+    tls?: { certFile: string; keyFile: string };
+  };
   database: string;
   /** /v1/messages serves every chat model, not only the Claude family. */
   messagesAnyModel?: boolean;

@@ -37,15 +37,9 @@ export const keyFields = {
   rpm: wholeLimit.meta({ description: 'Requests per minute.' }),
   tpm: wholeLimit.meta({ description: 'Tokens per minute.' }),
   concurrency: wholeLimit.meta({ description: 'Requests in flight at once.' }),
-  team: z
-    .string()
-    .trim()
-    .min(1)
-    .max(200)
-    .nullable()
-    .meta({
-      description: 'The team (by name) the key belongs to; null none. A team administrator’s keys are its team’s.',
-    }),
+  team: z.string().trim().min(1).max(200).nullable().meta({
+    description: 'The team (by name) the key belongs to; null none. A team administrator’s keys are its team’s.',
+  }),
 };
 
 export const createKeyBody = z.strictObject({ ...keyFields, name: keyFields.name }).partial({
