@@ -237,6 +237,10 @@ function build(raw: RawConfig, source: string, env: NodeJS.ProcessEnv): GatewayC
     drainDelayMs: Math.round((raw.drain_delay_s ?? DEFAULTS.drainDelayS) * 1000),
     accessLog: raw.access_log ?? false,
     responsesRetentionMs: Math.round((raw.responses_retention_days ?? DEFAULTS.responsesRetentionDays) * 86_400_000),
+    responsesStoreQuota: {
+      maxBytes: raw.responses_store_max_bytes_per_key ?? DEFAULTS.responsesStoreMaxBytesPerKey,
+      maxTurns: raw.responses_store_max_turns_per_key ?? DEFAULTS.responsesStoreMaxTurnsPerKey,
+    },
     redisUrl: raw.redis ?? null,
     redisPrefix: raw.redis_prefix ?? null,
     instanceId: raw.instance_id ?? null,

@@ -301,6 +301,8 @@ export const configSchema = z.strictObject({
   in_flight_budget_share: num(z.number().positive().max(1)).optional(),
   // Stored Responses API responses (previous_response_id, GET/DELETE /v1/responses/{id}) are kept this long.
   responses_retention_days: num(z.number().positive()).optional(),
+  responses_store_max_bytes_per_key: num(z.number().int().positive()).optional(),
+  responses_store_max_turns_per_key: num(z.number().int().positive()).optional(),
   // A stop (SIGTERM): readiness fails at once, new connections are still served for drain_delay_s, then
   // requests in flight run on until shutdown_grace_s after the signal (docs/operations.md, "Stopping").
   shutdown_grace_s: num(z.number().positive()).optional(),
@@ -347,6 +349,9 @@ export const DEFAULTS = {
   defaultMaxTokens: 4096,
   inFlightBudgetShare: 0.125,
   responsesRetentionDays: 30,
+  /** Room for thousands of long agent turns a key; 1,000 turns of 1 kB take about 3 MB. */
+  responsesStoreMaxBytesPerKey: 512 * 1024 * 1024,
+  responsesStoreMaxTurnsPerKey: 50_000,
   // Long enough for a coding agent's stream to finish during a rollout.
   shutdownGraceS: 600,
   // Long enough for a load balancer to see the failing readiness and send new connections elsewhere.

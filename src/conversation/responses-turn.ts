@@ -17,6 +17,14 @@ export interface ResponsesTurn {
   history: unknown[];
   /** This turn's own input items. */
   input: unknown[];
+  /** The stored response this turn continues: only this turn's items are stored, the rest by reference. */
+  previousId: string | null;
+}
+
+/** What one key may hold in stored responses (responses_store_max_bytes_per_key and _turns_per_key). */
+export interface StoreQuota {
+  maxBytes: number;
+  maxTurns: number;
 }
 
 export interface PreparedTurn {
@@ -29,10 +37,13 @@ export interface PreparedTurn {
 
 export async function prepareResponsesTurn(
   responses: ResponseStore,
-  o: { key: KeyRecord; facts: ResponsesFacts; parsed: JsonObject; model: ModelConfig; now: number },
+  o: { key: KeyRecord; facts: ResponsesFacts; parsed: JsonObject; model: ModelConfig; now: number; quota: StoreQuota },
 ): Promise<PreparedTurn> {
   const input = inputItems(o.parsed.input);
-  const turn: ResponsesTurn = { facts: o.facts, keyId: o.key.id, history: [], input };
+  const turn: ResponsesTurn = { facts: o.facts, keyId: o.key.id, history: [], input, previousId: null };
+  // A turn to be stored is refused before it is served when the key holds all it may: never answered and
+  // then forgotten.
+  if (o.facts.responses.store) await checkQuota(responses, o.key.id, o.quota, o.now);
   // Background mode is answered in the foreground: an upstream's queued job would finish after the
   // gateway's part is over, unbilled and unknown to GET /v1/responses/{id} here.
   const { background, ...foreground } = o.parsed;
@@ -47,6 +58,7 @@ export async function prepareResponsesTurn(
       param: 'previous_response_id',
     });
   turn.history = parseItems(row.items);
+  turn.previousId = row.id;
   if (row.native) {
     const same = o.model.deployments.find((d) => d.id === row.deployment && servesResponsesNatively(d));
     if (same !== undefined) return { turn, model: { ...o.model, deployments: [same] }, body: rewritten };
@@ -106,7 +118,29 @@ export async function storeResponsesTurn(
     createdAt: o.now,
     expiresAt: o.now + store.retentionMs,
     response: o.responseText,
-    items: JSON.stringify([...o.turn.history, ...o.turn.input, ...output]),
+    // Only what this turn adds: the conversation before it is the stored chain's.
+    items: JSON.stringify(
+      o.turn.previousId === null ? [...o.turn.history, ...o.turn.input, ...output] : [...o.turn.input, ...output],
+    ),
+    previousId: o.turn.previousId,
+  });
+}
+
+async function checkQuota(
+  responses: Pick<ResponseStore, 'usage'>,
+  keyId: string,
+  quota: StoreQuota,
+  now: number,
+): Promise<void> {
+  const held = await responses.usage(keyId, now);
+  if (held.turns < quota.maxTurns && held.bytes < quota.maxBytes) return;
+  const [what, setting, limit] =
+    held.turns >= quota.maxTurns
+      ? [`${held.turns} stored responses`, 'responses_store_max_turns_per_key', `${quota.maxTurns} responses`]
+      : [`${held.bytes} bytes of stored responses`, 'responses_store_max_bytes_per_key', `${quota.maxBytes} bytes`];
+  throw new GatewayError('stored_responses_quota_exceeded', {
+    message: `This key holds ${what}, its limit of ${limit} (${setting}): send store: false, or delete stored responses (DELETE /v1/responses/{id}) or wait for them to expire.`,
+    param: 'store',
   });
 }
 

@@ -166,6 +166,8 @@ export interface GatewayConfig {
   accessLog: boolean;
   /** How long stored Responses API responses are kept, ms. */
   responsesRetentionMs: number;
+  /** What one key may hold in stored responses (text bytes, turns); a turn past either is refused. */
+  responsesStoreQuota: { maxBytes: number; maxTurns: number };
   redisUrl: string | null;
   /** Key prefix of the shared admission state in Redis (default `mg:`). */
   redisPrefix: string | null;

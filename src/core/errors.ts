@@ -40,6 +40,10 @@ export const ERROR_CODES = {
     message:
       "The previous response is not stored for this key (expired, deleted, another key's, or made with store: false).",
   },
+  stored_responses_quota_exceeded: {
+    status: 400,
+    message: 'The key holds as many stored responses as it may; send store: false, or delete stored responses.',
+  },
   method_not_allowed: { status: 405, message: 'Method not allowed.' },
   // Admin API only: a key name another key has, or a name two old keys share.
   conflict: { status: 409, message: 'The request conflicts with the current state.' },

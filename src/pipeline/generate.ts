@@ -255,6 +255,7 @@ async function serve(
       parsed,
       model,
       now: state.startedWall,
+      quota: gw.config.responsesStoreQuota,
     });
     ({ turn, model } = prepared);
     if (prepared.body !== null) {

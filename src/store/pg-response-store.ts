@@ -3,7 +3,8 @@
 import type postgres from 'postgres';
 import { maskDatabaseUrl, parseDatabaseUrl } from './database-url.ts';
 import { connectionOptions } from './pg-usage-sql.js';
-import type { ResponseStore, StoredResponse } from './response-store.ts';
+import type { ResponseStore, StoredResponse, StoredUsage } from './response-store.ts';
+import { chainItems, MAX_CHAIN } from './response-sql.js';
 import { migratePg, reportPg, type Migrations, type OnMigrated } from './migrations.ts';
 
 type Sql = postgres.Sql<Record<string, unknown>>;
@@ -13,6 +14,11 @@ const MIGRATIONS: string[] = [
      id TEXT PRIMARY KEY, key_id TEXT NOT NULL, deployment TEXT, native BOOLEAN NOT NULL,
      created_at BIGINT NOT NULL, expires_at BIGINT NOT NULL, response TEXT NOT NULL, items TEXT NOT NULL)`,
   `CREATE INDEX IF NOT EXISTS responses_expires ON responses (expires_at)`,
+  // Each turn stores only what it adds and the response it continues (response-sql.js says why).
+  `ALTER TABLE responses ADD COLUMN IF NOT EXISTS previous_id TEXT`,
+  `ALTER TABLE responses ADD COLUMN IF NOT EXISTS chain_id TEXT`,
+  `CREATE INDEX IF NOT EXISTS responses_key ON responses (key_id)`,
+  `CREATE INDEX IF NOT EXISTS responses_chain ON responses (chain_id)`,
 ];
 
 /** The stored responses schema (migrations.ts): its steps only ever grow at the end. */
@@ -34,6 +40,8 @@ interface Row {
   expires_at: number;
   response: string;
   items: string;
+  previous_id: string | null;
+  chain_expires_at: number;
 }
 
 export class PgResponseStore implements ResponseStore {
@@ -66,29 +74,55 @@ export class PgResponseStore implements ResponseStore {
   }
 
   async put(r: StoredResponse): Promise<void> {
-    await this.#sql`INSERT INTO responses (id, key_id, deployment, native, created_at, expires_at, response, items)
-      VALUES (${r.id}, ${r.keyId}, ${r.deployment}, ${r.native}, ${r.createdAt}, ${r.expiresAt}, ${r.response}, ${r.items})
+    const previous = r.previousId === undefined || r.previousId === r.id ? null : r.previousId;
+    // A turn joins its previous turn's chain; a first turn starts its own.
+    await this
+      .#sql`INSERT INTO responses (id, key_id, deployment, native, created_at, expires_at, response, items, previous_id, chain_id)
+      VALUES (${r.id}, ${r.keyId}, ${r.deployment}, ${r.native}, ${r.createdAt}, ${r.expiresAt}, ${r.response}, ${r.items}, ${previous},
+        COALESCE((SELECT COALESCE(chain_id, id) FROM responses WHERE id = ${previous} AND key_id = ${r.keyId}), ${r.id}))
       ON CONFLICT (id) DO UPDATE SET key_id = EXCLUDED.key_id, deployment = EXCLUDED.deployment, native = EXCLUDED.native,
-        created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at, response = EXCLUDED.response, items = EXCLUDED.items`;
+        created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at, response = EXCLUDED.response,
+        items = EXCLUDED.items, previous_id = EXCLUDED.previous_id, chain_id = EXCLUDED.chain_id`;
   }
 
   async get(id: string, keyId: string, now: number): Promise<StoredResponse | null> {
-    const rows = await this.#sql<
-      Row[]
-    >`SELECT * FROM responses WHERE id = ${id} AND key_id = ${keyId} AND expires_at > ${now}`;
+    const rows = await this.#sql<Row[]>`SELECT r.*,
+        (SELECT MAX(c.expires_at) FROM responses c WHERE COALESCE(c.chain_id, c.id) = COALESCE(r.chain_id, r.id)) AS chain_expires_at
+      FROM responses r WHERE r.id = ${id} AND r.key_id = ${keyId}`;
     const r = rows[0];
-    return r === undefined
-      ? null
-      : {
-          id: r.id,
-          keyId: r.key_id,
-          deployment: r.deployment,
-          native: r.native,
-          createdAt: r.created_at,
-          expiresAt: r.expires_at,
-          response: r.response,
-          items: r.items,
-        };
+    // A chain is kept as long as its newest turn.
+    if (r === undefined || Number(r.chain_expires_at) <= now) return null;
+    let items = r.items;
+    if (r.previous_id !== null) {
+      const chain = await this.#sql<{ previous_id: string | null; items: string }[]>`
+        WITH RECURSIVE chain(id, previous_id, items, depth) AS (
+          SELECT id, previous_id, items, 0 FROM responses WHERE id = ${id} AND key_id = ${keyId}
+          UNION ALL
+          SELECT r.id, r.previous_id, r.items, c.depth + 1 FROM responses r JOIN chain c ON r.id = c.previous_id
+          WHERE r.key_id = ${keyId} AND c.depth < ${MAX_CHAIN})
+        SELECT previous_id, items FROM chain ORDER BY depth DESC`;
+      const whole = chainItems(chain);
+      if (whole === null) return null;
+      items = whole;
+    }
+    return {
+      id: r.id,
+      keyId: r.key_id,
+      deployment: r.deployment,
+      native: r.native,
+      createdAt: r.created_at,
+      expiresAt: r.expires_at,
+      response: r.response,
+      items,
+      previousId: r.previous_id,
+    };
+  }
+
+  async usage(keyId: string, _now: number): Promise<StoredUsage> {
+    const [u] = await this.#sql<{ turns: number; bytes: number }[]>`
+      SELECT COUNT(*)::int AS turns, COALESCE(SUM(LENGTH(response) + LENGTH(items)), 0)::bigint AS bytes
+      FROM responses WHERE key_id = ${keyId}`;
+    return { turns: Number(u.turns), bytes: Number(u.bytes) };
   }
 
   async delete(id: string, keyId: string): Promise<boolean> {
@@ -96,7 +130,11 @@ export class PgResponseStore implements ResponseStore {
   }
 
   async purge(now: number): Promise<number> {
-    return (await this.#sql`DELETE FROM responses WHERE expires_at <= ${now}`).count;
+    // Whole chains whose newest turn expired.
+    return (
+      await this.#sql`DELETE FROM responses WHERE COALESCE(chain_id, id) IN (
+        SELECT COALESCE(chain_id, id) FROM responses GROUP BY COALESCE(chain_id, id) HAVING MAX(expires_at) <= ${now})`
+    ).count;
   }
 
   async close(): Promise<void> {

@@ -15,14 +15,31 @@ export interface StoredResponse {
   expiresAt: number;
   /** The response object as the caller received it, JSON text. */
   response: string;
-  /** The conversation up to and including this response (input and output items), JSON array text. */
+  /**
+   * The conversation up to and including this response (input and output items), JSON array text. Read
+   * back (`get`) it is always the whole conversation; stored (`put`) with a `previousId` it is this turn's
+   * own items only, and the rest is read through the chain.
+   */
   items: string;
+  /** The stored response this one continues (its items are not stored again); null for a first turn. */
+  previousId?: string | null;
+}
+
+/** What a key holds in stored responses: turns and bytes (response and items text), unexpired. */
+export interface StoredUsage {
+  turns: number;
+  bytes: number;
 }
 
 export interface ResponseStore {
   put(row: StoredResponse): Promise<void>;
-  /** The key's response, or null when it is absent, expired or another key's. */
+  /**
+   * The key's response with its whole conversation, or null when it is absent, expired or another key's,
+   * or when a turn it continues is (a chain is read whole or not at all).
+   */
   get(id: string, keyId: string, now: number): Promise<StoredResponse | null>;
+  /** What the key holds now, for its quota. */
+  usage(keyId: string, now: number): Promise<StoredUsage>;
   delete(id: string, keyId: string): Promise<boolean>;
   /** Removes what expired before `now`; how many rows went. */
   purge(now: number): Promise<number>;

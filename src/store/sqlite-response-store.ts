@@ -4,7 +4,7 @@
 // The thread starts with the first Responses request that stores or reads, or when a stored response
 // expires: a gateway without Responses traffic never runs it. An in-memory database belongs to one
 // connection: it is served in-thread (tests).
-import { DatabaseSync, type StatementSync } from 'node:sqlite';
+import { DatabaseSync } from 'node:sqlite';
 import { Worker } from 'node:worker_threads';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -16,9 +16,10 @@ import {
   runResponseOp,
   type FromResponseThread,
   type ResponseRow,
+  type ResponseUsage,
   type ToResponseThread,
 } from './response-sql.js';
-import type { ResponseStore, StoredResponse } from './response-store.ts';
+import type { ResponseStore, StoredResponse, StoredUsage } from './response-store.ts';
 import { migrateSqlite, type Migrations, type OnMigrated } from './migrations.ts';
 
 const WORKER = new URL('./sqlite-response-worker.js', import.meta.url);
@@ -34,13 +35,13 @@ export const SQLITE_RESPONSE_MIGRATIONS: Migrations = {
 
 export class SqliteResponseStore implements ResponseStore {
   /** In-thread statements (`:memory:`), or null when the thread serves. */
-  #local: Record<Op, StatementSync> | null = null;
+  #local: ReturnType<typeof prepareResponseStatements> | null = null;
   #db: DatabaseSync | null = null;
   #worker: Worker | null = null;
   #closed = false;
   readonly #waiting = new Map<
     number,
-    { resolve: (v: ResponseRow | number | null) => void; reject: (e: Error) => void }
+    { resolve: (v: ResponseRow | ResponseUsage | number | null) => void; reject: (e: Error) => void }
   >();
   #nextId = 0;
   readonly #path: string;
@@ -81,7 +82,7 @@ export class SqliteResponseStore implements ResponseStore {
     return worker;
   }
 
-  #run(op: Op, args: (string | number | null)[]): Promise<ResponseRow | number | null> {
+  #run(op: Op, args: (string | number | null)[]): Promise<ResponseRow | ResponseUsage | number | null> {
     if (this.#local !== null) return Promise.resolve(runResponseOp(this.#local, op, args));
     if (this.#closed) return Promise.reject(new Error('stored responses: closed'));
     const worker = this.#worker ?? this.#start();
@@ -110,7 +111,13 @@ export class SqliteResponseStore implements ResponseStore {
       r.expiresAt,
       r.response,
       r.items,
+      r.previousId === undefined || r.previousId === r.id ? null : r.previousId,
     ]);
+  }
+
+  async usage(keyId: string, now: number): Promise<StoredUsage> {
+    const u = (await this.#run('usage', [keyId, now])) as ResponseUsage;
+    return { turns: Number(u.turns), bytes: Number(u.bytes) };
   }
 
   async get(id: string, keyId: string, now: number): Promise<StoredResponse | null> {
@@ -126,6 +133,7 @@ export class SqliteResponseStore implements ResponseStore {
           expiresAt: row.expires_at,
           response: row.response,
           items: row.items,
+          previousId: row.previous_id,
         };
   }
 

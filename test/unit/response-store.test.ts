@@ -1,6 +1,7 @@
-// The stored-responses contract (issue 36), run against SQLite and PostgreSQL alike: a key reads and
-// deletes only its own responses, expired ones are gone, the purge removes exactly the expired ones, and
-// a restart (a new store on the same database) finds what was stored.
+// The stored-responses contract, run against SQLite and PostgreSQL alike: a key reads and deletes only its
+// own responses, expired ones are gone, the purge removes exactly the expired ones, and a restart (a new
+// store on the same database) finds what was stored. A chain stores each turn's own items once and reads
+// the whole conversation back; it expires as a whole, and a broken one reads as absent.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -22,7 +23,13 @@ function row(id: string, keyId: string, expiresAt: number): StoredResponse {
     expiresAt: T + expiresAt,
     response: `{"id":"${id}"}`,
     items: '[{"type":"message"}]',
+    previousId: null,
   };
+}
+
+/** A turn continuing `previous`, whose own items are `[{"n":turn}]`. */
+function turnRow(id: string, previous: string | null, turn: number, expiresAt: number): StoredResponse {
+  return { ...row(id, 'k1', expiresAt), items: `[{"n":${turn}}]`, previousId: previous };
 }
 
 async function contract(open: () => Promise<ResponseStore>): Promise<void> {
@@ -47,6 +54,22 @@ async function contract(open: () => Promise<ResponseStore>): Promise<void> {
   const again = await open();
   try {
     assert.equal((await again.get('resp_n', 'k1', T + 2000))?.id, 'resp_n', 'kept across a restart');
+    // A chain of three turns, each storing its own items: read back whole, oldest first.
+    await again.put(turnRow('resp_c1', null, 1, 1000));
+    await again.put(turnRow('resp_c2', 'resp_c1', 2, 2000));
+    await again.put(turnRow('resp_c3', 'resp_c2', 3, 3000));
+    assert.equal((await again.get('resp_c3', 'k1', T + 10))?.items, '[{"n":1},{"n":2},{"n":3}]');
+    assert.equal((await again.get('resp_c2', 'k1', T + 10))?.items, '[{"n":1},{"n":2}]');
+    // The newest turn's expiry carried back: the first turn is still there after its own would have passed.
+    assert.equal((await again.get('resp_c3', 'k1', T + 2500))?.items, '[{"n":1},{"n":2},{"n":3}]');
+    assert.equal(await again.get('resp_c3', 'k2', T + 10), null, "another key's chain");
+    const held = await again.usage('k1', T + 10);
+    assert.equal(held.turns, 4, 'resp_n and the three turns');
+    assert.ok(held.bytes > 0);
+    // A turn whose ancestor is gone reads as absent, never as a shorter conversation.
+    assert.equal(await again.delete('resp_c2', 'k1'), true);
+    assert.equal(await again.get('resp_c3', 'k1', T + 10), null);
+    assert.equal((await again.get('resp_c1', 'k1', T + 10))?.items, '[{"n":1}]');
   } finally {
     await again.close();
   }
@@ -70,6 +93,59 @@ test('PostgreSQL: the stored-responses contract', async (t) => {
   const { schema, url } = freshSchema('responses');
   try {
     await contract(() => openResponseStore(url, true));
+  } finally {
+    await dropSchema(sql, schema);
+    await sql.end({ timeout: 1 });
+  }
+});
+
+/** 1,000 chained turns of 1 kB each: what is stored grows with the turns, not with their square. */
+async function longChain(store: ResponseStore): Promise<void> {
+  const text = 'x'.repeat(1000);
+  let previous: string | null = null;
+  for (let i = 0; i < 1000; i++) {
+    const id = `resp_long_${i}`;
+    await store.put({
+      ...row(id, 'k_long', 60_000),
+      response: `{"id":"${id}","output":[{"type":"message","content":[{"type":"output_text","text":"ok"}]}]}`,
+      items: JSON.stringify([{ type: 'message', role: 'user', content: text }]),
+      previousId: previous,
+    });
+    previous = id;
+  }
+  const held = await store.usage('k_long', T + 10);
+  assert.equal(held.turns, 1000);
+  assert.ok(held.bytes < 5 * 1024 * 1024, `${held.bytes} bytes stored for 1,000 turns of 1 kB`);
+  const last = await store.get('resp_long_999', 'k_long', T + 10);
+  const items = JSON.parse(last?.items ?? '[]') as { content: string }[];
+  assert.equal(items.length, 1000, 'the last turn reads the whole conversation');
+  assert.equal(items[0].content, text);
+}
+
+test('SQLite: a 1,000-turn chain is stored in linear space and read back whole', async () => {
+  const store = await openResponseStore(join(dir, 'long.db'), false);
+  try {
+    await longChain(store);
+  } finally {
+    await store.close();
+  }
+});
+
+test('PostgreSQL: a 1,000-turn chain is stored in linear space and read back whole', async (t) => {
+  const sql = await pgClient();
+  if (sql === null) {
+    if (process.env.CI === 'true') throw new Error('PostgreSQL is required in CI');
+    t.skip('PostgreSQL is not reachable; skipped locally (it fails when CI=true)');
+    return;
+  }
+  const { schema, url } = freshSchema('responses_long');
+  try {
+    const store = await openResponseStore(url, true);
+    try {
+      await longChain(store);
+    } finally {
+      await store.close();
+    }
   } finally {
     await dropSchema(sql, schema);
     await sql.end({ timeout: 1 });
