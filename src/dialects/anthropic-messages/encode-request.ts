@@ -1,6 +1,7 @@
 // The hub's request → an Anthropic messages body for an Anthropic-style upstream: history repaired
 // (encode-history.ts), reasoning effort as a thinking budget that fits max_tokens, sampling within
 // Anthropic's ranges, a JSON reply format as a forced tool or native output_config, cache markers kept.
+import { capCacheBreakpoints } from './cache-breakpoints.ts';
 import type { EncodedRequest, UpstreamOptions } from '../../spec/codec.ts';
 import type { HubRequest, HubTool, HubToolChoice } from '../../spec/form.ts';
 import { refusedParam } from '../../spec/refused-params.ts';
@@ -127,6 +128,7 @@ export function encodeMessagesRequest(req: HubRequest, opts: UpstreamOptions): E
   if (tools.length > 0) out.tools = tools;
   if (toolChoice !== undefined) out.tool_choice = toolChoice;
 
+  capCacheBreakpoints(out, adjustments);
   // Fields of the client's dialect the messages API has no place for.
   for (const field of Object.keys(req.extra)) adjustments.push(`${field} dropped`);
   const replyState: MessagesReplyState = { jsonMode };

@@ -97,7 +97,7 @@ test('encode request: cache markers land on system, tools, blocks and tool resul
           role: 'user',
           content: [
             { type: 'text', text: 'Look', cache: { type: 'ephemeral', ttl: '1h' } },
-            { type: 'file', mediaType: 'image/png', data: { base64: 'AA' }, cache: { type: 'ephemeral' } },
+            { type: 'file', mediaType: 'image/png', data: { base64: 'AA' } },
           ],
         },
         { role: 'assistant', content: [{ type: 'tool-call', id: 'call.1', name: 'f', input: '{}' }] },
@@ -126,11 +126,7 @@ test('encode request: cache markers land on system, tools, blocks and tool resul
   ]);
   assert.deepEqual(body.messages[0].content, [
     { type: 'text', text: 'Look', cache_control: { type: 'ephemeral', ttl: '1h' } },
-    {
-      type: 'image',
-      source: { type: 'base64', media_type: 'image/png', data: 'AA' },
-      cache_control: { type: 'ephemeral' },
-    },
+    { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AA' } },
   ]);
   const id = body.messages[1].content[0].id;
   assert.match(id, /^call_1_[0-9a-f]{8}$/);
@@ -313,4 +309,34 @@ test('encode stream: hub events → a well-formed Anthropic stream, blocks numbe
     promptEstimate: () => 1,
   }).push({ type: 'error', status: 429, errorType: 'rate_limit_error', message: 'slow', from: 'chat' });
   assert.equal(failed, 'event: error\ndata: {"type":"error","error":{"type":"rate_limit_error","message":"slow"}}\n\n');
+});
+
+test('encode request: past four cache breakpoints the earliest are dropped and named; TTLs stay', () => {
+  const text = (t: string, ttl?: string) => ({
+    type: 'text' as const,
+    text: t,
+    cache: ttl === undefined ? { type: 'ephemeral' as const } : { type: 'ephemeral' as const, ttl },
+  });
+  const out = encodeMessagesRequest(
+    hubRequest({
+      system: [text('Rules.', '1h')],
+      messages: [
+        { role: 'user', content: [text('one'), text('two')] },
+        { role: 'assistant', content: [{ type: 'text', text: 'ok' }] },
+        { role: 'user', content: [text('three', '1h'), text('four'), text('five')] },
+      ],
+    }),
+    OPTS,
+  );
+  const body = JSON.parse(out.body) as {
+    system: { cache_control?: unknown }[];
+    messages: { content: { text: string; cache_control?: unknown }[] }[];
+  };
+  validateRequest(body);
+  assert.equal(body.system[0].cache_control, undefined, 'the earliest breakpoint (system) dropped');
+  assert.equal(body.messages[0].content[0].cache_control, undefined);
+  assert.deepEqual(body.messages[0].content[1].cache_control, { type: 'ephemeral' }, 'the fourth from the end is kept');
+  assert.deepEqual(body.messages[2].content[0].cache_control, { type: 'ephemeral', ttl: '1h' });
+  assert.deepEqual(body.messages[2].content[2].cache_control, { type: 'ephemeral' });
+  assert.ok(out.adjustments.some((a) => /cache_control dropped from the 2 earliest of 6 breakpoints/.test(a)));
 });
