@@ -241,7 +241,9 @@ test('the dashboard signs a viewer in with SSO in Chromium: it reads, and a new 
       );
     await page.click('#nav a[data-view=usage]');
     await page.selectOption('#usage-range', '1');
-    const bar = page.locator('#chart-tokens-model svg rect title', { hasText: 'gpt-mock' });
+    // The charts are drawn again for the new range: wait for the hourly ones, not the daily ones before.
+    await page.locator('figcaption .bucket', { hasText: 'hour' }).first().waitFor();
+    const bar = page.locator('#chart-tokens-model svg rect title', { hasText: /^\d\d:00 · gpt-mock:/ });
     await bar.first().waitFor({ state: 'attached' });
     assert.match((await bar.first().textContent()) ?? '', /^\d\d:00 · gpt-mock:/, 'an hour label');
     assert.equal(await page.locator('figcaption .bucket').first().innerText(), 'hour');

@@ -39,7 +39,8 @@ async function healthz(localAddress: string): Promise<string> {
     if (got.includes('"status":"ok"')) socket.destroy();
   });
   socket.write('GET /healthz HTTP/1.1\r\nhost: x\r\n\r\n');
-  await once(socket, 'close');
+  // A refused connection may end in a reset: a close like any other here (once() would throw on 'error').
+  await new Promise((resolve) => socket.once('close', resolve));
   return got.split('\r\n')[0] ?? '';
 }
 
