@@ -68,6 +68,19 @@ export function endpointTable(gw: Gateway): Endpoint<any>[] {
     (req, res, match, requestId) =>
       answerShort(gw, { req, res, requestId, match, answer, pathModel });
 
+  /** The Conversations API: one answer for every path, told where in a conversation it is. */
+  const conversations = <P>(pathOf: (params: P) => { id: string; items: boolean; itemId: string | null } | null) =>
+    short<P>(async ({ key, req, read, now }, params) => ({
+      body: await answerConversations(gw.conversations, {
+        key,
+        method: req.method ?? 'GET',
+        path: pathOf(params),
+        url: req.url,
+        readBody: read,
+        now,
+      }),
+    }));
+
   const gemini = parsedOnce(geminiCallOf);
   const geminiPath = (path: string) => path.charCodeAt(3) === 98 /* b */ || path.includes(':');
   const geminiWhere = (test: (call: GeminiCall) => boolean) => (path: string) => {
@@ -223,63 +236,31 @@ export function endpointTable(gw: Gateway): Endpoint<any>[] {
       template: '/v1/conversations',
       methods: ['POST'],
       dialect: 'responses',
-      serve: short(async ({ key, req, read, now }) => ({
-        body: await answerConversations(gw.conversations, {
-          key,
-          method: req.method ?? 'POST',
-          path: null,
-          url: req.url,
-          readBody: read,
-          now,
-        }),
-      })),
+      serve: conversations(() => null),
     }),
     endpoint({
       name: 'conversation',
       template: '/v1/conversations/{id}',
       methods: ['GET', 'POST', 'DELETE'],
       dialect: 'responses',
-      serve: short(async ({ key, req, read, now }, { id }) => ({
-        body: await answerConversations(gw.conversations, {
-          key,
-          method: req.method ?? 'GET',
-          path: { id, items: false, itemId: null },
-          url: req.url,
-          readBody: read,
-          now,
-        }),
-      })),
+      serve: conversations<{ id: string }>(({ id }) => ({ id, items: false, itemId: null })),
     }),
     endpoint({
       name: 'conversation_items',
       template: '/v1/conversations/{id}/items',
       methods: ['GET', 'POST'],
       dialect: 'responses',
-      serve: short(async ({ key, req, read, now }, { id }) => ({
-        body: await answerConversations(gw.conversations, {
-          key,
-          method: req.method ?? 'GET',
-          path: { id, items: true, itemId: null },
-          url: req.url,
-          readBody: read,
-          now,
-        }),
-      })),
+      serve: conversations<{ id: string }>(({ id }) => ({ id, items: true, itemId: null })),
     }),
     endpoint({
       name: 'conversation_item',
       template: '/v1/conversations/{id}/items/{item_id}',
       methods: ['GET', 'DELETE'],
       dialect: 'responses',
-      serve: short(async ({ key, req, read, now }, { id, item_id }) => ({
-        body: await answerConversations(gw.conversations, {
-          key,
-          method: req.method ?? 'GET',
-          path: { id, items: true, itemId: item_id },
-          url: req.url,
-          readBody: read,
-          now,
-        }),
+      serve: conversations<{ id: string; item_id: string }>(({ id, item_id }) => ({
+        id,
+        items: true,
+        itemId: item_id,
       })),
     }),
     endpoint({
