@@ -13,6 +13,7 @@ import { pricesCommand } from './admin/prices-command.ts';
 import { reconcileCommand } from './admin/reconcile-command.ts';
 import { migrateCommand } from './admin/migrate-command.ts';
 import { configCheckCommand } from './admin/config-check-command.ts';
+import type { GatewayConfig } from './core/config-types.ts';
 import { entriesCommand } from './admin/entries-command.ts';
 import { MODELGATE_VERSION } from './runtime/version.ts';
 
@@ -73,7 +74,7 @@ async function main(argv: string[]): Promise<void> {
     command === 'serve' || command === 'config' ? process.env : withoutCredentials(process.env),
   );
   if (command === 'config') {
-    process.exitCode = configCheckCommand(config, rest, (line) => console.log(line));
+    process.exitCode = configCheckCommand(await withDatabaseEntries(config), rest, (line) => console.log(line));
     return;
   }
   if (command === 'serve') {
@@ -165,3 +166,30 @@ main(process.argv.slice(2)).catch((err: unknown) => {
   console.error(err instanceof Error ? err.message : String(err));
   process.exit(1);
 });
+
+/**
+ * The configuration a start would serve: the file's, and (unless `models_source: file`) the providers and
+ * models the database holds, validated together, so a config check finds what a start would refuse. A
+ * SQLite file that does not exist is left uncreated.
+ */
+async function withDatabaseEntries(config: GatewayConfig): Promise<GatewayConfig> {
+  if (config.modelsSource === 'file') return config;
+  const { isPostgresUrl } = await import('./store/database-url.ts');
+  // A SQLite database that does not exist yet holds no entries: the check creates none.
+  if (!isPostgresUrl(config.database) && !existsSync(config.database)) return config;
+  const { openEntryStore } = await import('./store/entry-store.ts');
+  const { LiveConfig } = await import('./admin/live-config.ts');
+  const { encryptionKey } = await import('./config/sealed-credentials.ts');
+  const entries = await openEntryStore(config.database, isPostgresUrl(config.database));
+  try {
+    const live = await LiveConfig.open({
+      path: config.source === '(built-in)' ? null : config.source,
+      env: process.env,
+      entries,
+      encryptionKey: encryptionKey(process.env),
+    });
+    return live.config;
+  } finally {
+    await entries.close();
+  }
+}

@@ -180,3 +180,45 @@ test('an upstream that answers 404 for the path: the caller and the log hear tha
     upstream.close();
   }
 });
+
+test('config check sees the providers and models the database holds: one the file no longer fits is an error', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'modelgate-check-db-'));
+  try {
+    const file = join(dir, 'modelgate.yaml');
+    const withProvider = `database: ./gateway.db
+providers:
+  - { name: extra, kind: openai, base_url: https://api.openai.com/v1, api_key: "\${MG_CHECK_KEY}" }
+models:
+  - { name: gpt-file, price: { input: 0.15, output: 0.6 }, deployments: [ { provider: extra, model: gpt-4o-mini } ] }
+`;
+    writeFileSync(file, withProvider);
+    const env = { MG_CHECK_KEY: 'sk-check-0123456789abcdef' };
+    const migrated = await cli(['migrate', '--config', file], dir, env);
+    assert.equal(migrated.code, 0, migrated.stderr);
+    const added = await cli(
+      [
+        'models',
+        'add',
+        '{ name: gpt-db, price: { input: 1, output: 2 }, deployments: [ { provider: extra, model: m } ] }',
+        '--config',
+        file,
+      ],
+      dir,
+      env,
+    );
+    assert.equal(added.code, 0, added.stderr);
+    const ok = await cli(['config', 'check', '--config', file], dir, env);
+    assert.equal(ok.code, 0, ok.stdout + ok.stderr);
+    assert.match(ok.stdout, /2 model\(s\)/, 'the database model is counted');
+    // The file drops the provider the database's model uses: a start would refuse that, and so does the check.
+    writeFileSync(
+      file,
+      'database: ./gateway.db\nproviders:\n  - { name: other, kind: mock }\nmodels:\n  - { name: gpt-file, deployments: [ { provider: other, model: m } ] }\n',
+    );
+    const bad = await cli(['config', 'check', '--config', file], dir, env);
+    assert.notEqual(bad.code, 0);
+    assert.match(bad.stdout + bad.stderr, /models\["gpt-db"\]/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
