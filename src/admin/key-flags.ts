@@ -12,6 +12,7 @@ export const KEY_OPTION_SPEC = {
   tpm: { type: 'string' },
   concurrency: { type: 'string' },
   'mcp-tools': { type: 'string' },
+  team: { type: 'string' },
 } as const;
 
 export type KeyFlags = Partial<Record<keyof typeof KEY_OPTION_SPEC, string>>;
@@ -52,6 +53,7 @@ export function keyPatchFromFlags(f: KeyFlags): Partial<KeyRecord> {
       .filter(Boolean);
     patch.models = list.length === 0 || (list.length === 1 && list[0] === '*') ? null : list;
   }
+  if (f.team !== undefined) patch.team = f.team.trim() === '' || f.team === 'none' ? null : f.team.trim();
   if (f['mcp-tools'] !== undefined) {
     // `""` = no MCP tool, `*` = every configured tool (as if absent), else comma-separated SERVER__TOOL patterns.
     const list = f['mcp-tools']

@@ -69,6 +69,8 @@ const MIGRATIONS: string[] = [
   // MCP tool calls are usage rows too (endpoint `/mcp`): the bytes of their arguments and results.
   `ALTER TABLE usage ADD COLUMN request_bytes BIGINT`,
   `ALTER TABLE usage ADD COLUMN response_bytes BIGINT`,
+  // The team a key belongs to, by name (a team administrator manages its team's keys).
+  `ALTER TABLE keys ADD COLUMN team TEXT`,
 ];
 
 /** The keys and usage schema (migrations.ts): its steps only ever grow at the end. */
@@ -84,6 +86,7 @@ interface KeyDbRow {
   masked: string;
   models: string | null;
   mcp_tools?: string | null;
+  team?: string | null;
   expires_at: number | null;
   disabled: boolean;
   budget_usd: number | null;
@@ -134,10 +137,10 @@ export class PostgresStore implements Store {
   async insertKey(k: KeyRecord): Promise<void> {
     await this.#sql.begin(async (tx) => {
       await tx`INSERT INTO keys (id, name, hash, masked, models, expires_at, disabled, budget_usd, token_budget,
-          budget_period, rpm, tpm, max_concurrency, created_at, mcp_tools)
+          budget_period, rpm, tpm, max_concurrency, created_at, mcp_tools, team)
         VALUES (${k.id}, ${k.name}, ${k.hash}, ${k.masked}, ${k.models ? JSON.stringify(k.models) : null}, ${k.expiresAt},
           ${k.disabled}, ${k.budgetUsd}, ${k.tokenBudget}, ${k.budgetPeriod}, ${k.rpm}, ${k.tpm}, ${k.maxConcurrency}, ${k.createdAt},
-          ${mcpToolsColumn(k.mcpTools)})`;
+          ${mcpToolsColumn(k.mcpTools)}, ${k.team ?? null})`;
       await bumpVersion(tx);
     });
   }
@@ -293,6 +296,7 @@ function toKey(r: KeyDbRow): KeyRecord {
     hash: r.hash,
     masked: r.masked,
     mcpTools: r.mcp_tools === null || r.mcp_tools === undefined ? null : (JSON.parse(r.mcp_tools) as string[]),
+    team: r.team ?? null,
     models: r.models ? (JSON.parse(r.models) as string[]) : null,
     expiresAt: r.expires_at,
     disabled: r.disabled,

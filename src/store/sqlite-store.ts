@@ -71,6 +71,8 @@ const MIGRATIONS: string[] = [
   // MCP tool calls are usage rows too (endpoint `/mcp`): the bytes of their arguments and results.
   `ALTER TABLE usage ADD COLUMN request_bytes INTEGER`,
   `ALTER TABLE usage ADD COLUMN response_bytes INTEGER`,
+  // The team a key belongs to, by name (a team administrator manages its team's keys).
+  `ALTER TABLE keys ADD COLUMN team TEXT`,
 ];
 
 /** The keys and usage schema (migrations.ts): its steps only ever grow at the end. */
@@ -92,6 +94,7 @@ interface KeyDbRow {
   masked: string;
   models: string | null;
   mcp_tools?: string | null;
+  team?: string | null;
   expires_at: number | null;
   disabled: number;
   budget_usd: number | null;
@@ -147,7 +150,7 @@ export class SqliteStore implements Store {
     this.#db
       .prepare(
         `INSERT INTO keys (id, name, hash, masked, models, expires_at, disabled, budget_usd, token_budget, budget_period,
-           rpm, tpm, max_concurrency, created_at, mcp_tools) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+           rpm, tpm, max_concurrency, created_at, mcp_tools, team) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
       .run(
         k.id,
@@ -165,6 +168,7 @@ export class SqliteStore implements Store {
         k.maxConcurrency,
         k.createdAt,
         mcpToolsColumn(k.mcpTools),
+        k.team ?? null,
       );
     this.#bumpVersion();
   }
@@ -342,5 +346,6 @@ function toKey(r: KeyDbRow): KeyRecord {
     maxConcurrency: r.max_concurrency,
     createdAt: r.created_at,
     mcpTools: r.mcp_tools === null || r.mcp_tools === undefined ? null : (JSON.parse(r.mcp_tools) as string[]),
+    team: r.team ?? null,
   };
 }

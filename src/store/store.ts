@@ -105,6 +105,7 @@ export const KEY_COLUMNS: Readonly<Record<string, string>> = {
   tpm: 'tpm',
   maxConcurrency: 'max_concurrency',
   mcpTools: 'mcp_tools',
+  team: 'team',
 };
 
 /** A gateway serving from a database, as it registers itself there. */

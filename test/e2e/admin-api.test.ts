@@ -337,3 +337,15 @@ test('30 refused admin tokens from one address hold that address back with a 429
   }
   assert.equal((await adminFrom('127.0.0.8', ADMIN)).status, 200, 'another address is not held back');
 });
+
+test('a key belongs to a team by name: set on create, changed and cleared by PATCH, kept in the store', async () => {
+  const created = await admin('/admin/keys', { body: { name: 'team-member', team: 'platform' } });
+  assert.equal(created.status, 201, created.text);
+  const id = (created.json as KeyView & { team: string | null }).id;
+  assert.equal((created.json as { team: string | null }).team, 'platform');
+  assert.equal(((await admin(`/admin/keys/${id}`)).json as { team: string | null }).team, 'platform');
+  const moved = await admin(`/admin/keys/${id}`, { method: 'PATCH', body: { team: 'research' } });
+  assert.equal((moved.json as { team: string | null }).team, 'research');
+  const cleared = await admin(`/admin/keys/${id}`, { method: 'PATCH', body: { team: null } });
+  assert.equal((cleared.json as { team: string | null }).team, null);
+});

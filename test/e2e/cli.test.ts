@@ -36,8 +36,9 @@ test('a mistyped command or a directory without the database creates nothing and
     assert.equal(usage.code, 1);
     assert.ok(!existsSync(join(dir, 'data')), 'no empty database left behind');
     // `keys create` is how a first key is made before the first start: it may create the database.
-    const created = await cli(['keys', 'create', '--name', 'first', '--json'], dir);
+    const created = await cli(['keys', 'create', '--name', 'first', '--team', 'platform', '--json'], dir);
     assert.equal(created.code, 0, created.stderr);
+    assert.equal((JSON.parse(created.stdout) as { team: string | null }).team, 'platform', '--team names its team');
     assert.equal((await cli(['keys', 'list'], dir)).code, 0);
     // Flags that cannot mean anything are said to be wrong, not answered with an empty report.
     const days = await cli(['usage', '--days', 'abc'], dir);
@@ -105,8 +106,9 @@ test('a key created already expired is refused at creation, and nothing is store
 test('the SQLite file and its directory are created readable by the owner only', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'mg-cli-'));
   try {
-    const created = await cli(['keys', 'create', '--name', 'first', '--json'], dir);
+    const created = await cli(['keys', 'create', '--name', 'first', '--team', 'platform', '--json'], dir);
     assert.equal(created.code, 0, created.stderr);
+    assert.equal((JSON.parse(created.stdout) as { team: string | null }).team, 'platform', '--team names its team');
     const { statSync, readdirSync } = await import('node:fs');
     const data = join(dir, 'data');
     assert.equal(statSync(data).mode & 0o777, 0o700, 'the directory the gateway made');

@@ -30,6 +30,7 @@ function key(over: Partial<KeyRecord>): KeyRecord {
     maxConcurrency: null,
     createdAt: T0,
     mcpTools: null,
+    team: null,
     ...over,
   };
 }
@@ -77,6 +78,7 @@ function contract(name: string, open: () => Promise<Store>): void {
             createdAt: T0 + 1,
             models: ['gpt-4o', 'claude-*'],
             mcpTools: ['github__*'],
+            team: 'platform',
             budgetUsd: 12.5,
             budgetPeriod: 'monthly',
             rpm: 60,
@@ -97,6 +99,7 @@ function contract(name: string, open: () => Promise<Store>): void {
             createdAt: T0 + 1,
             models: ['gpt-4o', 'claude-*'],
             mcpTools: ['github__*'],
+            team: 'platform',
             budgetUsd: 12.5,
             budgetPeriod: 'monthly',
             rpm: 60,

@@ -108,6 +108,7 @@ export function publicView(k: KeyRecord): Record<string, unknown> {
     status: keyStatus(k),
     models: k.models,
     mcp_tools: k.mcpTools ?? null,
+    team: k.team ?? null,
     expires_at: k.expiresAt === null ? null : new Date(k.expiresAt).toISOString(),
     budget_usd: k.budgetUsd,
     token_budget: k.tokenBudget,
