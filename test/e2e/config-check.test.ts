@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { startGateway, configYaml } from '../helpers/gateway-process.ts';
+import { startGateway, configYaml, waitUntil } from '../helpers/gateway-process.ts';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
 const MAIN = join(ROOT, 'src/main.ts');
@@ -172,7 +172,9 @@ test('an upstream that answers 404 for the path: the caller and the log hear tha
     assert.equal(r.status, 502);
     const body = (await r.json()) as { error: { message: string } };
     assert.match(body.error.message, /Invalid URL \(POST \/chat\/completions\).*base_url is the likely cause/);
-    assert.match(gw.logs(), /"hint":"the upstream has no such path: the provider's base_url is the likely cause/);
+    // The log line is written as the answer goes out; it reaches this process's pipe a moment later.
+    const hint = /"hint":"the upstream has no such path: the provider's base_url is the likely cause/;
+    await waitUntil(async () => hint.test(gw.logs()), 'the base-URL hint in the log');
     // The start said so too.
     assert.match(gw.logs(), /config warning: http:\/\/127\.0\.0\.1:\d+ has no \/v1/);
   } finally {
