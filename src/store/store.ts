@@ -62,6 +62,8 @@ export interface UsageFilter {
   deployment?: string;
   /** Only rows of this endpoint (`/mcp`: the MCP tool calls). */
   endpoint?: string;
+  /** Only rows of the keys of this team (as the keys are now; '' matches no key). */
+  team?: string;
   /** Only rows with status >= 400. */
   errorsOnly?: boolean;
 }

@@ -51,6 +51,7 @@ function where(filter: UsageFilter, placeholder: (n: number) => string): Where {
   if (filter.model !== undefined) w.add('u.model = ?', filter.model);
   if (filter.deployment !== undefined) w.add('u.deployment = ?', filter.deployment);
   if (filter.endpoint !== undefined) w.add('u.endpoint = ?', filter.endpoint);
+  if (filter.team !== undefined) w.add('u.key_id IN (SELECT id FROM keys WHERE team = ?)', filter.team);
   if (filter.errorsOnly === true) w.add('u.status >= 400');
   return w;
 }

@@ -3,6 +3,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startFixture, call, UPSTREAM_SECRET, type Fixture } from './fixture.ts';
+import { waitUntil } from '../helpers/gateway-process.ts';
 import { startGateway, configYaml } from '../helpers/gateway-process.ts';
 import { validateOpenAIError } from '../helpers/schemas.ts';
 import { request as httpRequest } from 'node:http';
@@ -348,4 +349,22 @@ test('a key belongs to a team by name: set on create, changed and cleared by PAT
   assert.equal((moved.json as { team: string | null }).team, 'research');
   const cleared = await admin(`/admin/keys/${id}`, { method: 'PATCH', body: { team: null } });
   assert.equal((cleared.json as { team: string | null }).team, null);
+});
+
+test('usage and requests filter by team: only the rows of that team’s keys', async () => {
+  const mine = await admin('/admin/keys', { body: { name: 'team-a-key', team: 'team-a' } });
+  const theirs = await admin('/admin/keys', { body: { name: 'team-b-key', team: 'team-b' } });
+  const a = (mine.json as { key: string }).key;
+  const b = (theirs.json as { key: string }).key;
+  for (const key of [a, a, b]) assert.equal((await chat(key)).status, 200);
+  let requests = 0;
+  await waitUntil(async () => {
+    const r = await admin('/admin/usage?team=team-a');
+    requests = (r.json as { totals: { requests: number } }).totals.requests;
+    return requests === 2;
+  }, 'the team-a rows');
+  assert.equal(requests, 2);
+  const page = await admin('/admin/requests?team=team-b');
+  const rows = (page.json as { data: { key_name: string }[] }).data;
+  assert.deepEqual([...new Set(rows.map((r) => r.key_name))], ['team-b-key']);
 });

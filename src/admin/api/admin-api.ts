@@ -395,13 +395,13 @@ async function usage(c: Call): Promise<void> {
 }
 
 function usageQuery(query: URLSearchParams, actor?: Principal): UsageQuery {
-  // A team administrator's reports are its team's whatever it asks (the `team` filter of a build with teams).
-  if (actor?.role === 'team_admin') query.set('team', actor.team ?? '');
   const q: UsageQuery = {};
-  for (const name of ['from', 'to', 'key', 'model', 'deployment', 'endpoint'] as const) {
+  for (const name of ['from', 'to', 'key', 'model', 'deployment', 'endpoint', 'team'] as const) {
     const v = query.get(name);
     if (v !== null && v !== '') q[name] = v;
   }
+  // A team administrator's reports are its team's whatever it asks; without a team, they hold nothing.
+  if (actor?.role === 'team_admin') q.team = actor.team ?? '';
   const errors = query.get('errors');
   if (errors === 'true' || errors === '1') q.errorsOnly = true;
   return q;

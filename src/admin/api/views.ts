@@ -172,6 +172,10 @@ export const usageFilters = {
     .string()
     .optional()
     .meta({ description: '`/mcp`: the MCP tool calls (model `SERVER__TOOL`, deployment the server).' }),
+  team: z
+    .string()
+    .optional()
+    .meta({ description: "The keys of one team (a key's `team`); a team administrator always sees its own." }),
   errors: z.boolean().optional().meta({ description: 'Only requests answered 400 or above.' }),
 };
 

@@ -29,6 +29,8 @@ export interface UsageQuery {
   deployment?: string;
   /** `/mcp`: the MCP tool calls only. */
   endpoint?: string;
+  /** The keys of one team (by name). */
+  team?: string;
   errorsOnly?: boolean;
 }
 
@@ -69,6 +71,7 @@ export async function usageFilter(
   if (q.model !== undefined) filter.model = q.model;
   if (q.deployment !== undefined) filter.deployment = q.deployment;
   if (q.endpoint !== undefined) filter.endpoint = q.endpoint;
+  if (q.team !== undefined) filter.team = q.team;
   if (q.errorsOnly === true) filter.errorsOnly = true;
   return filter;
 }
