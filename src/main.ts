@@ -5,7 +5,7 @@ import { parseArgs } from 'node:util';
 import { loadConfig, resolveConfigPath, ConfigError } from './config/load.ts';
 import { openStore } from './store/open-store.ts';
 import { isPostgresUrl } from './store/database-url.ts';
-import { keysCommand } from './admin/keys-command.ts';
+import { keysCommandAudited } from './admin/keys-command.ts';
 import { requestsCommand, usageCommand } from './admin/usage-command.ts';
 import { serveCommand } from './admin/serve-command.ts';
 import { UsageError } from './admin/key-flags.ts';
@@ -23,8 +23,9 @@ usage:
   modelgate serve [--config FILE] [--port N] [--host H]
   modelgate keys create --name NAME [--models m1,claude-*] [--expires ISO-8601] [--budget-usd X]
                         [--token-budget N] [--budget-period daily|weekly|monthly] [--rpm N] [--tpm N]
-                        [--concurrency N] [--json]
+                        [--concurrency N] [--team NAME] [--json]
   modelgate keys list|show|update|disable|enable|delete [ID|NAME] [options] [--json]
+  modelgate keys rotate ID|NAME [--grace-seconds N] [--json]   a new secret; the old one valid N seconds
   modelgate usage [--days N] [--key ID|NAME] [--json]
   modelgate usage --group-by day,hour,model,key,deployment,endpoint [--from D] [--to D] [--key K] [--model M]
                   [--deployment D] [--endpoint /mcp] [--errors] [--csv|--json]
@@ -118,7 +119,7 @@ async function main(argv: string[]): Promise<void> {
   const store = await openStore(config.database);
   try {
     const out = (s: string): void => console.log(s);
-    if (command === 'keys') await keysCommand(store, rest, out);
+    if (command === 'keys') await keysCommandAudited(config.database, store, rest, out);
     else if (command === 'usage') await usageCommand(store, rest, out);
     else if (command === 'requests') await requestsCommand(store, rest, out);
     else if (command === 'reconcile') {

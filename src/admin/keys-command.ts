@@ -1,7 +1,12 @@
-// `modelgate keys …`: create (prints the key once), list (masked), show, update, disable, enable, delete.
+// `modelgate keys …`: create (prints the key once), list (masked), show, update, disable, enable, rotate
+// (prints the new secret once; --grace-seconds keeps the old one valid that long), delete.
 // The command line front end of the key operations (operations/key-operations.ts), as /admin/keys is the HTTP one.
 import { parseArgs } from 'node:util';
 import type { Store } from '../store/store.ts';
+import type { AuditContext } from './operations/audit-trail.ts';
+import { openAuditLog } from '../store/audit-log.ts';
+import { isPostgresUrl } from '../store/database-url.ts';
+import { cliActor } from './api/actor.ts';
 import { KEY_OPTION_SPEC, keyPatchFromFlags, UsageError } from './key-flags.ts';
 import {
   createKey,
@@ -10,21 +15,54 @@ import {
   keyStatus,
   keyWithSpend,
   publicView,
+  rotateKey,
   updateKey,
 } from './operations/key-operations.ts';
 
 export { publicView } from './operations/key-operations.ts';
 
-export async function keysCommand(store: Store, argv: string[], out: (s: string) => void): Promise<void> {
+const CHANGES = new Set(['create', 'update', 'disable', 'enable', 'delete', 'rotate']);
+
+/**
+ * `modelgate keys …` as the CLI runs it: a change is recorded in the audit trail as the OS user's, from
+ * no address (the CLI runs on the gateway's host); a read opens no trail.
+ */
+export async function keysCommandAudited(
+  database: string,
+  store: Store,
+  argv: string[],
+  out: (s: string) => void,
+): Promise<void> {
+  if (!CHANGES.has(argv[0] ?? '')) return keysCommand(store, argv, out);
+  const log = await openAuditLog(database, isPostgresUrl(database));
+  try {
+    const actor = cliActor();
+    await keysCommand(store, argv, out, { log, actor: { kind: actor.kind, name: actor.name }, source: null });
+  } finally {
+    await log.close();
+  }
+}
+
+export async function keysCommand(
+  store: Store,
+  argv: string[],
+  out: (s: string) => void,
+  audit?: AuditContext,
+): Promise<void> {
   const [sub, ...rest] = argv;
   const { values, positionals } = parseArgs({
     args: rest,
-    options: { ...KEY_OPTION_SPEC, json: { type: 'boolean' }, config: { type: 'string' } },
+    options: {
+      ...KEY_OPTION_SPEC,
+      json: { type: 'boolean' },
+      config: { type: 'string' },
+      'grace-seconds': { type: 'string' },
+    },
     allowPositionals: true,
     strict: true,
   });
   const json = values.json === true;
-  const ops = { store };
+  const ops = { store, ...(audit === undefined ? {} : { audit }) };
   switch (sub) {
     case 'create': {
       if (!values.name) throw new UsageError('keys create needs --name NAME');
@@ -57,12 +95,24 @@ export async function keysCommand(store: Store, argv: string[], out: (s: string)
     case 'disable':
     case 'enable': {
       const patch = sub === 'update' ? keyPatchFromFlags(values) : { disabled: sub === 'disable' };
-      const after = await updateKey(ops, positionals[0], patch);
+      const after = await updateKey(ops, positionals[0], patch, `key.${sub}`);
       out(
         json
           ? JSON.stringify(publicView(after))
           : `${sub === 'update' ? 'Updated' : sub === 'disable' ? 'Disabled' : 'Enabled'} key ${after.id} (${after.name}).`,
       );
+      return;
+    }
+    case 'rotate': {
+      const graceText = values['grace-seconds'] ?? '0';
+      if (!/^\d+$/.test(graceText)) throw new UsageError('--grace-seconds must be a whole number of seconds');
+      const { key, record, previousValidUntil } = await rotateKey(ops, positionals[0], Number(graceText));
+      const until = previousValidUntil === null ? null : new Date(previousValidUntil).toISOString();
+      if (json) out(JSON.stringify({ key, ...publicView(record), previous_valid_until: until }));
+      else
+        out(
+          `Rotated key ${record.id} (${record.name}). ${until === null ? 'The old secret no longer works.' : `The old secret works until ${until}.`} Store the new one now; it is not shown again:\n${key}`,
+        );
       return;
     }
     case 'delete': {
@@ -71,6 +121,8 @@ export async function keysCommand(store: Store, argv: string[], out: (s: string)
       return;
     }
     default:
-      throw new UsageError('usage: modelgate keys create|list|show|update|disable|enable|delete [ID|NAME] [options]');
+      throw new UsageError(
+        'usage: modelgate keys create|list|show|update|disable|enable|rotate|delete [ID|NAME] [options]',
+      );
   }
 }

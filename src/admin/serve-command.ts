@@ -31,6 +31,7 @@ import { metricsTokenCheck } from '../auth/authenticate.ts';
 import { KeyCache } from '../auth/key-cache.ts';
 import { createAdminApi } from './api/admin-api.ts';
 import { openAlertLog, type AlertLog } from '../store/alert-log.ts';
+import { openAuditLog, type AuditLog } from '../store/audit-log.ts';
 import { Alerter } from './alerts/alerter.ts';
 import { createUiHandler } from './ui-files.ts';
 import { DecodeBudget } from '../http/decode-budget.ts';
@@ -293,7 +294,12 @@ export async function serveCommand(fileConfig: GatewayConfig): Promise<void> {
   readiness.add({ name: 'usage store', failing: () => usage.failing });
   const { reachable } = admission.store;
   if (reachable !== undefined) readiness.add({ name: 'redis', failing: () => !reachable.call(admission.store) });
-  const admin = createAdminApi(gw, live, { alerts: alertLog });
+  // The audit trail only where the admin API is open: without it nothing can change through this process.
+  const auditLog: AuditLog | null =
+    config.adminToken === null && config.adminTokens.length === 0 && config.oidc === null
+      ? null
+      : await openAuditLog(config.database, isPostgresUrl(config.database), onMigrated);
+  const admin = createAdminApi(gw, live, { alerts: alertLog, audit: auditLog });
   alerter?.start();
   const server = createGatewayServer({
     ...gw,
@@ -374,6 +380,7 @@ export async function serveCommand(fileConfig: GatewayConfig): Promise<void> {
       await usage.close();
       await alerter?.stop();
       await alertLog?.close();
+      await auditLog?.close();
       await solo?.stop();
       await tracing
         ?.shutdown()

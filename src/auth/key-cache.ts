@@ -99,7 +99,12 @@ export class KeyCache {
     if (version === this.#version) return;
     const keys = await this.#store.listKeys();
     const next = new Map<string, KeyRecord>();
-    for (const k of keys) next.set(k.hash, k);
+    const now = Date.now();
+    for (const k of keys) {
+      next.set(k.hash, k);
+      // A rotated key's old secret, for its grace period (checked again at each lookup).
+      if (k.previousHash !== undefined && (k.previousUntil ?? 0) > now) next.set(k.previousHash, k);
+    }
     this.#byHash = next;
     this.#version = version;
     // A key made since a miss was remembered is in the map now; a deleted one is gone from it.
@@ -137,7 +142,9 @@ export class KeyCache {
     }
     const digest = hashKey(presented);
     const rec = this.#byHash.get(digest);
-    if (!rec || !sameHash(rec.hash, digest)) return null;
+    if (!rec) return null;
+    if (!sameHash(rec.hash, digest)) return this.#inGrace(rec, digest) ? rec : null;
+    // Only the current secret is remembered per connection: an old one is checked against its grace each time.
     if (connection !== undefined)
       this.#byConnection.set(connection, { presented, record: rec, version: this.#version });
     return rec;
@@ -170,7 +177,7 @@ export class KeyCache {
       .findKeyByHash(digest)
       .then(
         (rec) => {
-          if (rec === null || !sameHash(rec.hash, digest)) {
+          if (rec === null || !(sameHash(rec.hash, digest) || this.#inGrace(rec, digest))) {
             this.#rememberMiss(digest, this.#now());
             return null;
           }
@@ -183,6 +190,13 @@ export class KeyCache {
       .finally(() => this.#pending.delete(digest));
     this.#pending.set(digest, read);
     return read;
+  }
+
+  /** Whether `digest` is the secret `rec` had before its rotation, still inside the grace period. */
+  #inGrace(rec: KeyRecord, digest: string): boolean {
+    return (
+      rec.previousHash !== undefined && sameHash(rec.previousHash, digest) && (rec.previousUntil ?? 0) > Date.now()
+    );
   }
 
   #rememberMiss(digest: string, now: number): void {

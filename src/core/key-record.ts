@@ -26,4 +26,7 @@ export interface KeyRecord {
   createdAt: number;
   /** The team the key belongs to, by name; absent or null = none. */
   team?: string | null;
+  /** The digest of the secret before the last rotation, accepted until `previousUntil` (unix ms). */
+  previousHash?: string;
+  previousUntil?: number;
 }

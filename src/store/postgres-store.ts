@@ -7,6 +7,8 @@ import type { BudgetPeriod, KeyRecord } from '../core/key-record.ts';
 import {
   KEY_COLUMNS,
   mcpToolsColumn,
+  type DeletedKey,
+  type KeyRotation,
   type GatewayBeat,
   type SpendTotals,
   type Store,
@@ -71,6 +73,13 @@ const MIGRATIONS: string[] = [
   `ALTER TABLE usage ADD COLUMN response_bytes BIGINT`,
   // The team a key belongs to, by name (a team administrator manages its team's keys).
   `ALTER TABLE keys ADD COLUMN team TEXT`,
+  // Deleted keys leave their name behind: reports and the request log still name whose rows they were.
+  `CREATE TABLE IF NOT EXISTS deleted_keys (
+     id TEXT PRIMARY KEY, name TEXT NOT NULL, masked TEXT NOT NULL, team TEXT, deleted_at BIGINT NOT NULL)`,
+  // Rotation: the secret a key had before its last rotation, valid until `previous_until` (unix ms).
+  `ALTER TABLE keys ADD COLUMN previous_hash TEXT`,
+  `ALTER TABLE keys ADD COLUMN previous_until BIGINT`,
+  `CREATE INDEX IF NOT EXISTS keys_previous_hash ON keys (previous_hash)`,
 ];
 
 /** The keys and usage schema (migrations.ts): its steps only ever grow at the end. */
@@ -87,6 +96,8 @@ interface KeyDbRow {
   models: string | null;
   mcp_tools?: string | null;
   team?: string | null;
+  previous_hash?: string | null;
+  previous_until?: number | string | null;
   expires_at: number | null;
   disabled: boolean;
   budget_usd: number | null;
@@ -170,10 +181,26 @@ export class PostgresStore implements Store {
 
   async deleteKey(id: string): Promise<boolean> {
     return this.#sql.begin(async (tx) => {
+      await tx`INSERT INTO deleted_keys (id, name, masked, team, deleted_at)
+        SELECT id, name, masked, team, ${Date.now()} FROM keys WHERE id = ${id} ON CONFLICT (id) DO NOTHING`;
       const res = await tx`DELETE FROM keys WHERE id = ${id}`;
       if (res.count > 0) await bumpVersion(tx);
       return res.count > 0;
     });
+  }
+
+  async rotateKey(id: string, to: KeyRotation): Promise<boolean> {
+    return this.#sql.begin(async (tx) => {
+      const res = await tx`UPDATE keys SET hash = ${to.hash}, masked = ${to.masked}, previous_hash = ${to.previousHash},
+        previous_until = ${to.previousUntil} WHERE id = ${id}`;
+      if (res.count > 0) await bumpVersion(tx);
+      return res.count > 0;
+    });
+  }
+
+  async listDeletedKeys(): Promise<DeletedKey[]> {
+    const rows = await this.#sql<DeletedKey[]>`SELECT id, name, masked, team FROM deleted_keys ORDER BY deleted_at`;
+    return rows.map((r) => ({ id: r.id, name: r.name, masked: r.masked, team: r.team ?? null }));
   }
 
   async findKey(idOrName: string): Promise<KeyRecord | null> {
@@ -185,7 +212,10 @@ export class PostgresStore implements Store {
   }
 
   async findKeyByHash(hash: string): Promise<KeyRecord | null> {
-    const row = (await this.#sql<KeyDbRow[]>`SELECT * FROM keys WHERE hash = ${hash}`)[0];
+    const row = (
+      await this.#sql<KeyDbRow[]>`SELECT * FROM keys WHERE hash = ${hash} OR previous_hash = ${hash}
+      ORDER BY (hash = ${hash}) DESC LIMIT 1`
+    )[0];
     return row ? toKey(row) : null;
   }
 
@@ -221,13 +251,13 @@ export class PostgresStore implements Store {
     const rows = await this.#sql<
       UsageSummaryRow[]
     >`SELECT to_char(to_timestamp(u.ts / 1000.0) AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day,
-        u.key_id AS "keyId", k.name AS "keyName", u.model AS model, COUNT(*)::int8 AS requests,
+        u.key_id AS "keyId", COALESCE(k.name, dk.name) AS "keyName", u.model AS model, COUNT(*)::int8 AS requests,
         SUM(CASE WHEN u.status >= 400 THEN 1 ELSE 0 END)::int8 AS errors,
         SUM(u.input_tokens + u.cache_read_tokens + u.cache_write_tokens)::int8 AS "inputTokens",
         SUM(u.output_tokens)::int8 AS "outputTokens", SUM(u.cost_nanos)::int8 AS "costNanos"
-      FROM usage u LEFT JOIN keys k ON k.id = u.key_id
+      FROM usage u LEFT JOIN keys k ON k.id = u.key_id LEFT JOIN deleted_keys dk ON dk.id = u.key_id
       WHERE u.ts >= ${opts.sinceMs ?? 0} AND (${keyId}::text IS NULL OR u.key_id = ${keyId})
-      GROUP BY day, u.key_id, k.name, u.model ORDER BY day, "keyName" NULLS FIRST, u.model`;
+      GROUP BY day, u.key_id, k.name, dk.name, u.model ORDER BY day, "keyName" NULLS FIRST, u.model`;
     return [...rows];
   }
 
@@ -297,6 +327,9 @@ function toKey(r: KeyDbRow): KeyRecord {
     masked: r.masked,
     mcpTools: r.mcp_tools === null || r.mcp_tools === undefined ? null : (JSON.parse(r.mcp_tools) as string[]),
     team: r.team ?? null,
+    ...(r.previous_hash === null || r.previous_hash === undefined
+      ? {}
+      : { previousHash: r.previous_hash, previousUntil: Number(r.previous_until ?? 0) }),
     models: r.models ? (JSON.parse(r.models) as string[]) : null,
     expiresAt: r.expires_at,
     disabled: r.disabled,

@@ -8,6 +8,8 @@ import type { BudgetPeriod, KeyRecord } from '../core/key-record.ts';
 import {
   KEY_COLUMNS,
   mcpToolsColumn,
+  type DeletedKey,
+  type KeyRotation,
   type GatewayBeat,
   type SpendTotals,
   type Store,
@@ -73,17 +75,28 @@ const MIGRATIONS: string[] = [
   `ALTER TABLE usage ADD COLUMN response_bytes INTEGER`,
   // The team a key belongs to, by name (a team administrator manages its team's keys).
   `ALTER TABLE keys ADD COLUMN team TEXT`,
+  // Deleted keys leave their name behind: reports and the request log still name whose rows they were.
+  `CREATE TABLE IF NOT EXISTS deleted_keys (
+     id TEXT PRIMARY KEY, name TEXT NOT NULL, masked TEXT NOT NULL, team TEXT, deleted_at BIGINT NOT NULL)`,
+  // Rotation: the secret a key had before its last rotation, valid until `previous_until` (unix ms).
+  `ALTER TABLE keys ADD COLUMN previous_hash TEXT`,
+  `ALTER TABLE keys ADD COLUMN previous_until BIGINT`,
+  `CREATE INDEX IF NOT EXISTS keys_previous_hash ON keys (previous_hash)`,
 ];
 
 /** The keys and usage schema (migrations.ts): its steps only ever grow at the end. */
 export const SQLITE_MIGRATIONS: Migrations = { name: 'keys and usage', table: 'schema_version', steps: MIGRATIONS };
 
 /** The per-day report; exported for the test that checks it searches the ts index instead of scanning. */
-export const USAGE_SUMMARY_SQL = `SELECT strftime('%Y-%m-%d', u.ts / 1000, 'unixepoch') AS day, u.key_id AS keyId, k.name AS keyName, u.model AS model,
+/** A key's name, masked form and team kept as it is deleted (one statement for both stores). */
+const DELETED_KEY_SQL = `INSERT INTO deleted_keys (id, name, masked, team, deleted_at)
+  SELECT id, name, masked, team, ? FROM keys WHERE id = ? ON CONFLICT (id) DO NOTHING`;
+
+export const USAGE_SUMMARY_SQL = `SELECT strftime('%Y-%m-%d', u.ts / 1000, 'unixepoch') AS day, u.key_id AS keyId, COALESCE(k.name, dk.name) AS keyName, u.model AS model,
      COUNT(*) AS requests, SUM(CASE WHEN u.status >= 400 THEN 1 ELSE 0 END) AS errors,
      SUM(u.input_tokens + u.cache_read_tokens + u.cache_write_tokens) AS inputTokens,
      SUM(u.output_tokens) AS outputTokens, SUM(u.cost_nanos) AS costNanos
-   FROM usage u LEFT JOIN keys k ON k.id = u.key_id
+   FROM usage u LEFT JOIN keys k ON k.id = u.key_id LEFT JOIN deleted_keys dk ON dk.id = u.key_id
    WHERE u.ts >= ? AND (? IS NULL OR u.key_id = ?)
    GROUP BY day, u.key_id, u.model ORDER BY day, keyName, u.model`;
 
@@ -95,6 +108,8 @@ interface KeyDbRow {
   models: string | null;
   mcp_tools?: string | null;
   team?: string | null;
+  previous_hash?: string | null;
+  previous_until?: number | string | null;
   expires_at: number | null;
   disabled: number;
   budget_usd: number | null;
@@ -192,9 +207,33 @@ export class SqliteStore implements Store {
   }
 
   async deleteKey(id: string): Promise<boolean> {
-    const res = this.#db.prepare('DELETE FROM keys WHERE id = ?').run(id);
+    this.#db.exec('BEGIN IMMEDIATE');
+    try {
+      this.#db.prepare(DELETED_KEY_SQL).run(Date.now(), id);
+      const res = this.#db.prepare('DELETE FROM keys WHERE id = ?').run(id);
+      if (res.changes > 0) this.#bumpVersion();
+      this.#db.exec('COMMIT');
+      return res.changes > 0;
+    } catch (err) {
+      this.#db.exec('ROLLBACK');
+      throw err;
+    }
+  }
+
+  async rotateKey(id: string, to: KeyRotation): Promise<boolean> {
+    const res = this.#db
+      .prepare('UPDATE keys SET hash = ?, masked = ?, previous_hash = ?, previous_until = ? WHERE id = ?')
+      .run(to.hash, to.masked, to.previousHash, to.previousUntil, id);
     if (res.changes > 0) this.#bumpVersion();
     return res.changes > 0;
+  }
+
+  async listDeletedKeys(): Promise<DeletedKey[]> {
+    return (
+      this.#db
+        .prepare('SELECT id, name, masked, team FROM deleted_keys ORDER BY deleted_at')
+        .all() as unknown as DeletedKey[]
+    ).map((r) => ({ id: r.id, name: r.name, masked: r.masked, team: r.team ?? null }));
   }
 
   async findKey(idOrName: string): Promise<KeyRecord | null> {
@@ -206,7 +245,8 @@ export class SqliteStore implements Store {
   }
 
   async findKeyByHash(hash: string): Promise<KeyRecord | null> {
-    const row = this.#db.prepare('SELECT * FROM keys WHERE hash = ?').get(hash) as KeyDbRow | undefined;
+    const row = (this.#db.prepare('SELECT * FROM keys WHERE hash = ?').get(hash) ??
+      this.#db.prepare('SELECT * FROM keys WHERE previous_hash = ?').get(hash)) as KeyDbRow | undefined;
     return row ? toKey(row) : null;
   }
 
@@ -347,5 +387,8 @@ function toKey(r: KeyDbRow): KeyRecord {
     createdAt: r.created_at,
     mcpTools: r.mcp_tools === null || r.mcp_tools === undefined ? null : (JSON.parse(r.mcp_tools) as string[]),
     team: r.team ?? null,
+    ...(r.previous_hash === null || r.previous_hash === undefined
+      ? {}
+      : { previousHash: r.previous_hash, previousUntil: Number(r.previous_until ?? 0) }),
   };
 }

@@ -121,6 +121,21 @@ export interface GatewayBeat {
   shared: boolean;
 }
 
+export interface KeyRotation {
+  hash: string;
+  masked: string;
+  previousHash: string | null;
+  previousUntil: number | null;
+}
+
+/** What a deleted key leaves behind. */
+export interface DeletedKey {
+  id: string;
+  name: string;
+  masked: string;
+  team: string | null;
+}
+
 export interface Store {
   insertKey(key: KeyRecord): Promise<void>;
   updateKey(id: string, patch: Partial<Omit<KeyRecord, 'id' | 'hash' | 'masked' | 'createdAt'>>): Promise<boolean>;
@@ -133,6 +148,10 @@ export interface Store {
   /** By id, or by name when no id matches. */
   findKey(idOrName: string): Promise<KeyRecord | null>;
   listKeys(): Promise<KeyRecord[]>;
+  /** A new secret for a key; the old digest stays valid until `previousUntil` (null: not at all). */
+  rotateKey(id: string, to: KeyRotation): Promise<boolean>;
+  /** The keys deleted so far, as they were named: reports name their rows with them. */
+  listDeletedKeys(): Promise<DeletedKey[]>;
   /** The key with this digest (an indexed read), for a key the server's cache does not know yet. */
   findKeyByHash(hash: string): Promise<KeyRecord | null>;
   /** A number that changes whenever any process changes a key; the server polls it. */

@@ -51,7 +51,12 @@ function where(filter: UsageFilter, placeholder: (n: number) => string): Where {
   if (filter.model !== undefined) w.add('u.model = ?', filter.model);
   if (filter.deployment !== undefined) w.add('u.deployment = ?', filter.deployment);
   if (filter.endpoint !== undefined) w.add('u.endpoint = ?', filter.endpoint);
-  if (filter.team !== undefined) w.add('u.key_id IN (SELECT id FROM keys WHERE team = ?)', filter.team);
+  if (filter.team !== undefined)
+    w.add(
+      'u.key_id IN (SELECT id FROM keys WHERE team = ? UNION SELECT id FROM deleted_keys WHERE team = ?)',
+      filter.team,
+      filter.team,
+    );
   if (filter.errorsOnly === true) w.add('u.status >= 400');
   return w;
 }
@@ -146,14 +151,14 @@ export function usageRecordsQuery(
   const w = where(filter, placeholder);
   if (page.beforeId !== undefined) w.add('u.id < ?', page.beforeId);
   w.params.push(page.limit);
-  const text = `SELECT u.id AS id, u.ts AS ts, u.request_id AS request_id, u.key_id AS key_id, k.name AS key_name, k.masked AS key_masked,
+  const text = `SELECT u.id AS id, u.ts AS ts, u.request_id AS request_id, u.key_id AS key_id, COALESCE(k.name, dk.name) AS key_name, COALESCE(k.masked, dk.masked) AS key_masked,
       u.endpoint AS endpoint, u.model AS model, u.deployment AS deployment, u.status AS status,
       u.input_tokens AS input_tokens, u.output_tokens AS output_tokens, u.cache_read_tokens AS cache_read_tokens,
       u.cache_write_tokens AS cache_write_tokens, u.cost_nanos AS cost_nanos, u.latency_ms AS latency_ms, u.ttfb_ms AS ttfb_ms,
       u.streamed AS streamed, u.attempts AS attempts, u.period_start AS period_start, u.error_code AS error_code, u.routing AS routing,
       u.cost_breakdown AS cost_breakdown, u.redactions AS redactions, u.session_id AS session_id,
       u.request_bytes AS request_bytes, u.response_bytes AS response_bytes
-    FROM usage u LEFT JOIN keys k ON k.id = u.key_id ${w.text} ORDER BY u.id DESC LIMIT ${placeholder(w.params.length)}`;
+    FROM usage u LEFT JOIN keys k ON k.id = u.key_id LEFT JOIN deleted_keys dk ON dk.id = u.key_id ${w.text} ORDER BY u.id DESC LIMIT ${placeholder(w.params.length)}`;
   return { text, params: w.params };
 }
 

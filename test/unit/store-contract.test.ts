@@ -65,6 +65,43 @@ function row(over: Partial<UsageRow>): UsageRow {
 
 function contract(name: string, open: () => Promise<Store>): void {
   describe(`store contract: ${name}`, () => {
+    test('a rotated key is found by its old digest too; a deleted key leaves its name, masked form and team', async () => {
+      const store = await open();
+      try {
+        await store.insertKey(key({ team: 'platform' }));
+        const v0 = await store.keysVersion();
+        assert.equal(
+          await store.rotateKey('key_a', {
+            hash: 'c'.repeat(64),
+            masked: 'sk-c…cccc',
+            previousHash: 'a'.repeat(64),
+            previousUntil: T0 + DAY,
+          }),
+          true,
+        );
+        assert.ok((await store.keysVersion()) > v0, 'a rotation moves the version');
+        const rotated = await store.findKey('key_a');
+        assert.deepEqual(
+          [rotated?.hash, rotated?.masked, rotated?.previousHash, rotated?.previousUntil],
+          ['c'.repeat(64), 'sk-c…cccc', 'a'.repeat(64), T0 + DAY],
+        );
+        assert.equal((await store.findKeyByHash('a'.repeat(64)))?.id, 'key_a', 'by the old digest');
+        assert.equal((await store.findKeyByHash('c'.repeat(64)))?.id, 'key_a', 'by the new digest');
+        await store.writeUsage([row({ requestId: 'gone-1' })]);
+        assert.equal(await store.deleteKey('key_a'), true);
+        assert.equal(await store.findKey('key_a'), null);
+        assert.equal(await store.findKeyByHash('a'.repeat(64)), null);
+        assert.deepEqual(plain(await store.listDeletedKeys()), [
+          { id: 'key_a', name: 'alice', masked: 'sk-c…cccc', team: 'platform' },
+        ]);
+        const [r] = await store.usageRecords({}, { limit: 10 });
+        assert.deepEqual([r.keyName, r.keyMasked], ['alice', 'sk-c…cccc'], 'the row still names its key');
+        assert.equal((await store.usageRecords({ team: 'platform' }, { limit: 10 })).length, 1, 'and its team');
+      } finally {
+        await store.close();
+      }
+    });
+
     test('keys: insert, find by id or name, list, update, delete; every change moves the version', async () => {
       const store = await open();
       try {

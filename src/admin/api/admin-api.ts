@@ -16,6 +16,7 @@ import {
   createKey,
   deleteKey,
   findKeyOrFail,
+  rotateKey,
   keyWithSpend,
   listKeysWithSpend,
   updateKey,
@@ -25,7 +26,10 @@ import { latestRequests, parseGroupBy, toCsv, usageReport, type UsageQuery } fro
 import { deploymentHealth, resetDeployment } from '../operations/deployment-health.ts';
 import { reconcileExport } from '../operations/reconcile-operations.ts';
 import type { AlertLog, AlertRecord } from '../../store/alert-log.ts';
-import { createKeyBody, keyPatchFromBody, updateKeyBody } from './key-bodies.ts';
+import type { AuditLog } from '../../store/audit-log.ts';
+import { auditCsv, auditView } from '../operations/audit-trail.ts';
+import { auditFilter } from './audit-query.ts';
+import { createKeyBody, keyPatchFromBody, rotateKeyBody, updateKeyBody } from './key-bodies.ts';
 import { openApiJson } from './openapi.ts';
 import { SignInLimit } from './sign-in-limit.ts';
 import { ADMIN_TOKEN_PRINCIPAL, actorOf, reaches, setActor, type Principal } from './actor.ts';
@@ -53,6 +57,8 @@ interface Call {
   /** Who acts (actor.ts); a team administrator's reach is checked against its team. */
   actor: Principal;
   alerts: AlertLog | null;
+  /** The audit trail; null where the gateway runs without (tests of the API alone). */
+  audit: AuditLog | null;
   /** Providers and models changed at run time; null where the gateway runs without (tests of the API alone). */
   live: LiveConfig | null;
 }
@@ -67,7 +73,7 @@ interface Credentials {
 export function createAdminApi(
   gw: Gateway,
   live: LiveConfig | null = null,
-  extra: { alerts?: AlertLog | null } = {},
+  extra: { alerts?: AlertLog | null; audit?: AuditLog | null } = {},
 ): AdminHandler | null {
   const { adminToken, adminTokens, oidc } = gw.config;
   if (adminToken === null && adminTokens.length === 0 && oidc === null) return null;
@@ -86,6 +92,7 @@ export function createAdminApi(
   const ops: KeyOperations = { store: gw.store, changed: () => gw.keys.refresh() };
   const signIns = new SignInLimit();
   const alerts = extra.alerts ?? null;
+  const audit = extra.audit ?? null;
   return function adminRequest(req, res, path, requestId) {
     if (path.startsWith('/auth/')) {
       if (credentials.signIn !== null) return credentials.signIn.handle(req, res, path, requestId);
@@ -143,15 +150,28 @@ export function createAdminApi(
       return;
     }
     const q = req.url?.indexOf('?') ?? -1;
+    const actor = actorOf(req);
     const call: Call = {
       gw,
       req,
       res,
       requestId,
       query: new URLSearchParams(q === -1 ? '' : req.url!.slice(q + 1)),
-      ops,
-      actor: actorOf(req),
+      // Every change this request makes is recorded as the actor's, from the caller's address.
+      ops:
+        audit === null
+          ? ops
+          : {
+              ...ops,
+              audit: {
+                log: audit,
+                actor: { kind: actor.kind, name: actor.name },
+                source: req.socket.remoteAddress ?? null,
+              },
+            },
+      actor,
       alerts,
+      audit,
       live,
     };
     route(call, segments).catch((err: unknown) => {
@@ -233,6 +253,8 @@ async function route(c: Call, segments: string[]): Promise<void> {
         });
       case 'usage':
         return allow(c, method, ['GET'], () => usage(c));
+      case 'audit':
+        return allow(c, method, ['GET'], () => auditList(c));
       case 'me':
         return allow(c, method, ['GET'], () => reply(c, 200, JSON.stringify(c.actor)));
       case 'alerts':
@@ -331,9 +353,24 @@ async function route(c: Call, segments: string[]): Promise<void> {
         return reply(c, 200, JSON.stringify(await keyWithSpend(c.gw.store, await updateKey(c.ops, idOrName, patch))));
       });
     }
+    if (segments.length === 3 && action === 'rotate') {
+      return allow(c, method, ['POST'], async () => {
+        const body = rotateKeyBody.parse(await optionalJsonBody(c));
+        const { key, record, previousValidUntil } = await rotateKey(c.ops, idOrName, body.grace_seconds ?? 0);
+        return reply(
+          c,
+          200,
+          JSON.stringify({
+            key,
+            ...(await keyWithSpend(c.gw.store, record)),
+            previous_valid_until: previousValidUntil === null ? null : new Date(previousValidUntil).toISOString(),
+          }),
+        );
+      });
+    }
     if (segments.length === 3 && (action === 'disable' || action === 'enable')) {
       return allow(c, method, ['POST'], async () => {
-        const k = await updateKey(c.ops, idOrName, { disabled: action === 'disable' });
+        const k = await updateKey(c.ops, idOrName, { disabled: action === 'disable' }, `key.${action}`);
         c.req.resume();
         return reply(c, 200, JSON.stringify(await keyWithSpend(c.gw.store, k)));
       });
@@ -368,6 +405,25 @@ async function allow(c: Call, method: string, methods: string[], run: () => Prom
   }
   if (method === 'GET') c.req.resume();
   await run();
+}
+
+/** The audit trail, newest first, filtered; `format=csv` exports it. */
+async function auditList(c: Call): Promise<void> {
+  const { filter, format } = auditFilter(c.query);
+  const entries = c.audit === null ? [] : await c.audit.list(filter);
+  if (format === 'csv') {
+    const csv = auditCsv(entries);
+    c.res.writeHead(200, {
+      'content-type': 'text/csv; charset=utf-8',
+      'content-disposition': 'attachment; filename="modelgate-audit.csv"',
+      'content-length': Buffer.byteLength(csv),
+      'x-request-id': c.requestId,
+      ...NO_STORE,
+    });
+    c.res.end(csv);
+    return;
+  }
+  reply(c, 200, JSON.stringify({ data: entries.map(auditView) }));
 }
 
 async function usage(c: Call): Promise<void> {
@@ -421,6 +477,12 @@ function decodeSegment(s: string): string {
   } catch {
     throw new UsageError('the id or name in the path is not valid percent-encoding');
   }
+}
+
+/** A body that may be empty (a POST with no settings): then `{}`. */
+async function optionalJsonBody(c: Call): Promise<unknown> {
+  const raw = await readBody(c.req, { ...c.gw.bodyLimits, bytes: Math.min(ADMIN_BODY_LIMIT, c.gw.bodyLimits.bytes) });
+  return raw.length === 0 ? {} : parseJsonBody(raw).value;
 }
 
 async function jsonBody(c: Call): Promise<unknown> {

@@ -59,6 +59,16 @@ export const updateKeyBody = z.strictObject({ ...keyFields, disabled: z.boolean(
 
 export type KeyBody = z.infer<typeof updateKeyBody>;
 
+/** POST /admin/keys/{id}/rotate: how long the old secret stays valid (none when absent). */
+export const rotateKeyBody = z.strictObject({
+  grace_seconds: z
+    .number()
+    .int()
+    .min(0)
+    .max(7 * 24 * 3600)
+    .optional(),
+});
+
 /** The body's snake_case fields as the store's KeyRecord fields; absent stays absent, null clears. */
 export function keyPatchFromBody(body: KeyBody): KeyPatch {
   const patch: KeyPatch = {};

@@ -2,11 +2,14 @@
 // the API validates its requests with (key-bodies.ts, the config's provider and model schemas) and the
 // schemas of what it answers (views.ts). A test checks every route is in it.
 import { z } from 'zod';
-import { createKeyBody, updateKeyBody } from './key-bodies.ts';
+import { createKeyBody, rotateKeyBody, updateKeyBody } from './key-bodies.ts';
 import { ENTRY_OPERATIONS } from './entry-openapi.ts';
 import {
   alertsView,
+  auditQuery,
+  auditView,
   createdKeyView,
+  rotatedKeyView,
   deletedView,
   deploymentsView,
   errorView,
@@ -66,6 +69,14 @@ const KEY_OPERATIONS: Operations = {
       summary: 'Delete a key (its usage rows stay)',
       path: KEY_ID,
       answers: { 200: { description: 'Deleted', schema: deletedView }, 404: 'error' },
+    },
+  },
+  '/admin/keys/{id}/rotate': {
+    post: {
+      summary: 'A new secret for a key (shown once); the old one stays valid for grace_seconds',
+      path: KEY_ID,
+      body: rotateKeyBody,
+      answers: { 200: { description: 'Rotated', schema: rotatedKeyView }, 400: 'error', 404: 'error' },
     },
   },
   '/admin/keys/{id}/disable': {
@@ -147,6 +158,13 @@ const IDENTITY_OPERATIONS: Operations = {
     get: {
       summary: 'Who the caller is: the principal and role the admin API sees (docs/admin.md, "Roles")',
       answers: { 200: { description: 'The principal', schema: meView } },
+    },
+  },
+  '/admin/audit': {
+    get: {
+      summary: 'The audit trail: every change through the admin API, CLI and dashboard, newest first',
+      query: auditQuery,
+      answers: { 200: { description: 'Audit entries', schema: auditView, csv: true }, 400: 'error' },
     },
   },
   '/admin/alerts': {

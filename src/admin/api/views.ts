@@ -31,6 +31,41 @@ export const createdKeyView = keyView.extend({ key: z.string().meta({ descriptio
 
 export const keysView = z.object({ data: z.array(keyView) });
 
+export const rotatedKeyView = createdKeyView.extend({
+  previous_valid_until: z.iso
+    .datetime()
+    .nullable()
+    .meta({ description: 'Until when the old secret is still accepted; null: it no longer is.' }),
+});
+
+const auditTarget = z.object({ kind: z.string(), id: z.string(), name: z.string().nullable() });
+
+export const auditView = z.object({
+  data: z.array(
+    z.object({
+      id: z.string(),
+      at: z.iso.datetime(),
+      actor: z.object({ kind: z.string(), name: z.string() }),
+      source: z.string().nullable().meta({ description: 'The caller’s address; null for the CLI.' }),
+      action: z.string().meta({ description: '`key.create`, `key.update`, `key.rotate`, `key.delete`, …' }),
+      target: auditTarget,
+      before: z.looseObject({}).nullable().meta({ description: 'The masked public view before the change.' }),
+      after: z.looseObject({}).nullable().meta({ description: 'The masked public view after the change.' }),
+    }),
+  ),
+});
+
+export const auditQuery = z.object({
+  from: z.string().optional().meta({ description: 'ISO-8601 date or time, or unix ms.' }),
+  to: z.string().optional().meta({ description: 'Exclusive.' }),
+  actor: z.string().optional().meta({ description: 'The actor’s name (a token’s name, a user, an OS user).' }),
+  action: z.string().optional().meta({ description: 'An action (`key.delete`) or a kind of target (`key`).' }),
+  target: z.string().optional().meta({ description: 'A target’s id or name (kept after it is deleted).' }),
+  target_kind: z.string().optional(),
+  limit: z.int().min(1).max(10000).default(500).optional(),
+  format: z.enum(['json', 'csv']).optional(),
+});
+
 export const deletedView = z.object({ id: z.string(), deleted: z.boolean() });
 
 const usageTotals = {

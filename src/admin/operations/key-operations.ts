@@ -5,6 +5,7 @@ import { generateKey, hashKey, newKeyId } from '../../auth/key-material.ts';
 import { maskKey } from '../../core/mask-secrets.ts';
 import { periodStart } from '../../core/budget.ts';
 import { UsageError } from '../key-flags.ts';
+import { audited, type AuditContext } from './audit-trail.ts';
 
 /** The fields an operator sets on a key; everything else is the gateway's. */
 export type KeyPatch = Partial<Omit<KeyRecord, 'id' | 'hash' | 'masked' | 'createdAt'>>;
@@ -13,6 +14,8 @@ export interface KeyOperations {
   store: Store;
   /** Called after every change: the serving gateway reloads its key cache, so the change holds for the next request. */
   changed?: () => Promise<void>;
+  /** Who acts and where the trail is: every change is recorded there (audit-trail.ts). */
+  audit?: AuditContext;
 }
 
 /** A new key: the whole key is in the result only, never stored and never shown again. */
@@ -49,10 +52,16 @@ export async function createKey(
     );
   await ops.store.insertKey(record);
   await ops.changed?.();
+  await audited(ops.audit, { ...keyTarget('key.create', record), before: null, after: publicView(record) }, now);
   return { key, record };
 }
 
-export async function updateKey(ops: KeyOperations, idOrName: string | undefined, patch: KeyPatch): Promise<KeyRecord> {
+export async function updateKey(
+  ops: KeyOperations,
+  idOrName: string | undefined,
+  patch: KeyPatch,
+  action = 'key.update',
+): Promise<KeyRecord> {
   const k = await findKeyOrFail(ops.store, idOrName);
   if (patch.name !== undefined) {
     const name = patch.name.trim();
@@ -62,13 +71,65 @@ export async function updateKey(ops: KeyOperations, idOrName: string | undefined
   }
   await ops.store.updateKey(k.id, patch);
   await ops.changed?.();
-  return findKeyOrFail(ops.store, k.id);
+  const after = await findKeyOrFail(ops.store, k.id);
+  await audited(ops.audit, { ...keyTarget(action, after), before: publicView(k), after: publicView(after) });
+  return after;
+}
+
+/** What an audit entry names of a key: by id and by the name it has now (kept after the key is gone). */
+function keyTarget(
+  action: string,
+  k: KeyRecord,
+): { action: string; targetKind: string; targetId: string; targetName: string } {
+  return { action, targetKind: 'key', targetId: k.id, targetName: k.name };
+}
+
+/** The longest grace an old secret may have: a week covers a deploy cycle; longer is a second key. */
+export const MAX_GRACE_SECONDS = 7 * 24 * 3600;
+
+/**
+ * A new secret for a key, shown once; the old secret keeps working for `graceSeconds` (0: not at all), so
+ * the services holding it can move over. Budgets, limits and usage stay the key's: only the secret changes.
+ */
+export async function rotateKey(
+  ops: KeyOperations,
+  idOrName: string | undefined,
+  graceSeconds: number,
+  now = Date.now(),
+): Promise<{ key: string; record: KeyRecord; previousValidUntil: number | null }> {
+  if (!Number.isSafeInteger(graceSeconds) || graceSeconds < 0 || graceSeconds > MAX_GRACE_SECONDS)
+    throw new UsageError(`grace_seconds must be a whole number from 0 to ${MAX_GRACE_SECONDS}`);
+  const k = await findKeyOrFail(ops.store, idOrName);
+  const key = generateKey();
+  const previousUntil = graceSeconds === 0 ? null : now + graceSeconds * 1000;
+  await ops.store.rotateKey(k.id, {
+    hash: hashKey(key),
+    masked: maskKey(key),
+    previousHash: previousUntil === null ? null : k.hash,
+    previousUntil,
+  });
+  await ops.changed?.();
+  const record = await findKeyOrFail(ops.store, k.id);
+  await audited(
+    ops.audit,
+    {
+      ...keyTarget('key.rotate', record),
+      before: publicView(k),
+      after: {
+        ...publicView(record),
+        previous_valid_until: previousUntil === null ? null : new Date(previousUntil).toISOString(),
+      },
+    },
+    now,
+  );
+  return { key, record, previousValidUntil: previousUntil };
 }
 
 export async function deleteKey(ops: KeyOperations, idOrName: string | undefined): Promise<KeyRecord> {
   const k = await findKeyOrFail(ops.store, idOrName);
   await ops.store.deleteKey(k.id);
   await ops.changed?.();
+  await audited(ops.audit, { ...keyTarget('key.delete', k), before: publicView(k), after: null });
   return k;
 }
 

@@ -34,7 +34,7 @@ export interface UsageQuery {
   errorsOnly?: boolean;
 }
 
-function parseTime(value: string, field: string): { ms: number; dateOnly: boolean } {
+export function parseTime(value: string, field: string): { ms: number; dateOnly: boolean } {
   if (/^\d{10,}$/.test(value)) return { ms: Number(value), dateOnly: false };
   const ms = Date.parse(value);
   if (Number.isNaN(ms))
@@ -67,7 +67,7 @@ export async function usageFilter(
   const filter: UsageFilter = {};
   if (from !== undefined) filter.fromMs = from;
   if (to !== undefined) filter.toMs = to;
-  if (q.key !== undefined) filter.keyId = (await findKeyOrFail(store, q.key)).id;
+  if (q.key !== undefined) filter.keyId = await keyIdOf(store, q.key);
   if (q.model !== undefined) filter.model = q.model;
   if (q.deployment !== undefined) filter.deployment = q.deployment;
   if (q.endpoint !== undefined) filter.endpoint = q.endpoint;
@@ -135,7 +135,7 @@ export async function usageReport(
   const [groups, [total], keys] = await Promise.all([
     q.groupBy.length === 0 ? Promise.resolve([]) : store.usageGroups(filter, q.groupBy),
     store.usageGroups(filter, []),
-    q.groupBy.includes('key') ? store.listKeys() : Promise.resolve([]),
+    q.groupBy.includes('key') ? keyNames(store) : Promise.resolve([]),
   ]);
   const names = new Map(keys.map((k) => [k.id, k]));
   return {
@@ -163,6 +163,24 @@ export async function usageReport(
 }
 
 /** RFC 4180 CSV; a cell that a spreadsheet would run as a formula (`=`, `+`, `-`, `@`) is quoted as text. */
+/** A key named by id or name; a deleted key's rows are still reported by the name it had. */
+async function keyIdOf(store: Store, idOrName: string): Promise<string> {
+  try {
+    return (await findKeyOrFail(store, idOrName)).id;
+  } catch (err) {
+    const gone = (await store.listDeletedKeys()).filter((k) => k.id === idOrName || k.name === idOrName);
+    if (gone.length === 0) throw err;
+    // A name deleted and used again: the newest deleted key of that name (as listed last).
+    return gone[gone.length - 1].id;
+  }
+}
+
+/** Every key's name and masked form, the deleted ones' as they were when deleted. */
+async function keyNames(store: Store): Promise<{ id: string; name: string; masked: string }[]> {
+  const [live, deleted] = await Promise.all([store.listKeys(), store.listDeletedKeys()]);
+  return [...deleted, ...live];
+}
+
 export function toCsv(rows: readonly ReportRow[]): string {
   if (rows.length === 0) return '';
   const header = Object.keys(rows[0]);
