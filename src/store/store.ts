@@ -66,6 +66,11 @@ export interface UsageFilter {
   team?: string;
   /** Only rows with status >= 400. */
   errorsOnly?: boolean;
+  /** Only rows whose status is in this range (inclusive). */
+  status?: { min: number; max: number };
+  requestId?: string;
+  /** A case-insensitive substring of the request id, model, deployment, error code or key name. */
+  text?: string;
 }
 
 /** What `GET /admin/usage` groups by: a UTC day or hour (its start, unix ms), or a column. */

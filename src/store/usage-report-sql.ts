@@ -58,6 +58,24 @@ function where(filter: UsageFilter, placeholder: (n: number) => string): Where {
       filter.team,
     );
   if (filter.errorsOnly === true) w.add('u.status >= 400');
+  if (filter.status !== undefined) w.add('u.status BETWEEN ? AND ?', filter.status.min, filter.status.max);
+  if (filter.requestId !== undefined) w.add('u.request_id = ?', filter.requestId);
+  if (filter.text !== undefined) {
+    // The same pattern for every column; LOWER on both sides so SQLite and PostgreSQL match alike.
+    const like = `%${filter.text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    const m = "LIKE ? ESCAPE '\\'";
+    w.add(
+      `(LOWER(u.request_id) ${m} OR LOWER(u.model) ${m} OR LOWER(COALESCE(u.deployment, '')) ${m}` +
+        ` OR LOWER(COALESCE(u.error_code, '')) ${m} OR u.key_id IN (SELECT id FROM keys WHERE LOWER(name) ${m}` +
+        ` UNION SELECT id FROM deleted_keys WHERE LOWER(name) ${m}))`,
+      like,
+      like,
+      like,
+      like,
+      like,
+      like,
+    );
+  }
   return w;
 }
 

@@ -158,3 +158,42 @@ test('GET /admin/audit filters by actor and action, exports CSV, and names a fil
   // The trail is an administrator's: an API key does not open it.
   assert.equal((await call(fx, { path: '/admin/audit' })).status, 401);
 });
+
+test('the request log filters by status code or class, request id and substring; an unknown filter is a 400', async () => {
+  const k = (await admin('/admin/keys', { body: { name: 'svc-Log-Filter' } })).json as { id: string; key: string };
+  const ok = await chat(k.key);
+  assert.equal(ok.status, 200);
+  await chat(k.key);
+  fx.up.enqueue({ kind: 'status', status: 400 });
+  const failed = await chat(k.key);
+  assert.equal(failed.status, 400);
+  const rows = async (query: string) => {
+    const r = await admin(`/admin/requests?key=${k.id}&${query}`);
+    assert.equal(r.status, 200, r.text);
+    return (r.json as { data: { request_id: string; status: number }[] }).data;
+  };
+  assert.deepEqual(
+    (await rows('status=4xx')).map((r) => r.status),
+    [400],
+  );
+  assert.equal((await rows('status=400')).length, 1);
+  assert.equal((await rows('status=2xx')).length, 2);
+  assert.equal((await rows('status=5xx')).length, 0);
+  const id = ok.headers.get('x-request-id') ?? '';
+  assert.deepEqual(
+    (await rows(`request_id=${encodeURIComponent(id)}`)).map((r) => r.request_id),
+    [id],
+  );
+  assert.equal((await rows('q=LOG-filt')).length, 3, 'a substring of the key name, any case');
+  assert.equal((await rows(`q=${encodeURIComponent(id.slice(-8))}`)).length, 1, 'a piece of the request id');
+  assert.equal((await rows('q=%25')).length, 0, 'a % is a character, not a wildcard');
+  for (const [query, named] of [
+    ['foo=1', /unknown filter \\"foo\\"/],
+    ['status=abc', /status must be/],
+    ['status=4x', /status must be/],
+  ] as const) {
+    const r = await admin(`/admin/requests?${query}`);
+    assert.equal(r.status, 400, query);
+    assert.match(r.text, named);
+  }
+});

@@ -97,6 +97,14 @@ function contract(name: string, open: () => Promise<Store>): void {
         const [r] = await store.usageRecords({}, { limit: 10 });
         assert.deepEqual([r.keyName, r.keyMasked], ['alice', 'sk-c…cccc'], 'the row still names its key');
         assert.equal((await store.usageRecords({ team: 'platform' }, { limit: 10 })).length, 1, 'and its team');
+        // The request log's filters, alike on both databases: a substring in any case, a % taken literally.
+        assert.equal((await store.usageRecords({ text: 'LIC' }, { limit: 10 })).length, 1, 'the key name, any case');
+        assert.equal((await store.usageRecords({ text: 'gone-' }, { limit: 10 })).length, 1, 'the request id');
+        assert.equal((await store.usageRecords({ text: '%' }, { limit: 10 })).length, 0);
+        assert.equal((await store.usageRecords({ text: '_' }, { limit: 10 })).length, 0);
+        assert.equal((await store.usageRecords({ requestId: 'gone-1' }, { limit: 10 })).length, 1);
+        assert.equal((await store.usageRecords({ status: { min: 200, max: 299 } }, { limit: 10 })).length, 1);
+        assert.equal((await store.usageRecords({ status: { min: 400, max: 499 } }, { limit: 10 })).length, 0);
       } finally {
         await store.close();
       }

@@ -272,9 +272,11 @@ async function route(c: Call, segments: string[]): Promise<void> {
         );
       case 'requests':
         return allow(c, method, ['GET'], async () => {
+          knownParams(c.query, REQUEST_PARAMS, 'GET /admin/requests');
           await c.gw.usage.flush();
           const page = await latestRequests(c.gw.store, {
             ...usageQuery(c.query, c.actor),
+            ...requestFilters(c.query),
             limit: intParam(c.query, 'limit'),
             before: intParam(c.query, 'before'),
           });
@@ -461,6 +463,44 @@ function usageQuery(query: URLSearchParams, actor?: Principal): UsageQuery {
   const errors = query.get('errors');
   if (errors === 'true' || errors === '1') q.errorsOnly = true;
   return q;
+}
+
+/** What GET /admin/requests takes; anything else is a 400 naming it, never a filter quietly ignored. */
+const REQUEST_PARAMS: ReadonlySet<string> = new Set([
+  'from',
+  'to',
+  'status',
+  'endpoint',
+  'key',
+  'team',
+  'model',
+  'q',
+  'request_id',
+  'deployment',
+  'errors',
+  'limit',
+  'before',
+]);
+
+function knownParams(query: URLSearchParams, known: ReadonlySet<string>, where: string): void {
+  for (const name of query.keys())
+    if (!known.has(name))
+      throw new GatewayError('invalid_request', {
+        message: `unknown filter "${name}"; ${where} takes ${[...known].join(', ')}`,
+        param: name,
+      });
+}
+
+/** The request log's own filters: a status code or class, one request id, a substring. */
+function requestFilters(query: URLSearchParams): Pick<UsageQuery, 'status' | 'requestId' | 'text'> {
+  const out: Pick<UsageQuery, 'status' | 'requestId' | 'text'> = {};
+  const status = query.get('status');
+  const requestId = query.get('request_id');
+  const text = query.get('q');
+  if (status !== null && status !== '') out.status = status;
+  if (requestId !== null && requestId !== '') out.requestId = requestId;
+  if (text !== null && text !== '') out.text = text;
+  return out;
 }
 
 function intParam(query: URLSearchParams, name: string): number | undefined {

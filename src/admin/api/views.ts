@@ -224,6 +224,12 @@ export const usageQuery = z.object({
 
 export const requestsQuery = z.object({
   ...usageFilters,
+  status: z.string().optional().meta({ description: 'A status code (`429`) or a class (`4xx`).' }),
+  request_id: z.string().optional().meta({ description: 'One request, by its `x-request-id`.' }),
+  q: z
+    .string()
+    .optional()
+    .meta({ description: 'A substring (any case) of the request id, model, deployment, error code or key name.' }),
   limit: z.int().min(1).max(500).default(50).optional(),
   before: z.int().optional().meta({ description: 'The next_cursor of the previous page.' }),
 });

@@ -32,6 +32,12 @@ export interface UsageQuery {
   /** The keys of one team (by name). */
   team?: string;
   errorsOnly?: boolean;
+  /** A status code (`429`) or a class (`4xx`). */
+  status?: string;
+  /** One request, by the id its answer carried (`x-request-id`). */
+  requestId?: string;
+  /** A substring of the request id, model, deployment, error code or key name (case-insensitive). */
+  text?: string;
 }
 
 export function parseTime(value: string, field: string): { ms: number; dateOnly: boolean } {
@@ -73,7 +79,19 @@ export async function usageFilter(
   if (q.endpoint !== undefined) filter.endpoint = q.endpoint;
   if (q.team !== undefined) filter.team = q.team;
   if (q.errorsOnly === true) filter.errorsOnly = true;
+  if (q.status !== undefined) filter.status = parseStatus(q.status);
+  if (q.requestId !== undefined) filter.requestId = q.requestId;
+  if (q.text !== undefined) filter.text = q.text;
   return filter;
+}
+
+/** `429` or `4xx` as the range of codes it names; anything else says what it takes. */
+export function parseStatus(value: string): { min: number; max: number } {
+  const code = /^[1-5]\d\d$/.exec(value);
+  if (code !== null) return { min: Number(value), max: Number(value) };
+  const cls = /^([1-5])xx$/i.exec(value);
+  if (cls !== null) return { min: Number(cls[1]) * 100, max: Number(cls[1]) * 100 + 99 };
+  throw new UsageError(`status must be a status code (429) or a class (4xx), not "${value}"`);
 }
 
 export function parseGroupBy(value: string | undefined): UsageDimension[] {
