@@ -10,6 +10,7 @@ import { openEntryStore } from '../store/entry-store.ts';
 import { encryptionKey } from '../config/sealed-credentials.ts';
 import { UsageError } from './key-flags.ts';
 import { LiveConfig } from './live-config.ts';
+import { audited, entryChange, withCliAudit, type Change } from './operations/audit-trail.ts';
 import {
   createEntry,
   findEntry,
@@ -30,6 +31,11 @@ export async function entriesCommand(
   argv: string[],
   o: { env: NodeJS.ProcessEnv; out: (s: string) => void },
 ): Promise<void> {
+  // A change made here is in the audit trail, as the OS user's (a file-only setup changes nothing here).
+  const audit = async (change: Change): Promise<void> => {
+    if (config.modelsSource === 'file') return;
+    await withCliAudit(config.database, (ctx) => audited(ctx, change));
+  };
   const [sub, ...rest] = argv;
   const { values, positionals } = parseArgs({
     args: rest,
@@ -71,13 +77,23 @@ export async function entriesCommand(
       }
       case 'show':
         return show(findEntry(live, kind, nameArg()));
-      case 'add':
-        return show(await createEntry(live, kind, entryArg(0)));
-      case 'update':
-        return show(await patchEntry(live, kind, nameArg(), entryArg(1)));
+      case 'add': {
+        const created = await createEntry(live, kind, entryArg(0));
+        await audit(entryChange(`${kind}.create`, kind, created.name, null, created));
+        return show(created);
+      }
+      case 'update': {
+        const name = nameArg();
+        const before = findEntry(live, kind, name);
+        const after = await patchEntry(live, kind, name, entryArg(1));
+        await audit(entryChange(`${kind}.update`, kind, name, before, after));
+        return show(after);
+      }
       case 'remove': {
         const name = nameArg();
+        const before = findEntry(live, kind, name);
         await removeEntry(live, kind, name);
+        await audit(entryChange(`${kind}.delete`, kind, name, before, null));
         o.out(values.json === true ? JSON.stringify({ name, deleted: true }) : `Removed ${kind} ${name}.`);
         return;
       }

@@ -3,10 +3,7 @@
 // The command line front end of the key operations (operations/key-operations.ts), as /admin/keys is the HTTP one.
 import { parseArgs } from 'node:util';
 import type { Store } from '../store/store.ts';
-import type { AuditContext } from './operations/audit-trail.ts';
-import { openAuditLog } from '../store/audit-log.ts';
-import { isPostgresUrl } from '../store/database-url.ts';
-import { cliActor } from './api/actor.ts';
+import { withCliAudit, type AuditContext } from './operations/audit-trail.ts';
 import { KEY_OPTION_SPEC, keyPatchFromFlags, UsageError } from './key-flags.ts';
 import {
   createKey,
@@ -34,13 +31,7 @@ export async function keysCommandAudited(
   out: (s: string) => void,
 ): Promise<void> {
   if (!CHANGES.has(argv[0] ?? '')) return keysCommand(store, argv, out);
-  const log = await openAuditLog(database, isPostgresUrl(database));
-  try {
-    const actor = cliActor();
-    await keysCommand(store, argv, out, { log, actor: { kind: actor.kind, name: actor.name }, source: null });
-  } finally {
-    await log.close();
-  }
+  return withCliAudit(database, (audit) => keysCommand(store, argv, out, audit));
 }
 
 export async function keysCommand(

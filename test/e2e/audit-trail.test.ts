@@ -10,7 +10,10 @@ const ADMIN = 'adm-0123456789abcdef-audit';
 let fx: Fixture;
 
 before(async () => {
-  fx = await startFixture({ extraConfig: 'admin_token: "${ADMIN_TOKEN}"', env: { ADMIN_TOKEN: ADMIN } });
+  fx = await startFixture({
+    extraConfig: 'admin_token: "${ADMIN_TOKEN}"',
+    env: { ADMIN_TOKEN: ADMIN, MODELGATE_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64') },
+  });
 });
 after(async () => {
   await fx?.close();
@@ -196,4 +199,41 @@ test('the request log filters by status code or class, request id and substring;
     assert.equal(r.status, 400, query);
     assert.match(r.text, named);
   }
+});
+
+test('providers and models changed through the API and the CLI are in the trail, credentials masked', async () => {
+  const secret = 'sk-live-provider-secret-0123456789';
+  const made = await admin('/admin/providers', {
+    body: { name: 'up-audit', kind: 'openai', base_url: `${fx.up.url}/v1`, api_key: secret },
+  });
+  assert.equal(made.status, 201, made.text);
+  const model = { name: 'gpt-audit', deployments: [{ provider: 'up-audit', model: 'upstream-gpt' }] };
+  assert.equal((await admin('/admin/models', { body: model })).status, 201);
+  const patched = await admin('/admin/models/gpt-audit', { method: 'PATCH', body: { max_retries: 1 } });
+  assert.equal(patched.status, 200, patched.text);
+  assert.equal((await admin('/admin/models/gpt-audit', { method: 'DELETE' })).status, 200);
+  await fx.gw.cli(['models', 'add', '{ name: gpt-audit-cli, deployments: [ { provider: up-audit, model: x } ] }']);
+  await fx.gw.cli(['models', 'remove', 'gpt-audit-cli']);
+
+  const provider = await entriesFor('up-audit');
+  assert.deepEqual(
+    provider.map((e) => [e.action, e.actor.kind]),
+    [['provider.create', 'token']],
+  );
+  assert.ok(!JSON.stringify(provider).includes(secret), 'the credential is never in the trail');
+  assert.equal(provider[0].after?.api_key, `${secret.slice(0, 4)}…${secret.slice(-4)}`);
+  const models = await entriesFor('gpt-audit');
+  assert.deepEqual(
+    models.map((e) => e.action),
+    ['model.create', 'model.update', 'model.delete'],
+  );
+  assert.equal(models[1].before?.max_retries, undefined);
+  assert.equal(models[1].after?.max_retries, 1);
+  assert.deepEqual(
+    (await entriesFor('gpt-audit-cli')).map((e) => [e.action, e.actor.kind, e.source]),
+    [
+      ['model.create', 'cli', null],
+      ['model.delete', 'cli', null],
+    ],
+  );
 });

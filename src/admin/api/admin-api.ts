@@ -27,7 +27,7 @@ import { deploymentHealth, resetDeployment } from '../operations/deployment-heal
 import { reconcileExport } from '../operations/reconcile-operations.ts';
 import type { AlertLog, AlertRecord } from '../../store/alert-log.ts';
 import type { AuditLog } from '../../store/audit-log.ts';
-import { auditCsv, auditView } from '../operations/audit-trail.ts';
+import { auditCsv, audited, auditView } from '../operations/audit-trail.ts';
 import { auditFilter } from './audit-query.ts';
 import { createKeyBody, keyPatchFromBody, rotateKeyBody, updateKeyBody } from './key-bodies.ts';
 import { openApiJson } from './openapi.ts';
@@ -329,6 +329,7 @@ async function route(c: Call, segments: string[]): Promise<void> {
         body: () => jsonBody(c),
         reply: (status, body) => reply(c, status, body),
         allow: (methods, run) => allow(c, method, methods, run),
+        audit: (change) => audited(c.ops.audit, change),
       },
       method,
       segments,

@@ -2,6 +2,7 @@
 // on /{name}. Bodies have the shape of the YAML entries; a change is validated as a start validates.
 import type { IncomingMessage } from 'node:http';
 import type { LiveConfig } from '../live-config.ts';
+import { entryChange, type Change } from '../operations/audit-trail.ts';
 import {
   createEntry,
   findEntry,
@@ -18,6 +19,8 @@ export interface EntryCall {
   body: () => Promise<unknown>;
   reply: (status: number, body: string) => void;
   allow: (methods: string[], run: () => Promise<void> | void) => Promise<void>;
+  /** Records a change in the audit trail (credentials are masked in every view given to it). */
+  audit: (change: Change) => Promise<void>;
 }
 
 /** Whether the path is one of these routes (then `handleEntries` answers it). */
@@ -34,16 +37,22 @@ export function handleEntries(c: EntryCall, method: string, segments: string[], 
   if (segments.length === 1)
     return c.allow(['GET', 'POST'], async () => {
       if (method === 'GET') return c.reply(200, JSON.stringify({ data: listEntries(c.live, kind) }));
-      return c.reply(201, JSON.stringify(await createEntry(c.live, kind, await c.body())));
+      const created = await createEntry(c.live, kind, await c.body());
+      await c.audit(entryChange(`${kind}.create`, kind, created.name, null, created));
+      return c.reply(201, JSON.stringify(created));
     });
   const name = decode(segments[1]);
   return c.allow(['GET', 'PATCH', 'DELETE'], async () => {
     if (method === 'GET') return c.reply(200, JSON.stringify(findEntry(c.live, kind, name)));
+    const before = findEntry(c.live, kind, name);
     if (method === 'DELETE') {
       c.req.resume();
       await removeEntry(c.live, kind, name);
+      await c.audit(entryChange(`${kind}.delete`, kind, name, before, null));
       return c.reply(200, JSON.stringify({ name, deleted: true }));
     }
-    return c.reply(200, JSON.stringify(await patchEntry(c.live, kind, name, await c.body())));
+    const after = await patchEntry(c.live, kind, name, await c.body());
+    await c.audit(entryChange(`${kind}.update`, kind, name, before, after));
+    return c.reply(200, JSON.stringify(after));
   });
 }

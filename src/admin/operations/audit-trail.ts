@@ -37,6 +37,41 @@ export async function audited(ctx: AuditContext | undefined, change: Change, now
   });
 }
 
+/** A provider or model is named by its name: that is its identity in the config and the API. */
+export function entryChange(
+  action: string,
+  kind: string,
+  name: unknown,
+  before: object | null,
+  after: object | null,
+): Change {
+  return {
+    action,
+    targetKind: kind,
+    targetId: String(name),
+    targetName: String(name),
+    before: before as Record<string, unknown> | null,
+    after: after as Record<string, unknown> | null,
+  };
+}
+
+/**
+ * Runs a CLI change with the trail open, as the OS user's, from no address (the CLI runs on the gateway's
+ * host); the trail is closed after.
+ */
+export async function withCliAudit<T>(database: string, run: (ctx: AuditContext) => Promise<T>): Promise<T> {
+  const { openAuditLog } = await import('../../store/audit-log.ts');
+  const { isPostgresUrl } = await import('../../store/database-url.ts');
+  const { cliActor } = await import('../api/actor.ts');
+  const log = await openAuditLog(database, isPostgresUrl(database));
+  try {
+    const actor = cliActor();
+    return await run({ log, actor: { kind: actor.kind, name: actor.name }, source: null });
+  } finally {
+    await log.close();
+  }
+}
+
 /** An entry as GET /admin/audit and its CSV show it. */
 export function auditView(e: AuditEntry): Record<string, unknown> {
   return {
