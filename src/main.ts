@@ -27,7 +27,7 @@ usage:
   modelgate keys list|show|update|disable|enable|delete [ID|NAME] [options] [--json]
   modelgate keys rotate ID|NAME [--grace-seconds N] [--json]   a new secret; the old one valid N seconds
   modelgate usage [--days N] [--key ID|NAME] [--json]
-  modelgate usage --group-by day,hour,model,key,deployment,endpoint [--from D] [--to D] [--key K] [--model M]
+  modelgate usage --group-by day,hour,model,key,deployment,endpoint,team [--from D] [--to D] [--key K] [--model M]
                   [--deployment D] [--endpoint /mcp] [--errors] [--csv|--json]
   modelgate requests [--limit N] [--before ID] [--key K] [--model M] [--errors] [--json]
   modelgate prices [--json]

@@ -74,7 +74,7 @@ export interface UsageFilter {
 }
 
 /** What `GET /admin/usage` groups by: a UTC day or hour (its start, unix ms), or a column. */
-export type UsageDimension = 'day' | 'hour' | 'model' | 'key' | 'deployment' | 'session' | 'endpoint';
+export type UsageDimension = 'day' | 'hour' | 'model' | 'key' | 'deployment' | 'session' | 'endpoint' | 'team';
 
 export interface UsageGroup {
   /** One value per requested dimension, in the order asked (day/hour as unix ms; key as the key id). */

@@ -16,6 +16,8 @@ const DIMENSION_SQL: Readonly<Record<UsageDimension, string>> = {
   deployment: 'u.deployment',
   session: 'u.session_id',
   endpoint: 'u.endpoint',
+  // The key's team as the key is now (a deleted key's as it was); null for keys without one.
+  team: 'COALESCE((SELECT t.team FROM keys t WHERE t.id = u.key_id), (SELECT t.team FROM deleted_keys t WHERE t.id = u.key_id))',
 };
 
 /** Builds WHERE clauses with the store's placeholder for each parameter. */

@@ -105,6 +105,19 @@ function contract(name: string, open: () => Promise<Store>): void {
         assert.equal((await store.usageRecords({ requestId: 'gone-1' }, { limit: 10 })).length, 1);
         assert.equal((await store.usageRecords({ status: { min: 200, max: 299 } }, { limit: 10 })).length, 1);
         assert.equal((await store.usageRecords({ status: { min: 400, max: 499 } }, { limit: 10 })).length, 0);
+        await store.insertKey(key({ id: 'key_c', name: 'carol', hash: 'd'.repeat(64) }));
+        await store.writeUsage([
+          row({ requestId: 'solo-1', keyId: 'key_c' }),
+          row({ requestId: 'solo-2', keyId: 'key_c' }),
+        ]);
+        assert.deepEqual(
+          (await store.usageGroups({}, ['team'])).map((g) => [g.dims[0], g.requests]),
+          [
+            [null, 2],
+            ['platform', 1],
+          ],
+          'grouped by team: a deleted key counts to the team it had',
+        );
       } finally {
         await store.close();
       }

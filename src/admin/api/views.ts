@@ -217,7 +217,7 @@ export const usageFilters = {
 export const usageQuery = z.object({
   ...usageFilters,
   group_by: z.string().optional().meta({
-    description: 'Comma-separated: day, hour, model, key, deployment, session, endpoint (UTC days and hours).',
+    description: 'Comma-separated: day, hour, model, key, deployment, session, endpoint, team (UTC days and hours).',
   }),
   format: z.enum(['json', 'csv']).optional(),
 });

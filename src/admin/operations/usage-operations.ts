@@ -13,6 +13,7 @@ export const USAGE_DIMENSIONS: readonly UsageDimension[] = [
   'deployment',
   'session',
   'endpoint',
+  'team',
 ];
 const DAY_MS = 86_400_000;
 /** A report without `from` covers the last 30 days. */
