@@ -26,7 +26,7 @@ export class ClientCredentials {
   async token(now = Date.now()): Promise<string> {
     const t = this.#token;
     if (t !== null && now < t.expiresAt - EARLY_REFRESH_MS) return t.value;
-    this.#pending ??= this.#fetch().finally(() => {
+    this.#pending ??= this.#requestToken().finally(() => {
       this.#pending = null;
     });
     return this.#pending;
@@ -37,7 +37,7 @@ export class ClientCredentials {
     if (this.#token?.value === value) this.#token = null;
   }
 
-  async #fetch(): Promise<string> {
+  async #requestToken(): Promise<string> {
     const c = this.#config;
     const form = new URLSearchParams({ grant_type: 'client_credentials' });
     if (c.scope !== undefined) form.set('scope', c.scope);

@@ -175,7 +175,7 @@ export class UpstreamServer {
     const c = this.config;
     if (c.kind === 'stdio')
       return new StdioClientTransport({ command: c.command, args: c.args, env: c.env, stderr: 'ignore' });
-    const opts = { requestInit: { headers: c.headers }, fetch: this.#fetch(c.oauth) };
+    const opts = { requestInit: { headers: c.headers }, fetch: this.#transportFetch(c.oauth) };
     return c.transport === 'sse'
       ? new SSEClientTransport(new URL(c.url), opts)
       : new StreamableHTTPClientTransport(new URL(c.url), opts);
@@ -184,7 +184,7 @@ export class UpstreamServer {
   #fetchImpl: ReturnType<typeof upstreamFetch> | null = null;
 
   /** One fetch (and one token cache) per server, kept across reconnects. */
-  #fetch(oauth: McpOAuthConfig | null): ReturnType<typeof upstreamFetch> {
+  #transportFetch(oauth: McpOAuthConfig | null): ReturnType<typeof upstreamFetch> {
     this.#fetchImpl ??= upstreamFetch(oauth === null ? null : new ClientCredentials(oauth, this.config.timeoutMs));
     return this.#fetchImpl;
   }
