@@ -3,9 +3,8 @@
 // only one process (or one start) wins. Opened only when `alerts:` is configured; its own schema record.
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type postgres from 'postgres';
-import { maskDatabaseUrl, parseDatabaseUrl } from './database-url.ts';
-import { migratePg, migrateSqlite, reportPg, type Migrations, type OnMigrated } from './migrations.ts';
+import { numberedSql, openMigratedPg, type Sql } from './pg-migrated.ts';
+import { migrateSqlite, type Migrations, type OnMigrated } from './migrations.ts';
 
 export const ALERT_SCHEMA: Migrations = {
   name: 'alerts',
@@ -113,42 +112,27 @@ async function openSqlite(path: string, onMigrated?: OnMigrated): Promise<AlertL
 }
 
 /** Not the other schemas' locks: each migrates independently. */
-const MIGRATION_LOCK = 0x6d67_0004;
+const MIGRATION_LOCK = 0x6d67_0006;
 
 async function openPg(databaseUrl: string, onMigrated?: OnMigrated): Promise<AlertLog> {
-  const { url, schema } = parseDatabaseUrl(databaseUrl);
-  const { default: connect } = await import('postgres');
-  const { connectionOptions } = await import('./pg-usage-sql.js');
-  const sql = connect(url, {
-    ...connectionOptions({ schema, applicationName: 'modelgate-alerts' }),
-    max: 1,
-    types: { bigint: { to: 20, from: [20], serialize: (x: number) => String(x), parse: (x: string) => Number(x) } },
-  }) as unknown as postgres.Sql<Record<string, unknown>>;
-  try {
-    const from = await sql.begin(async (tx) => {
-      await tx`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`;
-      if (schema !== null) await tx.unsafe(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
-      return migratePg(tx, ALERT_SCHEMA);
-    });
-    reportPg(ALERT_SCHEMA, from, onMigrated);
-  } catch (err) {
-    await sql.end({ timeout: 1 }).catch(() => undefined);
-    throw new Error(`PostgreSQL at ${maskDatabaseUrl(databaseUrl)}: ${(err as Error).message}`);
-  }
-  const numbered = (text: string): string => {
-    let n = 0;
-    return text.replace(/\?/g, () => `$${++n}`);
-  };
+  const sql = await openMigratedPg({
+    databaseUrl,
+    applicationName: 'modelgate-alerts',
+    lock: MIGRATION_LOCK,
+    migrations: ALERT_SCHEMA,
+    onMigrated,
+    bigintAsNumber: true,
+  });
   return {
     async claim(a) {
-      const r = await sql.unsafe(numbered(SQL.claim), [a.id, a.event, a.createdAt, a.summary, a.payload, a.status]);
+      const r = await sql.unsafe(numberedSql(SQL.claim), [a.id, a.event, a.createdAt, a.summary, a.payload, a.status]);
       return r.count > 0;
     },
     async settle(id, o) {
-      await sql.unsafe(numbered(SQL.settle), [o.status, o.attempts, o.lastError, o.deliveredAt, id]);
+      await sql.unsafe(numberedSql(SQL.settle), [o.status, o.attempts, o.lastError, o.deliveredAt, id]);
     },
     async list(page) {
-      return ((await sql.unsafe(numbered(SQL.list), [page.limit])) as unknown as Row[]).map(recordOf);
+      return ((await sql.unsafe(numberedSql(SQL.list), [page.limit])) as unknown as Row[]).map(recordOf);
     },
     async close() {
       await sql.end({ timeout: 5 });

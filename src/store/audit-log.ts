@@ -4,9 +4,8 @@
 // team leaves every entry about it in place. Its own schema record, beside the keys' and the alerts'.
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type postgres from 'postgres';
-import { maskDatabaseUrl, parseDatabaseUrl } from './database-url.ts';
-import { migratePg, migrateSqlite, reportPg, type Migrations, type OnMigrated } from './migrations.ts';
+import { numberedSql, openMigratedPg, type Sql } from './pg-migrated.ts';
+import { migrateSqlite, type Migrations, type OnMigrated } from './migrations.ts';
 
 export const AUDIT_SCHEMA: Migrations = {
   name: 'audit',
@@ -157,36 +156,21 @@ async function openSqlite(path: string, onMigrated?: OnMigrated): Promise<AuditL
 const MIGRATION_LOCK = 0x6d67_0005;
 
 async function openPg(databaseUrl: string, onMigrated?: OnMigrated): Promise<AuditLog> {
-  const { url, schema } = parseDatabaseUrl(databaseUrl);
-  const { default: connect } = await import('postgres');
-  const { connectionOptions } = await import('./pg-usage-sql.js');
-  const sql = connect(url, {
-    ...connectionOptions({ schema, applicationName: 'modelgate-audit' }),
-    max: 1,
-    types: { bigint: { to: 20, from: [20], serialize: (x: number) => String(x), parse: (x: string) => Number(x) } },
-  }) as unknown as postgres.Sql<Record<string, unknown>>;
-  try {
-    const from = await sql.begin(async (tx) => {
-      await tx`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`;
-      if (schema !== null) await tx.unsafe(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
-      return migratePg(tx, AUDIT_SCHEMA);
-    });
-    reportPg(AUDIT_SCHEMA, from, onMigrated);
-  } catch (err) {
-    await sql.end({ timeout: 1 }).catch(() => undefined);
-    throw new Error(`PostgreSQL at ${maskDatabaseUrl(databaseUrl)}: ${(err as Error).message}`);
-  }
-  const numbered = (text: string): string => {
-    let n = 0;
-    return text.replace(/\?/g, () => `$${++n}`);
-  };
+  const sql = await openMigratedPg({
+    databaseUrl,
+    applicationName: 'modelgate-audit',
+    lock: MIGRATION_LOCK,
+    migrations: AUDIT_SCHEMA,
+    onMigrated,
+    bigintAsNumber: true,
+  });
   return {
     async record(e) {
-      await sql.unsafe(numbered(INSERT), paramsOf(e));
+      await sql.unsafe(numberedSql(INSERT), paramsOf(e));
     },
     async list(f) {
       const { text, params } = listSql(f);
-      return ((await sql.unsafe(numbered(text), params)) as unknown as Row[]).map(entryOf);
+      return ((await sql.unsafe(numberedSql(text), params)) as unknown as Row[]).map(entryOf);
     },
     async close() {
       await sql.end({ timeout: 5 });

@@ -40,7 +40,7 @@ export const ENTRY_SCHEMA: Migrations = {
   steps: STEPS,
 };
 
-/** The statements, with `?` placeholders (PostgreSQL's are numbered by `numberedSql`). */
+/** The statements, with `?` placeholders (PostgreSQL's are numbered by pg-migrated.ts's `numberedSql`). */
 export const ENTRY_SQL = {
   list: `SELECT kind, name, body FROM config_entries ORDER BY CASE kind WHEN 'provider' THEN 0 ELSE 1 END, created_at, name`,
   version: 'SELECT v FROM config_entries_version WHERE id = 1',
@@ -50,11 +50,6 @@ export const ENTRY_SQL = {
   update: 'UPDATE config_entries SET body = ?, updated_at = ? WHERE kind = ? AND name = ?',
   remove: 'DELETE FROM config_entries WHERE kind = ? AND name = ?',
 } as const;
-
-export function numberedSql(text: string): string {
-  let n = 0;
-  return text.replace(/\?/g, () => `$${++n}`);
-}
 
 export async function openEntryStore(
   database: string,

@@ -1,19 +1,8 @@
 // Providers and models in PostgreSQL, shared by every replica: a pool of one connection with its own
 // migration record; the version row is what each replica polls.
-import type postgres from 'postgres';
-import { maskDatabaseUrl, parseDatabaseUrl } from './database-url.ts';
-import { connectionOptions } from './pg-usage-sql.js';
-import { migratePg, reportPg, type OnMigrated } from './migrations.ts';
-import {
-  ENTRY_SCHEMA,
-  ENTRY_SQL,
-  numberedSql,
-  type EntryKind,
-  type EntryStore,
-  type StoredEntry,
-} from './entry-store.ts';
-
-type Sql = postgres.Sql<Record<string, unknown>>;
+import { numberedSql, openMigratedPg, type Sql } from './pg-migrated.ts';
+import type { OnMigrated } from './migrations.ts';
+import { ENTRY_SCHEMA, ENTRY_SQL, type EntryKind, type EntryStore, type StoredEntry } from './entry-store.ts';
 
 /** Not another schema's lock: each migrates independently. */
 const MIGRATION_LOCK = 0x6d67_0004;
@@ -24,23 +13,13 @@ const SQL = Object.fromEntries(Object.entries(ENTRY_SQL).map(([k, v]) => [k, num
 >;
 
 export async function openPgEntries(databaseUrl: string, onMigrated?: OnMigrated): Promise<EntryStore> {
-  const { url, schema } = parseDatabaseUrl(databaseUrl);
-  const { default: connect } = await import('postgres');
-  const sql = connect(url, {
-    ...connectionOptions({ schema, applicationName: 'modelgate-entries' }),
-    max: 1,
-  }) as unknown as Sql;
-  try {
-    const from = await sql.begin(async (tx) => {
-      await tx`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`;
-      if (schema !== null) await tx.unsafe(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
-      return migratePg(tx, ENTRY_SCHEMA);
-    });
-    reportPg(ENTRY_SCHEMA, from, onMigrated);
-  } catch (err) {
-    await sql.end({ timeout: 1 }).catch(() => undefined);
-    throw new Error(`PostgreSQL at ${maskDatabaseUrl(databaseUrl)}: ${(err as Error).message}`);
-  }
+  const sql = await openMigratedPg({
+    databaseUrl,
+    applicationName: 'modelgate-entries',
+    lock: MIGRATION_LOCK,
+    migrations: ENTRY_SCHEMA,
+    onMigrated,
+  });
   const write = async (change: (tx: Sql) => Promise<boolean>): Promise<boolean> =>
     (await sql.begin(async (tx) => {
       const changed = await change(tx as unknown as Sql);
