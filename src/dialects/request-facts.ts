@@ -11,6 +11,11 @@ export interface RequestFacts {
   responses?: ResponsesState;
 }
 
+/** A Responses request's facts: its state is there (the Responses validator sets it). */
+export function withResponsesState(facts: RequestFacts): (RequestFacts & { responses: ResponsesState }) | null {
+  return facts.responses === undefined ? null : (facts as RequestFacts & { responses: ResponsesState });
+}
+
 /** Whether a Responses API request is stored, and the stored response it continues. */
 export interface ResponsesState {
   /** False only when the caller sent `store: false`: then nothing is kept. */

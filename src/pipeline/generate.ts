@@ -13,7 +13,7 @@ import type { ReplyFraming } from './reply-framing.ts';
 import { ResponseClientLink } from '../routing/attempt-watch.ts';
 import { authenticate, authenticateGemini } from '../auth/authenticate.ts';
 import { renderStreamError } from '../dialects/render-error.ts';
-import type { RequestFacts } from '../dialects/request-facts.ts';
+import { withResponsesState, type RequestFacts } from '../dialects/request-facts.ts';
 import { forwardedHeaders, type AnthropicVersion } from '../dialects/anthropic-messages/version.ts';
 import { compactionBody, summaryRequest } from '../dialects/openai-responses/compact.ts';
 import { refuseUnusableKey, resolveModel } from '../catalog/catalog.ts';
@@ -201,7 +201,7 @@ async function serve(
   if (typeof named === 'string') state.model = named;
   const facts = flight.endpoint.validate(value, { url: req.url, version });
   // The Responses endpoint's validator reads the conversation state too (endpoint-table.ts).
-  const responsesFacts = facts.responses === undefined ? null : { ...facts, responses: facts.responses };
+  const responsesFacts = withResponsesState(facts);
   state.model = facts.model;
   state.stream = facts.stream;
   state.sessionId = sessionIdOf(req.headers, value);
