@@ -69,11 +69,13 @@ test('past max_connections a new connection is closed at once; a freed slot serv
   // Connections this process already holds (fetch's pool) count too: open until one is refused.
   const held: net.Socket[] = [];
   let refused = false;
-  for (let i = 0; i < 6 && !refused; i++) {
+  // Connections of the test before may still be closing on the gateway's side: a refusal while this test
+  // holds none is tried again (a bounded poll), not taken as the cap.
+  for (let i = 0; i < 200 && !refused && held.length < 6; i++) {
     const socket = await connected();
     const answer = await get(socket, '/healthz');
-    if (answer === '') refused = true;
-    else held.push(socket);
+    if (answer !== '') held.push(socket);
+    else if (held.length > 0) refused = true;
   }
   assert.ok(refused, 'a connection past the cap is closed unanswered');
   assert.ok(held.length >= 1 && held.length <= 4, `held ${held.length}`);
