@@ -87,7 +87,16 @@ export function costHeader(gw: { catalog: Catalog }, state: RequestState): strin
 }
 
 /** `settledPeriod` is the budget period the admission store billed (null when the key had no reservation). */
-export function recordRequest(gw: RecordServices, state: RequestState, settledPeriod: number | null = null): void {
+/**
+ * `settledPeriod` is the key's budget period the admission store billed, `teamPeriod` its team's (null:
+ * the period the request started in).
+ */
+export function recordRequest(
+  gw: RecordServices,
+  state: RequestState,
+  settledPeriod: number | null = null,
+  teamPeriod: number | null = null,
+): void {
   const u = state.usage;
   priceRequest(gw, state);
   const latencyMs = state.elapsedMs();
@@ -106,6 +115,9 @@ export function recordRequest(gw: RecordServices, state: RequestState, settledPe
   });
   if (gw.config?.accessLog === true && gw.log !== undefined) accessLine(gw.log, gw, state, latencyMs);
   if (!state.key) return;
+  // Every row of a team's key counts to the team's spend, limits or not: a budget set mid-period is
+  // loaded from the whole period's rows.
+  const team = state.key.teamRecord ?? null;
   gw.usage.add({
     ts: state.startedWall,
     requestId: state.requestId,
@@ -124,6 +136,8 @@ export function recordRequest(gw: RecordServices, state: RequestState, settledPe
     streamed: state.stream,
     attempts: state.attempts,
     periodStart: settledPeriod ?? periodStart(state.key.budgetPeriod, state.startedWall),
+    teamId: team === null ? null : team.id,
+    teamPeriodStart: team === null ? 0 : (teamPeriod ?? periodStart(team.budgetPeriod, state.startedWall)),
     errorCode: state.errorCode,
     routing: state.routing,
     // Only a charged row has lines to explain; the JSON is the row's one extra allocation.

@@ -11,7 +11,7 @@ import { GatewayError } from '../core/errors.ts';
 
 /** What the self-check reads: the admission store's live counters, the database's totals, the key's models. */
 export interface UsageTokenServices {
-  admission: Pick<Admission, 'view'>;
+  admission: Pick<Admission, 'view' | 'teamView'>;
   store: Pick<Store, 'keySpend'>;
   catalog: Catalog;
   config: { quotaPerUsd: number };
@@ -28,6 +28,7 @@ export async function usageTokenBody(gw: UsageTokenServices, key: KeyRecord, now
     gw.log.warn({ err: gw.masker.mask(String(err)), keyId: key.id }, 'usage self-check: the database did not answer');
     throw new GatewayError('usage_unavailable', { headers: { 'retry-after': '1' } });
   });
+  const team = await teamUsage(gw, key, now);
   const spentNanos = Math.max(durable.nanos, snapshot.spentNanos);
   const spentTokens = Math.max(durable.tokens, snapshot.spentTokens);
   const q = (nanos: number): number => nanosToQuota(nanos, gw.config.quotaPerUsd);
@@ -70,6 +71,49 @@ export async function usageTokenBody(gw: UsageTokenServices, key: KeyRecord, now
         in_flight: snapshot.inFlight,
         resets_in_seconds: snapshot.windowResetSec,
       },
+      team,
     },
   });
+}
+
+/**
+ * The key's team as the self-check shows it: its budget, what its keys spent together and what is left
+ * (what a request of this key may still take is the smaller of the key's `left_usd` and this), and its
+ * limits; null for a key without a team object.
+ */
+async function teamUsage(gw: UsageTokenServices, key: KeyRecord, now: number): Promise<Record<string, unknown> | null> {
+  const team = key.teamRecord;
+  if (team === null || team === undefined) return null;
+  const view = await gw.admission.teamView(key, now);
+  if (view === null) return null;
+  const { snapshot } = view;
+  const durable = await gw.store.keySpend(view.subject, view.period).catch(() => {
+    throw new GatewayError('usage_unavailable', { headers: { 'retry-after': '1' } });
+  });
+  const spentNanos = Math.max(durable.nanos, snapshot.spentNanos);
+  const spentTokens = Math.max(durable.tokens, snapshot.spentTokens);
+  const budgetNanos = team.budgetUsd === null ? null : usdToNanos(team.budgetUsd);
+  const next = nextPeriodStart(team.budgetPeriod, now);
+  return {
+    name: team.name,
+    budget_usd: team.budgetUsd,
+    spent_usd: nanosToUsd(spentNanos),
+    reserved_usd: nanosToUsd(snapshot.reservedNanos),
+    left_usd: budgetNanos === null ? null : nanosToUsd(Math.max(0, budgetNanos - spentNanos - snapshot.reservedNanos)),
+    token_budget: team.tokenBudget,
+    tokens_used: spentTokens,
+    tokens_reserved: snapshot.reservedTokens,
+    tokens_left:
+      team.tokenBudget === null ? null : Math.max(0, team.tokenBudget - spentTokens - snapshot.reservedTokens),
+    budget_period: team.budgetPeriod,
+    period_resets_at: next === null ? 0 : Math.floor(next / 1000),
+    models: team.models,
+    limits: { rpm: team.rpm, tpm: team.tpm, max_concurrency: team.maxConcurrency },
+    window: {
+      requests: snapshot.rpmUsed,
+      tokens: snapshot.tpmUsed,
+      in_flight: snapshot.inFlight,
+      resets_in_seconds: snapshot.windowResetSec,
+    },
+  };
 }

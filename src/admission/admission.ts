@@ -3,6 +3,7 @@
 import type { ModelConfig } from '../core/config-types.ts';
 import type { Dialect } from '../core/dialect.ts';
 import type { KeyRecord } from '../core/key-record.ts';
+import { teamSubject, type TeamRecord } from '../core/team-record.ts';
 import { emptyUsage, type Usage } from '../core/usage.ts';
 import { setTimeout as delay } from 'node:timers/promises';
 import { GatewayError, type ErrorCode } from '../core/errors.ts';
@@ -36,7 +37,8 @@ const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
 
 /** One admitted request: what to settle, and the rate headers every response of it carries. */
 export interface Ticket {
-  reservationId: ReservationId;
+  /** The key's reservation; null when only its team has limits. */
+  reservationId: ReservationId | null;
   keyId: string;
   /** Budget period the request counts against (unix ms; 0 = lifetime). */
   periodStart: number;
@@ -45,6 +47,17 @@ export interface Ticket {
   promptTokens: number;
   /** The model whose estimates the real usage teaches (its first deployment's upstream name). */
   target: string;
+  /** The team's reservation when the key's team has limits; its period is set to the settled one by finish. */
+  team: TeamHold | null;
+}
+
+/** What a request holds of its team's limits. */
+export interface TeamHold {
+  reservationId: ReservationId;
+  /** The team's admission subject (teamSubject). */
+  subject: string;
+  /** The team's budget period the cost counts against (unix ms; 0 = lifetime). */
+  periodStart: number;
 }
 
 /** What admit hands back: the ticket (null for a key without limits) and the prompt estimate. */
@@ -122,6 +135,8 @@ export class Admission {
   readonly #onError: AdmissionOptions['onError'];
   readonly #onRecovered: () => void;
   readonly #entries = new Map<string, KeyEntry>();
+  /** Each team object's limits in a key's shape, made once per loaded team object. */
+  readonly #teamRecords = new WeakMap<TeamRecord, KeyRecord>();
   /** The store is failing: said when it starts and when it ends, never per request. */
   #storeDown = false;
   /** Requests refused (503) because the store could not be asked, for /metrics. */
@@ -162,26 +177,37 @@ export class Admission {
 
   /** Loads every budgeted key's durable total, so the first request of a key does no database read. */
   async seed(keys: KeyRecord[], now: number): Promise<void> {
-    await Promise.all(keys.map((k) => this.#ready(this.#entry(k, now))));
+    const teams = keys.map((k) => this.#teamEntry(k, now)).filter((t) => t !== null);
+    await Promise.all([...keys.map((k) => this.#entry(k, now)), ...new Set(teams)].map((e) => this.#ready(e)));
   }
 
   /**
-   * Reserves the request's worst case; rejects with the refusal as a GatewayError in the caller's
-   * dialect. The in-process store answers at once: the reservation is made before the first await.
+   * Reserves the request's worst case against the key's limits and its team's; rejects with the refusal
+   * as a GatewayError in the caller's dialect. The in-process store answers at once: the reservation is
+   * made before the first await.
    */
   async admit(opts: AdmitOptions): Promise<Admitted> {
     const entry = this.#entry(opts.key, opts.now);
-    if (!entry.limited) return UNLIMITED;
+    const team = this.#teamEntry(opts.key, opts.now);
+    if (!entry.limited && team === null) return UNLIMITED;
     const conflict = this.#solo?.conflict ?? null;
     if (conflict !== null)
       throw new GatewayError('admission_unavailable', { message: conflict, headers: { 'x-should-retry': 'false' } });
-    // A key's first request this period: its durable total and where it stands are loaded first (once).
+    const subjects: Subjects = { key: entry, team };
+    // A subject's first request this period: its durable total and where it stands are loaded first (once).
+    if (entry.limited) await this.#prepare(entry, opts.now);
+    if (team !== null) await this.#prepare(team, opts.now);
+    return opts.free === true ? this.#admitFree(subjects, opts) : this.#admitSized(subjects, opts);
+  }
+
+  /**
+   * Loads a subject's durable total once per period, and asks the store where it stands (once), which
+   * keeps a burst of first requests near a limit from being refused on the byte bound's oversized sizes.
+   */
+  async #prepare(entry: KeyEntry, now: number): Promise<void> {
     if (entry.seededPeriod !== entry.period) await this.#ready(entry);
-    // Asking the store where the key stands (once) keeps a burst of first requests near a limit from
-    // being refused on the byte bound's oversized reservations.
     if (needsTokens(entry) && entry.last === null)
-      entry.last = await this.store.snapshot(opts.key.id, opts.now, entry.period).catch(() => null);
-    return opts.free === true ? this.#admitFree(entry, opts) : this.#admitSized(entry, opts);
+      entry.last = await this.store.snapshot(entry.record.id, now, entry.period).catch(() => null);
   }
 
   /**
@@ -197,7 +223,7 @@ export class Admission {
     }
   }
 
-  async #admitFree(entry: KeyEntry, opts: AdmitOptions): Promise<Admitted> {
+  async #admitFree(subjects: Subjects, opts: AdmitOptions): Promise<Admitted> {
     const { model } = opts;
     const nothing: Sizing = {
       model,
@@ -208,11 +234,17 @@ export class Admission {
       quick: true,
       cacheWrite: 'none',
     };
-    return this.#conclude(entry, opts.key, nothing, await this.#tryAdmit(entry, opts.now, { nanos: 0, tokens: 0 }));
+    return this.#conclude(
+      subjects,
+      opts.key,
+      nothing,
+      await this.#tryAdmit(subjects, opts.now, { nanos: 0, tokens: 0 }),
+    );
   }
 
-  async #admitSized(entry: KeyEntry, opts: AdmitOptions): Promise<Admitted> {
+  async #admitSized(subjects: Subjects, opts: AdmitOptions): Promise<Admitted> {
     const { model, body, now } = opts;
+    const { key: entry, team } = subjects;
     // Only money and token limits need the prompt size. Far from every limit, a quick upper bound is
     // enough (the request's size in bytes: no tokenizer, no scan of the text); near a limit, or when
     // the quick size is refused, the full tokenizer estimate decides, so it has the last word at the margin.
@@ -231,66 +263,87 @@ export class Admission {
       serviceTier: serviceTierOf(model, body),
     };
     let size = reservationOf(model, 0, maxTokens, sizing.cacheWrite, sizing.serviceTier);
-    if (needsTokens(entry)) {
+    const sized = needsTokens(entry) || (team !== null && needsTokens(team));
+    if (sized) {
       sizing.promptTokens = promptTokensOf(body, { model: target, boundBytes: opts.bodyBytes }, embedding);
       size = this.#sized(entry, sizing);
-      sizing.quick = roomy(entry, size);
+      sizing.quick = roomyFor(entry, size) && (team === null || roomyFor(team, size));
       if (!sizing.quick) {
         sizing.promptTokens = promptTokensOf(body, { model: target }, embedding);
         size = this.#sized(entry, sizing);
       }
     }
-    let result = await this.#tryAdmitRoom(entry, now, size, needsTokens(entry) ? sizing : null);
+    let result = await this.#tryAdmitRoom(subjects, now, size, sized ? sizing : null);
     // A refusal of the quick (byte-bound) size is tried once more with the tokenizer's estimate.
     if (!result.ok && sizing.quick && result.reason !== 'rpm' && result.reason !== 'concurrency') {
       const full = promptTokensOf(body, { model: target }, embedding);
       sizing.quick = false;
       if (full !== sizing.promptTokens) {
         sizing.promptTokens = full;
-        result = await this.#tryAdmitRoom(entry, now, this.#sized(entry, sizing), sizing);
+        result = await this.#tryAdmitRoom(subjects, now, this.#sized(entry, sizing), sizing);
       }
     }
-    return this.#conclude(entry, opts.key, sizing, result);
+    return this.#conclude(subjects, opts.key, sizing, result);
   }
 
-  #conclude(entry: KeyEntry, key: KeyRecord, sizing: Sizing, result: AdmitResult): Admitted {
+  #conclude(subjects: Subjects, key: KeyRecord, sizing: Sizing, result: Outcome): Admitted {
     if (this.#storeDown) this.#answered();
-    entry.last = result.snapshot;
+    const { key: entry, team } = subjects;
     if (!result.ok) {
+      const by = result.by;
+      by.last = result.snapshot;
       const requestTokens = reservationTokens(sizing);
       // A request larger than the whole minute's tokens gets no retry-after: waiting cannot let it in.
-      const retryAfterSec = neverFitsTpm({ reason: result.reason, limits: entry.limits, requestTokens })
+      const retryAfterSec = neverFitsTpm({ reason: result.reason, limits: by.limits, requestTokens })
         ? undefined
         : result.retryAfterSec;
       const refusal = refusalError({
         reason: result.reason,
-        limits: entry.limits,
+        limits: by.limits,
         snapshot: result.snapshot,
         retryAfterSec,
         requestTokens,
       });
-      const headers = rateLimitHeaders({ limits: entry.limits, snapshot: result.snapshot, retryAfterSec });
+      const headers = rateLimitHeaders({ limits: by.limits, snapshot: result.snapshot, retryAfterSec });
       // Budgets (403) the SDKs do not retry; a request larger than the whole minute's tokens they would.
       if (retryAfterSec === undefined && result.reason === 'tpm') headers['x-should-retry'] = 'false';
       throw new GatewayError(refusal.code satisfies ErrorCode, {
-        message: refusal.message,
+        message: by === entry ? refusal.message : `team ${by.record.name}: ${refusal.message}`,
         status: refusal.status,
         headers,
       });
     }
-    const headers = hasRateLimits(entry.limits)
-      ? rateLimitHeaders({ limits: entry.limits, snapshot: result.snapshot })
-      : NO_HEADERS;
-    const outputCap = needsTokens(entry) && sizing.named === null ? this.#defaultMaxTokens : null;
+    if (result.key !== null) entry.last = result.key.snapshot;
+    if (team !== null && result.team !== null) team.last = result.team.snapshot;
+    // The rate headers are the key's; a key without rate limits of its own shows its team's.
+    const shown = hasRateLimits(entry.limits)
+      ? result.key
+      : team !== null && hasRateLimits(team.limits)
+        ? result.team
+        : null;
+    const headers =
+      shown === null
+        ? NO_HEADERS
+        : rateLimitHeaders({ limits: shown === result.key ? entry.limits : team!.limits, snapshot: shown.snapshot });
+    const outputCap = sizing.named === null && this.#capsOutput(subjects) ? this.#defaultMaxTokens : null;
     const ticket: Ticket = {
-      reservationId: result.reservationId,
+      reservationId: result.key === null ? null : result.key.reservationId,
       keyId: key.id,
       periodStart: entry.period,
+      team:
+        team === null || result.team === null
+          ? null
+          : { reservationId: result.team.reservationId, subject: team.record.id, periodStart: team.period },
       headers,
       promptTokens: sizing.promptTokens,
       target: sizing.target,
     };
     return { ticket, promptTokens: sizing.quick ? 0 : sizing.promptTokens, outputCap };
+  }
+
+  /** A money or token limit on the key or its team reserved `default_max_tokens`: the upstream is held to it. */
+  #capsOutput(subjects: Subjects): boolean {
+    return needsTokens(subjects.key) || (subjects.team !== null && needsTokens(subjects.team));
   }
 
   /**
@@ -310,21 +363,21 @@ export class Admission {
    * The common case answers at once and allocates nothing for it.
    */
   async #tryAdmitRoom(
-    entry: KeyEntry,
+    subjects: Subjects,
     now: number,
     size: { nanos: number; tokens: number },
     sizing: Sizing | null,
-  ): Promise<AdmitResult> {
-    const first = await this.#tryAdmit(entry, now, size);
-    return first.ok || first.reason !== 'in_flight' ? first : this.#waitForRoom(entry, size, sizing, first);
+  ): Promise<Outcome> {
+    const first = await this.#tryAdmit(subjects, now, size);
+    return first.ok || first.reason !== 'in_flight' ? first : this.#waitForRoom(subjects, size, sizing, first);
   }
 
   async #waitForRoom(
-    entry: KeyEntry,
+    subjects: Subjects,
     size: { nanos: number; tokens: number },
     sizing: Sizing | null,
-    refused: AdmitResult,
-  ): Promise<AdmitResult> {
+    refused: Outcome,
+  ): Promise<Outcome> {
     const until = Date.now() + IN_FLIGHT_WAIT_MS;
     let last = refused;
     for (
@@ -333,13 +386,29 @@ export class Admission {
       pause = Math.min(IN_FLIGHT_MAX_PAUSE_MS, pause * 2)
     ) {
       await delay(pause);
-      last = await this.#tryAdmit(entry, Date.now(), sizing === null ? size : this.#sized(entry, sizing));
+      last = await this.#tryAdmit(subjects, Date.now(), sizing === null ? size : this.#sized(subjects.key, sizing));
       if (last.ok || last.reason !== 'in_flight') return last;
     }
     return last.ok ? last : { ...last, retryAfterSec: 1 };
   }
 
-  async #tryAdmit(entry: KeyEntry, now: number, size: { nanos: number; tokens: number }): Promise<AdmitResult> {
+  /**
+   * The key first, then its team: each admit is atomic in the store, so neither total can pass its limit
+   * under concurrency (on one node or many). A team's refusal takes the key's reservation back; the
+   * request still counts toward the key's requests per minute, as an attempt the key made.
+   */
+  async #tryAdmit(subjects: Subjects, now: number, size: { nanos: number; tokens: number }): Promise<Outcome> {
+    const { key: entry, team } = subjects;
+    const own = entry.limited ? await this.#admitOne(entry, now, size) : null;
+    if (own !== null && !own.ok) return { ...own, by: entry };
+    if (team === null) return { ok: true, key: own, team: null };
+    const theirs = await this.#admitOne(team, now, size);
+    if (theirs.ok) return { ok: true, key: own, team: theirs };
+    if (own !== null) await this.store.release(own.reservationId).catch((err: unknown) => this.#failed(err, 'release'));
+    return { ...theirs, by: team };
+  }
+
+  async #admitOne(entry: KeyEntry, now: number, size: { nanos: number; tokens: number }): Promise<AdmitResult> {
     const request = {
       keyId: entry.record.id,
       limits: entry.limits,
@@ -364,21 +433,35 @@ export class Admission {
 
   /**
    * Settles to the real usage (success, cut or abandoned stream) or releases everything when nothing
-   * was produced (upstream failure before any byte). Resolves to the period the cost belongs to.
+   * was produced (upstream failure before any byte). Resolves to the period the cost belongs to (the
+   * key's; the team's is in `ticket.team.periodStart` once this resolves).
    */
   async finish(ticket: Ticket, usage: Usage, nanos: number): Promise<number> {
     const tokens = usage.inputTokens + usage.outputTokens + usage.cacheReadTokens + usage.cacheWriteTokens;
     if (ticket.promptTokens > 0 && tokens > 0)
       this.#learn(ticket, usage.inputTokens + usage.cacheReadTokens + usage.cacheWriteTokens);
-    const settle = (): Promise<SettleResult> =>
-      nanos === 0 && tokens === 0
-        ? this.store.release(ticket.reservationId)
-        : this.store.settle({ reservationId: ticket.reservationId, nanos, tokens });
-    try {
-      return periodOf(await settle(), ticket);
-    } catch (err) {
-      return this.#settleFailed(err, ticket, settle);
+    const team = ticket.team;
+    if (team !== null) {
+      const settleTeam = this.#settler(team.reservationId, nanos, tokens);
+      try {
+        team.periodStart = periodOf(await settleTeam(), team.periodStart);
+      } catch (err) {
+        this.#settleFailed(err, settleTeam);
+      }
     }
+    if (ticket.reservationId === null) return ticket.periodStart;
+    const settle = this.#settler(ticket.reservationId, nanos, tokens);
+    try {
+      return periodOf(await settle(), ticket.periodStart);
+    } catch (err) {
+      this.#settleFailed(err, settle);
+      return ticket.periodStart;
+    }
+  }
+
+  #settler(id: ReservationId, nanos: number, tokens: number): () => Promise<SettleResult> {
+    return () =>
+      nanos === 0 && tokens === 0 ? this.store.release(id) : this.store.settle({ reservationId: id, nanos, tokens });
   }
 
   /** A settled request's real prompt against its estimate: the key's and the model's ratios follow it. */
@@ -397,20 +480,19 @@ export class Admission {
    * slot and the reserved budget would stay held for many minutes after Redis is back, and the
    * request's cost would never reach the shared total. A settle that arrives twice changes nothing.
    */
-  #settleFailed(err: unknown, ticket: Ticket, settle: () => Promise<SettleResult>, attempt = 1): number {
+  #settleFailed(err: unknown, settle: () => Promise<SettleResult>, attempt = 1): void {
     if (attempt === 1) this.#failed(err, 'settle');
     if (attempt <= SETTLE_RETRIES) {
       const timer = setTimeout(
         () => {
           Promise.resolve()
             .then(settle)
-            .catch((again: unknown) => this.#settleFailed(again, ticket, settle, attempt + 1));
+            .catch((again: unknown) => this.#settleFailed(again, settle, attempt + 1));
         },
         1_000 * 2 ** (attempt - 1),
       );
       timer.unref();
     }
-    return ticket.periodStart;
   }
 
   /**
@@ -421,14 +503,18 @@ export class Admission {
     const store = this.store;
     if (store.spendWritten === undefined) return;
     const byKey = new Map<string, SpendWritten>();
+    const add = (subject: string, nanos: number, tokens: number): void => {
+      if (this.#entries.get(subject)?.limited !== true) return;
+      const w = byKey.get(subject) ?? { keyId: subject, nanos: 0, tokens: 0 };
+      w.nanos += nanos;
+      w.tokens += tokens;
+      byKey.set(subject, w);
+    };
     for (const r of rows) {
-      if (this.#entries.get(r.keyId)?.limited !== true) continue;
       const tokens = r.inputTokens + r.outputTokens + r.cacheReadTokens + r.cacheWriteTokens;
       if (r.costNanos === 0 && tokens === 0) continue;
-      const w = byKey.get(r.keyId) ?? { keyId: r.keyId, nanos: 0, tokens: 0 };
-      w.nanos += r.costNanos;
-      w.tokens += tokens;
-      byKey.set(r.keyId, w);
+      add(r.keyId, r.costNanos, tokens);
+      if (r.teamId !== undefined && r.teamId !== null) add(teamSubject(r.teamId), r.costNanos, tokens);
     }
     if (byKey.size > 0)
       store.spendWritten([...byKey.values()]).catch((err: unknown) => this.#onError(err, 'spend written'));
@@ -464,13 +550,18 @@ export class Admission {
    * cannot answer leaves it to admission.
    */
   async refuseIfFull(key: KeyRecord, now: number): Promise<void> {
-    const entry = this.#entry(key, now);
+    await this.#refuseIfFullFor(this.#entry(key, now), now, false);
+    const team = this.#teamEntry(key, now);
+    if (team !== null) await this.#refuseIfFullFor(team, now, true);
+  }
+
+  async #refuseIfFullFor(entry: KeyEntry, now: number, team: boolean): Promise<void> {
     const { limits } = entry;
     if (limits.rpm === null && limits.maxConcurrency === null && !entry.budgeted) return;
     let snapshot: AdmissionSnapshot;
     try {
       if (entry.budgeted && entry.seededPeriod !== entry.period) await this.#ready(entry);
-      snapshot = await this.store.snapshot(key.id, now, entry.period);
+      snapshot = await this.store.snapshot(entry.record.id, now, entry.period);
     } catch (err) {
       this.#failed(err, 'snapshot');
       return;
@@ -490,24 +581,46 @@ export class Admission {
     const retryAfterSec = reason === 'rpm' ? snapshot.windowResetSec : reason === 'concurrency' ? 1 : undefined;
     const refusal = refusalError({ reason, limits, snapshot, retryAfterSec });
     throw new GatewayError(refusal.code, {
-      message: refusal.message,
+      message: team ? `team ${entry.record.name}: ${refusal.message}` : refusal.message,
       status: refusal.status,
       headers: rateLimitHeaders({ limits, snapshot, retryAfterSec }),
     });
   }
 
   /** The key's limits and live counters for /api/usage/token. */
-  async view(
-    key: KeyRecord,
-    now: number,
-  ): Promise<{ limits: AdmissionLimits; snapshot: AdmissionSnapshot; period: number }> {
-    const entry = this.#entry(key, now);
+  async view(key: KeyRecord, now: number): Promise<SubjectView> {
+    return this.#view(this.#entry(key, now), now);
+  }
+
+  /** The same for the key's team (its subject id is where its durable spend is), or null without one. */
+  async teamView(key: KeyRecord, now: number): Promise<(SubjectView & { subject: string }) | null> {
+    const team = key.teamRecord;
+    if (team === null || team === undefined) return null;
+    this.#teamEntry(key, now);
+    const entry = this.#entry(this.#teamRecords.get(team)!, now);
+    return { ...(await this.#view(entry, now)), subject: entry.record.id };
+  }
+
+  async #view(entry: KeyEntry, now: number): Promise<SubjectView> {
     if (entry.budgeted && entry.seededPeriod !== entry.period) await this.#ready(entry);
     return {
       limits: entry.limits,
-      snapshot: await this.store.snapshot(key.id, now, entry.period),
+      snapshot: await this.store.snapshot(entry.record.id, now, entry.period),
       period: entry.period,
     };
+  }
+
+  /**
+   * The admission state of the key's team, as a subject of its own (teamSubject); null when the key has
+   * no team object or its team has no limits.
+   */
+  #teamEntry(key: KeyRecord, now: number): KeyEntry | null {
+    const team = key.teamRecord;
+    if (team === null || team === undefined) return null;
+    let record = this.#teamRecords.get(team);
+    if (record === undefined) this.#teamRecords.set(team, (record = teamAsSubject(team)));
+    const entry = this.#entry(record, now);
+    return entry.limited ? entry : null;
   }
 
   #entry(key: KeyRecord, now: number): KeyEntry {
@@ -557,9 +670,54 @@ export class Admission {
 }
 
 /** A reclaimed reservation (TTL) settles nothing; the usage row still bills the admit-time period. */
-function periodOf(done: SettleResult, ticket: Ticket): number {
-  return done.ok ? done.periodStart : ticket.periodStart;
+function periodOf(done: SettleResult, admitted: number): number {
+  return done.ok ? done.periodStart : admitted;
 }
+
+/** Whether a subject's money and token limits are far enough off for the quick size (always, without any). */
+/** A team's limits in a key's shape: admission counts a team exactly as it counts a key. */
+function teamAsSubject(team: TeamRecord): KeyRecord {
+  return {
+    id: teamSubject(team.id),
+    name: team.name,
+    hash: '',
+    masked: '',
+    models: null,
+    expiresAt: null,
+    disabled: false,
+    budgetUsd: team.budgetUsd,
+    tokenBudget: team.tokenBudget,
+    budgetPeriod: team.budgetPeriod,
+    rpm: team.rpm,
+    tpm: team.tpm,
+    maxConcurrency: team.maxConcurrency,
+    createdAt: team.createdAt,
+  };
+}
+
+function roomyFor(entry: KeyEntry, size: { nanos: number; tokens: number }): boolean {
+  return !needsTokens(entry) || roomy(entry, size);
+}
+
+/** A key's or a team's limits and live counters, and the budget period they are in. */
+export interface SubjectView {
+  limits: AdmissionLimits;
+  snapshot: AdmissionSnapshot;
+  period: number;
+}
+
+/** The key's admission state and its team's (null when the key has no team with limits). */
+interface Subjects {
+  key: KeyEntry;
+  team: KeyEntry | null;
+}
+
+type Admit = Extract<AdmitResult, { ok: true }>;
+
+/** Both admits, or the refusal and whose limit refused it. */
+type Outcome =
+  | { ok: true; key: Admit | null; team: Admit | null }
+  | (Extract<AdmitResult, { ok: false }> & { by: KeyEntry });
 
 function hasRateLimits(limits: AdmissionLimits): boolean {
   return limits.rpm !== null || limits.tpm !== null;

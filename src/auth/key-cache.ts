@@ -4,6 +4,7 @@
 // served at once; misses are remembered briefly and store lookups are bounded, so unknown keys cannot
 // hammer the database.
 import type { KeyRecord } from '../core/key-record.ts';
+import type { TeamRecord } from '../core/team-record.ts';
 import type { Store } from '../store/store.ts';
 import { hashKey, sameHash, sameString } from './key-material.ts';
 /** How long a digest the store did not know is refused without asking again. */
@@ -24,6 +25,8 @@ interface ConnectionAuth {
 export class KeyCache {
   #store: Store;
   #byHash = new Map<string, KeyRecord>();
+  /** Team objects by name, loaded with the keys (a team change moves the keys version). */
+  #teams = new Map<string, TeamRecord>();
   #version = -1;
   #timer: NodeJS.Timeout | null = null;
   /** A poll still waiting on the store (a slow database): the next tick skips instead of piling up. */
@@ -97,10 +100,12 @@ export class KeyCache {
   async refresh(): Promise<void> {
     const version = await this.#store.keysVersion();
     if (version === this.#version) return;
-    const keys = await this.#store.listKeys();
+    const [keys, teams] = await Promise.all([this.#store.listKeys(), this.#store.listTeams()]);
+    this.#teams = new Map(teams.map((t) => [t.name, t]));
     const next = new Map<string, KeyRecord>();
     const now = Date.now();
     for (const k of keys) {
+      this.#withTeam(k);
       next.set(k.hash, k);
       // A rotated key's old secret, for its grace period (checked again at each lookup).
       if (k.previousHash !== undefined && (k.previousUntil ?? 0) > now) next.set(k.previousHash, k);
@@ -130,6 +135,17 @@ export class KeyCache {
     });
     this.#refreshing = p;
     return p;
+  }
+
+  /** A key's team object, looked up once per load: the request path reads it from the record. */
+  #withTeam(k: KeyRecord): KeyRecord {
+    k.teamRecord = k.team === null || k.team === undefined ? null : (this.#teams.get(k.team) ?? null);
+    return k;
+  }
+
+  /** The team objects as last loaded, by name. */
+  teams(): ReadonlyMap<string, TeamRecord> {
+    return this.#teams;
   }
 
   /** The record for a presented key, or null. The map lookup is by digest; the final check is constant-time. */
@@ -181,7 +197,7 @@ export class KeyCache {
             this.#rememberMiss(digest, this.#now());
             return null;
           }
-          this.#byHash.set(digest, rec);
+          this.#byHash.set(digest, this.#withTeam(rec));
           return rec;
         },
         // The database is unreachable: the key is refused as unknown, as the cache alone would have.

@@ -73,9 +73,15 @@ export class Catalog {
     return model.family === 'anthropic' || this.messagesAnyModel;
   }
 
+  /** The key's own rights and its team's (both must allow the model). */
   allows(key: KeyRecord, model: string): boolean {
-    if (key.models === null) return true;
-    for (const p of key.models) {
+    const team = key.teamRecord?.models ?? null;
+    return this.#matches(key.models, model) && (team === null || this.#matches(team, model));
+  }
+
+  #matches(patterns: readonly string[] | null, model: string): boolean {
+    if (patterns === null) return true;
+    for (const p of patterns) {
       if (p === model) return true;
       if (p.includes('*') && this.#glob(p).test(model)) return true;
     }

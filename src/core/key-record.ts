@@ -1,5 +1,6 @@
 // What the gateway knows about one operator-issued API key once it has been looked up.
 // The whole key is never stored: only its SHA-256 hash and a masked display form.
+import type { TeamRecord } from './team-record.ts';
 
 export type BudgetPeriod = 'daily' | 'weekly' | 'monthly';
 
@@ -26,6 +27,11 @@ export interface KeyRecord {
   createdAt: number;
   /** The team the key belongs to, by name; absent or null = none. */
   team?: string | null;
+  /**
+   * The team object `team` names, as the key cache resolved it: its budget, limits and rights hold on top
+   * of the key's own. Absent or null when the key has no team or its team has no object (a bare label).
+   */
+  teamRecord?: TeamRecord | null;
   /** The digest of the secret before the last rotation, accepted until `previousUntil` (unix ms). */
   previousHash?: string;
   previousUntil?: number;

@@ -29,7 +29,7 @@ import { MODELGATE_VERSION } from '../runtime/version.ts';
 import { TOOL_CALL_HTTP_STATUS, type McpAggregator, type ToolCallRecord, type ToolCallStatus } from './aggregator.ts';
 import { namespaced } from './names.ts';
 import { registerListings } from './listings.ts';
-import { toolRights } from './rights.ts';
+import { keyToolRights } from './rights.ts';
 import { McpSessions, type KeyRef } from './sessions.ts';
 
 /** The gateway's id of the HTTP request a message came in, for its usage row (set on the request's headers). */
@@ -135,10 +135,10 @@ function protocolServer(gw: McpContext, keyRef: KeyRef): Server {
     },
   );
   // The key's rights as of its latest request (a session's key may be changed meanwhile).
-  let rightsOf = keyRef.key.mcpTools;
-  let rights = toolRights(rightsOf);
+  let rightsOf = keyRef.key;
+  let rights = keyToolRights(rightsOf);
   const allowed = (name: string): boolean => {
-    if (keyRef.key.mcpTools !== rightsOf) rights = toolRights((rightsOf = keyRef.key.mcpTools));
+    if (keyRef.key !== rightsOf) rights = keyToolRights((rightsOf = keyRef.key));
     return rights(name);
   };
   server.setRequestHandler(ListToolsRequestSchema, async () => ({

@@ -123,7 +123,7 @@ export async function handleGeneration(
       state.usage = billableUsage(state.usage);
       const cost = priceRequest(gw, state);
       const period = flight.ticket === null ? null : await gw.admission.finish(flight.ticket, state.usage, cost);
-      recordRequest(gw, state, period);
+      recordRequest(gw, state, period, flight.ticket?.team?.periodStart ?? null);
       if (state.trace !== null)
         state.trace.end({
           model: rowModel(gw, state.model),

@@ -4,8 +4,12 @@
 // start, a new period, `/api/usage/token`), and written by the usage writer's batches on a thread.
 import type postgres from 'postgres';
 import type { BudgetPeriod, KeyRecord } from '../core/key-record.ts';
+import type { TeamRecord } from '../core/team-record.ts';
+import { listColumn, toTeam, type TeamDbRow } from './team-rows.ts';
 import {
   KEY_COLUMNS,
+  TEAM_COLUMNS,
+  type TeamPatch,
   mcpToolsColumn,
   type DeletedKey,
   type KeyRotation,
@@ -80,6 +84,11 @@ const MIGRATIONS: string[] = [
   `ALTER TABLE keys ADD COLUMN previous_hash TEXT`,
   `ALTER TABLE keys ADD COLUMN previous_until BIGINT`,
   `CREATE INDEX IF NOT EXISTS keys_previous_hash ON keys (previous_hash)`,
+  // Teams: limits and rights above their keys; keys name their team by `name`.
+  `CREATE TABLE teams (
+     id TEXT PRIMARY KEY, name TEXT NOT NULL UNIQUE, models TEXT, mcp_tools TEXT,
+     budget_usd DOUBLE PRECISION, token_budget BIGINT, budget_period TEXT,
+     rpm BIGINT, tpm BIGINT, max_concurrency BIGINT, created_at BIGINT NOT NULL)`,
 ];
 
 /** The keys and usage schema (migrations.ts): its steps only ever grow at the end. */
@@ -209,6 +218,58 @@ export class PostgresStore implements Store {
       byId[0] ??
       (await this.#sql<KeyDbRow[]>`SELECT * FROM keys WHERE name = ${idOrName} ORDER BY created_at DESC LIMIT 1`)[0];
     return row ? toKey(row) : null;
+  }
+
+  async listTeams(): Promise<TeamRecord[]> {
+    return (await this.#sql<TeamDbRow[]>`SELECT * FROM teams ORDER BY created_at, name`).map(toTeam);
+  }
+
+  async findTeam(idOrName: string): Promise<TeamRecord | null> {
+    const row = (
+      await this.#sql<TeamDbRow[]>`SELECT * FROM teams WHERE id = ${idOrName} OR name = ${idOrName}
+        ORDER BY (id = ${idOrName}) DESC LIMIT 1`
+    )[0];
+    return row ? toTeam(row) : null;
+  }
+
+  async insertTeam(t: TeamRecord): Promise<void> {
+    await this.#sql.begin(async (tx) => {
+      await tx`INSERT INTO teams (id, name, models, mcp_tools, budget_usd, token_budget, budget_period, rpm, tpm,
+          max_concurrency, created_at)
+        VALUES (${t.id}, ${t.name}, ${listColumn(t.models)}, ${listColumn(t.mcpTools)}, ${t.budgetUsd}, ${t.tokenBudget},
+          ${t.budgetPeriod}, ${t.rpm}, ${t.tpm}, ${t.maxConcurrency}, ${t.createdAt})`;
+      await bumpVersion(tx);
+    });
+  }
+
+  async updateTeam(id: string, patch: TeamPatch): Promise<boolean> {
+    const sets: Record<string, string | number | null> = {};
+    for (const [field, value] of Object.entries(patch)) {
+      const col = TEAM_COLUMNS[field];
+      if (!col || value === undefined) continue;
+      sets[col] =
+        field === 'models' || field === 'mcpTools'
+          ? listColumn(value as string[] | null)
+          : (value as string | number | null);
+    }
+    const cols = Object.keys(sets);
+    if (cols.length === 0) return (await this.findTeam(id)) !== null;
+    return this.#sql.begin(async (tx) => {
+      const before = await tx<{ name: string }[]>`SELECT name FROM teams WHERE id = ${id} FOR UPDATE`;
+      const res = await tx`UPDATE teams SET ${tx(sets, cols)} WHERE id = ${id}`;
+      if (before[0] !== undefined && patch.name !== undefined && patch.name !== before[0].name)
+        await tx`UPDATE keys SET team = ${patch.name} WHERE team = ${before[0].name}`;
+      if (res.count > 0) await bumpVersion(tx);
+      return res.count > 0;
+    });
+  }
+
+  async deleteTeam(id: string): Promise<boolean> {
+    return this.#sql.begin(async (tx) => {
+      const res = await tx`DELETE FROM teams WHERE id = ${id}`;
+      if (res.count > 0) await bumpVersion(tx);
+      return res.count > 0;
+    });
   }
 
   async findKeyByHash(hash: string): Promise<KeyRecord | null> {

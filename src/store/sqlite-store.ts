@@ -5,9 +5,13 @@ import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { setImmediate as yieldToIo } from 'node:timers/promises';
 import { dirname } from 'node:path';
 import type { BudgetPeriod, KeyRecord } from '../core/key-record.ts';
+import type { TeamRecord } from '../core/team-record.ts';
+import { listColumn, toTeam, type TeamDbRow } from './team-rows.ts';
 import {
   KEY_COLUMNS,
+  TEAM_COLUMNS,
   mcpToolsColumn,
+  type TeamPatch,
   type DeletedKey,
   type KeyRotation,
   type GatewayBeat,
@@ -82,6 +86,11 @@ const MIGRATIONS: string[] = [
   `ALTER TABLE keys ADD COLUMN previous_hash TEXT`,
   `ALTER TABLE keys ADD COLUMN previous_until BIGINT`,
   `CREATE INDEX IF NOT EXISTS keys_previous_hash ON keys (previous_hash)`,
+  // Teams: limits and rights above their keys; keys name their team by `name`.
+  `CREATE TABLE teams (
+     id TEXT PRIMARY KEY, name TEXT NOT NULL UNIQUE, models TEXT, mcp_tools TEXT,
+     budget_usd REAL, token_budget INTEGER, budget_period TEXT,
+     rpm INTEGER, tpm INTEGER, max_concurrency INTEGER, created_at INTEGER NOT NULL)`,
 ];
 
 /** The keys and usage schema (migrations.ts): its steps only ever grow at the end. */
@@ -242,6 +251,75 @@ export class SqliteStore implements Store {
       | KeyDbRow
       | undefined;
     return row ? toKey(row) : null;
+  }
+
+  async listTeams(): Promise<TeamRecord[]> {
+    return (this.#db.prepare('SELECT * FROM teams ORDER BY created_at, name').all() as unknown as TeamDbRow[]).map(
+      toTeam,
+    );
+  }
+
+  async findTeam(idOrName: string): Promise<TeamRecord | null> {
+    const row = (this.#db.prepare('SELECT * FROM teams WHERE id = ?').get(idOrName) ??
+      this.#db.prepare('SELECT * FROM teams WHERE name = ?').get(idOrName)) as TeamDbRow | undefined;
+    return row ? toTeam(row) : null;
+  }
+
+  async insertTeam(t: TeamRecord): Promise<void> {
+    this.#db
+      .prepare(
+        `INSERT INTO teams (id, name, models, mcp_tools, budget_usd, token_budget, budget_period, rpm, tpm,
+           max_concurrency, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(
+        t.id,
+        t.name,
+        listColumn(t.models),
+        listColumn(t.mcpTools),
+        t.budgetUsd,
+        t.tokenBudget,
+        t.budgetPeriod,
+        t.rpm,
+        t.tpm,
+        t.maxConcurrency,
+        t.createdAt,
+      );
+    this.#bumpVersion();
+  }
+
+  async updateTeam(id: string, patch: TeamPatch): Promise<boolean> {
+    const sets: string[] = [];
+    const values: (string | number | null)[] = [];
+    for (const [field, value] of Object.entries(patch)) {
+      const col = TEAM_COLUMNS[field];
+      if (!col || value === undefined) continue;
+      sets.push(`${col} = ?`);
+      values.push(
+        field === 'models' || field === 'mcpTools'
+          ? listColumn(value as string[] | null)
+          : (value as string | number | null),
+      );
+    }
+    if (sets.length === 0) return (await this.findTeam(id)) !== null;
+    this.#db.exec('BEGIN IMMEDIATE');
+    try {
+      const before = this.#db.prepare('SELECT name FROM teams WHERE id = ?').get(id) as { name: string } | undefined;
+      const res = this.#db.prepare(`UPDATE teams SET ${sets.join(', ')} WHERE id = ?`).run(...values, id);
+      if (before !== undefined && patch.name !== undefined && patch.name !== before.name)
+        this.#db.prepare('UPDATE keys SET team = ? WHERE team = ?').run(patch.name, before.name);
+      if (res.changes > 0) this.#bumpVersion();
+      this.#db.exec('COMMIT');
+      return res.changes > 0;
+    } catch (err) {
+      this.#db.exec('ROLLBACK');
+      throw err;
+    }
+  }
+
+  async deleteTeam(id: string): Promise<boolean> {
+    const res = this.#db.prepare('DELETE FROM teams WHERE id = ?').run(id);
+    if (res.changes > 0) this.#bumpVersion();
+    return res.changes > 0;
   }
 
   async findKeyByHash(hash: string): Promise<KeyRecord | null> {

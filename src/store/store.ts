@@ -1,5 +1,6 @@
 // The persistence interface: keys, usage rows and per-key spend. SQLite (one host) and PostgreSQL (several) implement it.
 import type { KeyRecord } from '../core/key-record.ts';
+import type { TeamRecord } from '../core/team-record.ts';
 
 export interface UsageRow {
   ts: number;
@@ -31,6 +32,10 @@ export interface UsageRow {
   redactions?: number;
   /** The agent session the request belongs to (a client's session header, or its prompt_cache_key); null when none. */
   sessionId?: string | null;
+  /** The id of the team whose budget the request also counted against (the key's team, when it has one). */
+  teamId?: string | null;
+  /** The team's budget period the cost counts against (unix ms of its start; 0 = lifetime). */
+  teamPeriodStart?: number;
   /** An MCP tool call's row (endpoint `/mcp`): the bytes of its arguments and of its result, as JSON; else absent. */
   requestBytes?: number | null;
   responseBytes?: number | null;
@@ -115,6 +120,22 @@ export const KEY_COLUMNS: Readonly<Record<string, string>> = {
   team: 'team',
 };
 
+/** The team fields `updateTeam` may change, and their columns (the same in every SQL store). */
+export const TEAM_COLUMNS: Readonly<Record<string, string>> = {
+  name: 'name',
+  models: 'models',
+  mcpTools: 'mcp_tools',
+  budgetUsd: 'budget_usd',
+  tokenBudget: 'token_budget',
+  budgetPeriod: 'budget_period',
+  rpm: 'rpm',
+  tpm: 'tpm',
+  maxConcurrency: 'max_concurrency',
+};
+
+/** What an operator may change on a team. */
+export type TeamPatch = Partial<Omit<TeamRecord, 'id' | 'createdAt'>>;
+
 /** A gateway serving from a database, as it registers itself there. */
 export interface GatewayBeat {
   id: string;
@@ -157,6 +178,14 @@ export interface Store {
   rotateKey(id: string, to: KeyRotation): Promise<boolean>;
   /** The keys deleted so far, as they were named: reports name their rows with them. */
   listDeletedKeys(): Promise<DeletedKey[]>;
+  /** Teams, by creation; each change moves the keys version too (the key cache reloads teams with keys). */
+  listTeams(): Promise<TeamRecord[]>;
+  /** By id, or by name when no id matches. */
+  findTeam(idOrName: string): Promise<TeamRecord | null>;
+  insertTeam(team: TeamRecord): Promise<void>;
+  /** A new name moves the team's keys along, in the same transaction (its spend is counted by id). */
+  updateTeam(id: string, patch: TeamPatch): Promise<boolean>;
+  deleteTeam(id: string): Promise<boolean>;
   /** The key with this digest (an indexed read), for a key the server's cache does not know yet. */
   findKeyByHash(hash: string): Promise<KeyRecord | null>;
   /** A number that changes whenever any process changes a key; the server polls it. */

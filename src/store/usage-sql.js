@@ -65,24 +65,32 @@ export function rowValues(rows) {
 }
 
 /**
- * Per-key totals summed in JS first: one upsert per (key, period) per batch, not per row.
+ * Per-key (and per-team) totals summed in JS first: one upsert per (subject, period) per batch, not per row.
  * @param {readonly UsageRow[]} rows
  * @returns {SpendDelta[]}
  */
 export function spendDeltas(rows) {
   /** @type {Map<string, Map<number, SpendDelta>>} */
   const byKey = new Map();
+  /** @param {string} subject @param {number} period @param {number} nanos @param {number} tokens */
+  const add = (subject, period, nanos, tokens) => {
+    let periods = byKey.get(subject);
+    if (periods === undefined) byKey.set(subject, (periods = new Map()));
+    const d = periods.get(period);
+    if (d === undefined) periods.set(period, [subject, period, nanos, tokens]);
+    else {
+      d[2] += nanos;
+      d[3] += tokens;
+    }
+  };
   for (const r of rows) {
     const tokens = r.inputTokens + r.outputTokens + r.cacheReadTokens + r.cacheWriteTokens;
     if (r.costNanos === 0 && tokens === 0) continue;
-    let periods = byKey.get(r.keyId);
-    if (periods === undefined) byKey.set(r.keyId, (periods = new Map()));
-    const d = periods.get(r.periodStart);
-    if (d === undefined) periods.set(r.periodStart, [r.keyId, r.periodStart, r.costNanos, tokens]);
-    else {
-      d[2] += r.costNanos;
-      d[3] += tokens;
-    }
+    add(r.keyId, r.periodStart, r.costNanos, tokens);
+    // A team's spend is a row of its own (subject `team:<id>`, in the team's period): its budget is
+    // loaded from it as a key's is, whatever keys join or leave the team.
+    if (r.teamId !== undefined && r.teamId !== null)
+      add(`team:${r.teamId}`, r.teamPeriodStart ?? 0, r.costNanos, tokens);
   }
   /** @type {SpendDelta[]} */
   const out = [];

@@ -32,7 +32,11 @@ function record(key: string, over: Partial<KeyRecord> = {}): KeyRecord {
 }
 
 function fakeStore(keys: { list: KeyRecord[]; version: number }): Store {
-  return { keysVersion: async () => keys.version, listKeys: async () => keys.list } as unknown as Store;
+  return {
+    keysVersion: async () => keys.version,
+    listKeys: async () => keys.list,
+    listTeams: async () => [],
+  } as unknown as Store;
 }
 
 test('keys are found by digest, with or without a connection', async () => {
@@ -99,6 +103,7 @@ test('a poll still waiting on a slow database is not joined by more: the next ti
       return calls === 1 ? Promise.resolve(1) : new Promise<number>((resolve) => (answer = resolve));
     },
     listKeys: async () => [record(A)],
+    listTeams: async () => [],
   } as unknown as Store;
   const cache = new KeyCache({ store, onError: () => undefined });
   await cache.start(250);
@@ -120,6 +125,7 @@ test('a database that stops answering is reported once, and once again when it i
       return 1;
     },
     listKeys: async () => [record(A)],
+    listTeams: async () => [],
   } as unknown as Store;
   const said: string[] = [];
   const cache = new KeyCache({
@@ -154,6 +160,7 @@ test('refreshNow: callers at once share one store read that starts after they as
       return keys.version;
     },
     listKeys: async () => keys.list,
+    listTeams: async () => [],
   } as unknown as Store;
   const cache = new KeyCache({ store, onError: () => undefined });
   await cache.refresh();
@@ -180,6 +187,7 @@ function liveStore(list: KeyRecord[]): { store: Store; reads: () => number } {
   const store = {
     keysVersion: async () => 1,
     listKeys: async () => [],
+    listTeams: async () => [],
     findKeyByHash: async (hash: string) => {
       reads++;
       return list.find((k) => k.hash === hash) ?? null;

@@ -36,6 +36,7 @@ import { ADMIN_TOKEN_PRINCIPAL, actorOf, reaches, setActor, type Principal } fro
 import { ruleFor } from './roles.ts';
 import { createOidcSignIn, type OidcSignIn } from './oidc-sign-in.ts';
 import { handleEntries, isEntryRoute } from './entry-routes.ts';
+import { handleTeams, isTeamRoute } from './team-routes.ts';
 import type { LiveConfig } from '../live-config.ts';
 
 /** Admin answers carry keys once and spend always: never stored by a cache, never sniffed as another type. */
@@ -336,6 +337,20 @@ async function route(c: Call, segments: string[]): Promise<void> {
       decodeSegment,
     );
   }
+  if (isTeamRoute(segments))
+    return handleTeams(
+      {
+        req: c.req,
+        ops: c.ops,
+        actor: c.actor,
+        body: () => jsonBody(c),
+        reply: (status, body) => reply(c, status, body),
+        allow: (methods, run) => allow(c, method, methods, run),
+      },
+      method,
+      segments,
+      decodeSegment,
+    );
   if (first === 'keys' && id !== undefined && id !== '') {
     const idOrName = decodeSegment(id);
     // A team administrator reaches another team's key by no route: checked before any change.

@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import { createKeyBody, rotateKeyBody, updateKeyBody } from './key-bodies.ts';
 import { ENTRY_OPERATIONS } from './entry-openapi.ts';
+import { TEAM_OPERATIONS } from './team-openapi.ts';
 import {
   alertsView,
   auditQuery,
@@ -181,6 +182,7 @@ export const OPERATIONS: Operations = {
   ...KEY_OPERATIONS,
   ...REPORT_OPERATIONS,
   ...ENTRY_OPERATIONS,
+  ...TEAM_OPERATIONS,
   ...IDENTITY_OPERATIONS,
 };
 
