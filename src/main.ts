@@ -1,4 +1,4 @@
-// The `modelgate` command line: serve, keys, usage, requests, migrate, config check, --version. Run as `npx modelgate …` or `node src/main.ts …`.
+// The `modelgate` command line: serve, keys, teams, usage, requests, migrate, config check, --version. Run as `npx modelgate …` or `node src/main.ts …`.
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -6,6 +6,7 @@ import { loadConfig, resolveConfigPath, ConfigError } from './config/load.ts';
 import { openStore } from './store/open-store.ts';
 import { isPostgresUrl } from './store/database-url.ts';
 import { keysCommandAudited } from './admin/keys-command.ts';
+import { teamsCommandAudited } from './admin/teams-command.ts';
 import { requestsCommand, usageCommand } from './admin/usage-command.ts';
 import { serveCommand } from './admin/serve-command.ts';
 import { UsageError } from './admin/key-flags.ts';
@@ -26,6 +27,9 @@ usage:
                         [--concurrency N] [--team NAME] [--json]
   modelgate keys list|show|update|disable|enable|delete [ID|NAME] [options] [--json]
   modelgate keys rotate ID|NAME [--grace-seconds N] [--json]   a new secret; the old one valid N seconds
+  modelgate teams create|update ID|NAME [--name N] [--models m1,m2] [--mcp-tools t1] [--budget-usd X]
+                   [--token-budget N] [--budget-period P] [--rpm N] [--tpm N] [--concurrency N] [--json]
+  modelgate teams list|show|delete [ID|NAME] [--json]    a team's limits hold over all of its keys together
   modelgate usage [--days N] [--key ID|NAME] [--json]
   modelgate usage --group-by day,hour,model,key,deployment,endpoint,team [--from D] [--to D] [--key K] [--model M]
                   [--deployment D] [--endpoint /mcp] [--errors] [--csv|--json]
@@ -45,6 +49,7 @@ The config comes from --config, else $MODELGATE_CONFIG, else ./modelgate.yaml, e
 const COMMANDS: ReadonlySet<string> = new Set([
   'serve',
   'keys',
+  'teams',
   'usage',
   'requests',
   'migrate',
@@ -120,6 +125,7 @@ async function main(argv: string[]): Promise<void> {
   try {
     const out = (s: string): void => console.log(s);
     if (command === 'keys') await keysCommandAudited(config.database, store, rest, out);
+    else if (command === 'teams') await teamsCommandAudited(config.database, store, rest, out);
     else if (command === 'usage') await usageCommand(store, rest, out);
     else if (command === 'requests') await requestsCommand(store, rest, out);
     else if (command === 'reconcile') {

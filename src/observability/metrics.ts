@@ -34,8 +34,12 @@ export const MAX_KEY_SERIES = 500;
 
 /** One key's spend in its current budget period, for the key spend metrics. */
 export interface KeySpendSample {
+  /** A key's series, or its team's (all of the team's keys together; keyId and keyName are then ''). */
+  subject: 'key' | 'team';
   keyId: string;
   keyName: string;
+  /** The key's team, or the team's name; '' for a key without one. */
+  team: string;
   spentUsd: number;
   /** The budget less what was spent, never below 0. */
   remainingUsd: number;
@@ -153,22 +157,44 @@ export class Metrics {
     new Counter({
       name: 'modelgate_key_spend_usd_total',
       help: `USD spent by the key in its current budget period (it starts again from 0 with each period); keys with a USD budget, at most ${MAX_KEY_SERIES}.`,
-      labelNames: ['key_id', 'key_name'],
+      labelNames: ['key_id', 'key_name', 'team'],
       registers,
       async collect() {
         this.reset();
-        for (const k of await metrics.#keySpendNow()) this.inc({ key_id: k.keyId, key_name: k.keyName }, k.spentUsd);
+        for (const k of await metrics.#keySpendNow())
+          if (k.subject === 'key') this.inc({ key_id: k.keyId, key_name: k.keyName, team: k.team }, k.spentUsd);
       },
     });
     new Gauge({
       name: 'modelgate_key_budget_remaining_usd',
       help: `USD left of the key's budget in its current period; keys with a USD budget, at most ${MAX_KEY_SERIES}.`,
-      labelNames: ['key_id', 'key_name'],
+      labelNames: ['key_id', 'key_name', 'team'],
       registers,
       async collect() {
         this.reset();
         for (const k of await metrics.#keySpendNow())
-          this.set({ key_id: k.keyId, key_name: k.keyName }, k.remainingUsd);
+          if (k.subject === 'key') this.set({ key_id: k.keyId, key_name: k.keyName, team: k.team }, k.remainingUsd);
+      },
+    });
+    new Counter({
+      name: 'modelgate_team_spend_usd_total',
+      help: `USD spent by all of a team's keys together in the team's current budget period; teams with a USD budget, at most ${MAX_KEY_SERIES}.`,
+      labelNames: ['team'],
+      registers,
+      async collect() {
+        this.reset();
+        for (const t of await metrics.#keySpendNow()) if (t.subject === 'team') this.inc({ team: t.team }, t.spentUsd);
+      },
+    });
+    new Gauge({
+      name: 'modelgate_team_budget_remaining_usd',
+      help: `USD left of the team's budget in its current period; teams with a USD budget, at most ${MAX_KEY_SERIES}.`,
+      labelNames: ['team'],
+      registers,
+      async collect() {
+        this.reset();
+        for (const t of await metrics.#keySpendNow())
+          if (t.subject === 'team') this.set({ team: t.team }, t.remainingUsd);
       },
     });
     this.#upstreamErrors = new Counter({

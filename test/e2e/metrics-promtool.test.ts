@@ -64,9 +64,9 @@ test('promtool check metrics passes on a scrape after mixed traffic', {
   assert.equal(out.trim(), '', out);
 });
 
-test('spend and remaining budget per key with a USD budget, labelled by key id and name', () => {
+test('spend and remaining budget per key with a USD budget, labelled by key id, name and team', () => {
   const line = (name: string): number => {
-    const m = new RegExp(`^${name}\\{key_id="${budgeted.id}",key_name="team-a"\\} (\\S+)$`, 'm').exec(scrape);
+    const m = new RegExp(`^${name}\\{key_id="${budgeted.id}",key_name="team-a",team=""\\} (\\S+)$`, 'm').exec(scrape);
     assert.ok(
       m !== null,
       `${name} for team-a in:\n${scrape

@@ -160,6 +160,13 @@ test('one gateway: a team budget holds over two keys spending at once; rights, s
   assert.ok(self.data.team.spent_usd > 0 && self.data.team.spent_usd <= budgetNanos / 1e9);
   assert.ok(self.data.team.left_usd < self.data.left_usd, "the team's budget is the tighter one here");
 
+  // The team's spend is a metric of its own; its keys' series name it.
+  const scrape = await (await fetch(`${gw.url}/metrics`)).text();
+  const teamSpent = /^modelgate_team_spend_usd_total\{team="platform"\} (\S+)$/m.exec(scrape);
+  assert.ok(teamSpent !== null && Number(teamSpent[1]) === self.data.team.spent_usd, scrape);
+  assert.match(scrape, /^modelgate_team_budget_remaining_usd\{team="platform"\} /m);
+  assert.match(scrape, /^modelgate_key_spend_usd_total\{key_id="key_\w+",key_name="svc-a",team="platform"\} /m);
+
   // The team view adds up its keys' spend; a rename moves the keys along; a team with keys is not deleted.
   await waitUntil(
     async () => (await admin(gw, 'GET', '/admin/teams/platform')).body.spent_usd === self.data.team.spent_usd,
@@ -245,4 +252,33 @@ test('two gateways on one Redis and one PostgreSQL: the team budget is not grant
   assert.ok(Number(teamSpend.nanos) <= budgetNanos, `team spend ${teamSpend.nanos} ≤ budget ${budgetNanos}`);
   const [cheapest] = await q(`SELECT MIN(cost_nanos)::text AS n FROM "${schema}".usage WHERE status = 200`);
   assert.ok(served <= Math.floor(budgetNanos / Number(cheapest.n)), 'no more served than the team budget pays for');
+});
+
+test('the CLI manages teams as the API does: made, changed and deleted by the OS user, in the audit trail', async () => {
+  const up: MockUpstream = await startMockUpstream();
+  cleanups.push(() => up.close());
+  const gw = await startGateway({ configYaml: config(up.url, 'database: "{{DB}}"') });
+  cleanups.push(() => gw.cleanup());
+  const made = JSON.parse(
+    await gw.cli(['teams', 'create', '--name', 'research', '--budget-usd', '2.5', '--rpm', '60', '--json']),
+  ) as { id: string; budget_usd: number; rpm: number };
+  assert.deepEqual([made.budget_usd, made.rpm], [2.5, 60]);
+  await gw.createKey({ name: 'notebook', flags: ['--team', 'research'] });
+  const viaApi = await admin(gw, 'GET', `/admin/teams/${made.id}`);
+  assert.equal(viaApi.status, 200);
+  assert.deepEqual([viaApi.body.name, viaApi.body.keys], ['research', 1]);
+  const changed = JSON.parse(
+    await gw.cli(['teams', 'update', 'research', '--budget-usd', 'none', '--models', 'gpt-team', '--json']),
+  ) as { budget_usd: number | null; models: string[] };
+  assert.deepEqual([changed.budget_usd, changed.models], [null, ['gpt-team']]);
+  await assert.rejects(gw.cli(['teams', 'delete', 'research']), /still has 1 key \(notebook\)/);
+  await gw.cli(['keys', 'update', 'notebook', '--team', 'none']);
+  await gw.cli(['teams', 'delete', 'research']);
+  const trail = await admin(gw, 'GET', '/admin/audit?target_kind=team');
+  const entries = trail.body.data as { action: string; actor: { kind: string } }[];
+  assert.deepEqual(entries.map((e) => e.action).sort(), ['team.create', 'team.delete', 'team.update']);
+  assert.ok(
+    entries.every((e) => e.actor.kind === 'cli'),
+    JSON.stringify(entries),
+  );
 });
