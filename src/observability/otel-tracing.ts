@@ -189,6 +189,7 @@ class RequestSpan implements RequestTrace {
     if (s.ttfbMs !== null) span.setAttribute('modelgate.time_to_first_token_ms', s.ttfbMs);
     if (s.deployment !== null) span.setAttribute('modelgate.deployment', s.deployment);
     if (s.keyId !== null) span.setAttributes({ 'modelgate.key.id': s.keyId, 'modelgate.key.name': s.keyName ?? '' });
+    if (s.team !== undefined && s.team !== null) span.setAttribute('modelgate.team', s.team);
     const answered = this.#answered;
     if (answered !== null) {
       const responseModel = {

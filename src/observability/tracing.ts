@@ -58,6 +58,8 @@ export interface RequestSummary {
   /** The caller's key (its id and name, never the key itself), once authenticated. */
   keyId: string | null;
   keyName: string | null;
+  /** The key's team, when it has one (traces group by it as reports do). */
+  team?: string | null;
 }
 
 export interface RequestTrace {

@@ -136,6 +136,7 @@ export async function handleGeneration(
           attempts: state.attempts,
           keyId: state.key?.id ?? null,
           keyName: state.key?.name ?? null,
+          team: state.key?.team ?? null,
         });
     } finally {
       gw.metrics.inFlight--;
