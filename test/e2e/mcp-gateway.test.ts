@@ -96,6 +96,24 @@ test('a key’s mcp_tools rights: tools it may not call are absent from its list
   await noneClient.close();
 });
 
+test('a team’s mcp_tools narrow its keys’ rights: a tool must be allowed by the key and its team', async () => {
+  await gw.cli(['teams', 'create', '--name', 'mcp-team', '--mcp-tools', 'remote__*']);
+  const member = (
+    await gw.createKey({ name: 'mcp-member', flags: ['--team', 'mcp-team', '--mcp-tools', 'remote__add,local__shout'] })
+  ).key;
+  const client = await connect(member);
+  assert.deepEqual(
+    (await client.listTools()).tools.map((t) => t.name),
+    ['remote__add'],
+    'local__shout is the key’s but not its team’s',
+  );
+  const refused = (await client.callTool({ name: 'local__shout', arguments: { text: 'hi' } })) as CallToolResult;
+  assert.equal(refused.isError, true);
+  assert.match(text(refused), /may not call the tool "local__shout"/);
+  assert.equal(text(await client.callTool({ name: 'remote__add', arguments: { a: 2, b: 2 } })), '4');
+  await client.close();
+});
+
 test('a wrong or missing key is 401', async () => {
   const init = { jsonrpc: '2.0', id: 1, method: 'tools/list' };
   for (const headers of [{}, { authorization: 'Bearer sk-wrong-key-000000000000' }]) {
