@@ -48,6 +48,9 @@ export class RequestState {
   price: Price | undefined = undefined;
   /** Texts the stages masked (or found in a refused request): the usage row's `redactions`. */
   redactions = 0;
+  /** Body logging: the request and the reply as they are kept (masked, cut); null when not logged. */
+  requestBody: string | null = null;
+  responseBody: string | null = null;
   /** The request's server span when tracing is on. */
   trace: RequestTrace | null = null;
 
@@ -144,6 +147,8 @@ export function recordRequest(
     costBreakdown: state.costNanos === 0 ? null : breakdownJson(u, requestPrice(gw, state)),
     redactions: state.redactions,
     sessionId: state.sessionId,
+    requestBody: state.requestBody,
+    responseBody: state.responseBody,
   });
 }
 

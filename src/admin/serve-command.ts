@@ -1,4 +1,5 @@
 // `modelgate serve`: builds the gateway from config and runs it until SIGINT/SIGTERM.
+import { BodyLog } from '../pipeline/body-log.ts';
 import { LoadShedder } from '../http/load-shedding.ts';
 import { randomUUID } from 'node:crypto';
 import { writeFileSync, existsSync } from 'node:fs';
@@ -20,7 +21,7 @@ import type { Store } from '../store/store.ts';
 import type { MigrationStep } from '../store/migrations.ts';
 import { openResponseStore } from '../store/response-store.ts';
 import { openConversationStore } from '../store/conversation-store.ts';
-import { startResponsePurge } from '../store/response-purge.ts';
+import { startBodyPurge, startResponsePurge } from '../store/response-purge.ts';
 import { createGatewayServer } from '../http/server.ts';
 import { tlsFront } from '../http/tls-listener.ts';
 import type { Server } from 'node:http';
@@ -230,6 +231,7 @@ export async function serveCommand(fileConfig: GatewayConfig): Promise<void> {
   const tracing = await startTracing(process.env, log);
   const responses = await openResponseStore(config.database, isPostgresUrl(config.database), onMigrated);
   const stopPurge = startResponsePurge(responses, log);
+  const stopBodyPurge = config.bodyLog === null ? null : startBodyPurge(store, config.bodyLog.retentionMs, log);
   const conversations = await openConversationStore(config.database, isPostgresUrl(config.database), onMigrated);
   const bodyLimits = {
     bytes: config.bodyLimitBytes,
@@ -251,6 +253,7 @@ export async function serveCommand(fileConfig: GatewayConfig): Promise<void> {
     admission,
     tracing,
     stages: stagePlan(config),
+    bodyLog: config.bodyLog === null ? null : new BodyLog(config.bodyLog, masker),
     mcp: await createMcpService({ servers: config.mcpServers, log, registry: metrics.registry }),
     ...createRouting({ log, metrics, breaker: config.breaker, onTransition: alerter?.breakerChanged }),
   };
@@ -387,6 +390,7 @@ export async function serveCommand(fileConfig: GatewayConfig): Promise<void> {
         .catch((err: unknown) => log.warn({ err: String(err) }, 'shutting down: could not export the last spans'));
       // A store that cannot be closed cleanly (Redis already gone) must not turn a clean stop into a crash.
       stopPurge();
+      stopBodyPurge?.();
       for (const [what, close] of [
         ['admission store', () => admission.store.close()],
         ['upstream pools', closeProviderPools],

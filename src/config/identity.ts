@@ -1,6 +1,7 @@
-// The identity and alert blocks of the config (`admin_tokens:`, `oidc:`, `alerts:`) as the gateway reads them.
+// The identity, alert and body-log blocks of the config (`admin_tokens:`, `oidc:`, `alerts:`, `body_log:`) as
+// the gateway reads them.
 import { hash } from 'node:crypto';
-import type { AdminTokenConfig, AlertsConfig, GatewayConfig, OidcConfig } from '../core/config-types.ts';
+import type { AdminTokenConfig, AlertsConfig, BodyLogConfig, GatewayConfig, OidcConfig } from '../core/config-types.ts';
 import type { RawConfig } from './schema.ts';
 
 const DEFAULT_THRESHOLDS = [50, 80, 100];
@@ -8,8 +9,23 @@ const DAY_MS = 86_400_000;
 /** A working day: a signed-in session lasts this long unless `session_ttl_s` says otherwise. */
 const DEFAULT_SESSION_S = 8 * 3600;
 
-export function identityOf(raw: RawConfig): Pick<GatewayConfig, 'adminTokens' | 'oidc' | 'alerts'> {
-  return { adminTokens: adminTokensOf(raw), oidc: oidcOf(raw), alerts: alertsOf(raw) };
+export function identityOf(raw: RawConfig): Pick<GatewayConfig, 'adminTokens' | 'oidc' | 'alerts' | 'bodyLog'> {
+  return { adminTokens: adminTokensOf(raw), oidc: oidcOf(raw), alerts: alertsOf(raw), bodyLog: bodyLogOf(raw) };
+}
+
+/** A week, and 64 kB a body: enough to read an incident's request, not a second copy of the traffic. */
+const BODY_LOG_DAYS = 7;
+const BODY_LOG_BYTES = 64 * 1024;
+
+function bodyLogOf(raw: RawConfig): BodyLogConfig | null {
+  const b = raw.body_log;
+  if (b === undefined || ((b.keys ?? []).length === 0 && (b.teams ?? []).length === 0)) return null;
+  return {
+    keys: b.keys ?? [],
+    teams: b.teams ?? [],
+    retentionMs: (b.retention_days ?? BODY_LOG_DAYS) * DAY_MS,
+    maxBytes: b.max_bytes ?? BODY_LOG_BYTES,
+  };
 }
 
 function adminTokensOf(raw: RawConfig): AdminTokenConfig[] {

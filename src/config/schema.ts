@@ -269,6 +269,15 @@ export const configSchema = z.strictObject({
       key_expiring_days: num(z.number().positive()).optional(),
     })
     .optional(),
+  // Body logging for chosen keys and teams (docs/admin.md, "Body logging"): masked, cut to size, kept for a while.
+  body_log: z
+    .strictObject({
+      keys: z.array(z.string().min(1)).optional(),
+      teams: z.array(z.string().min(1)).optional(),
+      retention_days: num(z.number().positive().max(3650)).optional(),
+      max_bytes: positiveInt.optional(),
+    })
+    .optional(),
   circuit_breaker: z
     .strictObject({
       failures: positiveInt.optional(),

@@ -187,6 +187,8 @@ export interface GatewayConfig {
   oidc: OidcConfig | null;
   /** Webhooks told of budget thresholds, opened circuits and expiring keys (`alerts:`); null = none. */
   alerts: AlertsConfig | null;
+  /** Request and reply bodies kept for chosen keys and teams (`body_log:`); null = none. */
+  bodyLog: BodyLogConfig | null;
   /** Circuit-breaker thresholds; unset fields take the breaker's defaults (src/routing/plan.ts). */
   breaker: {
     failures?: number;
@@ -279,4 +281,13 @@ export interface AlertsConfig {
   budgetThresholds: number[];
   /** A key expiring within this long raises `key_expiring` (default 7 days). */
   keyExpiringMs: number;
+}
+
+/** Body logging: whose requests keep their bodies (keys by id or name, teams by name), how long and how much. */
+export interface BodyLogConfig {
+  keys: string[];
+  teams: string[];
+  retentionMs: number;
+  /** Bytes kept of each body (the rest is cut, marked so). */
+  maxBytes: number;
 }

@@ -1,4 +1,5 @@
 // Everything a request handler needs, built once at boot (the hot path only reads it).
+import type { BodyLog } from './body-log.ts';
 import type { GatewayConfig } from '../core/config-types.ts';
 import type { Catalog } from '../catalog/catalog.ts';
 import type { KeyCache } from '../auth/key-cache.ts';
@@ -44,4 +45,6 @@ export interface Gateway {
   stages: StagePlan | null;
   /** The MCP servers behind /mcp; null when none are configured (then /mcp lists no tools). */
   mcp: McpService | null;
+  /** Body logging (config `body_log:`); absent or null when off, and then nothing of it runs. */
+  bodyLog?: BodyLog | null;
 }

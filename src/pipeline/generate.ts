@@ -1,6 +1,7 @@
 // The story of a generation request (chat, messages, responses, embeddings, Gemini's generateContent,
 // the cloud routes; which endpoint tells it is the endpoint table's): auth → body → validation → catalog → stages → admission → routing →
 // relay → accounting. Each step is its stage's.
+import { ReplyCapture } from './body-log.ts';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { Dialect } from '../core/dialect.ts';
 import { billableUsage } from '../core/usage.ts';
@@ -53,6 +54,8 @@ export interface Flight {
   stages: StageList | null;
   /** Where the stages count what they did (set with `stages`). */
   tally: StageTally | null;
+  /** The reply as relayed, for body logging; null when the key's bodies are not logged. */
+  capture: ReplyCapture | null;
 }
 
 export interface GenerationEndpoint {
@@ -99,6 +102,7 @@ export async function handleGeneration(
     endpoint: opts,
     stages: null,
     tally: null,
+    capture: null,
   };
   // A client that leaves stops the upstream at once: no orphaned upstream streams.
   const client = new ResponseClientLink(res);
@@ -120,6 +124,7 @@ export async function handleGeneration(
     // the reservation belonged to. The upstream's counts are clamped first: they are its word, not ours.
     // In flight until the row is queued: a clean stop waits for that before its last flush.
     try {
+      if (flight.capture !== null && gw.bodyLog) state.responseBody = gw.bodyLog.keep(flight.capture.text());
       state.usage = billableUsage(state.usage);
       const cost = priceRequest(gw, state);
       const period = flight.ticket === null ? null : await gw.admission.finish(flight.ticket, state.usage, cost);
@@ -264,6 +269,12 @@ async function serve(
       text = JSON.stringify(parsed);
       raw = Buffer.from(text);
     }
+  }
+  // Body logging: the request as the stages left it, masked again and cut; the reply is collected as relayed.
+  const bodyLog = gw.bodyLog ?? null;
+  if (bodyLog !== null && bodyLog.wants(key)) {
+    state.requestBody = bodyLog.keep(text);
+    flight.capture = new ReplyCapture(bodyLog.captureBytes);
   }
   flight.admissionRan = true;
   const admitted = await gw.admission.admit({
@@ -458,5 +469,6 @@ export function relayJson(gw: Gateway, res: ServerResponse, flight: Flight, answ
     ...flight.ticket?.headers,
   });
   res.end(body);
+  flight.capture?.add(body);
   return body;
 }

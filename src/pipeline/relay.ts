@@ -73,6 +73,7 @@ export async function relayStream(
         watch.chunk();
         const out = relay.push(chunk);
         if (out.length === 0) return true;
+        flight.capture?.add(out);
         state.markFirstByte();
         if (writer.write(out)) return true;
         watch.hold();
@@ -86,6 +87,7 @@ export async function relayStream(
         state.markFirstByte();
         state.usage = relay.usage();
         res.addTrailers({ 'x-modelgate-cost': costHeader(gw, state) });
+        if (tail.length > 0) flight.capture?.add(tail);
         writer.end(tail);
       },
     );

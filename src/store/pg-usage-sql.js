@@ -54,6 +54,9 @@ const USAGE_COLUMNS = [
 export const INSERT_USAGE_SQL = `INSERT INTO usage (${USAGE_COLUMNS.map(([name]) => name).join(', ')})
   SELECT * FROM unnest(${USAGE_COLUMNS.map(([, type], i) => `$${i + 1}::${type}[]`).join(', ')})`;
 
+/** One logged request's bodies (usage-sql.js BodyRow). */
+export const ADD_BODY_SQL = `INSERT INTO request_bodies (request_id, ts, key_id, request, response) VALUES ($1, $2, $3, $4, $5)`;
+
 export const ADD_SPEND_SQL = `INSERT INTO key_spend (key_id, period_start, spent_nanos, spent_tokens)
   SELECT * FROM unnest($1::text[], $2::int8[], $3::int8[], $4::int8[])
   ON CONFLICT (key_id, period_start) DO UPDATE SET spent_nanos = key_spend.spent_nanos + excluded.spent_nanos,

@@ -4,7 +4,14 @@
 // round trip. The usage writer never starts a batch before the last one is answered.
 import { parentPort, workerData } from 'node:worker_threads';
 import postgres from 'postgres';
-import { ADD_SPEND_SQL, connectionOptions, INSERT_USAGE_SQL, spendColumns, usageColumns } from './pg-usage-sql.js';
+import {
+  ADD_BODY_SQL,
+  ADD_SPEND_SQL,
+  connectionOptions,
+  INSERT_USAGE_SQL,
+  spendColumns,
+  usageColumns,
+} from './pg-usage-sql.js';
 import { describeError } from './usage-sql.js';
 /** @import { ToWriter, FromWriter } from './usage-thread-worker.js' */
 /** @import { SqlValue } from './usage-sql.js' */
@@ -27,11 +34,13 @@ port.on('message', (/** @type {ToWriter} */ msg) => {
       const values = pending;
       pending = [];
       const spend = msg.spend;
+      const bodies = msg.bodies;
       sql
         .begin((tx) => {
           const queries = [];
           if (values.length > 0) queries.push(tx.unsafe(INSERT_USAGE_SQL, usageColumns(values), { prepare: true }));
           if (spend.length > 0) queries.push(tx.unsafe(ADD_SPEND_SQL, spendColumns(spend), { prepare: true }));
+          for (const b of bodies) queries.push(tx.unsafe(ADD_BODY_SQL, b, { prepare: true }));
           // Unawaited, they are pipelined with BEGIN and COMMIT.
           return queries;
         })

@@ -89,6 +89,12 @@ const MIGRATIONS: string[] = [
      id TEXT PRIMARY KEY, name TEXT NOT NULL UNIQUE, models TEXT, mcp_tools TEXT,
      budget_usd DOUBLE PRECISION, token_budget BIGINT, budget_period TEXT,
      rpm BIGINT, tpm BIGINT, max_concurrency BIGINT, created_at BIGINT NOT NULL)`,
+  // Body logging (config body_log): the masked request and reply of the chosen keys' requests, kept for
+  // the retention period.
+  `CREATE TABLE request_bodies (
+     request_id TEXT NOT NULL, ts BIGINT NOT NULL, key_id TEXT NOT NULL, request TEXT, response TEXT)`,
+  `CREATE INDEX request_bodies_id ON request_bodies (request_id)`,
+  `CREATE INDEX request_bodies_ts ON request_bodies (ts)`,
 ];
 
 /** The keys and usage schema (migrations.ts): its steps only ever grow at the end. */
@@ -218,6 +224,16 @@ export class PostgresStore implements Store {
       byId[0] ??
       (await this.#sql<KeyDbRow[]>`SELECT * FROM keys WHERE name = ${idOrName} ORDER BY created_at DESC LIMIT 1`)[0];
     return row ? toKey(row) : null;
+  }
+
+  async requestBodies(requestId: string): Promise<{ request: string | null; response: string | null } | null> {
+    const rows = await this.#sql<{ request: string | null; response: string | null }[]>`SELECT request, response
+      FROM request_bodies WHERE request_id = ${requestId} ORDER BY ts DESC LIMIT 1`;
+    return rows[0] === undefined ? null : { request: rows[0].request, response: rows[0].response };
+  }
+
+  async purgeBodies(beforeMs: number): Promise<number> {
+    return (await this.#sql`DELETE FROM request_bodies WHERE ts < ${beforeMs}`).count;
   }
 
   async listTeams(): Promise<TeamRecord[]> {

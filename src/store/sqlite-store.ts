@@ -32,7 +32,7 @@ import {
   type SumsRow,
 } from './usage-report-sql.ts';
 import { busyTimeoutPragma, LOOP_CHECKPOINT_PAGES, openPragmas } from './sqlite-pragmas.js';
-import { INSERT_BATCH, inTransaction, rowValues, spendDeltas, UsageStatements } from './usage-sql.js';
+import { bodyValues, INSERT_BATCH, inTransaction, rowValues, spendDeltas, UsageStatements } from './usage-sql.js';
 import { SQLITE_WRITER, UsageThread, WRITE_SLICE_ROWS } from './usage-thread.ts';
 import { migrateSqlite, type Migrations, type OnMigrated } from './migrations.ts';
 
@@ -91,6 +91,12 @@ const MIGRATIONS: string[] = [
      id TEXT PRIMARY KEY, name TEXT NOT NULL UNIQUE, models TEXT, mcp_tools TEXT,
      budget_usd REAL, token_budget INTEGER, budget_period TEXT,
      rpm INTEGER, tpm INTEGER, max_concurrency INTEGER, created_at INTEGER NOT NULL)`,
+  // Body logging (config body_log): the masked request and reply of the chosen keys' requests, kept for
+  // the retention period.
+  `CREATE TABLE request_bodies (
+     request_id TEXT NOT NULL, ts INTEGER NOT NULL, key_id TEXT NOT NULL, request TEXT, response TEXT)`,
+  `CREATE INDEX request_bodies_id ON request_bodies (request_id)`,
+  `CREATE INDEX request_bodies_ts ON request_bodies (ts)`,
 ];
 
 /** The keys and usage schema (migrations.ts): its steps only ever grow at the end. */
@@ -253,6 +259,17 @@ export class SqliteStore implements Store {
     return row ? toKey(row) : null;
   }
 
+  async requestBodies(requestId: string): Promise<{ request: string | null; response: string | null } | null> {
+    const row = this.#db
+      .prepare('SELECT request, response FROM request_bodies WHERE request_id = ? ORDER BY ts DESC LIMIT 1')
+      .get(requestId) as { request: string | null; response: string | null } | undefined;
+    return row === undefined ? null : { request: row.request, response: row.response };
+  }
+
+  async purgeBodies(beforeMs: number): Promise<number> {
+    return Number(this.#db.prepare('DELETE FROM request_bodies WHERE ts < ?').run(beforeMs).changes);
+  }
+
   async listTeams(): Promise<TeamRecord[]> {
     return (this.#db.prepare('SELECT * FROM teams ORDER BY created_at, name').all() as unknown as TeamDbRow[]).map(
       toTeam,
@@ -368,6 +385,7 @@ export class SqliteStore implements Store {
         usage.insert(rowValues(part));
       }
       usage.addSpend(spendDeltas(rows));
+      usage.addBodies(bodyValues(rows));
     });
   }
 

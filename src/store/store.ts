@@ -36,6 +36,9 @@ export interface UsageRow {
   teamId?: string | null;
   /** The team's budget period the cost counts against (unix ms of its start; 0 = lifetime). */
   teamPeriodStart?: number;
+  /** Body logging: the request as it went upstream and the reply as the caller got it, masked and cut to size. */
+  requestBody?: string | null;
+  responseBody?: string | null;
   /** An MCP tool call's row (endpoint `/mcp`): the bytes of its arguments and of its result, as JSON; else absent. */
   requestBytes?: number | null;
   responseBytes?: number | null;
@@ -204,6 +207,10 @@ export interface Store {
   usageGroups(filter: UsageFilter, dims: UsageDimension[]): Promise<UsageGroup[]>;
   /** The newest rows first, `limit` of them, older than the row id `beforeId` when given. */
   usageRecords(filter: UsageFilter, page: { limit: number; beforeId?: number }): Promise<UsageRecord[]>;
+  /** A logged request's bodies (body logging), or null when none were kept for it. */
+  requestBodies(requestId: string): Promise<{ request: string | null; response: string | null } | null>;
+  /** Removes logged bodies older than `beforeMs`; returns how many. */
+  purgeBodies(beforeMs: number): Promise<number>;
   /** The gateways registered on this database, so that each can tell it is not alone. */
   putGateway?(g: GatewayBeat): Promise<void>;
   listGateways?(): Promise<GatewayBeat[]>;

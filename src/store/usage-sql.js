@@ -19,6 +19,29 @@ const ADD_SPEND_SQL = `INSERT INTO key_spend (key_id, period_start, spent_nanos,
 /** @typedef {string | number | null} SqlValue */
 
 /**
+ * One logged request's bodies (body logging, already masked): [requestId, ts, keyId, request, response].
+ * @typedef {[string, number, string, string | null, string | null]} BodyRow
+ */
+
+const ADD_BODY_SQL = `INSERT INTO request_bodies (request_id, ts, key_id, request, response) VALUES (?, ?, ?, ?, ?)`;
+
+/**
+ * The bodies of the rows that carry them (few: body logging is for chosen keys and teams).
+ * @param {readonly UsageRow[]} rows
+ * @returns {BodyRow[]}
+ */
+export function bodyValues(rows) {
+  /** @type {BodyRow[]} */
+  const out = [];
+  for (const r of rows) {
+    const request = r.requestBody ?? null;
+    const response = r.responseBody ?? null;
+    if (request !== null || response !== null) out.push([r.requestId, r.ts, r.keyId, request, response]);
+  }
+  return out;
+}
+
+/**
  * One key's spend in one period, summed over a batch: [keyId, periodStart, nanos, tokens].
  * @typedef {[string, number, number, number]} SpendDelta
  */
@@ -106,11 +129,23 @@ export class UsageStatements {
   #inserts = new Map();
   /** @readonly @type {StatementSync} */
   #addSpend;
+  /** @type {StatementSync | null} */
+  #addBody = null;
 
   /** @param {DatabaseSync} db */
   constructor(db) {
     this.#db = db;
     this.#addSpend = db.prepare(ADD_SPEND_SQL);
+  }
+
+  /**
+   * @param {readonly BodyRow[]} bodies
+   * @returns {void}
+   */
+  addBodies(bodies) {
+    if (bodies.length === 0) return;
+    const stmt = (this.#addBody ??= this.#db.prepare(ADD_BODY_SQL));
+    for (const b of bodies) stmt.run(...b);
   }
 
   /**

@@ -15,11 +15,11 @@ import { DatabaseSync } from 'node:sqlite';
 import { parentPort, workerData } from 'node:worker_threads';
 import { describeError, rollback, UsageStatements } from './usage-sql.js';
 import { busyTimeoutPragma, openPragmas, THREAD_CHECKPOINT_PAGES } from './sqlite-pragmas.js';
-/** @import { SpendDelta, SqlValue } from './usage-sql.js' */
+/** @import { BodyRow, SpendDelta, SqlValue } from './usage-sql.js' */
 
 /**
  * @typedef {{ op: 'rows'; values: SqlValue[] }
- *   | { op: 'commit'; id: number; values: SqlValue[]; spend: SpendDelta[] }
+ *   | { op: 'commit'; id: number; values: SqlValue[]; spend: SpendDelta[]; bodies: BodyRow[] }
  *   | { op: 'busy'; ms: number }
  *   | { op: 'close' }} ToWriter
  */
@@ -70,6 +70,7 @@ port.on('message', (/** @type {ToWriter} */ msg) => {
           if (!open) db.exec('BEGIN IMMEDIATE');
           open = true;
           statements.addSpend(msg.spend);
+          statements.addBodies(msg.bodies);
           db.exec('COMMIT');
           open = false;
         } catch (err) {
