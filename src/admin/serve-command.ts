@@ -1,4 +1,5 @@
 // `modelgate serve`: builds the gateway from config and runs it until SIGINT/SIGTERM.
+import { teamSubject } from '../core/team-record.ts';
 import { BodyLog } from '../pipeline/body-log.ts';
 import { LoadShedder } from '../http/load-shedding.ts';
 import { randomUUID } from 'node:crypto';
@@ -202,9 +203,11 @@ export async function serveCommand(fileConfig: GatewayConfig): Promise<void> {
   });
   const allKeys = await store.listKeys();
   // A shared store outlives this process: free whatever this instance reserved before a crash.
-  const reclaimed = (await admission.store.reclaimOwn?.(allKeys.map((k) => k.id))) ?? 0;
+  const teamSubjects = (await store.listTeams()).map((t) => teamSubject(t.id));
+  const reclaimed = (await admission.store.reclaimOwn?.([...allKeys.map((k) => k.id), ...teamSubjects])) ?? 0;
   if (reclaimed > 0) log.warn({ reclaimed }, 'freed reservations left by this instance before it stopped');
-  await admission.seed(allKeys, Date.now());
+  // The key cache's records carry their team objects: the teams' totals are loaded with the keys'.
+  await admission.seed([...new Set(keys.records())], Date.now());
   // A replica that dies without writing its last rows leaves the shared spend above the rows: the first
   // replica to notice reconciles it (docs/budgets.md, "Reservations after a crash").
   admission.store.watchPeers?.({
