@@ -195,8 +195,8 @@ export class Admission {
       throw new GatewayError('admission_unavailable', { message: conflict, headers: { 'x-should-retry': 'false' } });
     const subjects: Subjects = { key: entry, team };
     // A subject's first request this period: its durable total and where it stands are loaded first (once).
-    if (entry.limited) await this.#prepare(entry, opts.now);
-    if (team !== null) await this.#prepare(team, opts.now);
+    if (entry.limited && unprepared(entry)) await this.#prepare(entry, opts.now);
+    if (team !== null && unprepared(team)) await this.#prepare(team, opts.now);
     return opts.free === true ? this.#admitFree(subjects, opts) : this.#admitSized(subjects, opts);
   }
 
@@ -205,7 +205,7 @@ export class Admission {
    * keeps a burst of first requests near a limit from being refused on the byte bound's oversized sizes.
    */
   async #prepare(entry: KeyEntry, now: number): Promise<void> {
-    if (entry.seededPeriod !== entry.period) await this.#ready(entry);
+    if (entry.budgeted && entry.seededPeriod !== entry.period) await this.#ready(entry);
     if (needsTokens(entry) && entry.last === null)
       entry.last = await this.store.snapshot(entry.record.id, now, entry.period).catch(() => null);
   }
@@ -675,6 +675,11 @@ function periodOf(done: SettleResult, admitted: number): number {
 }
 
 /** Whether a subject's money and token limits are far enough off for the quick size (always, without any). */
+/** Whether a subject's durable total or its first snapshot is still to be loaded (then admit awaits it). */
+function unprepared(entry: KeyEntry): boolean {
+  return (entry.budgeted && entry.seededPeriod !== entry.period) || (entry.last === null && needsTokens(entry));
+}
+
 /** A team's limits in a key's shape: admission counts a team exactly as it counts a key. */
 function teamAsSubject(team: TeamRecord): KeyRecord {
   return {
