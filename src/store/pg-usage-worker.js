@@ -4,7 +4,15 @@
 // round trip. The usage writer never starts a batch before the last one is answered.
 import { parentPort, workerData } from 'node:worker_threads';
 import postgres from 'postgres';
-import { ADD_SPEND_SQL, connectionOptions, INSERT_USAGE_SQL, spendColumns, usageColumns } from './pg-usage-sql.js';
+import {
+  ADD_SPEND_SQL,
+  connectionOptions,
+  INSERT_USAGE_SQL,
+  keyUseColumns,
+  spendColumns,
+  TOUCH_KEYS_SQL,
+  usageColumns,
+} from './pg-usage-sql.js';
 import { describeError } from './usage-sql.js';
 /** @import { ToWriter, FromWriter } from './usage-thread-worker.js' */
 /** @import { SqlValue } from './usage-sql.js' */
@@ -26,12 +34,13 @@ port.on('message', (/** @type {ToWriter} */ msg) => {
       for (const v of msg.values) pending.push(v);
       const values = pending;
       pending = [];
-      const spend = msg.spend;
+      const { spend, used } = msg;
       sql
         .begin((tx) => {
           const queries = [];
           if (values.length > 0) queries.push(tx.unsafe(INSERT_USAGE_SQL, usageColumns(values), { prepare: true }));
           if (spend.length > 0) queries.push(tx.unsafe(ADD_SPEND_SQL, spendColumns(spend), { prepare: true }));
+          if (used.length > 0) queries.push(tx.unsafe(TOUCH_KEYS_SQL, keyUseColumns(used), { prepare: true }));
           // Unawaited, they are pipelined with BEGIN and COMMIT.
           return queries;
         })

@@ -8,7 +8,7 @@ import { Worker } from 'node:worker_threads';
 // After the I/O callbacks already due: requests that arrived meanwhile are served first.
 import { setImmediate as yieldToIo } from 'node:timers/promises';
 import type { UsageRow } from './store.ts';
-import { INSERT_BATCH, rowValues, spendDeltas } from './usage-sql.js';
+import { INSERT_BATCH, keyUses, rowValues, spendDeltas } from './usage-sql.js';
 import type { FromWriter, ToWriter, WriterError } from './usage-thread-worker.js';
 
 /**
@@ -75,7 +75,13 @@ export class UsageThread {
       if (this.#worker !== worker) return done;
     }
     const tail = last === 0 ? rows : rows.slice(last);
-    worker.postMessage({ op: 'commit', id, values: rowValues(tail), spend: spendDeltas(rows) } satisfies ToWriter);
+    worker.postMessage({
+      op: 'commit',
+      id,
+      values: rowValues(tail),
+      spend: spendDeltas(rows),
+      used: keyUses(rows),
+    } satisfies ToWriter);
     return done;
   }
 
