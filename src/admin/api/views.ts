@@ -178,7 +178,8 @@ export const requestDetailView = requestRowView.extend({
         deployment: z.string(),
         status: z.int().nullable().meta({ description: 'The upstream’s status; null when none came.' }),
         outcome: z.string().meta({
-          description: '`answer`, `status_<code>`, `timeout`, `connection`, `malformed`, `client_disconnected`, …',
+          description:
+            '`answer`, `status_<code>`, `timeout`, `connection`, `malformed`, `local`, `client_disconnected`, …',
         }),
         duration_ms: z
           .int()
