@@ -99,10 +99,16 @@ export async function openRequest(id) {
   }
 }
 
+/** The address back to the list once the dialog closes (its button, or Escape). */
+function forget() {
+  if (location.hash.startsWith('#requests/')) history.replaceState(null, '', '#requests');
+}
+
 export function setupRequestDetail() {
   const dialog = $('request-dialog');
-  $('request-close').addEventListener('click', () => dialog.close());
-  dialog.addEventListener('close', () => {
-    if (location.hash.startsWith('#requests/')) history.replaceState(null, '', '#requests');
+  $('request-close').addEventListener('click', () => {
+    forget();
+    dialog.close();
   });
+  dialog.addEventListener('close', forget);
 }

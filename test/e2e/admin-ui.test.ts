@@ -277,6 +277,21 @@ test('dashboard files: content types, a strict CSP, no inline script or style; u
   assert.equal(bare.headers.get('location'), '/ui/');
 });
 
+interface DomLike {
+  document: { querySelectorAll(selector: string): { length: number } };
+}
+
+/**
+ * Resolves when exactly `n` elements match: the page's own polling, with a function (the page's CSP
+ * refuses a string to evaluate).
+ */
+function countIs(page: Page, selector: string, n: number): Promise<unknown> {
+  return page.waitForFunction(
+    ([sel, want]) => (globalThis as unknown as DomLike).document.querySelectorAll(sel).length === want,
+    [selector, n] as const,
+  );
+}
+
 /** A new tab, signed in with the admin token, at `hash`. */
 async function signedIn(hash: string): Promise<{ page: Page; problems: string[] }> {
   const page = await context.newPage();
@@ -317,9 +332,10 @@ test('dashboard: a failed request opens into its detail, the provider key masked
   await page.fill('#requests-filter [name=status]', '5xx');
   await page.fill('#requests-filter [name=team]', 'payments');
   await page.click('#requests-filter button[type=submit]');
+  // Only the 5xx request of the team (the unfiltered list before it holds every request).
+  await countIs(page, '#requests-table tbody tr', 1);
   const row = page.locator(`#requests-table tbody tr[data-request-id="${failed.requestId}"]`);
   await row.waitFor();
-  assert.equal(await page.locator('#requests-table tbody tr').count(), 1, 'only the 5xx request of the team');
   await page.screenshot({ path: join(SHOTS, 'requests-filtered.png'), fullPage: true });
 
   await row.click();
@@ -338,7 +354,9 @@ test('dashboard: a failed request opens into its detail, the provider key masked
   assert.equal(await page.evaluate('location.hash'), `#requests/${failed.requestId}`, 'the address names it');
   await page.screenshot({ path: join(SHOTS, 'request-detail.png') });
   await page.click('#request-close');
-  assert.equal(await page.evaluate('location.hash'), '#requests');
+  await page.waitForFunction(
+    () => (globalThis as unknown as { location: { hash: string } }).location.hash === '#requests',
+  );
 
   // A request id typed in opens it; a success lists its token classes and cost.
   await page.fill('#request-jump [name=request_id]', ok.requestId);
@@ -371,7 +389,7 @@ test('dashboard: the audit trail lists, filters and exports the changes', { skip
   await page.locator('#audit-table tbody tr[data-action="key.update"][data-target="audited-ui"]').waitFor();
   await page.fill('#audit-filter [name=target]', 'audited-ui');
   await page.click('#audit-filter button[type=submit]');
-  await page.waitForFunction("document.querySelectorAll('#audit-table tbody tr').length === 2");
+  await countIs(page, '#audit-table tbody tr', 2);
   const rows = await page.locator('#audit-table tbody tr').allInnerTexts();
   assert.match(rows[0], /key\.update/);
   assert.match(rows[0], /rpm: – → 5/, 'the field that changed, before and after');
@@ -379,7 +397,7 @@ test('dashboard: the audit trail lists, filters and exports the changes', { skip
   assert.match(rows[1], /created/);
   await page.fill('#audit-filter [name=action]', 'key.create');
   await page.click('#audit-filter button[type=submit]');
-  await page.waitForFunction("document.querySelectorAll('#audit-table tbody tr').length === 1");
+  await countIs(page, '#audit-table tbody tr', 1);
   await page.screenshot({ path: join(SHOTS, 'audit.png'), fullPage: true });
 
   const [download] = await Promise.all([page.waitForEvent('download'), page.click('#audit-csv')]);
@@ -410,7 +428,7 @@ test('dashboard: the key list searches, sorts, pages and says when each key was 
   assert.ok((await page.locator('#keys-table tbody tr').count()) >= 1);
 
   await page.fill('#keys-search', 'bulk-2');
-  await page.waitForFunction("document.querySelectorAll('#keys-table tbody tr').length === 7");
+  await countIs(page, '#keys-table tbody tr', 7);
   assert.match(await page.locator('#keys-page').innerText(), /^7 keys · page 1 of 1/);
   await page.fill('#keys-search', 'bulk-');
   await page.selectOption('#keys-sort', 'used');
@@ -469,9 +487,7 @@ test('dashboard: a series keeps its colour in every chart and range; the last 24
 
   await page.selectOption('#usage-range', '30');
   // Thirty days: every third day labelled.
-  await page.waitForFunction(
-    'document.querySelectorAll(\'#chart-cost-model svg > text[text-anchor="middle"]\').length === 10',
-  );
+  await countIs(page, '#chart-cost-model svg > text[text-anchor="middle"]', 10);
   assert.equal(await fillOf('chart-cost-model', 'gpt-up'), gptCost, 'and in another range');
 
   await page.selectOption('#usage-range', '1');
