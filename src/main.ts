@@ -33,7 +33,9 @@ usage:
   modelgate usage [--days N] [--key ID|NAME] [--json]
   modelgate usage --group-by day,hour,model,key,deployment,endpoint,team [--from D] [--to D] [--key K] [--model M]
                   [--deployment D] [--endpoint /mcp] [--errors] [--csv|--json]
-  modelgate requests [--limit N] [--before ID] [--key K] [--model M] [--errors] [--json]
+  modelgate requests [--limit N] [--before ID] [--from D] [--to D] [--status 429|4xx] [--endpoint E] [--key K]
+                     [--team T] [--model M] [--q TEXT] [--request-id ID] [--errors] [--json]
+  modelgate requests show ID [--json]               one request: its error (masked) and each attempt
   modelgate prices [--json]
   modelgate reconcile --provider openai|anthropic --file EXPORT [--from YYYY-MM-DD] [--to YYYY-MM-DD]
                       [--tolerance-usd X] [--json]

@@ -6,6 +6,7 @@ import { loadUsage, setupUsage } from './usage.js';
 import { loadRequests, setupRequests } from './requests.js';
 import { startDeploymentPolling, stopDeploymentPolling } from './deployments.js';
 import { loadEntries, setupEntries } from './entries.js';
+import { loadAudit, setupAudit } from './audit.js';
 
 const $ = (id) => document.getElementById(id);
 const VIEWS = {
@@ -14,6 +15,7 @@ const VIEWS = {
   requests: loadRequests,
   deployments: startDeploymentPolling,
   models: loadEntries,
+  audit: loadAudit,
 };
 
 /** Whether this tab is signed in with SSO (a session cookie) rather than a token. */
@@ -31,7 +33,11 @@ function showSignIn(message = '') {
   $('token').focus();
 }
 
-function show(view) {
+/** `hash`: the address after `#`, a view and maybe what to open in it (`requests/req_…`). */
+function show(hash) {
+  const slash = hash.indexOf('/');
+  let view = slash === -1 ? hash : hash.slice(0, slash);
+  const arg = slash === -1 ? undefined : hash.slice(slash + 1);
   if (!(view in VIEWS)) view = 'keys';
   $('signin').hidden = true;
   $('nav').hidden = false;
@@ -40,7 +46,7 @@ function show(view) {
   for (const [name] of Object.entries(VIEWS)) $(`view-${name}`).hidden = name !== view;
   for (const a of document.querySelectorAll('#nav a')) a.classList.toggle('active', a.dataset.view === view);
   if (view !== 'deployments') stopDeploymentPolling();
-  VIEWS[view]();
+  VIEWS[view](arg);
 }
 
 async function signIn(event) {
@@ -80,6 +86,7 @@ function start() {
   setupUsage();
   setupRequests();
   setupEntries();
+  setupAudit();
   whenUnauthorized(() => showSignIn('The admin token was refused; sign in again.'));
   $('signin-form').addEventListener('submit', signIn);
   $('sign-out').addEventListener('click', () => {

@@ -1,19 +1,57 @@
 // Charts drawn as plain SVG: stacked bars per day (cost or tokens by model or key) and requests with errors per hour.
 import { h, s } from './dom.js';
 
-const PALETTE = ['#2457c5', '#e07b00', '#1a7f37', '#8e44ad', '#c0392b', '#16a085', '#d4a017', '#2c3e50', '#e84393'];
+/** Colours told apart at a glance (and from the grey of "other"), darker and lighter pairs alternating. */
+const PALETTE = [
+  '#2457c5',
+  '#e07b00',
+  '#1a7f37',
+  '#8e44ad',
+  '#c0392b',
+  '#16a085',
+  '#d4a017',
+  '#2c3e50',
+  '#e84393',
+  '#6c8ebf',
+  '#8d6e63',
+  '#00838f',
+  '#9e9d24',
+  '#5e35b1',
+  '#ef6c57',
+  '#43a047',
+];
 /** The sum of the smallest series, always grey. */
 const OTHER = '#7f8c8d';
-/** Each series name keeps the colour it was first given, in every chart of the page, for the page's life. */
+/** Each series name's colour, for the page's life: the same in every chart, whatever else a chart shows. */
 const colours = new Map();
+const taken = new Set();
 
+/** FNV-1a over the name's UTF-16 units: a series' colour follows its name, not its place in a list. */
+function hash(name) {
+  let x = 0x811c9dc5;
+  for (let i = 0; i < name.length; i++) x = Math.imul(x ^ name.charCodeAt(i), 0x01000193) >>> 0;
+  return x;
+}
+
+/**
+ * A series' colour: the palette entry its name hashes to; when another name already has that entry, the
+ * next free one (so two series the page shows never share a colour until the palette runs out).
+ */
 export function colourOf(name) {
   if (name === 'other') return OTHER;
   let c = colours.get(name);
-  if (c === undefined) {
-    c = PALETTE[colours.size % PALETTE.length];
-    colours.set(name, c);
+  if (c !== undefined) return c;
+  const start = hash(name) % PALETTE.length;
+  c = PALETTE[start];
+  for (let i = 0; i < PALETTE.length; i++) {
+    const candidate = PALETTE[(start + i) % PALETTE.length];
+    if (!taken.has(candidate)) {
+      c = candidate;
+      break;
+    }
   }
+  colours.set(name, c);
+  taken.add(c);
   return c;
 }
 
@@ -24,6 +62,13 @@ const PAD = { left: 64, right: 8, top: 10, bottom: 26 };
 /** A round upper bound for the axis (1, 2 or 5 × 10^n) and its tick step. */
 function niceMax(max, { integer = false } = {}) {
   if (integer && max <= 4) return { top: 4, step: 1 };
+  if (integer) {
+    // Whole-number ticks (a count of requests has no 2.5): the step is 1, 2 or 5 × 10^n.
+    const raw = Math.ceil(max / 4);
+    const e = 10 ** Math.floor(Math.log10(raw));
+    const step = [1, 2, 5, 10].map((m) => m * e).find((v) => v >= raw) ?? 10 * e;
+    return { top: 4 * step, step };
+  }
   if (max <= 0) return { top: 1, step: 0.25 };
   const exp = 10 ** Math.floor(Math.log10(max));
   for (const m of [1, 2, 2.5, 5, 10]) if (m * exp >= max) return { top: m * exp, step: (m * exp) / 4 };

@@ -1,4 +1,5 @@
 // Small DOM helpers: elements built with textContent (never innerHTML), so nothing from the API runs as markup.
+import { api } from './api.js';
 
 /** h('td', { class: 'num' }, 'text', child…); `on…` attributes become listeners. */
 export function h(tag, attrs = {}, ...children) {
@@ -75,4 +76,29 @@ export function localTime(iso) {
     minute: '2-digit',
     second: '2-digit',
   });
+}
+
+/**
+ * Downloads an admin API answer as a file: fetched with the tab's credentials (a plain link would carry no
+ * bearer token), then saved from a blob URL.
+ */
+export async function downloadCsv(path, filename) {
+  const res = await api(path, { raw: true });
+  const url = URL.createObjectURL(await res.blob());
+  const a = h('a', { href: url, download: filename });
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
+/** "5 min ago", "3 h ago", "2 days ago", or the date past a month; "never" for null. */
+export function ago(iso, now = Date.now()) {
+  if (iso === null || iso === undefined) return 'never';
+  const s = Math.max(0, Math.round((now - Date.parse(iso)) / 1000));
+  if (s < 60) return 'just now';
+  if (s < 3600) return `${Math.floor(s / 60)} min ago`;
+  if (s < 86_400) return `${Math.floor(s / 3600)} h ago`;
+  if (s < 30 * 86_400) return `${Math.floor(s / 86_400)} day${s < 2 * 86_400 ? '' : 's'} ago`;
+  return iso.slice(0, 10);
 }

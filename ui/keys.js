@@ -1,7 +1,7 @@
-// The keys view: list with spend (searched, sorted and paged in the page), create (the key shown once, with a
-// copy button), edit limits, disable, delete.
+// The keys view: list with spend and last use (searched, sorted and paged in the page), create (the key shown
+// once, with a copy button), edit limits and models (picked from the catalog), disable, delete.
 import { api } from './api.js';
-import { count, fillRows, h, usd } from './dom.js';
+import { ago, count, fillRows, h, usd } from './dom.js';
 
 const $ = (id) => document.getElementById(id);
 /** The id of the key the dialog edits; null while it creates one. */
@@ -17,6 +17,9 @@ const SORTS = {
   created: (a, b) =>
     String(b.created_at ?? '').localeCompare(String(a.created_at ?? '')) || a.name.localeCompare(b.name),
   status: (a, b) => a.status.localeCompare(b.status) || a.name.localeCompare(b.name),
+  // Never used last; ISO times compare as text.
+  used: (a, b) =>
+    String(b.last_used_at ?? '').localeCompare(String(a.last_used_at ?? '')) || a.name.localeCompare(b.name),
 };
 
 function render() {
@@ -27,6 +30,7 @@ function render() {
         q === '' ||
         k.name.toLowerCase().includes(q) ||
         k.masked.toLowerCase().includes(q) ||
+        (k.team ?? '').toLowerCase().includes(q) ||
         (k.models ?? ['all']).some((m) => m.toLowerCase().includes(q)),
     )
     .sort(SORTS[$('keys-sort').value] ?? SORTS.name);
@@ -70,6 +74,7 @@ function row(k) {
     h('td', {}, k.models === null ? 'all' : k.models.join(', ')),
     h('td', {}, limitsText(k)),
     h('td', { class: 'spent' }, spentText(k)),
+    h('td', { class: 'last-used', title: k.last_used_at ?? 'never used' }, ago(k.last_used_at)),
     h(
       'td',
       {},
@@ -124,16 +129,44 @@ export async function loadKeys() {
 
 const NUMBER_FIELDS = ['budget_usd', 'token_budget', 'rpm', 'tpm', 'concurrency'];
 
-function openDialog(k) {
+/** The catalog's model names (GET /admin/models), or null where the API has no such route. */
+async function catalog() {
+  try {
+    const { data } = await api('/admin/models');
+    return data.map((m) => m.name).sort();
+  } catch {
+    return null;
+  }
+}
+
+/** A checkbox per catalog model, those of `models` ticked; the rest of `models` (patterns) go in the text field. */
+function fillModelPicker(names, models) {
+  const form = $('key-form');
+  const picked = new Set(models ?? []);
+  const known = new Set(names ?? []);
+  $('key-model-options').replaceChildren(
+    ...(names ?? []).map((name) =>
+      h(
+        'label',
+        { class: 'inline check' },
+        h('input', { type: 'checkbox', name: 'model-pick', value: name, checked: picked.has(name) }),
+        name,
+      ),
+    ),
+  );
+  form.elements.models.value = (models ?? []).filter((m) => !known.has(m)).join(', ');
+}
+
+async function openDialog(k) {
   editing = k === null ? null : k.id;
   const form = $('key-form');
   form.reset();
+  fillModelPicker(await catalog(), k === null ? null : k.models);
   $('key-form-error').textContent = '';
   $('key-form-title').textContent = k === null ? 'New key' : `Edit ${k.name}`;
   $('key-save').textContent = k === null ? 'Create' : 'Save';
   if (k !== null) {
     form.elements.name.value = k.name;
-    form.elements.models.value = k.models === null ? '' : k.models.join(', ');
     form.elements.expires_at.value = k.expires_at === null ? '' : k.expires_at.slice(0, 10);
     form.elements.budget_period.value = k.budget_period ?? '';
     for (const f of NUMBER_FIELDS) form.elements[f].value = k[f] === null ? '' : String(k[f]);
@@ -143,10 +176,12 @@ function openDialog(k) {
 
 function bodyFromForm(form) {
   const el = form.elements;
-  const models = el.models.value
+  const picked = [...form.querySelectorAll('input[name="model-pick"]:checked')].map((c) => c.value);
+  const typed = el.models.value
     .split(',')
     .map((m) => m.trim())
     .filter(Boolean);
+  const models = [...new Set([...picked, ...typed])];
   const body = {
     name: el.name.value.trim(),
     models: models.length === 0 ? null : models,

@@ -1,7 +1,7 @@
 // The usage view: totals, cost and tokens per day by model and by key, requests and errors per hour, a table by
 // model, and the MCP tool calls by server, tool and key (their usage rows: endpoint /mcp).
 import { api } from './api.js';
-import { count, fillRows, h, ms, usd, usdAxis } from './dom.js';
+import { count, downloadCsv, fillRows, h, ms, usd, usdAxis } from './dom.js';
 import { requestsAndErrors, stackedBars } from './charts.js';
 
 const $ = (id) => document.getElementById(id);
@@ -154,24 +154,16 @@ export async function loadUsage() {
   }
 }
 
-async function downloadCsv() {
-  try {
-    const res = await api(
-      `/admin/usage?from=${new Date(rangeStart()).toISOString()}&group_by=day,key,model&format=csv`,
-      { raw: true },
-    );
-    const url = URL.createObjectURL(await res.blob());
-    const a = h('a', { href: url, download: 'modelgate-usage.csv' });
-    document.body.append(a);
-    a.click();
-    a.remove();
-    setTimeout(() => URL.revokeObjectURL(url), 10_000);
-  } catch (err) {
+function usageCsv() {
+  downloadCsv(
+    `/admin/usage?from=${new Date(rangeStart()).toISOString()}&group_by=day,key,model&format=csv`,
+    'modelgate-usage.csv',
+  ).catch((err) => {
     $('usage-error').textContent = err.message;
-  }
+  });
 }
 
 export function setupUsage() {
   $('usage-range').addEventListener('change', loadUsage);
-  $('usage-csv').addEventListener('click', downloadCsv);
+  $('usage-csv').addEventListener('click', usageCsv);
 }

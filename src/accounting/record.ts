@@ -12,6 +12,7 @@ import { maskKeyLike } from '../core/mask-secrets.ts';
 import { costNanos, nanosToUsd, periodStart } from '../core/budget.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { UsageWriter } from './usage-writer.ts';
+import type { AttemptTry } from '../routing/attempts.ts';
 
 /** What recording a request uses of the gateway. */
 export interface RecordServices {
@@ -37,6 +38,10 @@ export class RequestState {
   attempts = 0;
   status = 0;
   errorCode: string | null = null;
+  /** The error message the caller was answered with, masked (failed requests only): the request log's. */
+  errorMessage: string | null = null;
+  /** Each upstream attempt in order (routing/attempts.ts); null until the first. */
+  tried: AttemptTry[] | null = null;
   /** 'panic' when the answer came from a deployment sent to although every one was cooling down. */
   routing: string | null = null;
   /** The agent session (session header or prompt_cache_key), read once the body is parsed; null when none. */
@@ -149,7 +154,19 @@ export function recordRequest(
     sessionId: state.sessionId,
     requestBody: state.requestBody,
     responseBody: state.responseBody,
+    errorMessage: state.errorMessage,
+    attemptLog: state.tried === null ? null : attemptLogJson(state.tried),
   });
+}
+
+/** The attempts as the request log stores them: the admin API's shape, so a read parses and passes it on. */
+function attemptLogJson(tried: readonly AttemptTry[]): string {
+  let out = '[';
+  for (let i = 0; i < tried.length; i++) {
+    const t = tried[i];
+    out += `${i === 0 ? '' : ','}{"deployment":${JSON.stringify(t.deployment)},"status":${t.status},"outcome":${JSON.stringify(t.outcome)},"duration_ms":${t.durationMs}}`;
+  }
+  return `${out}]`;
 }
 
 /** The access log's line: who (the masked key), what, how it went, what it cost; never a request's content. */

@@ -23,10 +23,13 @@ export type UsageErrorKind = 'invalid' | 'not_found' | 'conflict';
 export class UsageError extends Error {
   override name = 'UsageError';
   readonly kind: UsageErrorKind;
+  /** The query parameter or field at fault, when one is: the admin API's error names it in `param`. */
+  readonly param: string | null;
 
-  constructor(message: string, kind: UsageErrorKind = 'invalid') {
+  constructor(message: string, kind: UsageErrorKind = 'invalid', param: string | null = null) {
     super(message);
     this.kind = kind;
+    this.param = param;
   }
 }
 

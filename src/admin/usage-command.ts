@@ -8,9 +8,11 @@ import { findKeyOrFail } from './operations/key-operations.ts';
 import {
   latestRequests,
   parseGroupBy,
+  requestDetail,
   toCsv,
   usageReport,
   type ReportRow,
+  type AttemptView,
   type RequestRow,
   type UsageQuery,
 } from './operations/usage-operations.ts';
@@ -79,11 +81,28 @@ export async function usageCommand(store: Store, argv: string[], out: (s: string
   );
 }
 
-/** `modelgate requests`: the latest usage rows, newest first, as `GET /admin/requests` gives them. */
+/** The request log's own filters, as `GET /admin/requests` names them (`--request-id` for `request_id`). */
+const REQUEST_FILTER_OPTIONS = {
+  status: { type: 'string' },
+  team: { type: 'string' },
+  q: { type: 'string' },
+  'request-id': { type: 'string' },
+} as const;
+
+/**
+ * `modelgate requests`: the latest usage rows, newest first, as `GET /admin/requests` gives them;
+ * `modelgate requests show ID`: one request as `GET /admin/requests/{id}` gives it.
+ */
 export async function requestsCommand(store: Store, argv: string[], out: (s: string) => void): Promise<void> {
+  if (argv[0] === 'show') return showRequest(store, argv.slice(1), out);
   const { values } = parseArgs({
     args: argv,
-    options: { ...FILTER_OPTIONS, limit: { type: 'string' }, before: { type: 'string' } },
+    options: {
+      ...FILTER_OPTIONS,
+      ...REQUEST_FILTER_OPTIONS,
+      limit: { type: 'string' },
+      before: { type: 'string' },
+    },
     strict: true,
   });
   const num = (v: string | undefined, flag: string): number | undefined => {
@@ -94,6 +113,10 @@ export async function requestsCommand(store: Store, argv: string[], out: (s: str
   };
   const page = await latestRequests(store, {
     ...filterQuery(values),
+    ...(values.status === undefined ? {} : { status: values.status }),
+    ...(values.team === undefined ? {} : { team: values.team }),
+    ...(values.q === undefined ? {} : { text: values.q }),
+    ...(values['request-id'] === undefined ? {} : { requestId: values['request-id'] }),
     limit: num(values.limit, 'limit') ?? 20,
     before: num(values.before, 'before'),
   });
@@ -122,6 +145,50 @@ export async function requestsCommand(store: Store, argv: string[], out: (s: str
     'No requests.',
   );
   if (page.next_cursor !== null) out(`older: --before ${page.next_cursor}`);
+}
+
+/** One request: its facts, the error its caller saw (masked when stored) and each upstream attempt. */
+async function showRequest(store: Store, argv: string[], out: (s: string) => void): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    options: { json: { type: 'boolean' }, config: { type: 'string' } },
+    allowPositionals: true,
+    strict: true,
+  });
+  if (positionals.length !== 1) throw new UsageError('modelgate requests show takes one request id (req_…) or row id');
+  const d = await requestDetail(store, positionals[0]);
+  if (values.json) {
+    out(JSON.stringify(d));
+    return;
+  }
+  const tokens = `${d.input_tokens} in, ${d.cache_read_tokens} cache read, ${d.cache_write_tokens} cache write, ${d.output_tokens} out`;
+  const facts: [string, unknown][] = [
+    ['request', d.request_id],
+    ['time', d.time],
+    ['key', `${d.key_name ?? d.key_id} ${d.key_masked ?? ''}`.trim()],
+    ['team', d.team],
+    ['endpoint', d.endpoint],
+    ['model', d.model],
+    ['deployment', d.deployment],
+    ['status', d.error_code === null ? d.status : `${d.status} ${d.error_code}`],
+    ['latency', `${d.latency_ms} ms (first byte ${d.ttfb_ms ?? '-'} ms)`],
+    ['tokens', tokens],
+    ['cost', `$${Number(d.cost_usd).toFixed(6)}`],
+  ];
+  for (const [name, value] of facts) out(`${name.padEnd(10)} ${value ?? '-'}`);
+  if (d.error_message !== null) out(`error      ${String(d.error_message)}`);
+  out('');
+  table(
+    (d.attempt_log as AttemptView[]).map((a, i) => ({
+      attempt: i + 1,
+      deployment: a.deployment,
+      status: a.status,
+      outcome: a.outcome,
+      duration_ms: a.duration_ms,
+    })),
+    out,
+    'No upstream attempt.',
+  );
 }
 
 function filterQuery(values: {

@@ -380,6 +380,7 @@ async function answerFailure(
     // The body never came whole: the client left (499), or Node has answered it (408, 400).
     state.status = err.status;
     state.errorCode = err.code;
+    state.errorMessage = loggedMessage(gw, err);
     return;
   }
   if (failure.clientGone) {
@@ -397,6 +398,7 @@ async function answerFailure(
     );
   state.status = state.status || gerr.status;
   state.errorCode = gerr.code;
+  state.errorMessage = loggedMessage(gw, gerr);
   if (!res.headersSent) {
     state.status = gerr.status;
     // Every response of the generation endpoints carries the key's rate headers, errors included.
@@ -441,6 +443,19 @@ async function answerFailure(
       },
       'request refused',
     );
+}
+
+/** An error message the request log keeps: the caller's, masked again, at most this long. */
+const LOGGED_MESSAGE_CHARS = 2000;
+
+/**
+ * The message the caller was answered with, as the request log keeps it. Upstream text in it is masked
+ * already (upstream-failure.ts); it is masked once more, whole before it is cut, since the log outlives
+ * the answer and a message may quote what the caller sent.
+ */
+function loggedMessage(gw: Gateway, err: GatewayError): string {
+  const masked = gw.masker.mask(err.message);
+  return masked.length > LOGGED_MESSAGE_CHARS ? `${masked.slice(0, LOGGED_MESSAGE_CHARS)}…` : masked;
 }
 
 /** Relays a whole answer; returns the body sent. */

@@ -50,6 +50,19 @@ export interface AttemptRecord {
   deployment: string | null;
   /** The agent session the request belongs to: it keeps to the session's deployment (session.ts). */
   readonly sessionId?: string | null;
+  /** Each attempt as the request log shows it, in order; allocated at the first attempt. */
+  tried?: AttemptTry[] | null;
+}
+
+/** One attempt as the request log records it: where it went, how it ended, how long it took. */
+export interface AttemptTry {
+  deployment: string;
+  /** The upstream's HTTP status; null when none came (a timeout, a refused connection). */
+  status: number | null;
+  /** `answer`, `status_429`, `timeout`, `connection`, `malformed`, … (as the attempt's trace span says). */
+  outcome: string;
+  /** From sending the attempt until its answer was committed to (first byte, or whole body) or it failed. */
+  durationMs: number;
 }
 
 /** What the relay stage gets: an upstream answer that is committed to (its first byte has arrived). */
@@ -150,6 +163,7 @@ export async function obtainAnswer(opts: ObtainAnswerOptions): Promise<Answer> {
     }
     const span =
       state.trace === null ? null : state.trace.startAttempt({ deployment: step.deployment, attempt: step.attempt });
+    const sentAt = performance.now();
     const result = await attempt({
       opts,
       step,
@@ -157,7 +171,14 @@ export async function obtainAnswer(opts: ObtainAnswerOptions): Promise<Answer> {
       deadline: plan.deadline,
       traceHeaders: span === null ? null : span.headers,
     });
-    if (span !== null) span.end(attemptEnd(result));
+    const end = attemptEnd(result);
+    if (span !== null) span.end(end);
+    (state.tried ??= []).push({
+      deployment: step.deployment.id,
+      status: end.kind === 'stopped' ? null : (end.status ?? null),
+      outcome: end.kind === 'answer' ? 'answer' : end.kind === 'failed' ? end.outcome : end.reason,
+      durationMs: Math.round(performance.now() - sentAt),
+    });
     if (result.kind === 'client') throw clientGone(plan);
     if (result.kind === 'shutdown') {
       plan.cancel();

@@ -48,6 +48,8 @@ const USAGE_COLUMNS = [
   ['session_id', 'text'],
   ['request_bytes', 'int8'],
   ['response_bytes', 'int8'],
+  ['error_message', 'text'],
+  ['attempt_log', 'text'],
 ];
 
 /** Its text never changes, so the server parses it once; each parameter is a whole column. */
@@ -61,6 +63,11 @@ export const ADD_SPEND_SQL = `INSERT INTO key_spend (key_id, period_start, spent
   SELECT * FROM unnest($1::text[], $2::int8[], $3::int8[], $4::int8[])
   ON CONFLICT (key_id, period_start) DO UPDATE SET spent_nanos = key_spend.spent_nanos + excluded.spent_nanos,
     spent_tokens = key_spend.spent_tokens + excluded.spent_tokens`;
+
+/** Each key's latest use (usage-sql.js's keyUses: one entry per key, as ON CONFLICT needs); the newer time wins. */
+export const TOUCH_KEYS_SQL = `INSERT INTO key_last_used (key_id, ts)
+  SELECT * FROM unnest($1::text[], $2::int8[])
+  ON CONFLICT (key_id) DO UPDATE SET ts = GREATEST(key_last_used.ts, excluded.ts)`;
 
 /**
  * Flat row values (usage-sql.js's rowValues, any number of rows) as one array literal a column
@@ -90,6 +97,14 @@ export function usageColumns(values) {
  */
 export function spendColumns(deltas) {
   return [0, 1, 2, 3].map((c) => `{${deltas.map((d) => element(d[c])).join(',')}}`);
+}
+
+/**
+ * @param {readonly import('./usage-sql.js').KeyUse[]} uses
+ * @returns {string[]}
+ */
+export function keyUseColumns(uses) {
+  return [0, 1].map((c) => `{${uses.map((u) => element(u[c])).join(',')}}`);
 }
 
 /**

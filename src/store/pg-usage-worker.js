@@ -9,7 +9,9 @@ import {
   ADD_SPEND_SQL,
   connectionOptions,
   INSERT_USAGE_SQL,
+  keyUseColumns,
   spendColumns,
+  TOUCH_KEYS_SQL,
   usageColumns,
 } from './pg-usage-sql.js';
 import { describeError } from './usage-sql.js';
@@ -33,13 +35,13 @@ port.on('message', (/** @type {ToWriter} */ msg) => {
       for (const v of msg.values) pending.push(v);
       const values = pending;
       pending = [];
-      const spend = msg.spend;
-      const bodies = msg.bodies;
+      const { spend, used, bodies } = msg;
       sql
         .begin((tx) => {
           const queries = [];
           if (values.length > 0) queries.push(tx.unsafe(INSERT_USAGE_SQL, usageColumns(values), { prepare: true }));
           if (spend.length > 0) queries.push(tx.unsafe(ADD_SPEND_SQL, spendColumns(spend), { prepare: true }));
+          if (used.length > 0) queries.push(tx.unsafe(TOUCH_KEYS_SQL, keyUseColumns(used), { prepare: true }));
           for (const b of bodies) queries.push(tx.unsafe(ADD_BODY_SQL, b, { prepare: true }));
           // Unawaited, they are pipelined with BEGIN and COMMIT.
           return queries;

@@ -89,6 +89,13 @@ const MIGRATIONS: string[] = [
      id TEXT PRIMARY KEY, name TEXT NOT NULL UNIQUE, models TEXT, mcp_tools TEXT,
      budget_usd DOUBLE PRECISION, token_budget BIGINT, budget_period TEXT,
      rpm BIGINT, tpm BIGINT, max_concurrency BIGINT, created_at BIGINT NOT NULL)`,
+  // The request log for incidents: a failed request's error message as its caller saw it (masked), and
+  // each upstream attempt (deployment, status, outcome, duration) as JSON.
+  `ALTER TABLE usage ADD COLUMN error_message TEXT`,
+  `ALTER TABLE usage ADD COLUMN attempt_log TEXT`,
+  // Each key's latest request, kept by the usage writer, so the key list shows it without a usage scan.
+  `CREATE TABLE IF NOT EXISTS key_last_used (key_id TEXT PRIMARY KEY, ts BIGINT NOT NULL)`,
+  `INSERT INTO key_last_used (key_id, ts) SELECT key_id, MAX(ts) FROM usage GROUP BY key_id`,
   // Body logging (config body_log): the masked request and reply of the chosen keys' requests, kept for
   // the retention period.
   `CREATE TABLE request_bodies (
@@ -336,6 +343,11 @@ export class PostgresStore implements Store {
       WHERE u.ts >= ${opts.sinceMs ?? 0} AND (${keyId}::text IS NULL OR u.key_id = ${keyId})
       GROUP BY day, u.key_id, k.name, dk.name, u.model ORDER BY day, "keyName" NULLS FIRST, u.model`;
     return [...rows];
+  }
+
+  async keysLastUsed(): Promise<Map<string, number>> {
+    const rows = await this.#sql<{ key_id: string; ts: string | number }[]>`SELECT key_id, ts FROM key_last_used`;
+    return new Map(rows.map((r) => [r.key_id, Number(r.ts)]));
   }
 
   async usageGroups(filter: UsageFilter, dims: UsageDimension[]): Promise<UsageGroup[]> {

@@ -32,7 +32,15 @@ import {
   type SumsRow,
 } from './usage-report-sql.ts';
 import { busyTimeoutPragma, LOOP_CHECKPOINT_PAGES, openPragmas } from './sqlite-pragmas.js';
-import { bodyValues, INSERT_BATCH, inTransaction, rowValues, spendDeltas, UsageStatements } from './usage-sql.js';
+import {
+  bodyValues,
+  INSERT_BATCH,
+  inTransaction,
+  keyUses,
+  rowValues,
+  spendDeltas,
+  UsageStatements,
+} from './usage-sql.js';
 import { SQLITE_WRITER, UsageThread, WRITE_SLICE_ROWS } from './usage-thread.ts';
 import { migrateSqlite, type Migrations, type OnMigrated } from './migrations.ts';
 
@@ -91,6 +99,13 @@ const MIGRATIONS: string[] = [
      id TEXT PRIMARY KEY, name TEXT NOT NULL UNIQUE, models TEXT, mcp_tools TEXT,
      budget_usd REAL, token_budget INTEGER, budget_period TEXT,
      rpm INTEGER, tpm INTEGER, max_concurrency INTEGER, created_at INTEGER NOT NULL)`,
+  // The request log for incidents: a failed request's error message as its caller saw it (masked), and
+  // each upstream attempt (deployment, status, outcome, duration) as JSON.
+  `ALTER TABLE usage ADD COLUMN error_message TEXT`,
+  `ALTER TABLE usage ADD COLUMN attempt_log TEXT`,
+  // Each key's latest request, kept by the usage writer, so the key list shows it without a usage scan.
+  `CREATE TABLE IF NOT EXISTS key_last_used (key_id TEXT PRIMARY KEY, ts BIGINT NOT NULL)`,
+  `INSERT INTO key_last_used (key_id, ts) SELECT key_id, MAX(ts) FROM usage GROUP BY key_id`,
   // Body logging (config body_log): the masked request and reply of the chosen keys' requests, kept for
   // the retention period.
   `CREATE TABLE request_bodies (
@@ -385,6 +400,7 @@ export class SqliteStore implements Store {
         usage.insert(rowValues(part));
       }
       usage.addSpend(spendDeltas(rows));
+      usage.touchKeys(keyUses(rows));
       usage.addBodies(bodyValues(rows));
     });
   }
@@ -396,6 +412,11 @@ export class SqliteStore implements Store {
       )
       .get(keyId, periodStart) as { nanos: number; tokens: number };
     return { nanos: row.nanos, tokens: row.tokens };
+  }
+
+  async keysLastUsed(): Promise<Map<string, number>> {
+    const rows = this.#db.prepare('SELECT key_id, ts FROM key_last_used').all() as { key_id: string; ts: number }[];
+    return new Map(rows.map((r) => [r.key_id, Number(r.ts)]));
   }
 
   async usageSummary(opts: { sinceMs?: number; keyId?: string }): Promise<UsageSummaryRow[]> {

@@ -42,6 +42,13 @@ export interface UsageRow {
   /** An MCP tool call's row (endpoint `/mcp`): the bytes of its arguments and of its result, as JSON; else absent. */
   requestBytes?: number | null;
   responseBytes?: number | null;
+  /** A failed request's error message as its caller was answered, masked; null or absent otherwise. */
+  errorMessage?: string | null;
+  /**
+   * Each upstream attempt, as JSON `[{deployment, status, outcome, duration_ms}]` in order; null or absent
+   * when none was made (refused before routing, an MCP call).
+   */
+  attemptLog?: string | null;
 }
 
 export interface SpendTotals {
@@ -77,7 +84,9 @@ export interface UsageFilter {
   /** Only rows whose status is in this range (inclusive). */
   status?: { min: number; max: number };
   requestId?: string;
-  /** A case-insensitive substring of the request id, model, deployment, error code or key name. */
+  /** One row, by its id in the table (the listing's `id`). */
+  rowId?: number;
+  /** A case-insensitive substring of the request id, model, deployment, error code, error message or key name. */
   text?: string;
 }
 
@@ -105,6 +114,8 @@ export interface UsageRecord extends UsageRow {
   id: number;
   keyName: string | null;
   keyMasked: string | null;
+  /** The key's team (a deleted key's as it was); null without one. */
+  keyTeam: string | null;
 }
 
 /** The key fields `updateKey` may change, and their columns (the same in every SQL store). */
@@ -202,6 +213,8 @@ export interface Store {
    * to the period it was in until the new one ends).
    */
   keySpend(keyId: string, periodStart: number): Promise<SpendTotals>;
+  /** Each key's latest usage row time (unix ms), deleted keys' too; a key never used is absent. */
+  keysLastUsed?(): Promise<Map<string, number>>;
   usageSummary(opts: { sinceMs?: number; keyId?: string }): Promise<UsageSummaryRow[]>;
   /** Totals per group of `dims` (none: one group for the whole range), ordered by the dimensions. */
   usageGroups(filter: UsageFilter, dims: UsageDimension[]): Promise<UsageGroup[]>;

@@ -62,14 +62,16 @@ function where(filter: UsageFilter, placeholder: (n: number) => string): Where {
   if (filter.errorsOnly === true) w.add('u.status >= 400');
   if (filter.status !== undefined) w.add('u.status BETWEEN ? AND ?', filter.status.min, filter.status.max);
   if (filter.requestId !== undefined) w.add('u.request_id = ?', filter.requestId);
+  if (filter.rowId !== undefined) w.add('u.id = ?', filter.rowId);
   if (filter.text !== undefined) {
     // The same pattern for every column; LOWER on both sides so SQLite and PostgreSQL match alike.
     const like = `%${filter.text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
     const m = "LIKE ? ESCAPE '\\'";
     w.add(
       `(LOWER(u.request_id) ${m} OR LOWER(u.model) ${m} OR LOWER(COALESCE(u.deployment, '')) ${m}` +
-        ` OR LOWER(COALESCE(u.error_code, '')) ${m} OR u.key_id IN (SELECT id FROM keys WHERE LOWER(name) ${m}` +
-        ` UNION SELECT id FROM deleted_keys WHERE LOWER(name) ${m}))`,
+        ` OR LOWER(COALESCE(u.error_code, '')) ${m} OR LOWER(COALESCE(u.error_message, '')) ${m}` +
+        ` OR u.key_id IN (SELECT id FROM keys WHERE LOWER(name) ${m} UNION SELECT id FROM deleted_keys WHERE LOWER(name) ${m}))`,
+      like,
       like,
       like,
       like,
@@ -172,12 +174,14 @@ export function usageRecordsQuery(
   if (page.beforeId !== undefined) w.add('u.id < ?', page.beforeId);
   w.params.push(page.limit);
   const text = `SELECT u.id AS id, u.ts AS ts, u.request_id AS request_id, u.key_id AS key_id, COALESCE(k.name, dk.name) AS key_name, COALESCE(k.masked, dk.masked) AS key_masked,
+      COALESCE(k.team, dk.team) AS key_team,
       u.endpoint AS endpoint, u.model AS model, u.deployment AS deployment, u.status AS status,
       u.input_tokens AS input_tokens, u.output_tokens AS output_tokens, u.cache_read_tokens AS cache_read_tokens,
       u.cache_write_tokens AS cache_write_tokens, u.cost_nanos AS cost_nanos, u.latency_ms AS latency_ms, u.ttfb_ms AS ttfb_ms,
       u.streamed AS streamed, u.attempts AS attempts, u.period_start AS period_start, u.error_code AS error_code, u.routing AS routing,
       u.cost_breakdown AS cost_breakdown, u.redactions AS redactions, u.session_id AS session_id,
-      u.request_bytes AS request_bytes, u.response_bytes AS response_bytes
+      u.request_bytes AS request_bytes, u.response_bytes AS response_bytes,
+      u.error_message AS error_message, u.attempt_log AS attempt_log
     FROM usage u LEFT JOIN keys k ON k.id = u.key_id LEFT JOIN deleted_keys dk ON dk.id = u.key_id ${w.text} ORDER BY u.id DESC LIMIT ${placeholder(w.params.length)}`;
   return { text, params: w.params };
 }
@@ -191,6 +195,7 @@ export function usageRecordFrom(r: Record<string, unknown>): UsageRecord {
     keyId: String(r.key_id),
     keyName: (r.key_name ?? null) as string | null,
     keyMasked: (r.key_masked ?? null) as string | null,
+    keyTeam: (r.key_team ?? null) as string | null,
     endpoint: String(r.endpoint),
     model: String(r.model),
     deployment: (r.deployment ?? null) as string | null,
@@ -212,5 +217,7 @@ export function usageRecordFrom(r: Record<string, unknown>): UsageRecord {
     sessionId: (r.session_id ?? null) as string | null,
     requestBytes: r.request_bytes === null || r.request_bytes === undefined ? null : n(r.request_bytes),
     responseBytes: r.response_bytes === null || r.response_bytes === undefined ? null : n(r.response_bytes),
+    errorMessage: (r.error_message ?? null) as string | null,
+    attemptLog: (r.attempt_log ?? null) as string | null,
   };
 }

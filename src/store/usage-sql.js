@@ -7,16 +7,25 @@
 
 const INSERT_USAGE_HEAD = `INSERT INTO usage (ts, request_id, key_id, endpoint, model, deployment, status, input_tokens,
   output_tokens, cache_read_tokens, cache_write_tokens, cost_nanos, latency_ms, ttfb_ms, streamed, attempts, period_start, error_code, routing,
-  cost_breakdown, redactions, session_id, request_bytes, response_bytes)`;
-const USAGE_COLUMNS = 24;
-/** Rows per INSERT statement (24 × 64 = 1,536 parameters, under SQLite's 32,766 limit). */
+  cost_breakdown, redactions, session_id, request_bytes, response_bytes, error_message, attempt_log)`;
+const USAGE_COLUMNS = 26;
+/** Rows per INSERT statement (26 × 64 = 1,664 parameters, under SQLite's 32,766 limit). */
 export const INSERT_BATCH = 64;
 
 const ADD_SPEND_SQL = `INSERT INTO key_spend (key_id, period_start, spent_nanos, spent_tokens) VALUES (?, ?, ?, ?)
   ON CONFLICT (key_id, period_start) DO UPDATE SET spent_nanos = spent_nanos + excluded.spent_nanos,
     spent_tokens = spent_tokens + excluded.spent_tokens`;
 
+/** Each key's latest use: a key list shows it without scanning the usage table (the newer time wins). */
+const TOUCH_KEY_SQL = `INSERT INTO key_last_used (key_id, ts) VALUES (?, ?)
+  ON CONFLICT (key_id) DO UPDATE SET ts = MAX(ts, excluded.ts)`;
+
 /** @typedef {string | number | null} SqlValue */
+
+/**
+ * One key's latest row time in a batch: [keyId, ts].
+ * @typedef {[string, number]} KeyUse
+ */
 
 /**
  * One logged request's bodies (body logging, already masked): [requestId, ts, keyId, request, response].
@@ -82,6 +91,8 @@ export function rowValues(rows) {
       r.sessionId ?? null,
       r.requestBytes ?? null,
       r.responseBytes ?? null,
+      r.errorMessage ?? null,
+      r.attemptLog ?? null,
     );
   }
   return values;
@@ -121,6 +132,21 @@ export function spendDeltas(rows) {
   return out;
 }
 
+/**
+ * Each key's newest row time in the batch: one upsert per key per batch, not per row.
+ * @param {readonly UsageRow[]} rows
+ * @returns {KeyUse[]}
+ */
+export function keyUses(rows) {
+  /** @type {Map<string, number>} */
+  const latest = new Map();
+  for (const r of rows) {
+    const seen = latest.get(r.keyId);
+    if (seen === undefined || r.ts > seen) latest.set(r.keyId, r.ts);
+  }
+  return [...latest];
+}
+
 /** The prepared statements of one connection. */
 export class UsageStatements {
   /** @readonly @type {DatabaseSync} */
@@ -129,6 +155,8 @@ export class UsageStatements {
   #inserts = new Map();
   /** @readonly @type {StatementSync} */
   #addSpend;
+  /** @readonly @type {StatementSync} */
+  #touchKey;
   /** @type {StatementSync | null} */
   #addBody = null;
 
@@ -136,6 +164,7 @@ export class UsageStatements {
   constructor(db) {
     this.#db = db;
     this.#addSpend = db.prepare(ADD_SPEND_SQL);
+    this.#touchKey = db.prepare(TOUCH_KEY_SQL);
   }
 
   /**
@@ -170,6 +199,14 @@ export class UsageStatements {
    */
   addSpend(deltas) {
     for (const [keyId, period, nanos, tokens] of deltas) this.#addSpend.run(keyId, period, nanos, tokens);
+  }
+
+  /**
+   * @param {readonly KeyUse[]} uses
+   * @returns {void}
+   */
+  touchKeys(uses) {
+    for (const [keyId, ts] of uses) this.#touchKey.run(keyId, ts);
   }
 }
 

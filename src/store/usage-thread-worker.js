@@ -3,7 +3,7 @@
 // on the event loop. Here they stall nobody.
 //
 // Messages, in order on one port: 'rows' (flat statement values of up to INSERT_BATCH rows; the first
-// of a batch opens its transaction), 'commit' (the batch's last rows and its spend totals; answered with
+// of a batch opens its transaction), 'commit' (the batch's last rows, its spend totals and its keys' latest use; answered with
 // its id and the error, if any), 'busy' (the lock wait), 'close'. A batch of up to INSERT_BATCH rows is
 // one 'commit': one wake-up of this thread a flush at low rates. A batch is all or nothing: after a
 // failed 'rows' the rest of the batch is skipped and its 'commit' rolls back and answers with that error.
@@ -15,11 +15,11 @@ import { DatabaseSync } from 'node:sqlite';
 import { parentPort, workerData } from 'node:worker_threads';
 import { describeError, rollback, UsageStatements } from './usage-sql.js';
 import { busyTimeoutPragma, openPragmas, THREAD_CHECKPOINT_PAGES } from './sqlite-pragmas.js';
-/** @import { BodyRow, SpendDelta, SqlValue } from './usage-sql.js' */
+/** @import { BodyRow, KeyUse, SpendDelta, SqlValue } from './usage-sql.js' */
 
 /**
  * @typedef {{ op: 'rows'; values: SqlValue[] }
- *   | { op: 'commit'; id: number; values: SqlValue[]; spend: SpendDelta[]; bodies: BodyRow[] }
+ *   | { op: 'commit'; id: number; values: SqlValue[]; spend: SpendDelta[]; used: KeyUse[]; bodies: BodyRow[] }
  *   | { op: 'busy'; ms: number }
  *   | { op: 'close' }} ToWriter
  */
@@ -70,6 +70,7 @@ port.on('message', (/** @type {ToWriter} */ msg) => {
           if (!open) db.exec('BEGIN IMMEDIATE');
           open = true;
           statements.addSpend(msg.spend);
+          statements.touchKeys(msg.used);
           statements.addBodies(msg.bodies);
           db.exec('COMMIT');
           open = false;

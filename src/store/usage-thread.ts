@@ -8,7 +8,7 @@ import { Worker } from 'node:worker_threads';
 // After the I/O callbacks already due: requests that arrived meanwhile are served first.
 import { setImmediate as yieldToIo } from 'node:timers/promises';
 import type { UsageRow } from './store.ts';
-import { bodyValues, INSERT_BATCH, rowValues, spendDeltas } from './usage-sql.js';
+import { bodyValues, INSERT_BATCH, keyUses, rowValues, spendDeltas } from './usage-sql.js';
 import type { FromWriter, ToWriter, WriterError } from './usage-thread-worker.js';
 
 /**
@@ -80,6 +80,7 @@ export class UsageThread {
       id,
       values: rowValues(tail),
       spend: spendDeltas(rows),
+      used: keyUses(rows),
       bodies: bodyValues(rows),
     } satisfies ToWriter);
     return done;

@@ -213,8 +213,9 @@ test('the dashboard signs a viewer in with SSO in Chromium: it reads, and a new 
     );
     await page.screenshot({ path: join(SHOTS, 'keys-as-viewer.png'), fullPage: true });
     assert.equal(await page.locator('#new-key').isVisible(), false, 'a viewer is offered no new key');
-    // The key list is searched, sorted and paged in the page.
-    await page.fill('#keys-search', 'payments');
+    assert.equal(await page.locator('#nav a[data-view=audit]').isVisible(), false, 'nor the audit trail');
+    // The key list is searched (by name, masked key, team or model), sorted and paged in the page.
+    await page.fill('#keys-search', 'payments-svc');
     assert.deepEqual(await page.locator('#keys-table tbody tr td:first-child').allInnerTexts(), [
       'payments-svc',
       'payments-svc-2',

@@ -1,9 +1,11 @@
 // The dashboard at /ui/ in headless Chromium (Debian's, driven by playwright-core): sign in with the admin
 // token, create a key, see it listed, send a request with it, and find that request in the latest requests
-// and its cost in the usage view. A screenshot of each view lands in a temp directory for a person to look at.
+// and its cost in the usage view; a failed request opens into its detail; the audit trail lists, filters and
+// exports the changes; the key list searches, sorts, pages and says when each key was last used; a chart
+// series keeps its colour. A screenshot of each view lands in a temp directory for a person to look at.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
@@ -30,10 +32,25 @@ const skip =
 before(async () => {
   if (skip) return;
   fx = await startFixture({
+    // Both deployments of flaky-ui fail (the mock's behaviour below), each echoing the provider key.
+    extraModels: `  - name: flaky-ui
+    max_retries: 1
+    deployments:
+      - { provider: up, model: fail-a, priority: 0 }
+      - { provider: up, model: fail-b, priority: 1 }`,
     extraConfig: `admin_token: "\${ADMIN_TOKEN}"
 mcp_servers:
   - { name: local, command: "${process.execPath}", args: ["${STDIO_SERVER}"], timeout_ms: 5000 }`,
     env: { ADMIN_TOKEN: ADMIN },
+  });
+  fx.up.setBehaviour((req) => {
+    const model = (req.json as { model?: string } | undefined)?.model;
+    if (model !== 'fail-a' && model !== 'fail-b') return undefined;
+    return {
+      kind: 'status',
+      status: model === 'fail-a' ? 500 : 503,
+      body: { error: { message: `${model} broke while using ${UPSTREAM_SECRET}`, type: 'server_error' } },
+    };
   });
   profile = mkdtempSync(join(tmpdir(), 'modelgate-chromium-'));
   // A fresh profile directory per run (Playwright passes it as --user-data-dir).
@@ -92,7 +109,8 @@ test('dashboard: sign in, create a key, use it, see the request and its cost', {
 
   await page.click('#new-key');
   await page.fill('#key-form [name=name]', 'browser-made');
-  await page.fill('#key-form [name=models]', 'gpt-up');
+  // The model is picked from the catalog.
+  await page.check('#key-model-options input[value="gpt-up"]');
   await page.fill('#key-form [name=rpm]', '60');
   await page.fill('#key-form [name=budget_usd]', '2.5');
   await page.screenshot({ path: join(SHOTS, 'new-key-dialog.png') });
@@ -257,4 +275,230 @@ test('dashboard files: content types, a strict CSP, no inline script or style; u
   const bare = await fetch(`${fx.gw.url}/ui`, { redirect: 'manual' });
   assert.equal(bare.status, 308);
   assert.equal(bare.headers.get('location'), '/ui/');
+});
+
+interface DomLike {
+  document: { querySelectorAll(selector: string): { length: number } };
+}
+
+/**
+ * Resolves when exactly `n` elements match: the page's own polling, with a function (the page's CSP
+ * refuses a string to evaluate).
+ */
+function countIs(page: Page, selector: string, n: number): Promise<unknown> {
+  return page.waitForFunction(
+    ([sel, want]) => (globalThis as unknown as DomLike).document.querySelectorAll(sel).length === want,
+    [selector, n] as const,
+  );
+}
+
+/** A new tab, signed in with the admin token, at `hash`. */
+async function signedIn(hash: string): Promise<{ page: Page; problems: string[] }> {
+  const page = await context.newPage();
+  const problems = watchProblems(page);
+  page.on('dialog', (d) => void d.accept());
+  await page.goto(`${fx.gw.url}/ui/${hash}`);
+  await page.fill('#token', ADMIN);
+  await page.click('#signin-form button[type=submit]');
+  await page.waitForSelector('#nav:not([hidden])');
+  return { page, problems };
+}
+
+const adminCall = (path: string, opts: { method?: string; body?: unknown } = {}) =>
+  call(fx, { path, auth: ADMIN, ...opts });
+
+const chatAs = async (key: string, model: string) => {
+  const res = await fetch(`${fx.gw.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hello' }] }),
+  });
+  await res.arrayBuffer();
+  return { status: res.status, requestId: res.headers.get('x-request-id') ?? '' };
+};
+
+test('dashboard: a failed request opens into its detail, the provider key masked, both deployments tried', {
+  skip,
+}, async () => {
+  const created = await adminCall('/admin/keys', { body: { name: 'incident-ui', team: 'payments' } });
+  assert.equal(created.status, 201, created.text);
+  const key = (created.json as { key: string }).key;
+  const failed = await chatAs(key, 'flaky-ui');
+  assert.equal(failed.status, 502);
+  const ok = await chatAs(key, 'gpt-up');
+  assert.equal(ok.status, 200);
+
+  const { page, problems } = await signedIn('#requests');
+  await page.fill('#requests-filter [name=status]', '5xx');
+  await page.fill('#requests-filter [name=team]', 'payments');
+  await page.click('#requests-filter button[type=submit]');
+  // Only the 5xx request of the team (the unfiltered list before it holds every request).
+  await countIs(page, '#requests-table tbody tr', 1);
+  const row = page.locator(`#requests-table tbody tr[data-request-id="${failed.requestId}"]`);
+  await row.waitFor();
+  await page.screenshot({ path: join(SHOTS, 'requests-filtered.png'), fullPage: true });
+
+  await row.click();
+  await page.locator('#request-attempts tbody tr[data-deployment="flaky-ui#1"]').waitFor();
+  const attempts = await page.locator('#request-attempts tbody tr').allInnerTexts();
+  assert.equal(attempts.length, 2);
+  assert.match(attempts[0], /^1\tflaky-ui#0\t500\tstatus_500\t\d+ ms$/);
+  assert.match(attempts[1], /^2\tflaky-ui#1\t503\tstatus_503\t\d+ ms$/);
+  const message = await page.locator('#request-message').innerText();
+  assert.match(message, /Upstream said: fail-b broke while using sk-u…/);
+  assert.ok(!(await page.content()).includes(UPSTREAM_SECRET), 'the provider key is nowhere in the page');
+  const facts = await page.locator('#request-facts').innerText();
+  assert.match(facts, /incident-ui/);
+  assert.match(facts, /payments/);
+  assert.match(facts, /502/);
+  assert.equal(await page.evaluate('location.hash'), `#requests/${failed.requestId}`, 'the address names it');
+  await page.screenshot({ path: join(SHOTS, 'request-detail.png') });
+  await page.click('#request-close');
+  await page.waitForFunction(
+    () => (globalThis as unknown as { location: { hash: string } }).location.hash === '#requests',
+  );
+
+  // A request id typed in opens it; a success lists its token classes and cost.
+  await page.fill('#request-jump [name=request_id]', ok.requestId);
+  await page.click('#request-jump button[type=submit]');
+  await page.locator('#request-cost tbody tr[data-class="output"]').waitFor();
+  assert.match(await page.locator('#request-attempts tbody tr').innerText(), /gpt-up#0\t200\tanswer/);
+  assert.equal(await page.locator('#request-message-box').isHidden(), true, 'no error to show');
+  await page.screenshot({ path: join(SHOTS, 'request-detail-ok.png') });
+  await page.click('#request-close');
+
+  // The address opens it again in a tab signed in.
+  await page.goto(`${fx.gw.url}/ui/#requests/${failed.requestId}`);
+  await page.locator('#request-attempts tbody tr[data-deployment="flaky-ui#0"]').waitFor();
+  await page.click('#request-close');
+  await page.fill('#request-jump [name=request_id]', 'req_not_in_the_log');
+  await page.click('#request-jump button[type=submit]');
+  await page.waitForSelector('#request-error:has-text("no request")');
+  // The unknown request id is answered 404, which Chromium logs as a failed load.
+  assert.deepEqual(
+    problems.filter((p) => !/status of 404/.test(p)),
+    [],
+  );
+  await page.close();
+});
+
+test('dashboard: the audit trail lists, filters and exports the changes', { skip }, async () => {
+  const created = (await adminCall('/admin/keys', { body: { name: 'audited-ui' } })).json as { id: string };
+  assert.equal((await adminCall(`/admin/keys/${created.id}`, { method: 'PATCH', body: { rpm: 5 } })).status, 200);
+  const { page, problems } = await signedIn('#audit');
+  await page.locator('#audit-table tbody tr[data-action="key.update"][data-target="audited-ui"]').waitFor();
+  await page.fill('#audit-filter [name=target]', 'audited-ui');
+  await page.click('#audit-filter button[type=submit]');
+  await countIs(page, '#audit-table tbody tr', 2);
+  const rows = await page.locator('#audit-table tbody tr').allInnerTexts();
+  assert.match(rows[0], /key\.update/);
+  assert.match(rows[0], /rpm: – → 5/, 'the field that changed, before and after');
+  assert.match(rows[1], /key\.create/);
+  assert.match(rows[1], /created/);
+  await page.fill('#audit-filter [name=action]', 'key.create');
+  await page.click('#audit-filter button[type=submit]');
+  await countIs(page, '#audit-table tbody tr', 1);
+  await page.screenshot({ path: join(SHOTS, 'audit.png'), fullPage: true });
+
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('#audit-csv')]);
+  assert.equal(download.suggestedFilename(), 'modelgate-audit.csv');
+  const csv = readFileSync(await download.path(), 'utf8').split('\r\n');
+  assert.match(csv[0], /^at,actor_kind,actor,source,action,target_kind,target_id,target_name,before,after/);
+  assert.equal(csv.filter((l) => l.includes('audited-ui')).length, 1, 'the filtered entries only');
+  assert.match(csv.find((l) => l.includes('audited-ui')) ?? '', /key\.create/);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('dashboard: the key list searches, sorts, pages and says when each key was last used; models from the catalog', {
+  skip,
+}, async () => {
+  const keys: Record<string, string> = {};
+  for (let i = 0; i < 27; i++) {
+    const name = `bulk-${String(i).padStart(2, '0')}`;
+    keys[name] = ((await adminCall('/admin/keys', { body: { name } })).json as { key: string }).key;
+  }
+  assert.equal((await chatAs(keys['bulk-05'], 'gpt-up')).status, 200);
+  const { page, problems } = await signedIn('#keys');
+  await page.locator('#keys-table tbody tr', { hasText: 'bulk-00' }).waitFor();
+  assert.equal(await page.locator('#keys-table tbody tr').count(), 25, 'a page of 25');
+  assert.match(await page.locator('#keys-page').innerText(), /page 1 of 2/);
+  await page.click('#keys-next');
+  assert.match(await page.locator('#keys-page').innerText(), /page 2 of 2/);
+  assert.ok((await page.locator('#keys-table tbody tr').count()) >= 1);
+
+  await page.fill('#keys-search', 'bulk-2');
+  await countIs(page, '#keys-table tbody tr', 7);
+  assert.match(await page.locator('#keys-page').innerText(), /^7 keys · page 1 of 1/);
+  await page.fill('#keys-search', 'bulk-');
+  await page.selectOption('#keys-sort', 'used');
+  const first = page.locator('#keys-table tbody tr').first();
+  assert.match(await first.innerText(), /^bulk-05\t/, 'the one used first when sorted by last use');
+  assert.equal(await first.locator('td.last-used').innerText(), 'just now');
+  assert.equal(await page.locator('#keys-table tbody tr').nth(1).locator('td.last-used').innerText(), 'never');
+  await page.screenshot({ path: join(SHOTS, 'keys-sorted.png'), fullPage: true });
+
+  // Models are picked from the catalog; a pattern goes in the field beside.
+  await page.click('#new-key');
+  await page.locator('#key-model-options input[value="flaky-ui"]').waitFor();
+  const offered = await page
+    .locator('#key-model-options input')
+    .evaluateAll((els) => els.map((e) => (e as unknown as { value: string }).value));
+  for (const m of ['gpt-up', 'claude-up', 'flaky-ui', 'gpt-mock']) assert.ok(offered.includes(m), m);
+  await page.fill('#key-form [name=name]', 'picked-models');
+  await page.check('#key-model-options input[value="claude-up"]');
+  await page.check('#key-model-options input[value="gpt-up"]');
+  await page.fill('#key-form [name=models]', 'gpt-mock*');
+  await page.screenshot({ path: join(SHOTS, 'key-dialog-models.png') });
+  await page.click('#key-save');
+  await page.waitForSelector('#new-key-shown:not([hidden])');
+  const made = (await adminCall('/admin/keys/picked-models')).json as { models: string[] };
+  assert.deepEqual([...made.models].sort(), ['claude-up', 'gpt-mock*', 'gpt-up']);
+  await page.fill('#keys-search', 'picked-models');
+  await page
+    .locator('#keys-table tbody tr', { hasText: 'picked-models' })
+    .getByRole('button', { name: 'Edit' })
+    .click();
+  await page.locator('#key-model-options input[value="gpt-up"]').waitFor();
+  assert.equal(await page.isChecked('#key-model-options input[value="gpt-up"]'), true);
+  assert.equal(await page.isChecked('#key-model-options input[value="flaky-ui"]'), false);
+  assert.equal(await page.inputValue('#key-form [name=models]'), 'gpt-mock*');
+  await page.click('#key-cancel');
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('dashboard: a series keeps its colour in every chart and range; the last 24 hours are drawn by the hour', {
+  skip,
+}, async () => {
+  const { page, problems } = await signedIn('#usage');
+  const fillOf = (chart: string, series: string) =>
+    page
+      .locator(`#${chart} svg rect`, { has: page.locator('title', { hasText: ` · ${series}: ` }) })
+      .first()
+      .getAttribute('fill');
+  await page.locator('#chart-cost-model svg').waitFor();
+  const gptCost = await fillOf('chart-cost-model', 'gpt-up');
+  assert.match(gptCost ?? '', /^#[0-9a-f]{6}$/);
+  assert.equal(await fillOf('chart-tokens-model', 'gpt-up'), gptCost, 'the same in the tokens chart');
+  const keyCost = await fillOf('chart-cost-key', 'bulk-05');
+  assert.equal(await fillOf('chart-tokens-key', 'bulk-05'), keyCost);
+  assert.notEqual(keyCost, gptCost, 'two series on one page never share a colour');
+
+  await page.selectOption('#usage-range', '30');
+  // Thirty days: every third day labelled.
+  await countIs(page, '#chart-cost-model svg > text[text-anchor="middle"]', 10);
+  assert.equal(await fillOf('chart-cost-model', 'gpt-up'), gptCost, 'and in another range');
+
+  await page.selectOption('#usage-range', '1');
+  await page.waitForSelector('figcaption .bucket:has-text("hour")');
+  const labels = await page
+    .locator('#chart-cost-model svg > text[text-anchor="middle"]')
+    .evaluateAll((els) => els.map((e) => e.textContent ?? ''));
+  assert.ok(labels.length >= 6, labels.join(' '));
+  for (const l of labels) assert.match(l, /^\d\d:00$/, 'hours, not days');
+  assert.equal(await fillOf('chart-cost-model', 'gpt-up'), gptCost, 'and by the hour');
+  await page.screenshot({ path: join(SHOTS, 'usage-24h.png'), fullPage: true });
+  assert.deepEqual(problems, []);
+  await page.close();
 });

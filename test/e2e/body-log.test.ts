@@ -13,6 +13,7 @@ let up: MockUpstream;
 let gw: GatewayProcess;
 const CARD = '4111 1111 1111 1111';
 const SECRET = 'sk-proj-abcdefghijklmnopqrstuvwxyz0123456789';
+const ADMIN = 'admin-token-for-body-log-0123456789abcdef';
 
 before(async () => {
   up = await startMockUpstream();
@@ -20,6 +21,7 @@ before(async () => {
   gw = await startGateway({
     configYaml: `database: "{{DB}}"
 usage_flush_ms: 20
+admin_token: "${ADMIN}"
 body_log: { teams: [incident], retention_days: 3, max_bytes: 300 }
 providers:
   - { name: up, kind: openai, base_url: "${up.url}/v1", api_key: "sk-upstream-0123456789" }
@@ -79,6 +81,10 @@ test('a logged teamâ€™s request and reply are kept masked and cut; another keyâ€
   }
   assert.match(bodiesOf(whole)!.response!, /\[REDACTED:email\]/);
   assert.match(bodiesOf(streamed)!.response!, /^data: /, 'a stream is kept as the caller got its events');
+  const detail = await fetch(`${gw.url}/admin/requests/${whole}`, { headers: { authorization: `Bearer ${ADMIN}` } });
+  assert.equal(detail.status, 200);
+  const shown = (await detail.json()) as { request_body: string; response_body: string };
+  assert.deepEqual([shown.request_body, shown.response_body], [bodiesOf(whole)!.request, bodiesOf(whole)!.response]);
   await waitUntil(async () => {
     const db = new DatabaseSync(gw.dbPath, { readOnly: true });
     const n = (db.prepare('SELECT COUNT(*) AS n FROM usage WHERE request_id = ?').get(unlogged) as { n: number }).n;

@@ -6,6 +6,8 @@ import assert from 'node:assert/strict';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { openApiDocument, OPERATIONS } from '../../src/admin/api/openapi.ts';
 import { createKeyBody } from '../../src/admin/api/key-bodies.ts';
+import { requestDetail } from '../../src/admin/operations/usage-operations.ts';
+import { SqliteStore } from '../../src/store/sqlite-store.ts';
 
 type Json = Record<string, any>;
 const doc = openApiDocument(OPERATIONS) as Json;
@@ -40,7 +42,14 @@ function compile(schema: Json) {
 
 test('the admin OpenAPI document: every route, every schema compiles, every $ref resolves', () => {
   assert.equal(doc.openapi, '3.1.0');
-  for (const path of ['/admin/keys', '/admin/keys/{id}', '/admin/usage', '/admin/requests', '/admin/providers/{name}'])
+  for (const path of [
+    '/admin/keys',
+    '/admin/keys/{id}',
+    '/admin/usage',
+    '/admin/requests',
+    '/admin/requests/{id}',
+    '/admin/providers/{name}',
+  ])
     assert.ok(doc.paths[path] !== undefined, path);
   let count = 0;
   for (const schema of schemasOf(doc.paths)) {
@@ -69,4 +78,52 @@ test('the provider and model bodies are the config file’s own schemas', () => 
   const check = compile(provider);
   assert.equal(check({ name: 'up', kind: 'openai', base_url: 'https://api.openai.com/v1', api_key: 'k' }), true);
   assert.equal(check({ name: 'up', kind: 'no-such-kind' }), false);
+});
+
+test('a request detail as the API builds it from a stored row fits the document’s schema for it', async () => {
+  const store = new SqliteStore(':memory:');
+  try {
+    await store.writeUsage([
+      {
+        ts: Date.UTC(2026, 10, 1),
+        requestId: 'req_detail',
+        keyId: 'key_gone',
+        endpoint: '/v1/messages',
+        model: 'claude',
+        deployment: 'claude#1',
+        status: 502,
+        inputTokens: 0,
+        outputTokens: 0,
+        cacheReadTokens: 0,
+        cacheWriteTokens: 0,
+        costNanos: 0,
+        latencyMs: 40,
+        ttfbMs: null,
+        streamed: false,
+        attempts: 2,
+        periodStart: 0,
+        errorCode: 'upstream_error',
+        routing: null,
+        errorMessage: 'Upstream said: overloaded',
+        attemptLog: JSON.stringify([
+          { deployment: 'claude#0', status: null, outcome: 'timeout', duration_ms: 30 },
+          { deployment: 'claude#1', status: 529, outcome: 'status_529', duration_ms: 10 },
+        ]),
+      },
+    ]);
+    const detail = await requestDetail(store, 'req_detail');
+    const op = doc.paths['/admin/requests/{id}'].get as Json;
+    assert.deepEqual(
+      op.parameters.map((p: Json) => [p.name, p.in]),
+      [['id', 'path']],
+    );
+    const check = compile(op.responses['200'].content['application/json'].schema as Json);
+    assert.equal(check(detail), true, JSON.stringify(check.errors));
+    assert.equal((detail.attempt_log as unknown[]).length, 2);
+    assert.equal(check({ ...detail, attempt_log: [{ deployment: 'x' }] }), false, 'an attempt without its fields');
+    await assert.rejects(requestDetail(store, 'req_other'), /no request "req_other"/);
+    await assert.rejects(requestDetail(store, 'req_detail', { team: 'payments' }), /no request/, 'another team’s');
+  } finally {
+    await store.close();
+  }
 });

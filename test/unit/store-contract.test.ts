@@ -274,6 +274,45 @@ function contract(name: string, open: () => Promise<Store>): void {
       }
     });
 
+    test('the request log keeps the error message and the attempts; one row by its id; each key’s last use', async () => {
+      const store = await open();
+      try {
+        await store.insertKey(key({ team: 'platform' }));
+        const attempts = JSON.stringify([
+          { deployment: 'gpt-4o#0', status: 500, outcome: 'status_500', duration_ms: 12 },
+          { deployment: 'gpt-4o#1', status: null, outcome: 'timeout', duration_ms: 30000 },
+        ]);
+        await store.writeUsage([
+          row({ requestId: 'ok-1', ts: T0, attemptLog: '[]' }),
+          row({
+            requestId: 'failed-1',
+            ts: T0 + 5,
+            status: 502,
+            errorCode: 'upstream_error',
+            errorMessage: 'Upstream said: quota "exceeded" for sk-u…XYZa',
+            attemptLog: attempts,
+          }),
+          row({ requestId: 'other-key', keyId: 'key_b', ts: T0 - DAY }),
+        ]);
+        await store.writeUsage([row({ requestId: 'older', ts: T0 - 1 })]);
+        const [failed] = await store.usageRecords({ requestId: 'failed-1' }, { limit: 1 });
+        assert.equal(failed.errorMessage, 'Upstream said: quota "exceeded" for sk-u…XYZa');
+        assert.equal(failed.attemptLog, attempts);
+        assert.equal(failed.keyTeam, 'platform');
+        const [byId] = await store.usageRecords({ rowId: failed.id }, { limit: 1 });
+        assert.equal(byId.requestId, 'failed-1');
+        assert.equal((await store.usageRecords({ text: 'EXCEEDED' }, { limit: 10 })).length, 1, 'q finds the message');
+        const [ok] = await store.usageRecords({ requestId: 'ok-1' }, { limit: 1 });
+        assert.equal(ok.errorMessage, null);
+        const lastUsed = await store.keysLastUsed!();
+        assert.equal(lastUsed.get('key_a'), T0 + 5, 'the newest row of the key, not the last written');
+        assert.equal(lastUsed.get('key_b'), T0 - DAY, 'a key the store no longer has keeps its time');
+        assert.equal(lastUsed.has('key_never'), false);
+      } finally {
+        await store.close();
+      }
+    });
+
     test('usage text survives as written: quotes, backslashes, commas, braces, NULL as a word, non-ASCII', async () => {
       const store = await open();
       try {

@@ -42,6 +42,11 @@ async function setup(): Promise<{ store: SqliteStore; keyId: string; masked: str
       status: 502,
       errorCode: 'upstream_error',
       costNanos: 0,
+      errorMessage: 'Upstream said: overloaded (key sk-u…XYZa)',
+      attemptLog: JSON.stringify([
+        { deployment: 'claude-up#0', status: 529, outcome: 'status_529', duration_ms: 12 },
+        { deployment: 'claude-up#1', status: null, outcome: 'timeout', duration_ms: 3000 },
+      ]),
     }),
     row({ requestId: 'r3' }),
   ]);
@@ -94,5 +99,31 @@ test('requests: newest first with the key masked, a cursor for the older page, J
   assert.deepEqual([older.data.map((r) => r.request_id), older.next_cursor], [['r1'], null]);
   assert.match(await run(requestsCommand, store, ['--errors']), /upstream_error/);
   await assert.rejects(run(requestsCommand, store, ['--limit', 'x']), /--limit must be a whole number/);
+  await store.close();
+});
+
+test('requests: the request log’s filters; show ID prints the error its caller saw and each attempt', async () => {
+  const { store } = await setup();
+  const ids = async (...args: string[]): Promise<string[]> =>
+    (JSON.parse(await run(requestsCommand, store, [...args, '--json'])) as { data: { request_id: string }[] }).data.map(
+      (r) => r.request_id,
+    );
+  assert.deepEqual(await ids('--status', '5xx'), ['r2']);
+  assert.deepEqual(await ids('--status', '200'), ['r3', 'r1']);
+  assert.deepEqual(await ids('--q', 'OVERLOADED'), ['r2']);
+  assert.deepEqual(await ids('--request-id', 'r1'), ['r1']);
+  assert.deepEqual(await ids('--team', 'nobody'), []);
+  await assert.rejects(run(requestsCommand, store, ['--status', 'bad']), /status must be a status code/);
+
+  const shown = await run(requestsCommand, store, ['show', 'r2']);
+  assert.match(shown, /^request {4}r2$/m);
+  assert.match(shown, /^status {5}502 upstream_error$/m);
+  assert.match(shown, /^error {6}Upstream said: overloaded \(key sk-u…XYZa\)$/m);
+  assert.match(shown, /^1 +claude-up#0 +529 +status_529 +12$/m);
+  assert.match(shown, /^2 +claude-up#1 +- +timeout +3000$/m);
+  const json = JSON.parse(await run(requestsCommand, store, ['show', 'r2', '--json'])) as { attempt_log: unknown[] };
+  assert.equal(json.attempt_log.length, 2);
+  await assert.rejects(run(requestsCommand, store, ['show', 'r9']), /no request "r9"/);
+  await assert.rejects(run(requestsCommand, store, ['show']), /one request id/);
   await store.close();
 });

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import v8 from 'node:v8';
-import { rowValues, spendDeltas } from '../../src/store/usage-sql.js';
+import { keyUses, rowValues, spendDeltas } from '../../src/store/usage-sql.js';
 import type { UsageRow } from '../../src/store/store.ts';
 
 function row(over: Partial<UsageRow>): UsageRow {
@@ -31,7 +31,7 @@ function row(over: Partial<UsageRow>): UsageRow {
   };
 }
 
-test("statement values are the 24 columns of each row in the insert's order, streamed as 1", () => {
+test("statement values are the 26 columns of each row in the insert's order, streamed as 1", () => {
   assert.deepEqual(
     rowValues([
       row({}),
@@ -45,6 +45,8 @@ test("statement values are the 24 columns of each row in the insert's order, str
         sessionId: 'sess-1',
         requestBytes: 12,
         responseBytes: 34,
+        errorMessage: 'Upstream said: no',
+        attemptLog: '[]',
       }),
     ]),
     [
@@ -72,6 +74,8 @@ test("statement values are the 24 columns of each row in the insert's order, str
       null,
       null,
       null,
+      null,
+      null,
       1_700_000_000_000,
       'req_2',
       'key_a',
@@ -96,6 +100,8 @@ test("statement values are the 24 columns of each row in the insert's order, str
       'sess-1',
       12,
       34,
+      'Upstream said: no',
+      '[]',
     ],
   );
 });
@@ -124,4 +130,20 @@ test('spend is summed per key and period, and rows that cost nothing and used no
     ['key_a', 5, 100, 18],
     ['key_b', 0, 7, 0],
   ]);
+});
+
+test("each key's latest row time in a batch, once per key (ON CONFLICT takes a key once per statement)", () => {
+  assert.deepEqual(
+    keyUses([
+      row({ ts: 5 }),
+      row({ keyId: 'key_b', ts: 9 }),
+      row({ ts: 7 }),
+      row({ ts: 6 }),
+      row({ keyId: 'key_b', ts: 1 }),
+    ]),
+    [
+      ['key_a', 7],
+      ['key_b', 9],
+    ],
+  );
 });

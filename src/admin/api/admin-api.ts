@@ -22,7 +22,14 @@ import {
   updateKey,
   type KeyOperations,
 } from '../operations/key-operations.ts';
-import { latestRequests, parseGroupBy, toCsv, usageReport, type UsageQuery } from '../operations/usage-operations.ts';
+import {
+  latestRequests,
+  parseGroupBy,
+  requestDetail,
+  toCsv,
+  usageReport,
+  type UsageQuery,
+} from '../operations/usage-operations.ts';
 import { deploymentHealth, resetDeployment } from '../operations/deployment-health.ts';
 import { reconcileExport } from '../operations/reconcile-operations.ts';
 import type { AlertLog, AlertRecord } from '../../store/alert-log.ts';
@@ -208,6 +215,12 @@ function checkTeam(c: Call, team: string | null | undefined): void {
   });
 }
 
+/** A key's latest request time as the key list shows it; null for a key never used. */
+function lastUsedAt(lastUsed: ReadonlyMap<string, number>, id: unknown): string | null {
+  const ts = lastUsed.get(String(id));
+  return ts === undefined ? null : new Date(ts).toISOString();
+}
+
 /** The team field of a record, when this build's keys have one. */
 function teamOf(record: object): string | null | undefined {
   return (record as { team?: string | null }).team;
@@ -217,7 +230,7 @@ function toGatewayError(err: unknown): GatewayError {
   if (err instanceof GatewayError) return err;
   if (err instanceof UsageError) {
     const code = err.kind === 'not_found' ? 'not_found' : err.kind === 'conflict' ? 'conflict' : 'invalid_request';
-    return new GatewayError(code, { message: err.message });
+    return new GatewayError(code, { message: err.message, param: err.param });
   }
   if (err instanceof z.ZodError) {
     const issue = err.issues[0];
@@ -237,8 +250,15 @@ async function route(c: Call, segments: string[]): Promise<void> {
       case 'keys':
         return allow(c, method, ['GET', 'POST'], async () => {
           if (method === 'GET') {
-            const all = await listKeysWithSpend(c.gw.store);
-            const data = c.actor.role === 'team_admin' ? all.filter((k) => teamOf(k) === c.actor.team) : all;
+            // This replica's queued rows first: a key used a moment ago shows it.
+            await c.gw.usage.flush();
+            const [all, lastUsed] = await Promise.all([
+              listKeysWithSpend(c.gw.store),
+              c.gw.store.keysLastUsed?.() ?? new Map<string, number>(),
+            ]);
+            const data = (c.actor.role === 'team_admin' ? all.filter((k) => teamOf(k) === c.actor.team) : all).map(
+              (k) => ({ ...k, last_used_at: lastUsedAt(lastUsed, k.id) }),
+            );
             return reply(c, 200, JSON.stringify({ data }));
           }
           const body = createKeyBody.parse(await jsonBody(c));
@@ -316,6 +336,14 @@ async function route(c: Call, segments: string[]): Promise<void> {
         );
     }
   }
+  // One request of the log, with its error message and attempts (GET /admin/requests/{id}).
+  if (first === 'requests' && segments.length === 2 && id !== '')
+    return allow(c, method, ['GET'], async () => {
+      knownParams(c.query, NO_PARAMS, `GET /admin/requests/{id}`);
+      await c.gw.usage.flush();
+      const scope = c.actor.role === 'team_admin' ? { team: c.actor.team ?? '' } : {};
+      return reply(c, 200, JSON.stringify(await requestDetail(c.gw.store, decodeSegment(id), scope)));
+    });
   // Each configured MCP server's state (up, connecting, down), tool count and last error.
   if (first === 'mcp' && id === 'servers' && segments.length === 2)
     return allow(c, method, ['GET'], () =>
@@ -476,8 +504,18 @@ function usageQuery(query: URLSearchParams, actor?: Principal): UsageQuery {
   }
   // A team administrator's reports are its team's whatever it asks; without a team, they hold nothing.
   if (actor?.role === 'team_admin') q.team = actor.team ?? '';
+  const endpoint = q.endpoint;
+  // Every logged endpoint is a path (`/v1/messages`, `/mcp`): anything else could match nothing.
+  if (endpoint !== undefined && !endpoint.startsWith('/'))
+    throw new UsageError(
+      `endpoint is a path as the log shows it (/v1/chat/completions, /mcp), not "${endpoint}"`,
+      'invalid',
+      'endpoint',
+    );
   const errors = query.get('errors');
   if (errors === 'true' || errors === '1') q.errorsOnly = true;
+  else if (errors !== null && errors !== '' && errors !== 'false' && errors !== '0')
+    throw new UsageError(`errors is true or false, not "${errors}"`, 'invalid', 'errors');
   return q;
 }
 
@@ -498,13 +536,24 @@ const REQUEST_PARAMS: ReadonlySet<string> = new Set([
   'before',
 ]);
 
+const NO_PARAMS: ReadonlySet<string> = new Set();
+
+/** A filter the route does not take, or one given twice (only one value could count), is a 400 naming it. */
 function knownParams(query: URLSearchParams, known: ReadonlySet<string>, where: string): void {
-  for (const name of query.keys())
+  const seen = new Set<string>();
+  for (const name of query.keys()) {
     if (!known.has(name))
       throw new GatewayError('invalid_request', {
-        message: `unknown filter "${name}"; ${where} takes ${[...known].join(', ')}`,
+        message:
+          known.size === 0
+            ? `unknown parameter "${name}"; ${where} takes none`
+            : `unknown filter "${name}"; ${where} takes ${[...known].join(', ')}`,
         param: name,
       });
+    if (seen.has(name))
+      throw new GatewayError('invalid_request', { message: `${name} is given twice; give it once`, param: name });
+    seen.add(name);
+  }
 }
 
 /** The request log's own filters: a status code or class, one request id, a substring. */
@@ -523,7 +572,7 @@ function intParam(query: URLSearchParams, name: string): number | undefined {
   const v = query.get(name);
   if (v === null || v === '') return undefined;
   const n = Number(v);
-  if (!Number.isSafeInteger(n) || n < 0) throw new UsageError(`${name} must be a whole number`);
+  if (!Number.isSafeInteger(n) || n < 0) throw new UsageError(`${name} must be a whole number`, 'invalid', name);
   return n;
 }
 

@@ -19,6 +19,7 @@ import {
   meView,
   reconcileQuery,
   reconcileView,
+  requestDetailView,
   requestsPageView,
   requestsQuery,
   usageQuery,
@@ -113,6 +114,13 @@ const REPORT_OPERATIONS: Operations = {
       summary: 'The latest requests, newest first',
       query: requestsQuery,
       answers: { 200: { description: 'A page of usage rows', schema: requestsPageView }, 400: 'error', 404: 'error' },
+    },
+  },
+  '/admin/requests/{id}': {
+    get: {
+      summary: 'One request: the error its caller saw (masked) and each upstream attempt',
+      path: { id: 'The request id its answer carried (`x-request-id`), or the listing’s row `id`.' },
+      answers: { 200: { description: 'The request', schema: requestDetailView }, 400: 'error', 404: 'error' },
     },
   },
   '/admin/reconcile': {

@@ -25,6 +25,11 @@ export const keyView = z.object({
   budget_left_usd: z.number().nullable(),
   tokens_used: z.int(),
   tokens_left: z.int().nullable(),
+  last_used_at: z.iso
+    .datetime()
+    .nullable()
+    .optional()
+    .meta({ description: 'In the key list: the time of its latest request; null: never used.' }),
 });
 
 export const createdKeyView = keyView.extend({ key: z.string().meta({ description: 'Shown this once.' }) });
@@ -132,6 +137,7 @@ export const requestRowView = z.object({
   key_id: z.string(),
   key_name: z.string().nullable(),
   key_masked: z.string().nullable(),
+  team: nullable(z.string(), "The key's team (a deleted key's as it was)."),
   endpoint: z.string(),
   model: z.string(),
   deployment: z.string().nullable(),
@@ -146,6 +152,10 @@ export const requestRowView = z.object({
   streamed: z.boolean(),
   attempts: z.int(),
   error_code: z.string().nullable(),
+  error_message: nullable(
+    z.string(),
+    'The error message the caller was answered with (the upstream’s text in it), secrets masked; null for a success.',
+  ),
   routing: nullable(
     z.string(),
     "'panic' when sent to a cooling-down deployment because every deployment of the model was; null otherwise.",
@@ -160,6 +170,30 @@ export const requestRowView = z.object({
 });
 
 export const requestsPageView = z.object({ next_cursor: z.int().nullable(), data: z.array(requestRowView) });
+
+export const requestDetailView = requestRowView.extend({
+  attempt_log: z
+    .array(
+      z.object({
+        deployment: z.string(),
+        status: z.int().nullable().meta({ description: 'The upstream’s status; null when none came.' }),
+        outcome: z.string().meta({
+          description:
+            '`answer`, `status_<code>`, `timeout`, `connection`, `malformed`, `local`, `client_disconnected`, …',
+        }),
+        duration_ms: z
+          .int()
+          .meta({ description: 'Until the answer was committed to (its first byte) or the attempt failed.' }),
+      }),
+    )
+    .meta({ description: 'Each upstream attempt in order; empty when none was made (refused before routing).' }),
+  request_body: z.string().nullable().optional().meta({
+    description: 'Body logging: the request after the model’s stages, masked and cut; absent when not logged.',
+  }),
+  response_body: z.string().nullable().optional().meta({
+    description: 'Body logging: the reply as the caller got it (a stream as its events), masked and cut.',
+  }),
+});
 
 export const reconcileView = z.object({
   provider: z.string(),
@@ -226,10 +260,9 @@ export const requestsQuery = z.object({
   ...usageFilters,
   status: z.string().optional().meta({ description: 'A status code (`429`) or a class (`4xx`).' }),
   request_id: z.string().optional().meta({ description: 'One request, by its `x-request-id`.' }),
-  q: z
-    .string()
-    .optional()
-    .meta({ description: 'A substring (any case) of the request id, model, deployment, error code or key name.' }),
+  q: z.string().optional().meta({
+    description: 'A substring (any case) of the request id, model, deployment, error code, error message or key name.',
+  }),
   limit: z.int().min(1).max(500).default(50).optional(),
   before: z.int().optional().meta({ description: 'The next_cursor of the previous page.' }),
 });

@@ -45,7 +45,11 @@ export function parseTime(value: string, field: string): { ms: number; dateOnly:
   if (/^\d{10,}$/.test(value)) return { ms: Number(value), dateOnly: false };
   const ms = Date.parse(value);
   if (Number.isNaN(ms))
-    throw new UsageError(`${field} must be an ISO-8601 date or time, or unix milliseconds (got "${value}")`);
+    throw new UsageError(
+      `${field} must be an ISO-8601 date or time, or unix milliseconds (got "${value}")`,
+      'invalid',
+      field,
+    );
   return { ms, dateOnly: /^\d{4}-\d{2}-\d{2}$/.test(value) };
 }
 
@@ -70,7 +74,8 @@ export async function usageFilter(
         ? undefined
         : (to ?? opts.now + 1) - DEFAULT_RANGE_MS
       : parseTime(q.from, 'from').ms;
-  if (from !== undefined && to !== undefined && from >= to) throw new UsageError('from must be before to');
+  if (from !== undefined && to !== undefined && from >= to)
+    throw new UsageError('from must be before to', 'invalid', 'from');
   const filter: UsageFilter = {};
   if (from !== undefined) filter.fromMs = from;
   if (to !== undefined) filter.toMs = to;
@@ -92,7 +97,7 @@ export function parseStatus(value: string): { min: number; max: number } {
   if (code !== null) return { min: Number(value), max: Number(value) };
   const cls = /^([1-5])xx$/i.exec(value);
   if (cls !== null) return { min: Number(cls[1]) * 100, max: Number(cls[1]) * 100 + 99 };
-  throw new UsageError(`status must be a status code (429) or a class (4xx), not "${value}"`);
+  throw new UsageError(`status must be a status code (429) or a class (4xx), not "${value}"`, 'invalid', 'status');
 }
 
 export function parseGroupBy(value: string | undefined): UsageDimension[] {
@@ -100,7 +105,11 @@ export function parseGroupBy(value: string | undefined): UsageDimension[] {
   const dims = value.split(',').map((s) => s.trim());
   for (const d of dims)
     if (!USAGE_DIMENSIONS.includes(d as UsageDimension))
-      throw new UsageError(`group_by takes ${USAGE_DIMENSIONS.join(', ')} (comma-separated); got "${d}"`);
+      throw new UsageError(
+        `group_by takes ${USAGE_DIMENSIONS.join(', ')} (comma-separated); got "${d}"`,
+        'invalid',
+        'group_by',
+      );
   if (new Set(dims).size !== dims.length) throw new UsageError('group_by names a dimension twice');
   return dims as UsageDimension[];
 }
@@ -215,7 +224,15 @@ export function toCsv(rows: readonly ReportRow[]): string {
 export const MAX_PAGE = 500;
 
 /** One request as the admin API lists it: its row, and its cost explained. */
-export type RequestRow = Record<string, string | number | boolean | null | CostLine[]>;
+export type RequestRow = Record<string, string | number | boolean | null | CostLine[] | AttemptView[]>;
+
+/** One upstream attempt as the request detail shows it (stored in this shape: accounting/record.ts). */
+export interface AttemptView {
+  deployment: string;
+  status: number | null;
+  outcome: string;
+  duration_ms: number;
+}
 
 export interface RequestsPage {
   data: RequestRow[];
@@ -231,6 +248,7 @@ function requestRow(r: UsageRecord): RequestRow {
     key_id: r.keyId,
     key_name: r.keyName,
     key_masked: r.keyMasked,
+    team: r.keyTeam,
     endpoint: r.endpoint,
     model: r.model,
     deployment: r.deployment,
@@ -245,6 +263,7 @@ function requestRow(r: UsageRecord): RequestRow {
     streamed: r.streamed,
     attempts: r.attempts,
     error_code: r.errorCode,
+    error_message: r.errorMessage ?? null,
     routing: r.routing,
     cost_breakdown: r.costBreakdown == null ? [] : (JSON.parse(r.costBreakdown) as CostLine[]),
     redactions: r.redactions ?? 0,
@@ -262,8 +281,28 @@ export async function latestRequests(
 ): Promise<RequestsPage> {
   const limit = q.limit ?? 50;
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE)
-    throw new UsageError(`limit must be a whole number from 1 to ${MAX_PAGE}`);
+    throw new UsageError(`limit must be a whole number from 1 to ${MAX_PAGE}`, 'invalid', 'limit');
   const filter = await usageFilter(store, q, { now, openEnded: true });
   const rows = await store.usageRecords(filter, { limit, beforeId: q.before });
   return { data: rows.map(requestRow), next_cursor: rows.length === limit ? rows[rows.length - 1].id : null };
+}
+
+/**
+ * One request with everything an incident needs: its row, the error message its caller saw (masked when
+ * written) and each attempt. `id` is the request id its answer carried (`x-request-id`), or the listing's
+ * row id (a whole number); a request id logged twice (an MCP session's calls) gives the newest row.
+ * `team` limits it to one team's keys (a team administrator's reach): another team's request is not found.
+ */
+export async function requestDetail(store: Store, id: string, scope: { team?: string } = {}): Promise<RequestRow> {
+  const filter: UsageFilter = /^\d{1,15}$/.test(id) ? { rowId: Number(id) } : { requestId: id };
+  if (scope.team !== undefined) filter.team = scope.team;
+  const [row] = await store.usageRecords(filter, { limit: 1 });
+  if (row === undefined) throw new UsageError(`no request "${id}" in the request log`, 'not_found');
+  // Body logging's copies (masked, cut), when the request's key or team was logged and they are not purged.
+  const bodies = await store.requestBodies(row.requestId);
+  return {
+    ...requestRow(row),
+    attempt_log: row.attemptLog == null ? [] : (JSON.parse(row.attemptLog) as AttemptView[]),
+    ...(bodies === null ? {} : { request_body: bodies.request, response_body: bodies.response }),
+  };
 }
