@@ -18,6 +18,11 @@ export interface ClientReplyContext {
   created: number;
   /** The decoded request, so an encoder can restore what the hub carried for it (custom tools, JSON mode). */
   request: HubRequest;
+  /**
+   * The dialect of the upstream that answers: the family its reasoning's signatures belong to, so a
+   * stream encoder knows whether its caller reads them as they are or in a token (reasoning-carrier.ts).
+   */
+  origin?: HubDialect;
   /** Prompt tokens counted before the call, for streams that must show them before the upstream does. */
   promptEstimate: () => number;
   /** Milliseconds since the request arrived, where the reply reports it (Bedrock Converse's `metrics`). */

@@ -81,7 +81,9 @@ function assistantBlocks(parts: readonly AssistantPart[]): ContentBlock[] {
   for (const part of parts) {
     switch (part.type) {
       case 'reasoning':
-        // Only Anthropic can verify its thinking: a block goes back with its signature or not at all.
+        // Only Anthropic can verify its thinking: a block goes back with its signature or not at all, and
+        // another provider's reasoning (its origin says whose) is never sent here.
+        if (part.origin !== 'messages') break;
         if (part.redacted !== undefined) out.push({ type: 'redacted_thinking', data: part.redacted });
         else if (part.signature !== undefined && part.signature.length > 0)
           out.push({ type: 'thinking', thinking: part.text, signature: part.signature });

@@ -86,6 +86,7 @@ export class TranslatedExchange implements Exchange {
         model: opts.model,
         created: Math.floor(Date.now() / 1000),
         request,
+        origin: opts.upstream.dialect,
         promptEstimate: opts.promptEstimate,
       };
     } catch (err) {
