@@ -135,6 +135,8 @@ export async function obtainAnswer(opts: ObtainAnswerOptions): Promise<Answer> {
     let exchange: Exchange;
     try {
       exchange = exchangeFor(opts.input, step.deployment);
+      // What was kept for the caller's tool calls is read before the body is built (translated routes only).
+      if (exchange.prepare !== undefined) await exchange.prepare();
     } catch (err) {
       // A route this build cannot translate is the operator's config, not the deployment's health.
       plan.cancel();

@@ -38,6 +38,11 @@ export interface ClientStreamEncoder {
 
 export interface ClientSide {
   readonly dialect: HubDialect;
+  /**
+   * Its tool calls carry the signature an upstream made them with (Gemini's `thoughtSignature` beside a
+   * functionCall): the caller sends it back itself. Absent: the hub keeps it for the caller's next turn.
+   */
+  readonly carriesCallSignatures?: boolean;
   /** Throws TranslationError (a 400 naming the field) for what has no faithful form in the hub. */
   /** `call`: what the path says of the request (Gemini names streaming there, not in the body). */
   decodeRequest(body: Record<string, unknown>, call?: { stream: boolean }): HubRequest;
@@ -59,10 +64,15 @@ export interface UpstreamOptions {
    */
   promptCacheKey?: string;
   /**
-   * The caller's key id. What a dialect keeps for a caller between requests (Gemini's thought signatures)
-   * is kept per key: one key can neither read nor evict another's.
+   * The caller's key id: what the hub keeps for a caller between requests (Gemini's thought signatures)
+   * is kept per key, and one key never reads another's.
    */
   owner?: string;
+  /**
+   * The signatures kept for the request's tool calls whose caller could not carry them, by call id: only
+   * those this upstream model made for this key (spec/call-signatures.ts).
+   */
+  callSignatures?: ReadonlyMap<string, string>;
 }
 
 export interface EncodedRequest {
@@ -82,6 +92,12 @@ export interface UpstreamStreamDecoder {
 
 export interface UpstreamSide {
   readonly dialect: HubDialect;
+  /**
+   * Its tool calls come signed (tool-call-start's `signature`) and the model wants each signature back
+   * with its call on the next turn (Gemini's thought signatures): the hub keeps them for callers that
+   * cannot carry them and hands them back in `UpstreamOptions.callSignatures`.
+   */
+  readonly signsCalls?: boolean;
   encodeRequest(req: HubRequest, opts: UpstreamOptions): EncodedRequest;
   decodeReply(body: Record<string, unknown>, replyState: unknown): HubReply;
   streamDecoder(replyState: unknown): UpstreamStreamDecoder;

@@ -7,10 +7,10 @@ import { GeminiStreamDecoder } from './decode-stream.ts';
 import { encodeGeminiReply } from './encode-reply.ts';
 import { encodeGeminiRequest } from './encode-request.ts';
 import { GeminiStreamEncoder } from './encode-stream.ts';
-import type { GeminiReplyState } from './encode-request.ts';
 
 export const geminiClient: ClientSide = {
   dialect: 'gemini',
+  carriesCallSignatures: true,
   decodeRequest: decodeGeminiRequest,
   encodeReply: encodeGeminiReply,
   streamEncoder: (ctx) => new GeminiStreamEncoder(ctx),
@@ -18,13 +18,8 @@ export const geminiClient: ClientSide = {
 
 export const geminiUpstream: UpstreamSide = {
   dialect: 'gemini',
+  signsCalls: true,
   encodeRequest: encodeGeminiRequest,
-  decodeReply: (body, state) => {
-    const { model, owner } = state as GeminiReplyState;
-    return decodeGeminiReply(body, model, owner);
-  },
-  streamDecoder: (state) => {
-    const { model, owner } = state as GeminiReplyState;
-    return new GeminiStreamDecoder(model, owner);
-  },
+  decodeReply: (body) => decodeGeminiReply(body),
+  streamDecoder: () => new GeminiStreamDecoder(),
 };
