@@ -152,13 +152,12 @@ export async function obtainAnswer(opts: ObtainAnswerOptions): Promise<Answer> {
     }
     const span =
       state.trace === null ? null : state.trace.startAttempt({ deployment: step.deployment, attempt: step.attempt });
-    const result = await attempt({
-      opts,
-      step,
-      exchange,
-      deadline: plan.deadline,
-      traceHeaders: span === null ? null : span.headers,
-    });
+    const once = { opts, step, exchange, deadline: plan.deadline, traceHeaders: span === null ? null : span.headers };
+    let result = await attempt(once);
+    // A passed-through body holding reasoning the gateway carried for another provider is refused by the
+    // upstream: sent once more without it. Looked for only after such a refusal, never on the way out.
+    if (result.kind === 'failed' && result.status === 400 && exchange.withoutCarriedReasoning?.() === true)
+      result = await attempt(once);
     if (span !== null) span.end(attemptEnd(result));
     if (result.kind === 'client') throw clientGone(plan);
     if (result.kind === 'shutdown') {

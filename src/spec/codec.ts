@@ -43,6 +43,12 @@ export interface ClientSide {
    * functionCall): the caller sends it back itself. Absent: the hub keeps it for the caller's next turn.
    */
   readonly carriesCallSignatures?: boolean;
+  /**
+   * Pass-through of this dialect to an upstream of its own: removes, in place, the reasoning the gateway
+   * carried in its tokens for another provider (reasoning-carrier.ts); the number of pieces removed. Run
+   * only after the upstream refused a body holding such tokens, so a body that passes costs nothing.
+   */
+  dropCarriedReasoning?(body: Record<string, unknown>): number;
   /** Throws TranslationError (a 400 naming the field) for what has no faithful form in the hub. */
   /** `call`: what the path says of the request (Gemini names streaming there, not in the body). */
   decodeRequest(body: Record<string, unknown>, call?: { stream: boolean }): HubRequest;

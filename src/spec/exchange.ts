@@ -46,6 +46,12 @@ export interface Exchange {
    * on any replica. Never rejects.
    */
   kept?(): Promise<void> | null;
+  /**
+   * Pass-through, after the upstream refused the body with a 400: drops the reasoning the gateway carried
+   * in its tokens for another provider (reasoning-carrier.ts) from the body and says so; true when there
+   * was some (the body is then sent again). Never run on a body the upstream took.
+   */
+  withoutCarriedReasoning?(): boolean;
   /** The request body for the upstream: the client's bytes (pass-through) or a rebuilt JSON text. */
   upstreamBody(): string | Buffer;
   /** A whole (non-streamed) 2xx upstream body → the caller's body and the usage to bill. */

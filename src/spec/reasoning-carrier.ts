@@ -116,3 +116,14 @@ export class StreamedReasoning {
     return part;
   }
 }
+
+/**
+ * The token's opening as it appears in a JSON text: a body without it holds no token, which a
+ * pass-through checks only after its upstream refused the body.
+ */
+export const CARRIER_IN_JSON = `"${CARRIER_PREFIX}`;
+
+/** Whether a field's value is one of the gateway's tokens. */
+export function isCarried(value: unknown): boolean {
+  return typeof value === 'string' && value.startsWith(CARRIER_PREFIX);
+}

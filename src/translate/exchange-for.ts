@@ -57,7 +57,7 @@ function passthrough(
   deployment: DeploymentConfig,
   more: Pick<
     ConstructorParameters<typeof PassthroughExchange>[0],
-    'outputCap' | 'maxTokensField' | 'masker' | 'refusedParams' | 'upstreamQuery'
+    'outputCap' | 'maxTokensField' | 'masker' | 'refusedParams' | 'upstreamQuery' | 'dropCarried'
   >,
 ): Exchange {
   const { dialect, raw, text, parsed, facts, promptEstimate } = input;
@@ -93,6 +93,7 @@ export function exchangeFor(input: ExchangeInput, deployment: DeploymentConfig):
       masker: input.masker,
       refusedParams: deployment.refusedParams,
       upstreamQuery: input.upstreamQuery,
+      dropCarried: CLIENT_SIDES[input.dialect].dropCarriedReasoning,
     });
   }
   return new TranslatedExchange({
@@ -182,5 +183,6 @@ function geminiPassthrough(input: ExchangeInput, deployment: DeploymentConfig): 
     stream: input.facts.stream,
     promptEstimate: input.promptEstimate,
     outputCap: input.outputCap,
+    dropCarried: CLIENT_SIDES.gemini.dropCarriedReasoning,
   });
 }

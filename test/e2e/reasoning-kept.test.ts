@@ -234,6 +234,37 @@ test('Gemini upstream across two gateways sharing PostgreSQL: the call signature
   );
   assert.equal(next.status, 200, await next.clone().text());
   assert.equal(up.requests.at(-1)!.status, 200, 'the upstream found its own signature on the call');
+  const answer = (await next.json()) as { content: Json[] };
+
+  // The session goes on with a Claude model (passed through to Anthropic): Gemini's thought, carried in
+  // the thinking block's signature, is refused there, so the gateway sends the body once more without it.
+  const before = up.requests.length;
+  const switched = await post(
+    `${b.url}/v1/messages`,
+    key,
+    {
+      model: 'claude-thinking',
+      max_tokens: 500,
+      tools,
+      messages: [
+        { role: 'user', content: 'Weather?' },
+        { role: 'assistant', content: msg.content },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: use.id, content: 'sunny' }] },
+        { role: 'assistant', content: answer.content },
+        { role: 'user', content: 'And tomorrow?' },
+      ],
+    },
+    headers,
+  );
+  assert.equal(switched.status, 200, await switched.clone().text());
+  assert.match(switched.headers.get('x-modelgate-adjusted') ?? '', /1 reasoning block\(s\) another provider wrote/);
+  const [refused, resent] = up.requests.slice(before);
+  assert.equal(up.requests.length - before, 2);
+  assert.equal(refused.status, 400, 'Anthropic refuses a signature it did not write');
+  assert.ok(refused.body.toString('utf8').includes('"signature":"mgw1.gemini.'));
+  assert.equal(resent.status, 200);
+  assert.ok(!resent.body.toString('utf8').includes('mgw1.'), 'sent again without the token');
+  assert.equal((resent.json.messages as Json[]).length, 5, 'nothing else of the history is touched');
 
   // Another key sending the same history gets Google's placeholder, never this key's signature.
   const { key: other } = await a.createKey({ name: 'stranger', flags: ['--models', '*'] });

@@ -1,7 +1,7 @@
 // A mock upstream that signs its reasoning and checks the signatures it gets back, as Anthropic and Gemini
 // do: POST /v1/messages answers a first turn with a signed thinking block and a tool call, and refuses a
 // later turn whose thinking blocks carry a signature it did not issue for that text (400, Anthropic's
-// words); POST /v1beta/models/{model}:generateContent / :streamGenerateContent answers with a signed
+// words; with thinking on, a tool result must follow a turn that thought); POST /v1beta/models/{model}:generateContent / :streamGenerateContent answers with a signed
 // thought and a signed function call, and refuses a later turn whose function call lacks the signature
 // it issued (400, Gemini's words). Every request is recorded with its raw bytes.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -67,7 +67,8 @@ function anthropic(req: Json, res: ServerResponse, issued: Map<string, string>):
         });
     }
   }
-  if (answering) {
+  const thinkingOn = isObject(req.thinking) && req.thinking.type === 'enabled';
+  if (answering && thinkingOn) {
     const turn = messages.at(-2);
     const thought = Array.isArray(turn?.content) && turn.content.some((b) => isObject(b) && b.type === 'thinking');
     if (!thought)

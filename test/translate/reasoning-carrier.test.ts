@@ -511,3 +511,87 @@ test("a Gemini call's signature, which chat cannot carry, is kept and put back o
   // Nor for an upstream that signs nothing.
   assert.equal(exchange('openai', 'anthropic', FIRST.openai, { signatures: book }).kept, undefined);
 });
+
+test("a body of each dialect passing through loses only the reasoning the gateway's tokens carry", () => {
+  const gemini = carrierOf({ type: 'reasoning', text: 't', origin: 'gemini', signature: GEMINI_THOUGHT_SIG })!;
+  const anthropic = carrierOf({ type: 'reasoning', text: 't', origin: 'messages', signature: ANTHROPIC_SIG })!;
+  const messages: Json = {
+    messages: [
+      { role: 'user', content: 'q' },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'thinking', thinking: 't', signature: gemini },
+          { type: 'thinking', thinking: THINKING, signature: ANTHROPIC_SIG },
+          { type: 'text', text: 'a' },
+        ],
+      },
+    ],
+  };
+  assert.equal(CLIENT_SIDES.anthropic.dropCarriedReasoning!(messages), 1);
+  assert.deepEqual((messages.messages as Json[])[1].content, [
+    { type: 'thinking', thinking: THINKING, signature: ANTHROPIC_SIG },
+    { type: 'text', text: 'a' },
+  ]);
+
+  const responses: Json = {
+    input: [
+      { type: 'reasoning', id: 'rs_1', summary: [], encrypted_content: anthropic },
+      { type: 'reasoning', id: 'rs_2', summary: [], encrypted_content: OPENAI_ENCRYPTED },
+      { role: 'user', content: 'q' },
+    ],
+  };
+  assert.equal(CLIENT_SIDES.responses.dropCarriedReasoning!(responses), 1);
+  assert.deepEqual(
+    (responses.input as Json[]).map((i) => i.id ?? i.role),
+    ['rs_2', 'user'],
+  );
+
+  const geminiBody: Json = {
+    contents: [
+      { role: 'user', parts: [{ text: 'q' }] },
+      { role: 'model', parts: [{ text: 't', thought: true, thoughtSignature: anthropic }] },
+      { role: 'user', parts: [{ text: 'more' }] },
+      {
+        role: 'model',
+        parts: [
+          { text: 'x', thought: true, thoughtSignature: anthropic },
+          { functionCall: { name: 'f', args: {} }, thoughtSignature: GEMINI_CALL_SIG },
+        ],
+      },
+    ],
+  };
+  assert.equal(CLIENT_SIDES.gemini.dropCarriedReasoning!(geminiBody), 2);
+  assert.deepEqual(geminiBody.contents, [
+    { role: 'user', parts: [{ text: 'q' }] },
+    { role: 'user', parts: [{ text: 'more' }] },
+    { role: 'model', parts: [{ functionCall: { name: 'f', args: {} }, thoughtSignature: GEMINI_CALL_SIG }] },
+  ]);
+
+  const chat: Json = {
+    messages: [
+      {
+        role: 'assistant',
+        content: 'a',
+        reasoning_signature: gemini,
+        thinking_blocks: [{ type: 'thinking', thinking: 't', signature: gemini }],
+      },
+      {
+        role: 'assistant',
+        content: 'b',
+        reasoning_signature: ANTHROPIC_SIG,
+        thinking_blocks: [{ type: 'thinking', thinking: THINKING, signature: ANTHROPIC_SIG }],
+      },
+    ],
+  };
+  assert.equal(CLIENT_SIDES.openai.dropCarriedReasoning!(chat), 2);
+  assert.deepEqual(chat.messages, [
+    { role: 'assistant', content: 'a' },
+    {
+      role: 'assistant',
+      content: 'b',
+      reasoning_signature: ANTHROPIC_SIG,
+      thinking_blocks: [{ type: 'thinking', thinking: THINKING, signature: ANTHROPIC_SIG }],
+    },
+  ]);
+});
