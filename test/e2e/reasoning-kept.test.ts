@@ -158,6 +158,52 @@ test('Anthropic upstream: chat and Responses callers keep the thinking signature
   assert.ok(back.body.toString('utf8').includes(`"signature":"${String(thinking.signature)}"`));
 });
 
+test('a Codex-shaped session of ten streamed turns on an Anthropic upstream: every thinking signature goes back byte-identical, every turn', async () => {
+  const up = await startSigningUpstream();
+  cleanups.push(() => up.close());
+  const gw = await startGateway({ configYaml: models(up).replace('$DATABASE', 'database: "{{DB}}"') });
+  cleanups.push(() => gw.cleanup());
+  const { key } = await gw.createKey({ name: 'codex', flags: ['--models', '*'] });
+  const TURNS = 10;
+  const input: unknown[] = [{ role: 'user', content: 'Check the weather ten times.' }];
+  for (let turn = 1; turn <= TURNS; turn++) {
+    const res = await post(`${gw.url}/v1/responses`, key, {
+      model: 'claude-thinking',
+      stream: true,
+      store: false,
+      include: ['reasoning.encrypted_content'],
+      reasoning: { effort: 'high', summary: 'auto' },
+      tools: [{ type: 'function', ...TOOLS[0].function }],
+      user: `tool-turns:${TURNS - 1}`,
+      input,
+    });
+    const text = await res.text();
+    assert.equal(res.status, 200, text);
+    const sent = up.requests.at(-1)!;
+    assert.equal(sent.status, 200, `turn ${turn}: the upstream verified every signature`);
+    // Every thinking block the upstream issued so far comes back, signature and text to the byte.
+    const raw = sent.body.toString('utf8');
+    const thinking = (
+      (sent.json.messages as Json[]).flatMap((m) => (Array.isArray(m.content) ? m.content : [])) as Json[]
+    ).filter((b) => b.type === 'thinking');
+    assert.equal(thinking.length, turn - 1, `turn ${turn}: every earlier thinking block`);
+    for (const b of thinking) {
+      assert.equal(up.issued.get(String(b.signature)), THINKING_TEXT);
+      assert.ok(raw.includes(`"thinking":${JSON.stringify(THINKING_TEXT)},"signature":"${String(b.signature)}"`));
+    }
+    const completed = parseSseText(text)
+      .map((e) => JSON.parse(e.data) as Json)
+      .find((e) => e.type === 'response.completed')!;
+    const output = (completed.response as { output: Json[] }).output;
+    input.push(...output);
+    const call = output.find((o) => o.type === 'function_call');
+    if (turn < TURNS) {
+      assert.ok(call !== undefined, `turn ${turn} calls the tool`);
+      input.push({ type: 'function_call_output', call_id: call.call_id, output: 'sunny' });
+    } else assert.equal(call, undefined, 'the last turn answers');
+  }
+});
+
 test('Gemini upstream across two gateways sharing PostgreSQL: the call signature one kept, the other sends back', async (t) => {
   const sql = await pgOrSkip(t);
   if (sql === null) return;

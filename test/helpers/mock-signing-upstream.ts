@@ -83,13 +83,20 @@ function anthropic(req: Json, res: ServerResponse, issued: Map<string, string>):
   const sig = signature();
   issued.set(sig, THINKING_TEXT);
   const id = `toolu_${randomBytes(6).toString('hex')}`;
-  const content: Json[] = answering
+  // A tool result is answered with another call while the conversation has fewer results than asked for
+  // (metadata.user_id `tool-turns:N`, default 1): a long agent loop.
+  const results = messages.filter(
+    (m) => Array.isArray(m.content) && m.content.some((b) => isObject(b) && b.type === 'tool_result'),
+  ).length;
+  const wanted = /tool-turns:(\d+)/.exec(String((req.metadata as Json | undefined)?.user_id ?? ''));
+  const done = answering && results >= (wanted === null ? 1 : Number(wanted[1]));
+  const content: Json[] = done
     ? [{ type: 'text', text: 'It is sunny in Paris.' }]
     : [
         { type: 'thinking', thinking: THINKING_TEXT, signature: sig },
         { type: 'tool_use', id, name: 'get_weather', input: { city: 'Paris' } },
       ];
-  const stopReason = answering ? 'end_turn' : 'tool_use';
+  const stopReason = done ? 'end_turn' : 'tool_use';
   const usage = { input_tokens: 30, output_tokens: 20 };
   if (req.stream !== true) {
     res.writeHead(200, { 'content-type': 'application/json' });
