@@ -394,6 +394,7 @@ test("Gemini's thought signature to Messages and chat callers: a token in the bl
   assert.deepEqual((model.parts as Json[])[0], { text: THINKING, thought: true, thoughtSignature: GEMINI_THOUGHT_SIG });
   const toAnthropic = sent('anthropic', 'anthropic', next);
   assert.ok(!toAnthropic.text.includes('mgw1.') && !toAnthropic.text.includes(GEMINI_THOUGHT_SIG));
+  assert.match(toAnthropic.adjusted ?? '', /reasoning from another model left out of the history/);
   assert.equal(
     assistantContent(toAnthropic.json.messages).find((b) => b.type === 'thinking'),
     undefined,
