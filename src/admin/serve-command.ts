@@ -23,6 +23,7 @@ import type { MigrationStep } from '../store/migrations.ts';
 import { openResponseStore } from '../store/response-store.ts';
 import { openConversationStore } from '../store/conversation-store.ts';
 import { startBodyPurge, startResponsePurge } from '../store/response-purge.ts';
+import { signatureBook } from '../pipeline/signature-book.ts';
 import { createGatewayServer } from '../http/server.ts';
 import { tlsFront } from '../http/tls-listener.ts';
 import type { Server } from 'node:http';
@@ -249,6 +250,8 @@ export async function serveCommand(fileConfig: GatewayConfig): Promise<void> {
     store,
     responses,
     conversations,
+    // Kept as long as stored responses: the turn that sends a call back is as far off as one that continues a response.
+    signatures: signatureBook(conversations.callSignatures({ retentionMs: config.responsesRetentionMs }), log, masker),
     usage,
     metrics,
     log,

@@ -17,6 +17,7 @@ import type { BodyLimits } from '../http/body.ts';
 import type { Tracing } from '../observability/tracing.ts';
 import type { StagePlan } from '../stages/plan.ts';
 import type { McpService } from '../mcp/endpoint.ts';
+import type { CallSignatureBook } from '../spec/call-signatures.ts';
 
 export interface Gateway {
   config: GatewayConfig;
@@ -43,6 +44,11 @@ export interface Gateway {
   tracing: Tracing | null;
   /** Which stages run for which model (stages/); null when no model has one, and then nothing of it runs. */
   stages: StagePlan | null;
+  /**
+   * Where an upstream's tool-call signatures (Gemini's thought signatures) are kept for callers whose
+   * dialect cannot carry them, in the gateway's database; absent, they are not kept.
+   */
+  signatures?: CallSignatureBook;
   /** The MCP servers behind /mcp; null when none are configured (then /mcp lists no tools). */
   mcp: McpService | null;
   /** Body logging (config `body_log:`); absent or null when off, and then nothing of it runs. */

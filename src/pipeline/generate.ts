@@ -316,6 +316,7 @@ async function serve(
     upstreamQuery,
     promptCacheKey: promptCacheKeyOf(parsed, state.sessionId),
     owner: key.id,
+    signatures: gw.signatures,
   };
   let answer: Answer;
   try {
@@ -344,6 +345,10 @@ async function serve(
     answer.json = { body: compactionBody(compactRequest, answer.json.body), usage: answer.json.usage };
   if (conversation !== null && answer.json !== null)
     answer.json = { body: withConversation(answer.json.body, conversation.id), usage: answer.json.usage };
+  // What the reply left for the caller's next turn is written before the caller can send that turn
+  // (awaited only when there is such a write: pass-through has none and takes no extra turn of the loop).
+  const kept = facts.stream ? null : (answer.exchange.kept?.() ?? null);
+  if (kept !== null) await kept;
   const answered = facts.stream ? await relayStream(gw, res, flight, answer) : relayJson(gw, res, flight, answer);
   if (conversation !== null && answered !== null) {
     await appendConversationTurn(gw.conversations, conversation, answered).catch((err: unknown) => {

@@ -67,6 +67,8 @@ export async function relayStream(
     watch.release();
     answer.body.resume();
   });
+  /** The stream's last bytes, held while what the reply left for the next turn is written. */
+  let held: { tail: string | Uint8Array; kept: Promise<void> } | null = null;
   try {
     await answer.body.pipe(
       (chunk) => {
@@ -88,9 +90,17 @@ export async function relayStream(
         state.usage = relay.usage();
         res.addTrailers({ 'x-modelgate-cost': costHeader(gw, state) });
         if (tail.length > 0) flight.capture?.add(tail);
-        writer.end(tail);
+        const kept = answer.exchange.kept?.() ?? null;
+        if (kept === null) writer.end(tail);
+        else held = { tail, kept };
       },
     );
+    // Written before the caller sees the end, so its next turn finds it on any replica.
+    if (held !== null) {
+      const { tail, kept } = held;
+      await kept;
+      writer.end(tail);
+    }
   } catch (err) {
     // Whatever broke, the upstream is let go of now: no orphaned upstream stream.
     answer.watch.abandon();

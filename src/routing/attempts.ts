@@ -148,6 +148,8 @@ export async function obtainAnswer(opts: ObtainAnswerOptions): Promise<Answer> {
     let exchange: Exchange;
     try {
       exchange = exchangeFor(opts.input, step.deployment);
+      // What was kept for the caller's tool calls is read before the body is built (translated routes only).
+      if (exchange.prepare !== undefined) await exchange.prepare();
     } catch (err) {
       // A route this build cannot translate is the operator's config, not the deployment's health.
       plan.cancel();
@@ -164,13 +166,12 @@ export async function obtainAnswer(opts: ObtainAnswerOptions): Promise<Answer> {
     const span =
       state.trace === null ? null : state.trace.startAttempt({ deployment: step.deployment, attempt: step.attempt });
     const sentAt = performance.now();
-    const result = await attempt({
-      opts,
-      step,
-      exchange,
-      deadline: plan.deadline,
-      traceHeaders: span === null ? null : span.headers,
-    });
+    const once = { opts, step, exchange, deadline: plan.deadline, traceHeaders: span === null ? null : span.headers };
+    let result = await attempt(once);
+    // A passed-through body holding reasoning the gateway carried for another provider is refused by the
+    // upstream: sent once more without it. Looked for only after such a refusal, never on the way out.
+    if (result.kind === 'failed' && result.status === 400 && exchange.withoutCarriedReasoning?.() === true)
+      result = await attempt(once);
     const end = attemptEnd(result);
     if (span !== null) span.end(end);
     (state.tried ??= []).push({

@@ -18,6 +18,11 @@ export interface ClientReplyContext {
   created: number;
   /** The decoded request, so an encoder can restore what the hub carried for it (custom tools, JSON mode). */
   request: HubRequest;
+  /**
+   * The dialect of the upstream that answers: the family its reasoning's signatures belong to, so a
+   * stream encoder knows whether its caller reads them as they are or in a token (reasoning-carrier.ts).
+   */
+  origin?: HubDialect;
   /** Prompt tokens counted before the call, for streams that must show them before the upstream does. */
   promptEstimate: () => number;
   /** Milliseconds since the request arrived, where the reply reports it (Bedrock Converse's `metrics`). */
@@ -33,6 +38,17 @@ export interface ClientStreamEncoder {
 
 export interface ClientSide {
   readonly dialect: HubDialect;
+  /**
+   * Its tool calls carry the signature an upstream made them with (Gemini's `thoughtSignature` beside a
+   * functionCall): the caller sends it back itself. Absent: the hub keeps it for the caller's next turn.
+   */
+  readonly carriesCallSignatures?: boolean;
+  /**
+   * Pass-through of this dialect to an upstream of its own: removes, in place, the reasoning the gateway
+   * carried in its tokens for another provider (reasoning-carrier.ts); the number of pieces removed. Run
+   * only after the upstream refused a body holding such tokens, so a body that passes costs nothing.
+   */
+  dropCarriedReasoning?(body: Record<string, unknown>): number;
   /** Throws TranslationError (a 400 naming the field) for what has no faithful form in the hub. */
   /** `call`: what the path says of the request (Gemini names streaming there, not in the body). */
   decodeRequest(body: Record<string, unknown>, call?: { stream: boolean }): HubRequest;
@@ -54,10 +70,15 @@ export interface UpstreamOptions {
    */
   promptCacheKey?: string;
   /**
-   * The caller's key id. What a dialect keeps for a caller between requests (Gemini's thought signatures)
-   * is kept per key: one key can neither read nor evict another's.
+   * The caller's key id: what the hub keeps for a caller between requests (Gemini's thought signatures)
+   * is kept per key, and one key never reads another's.
    */
   owner?: string;
+  /**
+   * The signatures kept for the request's tool calls whose caller could not carry them, by call id: only
+   * those this upstream model made for this key (spec/call-signatures.ts).
+   */
+  callSignatures?: ReadonlyMap<string, string>;
 }
 
 export interface EncodedRequest {
@@ -77,6 +98,12 @@ export interface UpstreamStreamDecoder {
 
 export interface UpstreamSide {
   readonly dialect: HubDialect;
+  /**
+   * Its tool calls come signed (tool-call-start's `signature`) and the model wants each signature back
+   * with its call on the next turn (Gemini's thought signatures): the hub keeps them for callers that
+   * cannot carry them and hands them back in `UpstreamOptions.callSignatures`.
+   */
+  readonly signsCalls?: boolean;
   encodeRequest(req: HubRequest, opts: UpstreamOptions): EncodedRequest;
   decodeReply(body: Record<string, unknown>, replyState: unknown): HubReply;
   streamDecoder(replyState: unknown): UpstreamStreamDecoder;

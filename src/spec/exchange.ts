@@ -35,6 +35,23 @@ export interface Exchange {
   readonly upstreamQuery: TargetQuery;
   /** Headers to add to the client response (e.g. which parameters translation adjusted). */
   readonly responseHeaders: Record<string, string>;
+  /**
+   * Translated routes whose upstream signs its tool calls: reads what was kept for the caller's calls
+   * (spec/call-signatures.ts) before the body is built. Absent where there is nothing to read.
+   */
+  prepare?(): Promise<void>;
+  /**
+   * What the reply left for the caller's next turn being written (the signatures of its tool calls), or
+   * null when there is none: the relay awaits it before the reply's last byte, so the next turn finds it
+   * on any replica. Never rejects.
+   */
+  kept?(): Promise<void> | null;
+  /**
+   * Pass-through, after the upstream refused the body with a 400: drops the reasoning the gateway carried
+   * in its tokens for another provider (reasoning-carrier.ts) from the body and says so; true when there
+   * was some (the body is then sent again). Never run on a body the upstream took.
+   */
+  withoutCarriedReasoning?(): boolean;
   /** The request body for the upstream: the client's bytes (pass-through) or a rebuilt JSON text. */
   upstreamBody(): string | Buffer;
   /** A whole (non-streamed) 2xx upstream body → the caller's body and the usage to bill. */

@@ -3,6 +3,7 @@
 // the statements of conversation-sql.js.
 import { CONVERSATION_MIGRATIONS, CONVERSATION_SQL, type ConversationOp } from './conversation-sql.js';
 import type { Migrations, OnMigrated } from './migrations.ts';
+import { CallSignatureStore, type CallSignatureStoreOptions } from './call-signature-store.ts';
 
 /** The conversations schema (migrations.ts), one text for SQLite and PostgreSQL: its steps only ever grow at the end. */
 export const CONVERSATION_SCHEMA: Migrations = {
@@ -55,6 +56,11 @@ export class ConversationStore {
   constructor(run: RunOps, close: () => Promise<void>) {
     this.#run = run;
     this.#close = close;
+  }
+
+  /** The thought signatures of tool calls kept in the same schema, through the same connection. */
+  callSignatures(opts: CallSignatureStoreOptions): CallSignatureStore {
+    return new CallSignatureStore(this.#run, opts);
   }
 
   async create(c: Conversation, items: readonly ConversationItem[]): Promise<void> {

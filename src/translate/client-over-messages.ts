@@ -62,7 +62,15 @@ export function clientAsMessages(
 const NO_JSON_MODE = { jsonMode: null };
 
 function context(request: HubRequest, model: string, latencyMs: () => number): ClientReplyContext {
-  return { model, created: Math.floor(Date.now() / 1000), request, promptEstimate: () => 0, latencyMs };
+  // The reply is Messages text the gateway wrote: its signatures are Anthropic's, or tokens it wrote.
+  return {
+    model,
+    created: Math.floor(Date.now() / 1000),
+    request,
+    origin: 'messages',
+    promptEstimate: () => 0,
+    latencyMs,
+  };
 }
 
 /** A whole Messages reply (JSON text) in `client`'s shape. */

@@ -13,6 +13,7 @@ import { GeminiPassthroughExchange } from './gemini-passthrough-exchange.ts';
 import { CLIENT_SIDES, providerSpec, UPSTREAM_SIDES } from '../registry.ts';
 import type { ClientSide, UpstreamSide } from '../spec/codec.ts';
 import type { Exchange } from '../spec/exchange.ts';
+import type { CallSignatureBook } from '../spec/call-signatures.ts';
 import type { FrameDecoder } from '../spec/framing.ts';
 import { SseDecoder } from '../core/sse.ts';
 import { targetQuery, type TargetQuery } from '../spec/provider.ts';
@@ -42,8 +43,10 @@ export interface ExchangeInput {
   upstreamQuery?: TargetQuery;
   /** Translated requests to OpenAI-style upstreams: the caller's prompt_cache_key, else its session id. */
   promptCacheKey?: string;
-  /** The caller's key id: what a dialect keeps for the caller between requests is kept per key. */
+  /** The caller's key id: what the hub keeps for the caller between requests is kept per key. */
   owner?: string;
+  /** Where an upstream's tool-call signatures are kept for callers that cannot carry them (translated routes only). */
+  signatures?: CallSignatureBook;
 }
 
 const NO_REFUSED: readonly string[] = [];
@@ -54,7 +57,7 @@ function passthrough(
   deployment: DeploymentConfig,
   more: Pick<
     ConstructorParameters<typeof PassthroughExchange>[0],
-    'outputCap' | 'maxTokensField' | 'masker' | 'refusedParams' | 'upstreamQuery'
+    'outputCap' | 'maxTokensField' | 'masker' | 'refusedParams' | 'upstreamQuery' | 'dropCarried'
   >,
 ): Exchange {
   const { dialect, raw, text, parsed, facts, promptEstimate } = input;
@@ -90,6 +93,7 @@ export function exchangeFor(input: ExchangeInput, deployment: DeploymentConfig):
       masker: input.masker,
       refusedParams: deployment.refusedParams,
       upstreamQuery: input.upstreamQuery,
+      dropCarried: CLIENT_SIDES[input.dialect].dropCarriedReasoning,
     });
   }
   return new TranslatedExchange({
@@ -113,6 +117,7 @@ export function exchangeFor(input: ExchangeInput, deployment: DeploymentConfig):
       owner: input.owner,
     },
     masker: input.masker,
+    signatures: input.signatures,
   });
 }
 
@@ -178,5 +183,6 @@ function geminiPassthrough(input: ExchangeInput, deployment: DeploymentConfig): 
     stream: input.facts.stream,
     promptEstimate: input.promptEstimate,
     outputCap: input.outputCap,
+    dropCarried: CLIENT_SIDES.gemini.dropCarriedReasoning,
   });
 }

@@ -7,7 +7,8 @@ import type { Usage } from '../core/usage.ts';
 import { estimatedReplyUsage } from '../dialects/reply-usage.ts';
 import type { Exchange, StreamRelay } from '../spec/exchange.ts';
 import { targetQuery, type TargetQuery } from '../spec/provider.ts';
-import { PassthroughRelay } from './passthrough-exchange.ts';
+import { noteCarriedDropped, PassthroughRelay } from './passthrough-exchange.ts';
+import { CARRIER_IN_JSON } from '../spec/reasoning-carrier.ts';
 import { GeminiStreamTap } from '../dialects/gemini/passthrough-tap.ts';
 import { usageFromGemini } from '../dialects/gemini/usage.ts';
 
@@ -21,6 +22,8 @@ export interface GeminiPassthroughOptions {
   promptEstimate: () => number;
   /** An output limit to add (the request names none and a budget reserved this much). */
   outputCap: number | null;
+  /** Removes the gateway's reasoning tokens from a Gemini body (ClientSide.dropCarriedReasoning). */
+  dropCarried?: (body: Record<string, unknown>) => number;
 }
 
 /** A 2xx body as a JSON object; anything else is the upstream's fault (a failed attempt). */
@@ -57,6 +60,17 @@ export class GeminiPassthroughExchange implements Exchange {
       this.responseHeaders['x-modelgate-adjusted'] =
         `generationConfig.maxOutputTokens set to ${opts.outputCap}: the key's limits reserve that much output for a request that names no limit`;
     }
+  }
+
+  withoutCarriedReasoning(): boolean {
+    const { dropCarried, parsed, raw } = this.#opts;
+    if (dropCarried === undefined || !raw.includes(CARRIER_IN_JSON)) return false;
+    const copy = structuredClone(parsed);
+    const dropped = dropCarried(copy);
+    if (dropped === 0) return false;
+    this.#opts = { ...this.#opts, parsed: copy, raw: Buffer.from(JSON.stringify(copy)) };
+    noteCarriedDropped(this.responseHeaders, dropped);
+    return true;
   }
 
   upstreamBody(): string | Buffer {

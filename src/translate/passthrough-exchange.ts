@@ -14,6 +14,14 @@ import { generationQuery, type TargetQuery } from '../spec/provider.ts';
 import { estimatedReplyUsage } from '../dialects/reply-usage.ts';
 import { deliveredText } from '../dialects/delivered-text.ts';
 import { countText } from '../admission/estimate-tokens.ts';
+import { CARRIER_IN_JSON } from '../spec/reasoning-carrier.ts';
+
+/** Says in x-modelgate-adjusted that reasoning carried for another provider was left out. */
+export function noteCarriedDropped(headers: Record<string, string>, dropped: number): void {
+  const note = `${dropped} reasoning block(s) another provider wrote (carried in the gateway's tokens) left out: the upstream refused them`;
+  const before = headers['x-modelgate-adjusted'];
+  headers['x-modelgate-adjusted'] = before === undefined ? note : `${before}; ${note}`;
+}
 
 const INCLUDE_USAGE_HEAD = Buffer.from('{"stream_options":{"include_usage":true},');
 
@@ -31,6 +39,7 @@ export class PassthroughExchange implements Exchange {
   #masker: TextMasker | undefined;
   /** Refused parameters this body sets: they are left out (config `refused_params`). */
   #refused: string[] | null = null;
+  readonly #dropCarried: ((body: Record<string, unknown>) => number) | undefined;
 
   constructor(opts: {
     dialect: Dialect;
@@ -49,7 +58,10 @@ export class PassthroughExchange implements Exchange {
     upstreamQuery?: TargetQuery;
     /** Top-level parameters the deployment's model refuses. */
     refusedParams?: readonly string[];
+    /** Removes the gateway's reasoning tokens from a body of this dialect (ClientSide.dropCarriedReasoning). */
+    dropCarried?: (body: Record<string, unknown>) => number;
   }) {
+    this.#dropCarried = opts.dropCarried;
     this.upstreamDialect = opts.dialect;
     this.upstreamQuery = opts.upstreamQuery ?? generationQuery(opts.dialect, opts.facts.stream);
     this.#raw = opts.raw;
@@ -78,6 +90,18 @@ export class PassthroughExchange implements Exchange {
       }
     }
     if (adjusted.length > 0) this.responseHeaders['x-modelgate-adjusted'] = adjusted.join('; ');
+  }
+
+  withoutCarriedReasoning(): boolean {
+    if (this.#dropCarried === undefined || !this.#text.includes(CARRIER_IN_JSON)) return false;
+    const parsed = structuredClone(this.#parsed);
+    const dropped = this.#dropCarried(parsed);
+    if (dropped === 0) return false;
+    this.#parsed = parsed;
+    this.#text = JSON.stringify(parsed);
+    this.#raw = Buffer.from(this.#text);
+    noteCarriedDropped(this.responseHeaders, dropped);
+    return true;
   }
 
   upstreamBody(): string | Buffer {

@@ -1,5 +1,6 @@
 // The conversation store's contract on SQLite (its thread, a file) and PostgreSQL: per-key ownership,
-// items in order, appends, item deletes, and a conversation's items gone with it.
+// items in order, appends, item deletes, and a conversation's items gone with it; and the thought
+// signatures of tool calls kept in the same schema: per key, per model, the latest winning, gone with age.
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -44,11 +45,47 @@ async function contract(store: ConversationStore): Promise<void> {
   assert.equal(await store.items('conv_1', 'k1'), null);
 }
 
+async function signatures(store: ConversationStore): Promise<void> {
+  let now = 1_000_000;
+  const book = store.callSignatures({ retentionMs: 10_000, now: () => now });
+  await book.keep('k1', 'gemini-3-pro', [
+    { callId: 'call_a', signature: 'sig-a' },
+    { callId: 'call_b', signature: 'sig-b' },
+  ]);
+  assert.deepEqual([...(await book.find('k1', 'gemini-3-pro', ['call_b', 'call_a', 'call_x']))].sort(), [
+    ['call_a', 'sig-a'],
+    ['call_b', 'sig-b'],
+  ]);
+  assert.equal((await book.find('k2', 'gemini-3-pro', ['call_a'])).size, 0, "another key's calls are absent");
+  assert.equal((await book.find('k1', 'gemini-2.5-pro', ['call_a'])).size, 0, 'another model would refuse it');
+  await book.keep('k1', 'gemini-3-pro', [{ callId: 'call_a', signature: 'sig-a2' }]);
+  assert.equal((await book.find('k1', 'gemini-3-pro', ['call_a'])).get('call_a'), 'sig-a2', 'the latest wins');
+  // Seventeen ids: the first sixteen are looked up in one statement, the rest not.
+  const many = Array.from({ length: 17 }, (_, i) => ({ callId: `c${i}`, signature: `s${i}` }));
+  await book.keep('k1', 'gemini-3-pro', many);
+  const found = await book.find(
+    'k1',
+    'gemini-3-pro',
+    many.map((m) => m.callId),
+  );
+  assert.equal(found.size, 16);
+  assert.equal(found.get('c16'), undefined);
+  now += 10_001;
+  assert.equal((await book.find('k1', 'gemini-3-pro', ['call_a'])).size, 0, 'past the retention it is gone');
+  // A later write purges what expired (at most once a minute): the row is gone, not only hidden.
+  now += 60_000;
+  await book.keep('k2', 'gemini-3-pro', [{ callId: 'call_z', signature: 'z' }]);
+  const old = store.callSignatures({ retentionMs: 1e12, now: () => now });
+  assert.equal((await old.find('k1', 'gemini-3-pro', ['call_a', 'call_b'])).size, 0, 'purged');
+  assert.equal((await old.find('k2', 'gemini-3-pro', ['call_z'])).get('call_z'), 'z');
+}
+
 test('SQLite (a file, served by its thread)', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'mg-conv-'));
   const store = await openConversationStore(join(dir, 'db.sqlite'), false);
   try {
     await contract(store);
+    await signatures(store);
   } finally {
     await store.close();
     rmSync(dir, { recursive: true, force: true });
@@ -58,6 +95,7 @@ test('SQLite (a file, served by its thread)', async () => {
 test('SQLite in memory', async () => {
   const store = await openConversationStore(':memory:', false);
   await contract(store);
+  await signatures(store);
   await store.close();
 });
 
@@ -68,6 +106,7 @@ test('PostgreSQL', async (t: TestContext) => {
   const store = await openConversationStore(url, true);
   try {
     await contract(store);
+    await signatures(store);
   } finally {
     await store.close();
     await dropSchema(sql, schema);

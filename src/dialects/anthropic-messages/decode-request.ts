@@ -16,6 +16,7 @@ import type {
 } from '../../spec/form.ts';
 import { cacheOf } from '../../spec/cache-marker.ts';
 import { decodeSampling } from '../../spec/sampling.ts';
+import { uncarry } from '../../spec/reasoning-carrier.ts';
 import { TranslationError } from '../../spec/translation-error.ts';
 import { effortForBudget } from './thinking.ts';
 
@@ -132,14 +133,18 @@ function assistantMessage(content: unknown, param: string): HubMessage {
       if (cache !== undefined) part.cache = cache;
       parts.push(part);
     } else if (block.type === 'text') parts.push(textPart(block, at));
-    else if (block.type === 'thinking')
-      parts.push({
-        type: 'reasoning',
-        text: str(block.thinking) ?? '',
-        signature: str(block.signature) ?? '',
-        origin: 'messages',
-      });
-    else if (block.type === 'redacted_thinking')
+    else if (block.type === 'thinking') {
+      // Another provider's reasoning comes back in the gateway's token (reasoning-carrier.ts).
+      const signature = str(block.signature) ?? '';
+      parts.push(
+        uncarry(signature, `${at}.signature`) ?? {
+          type: 'reasoning',
+          text: str(block.thinking) ?? '',
+          signature,
+          origin: 'messages',
+        },
+      );
+    } else if (block.type === 'redacted_thinking')
       parts.push({ type: 'reasoning', text: '', redacted: str(block.data) ?? '', origin: 'messages' });
     else throw new TranslationError(`${at}.type`, `content block ${String(block.type)} cannot be sent to this model`);
   });

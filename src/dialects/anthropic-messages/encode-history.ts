@@ -76,12 +76,18 @@ function userBlocks(parts: readonly UserPart[]): ContentBlock[] {
   return out;
 }
 
-function assistantBlocks(parts: readonly AssistantPart[]): ContentBlock[] {
+/** `foreign` counts the reasoning another provider signed or encrypted, which is left out. */
+function assistantBlocks(parts: readonly AssistantPart[], foreign: { n: number }): ContentBlock[] {
   const out: ContentBlock[] = [];
   for (const part of parts) {
     switch (part.type) {
       case 'reasoning':
-        // Only Anthropic can verify its thinking: a block goes back with its signature or not at all.
+        // Only Anthropic can verify its thinking: a block goes back with its signature or not at all, and
+        // another provider's reasoning (its origin says whose) is never sent here.
+        if (part.origin !== 'messages') {
+          if ((part.signature ?? '') !== '' || part.redacted !== undefined || part.encrypted !== undefined) foreign.n++;
+          break;
+        }
         if (part.redacted !== undefined) out.push({ type: 'redacted_thinking', data: part.redacted });
         else if (part.signature !== undefined && part.signature.length > 0)
           out.push({ type: 'thinking', thinking: part.text, signature: part.signature });
@@ -156,6 +162,7 @@ export function encodeHistory(
   const turns: Turn[] = [];
   let named = 0;
   let hoisted = 0;
+  const foreign = { n: 0 };
   for (const msg of messages) {
     switch (msg.role) {
       case 'system':
@@ -168,7 +175,7 @@ export function encodeHistory(
         push(turns, 'user', userBlocks(msg.content));
         break;
       case 'assistant':
-        push(turns, 'assistant', assistantBlocks(msg.content));
+        push(turns, 'assistant', assistantBlocks(msg.content, foreign));
         break;
       case 'tool':
         push(turns, 'user', msg.content.map(toolResult));
@@ -182,6 +189,7 @@ export function encodeHistory(
     adjustments.push(
       `${hoisted} system message${hoisted === 1 ? '' : 's'} inside the conversation moved to the top-level system prompt`,
     );
+  if (foreign.n > 0) adjustments.push('reasoning from another model left out of the history');
   // Anthropic turns carry no speaker: consecutive users' turns merge into one without their names.
   if (named > 0) adjustments.push(`name dropped from ${named} user message${named === 1 ? '' : 's'}`);
   if (turns[0].role === 'assistant') {

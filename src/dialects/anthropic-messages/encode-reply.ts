@@ -1,8 +1,10 @@
-// The hub's reply → an Anthropic Message for a /v1/messages caller. Reasoning without an Anthropic
-// signature becomes a thinking block with an empty one; tool input that is not a JSON object is kept
+// The hub's reply → an Anthropic Message for a /v1/messages caller. Reasoning another provider signed or
+// encrypted becomes a thinking block signed with the gateway's token (reasoning-carrier.ts), reasoning
+// nobody signed one with an empty signature; tool input that is not a JSON object is kept
 // under RAW_ARGUMENTS_KEY rather than dropped.
 import type { ClientReplyContext } from '../../spec/codec.ts';
-import type { HubReply } from '../../spec/form.ts';
+import type { HubReply, ReasoningPart } from '../../spec/form.ts';
+import { carrierOf } from '../../spec/reasoning-carrier.ts';
 import { isObject, tryParseJson } from '../../core/json.ts';
 import { newMessageId, toAnthropicToolId } from './ids.ts';
 import { HUB_TO_STOP_REASON } from './stop-reasons.ts';
@@ -33,17 +35,19 @@ export function toolUseBlock(opts: {
   };
 }
 
+/** Anthropic's own signature as it came; another provider's opaque reasoning as the gateway's token, else ''. */
+export function signatureOf(part: ReasoningPart): string {
+  if (part.origin === 'messages') return part.signature ?? '';
+  return carrierOf(part) ?? '';
+}
+
 export function encodeMessagesReply(reply: HubReply, ctx: ClientReplyContext): string {
   const content: ContentBlock[] = [];
   for (const part of reply.content) {
     if (part.type === 'reasoning') {
-      if (part.redacted !== undefined) content.push({ type: 'redacted_thinking', data: part.redacted });
-      else
-        content.push({
-          type: 'thinking',
-          thinking: part.text,
-          signature: part.origin === 'messages' ? (part.signature ?? '') : '',
-        });
+      if (part.origin === 'messages' && part.redacted !== undefined)
+        content.push({ type: 'redacted_thinking', data: part.redacted });
+      else content.push({ type: 'thinking', thinking: part.text, signature: signatureOf(part) });
     } else if (part.type === 'text') content.push({ type: 'text', text: part.text, citations: null });
     else if (part.type === 'tool-call')
       content.push(toolUseBlock({ id: part.id, name: part.name, input: toolInputOf(part.input) }));

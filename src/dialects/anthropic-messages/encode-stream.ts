@@ -6,6 +6,7 @@ import type { JsonObject } from '../../core/json.ts';
 import type { ClientReplyContext, ClientStreamEncoder } from '../../spec/codec.ts';
 import type { HubEvent } from '../../spec/events.ts';
 import { emptyUsage, type Usage } from '../../core/usage.ts';
+import { carrierOf, StreamedReasoning } from '../../spec/reasoning-carrier.ts';
 import { shapeMessagesError } from './errors.ts';
 import { newMessageId, toAnthropicToolId } from './ids.ts';
 import { HUB_TO_STOP_REASON } from './stop-reasons.ts';
@@ -18,9 +19,12 @@ export class MessagesStreamEncoder implements ClientStreamEncoder {
   #open = -1;
   #next = 0;
   #usage: Usage = emptyUsage();
+  /** Reasoning of a provider other than Anthropic, gathered until its block ends; null when Anthropic answers. */
+  readonly #foreign: StreamedReasoning | null;
 
   constructor(ctx: ClientReplyContext) {
     this.#ctx = ctx;
+    this.#foreign = ctx.origin === undefined || ctx.origin === 'messages' ? null : new StreamedReasoning(ctx.origin);
   }
 
   push(ev: HubEvent): string {
@@ -55,15 +59,31 @@ export class MessagesStreamEncoder implements ClientStreamEncoder {
       case 'text-start':
         return this.#blockStart({ type: 'text', text: '', citations: null });
       case 'reasoning-start':
+        this.#foreign?.start(ev);
         return this.#blockStart(
-          ev.redacted !== undefined
+          ev.redacted !== undefined && this.#foreign === null
             ? { type: 'redacted_thinking', data: ev.redacted }
             : { type: 'thinking', thinking: '', signature: '' },
         );
       case 'reasoning-delta':
+        this.#foreign?.text(ev.text);
         return this.#open < 0 ? '' : this.#delta(JSON.stringify({ type: 'thinking_delta', thinking: ev.text }));
       case 'reasoning-signature':
+        if (this.#foreign !== null) {
+          this.#foreign.signature(ev.signature);
+          return '';
+        }
         return this.#open < 0 ? '' : this.#delta(JSON.stringify({ type: 'signature_delta', signature: ev.signature }));
+      case 'reasoning-end': {
+        // Another provider's opaque reasoning: its token is the block's signature, once the block is whole.
+        const part = this.#foreign?.end() ?? null;
+        const token = part === null ? undefined : carrierOf(part);
+        const signed =
+          token === undefined || this.#open < 0
+            ? ''
+            : this.#delta(JSON.stringify({ type: 'signature_delta', signature: token }));
+        return signed + this.#blockStop();
+      }
       case 'tool-call-start':
         return this.#blockStart({
           type: 'tool_use',
@@ -75,7 +95,6 @@ export class MessagesStreamEncoder implements ClientStreamEncoder {
       case 'tool-call-delta':
         return this.#open < 0 ? '' : this.#delta(JSON.stringify({ type: 'input_json_delta', partial_json: ev.input }));
       case 'text-end':
-      case 'reasoning-end':
       case 'tool-call-end':
         return this.#blockStop();
       case 'usage':

@@ -5,12 +5,8 @@ import { GatewayError } from '../../core/errors.ts';
 import { foldEvents } from '../../spec/fold.ts';
 import { GeminiStreamDecoder } from './decode-stream.ts';
 
-/**
- * `model`: the upstream model, where the reply goes to a caller (not when it is only read for its usage);
- * `owner`: that caller's key id.
- */
-export function decodeGeminiReply(body: Record<string, unknown>, model: string | null = null, owner = ''): HubReply {
-  const events = new GeminiStreamDecoder(model, owner).chunk(body);
+export function decodeGeminiReply(body: Record<string, unknown>): HubReply {
+  const events = new GeminiStreamDecoder().chunk(body);
   const failed = events.find((e) => e.type === 'error');
   if (failed !== undefined) throw new GatewayError('upstream_error', { message: failed.message });
   // Thoughts and their signatures are Gemini's to read back.

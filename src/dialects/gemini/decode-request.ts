@@ -17,6 +17,7 @@ import type {
   ToolResultPart,
   UserPart,
 } from '../../spec/form.ts';
+import { uncarry } from '../../spec/reasoning-carrier.ts';
 import { TranslationError } from '../../spec/translation-error.ts';
 import { jsonSchemaOf } from './schema.ts';
 
@@ -111,8 +112,10 @@ function decodeTurn(content: Json, i: number, ids: CallIds, out: HubMessage[]): 
         if (signature !== undefined) call.signature = signature;
         assistant.push(call);
       } else if (p.thought === true) {
-        const reasoning: AssistantPart = { type: 'reasoning', text: str(p.text) ?? '', origin: 'gemini' };
-        if (signature !== undefined) reasoning.signature = signature;
+        // Another provider's reasoning comes back in the gateway's token (reasoning-carrier.ts).
+        const carried = signature === undefined ? null : uncarry(signature, `${param}.parts[${j}].thoughtSignature`);
+        const reasoning: AssistantPart = carried ?? { type: 'reasoning', text: str(p.text) ?? '', origin: 'gemini' };
+        if (carried === null && signature !== undefined) reasoning.signature = signature;
         assistant.push(reasoning);
       } else if (typeof p.text === 'string') {
         assistant.push({ type: 'text', text: p.text });

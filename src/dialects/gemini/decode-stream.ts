@@ -10,7 +10,6 @@ import type { HubEvent } from '../../spec/events.ts';
 import { geminiErrorStatus } from './errors.ts';
 import { hubFinishOf } from './finish-reasons.ts';
 import { usageFromGemini } from './usage.ts';
-import { thoughtSignatures } from './thought-signatures.ts';
 
 type Json = Record<string, unknown>;
 
@@ -26,17 +25,6 @@ export class GeminiStreamDecoder implements UpstreamStreamDecoder {
   #open: 'text' | 'reasoning' | null = null;
   #calls = 0;
   readonly #seed = Math.random().toString(36).slice(2, 10);
-  readonly #model: string | null;
-  readonly #owner: string;
-
-  /**
-   * `model`: the upstream model the request went to; its calls' signatures are kept for callers that cannot
-   * carry them, in the share of `owner` (the caller's key id).
-   */
-  constructor(model: string | null = null, owner = '') {
-    this.#model = model;
-    this.#owner = owner;
-  }
 
   push(ev: Frame): HubEvent[] {
     if (this.#ended) return [];
@@ -116,10 +104,8 @@ export class GeminiStreamDecoder implements UpstreamStreamDecoder {
         id,
         name: typeof p.functionCall.name === 'string' ? p.functionCall.name : '',
       };
-      if (signature !== undefined) {
-        start.signature = signature;
-        if (this.#model !== null) thoughtSignatures.remember(this.#owner, id, this.#model, signature);
-      }
+      // The hub keeps it for callers whose dialect has no place beside the call (spec/call-signatures.ts).
+      if (signature !== undefined) start.signature = signature;
       out.push(
         start,
         { type: 'tool-call-delta', index, input: JSON.stringify(p.functionCall.args ?? {}) },

@@ -3,6 +3,7 @@
 // which Gemini clients copy into the functionResponse that answers them.
 import type { ClientReplyContext } from '../../spec/codec.ts';
 import type { AssistantPart, HubReply } from '../../spec/form.ts';
+import { carrierOf } from '../../spec/reasoning-carrier.ts';
 import { HUB_TO_GEMINI_FINISH } from './finish-reasons.ts';
 import { usageToGemini } from './usage.ts';
 
@@ -30,7 +31,9 @@ export function geminiPartOf(p: AssistantPart, ctx: ClientReplyContext): Json | 
   if (p.type === 'reasoning') {
     if (ctx.request.reasoning?.summary === undefined || p.text === '') return null;
     const part: Json = { text: p.text, thought: true };
-    if (p.signature !== undefined && p.origin === 'gemini') part.thoughtSignature = p.signature;
+    // Another provider's opaque reasoning rides in the gateway's token (reasoning-carrier.ts).
+    const signature = p.origin === 'gemini' ? p.signature : carrierOf(p);
+    if (signature !== undefined) part.thoughtSignature = signature;
     return part;
   }
   if ('base64' in p.data) return { inlineData: { mimeType: p.mediaType, data: p.data.base64 } };

@@ -6,7 +6,6 @@
 import type { EncodedRequest, UpstreamOptions } from '../../spec/codec.ts';
 import type { AssistantPart, FilePart, HubRequest, TextPart, UserPart } from '../../spec/form.ts';
 import { argsOfInput } from './encode-reply.ts';
-import { thoughtSignatures } from './thought-signatures.ts';
 
 type Json = Record<string, unknown>;
 
@@ -24,13 +23,6 @@ const EFFORT_BUDGET: Readonly<Record<string, number>> = {
   max: 32768,
 };
 
-export interface GeminiReplyState {
-  /** The upstream model, whose calls' thought signatures the decoders keep (thought-signatures.ts). */
-  model: string;
-  /** The caller's key id: its signatures are kept in its own share (thought-signatures.ts). */
-  owner: string;
-}
-
 function filePartOf(p: FilePart): Json {
   if ('base64' in p.data) return { inlineData: { mimeType: p.mediaType, data: p.data.base64 } };
   if ('url' in p.data) return { fileData: { mimeType: p.mediaType, fileUri: p.data.url } };
@@ -43,7 +35,6 @@ function userParts(content: UserPart[] | TextPart[]): Json[] {
 }
 
 function modelParts(content: AssistantPart[], opts: UpstreamOptions, adjustments: Set<string>): Json[] {
-  const model = opts.upstreamModel;
   const parts: Json[] = [];
   let signed = false;
   for (const p of content) {
@@ -62,8 +53,9 @@ function modelParts(content: AssistantPart[], opts: UpstreamOptions, adjustments
     } else {
       const part: Json = { functionCall: { name: p.name, args: argsOfInput(p.input) } };
       // The first call of a turn carries the signature (Gemini's rule for parallel calls). A caller whose
-      // dialect has no place for it sends the call back without: the one this model made it with, if kept.
-      const signature = p.signature ?? thoughtSignatures.signatureOf(opts.owner ?? '', p.id, model);
+      // dialect has no place for it sends the call back without: the one this model made it with, if the
+      // hub kept it (spec/call-signatures.ts).
+      const signature = p.signature ?? opts.callSignatures?.get(p.id);
       if (signature !== undefined) part.thoughtSignature = signature;
       else if (!signed) part.thoughtSignature = SKIP_SIGNATURE;
       signed = true;
@@ -174,6 +166,5 @@ export function encodeGeminiRequest(req: HubRequest, opts: UpstreamOptions): Enc
     }
     if (Object.keys(config).length > 0) body.generationConfig = config;
   }
-  const state: GeminiReplyState = { model: opts.upstreamModel, owner: opts.owner ?? '' };
-  return { body: JSON.stringify(body), adjustments: [...adjustments], replyState: state };
+  return { body: JSON.stringify(body), adjustments: [...adjustments], replyState: null };
 }

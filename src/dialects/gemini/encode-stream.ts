@@ -5,6 +5,7 @@
 import type { ClientReplyContext, ClientStreamEncoder } from '../../spec/codec.ts';
 import type { HubEvent } from '../../spec/events.ts';
 import type { HubUsage } from '../../spec/form.ts';
+import { carrierOf, StreamedReasoning } from '../../spec/reasoning-carrier.ts';
 import { geminiErrorStatus } from './errors.ts';
 import { argsOfInput } from './encode-reply.ts';
 import { HUB_TO_GEMINI_FINISH } from './finish-reasons.ts';
@@ -20,8 +21,11 @@ export class GeminiStreamEncoder implements ClientStreamEncoder {
   #held: Json[] | null = null;
   #call: { id: string; name: string; input: string; signature?: string } | null = null;
   #usage: HubUsage | null = null;
+  /** Reasoning of a provider other than Gemini, gathered until its block ends; null when Gemini answers. */
+  readonly #foreign: StreamedReasoning | null;
 
   constructor(ctx: ClientReplyContext) {
+    this.#foreign = ctx.origin === undefined || ctx.origin === 'gemini' ? null : new StreamedReasoning(ctx.origin);
     this.#model = ctx.model;
     this.#responseId = `mg-${ctx.created}-${Math.random().toString(36).slice(2, 10)}`;
     this.#showThoughts = ctx.request.reasoning?.summary !== undefined;
@@ -31,8 +35,21 @@ export class GeminiStreamEncoder implements ClientStreamEncoder {
     switch (ev.type) {
       case 'text-delta':
         return ev.text === '' ? '' : this.#hold({ text: ev.text });
+      case 'reasoning-start':
+        this.#foreign?.start(ev);
+        return '';
       case 'reasoning-delta':
+        this.#foreign?.text(ev.text);
         return this.#showThoughts && ev.text !== '' ? this.#hold({ text: ev.text, thought: true }) : '';
+      case 'reasoning-signature':
+        this.#foreign?.signature(ev.signature);
+        return '';
+      case 'reasoning-end': {
+        // Another provider's opaque reasoning: its token closes the thoughts, as Gemini's own signature does.
+        const part = this.#foreign?.end() ?? null;
+        const token = part === null || !this.#showThoughts ? undefined : carrierOf(part);
+        return token === undefined ? '' : this.#hold({ text: '', thought: true, thoughtSignature: token });
+      }
       case 'tool-call-start':
         this.#call = { id: ev.id, name: ev.name, input: '' };
         if (ev.signature !== undefined) this.#call.signature = ev.signature;

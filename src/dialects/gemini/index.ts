@@ -1,16 +1,18 @@
 // The Gemini dialect's two faces to the hub: a caller of Gemini's generateContent (client side) and a
 // Gemini upstream (upstream side). Same-dialect traffic passes through instead (passthrough-exchange.ts).
 import type { ClientSide, UpstreamSide } from '../../spec/codec.ts';
+import { dropCarriedThoughts } from './drop-carried.ts';
 import { decodeGeminiReply } from './decode-reply.ts';
 import { decodeGeminiRequest } from './decode-request.ts';
 import { GeminiStreamDecoder } from './decode-stream.ts';
 import { encodeGeminiReply } from './encode-reply.ts';
 import { encodeGeminiRequest } from './encode-request.ts';
 import { GeminiStreamEncoder } from './encode-stream.ts';
-import type { GeminiReplyState } from './encode-request.ts';
 
 export const geminiClient: ClientSide = {
   dialect: 'gemini',
+  dropCarriedReasoning: dropCarriedThoughts,
+  carriesCallSignatures: true,
   decodeRequest: decodeGeminiRequest,
   encodeReply: encodeGeminiReply,
   streamEncoder: (ctx) => new GeminiStreamEncoder(ctx),
@@ -18,13 +20,8 @@ export const geminiClient: ClientSide = {
 
 export const geminiUpstream: UpstreamSide = {
   dialect: 'gemini',
+  signsCalls: true,
   encodeRequest: encodeGeminiRequest,
-  decodeReply: (body, state) => {
-    const { model, owner } = state as GeminiReplyState;
-    return decodeGeminiReply(body, model, owner);
-  },
-  streamDecoder: (state) => {
-    const { model, owner } = state as GeminiReplyState;
-    return new GeminiStreamDecoder(model, owner);
-  },
+  decodeReply: (body) => decodeGeminiReply(body),
+  streamDecoder: () => new GeminiStreamDecoder(),
 };

@@ -14,6 +14,7 @@ import type {
   ToolResultPart,
   UserPart,
 } from '../../spec/form.ts';
+import { uncarry } from '../../spec/reasoning-carrier.ts';
 import { TranslationError } from '../../spec/translation-error.ts';
 
 /** The image types chat accepts as data URLs (and every upstream reads). */
@@ -96,7 +97,10 @@ function userParts(content: unknown, param: string): UserPart[] {
   return out;
 }
 
-/** `thinking_blocks` as this gateway wrote them on a reply (Anthropic's blocks), back unchanged. */
+/**
+ * `thinking_blocks` as this gateway wrote them on a reply, back unchanged: Anthropic's blocks, or another
+ * provider's reasoning in the gateway's token (reasoning-carrier.ts).
+ */
 function thinkingBlocks(blocks: unknown, param: string): ReasoningPart[] {
   if (blocks === undefined || blocks === null) return [];
   if (!Array.isArray(blocks)) throw new TranslationError(param, 'thinking_blocks must be an array');
@@ -108,7 +112,14 @@ function thinkingBlocks(blocks: unknown, param: string): ReasoningPart[] {
       typeof b.signature === 'string' &&
       b.signature.length > 0
     ) {
-      return { type: 'reasoning', text: b.thinking, signature: b.signature, origin: 'messages' };
+      return (
+        uncarry(b.signature, `${param}[${i}].signature`) ?? {
+          type: 'reasoning',
+          text: b.thinking,
+          signature: b.signature,
+          origin: 'messages',
+        }
+      );
     }
     if (isObject(b) && b.type === 'redacted_thinking' && typeof b.data === 'string')
       return { type: 'reasoning', text: '', redacted: b.data, origin: 'messages' };
@@ -125,8 +136,13 @@ function assistantParts(msg: Record<string, unknown>, param: string): AssistantP
   const signature = str(msg.reasoning_signature);
   // The whole blocks, when the client kept them, are the exact record and win.
   if (out.length === 0 && reasoning !== undefined && (reasoning.length > 0 || (signature ?? '').length > 0)) {
-    const part: ReasoningPart = { type: 'reasoning', text: reasoning };
-    if (signature !== undefined && signature.length > 0) part.signature = signature;
+    // A bare signature is Anthropic's (LiteLLM's convention), unless it is the gateway's token.
+    const carried = signature === undefined ? null : uncarry(signature, `${param}.reasoning_signature`);
+    const part: ReasoningPart = carried ?? { type: 'reasoning', text: reasoning };
+    if (carried === null && signature !== undefined && signature.length > 0) {
+      part.signature = signature;
+      part.origin = 'messages';
+    }
     out.push(part);
   }
   const texts = textParts(msg.content, `${param}.content`);

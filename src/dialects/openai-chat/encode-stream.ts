@@ -1,13 +1,16 @@
 // Hub events → chat.completion.chunk SSE for a /v1/chat/completions caller. Tool calls are numbered by
 // their own counter (0,1,2… in order), never by the block index, so text before tools does not offset
 // them. Anthropic's thinking blocks, whole with their signatures, go once in a `thinking_blocks` delta
-// before the finish, so a client that merges deltas by assignment (the OpenAI SDK) and one that appends
+// before the finish (another provider's opaque reasoning too, as the gateway's token, also sent as the
+// block's `reasoning_signature` when it ends), so a client that merges deltas by assignment (the OpenAI SDK) and one that appends
 // both end with the same list. One per request.
 import { encodeSse } from '../../core/sse.ts';
 import { emptyUsage, type Usage } from '../../core/usage.ts';
 import type { JsonObject } from '../../core/json.ts';
 import type { ClientReplyContext, ClientStreamEncoder } from '../../spec/codec.ts';
 import type { HubEvent } from '../../spec/events.ts';
+import { StreamedReasoning } from '../../spec/reasoning-carrier.ts';
+import { thinkingBlockOf } from './encode-reply.ts';
 import { shapeChatError } from './errors.ts';
 import { HUB_TO_FINISH_REASON } from './finish-reasons.ts';
 import { newChatCompletionId } from './ids.ts';
@@ -29,6 +32,11 @@ export class ChatStreamEncoder implements ClientStreamEncoder {
   /** The open thinking block as it accumulates, listed in thinking_blocks. */
   #thinking: ThinkingRecord | null = null;
   readonly #thinkingBlocks: ChatThinkingBlock[] = [];
+  /**
+   * Reasoning of a provider other than Anthropic, gathered until its block ends: its opaque part goes
+   * out as the gateway's token then (reasoning-carrier.ts). Null when Anthropic answers.
+   */
+  readonly #foreign: StreamedReasoning | null;
   #usage: Usage = emptyUsage();
   /** The content chunk's JSON around its text, made on the first spliced text delta. */
   #contentAround: [string, string] | null = null;
@@ -37,6 +45,7 @@ export class ChatStreamEncoder implements ClientStreamEncoder {
     this.#model = ctx.model;
     this.#created = ctx.created;
     this.#includeUsage = ctx.request.streamUsage === true;
+    this.#foreign = ctx.origin === undefined || ctx.origin === 'messages' ? null : new StreamedReasoning(ctx.origin);
   }
 
   push(ev: HubEvent): string {
@@ -51,21 +60,32 @@ export class ChatStreamEncoder implements ClientStreamEncoder {
       case 'text-start':
         return this.#roleChunk();
       case 'reasoning-start':
-        if (ev.redacted !== undefined) this.#thinkingBlocks.push({ type: 'redacted_thinking', data: ev.redacted });
+        if (this.#foreign !== null) this.#foreign.start(ev);
+        else if (ev.redacted !== undefined) this.#thinkingBlocks.push({ type: 'redacted_thinking', data: ev.redacted });
         else {
           this.#thinking = { type: 'thinking', thinking: '', signature: '' };
           this.#thinkingBlocks.push(this.#thinking);
         }
         return this.#roleChunk();
       case 'reasoning-delta':
+        this.#foreign?.text(ev.text);
         if (this.#thinking !== null) this.#thinking.thinking += ev.text;
         return ev.text.length > 0 ? this.#chunk({ reasoning_content: ev.text }) : '';
       case 'reasoning-signature':
+        if (this.#foreign !== null) {
+          this.#foreign.signature(ev.signature);
+          return '';
+        }
         if (this.#thinking !== null) this.#thinking.signature += ev.signature;
         return ev.signature.length > 0 ? this.#chunk({ reasoning_signature: ev.signature }) : '';
-      case 'reasoning-end':
+      case 'reasoning-end': {
         this.#thinking = null;
-        return '';
+        const part = this.#foreign?.end() ?? null;
+        const block = part === null ? null : thinkingBlockOf(part);
+        if (block?.type !== 'thinking') return '';
+        this.#thinkingBlocks.push(block);
+        return this.#chunk({ reasoning_signature: block.signature });
+      }
       case 'tool-call-start':
         this.#tool = this.#toolCount++;
         this.#toolArgs = false;

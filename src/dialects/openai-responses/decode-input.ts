@@ -4,7 +4,7 @@
 import { isObject, type JsonObject } from '../../core/json.ts';
 import type { AssistantPart, FilePart, HubMessage, TextPart, ToolResultPart, UserPart } from '../../spec/form.ts';
 import { TranslationError } from '../../spec/translation-error.ts';
-import { carryIn } from './reasoning-carry.ts';
+import { uncarry } from '../../spec/reasoning-carrier.ts';
 
 const DATA_URL = /^data:([^;,]+)(?:;[^,]*)?;base64,(.*)$/s;
 
@@ -60,9 +60,10 @@ export function contentParts(content: unknown, where: string): UserPart[] {
   });
 }
 
-function reasoningOf(item: JsonObject): AssistantPart {
+function reasoningOf(item: JsonObject, where: string): AssistantPart {
+  // Reasoning of another provider's, in the gateway's token: back as that provider wrote it.
   if (typeof item.encrypted_content === 'string') {
-    const carried = carryIn(item.encrypted_content);
+    const carried = uncarry(item.encrypted_content, `${where}.encrypted_content`);
     if (carried !== null) return carried;
   }
   const texts: string[] = [];
@@ -120,7 +121,7 @@ export function decodeInput(input: unknown): DecodedInput {
         return;
       }
       case 'reasoning':
-        assistant().push(reasoningOf(raw));
+        assistant().push(reasoningOf(raw, where));
         return;
       case 'function_call':
       case 'custom_tool_call': {

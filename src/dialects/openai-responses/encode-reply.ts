@@ -6,7 +6,7 @@ import type { ClientReplyContext } from '../../spec/codec.ts';
 import type { FinishReason, HubReply, HubRequest, ReasoningPart, ToolCallPart } from '../../spec/form.ts';
 import { unwrapCustomInput } from '../../spec/custom-tool.ts';
 import { echoOf, isCustomTool, responsesUsage } from './echo.ts';
-import { carryOut } from './reasoning-carry.ts';
+import { carrierOf } from '../../spec/reasoning-carrier.ts';
 import {
   customToolCallItem,
   functionCallItem,
@@ -28,8 +28,14 @@ export function statusOf(finish: FinishReason): {
   return { status: 'completed', reason: null };
 }
 
+/** OpenAI's own encrypted content as it came; another provider's reasoning in the gateway's token. */
+function encryptedOf(part: ReasoningPart): string | undefined {
+  if (part.origin === 'responses' || part.origin === undefined) return part.encrypted;
+  return carrierOf(part);
+}
+
 export function reasoningItemOf(part: ReasoningPart, req: HubRequest, id: string): JsonObject {
-  const encrypted = req.reasoning?.includeEncrypted === true ? carryOut(part) : undefined;
+  const encrypted = req.reasoning?.includeEncrypted === true ? encryptedOf(part) : undefined;
   return reasoningItem({ id, summary: part.text === '' ? [] : [part.text], encrypted });
 }
 

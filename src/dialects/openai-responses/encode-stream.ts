@@ -91,10 +91,12 @@ export class ResponsesStreamEncoder implements ClientStreamEncoder {
       }
       case 'reasoning-start': {
         const at = this.#output.length;
+        // The upstream's dialect names whose signatures these are; where it is not known, what the block
+        // holds says it (an id or encrypted content is OpenAI's, a signature or redacted data Anthropic's).
         const part: ReasoningPart = {
           type: 'reasoning',
           text: '',
-          origin: ev.id !== undefined || ev.encrypted !== undefined ? 'responses' : undefined,
+          origin: this.#ctx.origin ?? (ev.id !== undefined || ev.encrypted !== undefined ? 'responses' : undefined),
         };
         if (ev.encrypted !== undefined) part.encrypted = ev.encrypted;
         if (ev.redacted !== undefined) part.redacted = ev.redacted;

@@ -14,6 +14,9 @@ import type { ClientReplyContext, ClientSide, UpstreamOptions, UpstreamSide } fr
 import { HubStreamTranslator } from './stream-translator.ts';
 import { TranslationError } from '../../spec/translation-error.ts';
 import { estimatedHubUsage } from '../../dialects/reply-usage.ts';
+import type { CallSignatureBook, KeptSignature } from '../../spec/call-signatures.ts';
+import type { HubReply } from '../../spec/form.ts';
+import { SignatureTap, unsignedCalls } from './kept-signatures.ts';
 
 /**
  * Deeper than this a request is refused before translation: the translators walk it and the upstream
@@ -41,6 +44,8 @@ export interface TranslatedExchangeOptions {
   masker?: TextMasker;
   /** Cuts the upstream's streamed body into frames: its provider's framing. */
   frames: () => FrameDecoder;
+  /** Where an upstream's tool-call signatures are kept for callers that cannot carry them. */
+  signatures?: CallSignatureBook;
 }
 
 export class TranslatedExchange implements Exchange {
@@ -50,9 +55,14 @@ export class TranslatedExchange implements Exchange {
   readonly #client: ClientSide;
   readonly #upstream: UpstreamSide;
   readonly #clientDialect: Dialect;
-  readonly #body: string;
-  readonly #replyState: unknown;
+  readonly #options: UpstreamOptions;
+  readonly #cap: number | null;
+  #body: string | null = null;
+  #replyState: unknown = null;
   readonly #ctx: ClientReplyContext;
+  /** Where the upstream's call signatures are kept for this caller; null when they need not be. */
+  #book: { book: CallSignatureBook; owner: string } | null = null;
+  readonly #pending: Promise<void>[] = [];
   readonly #masker: TextMasker | undefined;
   readonly #frames: () => FrameDecoder;
 
@@ -63,46 +73,88 @@ export class TranslatedExchange implements Exchange {
     this.#client = opts.client;
     this.#upstream = opts.upstream;
     this.#clientDialect = opts.clientDialect;
+    this.#options = opts.upstreamOptions;
     if (nestedDeeperThan(opts.parsed, MAX_TRANSLATED_DEPTH)) {
       throw new GatewayError('invalid_request', {
         message: `The request nests objects and arrays more than ${MAX_TRANSLATED_DEPTH} levels deep.`,
       });
     }
-    try {
-      const request = opts.client.decodeRequest(opts.parsed, { stream: opts.stream === true });
-      const cap = request.maxOutputTokens === undefined ? (opts.outputCap ?? null) : null;
-      if (cap !== null) request.maxOutputTokens = cap;
-      const encoded = opts.upstream.encodeRequest(request, opts.upstreamOptions);
-      if (cap !== null)
-        encoded.adjustments.push(
-          `output limit set to ${cap}: the key's limits reserve that much output for a request that names no limit`,
-        );
-      this.upstreamQuery = generationQuery(opts.upstreamDialect, request.stream === true);
-      this.#body = encoded.body;
-      this.#replyState = encoded.replyState;
-      if (encoded.adjustments.length > 0)
-        this.responseHeaders['x-modelgate-adjusted'] = headerSafe(encoded.adjustments.join('; '));
-      this.#ctx = {
-        model: opts.model,
-        created: Math.floor(Date.now() / 1000),
-        request,
-        promptEstimate: opts.promptEstimate,
-      };
-    } catch (err) {
-      if (err instanceof TranslationError)
-        throw new GatewayError('invalid_request', { message: err.message, param: err.param });
-      throw err;
+    const request = translating(() => opts.client.decodeRequest(opts.parsed, { stream: opts.stream === true }));
+    const cap = request.maxOutputTokens === undefined ? (opts.outputCap ?? null) : null;
+    if (cap !== null) request.maxOutputTokens = cap;
+    this.#cap = cap;
+    this.upstreamQuery = generationQuery(opts.upstreamDialect, request.stream === true);
+    this.#ctx = {
+      model: opts.model,
+      created: Math.floor(Date.now() / 1000),
+      request,
+      origin: opts.upstream.dialect,
+      promptEstimate: opts.promptEstimate,
+    };
+    // An upstream that signs its tool calls, for a caller that cannot carry the signatures: they are kept
+    // as the reply names them, and the request's own calls are looked up before its body is built.
+    const owner = opts.upstreamOptions.owner;
+    const book = opts.signatures;
+    if (
+      book !== undefined &&
+      owner !== undefined &&
+      opts.upstream.signsCalls === true &&
+      !opts.client.carriesCallSignatures
+    ) {
+      this.#book = { book, owner };
+      this.kept = () => this.#keptNow();
+      const calls = unsignedCalls(request);
+      if (calls.length > 0) {
+        this.prepare = async () => {
+          const found = await book.find(owner, opts.upstreamOptions.upstreamModel, calls);
+          if (this.#body === null) this.#encode(found);
+        };
+        return;
+      }
     }
+    this.#encode();
+  }
+
+  readonly prepare?: () => Promise<void>;
+  readonly kept?: () => Promise<void> | null;
+
+  /** Writes the request for the upstream (with the kept signatures of its calls, when any were looked up). */
+  #encode(callSignatures?: ReadonlyMap<string, string>): void {
+    const options =
+      callSignatures === undefined || callSignatures.size === 0 ? this.#options : { ...this.#options, callSignatures };
+    const encoded = translating(() => this.#upstream.encodeRequest(this.#ctx.request, options));
+    if (this.#cap !== null)
+      encoded.adjustments.push(
+        `output limit set to ${this.#cap}: the key's limits reserve that much output for a request that names no limit`,
+      );
+    this.#body = encoded.body;
+    this.#replyState = encoded.replyState;
+    if (encoded.adjustments.length > 0)
+      this.responseHeaders['x-modelgate-adjusted'] = headerSafe(encoded.adjustments.join('; '));
   }
 
   upstreamBody(): string {
-    return this.#body;
+    // Asked for without prepare(): the calls go with what the upstream accepts in place of a signature.
+    if (this.#body === null) this.#encode();
+    return this.#body as string;
+  }
+
+  /** Starts writing signatures the reply made for the caller's next turn. */
+  #keep(kept: KeptSignature[]): void {
+    if (this.#book === null || kept.length === 0) return;
+    this.#pending.push(this.#book.book.keep(this.#book.owner, this.#options.upstreamModel, kept));
+  }
+
+  #keptNow(): Promise<void> | null {
+    if (this.#pending.length === 0) return null;
+    return Promise.all(this.#pending).then(() => undefined);
   }
 
   json(upstreamText: string): { body: string; usage: Usage } {
     const value = parseUpstream(upstreamText);
     try {
       const reply = this.#upstream.decodeReply(value, this.#replyState);
+      if (this.#book !== null) this.#keep(signedCalls(reply));
       const usage = reply.usageMissing === true ? estimatedHubUsage(reply, this.#ctx.promptEstimate) : reply.usage;
       return { body: this.#client.encodeReply(reply, this.#ctx), usage };
     } catch (err) {
@@ -118,8 +170,9 @@ export class TranslatedExchange implements Exchange {
   }
 
   stream(): StreamRelay {
+    const decoder = this.#upstream.streamDecoder(this.#replyState);
     const translator = new HubStreamTranslator({
-      decoder: this.#upstream.streamDecoder(this.#replyState),
+      decoder: this.#book === null ? decoder : new SignatureTap(decoder, (k) => this.#keep([k])),
       encoder: this.#client.streamEncoder(this.#ctx),
       promptEstimate: this.#ctx.promptEstimate,
     });
@@ -205,6 +258,25 @@ class TranslatedRelay implements StreamRelay {
   finalResponse(): string | null {
     return this.#t.final();
   }
+}
+
+/** A decoder's or encoder's refusal of the caller's request: a 400 naming its field. */
+function translating<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (err) {
+    if (err instanceof TranslationError)
+      throw new GatewayError('invalid_request', { message: err.message, param: err.param });
+    throw err;
+  }
+}
+
+/** The tool calls of a whole reply that came signed. */
+function signedCalls(reply: HubReply): KeptSignature[] {
+  const out: KeptSignature[] = [];
+  for (const p of reply.content)
+    if (p.type === 'tool-call' && p.signature !== undefined) out.push({ callId: p.id, signature: p.signature });
+  return out;
 }
 
 function headerSafe(v: string): string {
