@@ -7,10 +7,12 @@ import { loadRequests, setupRequests } from './requests.js';
 import { startDeploymentPolling, stopDeploymentPolling } from './deployments.js';
 import { loadEntries, setupEntries } from './entries.js';
 import { loadAudit, setupAudit } from './audit.js';
+import { loadTeams, setupTeams } from './teams.js';
 
 const $ = (id) => document.getElementById(id);
 const VIEWS = {
   keys: loadKeys,
+  teams: loadTeams,
   usage: loadUsage,
   requests: loadRequests,
   deployments: startDeploymentPolling,
@@ -87,6 +89,7 @@ function start() {
   setupRequests();
   setupEntries();
   setupAudit();
+  setupTeams();
   whenUnauthorized(() => showSignIn('The admin token was refused; sign in again.'));
   $('signin-form').addEventListener('submit', signIn);
   $('sign-out').addEventListener('click', () => {
