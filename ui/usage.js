@@ -33,6 +33,19 @@ function hourLabels(from) {
   return out;
 }
 
+/**
+ * An hour bucket (`2026-11-26T10:00Z`) as the reader's clock shows it, as the request log's times are:
+ * the buckets are UTC hours, which are whole hours in the reader's zone too (but for a few half-hour zones).
+ */
+function localHour(iso) {
+  return new Date(iso).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
+}
+
+function localDay(iso) {
+  const d = new Date(iso);
+  return `${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
+}
+
 /** Rows grouped by (day or hour, name) into stacked series, the biggest first. */
 function seriesBy(rows, { labels, nameOf, valueOf, bucket }) {
   const byName = new Map();
@@ -87,7 +100,7 @@ export async function loadUsage() {
     totalsBox(byModel.totals);
     for (const span of document.querySelectorAll('figcaption .bucket')) span.textContent = bucket;
     const days = bucket === 'hour' ? hourLabels(from) : dayLabels(from);
-    const short = days.map((d) => (bucket === 'hour' ? d.slice(11, 16) : d.slice(5)));
+    const short = days.map((d) => (bucket === 'hour' ? localHour(d) : d.slice(5)));
     stackedBars($('chart-cost-model'), {
       labels: short,
       series: seriesBy(byModelDay.groups, { labels: days, nameOf: (r) => r.model, valueOf: cost, bucket }),
@@ -111,7 +124,7 @@ export async function loadUsage() {
     const hours = hourLabels(hourFrom);
     const at = new Map(hourly.groups.map((g) => [g.hour, g]));
     requestsAndErrors($('chart-hourly'), {
-      labels: hours.map((x) => `${x.slice(5, 10)} ${x.slice(11, 16)}`),
+      labels: hours.map((x) => `${localDay(x)} ${localHour(x)}`),
       requests: hours.map((x) => at.get(x)?.requests ?? 0),
       errors: hours.map((x) => at.get(x)?.errors ?? 0),
     });

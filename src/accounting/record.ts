@@ -8,7 +8,7 @@ import { breakdownJson, usdText } from '../pricing/breakdown.ts';
 import type { Catalog } from '../catalog/catalog.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import type { RequestTrace } from '../observability/tracing.ts';
-import { maskKeyLike } from '../core/mask-secrets.ts';
+import { maskKeyLike, type SecretMasker } from '../core/mask-secrets.ts';
 import { costNanos, nanosToUsd, periodStart } from '../core/budget.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { UsageWriter } from './usage-writer.ts';
@@ -157,6 +157,19 @@ export function recordRequest(
     errorMessage: state.errorMessage,
     attemptLog: state.tried === null ? null : attemptLogJson(state.tried),
   });
+}
+
+/** An error message the request log keeps: the caller's, masked again, at most this long. */
+const LOGGED_MESSAGE_CHARS = 2000;
+
+/**
+ * The message a failed request's caller was answered with, as the request log keeps it (`errorMessage`).
+ * Upstream text in it is masked already (upstream-failure.ts); it is masked once more, whole before it is
+ * cut, since the log outlives the answer and a message may quote what the caller sent.
+ */
+export function loggedMessage(masker: Pick<SecretMasker, 'mask'>, message: string): string {
+  const masked = masker.mask(message);
+  return masked.length > LOGGED_MESSAGE_CHARS ? `${masked.slice(0, LOGGED_MESSAGE_CHARS)}…` : masked;
 }
 
 /** The attempts as the request log stores them: the admin API's shape, so a read parses and passes it on. */

@@ -29,7 +29,14 @@ import {
   type ConversationTurn,
 } from '../conversation/conversation-turn.ts';
 import { prepareResponsesTurn, storeResponsesTurn, type ResponsesTurn } from '../conversation/responses-turn.ts';
-import { costHeader, priceRequest, recordRequest, rowModel, RequestState } from '../accounting/record.ts';
+import {
+  costHeader,
+  loggedMessage,
+  priceRequest,
+  recordRequest,
+  rowModel,
+  RequestState,
+} from '../accounting/record.ts';
 import type { StageList } from '../stages/plan.ts';
 import { runAfterReply, runBeforeRouting } from '../stages/run.ts';
 import { keepAliveFor, relayStream } from './relay.ts';
@@ -385,7 +392,7 @@ async function answerFailure(
     // The body never came whole: the client left (499), or Node has answered it (408, 400).
     state.status = err.status;
     state.errorCode = err.code;
-    state.errorMessage = loggedMessage(gw, err);
+    state.errorMessage = loggedMessage(gw.masker, err.message);
     return;
   }
   if (failure.clientGone) {
@@ -403,7 +410,7 @@ async function answerFailure(
     );
   state.status = state.status || gerr.status;
   state.errorCode = gerr.code;
-  state.errorMessage = loggedMessage(gw, gerr);
+  state.errorMessage = loggedMessage(gw.masker, gerr.message);
   if (!res.headersSent) {
     state.status = gerr.status;
     // Every response of the generation endpoints carries the key's rate headers, errors included.
@@ -448,19 +455,6 @@ async function answerFailure(
       },
       'request refused',
     );
-}
-
-/** An error message the request log keeps: the caller's, masked again, at most this long. */
-const LOGGED_MESSAGE_CHARS = 2000;
-
-/**
- * The message the caller was answered with, as the request log keeps it. Upstream text in it is masked
- * already (upstream-failure.ts); it is masked once more, whole before it is cut, since the log outlives
- * the answer and a message may quote what the caller sent.
- */
-function loggedMessage(gw: Gateway, err: GatewayError): string {
-  const masked = gw.masker.mask(err.message);
-  return masked.length > LOGGED_MESSAGE_CHARS ? `${masked.slice(0, LOGGED_MESSAGE_CHARS)}…` : masked;
 }
 
 /** Relays a whole answer; returns the body sent. */

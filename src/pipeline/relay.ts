@@ -8,7 +8,8 @@ import { streamFailure, type Answer } from '../routing/attempts.ts';
 import { StagedRelay } from '../stages/staged-relay.ts';
 import type { Flight } from './generate.ts';
 import type { Catalog } from '../catalog/catalog.ts';
-import { costHeader } from '../accounting/record.ts';
+import { costHeader, loggedMessage } from '../accounting/record.ts';
+import type { SecretMasker } from '../core/mask-secrets.ts';
 
 const SSE_HEADERS = {
   'content-type': 'text/event-stream; charset=utf-8',
@@ -30,7 +31,7 @@ export function keepAliveFor(res: ServerResponse, flight: Flight, intervalMs: nu
 
 /** Relays a stream; returns the Responses API response object it ended with, when there is one. */
 export async function relayStream(
-  gw: { catalog: Catalog },
+  gw: { catalog: Catalog; masker: Pick<SecretMasker, 'mask'> },
   res: ServerResponse,
   flight: Flight,
   answer: Answer,
@@ -114,6 +115,7 @@ export async function relayStream(
     if (answer.watch.reason !== 'shutdown') answer.streamFailed(answer.watch.reason === null ? err : undefined);
     const gerr = streamFailure(err, answer.watch.reason);
     state.errorCode = gerr.code;
+    state.errorMessage = loggedMessage(gw.masker, gerr.message);
     state.status = gerr.status;
     writer.end(relay.errorEvent(gerr, state.requestId));
     return null;
@@ -127,6 +129,7 @@ export async function relayStream(
     answer.streamFailed();
     state.status = 502;
     state.errorCode = 'upstream_error';
+    state.errorMessage = 'The upstream stream ended with an error; the caller got it as the stream’s error event.';
     return null;
   }
   return relay.finalResponse?.() ?? null;

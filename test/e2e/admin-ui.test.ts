@@ -58,6 +58,8 @@ mcp_servers:
     executablePath: CHROMIUM,
     headless: true,
     viewport: { width: 1280, height: 900 },
+    // Half an hour off UTC: the hourly chart's labels show the reader's clock, not UTC's.
+    timezoneId: 'Asia/Kolkata',
     args: [
       '--headless',
       '--no-sandbox',
@@ -496,7 +498,17 @@ test('dashboard: a series keeps its colour in every chart and range; the last 24
     .locator('#chart-cost-model svg > text[text-anchor="middle"]')
     .evaluateAll((els) => els.map((e) => e.textContent ?? ''));
   assert.ok(labels.length >= 6, labels.join(' '));
-  for (const l of labels) assert.match(l, /^\d\d:00$/, 'hours, not days');
+  // UTC hours, labelled on the reader's clock (India is UTC+05:30).
+  for (const l of labels) assert.match(l, /^\d\d:30$/, 'hours on the local clock, not days');
+  // The gpt-up requests of this run are in this UTC hour or, across an hour's turn, the one before.
+  const hourStart = Math.floor(Date.now() / 3_600_000) * 3_600_000;
+  const localLabel = (ms: number) => new Date(ms + 5.5 * 3_600_000).toISOString().slice(11, 16);
+  const expected = [localLabel(hourStart), localLabel(hourStart - 3_600_000)];
+  const titles = await page.locator('#chart-cost-model svg rect title').allTextContents();
+  assert.ok(
+    titles.some((t) => expected.some((l) => t.startsWith(`${l} · gpt-up: `))),
+    `the gpt-up bar is labelled ${expected.join(' or ')}: ${titles.join(' | ')}`,
+  );
   assert.equal(await fillOf('chart-cost-model', 'gpt-up'), gptCost, 'and by the hour');
   await page.screenshot({ path: join(SHOTS, 'usage-24h.png'), fullPage: true });
   assert.deepEqual(problems, []);

@@ -218,6 +218,25 @@ function scenario(name: string, database: () => string): void {
       }
     });
 
+    test('a stream cut after its first events: the detail says what the caller’s stream ended with', async () => {
+      up.enqueue({ kind: 'cut-stream', afterEvents: 2 });
+      const res = await fetch(`${gw.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${otherKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'steady', stream: true, messages: [{ role: 'user', content: 'hello' }] }),
+      });
+      const text = await res.text();
+      assert.equal(res.status, 200, 'committed before the cut');
+      const d = (await admin(`/admin/requests/${res.headers.get('x-request-id')}`)).json as Detail;
+      assert.equal(d.status, 502, text);
+      assert.equal(d.error_code, 'upstream_error');
+      assert.match(d.error_message ?? '', /stream/);
+      assert.deepEqual(
+        d.attempt_log.map((a) => [a.deployment, a.status, a.outcome]),
+        [['steady#0', 200, 'answer']],
+      );
+    });
+
     test('the key list says when each key was last used', async () => {
       const { data } = (await admin('/admin/keys')).json as { data: { name: string; last_used_at: string | null }[] };
       const used = data.find((k) => k.name === 'incident-key');
