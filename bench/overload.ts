@@ -9,6 +9,8 @@
 //   4. stops the gateway (SIGTERM) and looks every 200's x-request-id up in the usage table.
 // The load is open-loop (bench/overload-worker.ts): arrivals do not wait for answers, latency counts
 // from each request's due time. Prints a Markdown report on stdout (BENCHMARKS.md keeps the figures).
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
@@ -21,7 +23,7 @@ import { Child, NODE } from './lib/processes.ts';
 import { cpuMicros, processTree } from './lib/proc-stats.ts';
 import type { RequestKind } from './lib/requests.ts';
 import type { Target } from './lib/targets.ts';
-import type { OverloadWorkerOptions, OverloadWorkerResult } from './overload-worker.ts';
+import type { OverloadPhase, OverloadWorkerOptions, OverloadWorkerResult } from './overload-worker.ts';
 
 const BENCH = new URL('.', import.meta.url).pathname;
 const { values } = parseArgs({
@@ -29,7 +31,7 @@ const { values } = parseArgs({
     kind: { type: 'string', default: 'chat' },
     // The upstream's own time to answer: a real model's is longer, which only makes the gateway's share smaller.
     'latency-ms': { type: 'string', default: '20' },
-    'start-rate': { type: 'string', default: '200' },
+    'start-rate': { type: 'string', default: '400' },
     'step-s': { type: 'string', default: '5' },
     'normal-s': { type: 'string', default: '15' },
     'overload-s': { type: 'string', default: '30' },
@@ -39,6 +41,8 @@ const { values } = parseArgs({
     // overload_loop_delay_ms for the gateway; its default when not given.
     'threshold-ms': { type: 'string' },
     connections: { type: 'string', default: '900' },
+    // Each phase's answers by quarter second on stderr.
+    timeline: { type: 'boolean', default: false },
   },
 });
 const kind = values.kind as RequestKind;
@@ -76,6 +80,8 @@ interface Phase {
   result: OverloadWorkerResult;
   /** The gateway's CPU (its threads together) over the phase, in per cent of one core. */
   gatewayCpuPct: number;
+  /** Of the phase's wall time, the share the gateway's main thread was ready to run but waited for a core. */
+  waitPct: number;
   ids: string[];
 }
 
@@ -114,38 +120,74 @@ prioritise(gatewayPid);
 const request = target.request(kind);
 const phases: Phase[] = [];
 
+/** The load generator, one process for every phase (bench/overload-worker.ts). */
+class Worker {
+  readonly proc: ChildProcess;
+  readonly #results: AsyncIterator<string>;
+  #stderr = '';
+
+  constructor() {
+    const options: OverloadWorkerOptions = { request, connections: Number(values.connections) };
+    const command = launch(1, [NODE, join(BENCH, 'overload-worker.ts'), JSON.stringify(options)]);
+    this.proc = spawn(command.command, command.args, { stdio: ['pipe', 'pipe', 'pipe'] });
+    this.proc.stderr?.setEncoding('utf8').on('data', (text: string) => {
+      this.#stderr = (this.#stderr + text).slice(-2000);
+    });
+    this.#results = createInterface({ input: this.proc.stdout as NodeJS.ReadableStream })[Symbol.asyncIterator]();
+  }
+
+  async run(phase: OverloadPhase): Promise<OverloadWorkerResult> {
+    this.proc.stdin?.write(`${JSON.stringify(phase)}\n`);
+    const next = await this.#results.next();
+    if (next.done === true) throw new Error(`the load generator exited: ${this.#stderr}`);
+    return JSON.parse(next.value) as OverloadWorkerResult;
+  }
+
+  close(): void {
+    this.proc.stdin?.end();
+  }
+}
+
+const worker = new Worker();
+if (worker.proc.pid !== undefined) prioritise(worker.proc.pid);
+
 async function runPhase(name: string, rate: number, durationS: number): Promise<Phase> {
-  const out = join(workDir, `${name}.json`);
   const idsFile = join(workDir, `${name}.ids`);
-  const options: OverloadWorkerOptions = {
-    request,
-    rate,
-    durationS,
-    connections: Number(values.connections),
-    out,
-    idsFile,
-  };
   const pids = processTree(gatewayPid);
   const cpuBefore = cpuMicros(pids);
+  const waitBefore = runQueueWaitMs(gatewayPid);
   const wallBefore = performance.now();
-  const worker = new Child({
-    name: 'overload-worker',
-    ...launch(1, [NODE, join(BENCH, 'overload-worker.ts'), JSON.stringify(options)]),
-  });
-  prioritise(worker.pid);
-  const code = await worker.exit();
-  if (code !== 0) throw new Error(`overload worker exited ${code}: ${worker.stderrTail}`);
-  const gatewayCpuPct = Math.round(((cpuMicros(pids) - cpuBefore) / ((performance.now() - wallBefore) * 1000)) * 100);
-  const result = JSON.parse(readFileSync(out, 'utf8')) as OverloadWorkerResult;
+  const result = await worker.run({ rate, durationS, idsFile });
+  const wallMs = performance.now() - wallBefore;
+  const gatewayCpuPct = Math.round(((cpuMicros(pids) - cpuBefore) / (wallMs * 1000)) * 100);
+  const waitPct = Math.round(((runQueueWaitMs(gatewayPid) - waitBefore) / wallMs) * 100);
   const ids = readFileSync(idsFile, 'utf8').split('\n').filter(Boolean);
-  const phase = { name, rate, durationS, result, gatewayCpuPct, ids };
+  const phase = { name, rate, durationS, result, gatewayCpuPct, waitPct, ids };
   phases.push(phase);
   log(
     `${name}: ${rate}/s for ${durationS} s → ${JSON.stringify(result.statuses)} errors ${result.errors}, ` +
       `200 p50 ${result.ok.p50Ms} p99 ${result.ok.p99Ms} ms, refused p99 ${result.refused.p99Ms} ms, ` +
-      `client late p99 ${result.sendLate.p99Ms} ms, gateway CPU ${gatewayCpuPct} %`,
+      `client late p99 ${result.sendLate.p99Ms} ms, gateway CPU ${gatewayCpuPct} %, main thread waiting for a core ${waitPct} %`,
   );
+  if (values.timeline === true)
+    log(
+      result.timeline
+        .map(
+          (t, i) =>
+            `  ${(i * result.sliceMs) / 1000}s ok ${t.ok} (max ${t.okMaxMs}) refused ${t.refused} (max ${t.refusedMaxMs})`,
+        )
+        .join('\n'),
+    );
   return phase;
+}
+
+/** How long the thread has waited on a run queue, ms (the kernel's schedstat); 0 where it is not kept. */
+function runQueueWaitMs(tid: number): number {
+  try {
+    return Number(readFileSync(`/proc/${tid}/schedstat`, 'utf8').split(' ')[1]) / 1e6;
+  } catch {
+    return 0;
+  }
 }
 
 function allOk(p: Phase): boolean {
@@ -162,15 +204,33 @@ try {
     let rate = Number(values['start-rate']);
     light = await runPhase(`step ${rate}`, rate, stepS);
     sustainable = rate;
+    // A step that fails is run once more before the search stops: on a shared machine one stall of
+    // another process's making is enough to fail a step.
+    const passes = (step: Phase): boolean =>
+      allOk(step) && step.result.ok.p99Ms <= 1.5 * (light as Phase).result.ok.p99Ms;
     for (;;) {
       rate = Math.round(rate * 1.25);
-      const step = await runPhase(`step ${rate}`, rate, stepS);
-      if (!allOk(step) || step.result.ok.p99Ms > 1.5 * light.result.ok.p99Ms) break;
+      if (
+        !passes(await runPhase(`step ${rate}`, rate, stepS)) &&
+        !passes(await runPhase(`step ${rate} again`, rate, stepS))
+      )
+        break;
       sustainable = rate;
     }
   }
   const normal = await runPhase('normal', sustainable, Number(values['normal-s']));
   const overload = await runPhase('overload', sustainable * factor, Number(values['overload-s']));
+  // Garbage collection's share of the stalls, from the gateway's own metrics.
+  const metrics = await fetch(`${target.baseUrl}/metrics`)
+    .then((r) => r.text())
+    .catch(() => '');
+  if (values.timeline === true)
+    log(
+      metrics
+        .split('\n')
+        .filter((l) => /^nodejs_gc_duration_seconds_(count|sum)|le="(0.1|1)",kind="major"/.test(l))
+        .join('\n'),
+    );
   const alive = target.child.alive;
   // A stop waits for the last usage rows to be flushed: it is given its time, not the harness's 3 s.
   target.child.proc.kill('SIGTERM');
@@ -178,6 +238,7 @@ try {
   const rows = countRows(join(workDir, 'modelgate.db'));
   report = render({ sustainable, light, normal, overload, alive, exitCode, rows });
 } finally {
+  worker.close();
   await target.child.stop();
   await mock.child.stop();
 }
@@ -230,17 +291,17 @@ function render(r: {
     `- request: ${kind} (${request.method} ${new URL(request.url).pathname}), mock upstream answering after ${values['latency-ms']} ms; open-loop arrivals, latency from each request's due time`,
     `- overload_loop_delay_ms: ${thresholdMs}${values['threshold-ms'] === undefined ? ' (the default)' : ''}`,
     '',
-    '| phase | offered /s | s | 200 | 503 | other | errors | 200 p50 ms | 200 p99 ms | refused p99 ms | client late p99 ms | gateway CPU % |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| phase | offered /s | s | 200 | 503 | other | errors | 200 p50 ms | 200 p99 ms | refused p99 ms | client late p99 ms | gateway CPU % | gateway waiting for a core % |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...phases.map((p) => {
       const s = p.result.statuses;
       const rest = Object.entries(s)
         .filter(([k]) => k !== '200' && k !== '503')
         .reduce((a, [, v]) => a + v, 0);
-      return `| ${p.name} | ${p.rate} | ${p.durationS} | ${s['200'] ?? 0} | ${s['503'] ?? 0} | ${rest} | ${p.result.errors} | ${p.result.ok.p50Ms} | ${p.result.ok.p99Ms} | ${Number.isNaN(p.result.refused.p99Ms) ? '—' : p.result.refused.p99Ms} | ${p.result.sendLate.p99Ms} | ${p.gatewayCpuPct} |`;
+      return `| ${p.name} | ${p.rate} | ${p.durationS} | ${s['200'] ?? 0} | ${s['503'] ?? 0} | ${rest} | ${p.result.errors} | ${p.result.ok.p50Ms} | ${p.result.ok.p99Ms} | ${Number.isNaN(p.result.refused.p99Ms) ? '—' : p.result.refused.p99Ms} | ${p.result.sendLate.p99Ms} | ${p.gatewayCpuPct} | ${p.waitPct} |`;
     }),
     '',
-    `Sustainable rate: ${r.sustainable}/s${r.light === undefined ? ' (given)' : ` (the last step answered all 200 with p99 within 1.5 × the ${r.light.rate}/s step's ${r.light.result.ok.p99Ms} ms)`}.`,
+    `Sustainable rate: ${r.sustainable}/s${r.light === undefined ? ' (given)' : ` (the last step answered all 200 with p99 within 1.5 × the ${r.light.rate}/s step's ${r.light.result.ok.p99Ms} ms, on its first run or its second)`}.`,
     '',
     '| criterion | measured | status |',
     '|---|---|---|',
