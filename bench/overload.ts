@@ -82,6 +82,8 @@ interface Phase {
   gatewayCpuPct: number;
   /** Of the phase's wall time, the share the gateway's main thread was ready to run but waited for a core. */
   waitPct: number;
+  /** The gateway's own event-loop delay over the phase (its /metrics). */
+  lag: { p99Ms: number; maxMs: number };
   ids: string[];
 }
 
@@ -156,18 +158,21 @@ async function runPhase(name: string, rate: number, durationS: number): Promise<
   const pids = processTree(gatewayPid);
   const cpuBefore = cpuMicros(pids);
   const waitBefore = runQueueWaitMs(gatewayPid);
+  await loopLag(); // a scrape starts the gateway's event-loop histogram afresh
   const wallBefore = performance.now();
   const result = await worker.run({ rate, durationS, idsFile });
+  const lag = await loopLag();
   const wallMs = performance.now() - wallBefore;
   const gatewayCpuPct = Math.round(((cpuMicros(pids) - cpuBefore) / (wallMs * 1000)) * 100);
   const waitPct = Math.round(((runQueueWaitMs(gatewayPid) - waitBefore) / wallMs) * 100);
   const ids = readFileSync(idsFile, 'utf8').split('\n').filter(Boolean);
-  const phase = { name, rate, durationS, result, gatewayCpuPct, waitPct, ids };
+  const phase = { name, rate, durationS, result, gatewayCpuPct, waitPct, lag, ids };
   phases.push(phase);
   log(
     `${name}: ${rate}/s for ${durationS} s → ${JSON.stringify(result.statuses)} errors ${result.errors}, ` +
       `200 p50 ${result.ok.p50Ms} p99 ${result.ok.p99Ms} ms, refused p99 ${result.refused.p99Ms} ms, ` +
-      `client late p99 ${result.sendLate.p99Ms} ms, gateway CPU ${gatewayCpuPct} %, main thread waiting for a core ${waitPct} %`,
+      `client late p99 ${result.sendLate.p99Ms} max ${result.sendLate.maxMs} ms, gateway CPU ${gatewayCpuPct} %, ` +
+      `main thread waiting for a core ${waitPct} %, gateway loop delay p99 ${lag.p99Ms} max ${lag.maxMs} ms`,
   );
   if (values.timeline === true)
     log(
@@ -181,6 +186,18 @@ async function runPhase(name: string, rate: number, durationS: number): Promise<
   return phase;
 }
 
+/** The gateway's event-loop delay since the previous scrape, from prom-client's series on /metrics. */
+async function loopLag(): Promise<{ p99Ms: number; maxMs: number }> {
+  const text = await fetch(`${target.baseUrl}/metrics`)
+    .then((r) => r.text())
+    .catch(() => '');
+  const read = (name: string): number => {
+    const m = new RegExp(`^${name} ([0-9.e+-]+)$`, 'm').exec(text);
+    return m === null ? Number.NaN : Math.round(Number(m[1]) * 10_000) / 10;
+  };
+  return { p99Ms: read('nodejs_eventloop_lag_p99_seconds'), maxMs: read('nodejs_eventloop_lag_max_seconds') };
+}
+
 /** How long the thread has waited on a run queue, ms (the kernel's schedstat); 0 where it is not kept. */
 function runQueueWaitMs(tid: number): number {
   try {
@@ -188,6 +205,11 @@ function runQueueWaitMs(tid: number): number {
   } catch {
     return 0;
   }
+}
+
+/** Whether the generator sent on time: otherwise what it measured includes its own delay. */
+function valid(p: Phase): boolean {
+  return p.result.sendLate.p99Ms <= 10;
 }
 
 function allOk(p: Phase): boolean {
@@ -291,17 +313,21 @@ function render(r: {
     `- request: ${kind} (${request.method} ${new URL(request.url).pathname}), mock upstream answering after ${values['latency-ms']} ms; open-loop arrivals, latency from each request's due time`,
     `- overload_loop_delay_ms: ${thresholdMs}${values['threshold-ms'] === undefined ? ' (the default)' : ''}`,
     '',
-    '| phase | offered /s | s | 200 | 503 | other | errors | 200 p50 ms | 200 p99 ms | refused p99 ms | client late p99 ms | gateway CPU % | gateway waiting for a core % |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| phase | offered /s | s | 200 | 503 | other | errors | 200 p50 ms | 200 p99 ms | refused p99 ms | client late p99 / max ms | gateway CPU % | gateway waiting for a core % | gateway loop delay p99 / max ms |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...phases.map((p) => {
       const s = p.result.statuses;
       const rest = Object.entries(s)
         .filter(([k]) => k !== '200' && k !== '503')
         .reduce((a, [, v]) => a + v, 0);
-      return `| ${p.name} | ${p.rate} | ${p.durationS} | ${s['200'] ?? 0} | ${s['503'] ?? 0} | ${rest} | ${p.result.errors} | ${p.result.ok.p50Ms} | ${p.result.ok.p99Ms} | ${Number.isNaN(p.result.refused.p99Ms) ? '—' : p.result.refused.p99Ms} | ${p.result.sendLate.p99Ms} | ${p.gatewayCpuPct} | ${p.waitPct} |`;
+      return `| ${p.name} | ${p.rate} | ${p.durationS} | ${s['200'] ?? 0} | ${s['503'] ?? 0} | ${rest} | ${p.result.errors} | ${p.result.ok.p50Ms} | ${p.result.ok.p99Ms} | ${Number.isNaN(p.result.refused.p99Ms) ? '—' : p.result.refused.p99Ms} | ${p.result.sendLate.p99Ms} / ${p.result.sendLate.maxMs} | ${p.gatewayCpuPct} | ${p.waitPct} | ${p.lag.p99Ms} / ${p.lag.maxMs} |`;
     }),
     '',
     `Sustainable rate: ${r.sustainable}/s${r.light === undefined ? ' (given)' : ` (the last step answered all 200 with p99 within 1.5 × the ${r.light.rate}/s step's ${r.light.result.ok.p99Ms} ms, on its first run or its second)`}.`,
+    '',
+    valid(r.normal) && valid(r.overload)
+      ? 'The load generator kept its schedule in both measured phases (its sends late by 10 ms or less at p99).'
+      : '**The load generator fell behind its schedule** (its sends late by more than 10 ms at p99, in the table): on this machine its core was not its own, and the latencies below include its own delay. Run again on a quieter machine.',
     '',
     '| criterion | measured | status |',
     '|---|---|---|',
