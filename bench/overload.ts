@@ -332,7 +332,7 @@ function render(r: {
     '| criterion | measured | status |',
     '|---|---|---|',
     `| admitted p99 within 2 × p99 at normal load | ${o.ok.p99Ms} ms vs ${n.ok.p99Ms} ms (${ratio.toFixed(2)} ×) | ${verdict(ratio <= 2)} |`,
-    `| the rest refused in under 10 ms (p99) | ${refused503} × 503 (${o.refusedWithRetryAfter} with retry-after), p99 ${o.refused.p99Ms} ms, max ${o.refused.maxMs} ms${other.length > 0 ? `; other statuses ${JSON.stringify(Object.fromEntries(other))}` : ''} | ${verdict(other.length === 0 && (refused503 === 0 || o.refused.p99Ms < 10))} |`,
+    `| the rest refused in under 10 ms (p99; nothing refused is not met) | ${refused503} × 503 (${o.refusedWithRetryAfter} with retry-after), p99 ${o.refused.p99Ms} ms, max ${o.refused.maxMs} ms${other.length > 0 ? `; other statuses ${JSON.stringify(Object.fromEntries(other))}` : ''} | ${verdict(other.length === 0 && refused503 > 0 && o.refused.p99Ms < 10)} |`,
     `| no crash | ${r.alive ? 'alive through the run' : 'exited during the run'}, exit code ${r.exitCode} after SIGTERM; ${o.errors} socket errors | ${verdict(r.alive && r.exitCode === 0 && o.errors === 0)} |`,
     `| no lost row | ${r.rows.answered200} answered 200 (all phases), ${r.rows.missing} of them without a usage row; ${r.rows.rows200} rows with status 200 | ${verdict(r.rows.missing === 0)} |`,
     '',
