@@ -20,6 +20,8 @@ export function modelgateConfig(options: {
   shedding?: boolean;
   /** Another upstream origin than the plain mock's (the HTTPS one offering HTTP/2). */
   mockOrigin?: string;
+  /** More top-level settings, over the ones above (the overload pass sets overload_loop_delay_ms). */
+  settings?: Record<string, unknown>;
 }): string {
   const mock = options.mockOrigin ?? `http://127.0.0.1:${options.mockPort}`;
   return stringify({
@@ -40,6 +42,7 @@ export function modelgateConfig(options: {
       { name: 'claude-bench', price: PRICE, deployments: [{ provider: 'up', model: 'm' }] },
       { name: 'bench-hold', price: PRICE, deployments: [{ provider: 'uphold', model: 'm' }] },
     ],
+    ...options.settings,
   });
 }
 
@@ -97,6 +100,7 @@ export async function startModelgate(options: {
   mockOrigin?: string;
   /** More environment (NODE_EXTRA_CA_CERTS for the HTTPS mock's certificate). */
   env?: NodeJS.ProcessEnv;
+  settings?: Record<string, unknown>;
 }): Promise<Started> {
   if (!existsSync(MAIN)) return { ok: false, reason: 'src/main.ts does not exist yet' };
   const port = await freePort();
@@ -109,6 +113,7 @@ export async function startModelgate(options: {
       dir: options.workDir,
       shedding: options.wrapper === undefined,
       mockOrigin: options.mockOrigin,
+      settings: options.settings,
     }),
   );
   const created = await createKey(configPath);

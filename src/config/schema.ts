@@ -294,7 +294,8 @@ export const configSchema = z.strictObject({
   client_header_timeout_ms: positiveInt.optional(),
   stream_keepalive_ms: nonNegInt.optional(),
   max_connections: positiveInt.optional(),
-  // Event-loop delay (ms, p99 over a quarter second) past which new requests get a fast 503; 0 = never.
+  // Event-loop delay (ms) that, on two samples running, cuts the share of new requests admitted; a
+  // saturated loop sheds too (src/http/load-shedding.ts); 0 = never shed.
   overload_loop_delay_ms: nonNegInt.optional(),
   // The connections one client address (an IPv6 /64) may hold (default: a tenth of max_connections, at
   // least 16, at most half).
@@ -346,7 +347,7 @@ export const DEFAULTS = {
   clientRequestTimeoutMs: 300_000,
   clientBodyTimeoutMs: 30_000,
   clientHeaderTimeoutMs: 10_000,
-  overloadLoopDelayMs: 500,
+  overloadLoopDelayMs: 20,
   streamKeepAliveMs: 15_000,
   // Each client connection may hold an upstream one too: keep it well under the process's file limit.
   maxConnections: 10_000,

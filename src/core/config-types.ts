@@ -140,7 +140,7 @@ export interface GatewayConfig {
   maxConnections: number;
   /** The config set max_connections: a file limit too low for it stops the start instead of lowering it. */
   maxConnectionsSet?: boolean;
-  /** Event-loop delay (ms) past which new requests get a fast 503 `overloaded`; 0 = never. */
+  /** Event-loop delay (ms) that, twice running, cuts the share of new requests admitted (load-shedding.ts); 0 = never shed. */
   overloadLoopDelayMs: number;
   /** Open connections one client address (an IPv6 /64) may hold; past it a new one is closed at once. */
   maxConnectionsPerAddress: number;

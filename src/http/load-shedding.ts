@@ -1,52 +1,114 @@
-// Shedding on event-loop delay, as Envoy's overload manager does: when the loop runs late, every request
-// already admitted is slowed by every new one, so new requests get a fast 503 in their dialect until the
-// delay is back under the threshold. The delay is sampled on a timer, off the request path: a request reads
-// one boolean.
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+// Shedding on event-loop load, as Envoy's overload manager does: when more arrives than the loop can run,
+// every request already admitted is slowed by every new one, so a share of new requests gets a fast 503
+// in its dialect, sized so that the loop keeps some idle time: admitted requests then keep their latency,
+// and a refusal, which costs a fraction of a served request, waits for no backlog either.
+//
+// Two signals, read on a timer off the request path (a request reads one boolean, and while shedding
+// adds one to a counter):
+// - the loop's utilisation (the share of wall time it was busy, smoothed over about 100 ms) steers the
+//   admitted share: over HIGH_UTILISATION it shrinks in proportion (by a fixed step while the loop is
+//   saturated, since a utilisation of 1 does not say by how much), under TARGET_UTILISATION it grows back;
+// - the loop's delay (how late the sampling timer runs) past `thresholdMs` on two samples running means a
+//   backlog is building: the share is cut at once, at least by half and more the later the loop runs.
+//   One late sample alone (a garbage-collection pause) is not a backlog.
+// Admission within the share is by a deterministic credit, not chance: of every 1/share requests one
+// is admitted, so the refused are spread evenly over time.
+import { performance } from 'node:perf_hooks';
 
-/** How often the delay is looked at, and the window it is measured over. */
-const SAMPLE_MS = 250;
+/** How often the loop is looked at. */
+const SAMPLE_MS = 10;
+/** Smoothed utilisation past which the admitted share shrinks, and the one it is steered to: under it the share grows back (shedding ends at 1). */
+const HIGH_UTILISATION = 0.9;
+const TARGET_UTILISATION = 0.85;
+/** Weight of the newest sample in the smoothed utilisation (about 30 ms of memory). */
+const SMOOTHING = 0.3;
+/** A sample at least this busy says the loop is saturated, not by how much: the share shrinks by SATURATED_CUT. */
+const SATURATED = 0.98;
+const SATURATED_CUT = 0.7;
+/** The admitted share never goes under this: some requests keep being served whatever the load. */
+const MIN_SHARE = 0.02;
+/** The most the share shrinks in one sample on utilisation alone otherwise, and what it grows back by in one (1 a second). */
+const MAX_CUT = 0.85;
+const GROWTH = 0.01;
+
+/** The loop since the previous sample. */
+export interface LoopSample {
+  /** How late the sampling timer ran, ms. */
+  delayMs: number;
+  /** Share of the interval the loop was busy (0..1). */
+  utilisation: number;
+}
 
 export interface LoadShedderOptions {
-  /** Event-loop delay (ms, the window's 99th percentile) past which new requests are refused; 0 = never. */
+  /** Event-loop delay (ms) that, on two samples running, halves the admitted share; 0 = never shed. */
   thresholdMs: number;
-  /** The delay over the last window, in ms; node:perf_hooks' histogram when not given (tests inject one). */
-  delayMs?: () => number;
+  /** The loop since the last call; node:perf_hooks' event-loop utilisation and timer lateness when not given (tests inject one). */
+  sample?: () => LoopSample;
   sampleMs?: number;
 }
 
 export class LoadShedder {
-  /** True while new requests are refused. */
+  /** True while some new requests are refused; then `admit()` says which. */
   shedding = false;
+  /** The share of new requests admitted (1 when not shedding). */
+  share = 1;
+  /** Smoothed loop utilisation. */
+  utilisation = 0;
+  #credit = 0;
+  #lateSamples = 0;
+  readonly #thresholdMs: number;
   readonly #timer: NodeJS.Timeout | null;
 
   constructor(o: LoadShedderOptions) {
+    this.#thresholdMs = o.thresholdMs;
     if (o.thresholdMs <= 0) {
       this.#timer = null;
       return;
     }
-    let delayMs = o.delayMs;
-    if (delayMs === undefined) {
-      const histogram = monitorEventLoopDelay({ resolution: 10 });
-      histogram.enable();
-      delayMs = () => {
-        const p99 = histogram.percentile(99) / 1e6;
-        histogram.reset();
-        return p99;
-      };
-    }
-    const sample = delayMs;
-    this.#timer = setInterval(() => this.observe(sample(), o.thresholdMs), o.sampleMs ?? SAMPLE_MS);
+    const sampleMs = o.sampleMs ?? SAMPLE_MS;
+    const sample = o.sample ?? loopSampler(sampleMs);
+    this.#timer = setInterval(() => this.observe(sample()), sampleMs);
     this.#timer.unref();
   }
 
-  /** One window's delay: shed while it is over the threshold, admit again once it is under half of it. */
-  observe(delayMs: number, thresholdMs: number): void {
-    if (delayMs > thresholdMs) this.shedding = true;
-    else if (delayMs < thresholdMs / 2) this.shedding = false;
+  /** While shedding: whether this new request is admitted (one in every 1/share). */
+  admit(): boolean {
+    this.#credit += this.share;
+    if (this.#credit < 1) return false;
+    this.#credit -= 1;
+    return true;
+  }
+
+  /** One sample of the loop: the admitted share follows it (see the top of the file). */
+  observe(s: LoopSample): void {
+    this.utilisation += SMOOTHING * (s.utilisation - this.utilisation);
+    this.#lateSamples = s.delayMs > this.#thresholdMs ? this.#lateSamples + 1 : 0;
+    let share = this.share;
+    if (this.#lateSamples >= 2) share *= Math.min(0.5, this.#thresholdMs / s.delayMs);
+    else if (this.utilisation > HIGH_UTILISATION)
+      share *= s.utilisation >= SATURATED ? SATURATED_CUT : Math.max(MAX_CUT, TARGET_UTILISATION / this.utilisation);
+    else if (this.utilisation < TARGET_UTILISATION) share += GROWTH;
+    this.share = Math.min(1, Math.max(MIN_SHARE, share));
+    this.shedding = this.share < 1;
+    if (!this.shedding) this.#credit = 0;
   }
 
   stop(): void {
     if (this.#timer !== null) clearInterval(this.#timer);
   }
+}
+
+/** The loop's utilisation since the previous call and how late this call runs after `intervalMs`. */
+function loopSampler(intervalMs: number): () => LoopSample {
+  let last = performance.eventLoopUtilization();
+  let lastAt = performance.now();
+  return () => {
+    const now = performance.now();
+    const current = performance.eventLoopUtilization();
+    const utilisation = performance.eventLoopUtilization(current, last).utilization;
+    const delayMs = Math.max(0, now - lastAt - intervalMs);
+    last = current;
+    lastAt = now;
+    return { delayMs, utilisation };
+  };
 }

@@ -10,6 +10,7 @@ import type { Metrics } from '../observability/metrics.ts';
 import { maskKeyLike, type SecretMasker } from '../core/mask-secrets.ts';
 import { answerClientError } from './client-error.ts';
 import { guardConnections } from './connection-guard.ts';
+import { refuseOverloaded } from './overload-refusal.ts';
 import { acceptHttp2 } from './http2.ts';
 import { sendError, sendJson } from './respond.ts';
 import { callerDialect, dialectForPath, endpointClass, pathOf } from './routes.ts';
@@ -32,8 +33,8 @@ export interface ServerOptions {
   /** /admin/ (and the sign-in's /auth/) and /ui/; both null without admin_token, admin_tokens or oidc, and their paths are then 404. */
   admin: ((req: IncomingMessage, res: ServerResponse, path: string, requestId: string) => void) | null;
   ui: ((req: IncomingMessage, res: ServerResponse, path: string) => void) | null;
-  /** While `shedding`, API requests get a fast 503 `overloaded` (load-shedding.ts); null: never. */
-  shedder: { readonly shedding: boolean } | null;
+  /** While `shedding`, API requests it does not `admit()` get a fast 503 `overloaded` (load-shedding.ts); null: never. */
+  shedder: { readonly shedding: boolean; admit(): boolean } | null;
   /** /readyz's answer; while it drains, every answer closes its connection (clients reconnect elsewhere). */
   readiness: Pick<Readiness, 'draining' | 'reasons'>;
 }
@@ -146,15 +147,11 @@ export function createGatewayServer(gw: ServerOptions): Server {
         });
         return;
       }
-      // A late event loop: a new request is refused at once so the admitted ones keep their latency.
-      if (own === undefined && shedder !== null && shedder.shedding) {
+      // A loop past its capacity: a share of new requests is refused at once, before its body is read,
+      // so the admitted ones keep their latency.
+      if (own === undefined && shedder !== null && shedder.shedding && !shedder.admit()) {
         req.resume();
-        sendError(res, {
-          dialect: callerDialect(route, req.headers['anthropic-version']),
-          error: new GatewayError('overloaded'),
-          requestId,
-          headers: { 'retry-after': '1' },
-        });
+        refuseOverloaded(res, callerDialect(route, req.headers['anthropic-version']), requestId);
         return;
       }
       const served =

@@ -1,35 +1,113 @@
-// Shedding on event-loop delay, with an injected delay source and mocked timers instead of real overload.
+// Shedding on event-loop load, with an injected loop sample and mocked timers instead of real overload.
 import { test, mock } from 'node:test';
 import assert from 'node:assert/strict';
-import { LoadShedder } from '../../src/http/load-shedding.ts';
+import { LoadShedder, type LoopSample } from '../../src/http/load-shedding.ts';
+import { renderError } from '../../src/dialects/render-error.ts';
+import { GatewayError } from '../../src/core/errors.ts';
 import { createGatewayServer } from '../../src/http/server.ts';
 import { endpoint, Router } from '../../src/http/endpoint.ts';
 import type { AddressInfo } from 'node:net';
 
-test('a late event loop turns shedding on; it goes off once the delay is under half the threshold', () => {
+/** A shedder fed samples by hand, sampled on mocked timers (10 ms apart). */
+function fedShedder(thresholdMs = 20): { shedder: LoadShedder; feed: (s: LoopSample, times?: number) => void } {
+  let next: LoopSample = { delayMs: 0, utilisation: 0 };
+  const shedder = new LoadShedder({ thresholdMs, sample: () => next, sampleMs: 10 });
+  return {
+    shedder,
+    feed(s, times = 1) {
+      next = s;
+      mock.timers.tick(10 * times);
+    },
+  };
+}
+
+/** How many of `n` new requests the shedder admits. */
+function admitted(shedder: LoadShedder, n: number): number {
+  let count = 0;
+  for (let i = 0; i < n; i++) if (!shedder.shedding || shedder.admit()) count++;
+  return count;
+}
+
+test('a loop with idle time sheds nothing; one late sample alone (a collection pause) sheds nothing', () => {
   mock.timers.enable({ apis: ['setInterval'] });
   try {
-    let delay = 10;
-    const shedder = new LoadShedder({ thresholdMs: 200, delayMs: () => delay, sampleMs: 100 });
-    mock.timers.tick(100);
+    const { shedder, feed } = fedShedder();
+    feed({ delayMs: 1, utilisation: 0.7 }, 50);
     assert.equal(shedder.shedding, false);
-    delay = 350;
-    mock.timers.tick(100);
-    assert.equal(shedder.shedding, true);
-    delay = 150;
-    mock.timers.tick(100);
-    assert.equal(shedder.shedding, true, 'under the threshold but not yet under half of it');
-    delay = 50;
-    mock.timers.tick(100);
+    feed({ delayMs: 80, utilisation: 0.7 });
+    feed({ delayMs: 1, utilisation: 0.7 });
     assert.equal(shedder.shedding, false);
+    assert.equal(admitted(shedder, 100), 100);
     shedder.stop();
   } finally {
     mock.timers.reset();
   }
 });
 
+test('a backlog (two late samples running) cuts the admitted share at once, more the later the loop runs', () => {
+  mock.timers.enable({ apis: ['setInterval'] });
+  try {
+    const { shedder, feed } = fedShedder(20);
+    feed({ delayMs: 1, utilisation: 0.5 }, 10);
+    feed({ delayMs: 40, utilisation: 0.8 });
+    assert.equal(shedder.shedding, false, 'one late sample');
+    feed({ delayMs: 100, utilisation: 0.8 });
+    assert.equal(shedder.shedding, true);
+    assert.equal(shedder.share, 0.2, '20 ms of 100: a fifth admitted');
+    // The credit admits exactly one in five, spread evenly.
+    const decisions = Array.from({ length: 10 }, () => shedder.admit());
+    assert.deepEqual(decisions, [false, false, false, false, true, false, false, false, false, true]);
+    shedder.stop();
+  } finally {
+    mock.timers.reset();
+  }
+});
+
+test('a saturated loop sheds a growing share; once it has idle time again the share grows back to all', () => {
+  mock.timers.enable({ apis: ['setInterval'] });
+  try {
+    const { shedder, feed } = fedShedder();
+    feed({ delayMs: 2, utilisation: 0.6 }, 10);
+    // Busy all the time but never late past the threshold: the utilisation alone steers.
+    feed({ delayMs: 5, utilisation: 1 }, 5);
+    assert.equal(shedder.shedding, true);
+    const early = shedder.share;
+    feed({ delayMs: 5, utilisation: 1 }, 5);
+    assert.ok(shedder.share < early * 0.5, `${shedder.share} after ${early}`);
+    assert.ok(admitted(shedder, 1000) < 500);
+    // Between the target and the high mark the share holds.
+    feed({ delayMs: 1, utilisation: 0.88 }, 20);
+    const held = shedder.share;
+    feed({ delayMs: 1, utilisation: 0.88 }, 20);
+    assert.equal(shedder.share, held);
+    // Idle time again: back to admitting everything (a hundredth a sample), and then nothing is refused.
+    feed({ delayMs: 1, utilisation: 0.5 }, 100);
+    assert.equal(shedder.shedding, false);
+    assert.equal(shedder.share, 1);
+    assert.equal(admitted(shedder, 100), 100);
+    shedder.stop();
+  } finally {
+    mock.timers.reset();
+  }
+});
+
+test('overload_loop_delay_ms 0 never sheds and samples nothing', () => {
+  let sampled = 0;
+  const shedder = new LoadShedder({
+    thresholdMs: 0,
+    sample: () => {
+      sampled++;
+      return { delayMs: 1000, utilisation: 1 };
+    },
+  });
+  assert.equal(shedder.shedding, false);
+  assert.equal(sampled, 0);
+  shedder.stop();
+});
+
 test('while shedding, an API request gets a fast 503 overloaded with retry-after in its dialect; health is still served', async () => {
-  const shedder = { shedding: true };
+  let refuse = true;
+  const shedder = { shedding: true, admit: () => !refuse };
   let dispatched = 0;
   const server = createGatewayServer({
     config: {
@@ -96,9 +174,24 @@ test('while shedding, an API request gets a fast 503 overloaded with retry-after
     );
     assert.equal((await fetch(`${url}/healthz`)).status, 200);
     assert.equal(dispatched, 0);
-    shedder.shedding = false;
+    // The body is the dialect's error body a GatewayError renders, the request id in it where it has one.
+    const again = await post('/v1/messages', { 'anthropic-version': '2023-06-01' });
+    const id = again.headers.get('x-request-id') ?? '';
+    assert.match(id, /^req_/);
+    assert.equal(again.headers.get('request-id'), id);
+    assert.equal(await again.text(), renderError('anthropic', new GatewayError('overloaded'), id));
+    assert.equal(
+      await (await post('/v1/chat/completions')).text(),
+      renderError('openai', new GatewayError('overloaded'), ''),
+    );
+    // A request the shedder admits is served.
+    refuse = false;
     assert.equal((await post('/v1/chat/completions')).status, 200);
     assert.equal(dispatched, 1);
+    shedder.shedding = false;
+    refuse = true;
+    assert.equal((await post('/v1/chat/completions')).status, 200, 'not shedding: admit() is not asked');
+    assert.equal(dispatched, 2);
   } finally {
     server.closeAllConnections();
     await new Promise<void>((r) => server.close(() => r()));
