@@ -91,6 +91,40 @@ test('a budget crossing 80 % sends exactly one webhook, and a restart does not s
   ]);
 });
 
+test('a team budget crossing 80 % sends exactly one webhook, naming the team', async () => {
+  const team = await admin('/admin/teams', { name: 'alerted-team' });
+  assert.equal(team.status, 201, team.text);
+  const teamId = (team.json as { id: string }).id;
+  const created = await admin('/admin/keys', { name: 'team-member', team: 'alerted-team' });
+  const { key } = created.json as { key: string };
+  const paid = await chat(key);
+  assert.equal(paid.status, 200, paid.text);
+  const cost = Number(paid.headers.get('x-modelgate-cost'));
+  const patched = await call(fx, {
+    path: `/admin/teams/${teamId}`,
+    method: 'PATCH',
+    auth: ADMIN,
+    body: { budget_usd: cost / 0.85 },
+  });
+  assert.equal(patched.status, 200, patched.text);
+  const teamCalls = (): Received[] =>
+    hook.received.filter(
+      (r) => r.body.event === 'budget_threshold' && (r.body.data as { team_id?: string }).team_id === teamId,
+    );
+  assert.equal((await chat(key, 'gpt-mock')).status, 200);
+  const told = await hook.waitFor((r) => teamCalls().includes(r), 'the team’s 80 % alert');
+  const data = told.body.data as Record<string, unknown>;
+  assert.deepEqual([data.scope, data.team_name, data.threshold_pct], ['team', 'alerted-team', 80]);
+  assert.match(String(told.body.summary), /Team "alerted-team" has used 85% of its lifetime budget/);
+  const listed = (await admin('/admin/alerts')).json as { data: Record<string, unknown>[] };
+  const mine = listed.data.filter((a) => String(a.id).startsWith(`budget_threshold:team:${teamId}:`));
+  assert.deepEqual(mine.map((a) => [String(a.id).split(':').pop(), a.status]).sort(), [
+    ['50', 'superseded'],
+    ['80', 'delivered'],
+  ]);
+  assert.equal(teamCalls().length, 1, 'sent once');
+});
+
 test('a circuit opening sends one webhook to each receiver, in its format', async () => {
   const { key } = (await admin('/admin/keys', { name: 'any-model' })).json as { key: string };
   // Two failures in a row open the circuit (circuit_breaker.failures: 2); the model has no retries.

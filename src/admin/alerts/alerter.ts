@@ -1,9 +1,10 @@
-// Raises alerts and sends them to the webhooks that asked for their event: a key's budget passing a
+// Raises alerts and sends them to the webhooks that asked for their event: a key's or a team's budget passing a
 // threshold (checked when a batch of usage rows is written, never on the request path), a deployment's
 // circuit opening (told by the breaker), a key about to expire (checked hourly). Each event is claimed in
 // the alert log first, so it is sent once, across restarts and replicas alike.
 import type { AlertEvent, AlertsConfig } from '../../core/config-types.ts';
 import type { KeyRecord } from '../../core/key-record.ts';
+import { teamSubject, type TeamRecord } from '../../core/team-record.ts';
 import type { AlertLog } from '../../store/alert-log.ts';
 import type { SpendTotals, UsageRow } from '../../store/store.ts';
 import type { BreakerTransition } from '../../routing/circuit-breaker.ts';
@@ -72,10 +73,21 @@ export class Alerter {
     for (const r of rows)
       if (r.costNanos > 0 || r.inputTokens + r.outputTokens > 0) periods.set(r.keyId, r.periodStart);
     if (periods.size === 0) return;
+    // A team's spend counts in its own period: its rows say which (the team is checked once per batch).
+    const teamPeriods = new Map<string, number>();
+    for (const r of rows)
+      if ((r.costNanos > 0 || r.inputTokens + r.outputTokens > 0) && r.teamId !== undefined && r.teamId !== null)
+        teamPeriods.set(r.teamId, r.teamPeriodStart ?? 0);
     const keys: KeyRecord[] = [];
-    for (const k of this.#o.keys())
+    const teams = new Map<string, TeamRecord>();
+    for (const k of this.#o.keys()) {
       if (periods.has(k.id) && (k.budgetUsd !== null || k.tokenBudget !== null)) keys.push(k);
-    for (const k of keys) this.#track(this.#checkBudget(k, periods.get(k.id) ?? 0));
+      const t = k.teamRecord;
+      if (t !== null && t !== undefined && teamPeriods.has(t.id) && (t.budgetUsd !== null || t.tokenBudget !== null))
+        teams.set(t.id, t);
+    }
+    for (const k of keys) this.#track(this.#checkBudget(keyBudget(k), periods.get(k.id) ?? 0));
+    for (const t of teams.values()) this.#track(this.#checkBudget(teamBudget(t), teamPeriods.get(t.id) ?? 0));
   }
 
   /** Every breaker transition; a deployment taken out (its circuit opening, or its credentials refused) is told once per incident. */
@@ -130,24 +142,24 @@ export class Alerter {
     }
   }
 
-  async #checkBudget(k: KeyRecord, periodStart: number): Promise<void> {
-    const spent = await this.#o.keySpend(k.id, periodStart);
+  async #checkBudget(b: BudgetHolder, periodStart: number): Promise<void> {
+    const spent = await this.#o.keySpend(b.spendId, periodStart);
     const usd = spent.nanos / 1e9;
-    // The fuller of the two budgets decides: an alert says how close the key is to being refused.
+    // The fuller of the two budgets decides: an alert says how close the key or team is to being refused.
     const shares: { pct: number; what: string }[] = [];
-    if (k.budgetUsd !== null && k.budgetUsd > 0)
-      shares.push({ pct: (usd / k.budgetUsd) * 100, what: `$${usd.toFixed(4)} of $${k.budgetUsd}` });
-    if (k.tokenBudget !== null && k.tokenBudget > 0)
-      shares.push({ pct: (spent.tokens / k.tokenBudget) * 100, what: `${spent.tokens} of ${k.tokenBudget} tokens` });
+    if (b.budgetUsd !== null && b.budgetUsd > 0)
+      shares.push({ pct: (usd / b.budgetUsd) * 100, what: `$${usd.toFixed(4)} of $${b.budgetUsd}` });
+    if (b.tokenBudget !== null && b.tokenBudget > 0)
+      shares.push({ pct: (spent.tokens / b.tokenBudget) * 100, what: `${spent.tokens} of ${b.tokenBudget} tokens` });
     if (shares.length === 0) return;
-    const worst = shares.reduce((a, b) => (b.pct > a.pct ? b : a));
+    const worst = shares.reduce((x, y) => (y.pct > x.pct ? y : x));
     const crossed = this.#o.config.budgetThresholds.filter((t) => worst.pct >= t);
     if (crossed.length === 0) return;
-    const idOf = (t: number): string => `budget_threshold:key:${k.id}:${periodStart}:${t}`;
+    const idOf = (t: number): string => `budget_threshold:${b.scope}:${b.id}:${periodStart}:${t}`;
     const fresh = crossed.filter((t) => !this.#known.has(idOf(t)));
     if (fresh.length === 0) return;
     const top = fresh[fresh.length - 1];
-    const period = k.budgetPeriod ?? 'lifetime';
+    const period = b.budgetPeriod ?? 'lifetime';
     const at = this.#now();
     // Thresholds passed at once are told as one: the highest, with the lower ones recorded as superseded.
     await this.#raise(
@@ -155,18 +167,16 @@ export class Alerter {
         id: idOf(top),
         event: 'budget_threshold',
         at,
-        summary: `Key "${k.name}" (${k.masked}) has used ${Math.floor(worst.pct)}% of its ${period} budget (${worst.what}); threshold ${top}%.`,
+        summary: `${b.title} has used ${Math.floor(worst.pct)}% of its ${period} budget (${worst.what}); threshold ${top}%.`,
         data: {
-          scope: 'key',
-          key_id: k.id,
-          key_name: k.name,
-          key_masked: k.masked,
+          scope: b.scope,
+          ...b.fields,
           threshold_pct: top,
           used_pct: Math.round(worst.pct * 100) / 100,
           spent_usd: usd,
-          budget_usd: k.budgetUsd,
+          budget_usd: b.budgetUsd,
           spent_tokens: spent.tokens,
-          token_budget: k.tokenBudget,
+          token_budget: b.tokenBudget,
           period,
           period_start: periodStart === 0 ? null : new Date(periodStart).toISOString(),
         },
@@ -222,4 +232,43 @@ export class Alerter {
     this.#sending.add(tracked);
     void tracked.finally(() => this.#sending.delete(tracked));
   }
+}
+
+/** A key or a team, as a budget alert names it and reads its spend. */
+interface BudgetHolder {
+  scope: 'key' | 'team';
+  id: string;
+  /** Where its durable spend is kept (store.keySpend). */
+  spendId: string;
+  title: string;
+  fields: Record<string, unknown>;
+  budgetUsd: number | null;
+  tokenBudget: number | null;
+  budgetPeriod: string | null;
+}
+
+function keyBudget(k: KeyRecord): BudgetHolder {
+  return {
+    scope: 'key',
+    id: k.id,
+    spendId: k.id,
+    title: `Key "${k.name}" (${k.masked})`,
+    fields: { key_id: k.id, key_name: k.name, key_masked: k.masked },
+    budgetUsd: k.budgetUsd,
+    tokenBudget: k.tokenBudget,
+    budgetPeriod: k.budgetPeriod,
+  };
+}
+
+function teamBudget(t: TeamRecord): BudgetHolder {
+  return {
+    scope: 'team',
+    id: t.id,
+    spendId: teamSubject(t.id),
+    title: `Team "${t.name}"`,
+    fields: { team_id: t.id, team_name: t.name },
+    budgetUsd: t.budgetUsd,
+    tokenBudget: t.tokenBudget,
+    budgetPeriod: t.budgetPeriod,
+  };
 }
