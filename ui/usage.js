@@ -90,12 +90,13 @@ export async function loadUsage() {
   try {
     // The last 24 hours are drawn by the hour; longer ranges by the day.
     const bucket = Number($('usage-range').value) === 1 ? 'hour' : 'day';
-    const [byModelDay, byKeyDay, hourly, byModel, toolCalls] = await Promise.all([
+    const [byModelDay, byKeyDay, hourly, byModel, toolCalls, byTeamDay] = await Promise.all([
       api(`/admin/usage?from=${fromIso}&group_by=${bucket},model`),
       api(`/admin/usage?from=${fromIso}&group_by=${bucket},key`),
       api(`/admin/usage?from=${new Date(hourFrom).toISOString()}&group_by=hour`),
       api(`/admin/usage?from=${fromIso}&group_by=model`),
       api(`/admin/usage?from=${fromIso}&endpoint=/mcp&group_by=deployment,model,key`),
+      api(`/admin/usage?from=${fromIso}&group_by=${bucket},team`),
     ]);
     totalsBox(byModel.totals);
     for (const span of document.querySelectorAll('figcaption .bucket')) span.textContent = bucket;
@@ -119,6 +120,18 @@ export async function loadUsage() {
     stackedBars($('chart-tokens-key'), {
       labels: short,
       series: seriesBy(byKeyDay.groups, { labels: days, nameOf: keyName, valueOf: tokens, bucket }),
+      format: count,
+    });
+    // Keys without a team are one series of their own.
+    const teamName = (r) => r.team ?? '(no team)';
+    stackedBars($('chart-cost-team'), {
+      labels: short,
+      series: seriesBy(byTeamDay.groups, { labels: days, nameOf: teamName, valueOf: cost, bucket }),
+      format: usdAxis,
+    });
+    stackedBars($('chart-tokens-team'), {
+      labels: short,
+      series: seriesBy(byTeamDay.groups, { labels: days, nameOf: teamName, valueOf: tokens, bucket }),
       format: count,
     });
     const hours = hourLabels(hourFrom);

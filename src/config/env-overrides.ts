@@ -10,6 +10,7 @@ export const ENV_OVERRIDES: readonly { variable: string; path: readonly [string,
   { variable: 'MODELGATE_REDIS_PREFIX', path: ['redis_prefix'] },
   { variable: 'MODELGATE_SHUTDOWN_GRACE_S', path: ['shutdown_grace_s'] },
   { variable: 'MODELGATE_DRAIN_DELAY_S', path: ['drain_delay_s'] },
+  { variable: 'MODELGATE_OVERLOAD_LOOP_DELAY_MS', path: ['overload_loop_delay_ms'] },
 ];
 
 /**

@@ -164,6 +164,8 @@ test('dashboard: sign in, create a key, use it, see the request and its cost', {
   const bar = page.locator('#chart-cost-model svg rect title', { hasText: 'gpt-up' });
   assert.ok((await bar.count()) >= 1);
   assert.ok((await page.locator('#chart-hourly svg rect').count()) >= 1);
+  // Spend by team: keys without a team are a series of their own.
+  assert.ok((await page.locator('#chart-cost-team svg rect title', { hasText: '(no team)' }).count()) >= 1);
   const toolRow = page.locator('#usage-tool-calls tbody tr[data-tool="local__shout"]');
   await toolRow.waitFor();
   const toolText = await toolRow.innerText();

@@ -90,7 +90,9 @@ function assertRefusal(a: Answer): void {
 }
 
 test('an overloaded gateway refuses a share fast in each dialect, serves the rest, and bills every 200', async () => {
-  const fx = await startFixture({ env: { NODE_OPTIONS: `--import=${BLOCKER}` } });
+  const fx = await startFixture({
+    env: { NODE_OPTIONS: `--import=${BLOCKER}`, MODELGATE_OVERLOAD_LOOP_DELAY_MS: '20' },
+  });
   const served: string[] = [];
   const refused: string[] = [];
   const record = (a: Answer): Answer => {
