@@ -69,23 +69,47 @@ export const rotateKeyBody = z.strictObject({
     .optional(),
 });
 
-/** The body's snake_case fields as the store's KeyRecord fields; absent stays absent, null clears. */
-export function keyPatchFromBody(body: KeyBody): KeyPatch {
-  const patch: KeyPatch = {};
-  if (body.name !== undefined) patch.name = body.name;
+/** The settings keys and teams share (their limits and rights), as a body carries them. */
+export interface LimitBody {
+  models?: string[] | null;
+  mcp_tools?: string[] | null;
+  budget_usd?: number | null;
+  token_budget?: number | null;
+  budget_period?: 'daily' | 'weekly' | 'monthly' | null;
+  rpm?: number | null;
+  tpm?: number | null;
+  concurrency?: number | null;
+}
+
+/** Those settings as record fields (the same names on keys and teams); absent stays absent, null clears. */
+export function limitsFromBody(
+  body: LimitBody,
+): Pick<
+  KeyPatch,
+  'models' | 'mcpTools' | 'budgetUsd' | 'tokenBudget' | 'budgetPeriod' | 'rpm' | 'tpm' | 'maxConcurrency'
+> {
+  const patch: ReturnType<typeof limitsFromBody> = {};
+  // `["*"]` and `[]` are every model, as null is.
   if (body.models !== undefined)
     patch.models =
       body.models === null || (body.models.length === 1 && body.models[0] === '*') || body.models.length === 0
         ? null
         : body.models;
   if (body.mcp_tools !== undefined) patch.mcpTools = body.mcp_tools;
-  if (body.expires_at !== undefined) patch.expiresAt = body.expires_at === null ? null : Date.parse(body.expires_at);
   if (body.budget_usd !== undefined) patch.budgetUsd = body.budget_usd;
   if (body.token_budget !== undefined) patch.tokenBudget = body.token_budget;
   if (body.budget_period !== undefined) patch.budgetPeriod = body.budget_period;
   if (body.rpm !== undefined) patch.rpm = body.rpm;
   if (body.tpm !== undefined) patch.tpm = body.tpm;
   if (body.concurrency !== undefined) patch.maxConcurrency = body.concurrency;
+  return patch;
+}
+
+/** The body's snake_case fields as the store's KeyRecord fields; absent stays absent, null clears. */
+export function keyPatchFromBody(body: KeyBody): KeyPatch {
+  const patch: KeyPatch = limitsFromBody(body);
+  if (body.name !== undefined) patch.name = body.name;
+  if (body.expires_at !== undefined) patch.expiresAt = body.expires_at === null ? null : Date.parse(body.expires_at);
   if (body.disabled !== undefined) patch.disabled = body.disabled;
   if (body.team !== undefined) patch.team = body.team;
   return patch;

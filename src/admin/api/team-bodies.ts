@@ -2,7 +2,7 @@
 // keys use (key-bodies.ts), validated with zod into a TeamPatch.
 import { z } from 'zod';
 import type { TeamPatch } from '../../store/store.ts';
-import { keyFields } from './key-bodies.ts';
+import { keyFields, limitsFromBody } from './key-bodies.ts';
 
 export const teamFields = {
   name: z
@@ -42,19 +42,7 @@ export const updateTeamBody = z.strictObject(teamFields).partial();
 
 /** The body's snake_case fields as TeamRecord fields; absent stays absent, null clears. */
 export function teamPatchFromBody(body: z.infer<typeof updateTeamBody>): TeamPatch {
-  const patch: TeamPatch = {};
+  const patch: TeamPatch = limitsFromBody(body);
   if (body.name !== undefined) patch.name = body.name;
-  if (body.models !== undefined)
-    patch.models =
-      body.models === null || body.models.length === 0 || (body.models.length === 1 && body.models[0] === '*')
-        ? null
-        : body.models;
-  if (body.mcp_tools !== undefined) patch.mcpTools = body.mcp_tools;
-  if (body.budget_usd !== undefined) patch.budgetUsd = body.budget_usd;
-  if (body.token_budget !== undefined) patch.tokenBudget = body.token_budget;
-  if (body.budget_period !== undefined) patch.budgetPeriod = body.budget_period;
-  if (body.rpm !== undefined) patch.rpm = body.rpm;
-  if (body.tpm !== undefined) patch.tpm = body.tpm;
-  if (body.concurrency !== undefined) patch.maxConcurrency = body.concurrency;
   return patch;
 }
