@@ -347,7 +347,7 @@ export const DEFAULTS = {
   clientRequestTimeoutMs: 300_000,
   clientBodyTimeoutMs: 30_000,
   clientHeaderTimeoutMs: 10_000,
-  overloadLoopDelayMs: 20,
+  overloadLoopDelayMs: 100,
   streamKeepAliveMs: 15_000,
   // Each client connection may hold an upstream one too: keep it well under the process's file limit.
   maxConnections: 10_000,

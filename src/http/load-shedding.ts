@@ -5,8 +5,8 @@
 //
 // Two signals, read on a timer off the request path (a request reads one boolean, and while shedding
 // adds one to a counter):
-// - the loop's utilisation (the share of wall time it was busy, smoothed over about 100 ms) steers the
-//   admitted share: over HIGH_UTILISATION it shrinks in proportion (by a fixed step while the loop is
+// - the loop's utilisation (the share of wall time it was busy, smoothed over about half a second) steers
+//   the admitted share: over HIGH_UTILISATION it shrinks in proportion (by a fixed step while the loop is
 //   saturated, since a utilisation of 1 does not say by how much), under TARGET_UTILISATION it grows back;
 // - the loop's delay (how late the sampling timer runs) past `thresholdMs` on two samples running means a
 //   backlog is building: the share is cut at once, at least by half and more the later the loop runs.
@@ -20,8 +20,11 @@ const SAMPLE_MS = 10;
 /** Smoothed utilisation past which the admitted share shrinks, and the one it is steered to: under it the share grows back (shedding ends at 1). */
 const HIGH_UTILISATION = 0.9;
 const TARGET_UTILISATION = 0.85;
-/** Weight of the newest sample in the smoothed utilisation (about 30 ms of memory). */
-const SMOOTHING = 0.3;
+/**
+ * Weight of the newest sample in the smoothed utilisation (about half a second of memory): a burst the
+ * loop clears in a few hundred milliseconds is served, not shed; a sustained overload is.
+ */
+const SMOOTHING = 0.02;
 /** A sample at least this busy says the loop is saturated, not by how much: the share shrinks by SATURATED_CUT. */
 const SATURATED = 0.98;
 const SATURATED_CUT = 0.7;

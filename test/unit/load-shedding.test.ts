@@ -63,25 +63,34 @@ test('a backlog (two late samples running) cuts the admitted share at once, more
   }
 });
 
-test('a saturated loop sheds a growing share; once it has idle time again the share grows back to all', () => {
+test('a burst the loop clears is served; sustained saturation sheds a growing share, and idle time ends it', () => {
   mock.timers.enable({ apis: ['setInterval'] });
   try {
     const { shedder, feed } = fedShedder();
-    feed({ delayMs: 2, utilisation: 0.6 }, 10);
-    // Busy all the time but never late past the threshold: the utilisation alone steers.
-    feed({ delayMs: 5, utilisation: 1 }, 5);
-    assert.equal(shedder.shedding, true);
-    const early = shedder.share;
-    feed({ delayMs: 5, utilisation: 1 }, 5);
-    assert.ok(shedder.share < early * 0.5, `${shedder.share} after ${early}`);
-    assert.ok(admitted(shedder, 1000) < 500);
+    feed({ delayMs: 2, utilisation: 0.5 }, 100);
+    // Busy all the time for 300 ms but never late past the threshold: a burst, served.
+    feed({ delayMs: 5, utilisation: 1 }, 30);
+    assert.equal(shedder.shedding, false, 'a 300 ms burst is not an overload');
+    feed({ delayMs: 2, utilisation: 0.5 }, 100);
+    assert.equal(shedder.shedding, false);
+    // Busy on and on: the utilisation alone steers.
+    let samples = 0;
+    while (!shedder.shedding && samples < 1000) {
+      feed({ delayMs: 5, utilisation: 1 });
+      samples++;
+    }
+    assert.ok(samples > 30 && samples < 1000, `shedding began after ${samples} saturated samples`);
+    const first = shedder.share;
+    feed({ delayMs: 5, utilisation: 1 }, 3);
+    assert.ok(Math.abs(shedder.share - first * 0.7 ** 3) < 1e-9, `${shedder.share} after ${first}`);
+    assert.ok(admitted(shedder, 1000) < 300);
     // Between the target and the high mark the share holds.
-    feed({ delayMs: 1, utilisation: 0.88 }, 20);
+    feed({ delayMs: 1, utilisation: 0.88 }, 500);
     const held = shedder.share;
-    feed({ delayMs: 1, utilisation: 0.88 }, 20);
+    feed({ delayMs: 1, utilisation: 0.88 }, 50);
     assert.equal(shedder.share, held);
     // Idle time again: back to admitting everything (a hundredth a sample), and then nothing is refused.
-    feed({ delayMs: 1, utilisation: 0.5 }, 100);
+    feed({ delayMs: 1, utilisation: 0.5 }, 300);
     assert.equal(shedder.shedding, false);
     assert.equal(shedder.share, 1);
     assert.equal(admitted(shedder, 100), 100);
