@@ -91,7 +91,7 @@ function assertRefusal(a: Answer): void {
 
 test('an overloaded gateway refuses a share fast in each dialect, serves the rest, and bills every 200', async () => {
   const fx = await startFixture({
-    env: { NODE_OPTIONS: `--import=${BLOCKER}`, MODELGATE_OVERLOAD_LOOP_DELAY_MS: '20' },
+    env: { NODE_OPTIONS: `--import=${BLOCKER}`, MODELGATE_OVERLOAD_LOOP_DELAY_MS: '100' },
   });
   const served: string[] = [];
   const refused: string[] = [];

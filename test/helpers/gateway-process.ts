@@ -53,7 +53,7 @@ export async function startGateway(opts: {
     MODELGATE_LOG_LEVEL: 'debug',
     MODELGATE_DRAIN_DELAY_S: '0',
     // The test machine's other processes starve a test's gateway of CPU at times: its loop runs late for
-    // that, not for its own load. Shedding is on only where a test asks for it (overload-shedding.test.ts).
+    // that, not for its own load. Shedding is on only where a test asks for it (overload-shedding.test.ts, at the default).
     MODELGATE_OVERLOAD_LOOP_DELAY_MS: '0',
     ...opts.env,
   };
