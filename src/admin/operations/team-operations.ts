@@ -2,6 +2,7 @@
 // rate limits and rights above its keys (admission counts it as one more subject); keys name it by name.
 import { randomBytes } from 'node:crypto';
 import { teamSubject, type TeamRecord } from '../../core/team-record.ts';
+import type { KeyRecord } from '../../core/key-record.ts';
 import type { Store, TeamPatch } from '../../store/store.ts';
 import { periodStart } from '../../core/budget.ts';
 import { UsageError } from '../key-flags.ts';
@@ -116,14 +117,19 @@ export function teamView(t: TeamRecord): Record<string, unknown> {
 }
 
 /** The view with what the team's keys spent together this period, what is left and how many keys it has. */
-export async function teamWithSpend(store: Store, t: TeamRecord, now = Date.now()): Promise<Record<string, unknown>> {
-  const [spent, keys] = await Promise.all([
+export async function teamWithSpend(
+  store: Store,
+  t: TeamRecord,
+  now = Date.now(),
+  keys?: readonly KeyRecord[],
+): Promise<Record<string, unknown>> {
+  const [spent, all] = await Promise.all([
     store.keySpend(teamSubject(t.id), periodStart(t.budgetPeriod, now)),
-    store.listKeys(),
+    keys ?? store.listKeys(),
   ]);
   return {
     ...teamView(t),
-    keys: keys.filter((k) => k.team === t.name).length,
+    keys: all.filter((k) => k.team === t.name).length,
     spent_usd: spent.nanos / 1e9,
     budget_left_usd: t.budgetUsd === null ? null : Math.max(0, t.budgetUsd - spent.nanos / 1e9),
     tokens_used: spent.tokens,
@@ -131,7 +137,8 @@ export async function teamWithSpend(store: Store, t: TeamRecord, now = Date.now(
   };
 }
 
+/** Every team with its spend; the keys are read once for all of them. */
 export async function listTeamsWithSpend(store: Store, now = Date.now()): Promise<Record<string, unknown>[]> {
-  const teams = await store.listTeams();
-  return Promise.all(teams.map((t) => teamWithSpend(store, t, now)));
+  const [teams, keys] = await Promise.all([store.listTeams(), store.listKeys()]);
+  return Promise.all(teams.map((t) => teamWithSpend(store, t, now, keys)));
 }
