@@ -21,16 +21,8 @@ export interface UsageTokenServices {
 
 export async function usageTokenBody(gw: UsageTokenServices, key: KeyRecord, now: number): Promise<string> {
   const { limits, snapshot, period } = await gw.admission.view(key, now);
-  // The store is ahead of the database by the rows not flushed yet; the database knows keys the store
-  // never saw (no limits, or spent before this process started). The larger one is the truth.
-  const durable = await gw.store.keySpend(key.id, period).catch((err: unknown) => {
-    // A database away (PostgreSQL down) is the caller's to retry, not the gateway's failure.
-    gw.log.warn({ err: gw.masker.mask(String(err)), keyId: key.id }, 'usage self-check: the database did not answer');
-    throw new GatewayError('usage_unavailable', { headers: { 'retry-after': '1' } });
-  });
+  const { spentNanos, spentTokens } = await spentOf(gw, key.id, period, snapshot);
   const team = await teamUsage(gw, key, now);
-  const spentNanos = Math.max(durable.nanos, snapshot.spentNanos);
-  const spentTokens = Math.max(durable.tokens, snapshot.spentTokens);
   const q = (nanos: number): number => nanosToQuota(nanos, gw.config.quotaPerUsd);
   const unlimited = key.budgetUsd === null;
   const budgetNanos = unlimited ? 0 : usdToNanos(key.budgetUsd!);
@@ -77,6 +69,28 @@ export async function usageTokenBody(gw: UsageTokenServices, key: KeyRecord, now
 }
 
 /**
+ * What a key or a team (its subject id) spent this period. The store is ahead of the database by the rows
+ * not flushed yet; the database knows subjects the store never saw (no limits, or spent before this
+ * process started). The larger one is the truth.
+ */
+async function spentOf(
+  gw: UsageTokenServices,
+  subject: string,
+  period: number,
+  snapshot: { spentNanos: number; spentTokens: number },
+): Promise<{ spentNanos: number; spentTokens: number }> {
+  const durable = await gw.store.keySpend(subject, period).catch((err: unknown) => {
+    // A database away (PostgreSQL down) is the caller's to retry, not the gateway's failure.
+    gw.log.warn({ err: gw.masker.mask(String(err)), keyId: subject }, 'usage self-check: the database did not answer');
+    throw new GatewayError('usage_unavailable', { headers: { 'retry-after': '1' } });
+  });
+  return {
+    spentNanos: Math.max(durable.nanos, snapshot.spentNanos),
+    spentTokens: Math.max(durable.tokens, snapshot.spentTokens),
+  };
+}
+
+/**
  * The key's team as the self-check shows it: its budget, what its keys spent together and what is left
  * (what a request of this key may still take is the smaller of the key's `left_usd` and this), and its
  * limits; null for a key without a team object.
@@ -87,11 +101,7 @@ async function teamUsage(gw: UsageTokenServices, key: KeyRecord, now: number): P
   const view = await gw.admission.teamView(key, now);
   if (view === null) return null;
   const { snapshot } = view;
-  const durable = await gw.store.keySpend(view.subject, view.period).catch(() => {
-    throw new GatewayError('usage_unavailable', { headers: { 'retry-after': '1' } });
-  });
-  const spentNanos = Math.max(durable.nanos, snapshot.spentNanos);
-  const spentTokens = Math.max(durable.tokens, snapshot.spentTokens);
+  const { spentNanos, spentTokens } = await spentOf(gw, view.subject, view.period, snapshot);
   const budgetNanos = team.budgetUsd === null ? null : usdToNanos(team.budgetUsd);
   const next = nextPeriodStart(team.budgetPeriod, now);
   return {

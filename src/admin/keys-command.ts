@@ -73,13 +73,7 @@ export async function keysCommand(
     }
     case 'show': {
       const view = await keyWithSpend(store, await findKeyOrFail(store, positionals[0]));
-      out(
-        json
-          ? JSON.stringify(view)
-          : Object.entries(view)
-              .map(([a, b]) => `${a.padEnd(16)} ${b === null ? '-' : Array.isArray(b) ? b.join(',') : String(b)}`)
-              .join('\n'),
-      );
+      out(json ? JSON.stringify(view) : viewText(view));
       return;
     }
     case 'update':
@@ -116,4 +110,11 @@ export async function keysCommand(
         'usage: modelgate keys create|list|show|update|disable|enable|rotate|delete [ID|NAME] [options]',
       );
   }
+}
+
+/** A key's or a team's view as `show` prints it: a field a line, lists comma-separated, nulls as `-`. */
+export function viewText(view: Record<string, unknown>): string {
+  return Object.entries(view)
+    .map(([a, b]) => `${a.padEnd(16)} ${b === null ? '-' : Array.isArray(b) ? b.join(',') : String(b)}`)
+    .join('\n');
 }

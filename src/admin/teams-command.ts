@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import type { Store, TeamPatch } from '../store/store.ts';
 import { withCliAudit, type AuditContext } from './operations/audit-trail.ts';
 import { KEY_OPTION_SPEC, keyPatchFromFlags, UsageError } from './key-flags.ts';
+import { viewText } from './keys-command.ts';
 import {
   createTeam,
   deleteTeam,
@@ -84,13 +85,7 @@ export async function teamsCommand(
     }
     case 'show': {
       const view = await teamWithSpend(store, await findTeamOrFail(store, positionals[0]));
-      out(
-        json
-          ? JSON.stringify(view)
-          : Object.entries(view)
-              .map(([a, b]) => `${a.padEnd(16)} ${b === null ? '-' : Array.isArray(b) ? b.join(',') : String(b)}`)
-              .join('\n'),
-      );
+      out(json ? JSON.stringify(view) : viewText(view));
       return;
     }
     case 'update': {

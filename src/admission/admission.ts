@@ -596,8 +596,7 @@ export class Admission {
   async teamView(key: KeyRecord, now: number): Promise<(SubjectView & { subject: string }) | null> {
     const team = key.teamRecord;
     if (team === null || team === undefined) return null;
-    this.#teamEntry(key, now);
-    const entry = this.#entry(this.#teamRecords.get(team)!, now);
+    const entry = this.#teamSubjectEntry(team, now);
     return { ...(await this.#view(entry, now)), subject: entry.record.id };
   }
 
@@ -617,10 +616,15 @@ export class Admission {
   #teamEntry(key: KeyRecord, now: number): KeyEntry | null {
     const team = key.teamRecord;
     if (team === null || team === undefined) return null;
+    const entry = this.#teamSubjectEntry(team, now);
+    return entry.limited ? entry : null;
+  }
+
+  /** A team object's admission state, limited or not (its subject record is made once per object). */
+  #teamSubjectEntry(team: TeamRecord, now: number): KeyEntry {
     let record = this.#teamRecords.get(team);
     if (record === undefined) this.#teamRecords.set(team, (record = teamAsSubject(team)));
-    const entry = this.#entry(record, now);
-    return entry.limited ? entry : null;
+    return this.#entry(record, now);
   }
 
   #entry(key: KeyRecord, now: number): KeyEntry {
