@@ -180,6 +180,8 @@ test('dashboard: sign in, create a key, use it, see the request and its cost', {
   // Edit a limit from the page.
   await page.click('#nav a[data-view=keys]');
   await listed.getByRole('button', { name: 'Edit' }).click();
+  // The dialog opens once the catalog's models are read and the form is filled.
+  await page.locator('#key-dialog[open]').waitFor();
   assert.equal(await page.inputValue('#key-form [name=rpm]'), '60', 'the form opens with the key’s settings');
   await page.fill('#key-form [name=rpm]', '30');
   await page.click('#key-save');
