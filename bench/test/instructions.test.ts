@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { CallgrindCounter, callgrindMissing, callgrindWrapper, dumpSummary } from '../lib/callgrind.ts';
+import { CallgrindCounter, callgrindMissing, callgrindWrapper, compilerLine, dumpSummary } from '../lib/callgrind.ts';
 import type { InstructionCell } from '../lib/instruction-pass.ts';
 import { chatInstructionRatio, instructionTable } from '../lib/instruction-report.ts';
 import { Child, nodeLaunch } from '../lib/processes.ts';
@@ -14,7 +14,7 @@ import { emptyRunResults, headline, renderResults } from '../lib/report.ts';
 import type { RunResults } from '../lib/report.ts';
 
 const cells: InstructionCell[] = [
-  { target: 'modelgate', kind: 'chat', requests: 100, instructions: 50_000_000, errors: 0 },
+  { target: 'modelgate', kind: 'chat', requests: 100, instructions: 62_000_000, compiling: 12_000_000, errors: 0 },
   { target: 'modelgate', kind: 'chat-stream', requests: 100, instructions: 150_000_000, errors: 0 },
   { target: 'modelgate', kind: 'messages-stream', requests: 100, instructions: 200_000_000, errors: 0 },
   { target: 'bare-proxy', kind: 'chat', requests: 100, instructions: 40_000_000, errors: 0 },
@@ -38,16 +38,30 @@ describe('instruction pass, on literal input', () => {
     assert.throws(() => dumpSummary('events: Ir\ntotals: 5\n'), /no "summary:" line/);
   });
 
+  it("reads what V8's optimising compilers ran from callgrind_annotate's inclusive line", () => {
+    const annotated = [
+      '216,668,151 (100.0%)  PROGRAM TOTALS',
+      ' 52,888,398 (24.41%)  ???:v8::internal::(anonymous namespace)::CompileOptimized(v8::internal::DirectHandle<v8::internal::JSFunction>) [/node]',
+      ' 52,883,874 (24.41%)  ???:v8::internal::Compiler::CompileOptimized(v8::internal::Isolate*, v8::internal::DirectHandle<v8::internal::JSFunction>) [/node]',
+    ].join('\n');
+    assert.equal(compilerLine(annotated), 52_883_874);
+    assert.equal(compilerLine('216,668,151 (100.0%)  PROGRAM TOTALS\n'), 0);
+  });
+
   it('tables instructions per request, the ratio, and per event beyond a non-streamed answer', () => {
     const text = instructionTable(cells, PLAN).join('\n');
-    assert.match(text, /\| Non-streaming chat \| 500,000 \| 400,000 \| 1\.25 × \|/);
+    // Once optimised (62 M − 12 M compiling over 100 requests), then as counted.
+    assert.match(text, /\| Non-streaming chat \| 500,000 \| 400,000 \| 1\.25 × \| 620,000 \| 400,000 \|/);
     assert.match(text, /\| Streaming chat \(52 events\) \| 1,500,000 \| 920,000 \| 1\.63 × \|/);
     // (1,500,000 − 500,000) / 52 and (920,000 − 400,000) / 52
     assert.match(
       text,
       /\| Streaming chat \(52 events\), per event beyond a non-streamed answer \| 19,231 \| 10,000 \| 1\.92 × \|/,
     );
-    assert.match(text, /translated from an OpenAI-style upstream \(52 events\) \| 2,000,000 \| — \| — × \|/);
+    assert.match(
+      text,
+      /translated from an OpenAI-style upstream \(52 events\) \| 2,000,000 \| — \| — \| 2,000,000 \| — \|/,
+    );
     assert.match(
       text,
       /500 non-streamed requests after 1,500 warm-up ones, and 100 streams of each kind after 200 unpaced ones, from a mock sending a counted stream's events 3 ms apart/,
@@ -63,7 +77,7 @@ describe('instruction pass, on literal input', () => {
       /\| the same in instructions \(callgrind, one request at a time\) \| 1\.25 × \| 400,000 instr\/req \| met \|/,
     );
     const heavier = cells.map((c) =>
-      c.target === 'modelgate' && c.kind === 'chat' ? { ...c, instructions: 60_000_000 } : c,
+      c.target === 'modelgate' && c.kind === 'chat' ? { ...c, instructions: 72_000_000 } : c,
     );
     assert.match(headline(run(heavier)).join('\n'), /\| 1\.50 × \| 400,000 instr\/req \| \*\*missed\*\* \|/);
     assert.match(
@@ -98,10 +112,11 @@ describe('instruction pass, under a real callgrind', { skip: missing ?? false },
     };
     await serve(40); // warm-up, not counted
     const counter = new CallgrindCounter(child.pid, out);
-    const counted = await counter.count(() => serve(10));
+    const { instructions: counted, compiling } = await counter.count(() => serve(10));
     // Ten requests of a 200,000-step loop: over 2 M instructions (~35 M seen). Node's start-up alone is
     // ~90 M and the 40 warm-up requests ~140 M, so a count that took either in would be far above 60 M.
     assert.ok(counted > 10 * 200_000 && counted < 60_000_000, `10 requests counted ${counted} instructions`);
+    assert.ok(compiling >= 0 && compiling < counted, `compiling ${compiling} of ${counted}`);
     await assert.rejects(
       counter.count(() => serve(1)),
       /one stretch per process/,
