@@ -29,6 +29,8 @@ export interface SuiteConfig {
   baseUrl: string;
   apiKey: string;
   model: string;
+  /** A vector store for the optional `file-search` case (the suite's `--file-search-vector-store-id`). */
+  fileSearchVectorStoreId?: string;
 }
 
 export interface CaseResult {
@@ -630,12 +632,26 @@ export const SUITE_CASES: SuiteCase[] = [
     id: 'file-search',
     name: 'File Search',
     skippedBySuite: 'File search is optional and skipped until its required configuration is provided.',
+    request: (c) => ({
+      model: c.model,
+      input: 'Search the configured vector store for relevant content and summarize one result.',
+      tools: [{ type: 'file_search', vector_store_ids: [c.fileSearchVectorStoreId ?? ''] }],
+      tool_choice: { type: 'file_search' },
+      include: ['file_search_call.results'],
+    }),
     run: async () => [],
   },
   {
     id: 'offline-web-search',
     name: 'Offline Web Search',
     skippedBySuite: 'Offline web search is optional and skipped until its required configuration is provided.',
+    request: (c) => ({
+      model: c.model,
+      input: 'Find the most relevant cached result for OpenResponses.',
+      tools: [{ type: 'web_search', external_web_access: false }],
+      tool_choice: { type: 'web_search' },
+      include: ['web_search_call.action.sources'],
+    }),
     run: async () => [],
   },
 ];
