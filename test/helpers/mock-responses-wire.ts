@@ -95,6 +95,16 @@ function usageOf(plan: ReplyPlan): Json {
   };
 }
 
+function zeroUsage(): Json {
+  return {
+    input_tokens: 0,
+    input_tokens_details: { cached_tokens: 0, cache_write_tokens: 0 },
+    output_tokens: 0,
+    output_tokens_details: { reasoning_tokens: 0 },
+    total_tokens: 0,
+  };
+}
+
 function ids(plan: ReplyPlan): { resp: string; msg: string; fc: string } {
   const n = plan.id.replace(/\D/g, '') || '0';
   return { resp: `resp_mock_${n}`, msg: `msg_mock_${n}`, fc: `fc_mock_${n}` };
@@ -174,8 +184,8 @@ function responseOf(plan: ReplyPlan, request: unknown, status: string, output: J
     safety_identifier: r.safety_identifier ?? null,
     prompt_cache_key: r.prompt_cache_key ?? null,
     service_tier: 'default',
-    // api.openai.com sends null until the response is done.
-    usage: status === 'in_progress' ? null : usageOf(plan),
+    // An object on every event (OpenAI's schema has no null here): zeros until the response is done.
+    usage: status === 'in_progress' ? zeroUsage() : usageOf(plan),
     metadata: r.metadata ?? {},
   };
 }
