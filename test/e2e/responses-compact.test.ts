@@ -124,7 +124,11 @@ test('a chat-only route: the model summarises; the answer is a compaction object
   });
   assert.equal(next.status, 'completed');
   const resent = JSON.stringify(up.requests.at(-1)?.json);
-  assert.match(resent, /Summary of the conversation so far[^"]*dog cafe page; index\.html exists\./, 'the summary reached the model');
+  assert.match(
+    resent,
+    /Summary of the conversation so far[^"]*dog cafe page; index\.html exists\./,
+    'the summary reached the model',
+  );
 });
 
 test('the built-in mock answers a compaction too; streaming is refused with a 400 naming it', async () => {

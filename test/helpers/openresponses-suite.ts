@@ -90,9 +90,7 @@ function issues(fn: ValidateFunction, value: unknown, prefix = ''): string[] {
 /** An event passes when one schema of its type accepts it; over HTTP the WebSocket error shape is not one. */
 function eventIssues(ev: Json, transport: 'http' | 'websocket'): string[] {
   const prefix = `Event ${String(ev.type)} `;
-  const fns = (eventSchemas.get(String(ev.type)) ?? []).filter(
-    (_, i) => transport === 'websocket' || i === 0,
-  );
+  const fns = (eventSchemas.get(String(ev.type)) ?? []).filter((_, i) => transport === 'websocket' || i === 0);
   if (fns.length === 0) return [`${prefix}: not an event of the OpenResponses stream`];
   const all = fns.map((fn) => issues(fn, ev, prefix));
   return all.some((list) => list.length === 0) ? [] : all[0];
@@ -205,7 +203,8 @@ const hasOutputType =
       : [`Expected output item of type "${type}" but none found`];
 const completedStatus: Check = (r) =>
   r.status === 'completed' ? [] : [`Expected status "completed" but got "${String(r.status)}"`];
-const streamingEvents: Check = (_, s) => (s === undefined || s.events.length > 0 ? [] : ['No streaming events received']);
+const streamingEvents: Check = (_, s) =>
+  s === undefined || s.events.length > 0 ? [] : ['No streaming events received'];
 const streamingSchema: Check = (_, s) => s?.errors ?? [];
 const compactObject: Check = (r) =>
   r.object === 'response.compaction' ? [] : [`Expected object "response.compaction" but got "${String(r.object)}"`];
@@ -213,13 +212,16 @@ const functionCallEvents: Check = (_, s) => {
   const events = s?.events ?? [];
   const types = events.map((e) => e.type);
   const errors: string[] = [];
-  const item = (t: string) => events.some((e) => e.type === t && (e.item as Json | undefined)?.type === 'function_call');
-  if (!item('response.output_item.added')) errors.push('Missing response.output_item.added event with function_call item');
+  const item = (t: string) =>
+    events.some((e) => e.type === t && (e.item as Json | undefined)?.type === 'function_call');
+  if (!item('response.output_item.added'))
+    errors.push('Missing response.output_item.added event with function_call item');
   if (!types.includes('response.function_call_arguments.delta'))
     errors.push('Missing response.function_call_arguments.delta event');
   if (!types.includes('response.function_call_arguments.done'))
     errors.push('Missing response.function_call_arguments.done event');
-  if (!item('response.output_item.done')) errors.push('Missing response.output_item.done event with function_call item');
+  if (!item('response.output_item.done'))
+    errors.push('Missing response.output_item.done event with function_call item');
   return errors;
 };
 
@@ -382,7 +384,9 @@ export const SUITE_CASES: SuiteCase[] = [
         wsCreate(c, { store: false, input: 'Reply with exactly: second' }),
       ]);
       return turns.flatMap((t, i) =>
-        checkResponse(t.final, [streamingEvents, streamingSchema, completedStatus], t).map((e) => `Turn ${i + 1}: ${e}`),
+        checkResponse(t.final, [streamingEvents, streamingSchema, completedStatus], t).map(
+          (e) => `Turn ${i + 1}: ${e}`,
+        ),
       );
     },
   },

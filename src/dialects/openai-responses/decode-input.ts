@@ -119,8 +119,7 @@ export function decodeInput(input: unknown): DecodedInput {
         if (role === 'assistant') {
           assistant().push(...parts);
           if (typeof raw.phase === 'string') out.phased++;
-        }
-        else if (role === 'system' || role === 'developer') {
+        } else if (role === 'system' || role === 'developer') {
           const text = parts.map((p) => (p.type === 'text' ? p.text : '')).join('\n');
           if (out.messages.length === 0) out.system.push({ type: 'text', text });
           else out.messages.push({ role: 'system', content: [{ type: 'text', text }] });
