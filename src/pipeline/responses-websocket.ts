@@ -106,13 +106,17 @@ class ResponsesSocket {
     if (generate === false) return this.#warmUp(body);
     const input = inputItems(body.input);
     let history: unknown[] = [];
-    if (typeof body.previous_response_id === 'string' && this.#last?.id === body.previous_response_id) {
+    const continued = typeof body.previous_response_id === 'string' && this.#last?.id === body.previous_response_id;
+    if (continued && this.#last !== null) {
       history = this.#last.items;
       delete body.previous_response_id;
       body.input = [...history, ...input];
     }
     body.stream = true;
-    await this.#relay(body, [...history, ...input]);
+    const completed = await this.#relay(body, [...history, ...input]);
+    // A continuation that fails forgets the response it continued (as OpenAI's WebSocket mode does): the
+    // next turn naming it gets previous_response_not_found instead of a chain the failure may have broken.
+    if (continued && !completed && this.#last?.id === frame.previous_response_id) this.#last = null;
   }
 
   /** A warm-up: the connection is ready; no model is called. */
@@ -132,7 +136,8 @@ class ResponsesSocket {
     this.#last = { id, items: this.#last?.items ?? [] };
   }
 
-  async #relay(body: JsonObject, items: unknown[]): Promise<void> {
+  /** Relays one request's events; true when it ended in `response.completed`. */
+  async #relay(body: JsonObject, items: unknown[]): Promise<boolean> {
     let res: Awaited<ReturnType<typeof request>>;
     try {
       res = await request(this.#url, {
@@ -144,40 +149,47 @@ class ResponsesSocket {
     } catch (err) {
       if (!this.#abort.signal.aborted)
         this.#error(502, 'upstream_error', `The request did not complete: ${String(err)}`);
-      return;
+      return false;
     }
     if (res.statusCode !== 200) {
       const error = (await res.body.json().catch(() => null)) as { error?: unknown } | null;
       this.#send({ type: 'error', status: res.statusCode, error: error?.error ?? null });
-      return;
+      return false;
     }
     let buffered = '';
+    let completed = false;
     for await (const chunk of res.body) {
       buffered += (chunk as Buffer).toString('utf8');
       let end = buffered.indexOf('\n\n');
       while (end !== -1) {
-        this.#event(buffered.slice(0, end), items);
+        completed = this.#event(buffered.slice(0, end), items) || completed;
         buffered = buffered.slice(end + 2);
         end = buffered.indexOf('\n\n');
       }
     }
-    if (buffered.trim() !== '') this.#event(buffered, items);
+    if (buffered.trim() !== '') completed = this.#event(buffered, items) || completed;
+    return completed;
   }
 
-  /** One SSE event: its data as a frame; a finished response becomes the connection's last one. */
-  #event(block: string, items: unknown[]): void {
+  /**
+   * One SSE event: its data as a frame; a finished response becomes the connection's last one (true then).
+   */
+  #event(block: string, items: unknown[]): boolean {
     let data = '';
     for (const line of block.split('\n')) if (line.startsWith('data:')) data += line.slice(line[5] === ' ' ? 6 : 5);
-    if (data === '' || data === '[DONE]') return;
+    if (data === '' || data === '[DONE]') return false;
     this.#send(data);
-    if (!data.includes('"response.completed"')) return;
+    if (!data.includes('"response.completed"')) return false;
     try {
       const ev = JSON.parse(data) as { type?: string; response?: { id?: string; output?: unknown[] } };
-      if (ev.type === 'response.completed' && typeof ev.response?.id === 'string')
+      if (ev.type === 'response.completed' && typeof ev.response?.id === 'string') {
         this.#last = { id: ev.response.id, items: [...items, ...(ev.response.output ?? [])] };
+        return true;
+      }
     } catch {
       // Not an event the chain needs.
     }
+    return false;
   }
 }
 

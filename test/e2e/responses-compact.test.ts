@@ -84,23 +84,26 @@ test('a native Responses upstream gets the body on its own /responses/compact; i
   assert.ok(!up.requests.some((r) => r.path === '/v1/responses'), 'no summarising turn');
 });
 
-test('a chat-only route: the model summarises; the answer is a compaction object of user messages and the summary', async () => {
+test('a chat-only route: the model summarises; the answer is a compaction object of user messages and a compaction item', async () => {
   up.reset();
   up.configure({ replyText: 'The user wants a dog cafe page; index.html exists.' });
   const { status, json } = await compact({ model: 'gpt-chat', input: HISTORY, instructions: 'You are Codex.' });
   assert.equal(status, 200, JSON.stringify(json));
   assert.equal(json.object, 'response.compaction');
   assert.match(String(json.id), /^resp_/);
-  const output = json.output as { type: string; role: string; content: { type: string; text: string }[] }[];
-  assert.deepEqual(output[0], {
+  const output = json.output as Record<string, unknown>[];
+  const { id, ...kept } = output[0];
+  assert.match(String(id), /^msg_/);
+  assert.deepEqual(kept, {
     type: 'message',
+    status: 'completed',
     role: 'user',
     content: [{ type: 'input_text', text: 'Write a landing page for a dog cafe.' }],
   });
   assert.equal(output.length, 2);
-  assert.equal(output[1].role, 'user');
-  assert.equal(output[1].content[0].type, 'input_text');
-  assert.match(output[1].content[0].text, /dog cafe page; index\.html exists\.$/);
+  assert.equal(output[1].type, 'compaction');
+  assert.match(String(output[1].id), /^cmp_/);
+  assert.match(String(output[1].encrypted_content), /^mgw1\.summary\./);
   const usage = json.usage as { input_tokens: number; output_tokens: number };
   assert.ok(usage.input_tokens > 0 && usage.output_tokens > 0);
   const sent = up.requests.find((r) => r.path === '/v1/chat/completions')?.json as {
@@ -120,6 +123,12 @@ test('a chat-only route: the model summarises; the answer is a compaction object
     input: [...(json.output as OpenAI.Responses.ResponseInputItem[]), { role: 'user', content: 'Go on.' }],
   });
   assert.equal(next.status, 'completed');
+  const resent = JSON.stringify(up.requests.at(-1)?.json);
+  assert.match(
+    resent,
+    /Summary of the conversation so far[^"]*dog cafe page; index\.html exists\./,
+    'the summary reached the model',
+  );
 });
 
 test('the built-in mock answers a compaction too; streaming is refused with a 400 naming it', async () => {

@@ -95,6 +95,16 @@ function usageOf(plan: ReplyPlan): Json {
   };
 }
 
+function zeroUsage(): Json {
+  return {
+    input_tokens: 0,
+    input_tokens_details: { cached_tokens: 0, cache_write_tokens: 0 },
+    output_tokens: 0,
+    output_tokens_details: { reasoning_tokens: 0 },
+    total_tokens: 0,
+  };
+}
+
 function ids(plan: ReplyPlan): { resp: string; msg: string; fc: string } {
   const n = plan.id.replace(/\D/g, '') || '0';
   return { resp: `resp_mock_${n}`, msg: `msg_mock_${n}`, fc: `fc_mock_${n}` };
@@ -146,6 +156,7 @@ function responseOf(plan: ReplyPlan, request: unknown, status: string, output: J
     object: 'response',
     created_at: MOCK_CREATED,
     status,
+    completed_at: status === 'completed' ? MOCK_CREATED + 1 : null,
     background: false,
     error: null,
     incomplete_details: status === 'incomplete' ? { reason: 'max_output_tokens' } : null,
@@ -160,16 +171,55 @@ function responseOf(plan: ReplyPlan, request: unknown, status: string, output: J
     temperature: r.temperature ?? 1,
     text: r.text ?? { format: { type: 'text' } },
     tool_choice: r.tool_choice ?? 'auto',
-    tools: r.tools ?? [],
+    // Function tools listed as api.openai.com lists them: `strict` always said (true unless sent false).
+    tools: Array.isArray(r.tools)
+      ? r.tools.map((t) => (isObject(t) && t.type === 'function' ? { ...t, strict: t.strict ?? true } : t))
+      : [],
     top_p: r.top_p ?? 1,
-    truncation: 'disabled',
-    ...(status === 'in_progress' ? {} : { usage: usageOf(plan) }),
+    truncation: r.truncation ?? 'disabled',
+    frequency_penalty: r.frequency_penalty ?? 0,
+    presence_penalty: r.presence_penalty ?? 0,
+    top_logprobs: r.top_logprobs ?? 0,
+    max_tool_calls: r.max_tool_calls ?? null,
+    safety_identifier: r.safety_identifier ?? null,
+    prompt_cache_key: r.prompt_cache_key ?? null,
+    service_tier: 'default',
+    // An object on every event (OpenAI's schema has no null here): zeros until the response is done.
+    usage: status === 'in_progress' ? zeroUsage() : usageOf(plan),
     metadata: r.metadata ?? {},
   };
 }
 
 export function responsesBody(plan: ReplyPlan, request: unknown): Json {
   return responseOf(plan, request, plan.finish === 'length' ? 'incomplete' : 'completed', outputItems(plan, request));
+}
+
+/**
+ * `POST /v1/responses/compact` as api.openai.com answers it: the caller's user messages kept, then one
+ * `compaction` item whose `encrypted_content` only the provider reads (here: the reply text, base64).
+ */
+export function responsesCompaction(plan: ReplyPlan, request: unknown): Json {
+  const n = plan.id.replace(/\D/g, '') || '0';
+  const input = isObject(request) && Array.isArray(request.input) ? request.input.filter(isObject) : [];
+  const kept = input
+    .filter((m) => (m.type === undefined || m.type === 'message') && m.role === 'user')
+    .map((m, i) => ({
+      id: `msg_mock_${n}_${i}`,
+      type: 'message',
+      status: 'completed',
+      role: 'user',
+      content: typeof m.content === 'string' ? [{ type: 'input_text', text: m.content }] : m.content,
+    }));
+  return {
+    id: `resp_mock_${n}`,
+    object: 'response.compaction',
+    created_at: MOCK_CREATED,
+    output: [
+      ...kept,
+      { id: `cmp_mock_${n}`, type: 'compaction', encrypted_content: Buffer.from(plan.text).toString('base64') },
+    ],
+    usage: usageOf(plan),
+  };
 }
 
 /** Every SSE frame of the streamed response, each ending in a blank line. */

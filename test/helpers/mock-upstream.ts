@@ -1,7 +1,7 @@
 // A programmable upstream on 127.0.0.1 that speaks the real OpenAI and Anthropic wire formats, records every
 // request and can be told to fail in specific ways, so end-to-end tests exercise the gateway against
 // something that behaves like a provider. Routes: POST /v1/chat/completions, POST /v1/responses,
-// POST /v1/responses/input_tokens, GET /v1/models (OpenAI); POST /v1/messages, POST /v1/messages/count_tokens (Anthropic).
+// POST /v1/responses/input_tokens, POST /v1/responses/compact, GET /v1/models (OpenAI); POST /v1/messages, POST /v1/messages/count_tokens (Anthropic).
 //
 //   const up = await startMockUpstream();          // openai base `${up.url}/v1`, anthropic base `${up.url}`
 //   up.enqueue({ kind: 'status', status: 429, headers: { 'retry-after': '1' } });   // next request only
@@ -20,7 +20,8 @@ import { EventEmitter } from 'node:events';
 import { anthropicFrames, anthropicMessage, anthropicTokenCount } from './mock-anthropic-wire.ts';
 import { mockErrorBody } from './mock-errors.ts';
 import { openaiCompletion, openaiFrames, openaiModelList } from './mock-openai-wire.ts';
-import { responsesAsChat, responsesBody, responsesFrames } from './mock-responses-wire.ts';
+import { responsesAsChat, responsesBody, responsesCompaction, responsesFrames } from './mock-responses-wire.ts';
+import { orphanToolResult } from './mock-tool-pairing.ts';
 import { mockPromptTokens, planReply } from './mock-reply.ts';
 import { closeSignal, pause, writePrepared } from './mock-respond.ts';
 import type { PreparedResponse } from './mock-respond.ts';
@@ -52,7 +53,15 @@ export { mockErrorBody } from './mock-errors.ts';
 
 const DEFAULT_WAIT_MS = 2000;
 
-type Route = 'chat' | 'models' | 'messages' | 'count_tokens' | 'embeddings' | 'responses' | 'responses_input_tokens';
+type Route =
+  | 'chat'
+  | 'models'
+  | 'messages'
+  | 'count_tokens'
+  | 'embeddings'
+  | 'responses'
+  | 'responses_input_tokens'
+  | 'responses_compact';
 
 const ROUTES: Record<string, { method: string; route: Route }> = {
   '/v1/chat/completions': { method: 'POST', route: 'chat' },
@@ -62,6 +71,7 @@ const ROUTES: Record<string, { method: string; route: Route }> = {
   '/v1/embeddings': { method: 'POST', route: 'embeddings' },
   '/v1/responses': { method: 'POST', route: 'responses' },
   '/v1/responses/input_tokens': { method: 'POST', route: 'responses_input_tokens' },
+  '/v1/responses/compact': { method: 'POST', route: 'responses_compact' },
 };
 
 function dialectOfPath(path: string): MockDialect {
@@ -271,6 +281,15 @@ class MockUpstreamServer implements MockUpstream {
         object: 'response.input_tokens',
         input_tokens: mockPromptTokens(responsesAsChat(recorded.json)),
       });
+    if (entry.route === 'chat' || entry.route === 'messages' || entry.route === 'responses') {
+      const orphan = orphanToolResult(dialect, recorded.json);
+      if (orphan !== null) return json(400, mockErrorBody({ dialect, status: 400, message: orphan, requestId }));
+    }
+    if (entry.route === 'responses_compact') {
+      const asked = { ...recorded, json: { ...responsesAsChat(recorded.json), stream: false } };
+      const rplan = planReply({ dialect: 'openai', recorded: asked, config: this.#options, sequence });
+      return json(200, responsesCompaction(rplan, recorded.json));
+    }
     if (entry.route === 'responses') {
       const asked = { ...recorded, json: responsesAsChat(recorded.json) };
       const rplan = planReply({ dialect: 'openai', recorded: asked, config: this.#options, sequence });

@@ -1,10 +1,12 @@
 // POST /v1/responses/compact: a conversation's history made short. An upstream that serves the Responses
 // API natively gets the caller's body on its own /responses/compact; every other route asks the model
-// behind it for a summary (a plain Responses turn) and answers a `response.compaction` object whose
-// output is the caller's user messages and one user message carrying the summary — items any Responses
-// client (Codex among them) sends back as the next turn's history, on any route.
+// behind it for a summary (a plain Responses turn) and answers a `response.compaction` object as OpenAI
+// shapes it: the caller's user messages, then one `compaction` item whose `encrypted_content` is the
+// gateway's token of the summary. Any Responses client (Codex among them) sends those items back as the
+// next turn's history; on a translated route the token is read back as a user message with the summary.
 import { GatewayError } from '../../core/errors.ts';
 import { isObject, type JsonObject } from '../../core/json.ts';
+import { responsesId } from './response-object.ts';
 import { validateResponsesRequest, type ResponsesFacts } from './validate.ts';
 
 /** What the summarising turn asks of the model. */
@@ -62,26 +64,37 @@ function outputText(response: JsonObject): string {
   return text;
 }
 
+/** The gateway's compaction token: `mgw1.summary.` and the summary, base64url. */
+const SUMMARY_TOKEN = 'mgw1.summary.';
+
+/** The summary a compaction item of the gateway's carries, or null when `encrypted` is not its token. */
+export function summaryOfCompaction(encrypted: unknown): string | null {
+  if (typeof encrypted !== 'string' || !encrypted.startsWith(SUMMARY_TOKEN)) return null;
+  return SUMMARY_PREFIX + Buffer.from(encrypted.slice(SUMMARY_TOKEN.length), 'base64url').toString('utf8');
+}
+
 /** The `response.compaction` object built from the summarising turn's response. */
 export function compactionBody(request: JsonObject, responseText: string): string {
   const response = JSON.parse(responseText) as JsonObject;
   const kept = inputItems(request)
     .filter(isUserMessage)
     .map((m) => ({
+      id: responsesId('msg'),
       type: 'message',
+      status: 'completed',
       role: 'user',
       content: typeof m.content === 'string' ? [{ type: 'input_text', text: m.content }] : m.content,
     }));
-  const summary = {
-    type: 'message',
-    role: 'user',
-    content: [{ type: 'input_text', text: SUMMARY_PREFIX + outputText(response) }],
+  const compaction = {
+    id: responsesId('cmp'),
+    type: 'compaction',
+    encrypted_content: SUMMARY_TOKEN + Buffer.from(outputText(response)).toString('base64url'),
   };
   return JSON.stringify({
     id: response.id,
     object: 'response.compaction',
     created_at: response.created_at,
-    output: [...kept, summary],
+    output: [...kept, compaction],
     usage: response.usage,
   });
 }

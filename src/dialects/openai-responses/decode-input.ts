@@ -1,10 +1,12 @@
 // Responses `input` items → hub messages. Items the model wrote (assistant messages, reasoning, function
 // and custom tool calls) that follow each other are one assistant turn; tool outputs that follow each
 // other are one tool message; leading system and developer messages join the system prompt.
+import { GatewayError } from '../../core/errors.ts';
 import { isObject, type JsonObject } from '../../core/json.ts';
 import type { AssistantPart, FilePart, HubMessage, TextPart, ToolResultPart, UserPart } from '../../spec/form.ts';
 import { TranslationError } from '../../spec/translation-error.ts';
 import { uncarry } from '../../spec/reasoning-carrier.ts';
+import { summaryOfCompaction } from './compact.ts';
 
 const DATA_URL = /^data:([^;,]+)(?:;[^,]*)?;base64,(.*)$/s;
 
@@ -79,10 +81,12 @@ export interface DecodedInput {
   /** Leading system and developer messages, for the system prompt. */
   system: TextPart[];
   messages: HubMessage[];
+  /** Assistant messages that carried a `phase` (commentary or final answer): no other dialect has one. */
+  phased: number;
 }
 
 export function decodeInput(input: unknown): DecodedInput {
-  const out: DecodedInput = { system: [], messages: [] };
+  const out: DecodedInput = { system: [], messages: [], phased: 0 };
   if (typeof input === 'string') {
     out.messages.push({ role: 'user', content: [{ type: 'text', text: input }] });
     return out;
@@ -112,8 +116,10 @@ export function decodeInput(input: unknown): DecodedInput {
       case 'message': {
         const role = raw.role;
         const parts = contentParts(raw.content, `${where}.content`);
-        if (role === 'assistant') assistant().push(...parts);
-        else if (role === 'system' || role === 'developer') {
+        if (role === 'assistant') {
+          assistant().push(...parts);
+          if (typeof raw.phase === 'string') out.phased++;
+        } else if (role === 'system' || role === 'developer') {
           const text = parts.map((p) => (p.type === 'text' ? p.text : '')).join('\n');
           if (out.messages.length === 0) out.system.push({ type: 'text', text });
           else out.messages.push({ role: 'system', content: [{ type: 'text', text }] });
@@ -141,6 +147,13 @@ export function decodeInput(input: unknown): DecodedInput {
       case 'function_call_output':
       case 'custom_tool_call_output': {
         const callId = String(raw.call_id);
+        // The Responses API refuses an output that answers no call of the conversation; so does every
+        // route here, rather than each upstream in its own words (or not at all, once repaired).
+        if (!names.has(callId))
+          throw new GatewayError('invalid_request', {
+            message: `No tool call found for function call output with call_id ${callId}.`,
+            param: 'input',
+          });
         const content = contentParts(raw.output, `${where}.output`).filter(
           (p): p is TextPart | FilePart => p.type === 'text' || p.type === 'file',
         );
@@ -148,6 +161,17 @@ export function decodeInput(input: unknown): DecodedInput {
         const name = names.get(callId);
         if (name !== undefined) result.name = name;
         toolResults().push(result);
+        return;
+      }
+      case 'compaction': {
+        // The gateway's own compaction (compact.ts) is the summary it wrote; OpenAI's only OpenAI reads.
+        const summary = summaryOfCompaction(raw.encrypted_content);
+        if (summary === null)
+          throw new TranslationError(
+            `${where}.encrypted_content`,
+            `${where}: a compaction item written by OpenAI can be read only by OpenAI's models`,
+          );
+        out.messages.push({ role: 'user', content: [{ type: 'text', text: summary }] });
         return;
       }
       default:

@@ -68,6 +68,13 @@ function toolChoiceOf(raw: unknown, extra: JsonObject): HubToolChoice | undefine
   if (raw === 'auto' || raw === 'none' || raw === 'required') return { type: raw };
   if (isObject(raw) && (raw.type === 'function' || raw.type === 'custom') && typeof raw.name === 'string')
     return { type: 'tool', name: raw.name };
+  // Forcing one of OpenAI's hosted tools (file_search, web_search, …) asks for what only OpenAI runs: a
+  // hosted tool merely offered is left out (and named), but one the caller insists on is refused.
+  if (isObject(raw) && typeof raw.type === 'string' && raw.type !== 'allowed_tools')
+    throw new TranslationError(
+      'tool_choice',
+      `tool_choice forces OpenAI's hosted ${raw.type} tool, which this model's provider does not run`,
+    );
   if (raw !== undefined && raw !== null) extra.tool_choice = raw;
   return undefined;
 }
@@ -114,7 +121,8 @@ function reasoningOf(body: JsonObject, extra: JsonObject): HubReasoning | undefi
 
 export function decodeResponsesRequest(body: Record<string, unknown>): HubRequest {
   const extra: JsonObject = {};
-  const { system, messages } = decodeInput(body.input);
+  const { system, messages, phased } = decodeInput(body.input);
+  if (phased > 0) extra['input[].phase'] = phased;
   const instructions =
     typeof body.instructions === 'string' && body.instructions !== ''
       ? [{ type: 'text' as const, text: body.instructions }]

@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { isObject, type JsonObject } from '../../core/json.ts';
 
 /** `resp_…`, `msg_…`, `fc_…`: a prefix and 48 hex digits, as OpenAI's ids look. */
-export function responsesId(prefix: 'resp' | 'msg' | 'fc' | 'ctc' | 'rs'): string {
+export function responsesId(prefix: 'resp' | 'msg' | 'fc' | 'ctc' | 'rs' | 'cmp'): string {
   return `${prefix}_${randomBytes(24).toString('hex')}`;
 }
 
@@ -91,7 +91,8 @@ export function responseObject(o: {
     object: 'response',
     created_at: o.createdAt,
     status: o.status,
-    ...(o.status === 'completed' ? { completed_at: Math.floor(Date.now() / 1000) } : {}),
+    // Required (OpenResponses), null until the response completes.
+    completed_at: o.status === 'completed' ? Math.floor(Date.now() / 1000) : null,
     background: false,
     error: o.error ?? null,
     incomplete_details: o.incompleteReason ? { reason: o.incompleteReason } : null,
