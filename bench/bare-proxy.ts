@@ -1,6 +1,6 @@
 // The reference floor for any Node proxy: node:http in, undici Pool.request out, bytes piped both ways.
 // Run as `node bench/bare-proxy.ts --port 0 --upstream http://127.0.0.1:N`; prints `{"port":N}`. `--h2`: the
-// pool is undici 8's with HTTP/2 offered by ALPN, the floor for an HTTPS upstream that takes it.
+// pool offers HTTP/2 by ALPN, the floor for an HTTPS upstream that takes it.
 import http from 'node:http';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -19,12 +19,11 @@ function forwardable(headers: IncomingHttpHeaders): Record<string, string | stri
   return out;
 }
 
-export function createBareProxy(upstream: string, h2Pool?: typeof Pool): http.Server {
+export function createBareProxy(upstream: string, h2 = false): http.Server {
   // No connection cap: 1,000 held streams need 1,000 upstream connections over HTTP/1.1.
-  const pool =
-    h2Pool === undefined
-      ? new Pool(upstream, { connections: null, pipelining: 1 })
-      : new h2Pool(upstream, { connections: null, allowH2: true } as object);
+  const pool = h2
+    ? new Pool(upstream, { connections: null, allowH2: true })
+    : new Pool(upstream, { connections: null, pipelining: 1 });
   const server = http.createServer(function bareProxy(req, res) {
     pool
       .request({
@@ -51,8 +50,7 @@ if (import.meta.main) {
     options: { port: { type: 'string', default: '0' }, upstream: { type: 'string' }, h2: { type: 'boolean' } },
   });
   if (values.upstream === undefined) throw new Error('--upstream http://host:port is required');
-  const h2Pool = values.h2 === true ? ((await import('undici-h2')).Pool as unknown as typeof Pool) : undefined;
-  const server = createBareProxy(values.upstream, h2Pool);
+  const server = createBareProxy(values.upstream, values.h2 === true);
   server.listen(Number(values.port), '127.0.0.1', () => {
     process.stdout.write(`${JSON.stringify({ port: (server.address() as AddressInfo).port })}\n`);
   });

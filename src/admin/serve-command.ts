@@ -39,7 +39,7 @@ import { Alerter } from './alerts/alerter.ts';
 import { createUiHandler } from './ui-files.ts';
 import { DecodeBudget } from '../http/decode-budget.ts';
 import { closeProviderPools } from '../upstream/http-provider.ts';
-import { prepareUpstreamPools, upstreamPoolStats } from '../upstream/upstream-pools.ts';
+import { upstreamPoolStats } from '../upstream/upstream-pools.ts';
 import { applyDescriptorBudget } from './descriptor-check.ts';
 import type { Gateway } from '../pipeline/gateway.ts';
 import { stagePlan } from '../stages/plan.ts';
@@ -81,7 +81,6 @@ export async function serveCommand(fileConfig: GatewayConfig): Promise<void> {
   const log = createLogger();
   // Before anything opens a descriptor of its own: a limit too low for max_connections stops here.
   applyDescriptorBudget(config, log);
-  await prepareUpstreamPools(config.providers);
   // One line per migration step, so an upgrade shows what it did to the database.
   const onMigrated = (step: MigrationStep): void =>
     log.info(

@@ -15,7 +15,7 @@ import {
   type UpstreamResponse,
 } from '../spec/upstream.ts';
 import { ChunkFeed, type FeedSource } from '../providers/upstream-body.ts';
-import { closePools, loadHttp2, poolFor, type UpstreamPool } from './upstream-pools.ts';
+import { closePools, poolFor, type UpstreamPool } from './upstream-pools.ts';
 
 /** One attempt: to the network, or to a provider that answers in-process. */
 export function callUpstream(call: UpstreamCall, connectTimeoutMs: number): Promise<UpstreamResponse> {
@@ -113,8 +113,6 @@ function callHttpProvider(
   const t = targetOf(route, call.query);
   if (t.poolTimeout !== connectTimeoutMs || t.pool === null) {
     t.pool = poolFor(route.provider, t.target.origin, connectTimeoutMs);
-    // An HTTP/2 pool's library is loaded on first use; the attempt waits for it once.
-    if (t.pool === null) return loadHttp2().then(() => callHttpProvider(route, call, connectTimeoutMs));
     t.poolTimeout = connectTimeoutMs;
   }
   const pool = t.pool;

@@ -1,23 +1,18 @@
-// The connection pools to upstreams: one per provider, origin and connect timeout. HTTP/1.1 pools are
-// undici's (one request a connection, kept alive). A pool that may speak HTTP/2 (a provider's `http2`:
-// `auto` over TLS, or `true`) comes from undici 8, loaded on first use, whose Pool negotiates h2 by ALPN
-// (or speaks h2c by prior knowledge), puts many streams on a connection within the server's
-// SETTINGS_MAX_CONCURRENT_STREAMS, opens more as needed, and on GOAWAY lets the streams in flight finish
-// while new ones go to a fresh connection. Every connector is counted against the descriptor budget.
-import { buildConnector, Pool, type Dispatcher } from 'undici';
+// The connection pools to upstreams: one per provider, origin and connect timeout. A pool that may speak
+// HTTP/2 (a provider's `http2`: `auto` over TLS, or `true`) negotiates h2 by ALPN (or speaks h2c by prior
+// knowledge), puts many streams on a connection within the server's SETTINGS_MAX_CONCURRENT_STREAMS,
+// opens more as needed, and on GOAWAY lets the streams in flight finish while new ones go to a fresh
+// connection; any other pool holds one request a connection, kept alive. Every connector is counted
+// against the descriptor budget.
+import { buildConnector, Client, Pool } from 'undici';
 import type { ProviderConfig } from '../core/config-types.ts';
 import type { TLSSocket } from 'node:tls';
 import { budgetedConnector, STREAMS_PER_H2_CONNECTION } from './descriptor-budget.ts';
 
-type H2Module = typeof import('undici-h2');
 type BudgetConnect = (options: never, callback: (err: Error | null, socket: TLSSocket | null) => void) => void;
 
-/** The dispatcher a pool offers: both undici majors' Pool satisfy it. */
-export interface UpstreamPool {
-  dispatch(options: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean;
-  close(): Promise<void>;
-  readonly stats: { readonly connected: number; readonly running: number };
-}
+/** What the gateway uses of a pool. */
+export type UpstreamPool = Pick<Pool, 'dispatch' | 'close' | 'stats'>;
 
 interface PoolEntry {
   readonly provider: string;
@@ -25,8 +20,6 @@ interface PoolEntry {
 }
 
 const pools = new Map<string, PoolEntry>();
-let h2: H2Module | null = null;
-let h2Loading: Promise<void> | null = null;
 
 // The attempt's own clocks (routing/attempt-watch.ts) govern first byte, idle gaps and the deadline, and
 // abort the request through the handler. undici's would be a second pair of timers a request, each
@@ -39,42 +32,18 @@ export function mayUseHttp2(provider: ProviderConfig, origin: string): boolean {
   return mode === true || (mode === 'auto' && origin.startsWith('https:'));
 }
 
-/** Loads undici 8 for the HTTP/2 pools; resolves at once when it is loaded. */
-export function loadHttp2(): Promise<void> {
-  h2Loading ??= import('undici-h2').then(
-    (m) => {
-      h2 = m;
-    },
-    (err: unknown) => {
-      h2Loading = null;
-      throw err;
-    },
-  );
-  return h2Loading;
-}
-
-/** At start: loads undici 8 when a provider may speak HTTP/2, so a broken install stops the start. */
-export async function prepareUpstreamPools(providers: readonly ProviderConfig[]): Promise<void> {
-  if (providers.some((p) => !p.inProcess && mayUseHttp2(p, p.baseUrl))) await loadHttp2();
-}
-
-/**
- * The pool for a provider's origin and connect timeout (the timeout is a pool option and models may
- * differ in it); null when it may speak HTTP/2 and undici 8 is not loaded yet (loadHttp2 first).
- */
-export function poolFor(provider: ProviderConfig, origin: string, connectTimeoutMs: number): UpstreamPool | null {
+/** The pool for a provider's origin and connect timeout (the timeout is a pool option and models may differ in it). */
+export function poolFor(provider: ProviderConfig, origin: string, connectTimeoutMs: number): UpstreamPool {
   const id = `${provider.name} ${origin} ${connectTimeoutMs}`;
   const found = pools.get(id);
   if (found !== undefined) return found.pool;
   let pool: UpstreamPool;
   if (mayUseHttp2(provider, origin)) {
-    if (h2 === null) return null;
-    // Over plain HTTP, `http2: true` is prior knowledge (h2c): undici 8 reads `useH2c` in the Pool and the
+    // Over plain HTTP, `http2: true` is prior knowledge (h2c): undici reads `useH2c` in the Pool and the
     // connector though its types name it only under h2Options.
     const useH2c = origin.startsWith('http:');
     const h2c = { useH2c } as object;
-    const { Client } = h2;
-    pool = new h2.Pool(origin, {
+    pool = new Pool(origin, {
       connections: null,
       pipelining: 1,
       // A connection that negotiated h2 takes up to STREAMS_PER_H2_CONNECTION streams (undici lowers it to
@@ -90,16 +59,16 @@ export function poolFor(provider: ProviderConfig, origin: string, connectTimeout
           });
         const client = new Client(o, {
           ...opts,
-          connect: protocolAware as unknown as ReturnType<H2Module['buildConnector']>,
+          connect: protocolAware as unknown as ReturnType<typeof buildConnector>,
         });
         return client;
       },
       keepAliveTimeout: 30_000,
       allowH2: true,
       ...h2c,
-      connect: budgetedConnector(h2.buildConnector({ timeout: connectTimeoutMs, allowH2: true, ...h2c })),
+      connect: budgetedConnector(buildConnector({ timeout: connectTimeoutMs, allowH2: true, ...h2c })),
       ...NO_UNDICI_TIMERS,
-    }) as unknown as UpstreamPool;
+    });
   } else {
     pool = new Pool(origin, {
       // No cap: one streaming response holds one upstream connection for as long as it streams.
