@@ -14,6 +14,7 @@ import {
   type DeletedKey,
   type KeyRotation,
   type GatewayBeat,
+  type PeriodSpend,
   type SpendTotals,
   type Store,
   type UsageDimension,
@@ -327,6 +328,12 @@ export class PostgresStore implements Store {
     >`SELECT COALESCE(SUM(spent_nanos), 0)::int8 AS nanos,
         COALESCE(SUM(spent_tokens), 0)::int8 AS tokens FROM key_spend WHERE key_id = ${keyId} AND period_start >= ${periodStart}`;
     return { nanos: rows[0].nanos, tokens: rows[0].tokens };
+  }
+
+  async spendByPeriod(since: number): Promise<PeriodSpend[]> {
+    const rows = await this.#sql<PeriodSpend[]>`SELECT key_id AS "keyId", period_start AS "periodStart",
+        spent_nanos AS nanos, spent_tokens AS tokens FROM key_spend WHERE period_start >= ${since}`;
+    return [...rows];
   }
 
   async usageSummary(opts: { sinceMs?: number; keyId?: string }): Promise<UsageSummaryRow[]> {

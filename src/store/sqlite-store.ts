@@ -15,6 +15,7 @@ import {
   type DeletedKey,
   type KeyRotation,
   type GatewayBeat,
+  type PeriodSpend,
   type SpendTotals,
   type Store,
   type UsageDimension,
@@ -412,6 +413,14 @@ export class SqliteStore implements Store {
       )
       .get(keyId, periodStart) as { nanos: number; tokens: number };
     return { nanos: row.nanos, tokens: row.tokens };
+  }
+
+  async spendByPeriod(since: number): Promise<PeriodSpend[]> {
+    return this.#db
+      .prepare(
+        'SELECT key_id AS keyId, period_start AS periodStart, spent_nanos AS nanos, spent_tokens AS tokens FROM key_spend WHERE period_start >= ?',
+      )
+      .all(since) as unknown as PeriodSpend[];
   }
 
   async keysLastUsed(): Promise<Map<string, number>> {

@@ -56,6 +56,12 @@ export interface SpendTotals {
   tokens: number;
 }
 
+/** What one subject (a key id, or `team:<id>`) was billed in one budget period. */
+export interface PeriodSpend extends SpendTotals {
+  keyId: string;
+  periodStart: number;
+}
+
 export interface UsageSummaryRow {
   day: string;
   keyId: string;
@@ -213,6 +219,11 @@ export interface Store {
    * to the period it was in until the new one ends).
    */
   keySpend(keyId: string, periodStart: number): Promise<SpendTotals>;
+  /**
+   * Every subject's spend per period, for periods starting at or after `since`: one read for a listing,
+   * each subject's own period applied by the caller (spendFrom).
+   */
+  spendByPeriod(since: number): Promise<PeriodSpend[]>;
   /** Each key's latest usage row time (unix ms), deleted keys' too; a key never used is absent. */
   keysLastUsed?(): Promise<Map<string, number>>;
   usageSummary(opts: { sinceMs?: number; keyId?: string }): Promise<UsageSummaryRow[]>;

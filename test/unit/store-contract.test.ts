@@ -4,6 +4,7 @@ import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { SqliteStore } from '../../src/store/sqlite-store.ts';
 import { PostgresStore } from '../../src/store/postgres-store.ts';
+import { spendFrom } from '../../src/admin/operations/key-operations.ts';
 import { maskDatabaseUrl, parseDatabaseUrl } from '../../src/store/database-url.ts';
 import { dropSchema, freshSchema, pgClient, pgUnavailable } from '../helpers/postgres.ts';
 import { openStore } from '../../src/store/open-store.ts';
@@ -236,6 +237,21 @@ function contract(name: string, open: () => Promise<Store>): void {
         assert.deepEqual(await store.keySpend('key_a', T0 - DAY), { nanos: big + 100, tokens: 30 });
         assert.deepEqual(await store.keySpend('key_a', T0 + DAY), { nanos: 0, tokens: 0 });
         assert.deepEqual(await store.keySpend('key_gone', 0), { nanos: 100, tokens: 22 });
+        // A listing's one read answers each subject's spend as keySpend does for it alone.
+        for (const since of [0, T0 - DAY, T0]) {
+          const rows = await store.spendByPeriod(since);
+          assert.ok(rows.every((r) => r.periodStart >= since && typeof r.nanos === 'number'));
+          for (const subject of ['key_a', 'key_gone'])
+            for (const start of [since, T0, T0 + DAY])
+              assert.deepEqual(
+                spendFrom(
+                  rows.filter((r) => r.keyId === subject),
+                  start,
+                ),
+                await store.keySpend(subject, start),
+                `${subject} from ${start}, rows since ${since}`,
+              );
+        }
         const all = plain(await store.usageSummary({ sinceMs: 0 }));
         assert.deepEqual(all, [
           {

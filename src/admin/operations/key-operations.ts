@@ -1,6 +1,6 @@
 // The key operations behind both front ends: `modelgate keys …` (keys-command.ts) and /admin/keys (api/).
 import type { KeyRecord } from '../../core/key-record.ts';
-import type { Store } from '../../store/store.ts';
+import type { PeriodSpend, SpendTotals, Store } from '../../store/store.ts';
 import { generateKey, hashKey, newKeyId } from '../../auth/key-material.ts';
 import { maskKey } from '../../core/mask-secrets.ts';
 import { periodStart } from '../../core/budget.ts';
@@ -183,7 +183,10 @@ export function publicView(k: KeyRecord): Record<string, unknown> {
 
 /** The public view with what the key spent in its current budget period and what it has left. */
 export async function keyWithSpend(store: Store, k: KeyRecord, now = Date.now()): Promise<Record<string, unknown>> {
-  const spent = await store.keySpend(k.id, periodStart(k.budgetPeriod, now));
+  return withSpend(k, await store.keySpend(k.id, periodStart(k.budgetPeriod, now)));
+}
+
+function withSpend(k: KeyRecord, spent: SpendTotals): Record<string, unknown> {
   return {
     ...publicView(k),
     spent_usd: spent.nanos / 1e9,
@@ -193,7 +196,35 @@ export async function keyWithSpend(store: Store, k: KeyRecord, now = Date.now())
   };
 }
 
+/**
+ * What a subject was billed from `start` on, out of rows read once for a whole listing (spendByPeriod),
+ * as keySpend would answer it for that subject alone.
+ */
+export function spendFrom(rows: readonly PeriodSpend[] | undefined, start: number): SpendTotals {
+  const out = { nanos: 0, tokens: 0 };
+  for (const r of rows ?? []) {
+    if (r.periodStart < start) continue;
+    out.nanos += r.nanos;
+    out.tokens += r.tokens;
+  }
+  return out;
+}
+
+/** Every subject's spend rows from the earliest of `starts` on, by subject: one read for a listing. */
+export async function spendRowsSince(store: Store, starts: readonly number[]): Promise<Map<string, PeriodSpend[]>> {
+  const by = new Map<string, PeriodSpend[]>();
+  if (starts.length === 0) return by;
+  for (const r of await store.spendByPeriod(Math.min(...starts))) {
+    const list = by.get(r.keyId);
+    if (list === undefined) by.set(r.keyId, [r]);
+    else list.push(r);
+  }
+  return by;
+}
+
 export async function listKeysWithSpend(store: Store, now = Date.now()): Promise<Record<string, unknown>[]> {
   const keys = await store.listKeys();
-  return Promise.all(keys.map((k) => keyWithSpend(store, k, now)));
+  const starts = keys.map((k) => periodStart(k.budgetPeriod, now));
+  const rows = await spendRowsSince(store, starts);
+  return keys.map((k, i) => withSpend(k, spendFrom(rows.get(k.id), starts[i])));
 }

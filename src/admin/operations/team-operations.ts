@@ -3,11 +3,11 @@
 import { randomBytes } from 'node:crypto';
 import { teamSubject, type TeamRecord } from '../../core/team-record.ts';
 import type { KeyRecord } from '../../core/key-record.ts';
-import type { Store, TeamPatch } from '../../store/store.ts';
+import type { SpendTotals, Store, TeamPatch } from '../../store/store.ts';
 import { periodStart } from '../../core/budget.ts';
 import { UsageError } from '../key-flags.ts';
 import { audited } from './audit-trail.ts';
-import type { KeyOperations } from './key-operations.ts';
+import { spendFrom, spendRowsSince, type KeyOperations } from './key-operations.ts';
 
 /** Team ids are the gateway's: a rename keeps the team's spend and counters, which are kept by id. */
 export function newTeamId(): string {
@@ -127,9 +127,13 @@ export async function teamWithSpend(
     store.keySpend(teamSubject(t.id), periodStart(t.budgetPeriod, now)),
     keys ?? store.listKeys(),
   ]);
+  return withSpend(t, spent, all);
+}
+
+function withSpend(t: TeamRecord, spent: SpendTotals, keys: readonly KeyRecord[]): Record<string, unknown> {
   return {
     ...teamView(t),
-    keys: all.filter((k) => k.team === t.name).length,
+    keys: keys.filter((k) => k.team === t.name).length,
     spent_usd: spent.nanos / 1e9,
     budget_left_usd: t.budgetUsd === null ? null : Math.max(0, t.budgetUsd - spent.nanos / 1e9),
     tokens_used: spent.tokens,
@@ -137,8 +141,10 @@ export async function teamWithSpend(
   };
 }
 
-/** Every team with its spend; the keys are read once for all of them. */
+/** Every team with its spend; the keys and the spend are read once for all of them. */
 export async function listTeamsWithSpend(store: Store, now = Date.now()): Promise<Record<string, unknown>[]> {
   const [teams, keys] = await Promise.all([store.listTeams(), store.listKeys()]);
-  return Promise.all(teams.map((t) => teamWithSpend(store, t, now, keys)));
+  const starts = teams.map((t) => periodStart(t.budgetPeriod, now));
+  const rows = await spendRowsSince(store, starts);
+  return teams.map((t, i) => withSpend(t, spendFrom(rows.get(teamSubject(t.id)), starts[i]), keys));
 }
