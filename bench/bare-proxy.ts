@@ -23,7 +23,7 @@ export function createBareProxy(upstream: string, h2 = false): http.Server {
   // No connection cap: 1,000 held streams need 1,000 upstream connections over HTTP/1.1.
   const pool = h2
     ? new Pool(upstream, { connections: null, allowH2: true })
-    : new Pool(upstream, { connections: null, pipelining: 1 });
+    : new Pool(upstream, { connections: null, pipelining: 1, allowH2: false });
   const server = http.createServer(function bareProxy(req, res) {
     pool
       .request({

@@ -75,7 +75,9 @@ export function poolFor(provider: ProviderConfig, origin: string, connectTimeout
       connections: null,
       pipelining: 1,
       keepAliveTimeout: 30_000,
-      connect: budgetedConnector(buildConnector({ timeout: connectTimeoutMs })),
+      // undici offers h2 by ALPN unless told not to: a provider set to `http2: false` (or plain HTTP) speaks HTTP/1.1.
+      allowH2: false,
+      connect: budgetedConnector(buildConnector({ timeout: connectTimeoutMs, allowH2: false })),
       ...NO_UNDICI_TIMERS,
     });
   }

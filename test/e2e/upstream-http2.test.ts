@@ -1,6 +1,7 @@
 // HTTP/2 to upstreams: an HTTPS upstream that offers h2 by ALPN carries many streams a connection;
 // GOAWAY while streams are open loses none of them; a reset stream is a failed attempt that fails over;
-// a caller that leaves resets only its own stream; `http2: true` over plain HTTP is h2c.
+// a caller that leaves resets only its own stream; `http2: true` over plain HTTP is h2c; `http2: false`
+// speaks HTTP/1.1 to an upstream that offers h2.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync, readFileSync, mkdtempSync, rmSync } from 'node:fs';
@@ -18,6 +19,7 @@ let draining: H2Mock;
 let resetting: H2Mock;
 let plainH2c: H2Mock;
 let leaving: H2Mock;
+let declined: H2Mock;
 let gw: GatewayProcess;
 let key: { key: string; id: string };
 let caDir: string;
@@ -31,6 +33,7 @@ before(async () => {
   resetting = await startH2Mock({ resetStreams: true });
   plainH2c = await startH2Mock({ tls: false, hold: false });
   leaving = await startH2Mock();
+  declined = await startH2Mock({ hold: false });
   http1Only = createHttpsServer(
     { key: readFileSync(join(dirname(held.caFile), 'key.pem')), cert: readFileSync(held.caFile) },
     (req, res) => {
@@ -52,7 +55,10 @@ before(async () => {
   // The gateway trusts the test's certificates the way an operator adds a private CA: NODE_EXTRA_CA_CERTS.
   caDir = mkdtempSync(join(tmpdir(), 'modelgate-h2-ca-'));
   const bundle = join(caDir, 'ca.pem');
-  writeFileSync(bundle, [held, draining, resetting, leaving].map((m) => readFileSync(m.caFile, 'utf8')).join(''));
+  writeFileSync(
+    bundle,
+    [held, draining, resetting, leaving, declined].map((m) => readFileSync(m.caFile, 'utf8')).join(''),
+  );
   const provider = (name: string, m: H2Mock, extra = ''): string =>
     `  - { name: ${name}, kind: openai, base_url: "${m.baseUrl}", api_key: "sk-upstream-h2-0123456789"${extra} }`;
   gw = await startGateway({
@@ -63,6 +69,7 @@ before(async () => {
         provider('resetting', resetting),
         provider('h2c', plainH2c, ', http2: true'),
         provider('leaving', leaving),
+        provider('declined', declined, ', http2: false'),
         `  - { name: http1, kind: openai, base_url: "https://localhost:${http1Port}/v1", api_key: "sk-upstream-h1-0123456789" }`,
       ].join('\n'),
       models: [
@@ -74,6 +81,7 @@ before(async () => {
         '      - { provider: held, model: upstream-h2, priority: 1 }',
         '  - { name: gpt-h2c, deployments: [ { provider: h2c, model: upstream-h2 } ] }',
         '  - { name: gpt-leaving, deployments: [ { provider: leaving, model: upstream-h2 } ] }',
+        '  - { name: gpt-declined, deployments: [ { provider: declined, model: upstream-h2 } ] }',
         '  - { name: gpt-http1, deployments: [ { provider: http1, model: upstream-h2 } ] }',
       ].join('\n'),
       extra: 'max_connections_per_address: 1000',
@@ -85,7 +93,7 @@ before(async () => {
 
 after(async () => {
   await gw?.cleanup();
-  for (const m of [held, draining, resetting, plainH2c, leaving]) await m?.close();
+  for (const m of [held, draining, resetting, plainH2c, leaving, declined]) await m?.close();
   http1Only?.close();
   rmSync(caDir, { recursive: true, force: true });
 });
@@ -199,4 +207,11 @@ test('http2: auto over TLS to an upstream that offers only HTTP/1.1 speaks HTTP/
   assert.deepEqual(new Set(texts), new Set([H2_REPLY_TEXT]));
   assert.deepEqual(new Set(http1Versions), new Set(['1.1']));
   assert.equal(http1Versions.length, 3);
+});
+
+test('http2: false over TLS speaks HTTP/1.1 to an upstream that offers h2', async () => {
+  assert.equal(await streamText('gpt-declined'), 'hello world');
+  assert.equal(await streamText('gpt-declined'), 'hello world');
+  assert.equal(declined.http1Requests, 2);
+  assert.equal(declined.connections, 0, 'no HTTP/2 session was opened');
 });

@@ -32,6 +32,8 @@ export interface H2Mock {
   readonly requests: number;
   /** Streams the client closed before their end (RST_STREAM from the gateway). */
   readonly cancelled: number;
+  /** Requests that came over HTTP/1.1 (a client that did not take h2 when offered), answered whole at once. */
+  readonly http1Requests: number;
   /** Resolves once `n` streams are open at the same time. */
   streamsAtLeast(n: number): Promise<void>;
   /** Ends every held stream, and every later one as soon as it has started. */
@@ -77,6 +79,7 @@ export async function startH2Mock(o: H2MockOptions = {}): Promise<H2Mock> {
   let requests = 0;
   let cancelled = 0;
   let released = o.hold === false;
+  let http1Requests = 0;
 
   server.on('session', (session: http2.ServerHttp2Session) => {
     connections++;
@@ -125,6 +128,19 @@ export async function startH2Mock(o: H2MockOptions = {}): Promise<H2Mock> {
       else held.add(finish);
     });
   });
+  // With allowHTTP1, a client that did not take h2 arrives here (h2 requests come as 'stream' above).
+  server.on('request', (req, res) => {
+    if (req.httpVersion === '2.0') return;
+    http1Requests++;
+    req.resume();
+    req.on('end', () => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(chunk({ role: 'assistant', content: 'hello' }, null));
+      res.write(chunk({ content: ' world' }, 'stop'));
+      res.write(USAGE);
+      res.end('data: [DONE]\n\n');
+    });
+  });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const port = (server.address() as { port: number }).port;
@@ -143,6 +159,9 @@ export async function startH2Mock(o: H2MockOptions = {}): Promise<H2Mock> {
     },
     get cancelled() {
       return cancelled;
+    },
+    get http1Requests() {
+      return http1Requests;
     },
     streamsAtLeast(n) {
       if (streamsOpen >= n) return Promise.resolve();
