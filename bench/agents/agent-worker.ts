@@ -1,0 +1,149 @@
+// The agent bench's client, in a process of its own so its JSON work never shares the harness's event loop.
+// Argument: one JSON object whose `mode` is
+//   `sessions`: replay `sessions` sessions of `shape` one after another; prints {"sessions":…} with the time
+//               to first token of every turn and the usage the replies reported;
+//   `small`:    `count` small streamed requests one at a time; prints {"small":…} with each one's time;
+//   `big`:      a Claude Code session primed to `contextTokens`, its last request sent again and again,
+//               one always in flight; prints {"bigStarted":true} once the first has been written, and
+//               {"big":…} on SIGTERM.
+import http from 'node:http';
+import { foldAnthropic, foldResponses, type ReplyUsage } from './fold-reply.ts';
+import { AgentSession, smallRequest, type AgentEndpoint, type SessionRequest, type SessionShape } from './sessions.ts';
+
+interface Sent {
+  status: number;
+  /** µs from the first byte written to the first chunk holding a content delta; NaN if none came. */
+  ttftUs: number;
+  totalUs: number;
+  text: string;
+}
+
+const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+const FIRST_TOKEN = /content_block_delta|\.delta\b/;
+const micros = (since: bigint): number => Number(process.hrtime.bigint() - since) / 1000;
+
+function send(request: SessionRequest, onWritten?: () => void): Promise<Sent> {
+  return new Promise((resolve, reject) => {
+    const body = Buffer.from(request.body);
+    const started = process.hrtime.bigint();
+    let ttftUs = Number.NaN;
+    const req = http.request(
+      request.url,
+      { method: 'POST', agent, headers: { ...request.headers, 'content-length': String(body.length) } },
+      (res) => {
+        const parts: Buffer[] = [];
+        res.on('data', (part: Buffer) => {
+          if (Number.isNaN(ttftUs) && FIRST_TOKEN.test(part.toString('latin1'))) ttftUs = micros(started);
+          parts.push(part);
+        });
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            ttftUs,
+            totalUs: micros(started),
+            text: Buffer.concat(parts).toString('utf8'),
+          }),
+        );
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    if (onWritten !== undefined) req.on('finish', onWritten);
+    req.end(body);
+  });
+}
+
+function print(line: object): void {
+  process.stdout.write(`${JSON.stringify(line)}\n`);
+}
+
+async function sessions(options: {
+  endpoint: AgentEndpoint;
+  shape: SessionShape;
+  sessions: number;
+  nonce: string;
+}): Promise<void> {
+  const ttftUs: number[] = [];
+  const usage: ReplyUsage = { input: 0, cacheRead: 0, cacheWrite: 0 };
+  let turns = 0;
+  let withoutUsage = 0;
+  const errors: string[] = [];
+  const fold = options.shape.kind === 'claude-code' ? foldAnthropic : foldResponses;
+  for (let s = 0; s < options.sessions; s++) {
+    const session = new AgentSession(options.shape, options.endpoint, `${options.nonce}s${s}`);
+    try {
+      while (session.turn < options.shape.turns) {
+        const sent = await send(session.request());
+        if (sent.status !== 200) throw new Error(`turn ${session.turn + 1}: ${sent.status} ${sent.text.slice(0, 300)}`);
+        const reply = fold(sent.text);
+        ttftUs.push(sent.ttftUs);
+        turns++;
+        if (reply.usage === undefined) withoutUsage++;
+        else {
+          usage.input += reply.usage.input;
+          usage.cacheRead += reply.usage.cacheRead;
+          usage.cacheWrite += reply.usage.cacheWrite;
+        }
+        session.advance(reply.output);
+      }
+    } catch (error) {
+      errors.push(`session ${s + 1}: ${(error as Error).message}`);
+    }
+  }
+  print({ sessions: options.sessions, turns, ttftUs, usage, withoutUsage, errors });
+}
+
+async function small(options: { endpoint: AgentEndpoint; count: number; warmup: number }): Promise<void> {
+  const request = smallRequest(options.endpoint);
+  const totalUs: number[] = [];
+  let errors = 0;
+  for (let i = 0; i < options.warmup + options.count; i++) {
+    const sent = await send(request);
+    if (sent.status !== 200) errors++;
+    else if (i >= options.warmup) totalUs.push(sent.totalUs);
+  }
+  print({ small: totalUs.length, totalUs, errors });
+}
+
+async function big(options: {
+  endpoint: AgentEndpoint;
+  contextTokens: number;
+  preambleBytes: number;
+  nonce: string;
+}): Promise<void> {
+  const shape: SessionShape = {
+    kind: 'claude-code',
+    turns: 1,
+    maxContextTokens: options.contextTokens,
+    preambleBytes: options.preambleBytes,
+  };
+  const session = new AgentSession(shape, options.endpoint, options.nonce);
+  const first = await send(session.request());
+  if (first.status !== 200) throw new Error(`priming the big session: ${first.status} ${first.text.slice(0, 300)}`);
+  session.advance(foldAnthropic(first.text).output);
+  const request = session.request();
+  let completed = 0;
+  let errors = 0;
+  let stopping = false;
+  process.on('SIGTERM', () => {
+    stopping = true;
+    print({ big: completed, bytes: request.body.length, errors });
+    process.exit(0);
+  });
+  let announced = false;
+  while (!stopping) {
+    const sent = await send(request, () => {
+      if (!announced) print({ bigStarted: true, bytes: request.body.length });
+      announced = true;
+    });
+    if (sent.status === 200) completed++;
+    else errors++;
+  }
+}
+
+const options = JSON.parse(process.argv[2] ?? '{}');
+if (options.mode === 'sessions') await sessions(options);
+else if (options.mode === 'small') await small(options);
+else if (options.mode === 'big') await big(options);
+else throw new Error(`agent-worker: unknown mode ${String(options.mode)}`);
+agent.destroy();
