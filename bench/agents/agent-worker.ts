@@ -7,11 +7,14 @@
 //               one always in flight; prints {"bigStarted":true} once the first has been written, and
 //               {"big":…} on SIGTERM.
 import http from 'node:http';
+import { setTimeout as delay } from 'node:timers/promises';
 import { foldAnthropic, foldResponses, type ReplyUsage } from './fold-reply.ts';
 import { AgentSession, smallRequest, type AgentEndpoint, type SessionRequest, type SessionShape } from './sessions.ts';
 
 interface Sent {
   status: number;
+  /** 503s and 529s retried before this answer, as the agents retry them. */
+  retries: number;
   /** µs from the first byte written to the first chunk holding a content delta; NaN if none came. */
   ttftUs: number;
   totalUs: number;
@@ -22,10 +25,29 @@ const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
 const FIRST_TOKEN = /content_block_delta|\.delta\b/;
 const micros = (since: bigint): number => Number(process.hrtime.bigint() - since) / 1000;
 
-function send(request: SessionRequest, onWritten?: () => void): Promise<Sent> {
+const OVERLOADED = new Set([503, 529]);
+const MAX_RETRIES = 4;
+
+/**
+ * Sends as the agents do: an overloaded answer (503, 529) is retried after its `retry-after` (at most a
+ * second) up to four times; the times count from the first attempt, as the agent's user waits through them.
+ */
+async function send(request: SessionRequest, onWritten?: () => void): Promise<Sent> {
+  const started = process.hrtime.bigint();
+  for (let retries = 0; ; retries++) {
+    const sent = await sendOnce(request, started, onWritten);
+    if (!OVERLOADED.has(sent.status) || retries === MAX_RETRIES) return { ...sent, retries };
+    await delay(Math.min(1000, 1000 * (Number(sent.retryAfter) || 0.25)));
+  }
+}
+
+function sendOnce(
+  request: SessionRequest,
+  started: bigint,
+  onWritten?: () => void,
+): Promise<Omit<Sent, 'retries'> & { retryAfter: string | undefined }> {
   return new Promise((resolve, reject) => {
     const body = Buffer.from(request.body);
-    const started = process.hrtime.bigint();
     let ttftUs = Number.NaN;
     const req = http.request(
       request.url,
@@ -39,6 +61,7 @@ function send(request: SessionRequest, onWritten?: () => void): Promise<Sent> {
         res.on('end', () =>
           resolve({
             status: res.statusCode ?? 0,
+            retryAfter: res.headers['retry-after'],
             ttftUs,
             totalUs: micros(started),
             text: Buffer.concat(parts).toString('utf8'),
@@ -67,6 +90,8 @@ async function sessions(options: {
   const usage: ReplyUsage = { input: 0, cacheRead: 0, cacheWrite: 0 };
   let turns = 0;
   let withoutUsage = 0;
+  let maxInput = 0;
+  let retries = 0;
   const errors: string[] = [];
   const fold = options.shape.kind === 'claude-code' ? foldAnthropic : foldResponses;
   for (let s = 0; s < options.sessions; s++) {
@@ -74,6 +99,7 @@ async function sessions(options: {
     try {
       while (session.turn < options.shape.turns) {
         const sent = await send(session.request());
+        retries += sent.retries;
         if (sent.status !== 200) throw new Error(`turn ${session.turn + 1}: ${sent.status} ${sent.text.slice(0, 300)}`);
         const reply = fold(sent.text);
         ttftUs.push(sent.ttftUs);
@@ -81,6 +107,7 @@ async function sessions(options: {
         if (reply.usage === undefined) withoutUsage++;
         else {
           usage.input += reply.usage.input;
+          maxInput = Math.max(maxInput, reply.usage.input);
           usage.cacheRead += reply.usage.cacheRead;
           usage.cacheWrite += reply.usage.cacheWrite;
         }
@@ -90,19 +117,21 @@ async function sessions(options: {
       errors.push(`session ${s + 1}: ${(error as Error).message}`);
     }
   }
-  print({ sessions: options.sessions, turns, ttftUs, usage, withoutUsage, errors });
+  print({ sessions: options.sessions, turns, ttftUs, usage, maxInput, withoutUsage, retries, errors });
 }
 
 async function small(options: { endpoint: AgentEndpoint; count: number; warmup: number }): Promise<void> {
   const request = smallRequest(options.endpoint);
   const totalUs: number[] = [];
   let errors = 0;
+  let retries = 0;
   for (let i = 0; i < options.warmup + options.count; i++) {
     const sent = await send(request);
+    if (i >= options.warmup) retries += sent.retries;
     if (sent.status !== 200) errors++;
     else if (i >= options.warmup) totalUs.push(sent.totalUs);
   }
-  print({ small: totalUs.length, totalUs, errors });
+  print({ small: totalUs.length, totalUs, errors, retries });
 }
 
 async function big(options: {

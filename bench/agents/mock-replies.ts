@@ -64,14 +64,22 @@ export function anthropicEvents(plan: ReplyPlan): string[] {
   };
   let stop = 'end_turn';
   if (plan.tools.length === 0) {
-    block(0, { type: 'text', text: '' }, ['Done: ', 'nothing ', 'left.'].map((text) => ({ type: 'text_delta', text })));
+    block(
+      0,
+      { type: 'text', text: '' },
+      ['Done: ', 'nothing ', 'left.'].map((text) => ({ type: 'text_delta', text })),
+    );
   } else {
     const thought = THOUGHT.map((t) => `${t}(turn ${plan.turn}) `);
     block(0, { type: 'thinking', thinking: '', signature: '' }, [
       ...thought.map((thinking) => ({ type: 'thinking_delta', thinking })),
       { type: 'signature_delta', signature: plan.sign(thought.join('')) },
     ]);
-    block(1, { type: 'text', text: '' }, ['Reading ', 'the module ', 'first.'].map((text) => ({ type: 'text_delta', text })));
+    block(
+      1,
+      { type: 'text', text: '' },
+      ['Reading ', 'the module ', 'first.'].map((text) => ({ type: 'text_delta', text })),
+    );
     const call = toolCall(plan);
     block(
       2,

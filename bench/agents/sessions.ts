@@ -46,7 +46,9 @@ function schemaTool(name: string, description: string, properties: Record<string
     description,
     input_schema: {
       type: 'object',
-      properties: Object.fromEntries(Object.entries(properties).map(([k, d]) => [k, { type: 'string', description: d }])),
+      properties: Object.fromEntries(
+        Object.entries(properties).map(([k, d]) => [k, { type: 'string', description: d }]),
+      ),
       required: Object.keys(properties).slice(0, 1),
       additionalProperties: false,
       $schema: 'http://json-schema.org/draft-07/schema#',
@@ -103,7 +105,11 @@ export class AgentSession {
         thinking: { type: 'enabled', budget_tokens: 31999 },
         metadata: { user_id: `user_bench_account__session_${this.id}` },
         system: [
-          { type: 'text', text: `You are Claude Code, Anthropic's official CLI for Claude. (${this.id})`, cache_control: { type: 'ephemeral' } },
+          {
+            type: 'text',
+            text: `You are Claude Code, Anthropic's official CLI for Claude. (${this.id})`,
+            cache_control: { type: 'ephemeral' },
+          },
           { type: 'text', text: system, cache_control: { type: 'ephemeral' } },
         ],
         tools,
@@ -123,8 +129,16 @@ export class AgentSession {
         ...(endpoint.sessionIds ? { prompt_cache_key: this.id } : {}),
       };
       this.#history.push(
-        { type: 'message', role: 'developer', content: [{ type: 'input_text', text: '<permissions>workspace-write</permissions>' }] },
-        { type: 'message', role: 'user', content: [{ type: 'input_text', text: `<environment_context>/repo</environment_context>` }] },
+        {
+          type: 'message',
+          role: 'developer',
+          content: [{ type: 'input_text', text: '<permissions>workspace-write</permissions>' }],
+        },
+        {
+          type: 'message',
+          role: 'user',
+          content: [{ type: 'input_text', text: `<environment_context>/repo</environment_context>` }],
+        },
         { type: 'message', role: 'user', content: [{ type: 'input_text', text: task }] },
       );
     }
@@ -142,7 +156,8 @@ export class AgentSession {
     const headers: Record<string, string> = { 'content-type': 'application/json', ...e.headers };
     if (kind === 'claude-code') {
       headers['anthropic-version'] = '2023-06-01';
-      headers['anthropic-beta'] = 'claude-code-20250219,interleaved-thinking-2025-05-14,fine-grained-tool-streaming-2025-05-14';
+      headers['anthropic-beta'] =
+        'claude-code-20250219,interleaved-thinking-2025-05-14,fine-grained-tool-streaming-2025-05-14';
       headers['x-app'] = 'cli';
       headers['user-agent'] = 'claude-cli/2.1.332 (external, cli)';
       if (e.sessionIds) headers['x-claude-code-session-id'] = this.id;

@@ -45,7 +45,15 @@ export function directAgentTarget(mock: { child: Child; port: number }): AgentTa
 export async function startBareAgentTarget(mockPort: number): Promise<AgentTarget[] | string> {
   const started = await startBareProxy(mockPort);
   if (!started.ok) return started.reason;
-  return [{ name: 'bare-proxy', child: started.target.child, endpoint: mockEndpoint(started.target.baseUrl), agents: BOTH, owned: true }];
+  return [
+    {
+      name: 'bare-proxy',
+      child: started.target.child,
+      endpoint: mockEndpoint(started.target.baseUrl),
+      agents: BOTH,
+      owned: true,
+    },
+  ];
 }
 
 /** modelgate's providers and models: Anthropic and Responses pass-through, two deployments each. */
