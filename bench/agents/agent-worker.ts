@@ -3,12 +3,13 @@
 //   `sessions`: replay `sessions` sessions of `shape` one after another; prints {"sessions":…} with the time
 //               to first token of every turn and the usage the replies reported;
 //   `small`:    `count` small streamed requests one at a time; prints {"small":…} with each one's time;
-//   `big`:      a Claude Code session primed to `contextTokens`, its last request sent again and again,
-//               one always in flight; prints {"bigStarted":true} once the first has been written, and
-//               {"big":…} on SIGTERM.
+//   `big`:      Claude Code requests of `contextTokens` each, uncached (a new session each time), one after
+//               another so one is always in flight; prints {"bigStarted":true} once the first has been
+//               written, and {"big":…} on SIGTERM.
 import http from 'node:http';
 import { setTimeout as delay } from 'node:timers/promises';
 import { foldAnthropic, foldResponses, type ReplyUsage } from './fold-reply.ts';
+import { signatureOf } from './mock-agent.ts';
 import { AgentSession, smallRequest, type AgentEndpoint, type SessionRequest, type SessionShape } from './sessions.ts';
 
 interface Sent {
@@ -134,35 +135,48 @@ async function small(options: { endpoint: AgentEndpoint; count: number; warmup: 
   print({ small: totalUs.length, totalUs, errors, retries });
 }
 
-async function big(options: {
-  endpoint: AgentEndpoint;
-  contextTokens: number;
-  preambleBytes: number;
-  nonce: string;
-}): Promise<void> {
+/**
+ * A Claude Code session at `contextTokens`, each time a new one: its first turn is made here (a thinking
+ * block signed as the mock signs, a tool call), so its prompt is one the provider has not cached, as when a
+ * long session resumes after its cache expired.
+ */
+function bigRequest(options: BigOptions, n: number): SessionRequest {
   const shape: SessionShape = {
     kind: 'claude-code',
     turns: 1,
     maxContextTokens: options.contextTokens,
     preambleBytes: options.preambleBytes,
   };
-  const session = new AgentSession(shape, options.endpoint, options.nonce);
-  const first = await send(session.request());
-  if (first.status !== 200) throw new Error(`priming the big session: ${first.status} ${first.text.slice(0, 300)}`);
-  session.advance(foldAnthropic(first.text).output);
-  const request = session.request();
+  const session = new AgentSession(shape, options.endpoint, `${options.nonce}b${n}`);
+  const thinking = `Resume the work on module ${n}.`;
+  session.advance([
+    { type: 'thinking', thinking, signature: signatureOf(thinking) },
+    { type: 'tool_use', id: `toolu_big${n}`, name: 'Bash', input: { command: 'git status' } },
+  ]);
+  return session.request();
+}
+
+interface BigOptions {
+  endpoint: AgentEndpoint;
+  contextTokens: number;
+  preambleBytes: number;
+  nonce: string;
+}
+
+async function big(options: BigOptions): Promise<void> {
   let completed = 0;
   let errors = 0;
-  let stopping = false;
+  let bytes = 0;
+  let announced = false;
   process.on('SIGTERM', () => {
-    stopping = true;
-    print({ big: completed, bytes: request.body.length, errors });
+    print({ big: completed, bytes, errors });
     process.exit(0);
   });
-  let announced = false;
-  while (!stopping) {
+  for (let n = 0; ; n++) {
+    const request = bigRequest(options, n);
+    bytes = request.body.length;
     const sent = await send(request, () => {
-      if (!announced) print({ bigStarted: true, bytes: request.body.length });
+      if (!announced) print({ bigStarted: true, bytes });
       announced = true;
     });
     if (sent.status === 200) completed++;

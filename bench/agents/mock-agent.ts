@@ -4,7 +4,8 @@
 // Replies stream as the providers' do: with tools offered, thinking (or a reasoning item) then a tool call
 // whose arguments come in pieces; without, a short text. Usage reports cache reads and writes. A thinking
 // signature or reasoning `encrypted_content` sent back that the mock did not issue is a 400, so a relay that
-// alters them shows. `GET /agent/stats` gives the cache figures by deployment, `POST /agent/reset` clears them.
+// alters them shows. `GET /agent/stats` gives the cache figures by deployment, `POST /agent/reset` clears them,
+// `POST /agent/prefill?us=N` sets how long a reply waits for each token not read from cache.
 // Request bodies are read as latin1: the bench's sessions are ASCII.
 import { createHmac } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -157,15 +158,9 @@ export function createAgentMock(): {
   const caches = new PrefixCaches();
   let stats = new Map<string, DeploymentStats>();
   let served = 0;
-  // The head-of-line measure sends one 100k-token body again and again: parsed once, the mock's own
-  // work for it stays small beside the proxy's, which is what that measure is about.
-  let last: { text: string; dialect: string; parsed: Parsed | string } | undefined;
-  const parse = (text: string, dialect: 'anthropic' | 'responses'): Parsed | string => {
-    if (last !== undefined && last.dialect === dialect && last.text === text) return last.parsed;
-    const parsed = parseRequest(text, dialect);
-    last = { text, dialect, parsed };
-    return parsed;
-  };
+  // Time to first token grows with the prompt the provider has not cached: `POST /agent/prefill?us=N`
+  // makes a reply wait N µs a token not read from cache (0, the default, sends at once).
+  let prefillUsPerToken = 0;
 
   function count(deployment: string, reading: CacheReading): void {
     let s = stats.get(deployment);
@@ -187,7 +182,7 @@ export function createAgentMock(): {
     const operation = rest.slice(slash);
     const dialect = operation === '/v1/messages' ? 'anthropic' : operation === '/v1/responses' ? 'responses' : null;
     if (dialect === null || deployment === '') return false;
-    const parsed = parse(text, dialect);
+    const parsed = parseRequest(text, dialect);
     if (typeof parsed === 'string') {
       badRequest(res, dialect, parsed);
       return true;
@@ -204,13 +199,26 @@ export function createAgentMock(): {
       reading,
       sign: signatureOf,
     };
-    streamEvents(res, dialect === 'anthropic' ? anthropicEvents(plan) : responsesEvents(plan));
+    const events = dialect === 'anthropic' ? anthropicEvents(plan) : responsesEvents(plan);
+    const waitMs = Math.floor(((reading.input - reading.read) * prefillUsPerToken) / 1000);
+    if (waitMs > 0) setTimeout(streamEvents, waitMs, res, events);
+    else streamEvents(res, events);
     return true;
   }
 
   function control(req: IncomingMessage, res: ServerResponse, path: string): boolean {
     if (req.method === 'GET' && path === '/agent/stats') {
       res.writeHead(200, JSON_HEADERS).end(JSON.stringify(Object.fromEntries(stats)));
+      return true;
+    }
+    if (req.method === 'POST' && path === '/agent/prefill') {
+      const us = Number(new URL(req.url ?? '/', 'http://mock').searchParams.get('us'));
+      if (!Number.isFinite(us) || us < 0) {
+        res.writeHead(400, JSON_HEADERS).end('{"error":"us must be a number of microseconds, 0 or more"}');
+        return true;
+      }
+      prefillUsPerToken = us;
+      res.writeHead(200, JSON_HEADERS).end(JSON.stringify({ prefillUsPerToken }));
       return true;
     }
     if (req.method === 'POST' && path === '/agent/reset') {

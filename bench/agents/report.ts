@@ -1,5 +1,5 @@
 // The agent bench's results as markdown: one table of sessions per agent, one of the head-of-line measure.
-import type { AgentReport, HeadOfLineRow, SessionRow } from './run.ts';
+import { PREFILL_US_PER_TOKEN, type AgentReport, type HeadOfLineRow, type SessionRow } from './run.ts';
 
 const ms = (us: number): string => (Number.isFinite(us) ? (us / 1000).toFixed(2) : '—');
 const signedMs = (us: number | null): string =>
@@ -17,8 +17,8 @@ const TARGET_LABEL: Record<SessionRow['target'], string> = {
 
 function sessionTable(rows: readonly SessionRow[]): string[] {
   const out = [
-    '| target | turns | context at the end | time to first token p50 / p99 (ms) | added p50 vs bare proxy (ms) | CPU a session (ms) | CPU a turn (ms) | read from cache / cacheable | whole prompt from cache | requests by deployment | 503s retried |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|',
+    '| target | turns | context at the end | time to first token p50 / p99 (ms) | added p50 vs bare proxy (ms) | CPU a session (ms) | CPU a turn (ms) | read from cache / cacheable | written to cache | whole prompt from cache | requests by deployment | 503s retried |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|',
   ];
   for (const r of rows) {
     const deployments = Object.entries(r.requestsByDeployment)
@@ -26,7 +26,7 @@ function sessionTable(rows: readonly SessionRow[]): string[] {
       .map(([d, n]) => `${d}: ${n}`)
       .join(', ');
     out.push(
-      `| ${TARGET_LABEL[r.target]} | ${r.turns} | ${int(r.maxContextTokens)} tokens | ${ms(r.ttftP50Us)} / ${ms(r.ttftP99Us)} | ${r.target === 'bare-proxy' ? '—' : signedMs(r.addedTtftP50Us)} | ${ms(r.cpuUsPerSession)} | ${ms(r.cpuUsPerTurn)} | **${pct(r.cacheRatio)}** (${int(r.cacheRead)} / ${int(r.cacheable)}) | ${pct(r.promptFromCache)} | ${deployments} | ${r.retries} |`,
+      `| ${TARGET_LABEL[r.target]} | ${r.turns} | ${int(r.maxContextTokens)} tokens | ${ms(r.ttftP50Us)} / ${ms(r.ttftP99Us)} | ${r.target === 'bare-proxy' ? '—' : signedMs(r.addedTtftP50Us)} | ${ms(r.cpuUsPerSession)} | ${ms(r.cpuUsPerTurn)} | **${pct(r.cacheRatio)}** (${int(r.cacheRead)} / ${int(r.cacheable)}) | ${r.agent === 'codex' ? '—' : int(r.cacheWrite)} | ${pct(r.promptFromCache)} | ${deployments} | ${r.retries} |`,
     );
   }
   const errors = rows.filter((r) => r.errors.length > 0);
@@ -66,7 +66,14 @@ export function renderAgentReport(report: AgentReport, header: readonly string[]
     );
   }
   if (report.headOfLine.length > 0)
-    lines.push('## Small requests beside a 100k-token request', '', ...headOfLineTable(report.headOfLine), '');
+    lines.push(
+      '## Small requests beside a 100k-token request',
+      '',
+      `Small streamed /v1/messages requests one at a time, alone, then while a second client keeps one uncached ${int(s.maxContextTokens)}-token Claude Code request in flight (a new one as each completes; the mock answers after ${PREFILL_US_PER_TOKEN} µs a token it has not cached).`,
+      '',
+      ...headOfLineTable(report.headOfLine),
+      '',
+    );
   if (report.skipped.length > 0) lines.push('## Skipped', '', ...report.skipped.map((x) => `- ${x}`), '');
   return lines.join('\n');
 }

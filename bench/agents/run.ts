@@ -8,7 +8,7 @@ import { request } from 'undici';
 import { startMock } from '../lib/targets.ts';
 import { nodeWorker } from '../lib/processes.ts';
 import { cpuMicros, processTree } from '../lib/proc-stats.ts';
-import { percentile } from '../lib/stats.ts';
+import { median, percentile } from '../lib/stats.ts';
 import type { DeploymentStats } from './mock-agent.ts';
 import type { AgentKind, SessionShape } from './sessions.ts';
 import {
@@ -25,6 +25,7 @@ const WORKER = join(import.meta.dirname, 'agent-worker.ts');
 const AGENTS: readonly AgentKind[] = ['claude-code', 'codex'];
 const WARMUP_TURNS = 4;
 const SMALL_WARMUP = 20;
+export const PREFILL_US_PER_TOKEN = 2;
 
 export interface AgentBenchOptions {
   turns: number;
@@ -54,10 +55,13 @@ export interface SessionRow {
   ttftP99Us: number;
   /** p50 over the bare proxy's p50 for the same agent; null without a bare-proxy row. */
   addedTtftP50Us: number | null;
+  /** The target's CPU over the measured sessions, a session and a turn: the median of the repetitions'. */
   cpuUsPerSession: number;
   cpuUsPerTurn: number;
   /** Tokens the replies reported read from cache. */
   cacheRead: number;
+  /** Tokens the replies reported written to cache (Anthropic bills them above plain input; OpenAI reports none). */
+  cacheWrite: number;
   /** Tokens the mock's shared cache would have served: what the sessions had sent before. */
   cacheable: number;
   /** cacheRead / cacheable; null when nothing was cacheable. */
@@ -171,15 +175,20 @@ async function sampleSessions(options: {
   return { line, cpuUs, stats };
 }
 
-/** The repetitions of one target and agent pooled: every turn's time, CPU and tokens summed. */
+/**
+ * The repetitions of one target and agent: every turn's time to first token pooled, tokens summed, CPU the
+ * median of the repetitions' (the first one's includes the compiling a fresh process still does).
+ */
 function sessionRow(target: AgentTargetName, agent: AgentKind, samples: readonly SessionSample[]): SessionRow {
   const ttftUs: number[] = [];
   const errors: string[] = [];
   const byDeployment: Record<string, number> = {};
   let turns = 0;
   let sessions = 0;
-  let cpuUs = 0;
+  const cpuPerSession: number[] = [];
+  const cpuPerTurn: number[] = [];
   let read = 0;
+  let written = 0;
   let input = 0;
   let cacheable = 0;
   let maxInput = 0;
@@ -191,8 +200,10 @@ function sessionRow(target: AgentTargetName, agent: AgentKind, samples: readonly
     errors.push(...line.errors);
     turns += line.turns;
     sessions += line.sessions;
-    cpuUs += cpu;
+    if (line.sessions > 0) cpuPerSession.push(cpu / line.sessions);
+    if (line.turns > 0) cpuPerTurn.push(cpu / line.turns);
     read += line.usage.cacheRead;
+    written += line.usage.cacheWrite;
     input += line.usage.input;
     maxInput = Math.max(maxInput, line.maxInput);
     retries += line.retries;
@@ -212,9 +223,10 @@ function sessionRow(target: AgentTargetName, agent: AgentKind, samples: readonly
     ttftP50Us: percentile(ttftUs, 50),
     ttftP99Us: percentile(ttftUs, 99),
     addedTtftP50Us: null,
-    cpuUsPerSession: sessions === 0 ? Number.NaN : cpuUs / sessions,
-    cpuUsPerTurn: turns === 0 ? Number.NaN : cpuUs / turns,
+    cpuUsPerSession: median(cpuPerSession),
+    cpuUsPerTurn: median(cpuPerTurn),
     cacheRead: read,
+    cacheWrite: written,
     cacheable,
     cacheRatio: cacheable === 0 ? null : read / cacheable,
     promptFromCache: input === 0 ? 0 : read / input,
@@ -236,12 +248,33 @@ interface HeadOfLineSample {
   big: { big: number; bytes: number; errors: number };
 }
 
+/**
+ * Small requests alone, then while a second client keeps one uncached 100k-token request in flight: the mock
+ * waits PREFILL_US_PER_TOKEN a token it has not cached before answering (a 100k prompt: 200 ms), as a
+ * provider's time to first token grows with the prompt, so a new big body reaches the proxy a few times a
+ * second rather than back to back.
+ */
 async function sampleHeadOfLine(
   target: AgentTarget,
   options: AgentBenchOptions,
+  mockUrl: string,
   nonce: string,
 ): Promise<HeadOfLineSample> {
   const small = { mode: 'small', endpoint: target.endpoint, count: options.smallRequests, warmup: SMALL_WARMUP };
+  await mockJson(mockUrl, `/agent/prefill?us=${PREFILL_US_PER_TOKEN}`, 'POST');
+  try {
+    return await smallBesideBig(target, options, small, nonce);
+  } finally {
+    await mockJson(mockUrl, '/agent/prefill?us=0', 'POST');
+  }
+}
+
+async function smallBesideBig(
+  target: AgentTarget,
+  options: AgentBenchOptions,
+  small: object,
+  nonce: string,
+): Promise<HeadOfLineSample> {
   const alone = await runWorker<SmallLine>(small, 'small');
   const big = nodeWorker({
     name: 'agent-worker (big)',
@@ -365,7 +398,7 @@ export async function runAgentBench(options: AgentBenchOptions): Promise<AgentRe
       holTargets,
       options.reps,
       async (target, rep) => {
-        const sample = await sampleHeadOfLine(target, options, `${nonce}-${target.name}-big${rep}`);
+        const sample = await sampleHeadOfLine(target, options, mockUrl, `${nonce}-${target.name}-big${rep}`);
         options.log(
           `head-of-line rep ${rep + 1} on ${target.name}: small p99 ${(percentile(sample.alone.totalUs, 99) / 1000).toFixed(2)} ms alone, ${(percentile(sample.withBig.totalUs, 99) / 1000).toFixed(2)} ms beside ${sample.big.big} big requests`,
         );
