@@ -16,7 +16,7 @@ const { values } = parseArgs({
     sessions: { type: 'string', default: '2' },
     'context-tokens': { type: 'string', default: '100000' },
     'preamble-bytes': { type: 'string', default: '24576' },
-    'small-requests': { type: 'string', default: '300' },
+    'small-requests': { type: 'string', default: '1000' },
     reps: { type: 'string', default: '3' },
     targets: { type: 'string' },
     // Leaves claude-code-router out unless bench/peer is already installed.

@@ -74,10 +74,18 @@ export interface SessionRow {
   errors: string[];
 }
 
+export interface SmallSummary {
+  p50Us: number;
+  p99Us: number;
+  /** The slowest: a stall behind a big body shows here even when too few fall in the 1 % for the p99. */
+  maxUs: number;
+  count: number;
+}
+
 export interface HeadOfLineRow {
   target: AgentTargetName;
-  alone: { p50Us: number; p99Us: number; count: number };
-  withBig: { p50Us: number; p99Us: number; count: number };
+  alone: SmallSummary;
+  withBig: SmallSummary;
   /** Big requests completed while the small ones ran, and one's size. */
   bigCompleted: number;
   bigBytes: number;
@@ -302,7 +310,7 @@ async function smallBesideBig(
 function headOfLineRow(target: AgentTargetName, samples: readonly HeadOfLineSample[]): HeadOfLineRow {
   const pooled = (pick: (s: HeadOfLineSample) => SmallLine) => {
     const all = samples.flatMap((s) => pick(s).totalUs);
-    return { p50Us: percentile(all, 50), p99Us: percentile(all, 99), count: all.length };
+    return { p50Us: percentile(all, 50), p99Us: percentile(all, 99), maxUs: percentile(all, 100), count: all.length };
   };
   let retries = 0;
   let errors = 0;
