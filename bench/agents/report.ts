@@ -1,5 +1,6 @@
 // The agent bench's results as markdown: one table of sessions per agent, one of the head-of-line measure.
-import { PREFILL_US_PER_TOKEN, type AgentReport, type HeadOfLineRow, type SessionRow } from './run.ts';
+import { PREFILL_US_PER_TOKEN, type HeadOfLineRow } from './head-of-line.ts';
+import type { AgentReport, SessionRow } from './run.ts';
 
 const ms = (us: number): string => (Number.isFinite(us) ? (us / 1000).toFixed(2) : '—');
 const signedMs = (us: number | null): string =>

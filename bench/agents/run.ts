@@ -3,10 +3,7 @@
 // target's CPU across them, the cache the replies report against what the session could have read), and
 // per target the head-of-line measure: small requests one at a time, alone and while a 100k-token request
 // is always in flight. Each client runs in its own process (agent-worker.ts).
-import { join } from 'node:path';
-import { request } from 'undici';
 import { startMock } from '../lib/targets.ts';
-import { nodeWorker } from '../lib/processes.ts';
 import { cpuMicros, processTree } from '../lib/proc-stats.ts';
 import { median, percentile } from '../lib/stats.ts';
 import type { DeploymentStats } from './mock-agent.ts';
@@ -20,12 +17,11 @@ import {
   type AgentTargetName,
 } from './targets.ts';
 import type { ReplyUsage } from './fold-reply.ts';
+import { headOfLineRow, sampleHeadOfLine, type HeadOfLineRow } from './head-of-line.ts';
+import { mockJson, runWorker } from './worker-client.ts';
 
-const WORKER = join(import.meta.dirname, 'agent-worker.ts');
 const AGENTS: readonly AgentKind[] = ['claude-code', 'codex'];
 const WARMUP_TURNS = 4;
-const SMALL_WARMUP = 20;
-export const PREFILL_US_PER_TOKEN = 2;
 
 export interface AgentBenchOptions {
   turns: number;
@@ -74,26 +70,6 @@ export interface SessionRow {
   errors: string[];
 }
 
-export interface SmallSummary {
-  p50Us: number;
-  p99Us: number;
-  /** The slowest: a stall behind a big body shows here even when too few fall in the 1 % for the p99. */
-  maxUs: number;
-  count: number;
-}
-
-export interface HeadOfLineRow {
-  target: AgentTargetName;
-  alone: SmallSummary;
-  withBig: SmallSummary;
-  /** Big requests completed while the small ones ran, and one's size. */
-  bigCompleted: number;
-  bigBytes: number;
-  /** Small requests answered 503 or 529 and retried. */
-  retries: number;
-  errors: number;
-}
-
 export interface AgentReport {
   settings: Omit<AgentBenchOptions, 'targets' | 'workDir' | 'log' | 'installPeers'>;
   sessions: SessionRow[];
@@ -110,17 +86,6 @@ interface SessionsLine {
   withoutUsage: number;
   retries: number;
   errors: string[];
-}
-
-async function mockJson<T>(mockUrl: string, path: string, method: 'GET' | 'POST'): Promise<T> {
-  const res = await request(`${mockUrl}${path}`, { method });
-  return (await res.body.json()) as T;
-}
-
-async function runWorker<T>(args: object, key: string): Promise<T> {
-  const child = nodeWorker({ name: 'agent-worker', args: [WORKER, JSON.stringify(args)] });
-  await child.exit();
-  return child.jsonLine<T>(key, 1000);
 }
 
 const cpuOf = (target: AgentTarget): number => cpuMicros(processTree(target.child.pid));
@@ -241,93 +206,6 @@ function sessionRow(target: AgentTargetName, agent: AgentKind, samples: readonly
     requestsByDeployment: byDeployment,
     retries,
     errors: [...new Set(errors)],
-  };
-}
-
-interface SmallLine {
-  totalUs: number[];
-  errors: number;
-  retries: number;
-}
-
-interface HeadOfLineSample {
-  alone: SmallLine;
-  withBig: SmallLine;
-  big: { big: number; bytes: number; errors: number };
-}
-
-/**
- * Small requests alone, then while a second client keeps one uncached 100k-token request in flight: the mock
- * waits PREFILL_US_PER_TOKEN a token it has not cached before answering (a 100k prompt: 200 ms), as a
- * provider's time to first token grows with the prompt, so a new big body reaches the proxy a few times a
- * second rather than back to back.
- */
-async function sampleHeadOfLine(
-  target: AgentTarget,
-  options: AgentBenchOptions,
-  mockUrl: string,
-  nonce: string,
-): Promise<HeadOfLineSample> {
-  const small = { mode: 'small', endpoint: target.endpoint, count: options.smallRequests, warmup: SMALL_WARMUP };
-  await mockJson(mockUrl, `/agent/prefill?us=${PREFILL_US_PER_TOKEN}`, 'POST');
-  try {
-    return await smallBesideBig(target, options, small, nonce);
-  } finally {
-    await mockJson(mockUrl, '/agent/prefill?us=0', 'POST');
-  }
-}
-
-async function smallBesideBig(
-  target: AgentTarget,
-  options: AgentBenchOptions,
-  small: object,
-  nonce: string,
-): Promise<HeadOfLineSample> {
-  const alone = await runWorker<SmallLine>(small, 'small');
-  const big = nodeWorker({
-    name: 'agent-worker (big)',
-    args: [
-      WORKER,
-      JSON.stringify({
-        mode: 'big',
-        endpoint: target.endpoint,
-        contextTokens: options.maxContextTokens,
-        preambleBytes: options.preambleBytes,
-        nonce,
-      }),
-    ],
-  });
-  let withBig: SmallLine;
-  try {
-    await big.jsonLine('bigStarted', 60_000);
-    withBig = await runWorker<SmallLine>(small, 'small');
-  } finally {
-    await big.stop();
-  }
-  return { alone, withBig, big: await big.jsonLine('big', 1000) };
-}
-
-function headOfLineRow(target: AgentTargetName, samples: readonly HeadOfLineSample[]): HeadOfLineRow {
-  const pooled = (pick: (s: HeadOfLineSample) => SmallLine) => {
-    const all = samples.flatMap((s) => pick(s).totalUs);
-    return { p50Us: percentile(all, 50), p99Us: percentile(all, 99), maxUs: percentile(all, 100), count: all.length };
-  };
-  let retries = 0;
-  let errors = 0;
-  let bigCompleted = 0;
-  for (const s of samples) {
-    retries += s.alone.retries + s.withBig.retries;
-    errors += s.alone.errors + s.withBig.errors + s.big.errors;
-    bigCompleted += s.big.big;
-  }
-  return {
-    target,
-    alone: pooled((s) => s.alone),
-    withBig: pooled((s) => s.withBig),
-    bigCompleted,
-    bigBytes: samples[0]?.big.bytes ?? 0,
-    retries,
-    errors,
   };
 }
 
