@@ -3,6 +3,8 @@
 // 1,000-open-streams scenario. Run as `node bench/mock-upstream.ts --port 0`; prints `{"port":N}`. With
 // `--tls-dir DIR` (DIR/key.pem, DIR/cert.pem) it also serves HTTPS offering HTTP/2 by ALPN (HTTP/1.1 too),
 // as the large providers do, and prints `{"port":N,"tlsPort":M}`: the plain port stays for the harness.
+// Under /agent/<deployment>/ it answers agent-shaped requests with a prompt cache per deployment
+// (agents/mock-agent.ts).
 import http from 'node:http';
 import http2 from 'node:http2';
 import { readFileSync } from 'node:fs';
@@ -10,6 +12,7 @@ import { join } from 'node:path';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
+import { AGENT_PREFIX, createAgentMock } from './agents/mock-agent.ts';
 import { buildMockBodies } from './mock-bodies.ts';
 import type { MockBodies, StreamBodies } from './mock-bodies.ts';
 
@@ -132,9 +135,14 @@ export function createMockUpstream(options: MockOptions): {
   const bodies: MockBodies = buildMockBodies(options);
   const pump = new StreamPump(options);
   const counts = { requests: 0, streams: 0 };
+  const agent = createAgentMock();
 
   function reply(req: IncomingMessage, res: ServerResponse, body: string): void {
     const path = pathOf(req.url);
+    if (path.startsWith(AGENT_PREFIX) && agent.reply(path, res, body)) {
+      counts.requests += 1;
+      return;
+    }
     const openai = path.endsWith('/chat/completions');
     if (!openai && !path.endsWith('/messages')) {
       res.writeHead(404, JSON_HEADERS).end('{"error":{"message":"mock: unknown path","type":"not_found"}}');
@@ -182,6 +190,7 @@ export function createMockUpstream(options: MockOptions): {
       res.writeHead(200, JSON_HEADERS).end(JSON.stringify({ pacing: options.pacing }));
       return true;
     }
+    if (path.startsWith(AGENT_PREFIX) && agent.control(req, res, path)) return true;
     if (req.method === 'POST' && path === '/release') {
       res.writeHead(200, JSON_HEADERS).end(JSON.stringify({ released: pump.release() }));
       return true;

@@ -204,6 +204,8 @@ export async function startClaudeCodeRouter(options: {
   mockPort: number;
   install: boolean;
   workDir: string;
+  /** Another provider than chat completions on the mock (the agent bench passes Anthropic messages through). */
+  provider?: { api_base_url: string; models: string[]; transformer?: object };
 }): Promise<Started> {
   const missing = await ensurePeer('claude-code-router', CCR_BIN, options.install);
   if (missing !== undefined) return { ok: false, reason: missing };
@@ -220,9 +222,10 @@ export async function startClaudeCodeRouter(options: {
         api_base_url: `http://127.0.0.1:${options.mockPort}/v1/chat/completions`,
         api_key: 'x',
         models: ['m'],
+        ...options.provider,
       },
     ],
-    Router: { default: 'mock,m' },
+    Router: { default: `mock,${options.provider?.models[0] ?? 'm'}` },
   };
   writeFileSync(join(home, '.claude-code-router', 'config.json'), JSON.stringify(config));
   const child = new Child({
