@@ -335,7 +335,7 @@ export async function serveCommand(fileConfig: GatewayConfig): Promise<void> {
   const selfPort = front === null ? port : await listening(server, 0, '127.0.0.1');
   const selfHost = front === null ? loopbackHost(config.listen.host) : '127.0.0.1';
   // Responses over WebSocket ride the HTTP path of this very listener.
-  attachResponsesWebSocket(server, { keys, selfUrl: () => `http://${selfHost}:${selfPort}` });
+  attachResponsesWebSocket(server, { gw, selfUrl: () => `http://${selfHost}:${selfPort}` });
   log.info(
     {
       host: config.listen.host,

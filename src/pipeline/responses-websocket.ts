@@ -1,9 +1,11 @@
 // Responses over WebSocket (`GET /v1/responses` upgraded; what Codex's OpenAI provider tries first): the
-// key is checked at the upgrade, each `response.create` frame is one streamed Responses request through
-// the gateway's own HTTP path (so routing, limits, billing and cut connections behave as on HTTP), and its
-// events come back as one text frame each. `previous_response_id` naming the connection's last response
-// continues it without a store (Codex sends `store: false`); `generate: false` is a warm-up answered at
-// once, without an upstream call. Errors are `{"type":"error","status":…,"error":{…}}` frames.
+// key is checked at the upgrade. A `response.create` frame whose deployment's upstream serves the
+// WebSocket mode itself goes there over a socket of the gateway's (responses-socket-pass.ts). Every other
+// frame is one streamed Responses request through the gateway's own HTTP path (so routing, limits,
+// billing and cut connections behave as on HTTP), its events back as one text frame each; on that bridge
+// `previous_response_id` naming the connection's last response continues it without a store (Codex sends
+// `store: false`), and `generate: false` is a warm-up answered at once, without an upstream call. Errors
+// are `{"type":"error","status":…,"error":{…}}` frames.
 import type { IncomingMessage, Server } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import type { Duplex } from 'node:stream';
@@ -12,16 +14,26 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import { authenticate } from '../auth/authenticate.ts';
 import { GatewayError } from '../core/errors.ts';
 import { isObject, type JsonObject } from '../core/json.ts';
-import type { KeyCache } from '../auth/key-cache.ts';
 import { pathOf } from '../http/routes.ts';
+import { SocketRefusals } from '../upstream/responses-socket.ts';
+import type { Gateway } from './gateway.ts';
+import { SocketPassThrough } from './responses-socket-pass.ts';
 
 /** The request headers a frame's request carries on (the key, and the client's session names). */
 const FORWARDED = ['authorization', 'x-claude-code-session-id', 'session_id', 'conversation_id', 'openai-beta'];
 
-export function attachResponsesWebSocket(server: Server, o: { keys: KeyCache; selfUrl: () => string }): void {
+interface SocketServices {
+  gw: Gateway;
+  selfUrl: () => string;
+  /** The providers whose upstream refused the socket (`auto`): asked once per provider. */
+  refusals: SocketRefusals;
+}
+
+export function attachResponsesWebSocket(server: Server, o: { gw: Gateway; selfUrl: () => string }): void {
   const wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 * 1024 });
+  const services: SocketServices = { ...o, refusals: new SocketRefusals() };
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
-    void upgrade(wss, o, req, socket, head);
+    void upgrade(wss, services, req, socket, head);
   });
 }
 
@@ -36,7 +48,7 @@ function refuse(socket: Duplex, status: number, error: GatewayError): void {
 
 async function upgrade(
   wss: WebSocketServer,
-  o: { keys: KeyCache; selfUrl: () => string },
+  o: SocketServices,
   req: IncomingMessage,
   socket: Duplex,
   head: Buffer,
@@ -47,7 +59,7 @@ async function upgrade(
     return;
   }
   try {
-    await authenticate(req.headers, o.keys, Date.now(), req.socket);
+    await authenticate(req.headers, o.gw.keys, Date.now(), req.socket);
   } catch (err) {
     refuse(socket, 401, err instanceof GatewayError ? err : new GatewayError('invalid_api_key'));
     return;
@@ -57,29 +69,44 @@ async function upgrade(
     const v = req.headers[name];
     if (typeof v === 'string') headers[name] = v;
   }
-  wss.handleUpgrade(req, socket, head, (ws) => new ResponsesSocket(ws, o.selfUrl(), headers));
+  wss.handleUpgrade(req, socket, head, (ws) => {
+    const pass = new SocketPassThrough({
+      gw: o.gw,
+      client: ws,
+      headers: req.headers,
+      connection: req.socket,
+      refusals: o.refusals,
+    });
+    new ResponsesSocket(ws, { url: o.selfUrl(), headers, pass });
+  });
 }
 
 class ResponsesSocket {
   readonly #ws: WebSocket;
   readonly #url: string;
   readonly #headers: Record<string, string>;
+  readonly #pass: SocketPassThrough;
   /** One response at a time, in the order the frames came. */
   #queue: Promise<void> = Promise.resolve();
   /** The connection's last response and the conversation up to it, for `previous_response_id`. */
   #last: { id: string; items: unknown[] } | null = null;
   #abort = new AbortController();
 
-  constructor(ws: WebSocket, url: string, headers: Record<string, string>) {
+  constructor(ws: WebSocket, o: { url: string; headers: Record<string, string>; pass: SocketPassThrough }) {
     this.#ws = ws;
-    this.#url = `${url}/v1/responses`;
-    this.#headers = headers;
+    this.#url = `${o.url}/v1/responses`;
+    this.#headers = o.headers;
+    this.#pass = o.pass;
     ws.on('message', (data, isBinary) => {
       const text = isBinary ? '' : data.toString();
       this.#queue = this.#queue.then(() => this.#frame(text)).catch(() => undefined);
     });
-    ws.on('close', () => this.#abort.abort());
-    ws.on('error', () => this.#abort.abort());
+    const gone = (): void => {
+      this.#abort.abort();
+      this.#pass.close();
+    };
+    ws.on('close', gone);
+    ws.on('error', gone);
   }
 
   #send(value: unknown): void {
@@ -102,6 +129,7 @@ class ResponsesSocket {
       this.#error(400, 'invalid_request', 'Frames are `response.create` objects.', 'type');
       return;
     }
+    if (await this.#pass.serve(frame, Buffer.byteLength(text))) return;
     const { type: _type, generate, ...body } = frame;
     if (generate === false) return this.#warmUp(body);
     const input = inputItems(body.input);
