@@ -22,7 +22,7 @@ import { validateResponsesRequest } from '../dialects/openai-responses/validate.
 import { renderError } from '../dialects/render-error.ts';
 import { newRequestId } from '../http/server.ts';
 import { promptEstimator, type Ticket } from '../admission/admission.ts';
-import { loggedMessage, priceRequest, recordRequest, RequestState } from '../accounting/record.ts';
+import { loggedMessage, priceRequest, recordRequest, RequestState, rowModel } from '../accounting/record.ts';
 import { providerSpec } from '../registry.ts';
 import { AttemptPlan } from '../routing/plan.ts';
 import { sessionIdOf } from '../routing/session.ts';
@@ -138,11 +138,22 @@ export class SocketPassThrough {
     if (opening.kind !== 'open') {
       plan.cancel();
       const fields = { provider: deployment.provider.name, url: target.url };
-      if (opening.kind === 'failed') gw.log.warn({ ...fields, reason: opening.reason }, 'responses websocket: no connection; this turn goes over HTTP');
+      if (opening.kind === 'failed')
+        gw.log.warn(
+          { ...fields, reason: opening.reason },
+          'responses websocket: no connection; this turn goes over HTTP',
+        );
       else if (target.mode === 'probe' && refusalMeansUnserved(opening.status)) {
         refusals.add(deployment.provider);
-        gw.log.info({ ...fields, status: opening.status }, 'responses websocket: the upstream serves none; its turns go over HTTP');
-      } else gw.log.warn({ ...fields, status: opening.status }, 'responses websocket: upgrade refused; this turn goes over HTTP');
+        gw.log.info(
+          { ...fields, status: opening.status },
+          'responses websocket: the upstream serves none; its turns go over HTTP',
+        );
+      } else
+        gw.log.warn(
+          { ...fields, status: opening.status },
+          'responses websocket: upgrade refused; this turn goes over HTTP',
+        );
       return null;
     }
     plan.record(deployment.id, { kind: 'success' });
@@ -193,6 +204,13 @@ export class SocketPassThrough {
     state.deployment = deployment.id;
     state.price = deployment.price ?? model.price ?? undefined;
     state.attempts = 1;
+    if (gw.tracing !== null)
+      state.trace = gw.tracing.startRequest({
+        method: 'GET',
+        endpoint: state.endpoint,
+        requestId: state.requestId,
+        headers: this.#o.headers,
+      });
     let ticket: Ticket | null = null;
     gw.metrics.inFlight++;
     try {
@@ -210,7 +228,11 @@ export class SocketPassThrough {
       const out: JsonObject = { ...frame, model: deployment.model };
       // A budget reserved this much output for a request that names no limit: the upstream is held to it.
       if (admitted.outputCap !== null && out.max_output_tokens == null) out.max_output_tokens = admitted.outputCap;
-      const tap = new ResponsesStreamTap({ clientModel: frame.model as string, upstreamModel: deployment.model, masker: gw.masker });
+      const tap = new ResponsesStreamTap({
+        clientModel: frame.model as string,
+        upstreamModel: deployment.model,
+        masker: gw.masker,
+      });
       const relay = new PassthroughRelay({
         tap,
         dialect: 'responses',
@@ -229,7 +251,10 @@ export class SocketPassThrough {
     } catch (err) {
       const gerr = err instanceof GatewayError ? err : new GatewayError('internal_error');
       if (!(err instanceof GatewayError))
-        gw.log.error({ err: gw.masker.mask(err instanceof Error ? (err.stack ?? err.message) : String(err)) }, 'unexpected error');
+        gw.log.error(
+          { err: gw.masker.mask(err instanceof Error ? (err.stack ?? err.message) : String(err)) },
+          'unexpected error',
+        );
       state.status = gerr.status;
       state.errorCode = gerr.code;
       state.errorMessage = loggedMessage(gw.masker, gerr.message);
@@ -241,6 +266,19 @@ export class SocketPassThrough {
         const cost = priceRequest(gw, state);
         const period = ticket === null ? null : await gw.admission.finish(ticket, state.usage, cost);
         recordRequest(gw, state, period, ticket?.team?.periodStart ?? null);
+        state.trace?.end({
+          model: rowModel(gw, state.model),
+          stream: true,
+          status: state.status,
+          errorCode: state.errorCode,
+          deployment: state.deployment,
+          usage: state.usage,
+          ttfbMs: state.ttfbMs,
+          attempts: state.attempts,
+          keyId: key.id,
+          keyName: key.name,
+          team: key.team ?? null,
+        });
       } finally {
         gw.metrics.inFlight--;
       }
@@ -273,8 +311,12 @@ export class SocketPassThrough {
         this.#unlink();
         gw.breaker.onFailure(id, end.kind === 'timeout' ? 'timeout' : 'connection failed');
         throw end.kind === 'timeout'
-          ? new GatewayError('upstream_timeout', { message: 'The upstream stopped sending events before the response was complete.' })
-          : new GatewayError('upstream_error', { message: 'The upstream closed its WebSocket before the response was complete.' });
+          ? new GatewayError('upstream_timeout', {
+              message: 'The upstream stopped sending events before the response was complete.',
+            })
+          : new GatewayError('upstream_error', {
+              message: 'The upstream closed its WebSocket before the response was complete.',
+            });
       }
     }
   }
