@@ -24,6 +24,7 @@ import { newRequestId } from '../http/server.ts';
 import { promptEstimator, type Ticket } from '../admission/admission.ts';
 import { loggedMessage, priceRequest, recordRequest, RequestState, rowModel } from '../accounting/record.ts';
 import { providerSpec } from '../registry.ts';
+import type { ResponsesSocketTarget } from '../spec/provider.ts';
 import { AttemptPlan } from '../routing/plan.ts';
 import { sessionIdOf } from '../routing/session.ts';
 import { PassthroughRelay } from '../translate/passthrough-exchange.ts';
@@ -96,30 +97,41 @@ export class SocketPassThrough {
       return null;
     }
     if ((gw.stages?.forModel(model.name) ?? null) !== null || gw.bodyLog?.wants(key) === true) return null;
-    const link = await this.#linkFor(model, sessionIdOf(this.#o.headers, frame));
-    if (link === null || refusesSome(link.deployment, frame)) return null;
-    return { key, model, link };
+    const link = await this.#linkFor(model, frame);
+    return link === null ? null : { key, model, link };
   }
 
   /**
    * The socket for a frame of this model: the one held when it is to one of the model's deployments and
    * that deployment is healthy (the upstream's state lives on it), else a new one to the deployment
-   * routing picks; null when that deployment's upstream serves no socket or refused the upgrade.
+   * routing picks; null when that deployment's upstream serves no socket or refused the upgrade, or the
+   * frame sets a parameter the deployment's model refuses (the HTTP path leaves it out and says so).
    */
-  async #linkFor(model: ModelConfig, session: string | null): Promise<UpstreamLink | null> {
+  async #linkFor(model: ModelConfig, frame: JsonObject): Promise<UpstreamLink | null> {
     const { gw, refusals } = this.#o;
     // A model none of whose deployments serves the socket is the bridge's without a routing step.
-    if (!model.deployments.some((d) => providerSpec(d.provider).responsesSocket?.(d.provider, d) != null)) return null;
+    if (!model.deployments.some((d) => socketTarget(d) !== null)) return null;
     const held = this.#link;
-    if (held !== null && model.deployments.includes(held.deployment) && gw.breaker.allows(held.deployment.id))
-      return held;
+    if (
+      held !== null &&
+      held.socket.readyState === held.socket.OPEN &&
+      model.deployments.includes(held.deployment) &&
+      gw.breaker.allows(held.deployment.id)
+    )
+      return refusesSome(held.deployment, frame) ? null : held;
+    const session = sessionIdOf(this.#o.headers, frame);
     const plan = new AttemptPlan({ model, breaker: gw.breaker, keys: gw.keyRotation, session });
     const step = plan.next();
     if (step.done) return null;
     const { deployment, apiKey } = step;
     const spec = providerSpec(deployment.provider);
-    const target = spec.responsesSocket?.(deployment.provider, deployment) ?? null;
-    if (step.delayMs > 0 || target === null || (target.mode === 'probe' && refusals.has(deployment.provider))) {
+    const target = socketTarget(deployment);
+    if (
+      step.delayMs > 0 ||
+      target === null ||
+      (target.mode === 'probe' && refusals.has(deployment.provider)) ||
+      refusesSome(deployment, frame)
+    ) {
       plan.cancel();
       return null;
     }
@@ -168,17 +180,21 @@ export class SocketPassThrough {
     return link;
   }
 
-  /** The upstream socket's frames go to the response in flight; between responses, on as they came. */
+  /**
+   * The upstream socket's frames go to the response in flight; between responses, on as they came. A
+   * socket let go of (another took its place) is heard no more.
+   */
   #attach(link: UpstreamLink): void {
     const { socket } = link;
     socket.on('message', (data, isBinary) => {
-      if (isBinary) return;
+      if (isBinary || this.#link !== link) return;
       const text = data.toString();
-      if (this.#turn !== null) this.#turn.frame(text);
+      if (this.#turn !== null && !this.#turn.over) this.#turn.frame(text);
       else if (this.#o.client.readyState === this.#o.client.OPEN) this.#o.client.send(this.#o.gw.masker.mask(text));
     });
     const lost = (): void => {
-      if (this.#link === link) this.#link = null;
+      if (this.#link !== link) return;
+      this.#link = null;
       this.#turn?.finish({ kind: 'broken' });
     };
     socket.on('close', lost);
@@ -241,7 +257,9 @@ export class SocketPassThrough {
       if (this.#gone) throw new GatewayError('client_disconnected');
       const turn = new SocketTurn({ upstream: link.socket, client: this.#o.client, tap, timeouts: model.timeouts });
       this.#turn = turn;
-      link.socket.send(JSON.stringify(out));
+      // A socket that closed since it was picked ends the turn at once, not at the first-byte timeout.
+      if (link.socket.readyState === link.socket.OPEN) link.socket.send(JSON.stringify(out));
+      else turn.finish({ kind: 'broken' });
       const end = await turn.ended;
       this.#turn = null;
       if (turn.answered) state.markFirstByte();
@@ -327,6 +345,13 @@ export class SocketPassThrough {
     if (client.readyState !== client.OPEN) return;
     client.send(`{"type":"error","status":${err.status},${renderError('responses', err, requestId).slice(1)}`);
   }
+}
+
+/** Where a deployment's upstream serves the Responses WebSocket; null: it does not. */
+function socketTarget(d: DeploymentConfig): ResponsesSocketTarget | null {
+  const spec = providerSpec(d.provider);
+  // A kind that signs each request over its body and date has no upgrade to sign: it is bridged.
+  return spec.sign === undefined ? (spec.responsesSocket?.(d.provider, d) ?? null) : null;
 }
 
 /** Whether the frame sets a parameter the deployment's model refuses (the HTTP path leaves it out and says so). */

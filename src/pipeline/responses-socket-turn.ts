@@ -78,6 +78,11 @@ export class SocketTurn {
     else if (this.#tap.finished) this.finish({ kind: 'finished' });
   }
 
+  /** The turn has ended: a later upstream frame is between responses. */
+  get over(): boolean {
+    return this.#over;
+  }
+
   /** Ends the turn (once); a later call changes nothing. */
   finish(end: TurnEnd): void {
     if (this.#over) return;

@@ -29,10 +29,12 @@ before(async () => {
     configYaml: configYaml({
       providers: [
         `  - { name: wsup, kind: openai, base_url: "${sock.url}/v1", apis: [responses], responses_websocket: true, api_key: "${WS_KEY}" }`,
+        `  - { name: wsup2, kind: openai, base_url: "${sock.url}/v1", apis: [responses], responses_websocket: true, api_key: "${WS_KEY}-2" }`,
         `  - { name: httpup, kind: openai, base_url: "${up.url}/v1", apis: [responses], responses_websocket: auto, api_key: "${HTTP_KEY}" }`,
       ].join('\n'),
       models: [
         `  - { name: gpt-ws, price: { input: 10, output: 40 }, deployments: [ { provider: wsup, model: gpt-up-ws } ] }`,
+        `  - { name: gpt-ws2, deployments: [ { provider: wsup2, model: gpt-up-ws2 } ] }`,
         `  - { name: gpt-http, deployments: [ { provider: httpup, model: gpt-up-http } ] }`,
       ].join('\n'),
     }),
@@ -138,6 +140,29 @@ test('frames pass through to the upstream socket: its key, its model, its connec
   assert.equal(rows[1].cost_nanos, 1234 * 10_000 + 56 * 40_000);
 });
 
+test('a frame for a model served elsewhere moves the connection to a socket there', async () => {
+  const { key } = await gw.createKey({ name: 'ws-move' });
+  const before = sock.upgrades.length;
+  const framesBefore = sock.frames.length;
+  const rws = sdkSocket(key);
+  const models = ['gpt-ws', 'gpt-ws2', 'gpt-ws'];
+  for (const model of models) {
+    const events = await sdkTurn(rws, { type: 'response.create', model, input: 'Hi.' });
+    assert.equal(events.at(-1)?.type, 'response.completed', `${model}: ${JSON.stringify(events.at(-1))}`);
+    assert.equal(events.at(-1)?.response?.model, model);
+  }
+  rws.close();
+  assert.deepEqual(
+    sock.upgrades.slice(before).map((h) => h.authorization),
+    [`Bearer ${WS_KEY}`, `Bearer ${WS_KEY}-2`, `Bearer ${WS_KEY}`],
+    "each socket opened with its own provider's key",
+  );
+  assert.deepEqual(
+    sock.frames.slice(framesBefore).map((f) => f.model),
+    ['gpt-up-ws', 'gpt-up-ws2', 'gpt-up-ws'],
+  );
+});
+
 test("an upstream's error frame reaches the caller as it came", async () => {
   const { key, id } = await gw.createKey({ name: 'ws-error' });
   const rws = sdkSocket(key);
@@ -221,6 +246,29 @@ test('a caller that leaves mid-response closes the upstream socket and pays for 
   assert.equal(row.error_code, 'client_disconnected');
   assert.ok(row.input_tokens > 0, 'the prompt is billed by its estimate');
   assert.ok(row.output_tokens >= 2, `the delivered deltas are billed: ${row.output_tokens}`);
+});
+
+test('an upstream socket lost mid-response is an error frame; the next frame opens another', async () => {
+  const { key, id } = await gw.createKey({ name: 'ws-lost' });
+  const before = sock.upgrades.length;
+  const rws = sdkSocket(key);
+  sock.dropAfter(1);
+  const lost = await sdkTurn(rws, { type: 'response.create', model: 'gpt-ws', input: 'Hi.' });
+  assert.deepEqual(
+    lost.map((e) => e.type),
+    ['response.created', 'response.output_text.delta', 'error'],
+  );
+  assert.equal(lost.at(-1)?.status, 502);
+  assert.equal(lost.at(-1)?.error?.code, 'upstream_error');
+  const next = await sdkTurn(rws, { type: 'response.create', model: 'gpt-ws', input: 'Hi again.' });
+  rws.close();
+  assert.equal(next.at(-1)?.type, 'response.completed');
+  assert.equal(sock.upgrades.length - before, 2);
+  await waitUntil(() => usageRows(gw.dbPath, id).length === 2, 'both rows');
+  const [cut, whole] = usageRows(gw.dbPath, id);
+  assert.deepEqual([cut.status, cut.error_code], [502, 'upstream_error']);
+  assert.ok(cut.output_tokens >= 1 && cut.input_tokens > 0, 'what was delivered is billed');
+  assert.equal(whole.status, 200);
 });
 
 test('an upstream that refuses the upgrade (auto) is asked once; its frames go over the HTTP bridge', async () => {

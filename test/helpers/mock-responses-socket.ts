@@ -24,6 +24,8 @@ export interface MockSocketUpstream {
   refuseWith(status: number | null): void;
   /** The next responses stop after this many deltas and wait (null: whole). */
   holdAfter(deltas: number | null): void;
+  /** The next response stops after this many deltas and its socket is dropped. */
+  dropAfter(deltas: number): void;
   /** Usage the next responses report. */
   usage: { input_tokens: number; output_tokens: number };
   close(): Promise<void>;
@@ -36,6 +38,7 @@ export async function startMockSocketUpstream(): Promise<MockSocketUpstream> {
   const wss = new WebSocketServer({ noServer: true });
   let refuse: number | null = null;
   let hold: number | null = null;
+  let drop = false;
   const closes: (() => void)[] = [];
   const up: MockSocketUpstream = {
     url: '',
@@ -48,6 +51,10 @@ export async function startMockSocketUpstream(): Promise<MockSocketUpstream> {
     },
     holdAfter: (deltas) => {
       hold = deltas;
+    },
+    dropAfter: (deltas) => {
+      hold = deltas;
+      drop = true;
     },
     usage: { input_tokens: 1200, output_tokens: 34 },
     close: async () => {
@@ -63,7 +70,15 @@ export async function startMockSocketUpstream(): Promise<MockSocketUpstream> {
       socket.end(`HTTP/1.1 ${status} Refused\r\ncontent-length: 0\r\nconnection: close\r\n\r\n`);
       return;
     }
-    wss.handleUpgrade(req, socket, head, (ws) => serve(ws, up, () => hold, closes));
+    const held = (): { deltas: number | null; drop: boolean } => {
+      const now = { deltas: hold, drop };
+      if (drop) {
+        hold = null;
+        drop = false;
+      }
+      return now;
+    };
+    wss.handleUpgrade(req, socket, head, (ws) => serve(ws, up, held, closes));
   });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
@@ -71,7 +86,12 @@ export async function startMockSocketUpstream(): Promise<MockSocketUpstream> {
   return up;
 }
 
-function serve(ws: WebSocket, up: MockSocketUpstream, hold: () => number | null, closes: (() => void)[]): void {
+function serve(
+  ws: WebSocket,
+  up: MockSocketUpstream,
+  hold: () => { deltas: number | null; drop: boolean },
+  closes: (() => void)[],
+): void {
   /** Responses this connection produced: what `previous_response_id` may name here. */
   const known = new Set<string>();
   ws.on('close', () => {
@@ -123,10 +143,11 @@ function serve(ws: WebSocket, up: MockSocketUpstream, hold: () => number | null,
     const pieces = ['Hello', ' over', ' the', ' socket.'];
     const held = hold();
     pieces.forEach((delta, i) => {
-      if (held !== null && i >= held) return;
+      if (held.deltas !== null && i >= held.deltas) return;
       send('response.output_text.delta', { item_id: itemId, output_index: 0, content_index: 0, delta, logprobs: [] });
     });
-    if (held !== null) return;
+    if (held.drop) ws.terminate();
+    if (held.deltas !== null) return;
     const text = pieces.join('');
     const item = {
       id: itemId,
