@@ -8,6 +8,10 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import WebSocket from 'ws';
 import OpenAI from 'openai';
 import { ResponsesWS } from 'openai/resources/responses/ws';
@@ -97,7 +101,17 @@ test('frames pass through to the upstream socket: its key, its model, its connec
   });
   assert.deepEqual(
     first.map((e) => e.type),
-    ['response.created', ...Array(4).fill('response.output_text.delta'), 'response.completed'],
+    [
+      'response.created',
+      'response.in_progress',
+      'response.output_item.added',
+      'response.content_part.added',
+      ...Array(4).fill('response.output_text.delta'),
+      'response.output_text.done',
+      'response.content_part.done',
+      'response.output_item.done',
+      'response.completed',
+    ],
     'every upstream event relayed, one frame each, the warm-up continued on the upstream',
   );
   const completed = first.at(-1)!;
@@ -256,7 +270,14 @@ test('an upstream socket lost mid-response is an error frame; the next frame ope
   const lost = await sdkTurn(rws, { type: 'response.create', model: 'gpt-ws', input: 'Hi.' });
   assert.deepEqual(
     lost.map((e) => e.type),
-    ['response.created', 'response.output_text.delta', 'error'],
+    [
+      'response.created',
+      'response.in_progress',
+      'response.output_item.added',
+      'response.content_part.added',
+      'response.output_text.delta',
+      'error',
+    ],
   );
   assert.equal(lost.at(-1)?.status, 502);
   assert.equal(lost.at(-1)?.error?.code, 'upstream_error');
@@ -304,4 +325,51 @@ test('a refused upgrade of a provider said to serve it (true) sends that frame o
   assert.equal(first.at(-1)?.type, 'error');
   assert.equal(second.at(-1)?.type, 'response.completed', 'the next frame asked again and was passed through');
   assert.equal(sock.upgrades.length - before, 2);
+});
+
+const CODEX = new URL(
+  '../../node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex',
+  import.meta.url,
+).pathname;
+
+test("Codex's built-in OpenAI provider through a passed-through route: its frames reach the upstream socket", {
+  timeout: 120_000,
+}, async (t) => {
+  if (!existsSync(CODEX)) {
+    if (process.env.CI === 'true') throw new Error(`Codex must run in CI: ${CODEX} is missing`);
+    t.skip('the Codex binary is not installed here');
+    return;
+  }
+  const { key, id } = await gw.createKey({ name: 'ws-codex' });
+  const home = mkdtempSync(join(tmpdir(), 'codex-wspass-'));
+  const work = mkdtempSync(join(tmpdir(), 'codex-wspass-work-'));
+  try {
+    writeFileSync(join(home, 'config.toml'), `model = "gpt-ws"\nopenai_base_url = "${gw.url}/v1"\n`);
+    const env = { ...process.env, CODEX_HOME: home };
+    const runCodex = (args: string[], input: string) =>
+      new Promise<{ status: number | null; stdout: string; stderr: string }>((done) => {
+        const child = execFile(CODEX, args, { env, timeout: 100_000 }, (err, stdout, stderr) =>
+          done({ status: err === null ? 0 : typeof err.code === 'number' ? err.code : null, stdout, stderr }),
+        );
+        child.stdin?.end(input);
+      });
+    const login = await runCodex(['login', '--with-api-key'], key);
+    assert.equal(login.status, 0, login.stderr);
+    const framesBefore = sock.frames.length;
+    const run = await runCodex(
+      ['exec', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox', '-C', work, 'Say hi'],
+      '',
+    );
+    const out = `${run.stdout}\n${run.stderr}`;
+    assert.equal(run.status, 0, out.slice(-2000));
+    assert.match(run.stdout, /Hello over the socket\./);
+    assert.doesNotMatch(out, /Falling back from WebSockets|failed to connect to Responses WebSocket/);
+    const sent = sock.frames.slice(framesBefore).filter((f) => f.generate !== false);
+    assert.ok(sent.length >= 1, 'the turn reached the upstream socket');
+    assert.ok(sent.every((f) => f.model === 'gpt-up-ws'));
+    await waitUntil(() => usageRows(gw.dbPath, id).some((r) => r.input_tokens > 0), 'the turn billed');
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+    rmSync(work, { recursive: true, force: true });
+  }
 });

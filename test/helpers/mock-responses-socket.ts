@@ -141,21 +141,29 @@ function serve(
     }
     const itemId = `msg_${id.slice(5)}`;
     const pieces = ['Hello', ' over', ' the', ' socket.'];
-    const held = hold();
-    pieces.forEach((delta, i) => {
-      if (held.deltas !== null && i >= held.deltas) return;
-      send('response.output_text.delta', { item_id: itemId, output_index: 0, content_index: 0, delta, logprobs: [] });
-    });
-    if (held.drop) ws.terminate();
-    if (held.deltas !== null) return;
     const text = pieces.join('');
-    const item = {
+    const at = { item_id: itemId, output_index: 0, content_index: 0 };
+    const item = (status: string, content: unknown[]) => ({
       id: itemId,
       type: 'message',
       role: 'assistant',
-      status: 'completed',
-      content: [{ type: 'output_text', text, annotations: [], logprobs: [] }],
-    };
-    send('response.completed', { response: response('completed', [item]) });
+      status,
+      content,
+    });
+    const part = (partText: string) => ({ type: 'output_text', text: partText, annotations: [], logprobs: [] });
+    send('response.in_progress', { response: response('in_progress', []) });
+    send('response.output_item.added', { output_index: 0, item: item('in_progress', []) });
+    send('response.content_part.added', { ...at, part: part('') });
+    const held = hold();
+    pieces.forEach((delta, i) => {
+      if (held.deltas !== null && i >= held.deltas) return;
+      send('response.output_text.delta', { ...at, delta, logprobs: [] });
+    });
+    if (held.drop) ws.terminate();
+    if (held.deltas !== null) return;
+    send('response.output_text.done', { ...at, text, logprobs: [] });
+    send('response.content_part.done', { ...at, part: part(text) });
+    send('response.output_item.done', { output_index: 0, item: item('completed', [part(text)]) });
+    send('response.completed', { response: response('completed', [item('completed', [part(text)])]) });
   });
 }
