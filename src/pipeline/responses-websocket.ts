@@ -27,21 +27,38 @@ interface SocketServices {
   selfUrl: () => string;
   /** The providers whose upstream refused the socket (`auto`): asked once per provider. */
   refusals: SocketRefusals;
+  /** The open sockets, for a clean stop. */
+  open: Set<ResponsesSocket>;
+  /** A clean stop began: no new socket. */
+  draining: boolean;
 }
 
-export function attachResponsesWebSocket(server: Server, o: { gw: Gateway; selfUrl: () => string }): void {
+/** What a clean stop does to the sockets (an upgraded socket is no longer the HTTP server's to close). */
+export interface ResponsesSockets {
+  /** Each socket closes (1001, going away) once its frames are answered; new upgrades get 503. */
+  drain(): void;
+}
+
+export function attachResponsesWebSocket(server: Server, o: { gw: Gateway; selfUrl: () => string }): ResponsesSockets {
   const wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 * 1024 });
-  const services: SocketServices = { ...o, refusals: new SocketRefusals() };
+  const services: SocketServices = { ...o, refusals: new SocketRefusals(), open: new Set(), draining: false };
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     void upgrade(wss, services, req, socket, head);
   });
+  return {
+    drain() {
+      services.draining = true;
+      for (const s of services.open) s.drain();
+    },
+  };
 }
 
 function refuse(socket: Duplex, status: number, error: GatewayError): void {
-  const type = status === 401 ? 'authentication_error' : 'invalid_request_error';
+  const type = status === 401 ? 'authentication_error' : status >= 500 ? 'server_error' : 'invalid_request_error';
   const body = JSON.stringify({ error: { message: error.message, type, code: error.code, param: null } });
+  const reason = status === 401 ? 'Unauthorized' : status === 503 ? 'Service Unavailable' : 'Not Found';
   socket.end(
-    `HTTP/1.1 ${status} ${status === 401 ? 'Unauthorized' : 'Not Found'}\r\ncontent-type: application/json\r\n` +
+    `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json\r\n` +
       `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
   );
 }
@@ -56,6 +73,10 @@ async function upgrade(
   socket.on('error', () => undefined);
   if (pathOf(req.url) !== '/v1/responses') {
     refuse(socket, 404, new GatewayError('not_found', { message: 'WebSocket is served on /v1/responses only.' }));
+    return;
+  }
+  if (o.draining) {
+    refuse(socket, 503, new GatewayError('shutting_down', { message: 'The gateway is shutting down; connect again.' }));
     return;
   }
   try {
@@ -77,7 +98,10 @@ async function upgrade(
       connection: req.socket,
       refusals: o.refusals,
     });
-    new ResponsesSocket(ws, { url: o.selfUrl(), headers, pass });
+    const open = new ResponsesSocket(ws, { url: o.selfUrl(), headers, pass });
+    o.open.add(open);
+    ws.on('close', () => o.open.delete(open));
+    if (o.draining) open.drain();
   });
 }
 
@@ -91,6 +115,10 @@ class ResponsesSocket {
   /** The connection's last response and the conversation up to it, for `previous_response_id`. */
   #last: { id: string; items: unknown[] } | null = null;
   #abort = new AbortController();
+  /** Frames received and not yet answered. */
+  #pending = 0;
+  /** A clean stop: the socket closes once its frames are answered. */
+  #draining = false;
 
   constructor(ws: WebSocket, o: { url: string; headers: Record<string, string>; pass: SocketPassThrough }) {
     this.#ws = ws;
@@ -99,7 +127,18 @@ class ResponsesSocket {
     this.#pass = o.pass;
     ws.on('message', (data, isBinary) => {
       const text = isBinary ? '' : data.toString();
-      this.#queue = this.#queue.then(() => this.#frame(text)).catch(() => undefined);
+      if (this.#draining) {
+        this.#error(503, 'shutting_down', 'The gateway is shutting down; connect again.');
+        return;
+      }
+      this.#pending++;
+      this.#queue = this.#queue
+        .then(() => this.#frame(text))
+        .catch(() => undefined)
+        .finally(() => {
+          this.#pending--;
+          if (this.#draining && this.#pending === 0) this.#goAway();
+        });
     });
     const gone = (): void => {
       this.#abort.abort();
@@ -107,6 +146,15 @@ class ResponsesSocket {
     };
     ws.on('close', gone);
     ws.on('error', gone);
+  }
+
+  drain(): void {
+    this.#draining = true;
+    if (this.#pending === 0) this.#goAway();
+  }
+
+  #goAway(): void {
+    if (this.#ws.readyState === this.#ws.OPEN) this.#ws.close(1001, 'the gateway is shutting down');
   }
 
   #send(value: unknown): void {

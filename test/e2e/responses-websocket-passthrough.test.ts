@@ -327,6 +327,34 @@ test('a refused upgrade of a provider said to serve it (true) sends that frame o
   assert.equal(sock.upgrades.length - before, 2);
 });
 
+test('a clean stop closes an idle socket (1001) and the gateway exits', { timeout: 60_000 }, async () => {
+  const own = await startGateway({
+    configYaml: configYaml({
+      providers: `  - { name: wsup, kind: openai, base_url: "${sock.url}/v1", apis: [responses], responses_websocket: true, api_key: "${WS_KEY}" }`,
+      models: `  - { name: gpt-ws, deployments: [ { provider: wsup, model: gpt-up-ws } ] }`,
+    }),
+  });
+  try {
+    const { key } = await own.createKey({ name: 'ws-stop' });
+    const ws = new WebSocket(`${own.url.replace('http', 'ws')}/v1/responses`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
+    await once(ws, 'open');
+    const closing = sock.nextClose();
+    const answered = new Promise<Ev>((resolve) => ws.once('message', (d) => resolve(JSON.parse(d.toString()) as Ev)));
+    ws.send(JSON.stringify({ type: 'response.create', model: 'gpt-ws', input: [], generate: false }));
+    assert.equal((await answered).type, 'response.created');
+    const closed = once(ws, 'close') as Promise<[number, Buffer]>;
+    own.signal('SIGTERM');
+    const [code] = await closed;
+    assert.equal(code, 1001);
+    await closing;
+    await own.exited();
+  } finally {
+    await own.cleanup().catch(() => undefined);
+  }
+});
+
 const CODEX = new URL(
   '../../node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex',
   import.meta.url,
