@@ -334,7 +334,7 @@ export async function serveCommand(fileConfig: GatewayConfig): Promise<void> {
   const selfPort = front === null ? port : await listening(server, 0, '127.0.0.1');
   const selfHost = front === null ? loopbackHost(config.listen.host) : '127.0.0.1';
   // Responses over WebSocket ride the HTTP path of this very listener.
-  attachResponsesWebSocket(server, { keys, selfUrl: () => `http://${selfHost}:${selfPort}` });
+  const responseSockets = attachResponsesWebSocket(server, { gw, selfUrl: () => `http://${selfHost}:${selfPort}` });
   log.info(
     {
       host: config.listen.host,
@@ -381,7 +381,10 @@ export async function serveCommand(fileConfig: GatewayConfig): Promise<void> {
     server,
     readiness,
     inFlight: () => metrics.inFlight,
-    onClosing: () => gw.mcp?.aggregator.drain(),
+    onClosing: () => {
+      gw.mcp?.aggregator.drain();
+      responseSockets.drain();
+    },
     release: async () => {
       live.stop();
       await gw.mcp?.aggregator.stop();

@@ -1,9 +1,11 @@
 // Responses over WebSocket (`GET /v1/responses` upgraded; what Codex's OpenAI provider tries first): the
-// key is checked at the upgrade, each `response.create` frame is one streamed Responses request through
-// the gateway's own HTTP path (so routing, limits, billing and cut connections behave as on HTTP), and its
-// events come back as one text frame each. `previous_response_id` naming the connection's last response
-// continues it without a store (Codex sends `store: false`); `generate: false` is a warm-up answered at
-// once, without an upstream call. Errors are `{"type":"error","status":…,"error":{…}}` frames.
+// key is checked at the upgrade. A `response.create` frame whose deployment's upstream serves the
+// WebSocket mode itself goes there over a socket of the gateway's (responses-socket-pass.ts). Every other
+// frame is one streamed Responses request through the gateway's own HTTP path (so routing, limits,
+// billing and cut connections behave as on HTTP), its events back as one text frame each; on that bridge
+// `previous_response_id` naming the connection's last response continues it without a store (Codex sends
+// `store: false`), and `generate: false` is a warm-up answered at once, without an upstream call. Errors
+// are `{"type":"error","status":…,"error":{…}}` frames.
 import type { IncomingMessage, Server } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import type { Duplex } from 'node:stream';
@@ -12,31 +14,58 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import { authenticate } from '../auth/authenticate.ts';
 import { GatewayError } from '../core/errors.ts';
 import { isObject, type JsonObject } from '../core/json.ts';
-import type { KeyCache } from '../auth/key-cache.ts';
 import { pathOf } from '../http/routes.ts';
+import { SocketRefusals } from '../upstream/responses-socket.ts';
+import type { Gateway } from './gateway.ts';
+import { SocketPassThrough } from './responses-socket-pass.ts';
 
 /** The request headers a frame's request carries on (the key, and the client's session names). */
 const FORWARDED = ['authorization', 'x-claude-code-session-id', 'session_id', 'conversation_id', 'openai-beta'];
 
-export function attachResponsesWebSocket(server: Server, o: { keys: KeyCache; selfUrl: () => string }): void {
+interface SocketServices {
+  gw: Gateway;
+  selfUrl: () => string;
+  /** The providers whose upstream refused the socket (`auto`): asked once per provider. */
+  refusals: SocketRefusals;
+  /** The open sockets, for a clean stop. */
+  open: Set<ResponsesSocket>;
+  /** A clean stop began: no new socket. */
+  draining: boolean;
+}
+
+/** What a clean stop does to the sockets (an upgraded socket is no longer the HTTP server's to close). */
+export interface ResponsesSockets {
+  /** Each socket closes (1001, going away) once its frames are answered; new upgrades get 503. */
+  drain(): void;
+}
+
+export function attachResponsesWebSocket(server: Server, o: { gw: Gateway; selfUrl: () => string }): ResponsesSockets {
   const wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 * 1024 });
+  const services: SocketServices = { ...o, refusals: new SocketRefusals(), open: new Set(), draining: false };
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
-    void upgrade(wss, o, req, socket, head);
+    void upgrade(wss, services, req, socket, head);
   });
+  return {
+    drain() {
+      services.draining = true;
+      for (const s of services.open) s.drain();
+    },
+  };
 }
 
 function refuse(socket: Duplex, status: number, error: GatewayError): void {
-  const type = status === 401 ? 'authentication_error' : 'invalid_request_error';
+  const type = status === 401 ? 'authentication_error' : status >= 500 ? 'server_error' : 'invalid_request_error';
   const body = JSON.stringify({ error: { message: error.message, type, code: error.code, param: null } });
+  const reason = status === 401 ? 'Unauthorized' : status === 503 ? 'Service Unavailable' : 'Not Found';
   socket.end(
-    `HTTP/1.1 ${status} ${status === 401 ? 'Unauthorized' : 'Not Found'}\r\ncontent-type: application/json\r\n` +
+    `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json\r\n` +
       `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
   );
 }
 
 async function upgrade(
   wss: WebSocketServer,
-  o: { keys: KeyCache; selfUrl: () => string },
+  o: SocketServices,
   req: IncomingMessage,
   socket: Duplex,
   head: Buffer,
@@ -46,8 +75,12 @@ async function upgrade(
     refuse(socket, 404, new GatewayError('not_found', { message: 'WebSocket is served on /v1/responses only.' }));
     return;
   }
+  if (o.draining) {
+    refuse(socket, 503, new GatewayError('shutting_down', { message: 'The gateway is shutting down; connect again.' }));
+    return;
+  }
   try {
-    await authenticate(req.headers, o.keys, Date.now(), req.socket);
+    await authenticate(req.headers, o.gw.keys, Date.now(), req.socket);
   } catch (err) {
     refuse(socket, 401, err instanceof GatewayError ? err : new GatewayError('invalid_api_key'));
     return;
@@ -57,29 +90,71 @@ async function upgrade(
     const v = req.headers[name];
     if (typeof v === 'string') headers[name] = v;
   }
-  wss.handleUpgrade(req, socket, head, (ws) => new ResponsesSocket(ws, o.selfUrl(), headers));
+  wss.handleUpgrade(req, socket, head, (ws) => {
+    const pass = new SocketPassThrough({
+      gw: o.gw,
+      client: ws,
+      headers: req.headers,
+      connection: req.socket,
+      refusals: o.refusals,
+    });
+    const open = new ResponsesSocket(ws, { url: o.selfUrl(), headers, pass });
+    o.open.add(open);
+    ws.on('close', () => o.open.delete(open));
+    if (o.draining) open.drain();
+  });
 }
 
 class ResponsesSocket {
   readonly #ws: WebSocket;
   readonly #url: string;
   readonly #headers: Record<string, string>;
+  readonly #pass: SocketPassThrough;
   /** One response at a time, in the order the frames came. */
   #queue: Promise<void> = Promise.resolve();
   /** The connection's last response and the conversation up to it, for `previous_response_id`. */
   #last: { id: string; items: unknown[] } | null = null;
   #abort = new AbortController();
+  /** Frames received and not yet answered. */
+  #pending = 0;
+  /** A clean stop: the socket closes once its frames are answered. */
+  #draining = false;
 
-  constructor(ws: WebSocket, url: string, headers: Record<string, string>) {
+  constructor(ws: WebSocket, o: { url: string; headers: Record<string, string>; pass: SocketPassThrough }) {
     this.#ws = ws;
-    this.#url = `${url}/v1/responses`;
-    this.#headers = headers;
+    this.#url = `${o.url}/v1/responses`;
+    this.#headers = o.headers;
+    this.#pass = o.pass;
     ws.on('message', (data, isBinary) => {
       const text = isBinary ? '' : data.toString();
-      this.#queue = this.#queue.then(() => this.#frame(text)).catch(() => undefined);
+      if (this.#draining) {
+        this.#error(503, 'shutting_down', 'The gateway is shutting down; connect again.');
+        return;
+      }
+      this.#pending++;
+      this.#queue = this.#queue
+        .then(() => this.#frame(text))
+        .catch(() => undefined)
+        .finally(() => {
+          this.#pending--;
+          if (this.#draining && this.#pending === 0) this.#goAway();
+        });
     });
-    ws.on('close', () => this.#abort.abort());
-    ws.on('error', () => this.#abort.abort());
+    const gone = (): void => {
+      this.#abort.abort();
+      this.#pass.close();
+    };
+    ws.on('close', gone);
+    ws.on('error', gone);
+  }
+
+  drain(): void {
+    this.#draining = true;
+    if (this.#pending === 0) this.#goAway();
+  }
+
+  #goAway(): void {
+    if (this.#ws.readyState === this.#ws.OPEN) this.#ws.close(1001, 'the gateway is shutting down');
   }
 
   #send(value: unknown): void {
@@ -102,6 +177,7 @@ class ResponsesSocket {
       this.#error(400, 'invalid_request', 'Frames are `response.create` objects.', 'type');
       return;
     }
+    if (await this.#pass.serve(frame, Buffer.byteLength(text))) return;
     const { type: _type, generate, ...body } = frame;
     if (generate === false) return this.#warmUp(body);
     const input = inputItems(body.input);

@@ -169,6 +169,13 @@ export interface ProviderSpec<Options = unknown> {
   upstreamSide?(provider: ProviderConfig, deployment: DeploymentConfig): UpstreamSide | null;
   /** The framing of a deployment's streamed replies, one decoder per stream; absent: Server-Sent Events. */
   frames?(provider: ProviderConfig, deployment: DeploymentConfig): FrameDecoder;
+  /**
+   * Where a deployment's upstream serves the Responses API over WebSocket, and whether that is known or
+   * to be tried; null or absent: it does not, and `response.create` frames a caller sends over WebSocket
+   * are bridged to HTTP streaming. The upgrade carries `headers`' credential (a kind that signs its
+   * requests, `sign`, does not serve it here).
+   */
+  responsesSocket?(provider: ProviderConfig, deployment: DeploymentConfig): ResponsesSocketTarget | null;
   /** Its error bodies where they differ from its dialect's; null leaves the body to the dialect's reader. */
   readError?(status: number, text: string): UpstreamError | null;
   /** An in-process upstream (the mock) answers here instead of the network. */
@@ -188,6 +195,17 @@ export interface ProviderSpec<Options = unknown> {
    * key under the provider (`base_url`).
    */
   check?(provider: ProviderConfig): ProviderFinding[];
+}
+
+/** Where a Responses WebSocket goes (ProviderSpec.responsesSocket). */
+export interface ResponsesSocketTarget {
+  /** `wss://…/responses` (`ws://` for a base URL over plain HTTP). */
+  readonly url: string;
+  /**
+   * `known`: the upstream serves it (a refused upgrade sends that turn over HTTP); `probe`: it may, and a
+   * refusal is remembered for the provider, whose later turns go over HTTP without asking again.
+   */
+  readonly mode: 'known' | 'probe';
 }
 
 export interface ProviderFinding {

@@ -6,12 +6,21 @@ import type { ProviderConfig } from '../../core/config-types.ts';
 import type { Dialect } from '../../core/dialect.ts';
 import { baseUrlPath, type ProviderSpec, type Target, type TargetQuery, VERSIONED_PATH } from '../../spec/provider.ts';
 import { jsonHeaders, noTarget, splitBaseUrl } from '../json-headers.ts';
+import {
+  responsesSocketFindings,
+  responsesSocketKey,
+  responsesSocketMode,
+  responsesSocketTarget,
+  type ResponsesSocketMode,
+} from './responses-socket.ts';
 
 export type OpenAIApi = 'chat' | 'responses' | 'embeddings';
 
 export interface OpenAIOptions {
   /** The OpenAI endpoints the upstream serves natively (`responses` makes /v1/responses pass through). */
   apis: readonly OpenAIApi[];
+  /** Responses over WebSocket to the upstream (`responses_websocket`; default `auto` on api.openai.com, else off). */
+  responsesWebSocket: ResponsesSocketMode;
 }
 
 export const DEFAULT_APIS: readonly OpenAIApi[] = Object.freeze(['chat', 'embeddings'] as const);
@@ -49,13 +58,20 @@ export function openaiOperationPath(kind: string, query: TargetQuery): string {
 }
 
 const apisOf = (p: ProviderConfig): readonly OpenAIApi[] => (p.options as OpenAIOptions).apis;
+const socketOf = (p: ProviderConfig) => ({
+  mode: (p.options as OpenAIOptions).responsesWebSocket,
+  servesResponses: apisOf(p).includes('responses'),
+});
 
 export const openaiProvider: ProviderSpec<OpenAIOptions> = {
   kind: 'openai',
   priceCatalogue: 'openai',
-  configKeys: { apis: apisKey },
+  configKeys: { apis: apisKey, responses_websocket: responsesSocketKey },
   requiresBaseUrl: true,
-  options: (raw) => ({ apis: (raw.apis as OpenAIApi[] | undefined) ?? DEFAULT_APIS }),
+  options: (raw) => ({
+    apis: (raw.apis as OpenAIApi[] | undefined) ?? DEFAULT_APIS,
+    responsesWebSocket: responsesSocketMode(raw),
+  }),
   upstreamDialect: (endpoint, p) => openaiWireDialect(endpoint, apisOf(p)),
   embeddingsDialect: (p) => (apisOf(p).includes('embeddings') ? 'openai' : null),
   noEmbeddingsReason: () => "its `apis` leaves out 'embeddings'",
@@ -70,11 +86,14 @@ export const openaiProvider: ProviderSpec<OpenAIOptions> = {
     if (ctx.apiKey) headers.authorization = `Bearer ${ctx.apiKey}`;
     return headers;
   },
+  responsesSocket: (p) => responsesSocketTarget(p, socketOf(p)),
   generates: (p) => apisOf(p).includes('chat') || apisOf(p).includes('responses'),
   check(p) {
+    const socket = responsesSocketFindings(socketOf(p));
     const path = baseUrlPath(p.baseUrl);
-    if (path === null || VERSIONED_PATH.test(path)) return [];
+    if (path === null || VERSIONED_PATH.test(path)) return socket;
     return [
+      ...socket,
       {
         level: 'warning',
         key: 'base_url',
