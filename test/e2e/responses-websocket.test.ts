@@ -1,6 +1,7 @@
 // Responses over WebSocket through the real gateway: the key checked at the upgrade (401 before any frame),
 // response.create frames answered with the stream's events as frames on a translated route, a
-// connection-local previous_response_id with store: false, the generate: false warm-up, and error frames.
+// connection-local previous_response_id with store: false, the generate: false warm-up, and error frames;
+// Codex itself over the socket to a chat and to a Claude upstream, and its `exec resume --last`.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
@@ -19,8 +20,14 @@ before(async () => {
   up = await startMockUpstream();
   gw = await startGateway({
     configYaml: configYaml({
-      providers: `  - { name: chat, kind: openai, base_url: "${up.url}/v1", api_key: "sk-upstream-secret-0123456789abcdefXYZ" }`,
-      models: `  - { name: gpt-chat, deployments: [ { provider: chat, model: gpt-up-chat } ] }`,
+      providers: [
+        `  - { name: chat, kind: openai, base_url: "${up.url}/v1", api_key: "sk-upstream-secret-0123456789abcdefXYZ" }`,
+        `  - { name: claude, kind: anthropic, base_url: "${up.url}", api_key: "sk-ant-upstream-secret-0123456789abcdef" }`,
+      ].join('\n'),
+      models: [
+        `  - { name: gpt-chat, deployments: [ { provider: chat, model: gpt-up-chat } ] }`,
+        `  - { name: claude-ws, deployments: [ { provider: claude, model: claude-up } ] }`,
+      ].join('\n'),
     }),
   });
   ({ key } = await gw.createKey({ name: 'ws' }));
@@ -109,9 +116,15 @@ const CODEX = new URL(
   import.meta.url,
 ).pathname;
 
-test("Codex's built-in OpenAI provider (openai_base_url) answers over the WebSocket, no HTTP fallback", {
-  timeout: 120_000,
-}, async (t) => {
+/** Codex (the installed binary) with its built-in OpenAI provider pointed at the gateway, in a home of its own. */
+async function withCodex(
+  t: { skip: (why: string) => void },
+  model: string,
+  body: (
+    run: (args: string[]) => Promise<{ status: number | null; stdout: string; out: string }>,
+    work: string,
+  ) => Promise<void>,
+): Promise<void> {
   if (!existsSync(CODEX)) {
     if (process.env.CI === 'true') throw new Error(`Codex must run in CI: ${CODEX} is missing`);
     t.skip('the Codex binary is not installed here');
@@ -120,34 +133,70 @@ test("Codex's built-in OpenAI provider (openai_base_url) answers over the WebSoc
   const home = mkdtempSync(join(tmpdir(), 'codex-ws-'));
   const work = mkdtempSync(join(tmpdir(), 'codex-ws-work-'));
   try {
-    writeFileSync(join(home, 'config.toml'), `model = "gpt-chat"\nopenai_base_url = "${gw.url}/v1"\n`);
+    writeFileSync(join(home, 'config.toml'), `model = "${model}"\nopenai_base_url = "${gw.url}/v1"\n`);
     const env = { ...process.env, CODEX_HOME: home };
     // Asynchronously: the mock upstream answers from this very process.
     const runCodex = (args: string[], input: string) =>
-      new Promise<{ status: number | null; stdout: string; stderr: string }>((done) => {
+      new Promise<{ status: number | null; stdout: string; out: string }>((done) => {
         const child = execFile(CODEX, args, { env, timeout: 100_000 }, (err, stdout, stderr) =>
-          done({ status: err === null ? 0 : typeof err.code === 'number' ? err.code : null, stdout, stderr }),
+          done({
+            status: err === null ? 0 : typeof err.code === 'number' ? err.code : null,
+            stdout,
+            out: `${stdout}\n${stderr}`,
+          }),
         );
         child.stdin?.end(input);
       });
     const login = await runCodex(['login', '--with-api-key'], key);
-    assert.equal(login.status, 0, login.stderr);
-    up.reset();
-    up.configure({ replyText: 'Hello over the socket.', toolName: 'no-such-tool' });
-    const run = await runCodex(
-      ['exec', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox', '-C', work, 'Say hi'],
-      '',
-    );
-    const out = `${run.stdout}\n${run.stderr}`;
-    assert.equal(run.status, 0, out.slice(-2000));
-    assert.match(run.stdout, /Hello over the socket\./);
-    assert.doesNotMatch(out, /Falling back from WebSockets|failed to connect to Responses WebSocket/);
-    assert.ok(
-      up.requests.some((r) => r.path === '/v1/chat/completions'),
-      'the translated route answered',
-    );
+    assert.equal(login.status, 0, login.out);
+    await body((args) => runCodex(args, ''), work);
   } finally {
     rmSync(home, { recursive: true, force: true });
     rmSync(work, { recursive: true, force: true });
   }
+}
+
+const EXEC = ['exec', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox'];
+const NO_FALLBACK = /Falling back from WebSockets|failed to connect to Responses WebSocket/;
+
+test("Codex's built-in OpenAI provider (openai_base_url) answers over the WebSocket, no HTTP fallback", {
+  timeout: 120_000,
+}, async (t) => {
+  await withCodex(t, 'gpt-chat', async (run, work) => {
+    up.reset();
+    up.configure({ replyText: 'Hello over the socket.', toolName: 'no-such-tool' });
+    const first = await run([...EXEC, '-C', work, 'Say hi']);
+    assert.equal(first.status, 0, first.out.slice(-2000));
+    assert.match(first.stdout, /Hello over the socket\./);
+    assert.doesNotMatch(first.out, NO_FALLBACK);
+    assert.ok(
+      up.requests.some((r) => r.path === '/v1/chat/completions'),
+      'the translated route answered',
+    );
+  });
+});
+
+test('Codex over the WebSocket to a Claude upstream; `codex exec resume --last` continues the session', {
+  timeout: 180_000,
+}, async (t) => {
+  await withCodex(t, 'claude-ws', async (run, work) => {
+    up.reset();
+    up.configure({ replyText: 'First answer from Claude.', toolName: 'no-such-tool' });
+    const first = await run([...EXEC, '-C', work, 'Say hi']);
+    assert.equal(first.status, 0, first.out.slice(-2000));
+    assert.match(first.stdout, /First answer from Claude\./);
+    assert.doesNotMatch(first.out, NO_FALLBACK);
+    const turns = (): unknown[] => up.requests.filter((r) => r.path === '/v1/messages').map((r) => r.json);
+    assert.ok(turns().length >= 1, 'the Messages upstream answered');
+    up.configure({ replyText: 'Second answer, same session.', toolName: 'no-such-tool' });
+    const resumed = await run([...EXEC, '-C', work, 'resume', '--last', 'And again']);
+    assert.equal(resumed.status, 0, resumed.out.slice(-2000));
+    assert.match(resumed.stdout, /Second answer, same session\./);
+    assert.doesNotMatch(resumed.out, NO_FALLBACK);
+    // The resumed turn carries the first one: Codex sends its history, translated into Messages turns.
+    const last = JSON.stringify(turns().at(-1));
+    assert.match(last, /Say hi/);
+    assert.match(last, /First answer from Claude\./);
+    assert.match(last, /And again/);
+  });
 });
