@@ -4,7 +4,6 @@
 import { ReplyCapture } from './body-log.ts';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { Dialect } from '../core/dialect.ts';
-import { billableUsage } from '../core/usage.ts';
 import { GatewayError } from '../core/errors.ts';
 import { answeredOrGone, costlyBody, readBody, parseJsonBody } from '../http/body.ts';
 import type { GeminiCall } from '../dialects/gemini/routes.ts';
@@ -29,19 +28,13 @@ import {
   type ConversationTurn,
 } from '../conversation/conversation-turn.ts';
 import { prepareResponsesTurn, storeResponsesTurn, type ResponsesTurn } from '../conversation/responses-turn.ts';
-import {
-  costHeader,
-  loggedMessage,
-  priceRequest,
-  recordRequest,
-  rowModel,
-  RequestState,
-} from '../accounting/record.ts';
+import { costHeader, loggedMessage, rowModel, RequestState } from '../accounting/record.ts';
 import type { StageList } from '../stages/plan.ts';
 import { runAfterReply, runBeforeRouting } from '../stages/run.ts';
 import { keepAliveFor, relayStream } from './relay.ts';
 import { StageTally } from './stage-tally.ts';
 import type { Gateway } from './gateway.ts';
+import { settleRequest } from './settle-request.ts';
 import { servesResponsesNatively } from '../registry.ts';
 import { targetQuery, type TargetQuery } from '../spec/provider.ts';
 
@@ -127,29 +120,10 @@ export async function handleGeneration(
     const bodyUnread = !req.complete && costlyBody(req.headers);
     await answerFailure(gw, res, flight, { err, clientGone: client.aborted, bodyUnread });
   } finally {
-    // Settle before the row is queued: the row must carry the cost the store settled, and the period
-    // the reservation belonged to. The upstream's counts are clamped first: they are its word, not ours.
     // In flight until the row is queued: a clean stop waits for that before its last flush.
     try {
       if (flight.capture !== null && gw.bodyLog) state.responseBody = gw.bodyLog.keep(flight.capture.text());
-      state.usage = billableUsage(state.usage);
-      const cost = priceRequest(gw, state);
-      const period = flight.ticket === null ? null : await gw.admission.finish(flight.ticket, state.usage, cost);
-      recordRequest(gw, state, period, flight.ticket?.team?.periodStart ?? null);
-      if (state.trace !== null)
-        state.trace.end({
-          model: rowModel(gw, state.model),
-          stream: state.stream,
-          status: state.status,
-          errorCode: state.errorCode,
-          deployment: state.deployment,
-          usage: state.usage,
-          ttfbMs: state.ttfbMs,
-          attempts: state.attempts,
-          keyId: state.key?.id ?? null,
-          keyName: state.key?.name ?? null,
-          team: state.key?.team ?? null,
-        });
+      await settleRequest(gw, state, flight.ticket);
     } finally {
       gw.metrics.inFlight--;
     }

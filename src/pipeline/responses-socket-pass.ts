@@ -16,13 +16,13 @@ import type { DeploymentConfig, ModelConfig } from '../core/config-types.ts';
 import { GatewayError } from '../core/errors.ts';
 import type { JsonObject } from '../core/json.ts';
 import type { KeyRecord } from '../core/key-record.ts';
-import { billableUsage } from '../core/usage.ts';
 import { ResponsesStreamTap } from '../dialects/openai-responses/passthrough-tap.ts';
 import { validateResponsesRequest } from '../dialects/openai-responses/validate.ts';
 import { renderError } from '../dialects/render-error.ts';
 import { newRequestId } from '../http/server.ts';
 import { promptEstimator, type Ticket } from '../admission/admission.ts';
-import { loggedMessage, priceRequest, recordRequest, RequestState, rowModel } from '../accounting/record.ts';
+import { loggedMessage, RequestState } from '../accounting/record.ts';
+import { settleRequest } from './settle-request.ts';
 import { providerSpec } from '../registry.ts';
 import type { ResponsesSocketTarget } from '../spec/provider.ts';
 import { AttemptPlan } from '../routing/plan.ts';
@@ -280,23 +280,7 @@ export class SocketPassThrough {
     } finally {
       this.#turn = null;
       try {
-        state.usage = billableUsage(state.usage);
-        const cost = priceRequest(gw, state);
-        const period = ticket === null ? null : await gw.admission.finish(ticket, state.usage, cost);
-        recordRequest(gw, state, period, ticket?.team?.periodStart ?? null);
-        state.trace?.end({
-          model: rowModel(gw, state.model),
-          stream: true,
-          status: state.status,
-          errorCode: state.errorCode,
-          deployment: state.deployment,
-          usage: state.usage,
-          ttfbMs: state.ttfbMs,
-          attempts: state.attempts,
-          keyId: key.id,
-          keyName: key.name,
-          team: key.team ?? null,
-        });
+        await settleRequest(gw, state, ticket);
       } finally {
         gw.metrics.inFlight--;
       }
