@@ -94,7 +94,6 @@ export function costHeader(gw: { catalog: Catalog }, state: RequestState): strin
   return usdText(priceRequest(gw, state));
 }
 
-/** `settledPeriod` is the budget period the admission store billed (null when the key had no reservation). */
 /**
  * `settledPeriod` is the key's budget period the admission store billed, `teamPeriod` its team's (null:
  * the period the request started in).

@@ -63,12 +63,7 @@ export async function updateKey(
   action = 'key.update',
 ): Promise<KeyRecord> {
   const k = await findKeyOrFail(ops.store, idOrName);
-  if (patch.name !== undefined) {
-    const name = patch.name.trim();
-    if (name === '') throw new UsageError('a key name must not be empty');
-    if (name !== k.name) await nameFree(ops.store, name);
-    patch = { ...patch, name };
-  }
+  patch = await renamed(patch, k.name, 'key', (name) => nameFree(ops.store, name));
   await ops.store.updateKey(k.id, patch);
   await ops.changed?.();
   const after = await findKeyOrFail(ops.store, k.id);
@@ -134,6 +129,23 @@ export async function deleteKey(ops: KeyOperations, idOrName: string | undefined
 }
 
 /** Names pick keys in disable, delete and update: two keys of one name would make those ambiguous. */
+/**
+ * The patch with its new name trimmed, refused when empty and checked free (`free` throws when taken);
+ * unchanged when it renames nothing.
+ */
+export async function renamed<P extends { name?: string }>(
+  patch: P,
+  current: string,
+  what: 'key' | 'team',
+  free: (name: string) => Promise<void>,
+): Promise<P> {
+  if (patch.name === undefined) return patch;
+  const name = patch.name.trim();
+  if (name === '') throw new UsageError(`a ${what} name must not be empty`);
+  if (name !== current) await free(name);
+  return { ...patch, name };
+}
+
 async function nameFree(store: Store, name: string): Promise<void> {
   const taken = (await store.listKeys()).find((k) => k.name === name);
   if (taken)

@@ -7,7 +7,7 @@ import type { SpendTotals, Store, TeamPatch } from '../../store/store.ts';
 import { periodStart } from '../../core/budget.ts';
 import { UsageError } from '../key-flags.ts';
 import { audited } from './audit-trail.ts';
-import { spendFrom, spendRowsSince, type KeyOperations } from './key-operations.ts';
+import { renamed, spendFrom, spendRowsSince, type KeyOperations } from './key-operations.ts';
 
 /** Team ids are the gateway's: a rename keeps the team's spend and counters, which are kept by id. */
 export function newTeamId(): string {
@@ -45,12 +45,7 @@ export async function createTeam(
 /** A new name moves the team's keys with it (their `team` field follows, in the same transaction). */
 export async function updateTeam(ops: KeyOperations, idOrName: string, patch: TeamPatch): Promise<TeamRecord> {
   const t = await findTeamOrFail(ops.store, idOrName);
-  if (patch.name !== undefined) {
-    const name = patch.name.trim();
-    if (name === '') throw new UsageError('a team name must not be empty');
-    if (name !== t.name) await teamNameFree(ops.store, name);
-    patch = { ...patch, name };
-  }
+  patch = await renamed(patch, t.name, 'team', (name) => teamNameFree(ops.store, name));
   await ops.store.updateTeam(t.id, patch);
   await ops.changed?.();
   const after = await findTeamOrFail(ops.store, t.id);
