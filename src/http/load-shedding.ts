@@ -1,23 +1,32 @@
 // Shedding on event-loop load, as Envoy's overload manager does: when more arrives than the loop can run,
 // every request already admitted is slowed by every new one, so a share of new requests gets a fast 503
-// in its dialect, sized so that the loop keeps some idle time: admitted requests then keep their latency,
-// and a refusal, which costs a fraction of a served request, waits for no backlog either.
+// in its dialect, sized so that the loop keeps up: admitted requests then keep their latency, and a
+// refusal, which costs a fraction of a served request, waits for no backlog either.
 //
-// Two signals, read on a timer off the request path (a request reads one boolean, and while shedding
+// A loop that is busy all the time is not overloaded by that alone: a fixed number of clients sending
+// their next request as soon as the last is answered (a load test, a batch job) keeps it busy while each
+// request waits only for the few ahead of it. What overload adds is a queue, and a queue shows as
+// lateness: the loop takes longer a turn, so a timer due every 10 ms runs late. So lateness gates every
+// cut, and utilisation only sizes the cut once a queue forms.
+//
+// Three signals, read on a timer off the request path (a request reads one boolean, and while shedding
 // adds one to a counter):
-// - the loop's utilisation (the share of wall time it was busy, smoothed over about half a second) steers
-//   the admitted share: over HIGH_UTILISATION it shrinks in proportion (by a fixed step while the loop is
-//   saturated, since a utilisation of 1 does not say by how much), under TARGET_UTILISATION it grows back;
-// - the loop's delay (how late the sampling timer runs) past `thresholdMs` on two samples running means a
-//   backlog is building: the share is cut at once, at least by half and more the later the loop runs.
-//   One late sample alone (a garbage-collection pause) is not a backlog.
+// - how late the sampling timer runs, smoothed over about 50 ms: past a fifth of `thresholdMs` (20 ms at
+//   the default) a queue is forming; under a twentieth (5 ms) there is none;
+// - the loop's utilisation (the share of wall time it was busy, smoothed over about half a second): with
+//   a queue forming and the loop over HIGH_UTILISATION, the admitted share shrinks in proportion (by a
+//   fixed step while the loop is saturated, since a utilisation of 1 does not say by how much);
+// - the delay of one sample past `thresholdMs`, on two samples running: a backlog, cut at once, at least
+//   by half and more the later the loop runs. One late sample alone (a garbage-collection pause) is not.
+// The share grows back while there is no queue or the loop has idle time (under TARGET_UTILISATION);
+// between the two it holds.
 // Admission within the share is by a deterministic credit, not chance: of every 1/share requests one
 // is admitted, so the refused are spread evenly over time.
 import { performance } from 'node:perf_hooks';
 
 /** How often the loop is looked at. */
 const SAMPLE_MS = 10;
-/** Smoothed utilisation past which the admitted share shrinks, and the one it is steered to: under it the share grows back (shedding ends at 1). */
+/** Smoothed utilisation past which the admitted share shrinks while a queue forms, and under which it grows back (shedding ends at 1). */
 const HIGH_UTILISATION = 0.9;
 const TARGET_UTILISATION = 0.85;
 /**
@@ -25,6 +34,11 @@ const TARGET_UTILISATION = 0.85;
  * loop clears in a few hundred milliseconds is served, not shed; a sustained overload is.
  */
 const SMOOTHING = 0.02;
+/** Weight of the newest sample in the smoothed lateness (about 50 ms of memory). */
+const DELAY_SMOOTHING = 0.2;
+/** Smoothed lateness, as a share of `thresholdMs`, past which a queue is forming, and under which there is none. */
+const QUEUE_SHARE = 0.2;
+const NO_QUEUE_SHARE = 0.05;
 /** A sample at least this busy says the loop is saturated, not by how much: the share shrinks by SATURATED_CUT. */
 const SATURATED = 0.98;
 const SATURATED_CUT = 0.7;
@@ -43,7 +57,7 @@ export interface LoopSample {
 }
 
 export interface LoadShedderOptions {
-  /** Event-loop delay (ms) that, on two samples running, halves the admitted share; 0 = never shed. */
+  /** Event-loop delay (ms) that, on two samples running, halves the admitted share (a fifth of it, smoothed, is a queue forming); 0 = never shed. */
   thresholdMs: number;
   /** The loop since the last call; node:perf_hooks' event-loop utilisation and timer lateness when not given (tests inject one). */
   sample?: () => LoopSample;
@@ -57,6 +71,8 @@ export class LoadShedder {
   share = 1;
   /** Smoothed loop utilisation. */
   utilisation = 0;
+  /** Smoothed lateness of the sampling timer, ms. */
+  delayMs = 0;
   #credit = 0;
   #lateSamples = 0;
   readonly #thresholdMs: number;
@@ -85,12 +101,15 @@ export class LoadShedder {
   /** One sample of the loop: the admitted share follows it (see the top of the file). */
   observe(s: LoopSample): void {
     this.utilisation += SMOOTHING * (s.utilisation - this.utilisation);
+    this.delayMs += DELAY_SMOOTHING * (s.delayMs - this.delayMs);
     this.#lateSamples = s.delayMs > this.#thresholdMs ? this.#lateSamples + 1 : 0;
+    const queue = this.delayMs > this.#thresholdMs * QUEUE_SHARE;
     let share = this.share;
     if (this.#lateSamples >= 2) share *= Math.min(0.5, this.#thresholdMs / s.delayMs);
-    else if (this.utilisation > HIGH_UTILISATION)
+    else if (queue && this.utilisation > HIGH_UTILISATION)
       share *= s.utilisation >= SATURATED ? SATURATED_CUT : Math.max(MAX_CUT, TARGET_UTILISATION / this.utilisation);
-    else if (this.utilisation < TARGET_UTILISATION) share += GROWTH;
+    else if (this.utilisation < TARGET_UTILISATION || this.delayMs < this.#thresholdMs * NO_QUEUE_SHARE)
+      share += GROWTH;
     this.share = Math.min(1, Math.max(MIN_SHARE, share));
     this.shedding = this.share < 1;
     if (!this.shedding) this.#credit = 0;

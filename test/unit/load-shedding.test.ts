@@ -63,37 +63,59 @@ test('a backlog (two late samples running) cuts the admitted share at once, more
   }
 });
 
-test('a burst the loop clears is served; sustained saturation sheds a growing share, and idle time ends it', () => {
+test('a loop busy all the time without a queue (clients that wait for each answer) sheds nothing', () => {
   mock.timers.enable({ apis: ['setInterval'] });
   try {
-    const { shedder, feed } = fedShedder();
+    // 25 clients, each sending its next request when the last is answered: saturated, a few ms a turn.
+    const { shedder, feed } = fedShedder(100);
+    feed({ delayMs: 3, utilisation: 1 }, 3000);
+    assert.equal(shedder.shedding, false);
+    // Up to a fifth of the threshold late, smoothed, still no queue.
+    feed({ delayMs: 15, utilisation: 1 }, 3000);
+    assert.equal(shedder.shedding, false);
+    assert.equal(admitted(shedder, 100), 100);
+    shedder.stop();
+  } finally {
+    mock.timers.reset();
+  }
+});
+
+test('a burst the loop clears is served; sustained saturation with a queue sheds a growing share, and an end of the queue ends it', () => {
+  mock.timers.enable({ apis: ['setInterval'] });
+  try {
+    const { shedder, feed } = fedShedder(100);
     feed({ delayMs: 2, utilisation: 0.5 }, 100);
-    // Busy all the time for 300 ms but never late past the threshold: a burst, served.
-    feed({ delayMs: 5, utilisation: 1 }, 30);
+    // Busy all the time with a queue for 300 ms, never late past the threshold: a burst, served.
+    feed({ delayMs: 30, utilisation: 1 }, 30);
     assert.equal(shedder.shedding, false, 'a 300 ms burst is not an overload');
     feed({ delayMs: 2, utilisation: 0.5 }, 100);
     assert.equal(shedder.shedding, false);
-    // Busy on and on: the utilisation alone steers.
+    // Busy on and on with a queue: the utilisation steers.
     let samples = 0;
     while (!shedder.shedding && samples < 1000) {
-      feed({ delayMs: 5, utilisation: 1 });
+      feed({ delayMs: 30, utilisation: 1 });
       samples++;
     }
     assert.ok(samples > 30 && samples < 1000, `shedding began after ${samples} saturated samples`);
     const first = shedder.share;
-    feed({ delayMs: 5, utilisation: 1 }, 3);
+    feed({ delayMs: 30, utilisation: 1 }, 3);
     assert.ok(Math.abs(shedder.share - first * 0.7 ** 3) < 1e-9, `${shedder.share} after ${first}`);
     assert.ok(admitted(shedder, 1000) < 300);
-    // Between the target and the high mark the share holds.
-    feed({ delayMs: 1, utilisation: 0.88 }, 500);
+    // A queue short of forming and no idle time to spare: the share holds.
+    feed({ delayMs: 10, utilisation: 0.95 }, 50);
     const held = shedder.share;
-    feed({ delayMs: 1, utilisation: 0.88 }, 50);
+    feed({ delayMs: 10, utilisation: 0.95 }, 50);
     assert.equal(shedder.share, held);
     // Idle time again: back to admitting everything (a hundredth a sample), and then nothing is refused.
     feed({ delayMs: 1, utilisation: 0.5 }, 300);
     assert.equal(shedder.shedding, false);
     assert.equal(shedder.share, 1);
     assert.equal(admitted(shedder, 100), 100);
+    // Saturated again, but the queue is gone (what is admitted is what the loop keeps up with): it grows back too.
+    feed({ delayMs: 30, utilisation: 1 }, 400);
+    assert.equal(shedder.shedding, true);
+    feed({ delayMs: 2, utilisation: 1 }, 300);
+    assert.equal(shedder.shedding, false);
     shedder.stop();
   } finally {
     mock.timers.reset();
