@@ -1,5 +1,5 @@
 #!/bin/sh
-// 2>/dev/null; MALLOC_ARENA_MAX="${MALLOC_ARENA_MAX:-2}" exec node --max-semi-space-size=16 "$0" "$@"
+// 2>/dev/null; MALLOC_ARENA_MAX="${MALLOC_ARENA_MAX:-2}" exec node --max-semi-space-size=16 --single-threaded-gc "$0" "$@"
 // npx modelgate … — runs the TypeScript entry point directly (Node 24 strips the types), with the
 // Node flags modelgate ships with (src/runtime/node-flags.ts says why). The second line is a comment to
 // Node and, to sh, the command that starts it: glibc reads MALLOC_ARENA_MAX when a process starts, so it
