@@ -71,7 +71,19 @@ type Starter = () => Promise<Started>;
 
 function starters(mock: { child: Child; port: number }, workDir: string): Array<[TargetName, Starter]> {
   return [
-    ['modelgate', () => startModelgate({ mockPort: mock.port, workDir, nodeFlags })],
+    // The 1,000-stream hold comes from one address and opens every stream at once: the gateway's share per
+    // client address (1,000 by default) and the shedder's answer to such a burst would refuse some of them.
+    // The hold measures what holding costs (bench:held does the same; bench:overload measures shedding).
+    [
+      'modelgate',
+      () =>
+        startModelgate({
+          mockPort: mock.port,
+          workDir,
+          nodeFlags,
+          settings: { max_connections_per_address: timing.holdStreams + 1_000, overload_loop_delay_ms: 0 },
+        }),
+    ],
     ['bare-proxy', () => startBareProxy(mock.port)],
     ['nginx', () => startNginx({ mockPort: mock.port, workDir })],
     ['portkey', () => startPortkey({ mockPort: mock.port, install: !quick })],

@@ -166,6 +166,7 @@ export async function startModelgate(options: {
     notes: [
       `bench key ${masked}: ${created.admission}`,
       `started with Node flags ${flags.join(' ')}${options.nodeFlags?.length ? '' : ' (as shipped: npm start, the modelgate command)'}, MALLOC_ARENA_MAX=${env.MALLOC_ARENA_MAX}`,
+      ...(options.settings === undefined ? [] : [`settings over the defaults: ${JSON.stringify(options.settings)}`]),
     ],
   };
   return { ok: true, target };

@@ -16,8 +16,12 @@
 // - the loop's utilisation (the share of wall time it was busy, smoothed over about half a second): with
 //   a queue forming and the loop over HIGH_UTILISATION, the admitted share shrinks in proportion (by a
 //   fixed step while the loop is saturated, since a utilisation of 1 does not say by how much);
-// - the delay of one sample past `thresholdMs`, on two samples running: a backlog, cut at once, at least
-//   by half and more the later the loop runs. One late sample alone (a garbage-collection pause) is not.
+// - two samples or more late past `thresholdMs` one after another, covering BACKLOG_THRESHOLDS times
+//   `thresholdMs` of wall time (half a second at the default): a backlog, cut at once, at least by half
+//   and more the later the loop runs. One late sample alone (a garbage-collection pause), or a shorter
+//   stretch (a burst of new requests the loop clears in a few hundred milliseconds), is not.
+// Both smoothings weigh a sample by the wall time it covers, not per sample: a late loop samples rarely,
+// and each of its samples stands for that much more time.
 // The share grows back while there is no queue or the loop has idle time (under TARGET_UTILISATION);
 // between the two it holds.
 // Admission within the share is by a deterministic credit, not chance: of every 1/share requests one
@@ -30,12 +34,14 @@ const SAMPLE_MS = 10;
 const HIGH_UTILISATION = 0.9;
 const TARGET_UTILISATION = 0.85;
 /**
- * Weight of the newest sample in the smoothed utilisation (about half a second of memory): a burst the
- * loop clears in a few hundred milliseconds is served, not shed; a sustained overload is.
+ * Memory of the smoothed utilisation, ms: a burst the loop clears in a few hundred milliseconds is served,
+ * not shed; a sustained overload is.
  */
-const SMOOTHING = 0.02;
-/** Weight of the newest sample in the smoothed lateness (about 50 ms of memory). */
-const DELAY_SMOOTHING = 0.2;
+const UTILISATION_MEMORY_MS = 500;
+/** Memory of the smoothed lateness, ms. */
+const DELAY_MEMORY_MS = 50;
+/** How long, in multiples of `thresholdMs`, the loop runs late past it before that is a backlog. */
+const BACKLOG_THRESHOLDS = 5;
 /** Smoothed lateness, as a share of `thresholdMs`, past which a queue is forming, and under which there is none. */
 const QUEUE_SHARE = 0.2;
 const NO_QUEUE_SHARE = 0.05;
@@ -57,7 +63,7 @@ export interface LoopSample {
 }
 
 export interface LoadShedderOptions {
-  /** Event-loop delay (ms) that, on two samples running, halves the admitted share (a fifth of it, smoothed, is a queue forming); 0 = never shed. */
+  /** Event-loop delay (ms) that, on two samples running and for five times as long, halves the admitted share (a fifth of it, smoothed, is a queue forming); 0 = never shed. */
   thresholdMs: number;
   /** The loop since the last call; node:perf_hooks' event-loop utilisation and timer lateness when not given (tests inject one). */
   sample?: () => LoopSample;
@@ -74,19 +80,22 @@ export class LoadShedder {
   /** Smoothed lateness of the sampling timer, ms. */
   delayMs = 0;
   #credit = 0;
+  /** Samples late past the threshold one after another, and the wall time they cover, ms. */
   #lateSamples = 0;
+  #lateMs = 0;
   readonly #thresholdMs: number;
+  readonly #sampleMs: number;
   readonly #timer: NodeJS.Timeout | null;
 
   constructor(o: LoadShedderOptions) {
     this.#thresholdMs = o.thresholdMs;
+    this.#sampleMs = o.sampleMs ?? SAMPLE_MS;
     if (o.thresholdMs <= 0) {
       this.#timer = null;
       return;
     }
-    const sampleMs = o.sampleMs ?? SAMPLE_MS;
-    const sample = o.sample ?? loopSampler(sampleMs);
-    this.#timer = setInterval(() => this.observe(sample()), sampleMs);
+    const sample = o.sample ?? loopSampler(this.#sampleMs);
+    this.#timer = setInterval(() => this.observe(sample()), this.#sampleMs);
     this.#timer.unref();
   }
 
@@ -100,12 +109,16 @@ export class LoadShedder {
 
   /** One sample of the loop: the admitted share follows it (see the top of the file). */
   observe(s: LoopSample): void {
-    this.utilisation += SMOOTHING * (s.utilisation - this.utilisation);
-    this.delayMs += DELAY_SMOOTHING * (s.delayMs - this.delayMs);
-    this.#lateSamples = s.delayMs > this.#thresholdMs ? this.#lateSamples + 1 : 0;
+    const coveredMs = this.#sampleMs + s.delayMs;
+    this.utilisation += (1 - Math.exp(-coveredMs / UTILISATION_MEMORY_MS)) * (s.utilisation - this.utilisation);
+    this.delayMs += (1 - Math.exp(-coveredMs / DELAY_MEMORY_MS)) * (s.delayMs - this.delayMs);
+    const late = s.delayMs > this.#thresholdMs;
+    this.#lateSamples = late ? this.#lateSamples + 1 : 0;
+    this.#lateMs = late ? this.#lateMs + coveredMs : 0;
     const queue = this.delayMs > this.#thresholdMs * QUEUE_SHARE;
     let share = this.share;
-    if (this.#lateSamples >= 2) share *= Math.min(0.5, this.#thresholdMs / s.delayMs);
+    if (this.#lateSamples >= 2 && this.#lateMs >= this.#thresholdMs * BACKLOG_THRESHOLDS)
+      share *= Math.min(0.5, this.#thresholdMs / s.delayMs);
     else if (queue && this.utilisation > HIGH_UTILISATION)
       share *= s.utilisation >= SATURATED ? SATURATED_CUT : Math.max(MAX_CUT, TARGET_UTILISATION / this.utilisation);
     else if (this.utilisation < TARGET_UTILISATION || this.delayMs < this.#thresholdMs * NO_QUEUE_SHARE)

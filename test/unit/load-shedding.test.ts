@@ -34,6 +34,10 @@ test('a loop with idle time sheds nothing; one late sample alone (a collection p
     const { shedder, feed } = fedShedder();
     feed({ delayMs: 1, utilisation: 0.7 }, 50);
     assert.equal(shedder.shedding, false);
+    // A 400 ms pause: twenty times the threshold, but one sample.
+    feed({ delayMs: 400, utilisation: 0.7 });
+    assert.equal(shedder.shedding, false);
+    feed({ delayMs: 1, utilisation: 0.7 }, 100);
     feed({ delayMs: 80, utilisation: 0.7 });
     feed({ delayMs: 1, utilisation: 0.7 });
     assert.equal(shedder.shedding, false);
@@ -44,15 +48,15 @@ test('a loop with idle time sheds nothing; one late sample alone (a collection p
   }
 });
 
-test('a backlog (two late samples running) cuts the admitted share at once, more the later the loop runs', () => {
+test('a backlog (two samples running late past the threshold, for five times as long) cuts the admitted share at once, more the later the loop runs', () => {
   mock.timers.enable({ apis: ['setInterval'] });
   try {
     const { shedder, feed } = fedShedder(20);
     feed({ delayMs: 1, utilisation: 0.5 }, 10);
     feed({ delayMs: 40, utilisation: 0.8 });
-    assert.equal(shedder.shedding, false, 'one late sample');
+    assert.equal(shedder.shedding, false, 'one late sample: 50 ms late of the 100 a backlog takes');
     feed({ delayMs: 100, utilisation: 0.8 });
-    assert.equal(shedder.shedding, true);
+    assert.equal(shedder.shedding, true, '160 ms late');
     assert.equal(shedder.share, 0.2, '20 ms of 100: a fifth admitted');
     // The credit admits exactly one in five, spread evenly.
     const decisions = Array.from({ length: 10 }, () => shedder.admit());
@@ -85,18 +89,27 @@ test('a burst the loop clears is served; sustained saturation with a queue sheds
   try {
     const { shedder, feed } = fedShedder(100);
     feed({ delayMs: 2, utilisation: 0.5 }, 100);
-    // Busy all the time with a queue for 300 ms, never late past the threshold: a burst, served.
-    feed({ delayMs: 30, utilisation: 1 }, 30);
-    assert.equal(shedder.shedding, false, 'a 300 ms burst is not an overload');
+    // Busy all the time with a queue for 320 ms (8 samples each 40 ms apart), never late past the
+    // threshold: a burst, served.
+    feed({ delayMs: 30, utilisation: 1 }, 8);
+    assert.equal(shedder.shedding, false, 'a 320 ms burst is not an overload');
     feed({ delayMs: 2, utilisation: 0.5 }, 100);
     assert.equal(shedder.shedding, false);
+    // A burst of new requests that holds the loop 250 ms, then 200, then clears: served too.
+    feed({ delayMs: 250, utilisation: 1 });
+    feed({ delayMs: 200, utilisation: 1 });
+    assert.equal(shedder.shedding, false, 'a burst the loop clears within half a second is not an overload');
+    feed({ delayMs: 2, utilisation: 0.5 });
+    assert.equal(shedder.shedding, false);
+    feed({ delayMs: 2, utilisation: 0.5 }, 100);
     // Busy on and on with a queue: the utilisation steers.
     let samples = 0;
     while (!shedder.shedding && samples < 1000) {
       feed({ delayMs: 30, utilisation: 1 });
       samples++;
     }
-    assert.ok(samples > 30 && samples < 1000, `shedding began after ${samples} saturated samples`);
+    const busyMs = samples * 40;
+    assert.ok(busyMs >= 500 && busyMs < 2000, `shedding began after ${busyMs} ms saturated`);
     const first = shedder.share;
     feed({ delayMs: 30, utilisation: 1 }, 3);
     assert.ok(Math.abs(shedder.share - first * 0.7 ** 3) < 1e-9, `${shedder.share} after ${first}`);
