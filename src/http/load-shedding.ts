@@ -11,8 +11,10 @@
 //
 // Three signals, read on a timer off the request path (a request reads one boolean, and while shedding
 // adds one to a counter):
-// - how late the sampling timer runs, smoothed over about 50 ms: past a fifth of `thresholdMs` (20 ms at
-//   the default) a queue is forming; under a twentieth (5 ms) there is none;
+// - how late the sampling timer runs, smoothed over about 200 ms: past half of `thresholdMs` (50 ms at
+//   the default) a queue is forming. Clients that wait for their answers keep the loop this late only
+//   when there are very many of them (50 connections sending 50 KB prompts to a process whose compiler
+//   is still cold keep it 30 – 45 ms late, with single samples past 60);
 // - the loop's utilisation (the share of wall time it was busy, smoothed over about half a second): with
 //   a queue forming and the loop over HIGH_UTILISATION, the admitted share shrinks in proportion (by a
 //   fixed step while the loop is saturated, since a utilisation of 1 does not say by how much);
@@ -23,7 +25,7 @@
 // Both smoothings weigh a sample by the wall time it covers, not per sample: a late loop samples rarely,
 // and each of its samples stands for that much more time.
 // The share grows back while there is no queue or the loop has idle time (under TARGET_UTILISATION);
-// between the two it holds.
+// between the two it holds. Under a sustained overload the loop's lateness so settles near the gate.
 // Admission within the share is by a deterministic credit, not chance: of every 1/share requests one
 // is admitted, so the refused are spread evenly over time.
 import { performance } from 'node:perf_hooks';
@@ -39,12 +41,11 @@ const TARGET_UTILISATION = 0.85;
  */
 const UTILISATION_MEMORY_MS = 500;
 /** Memory of the smoothed lateness, ms. */
-const DELAY_MEMORY_MS = 50;
+const DELAY_MEMORY_MS = 200;
 /** How long, in multiples of `thresholdMs`, the loop runs late past it before that is a backlog. */
 const BACKLOG_THRESHOLDS = 5;
-/** Smoothed lateness, as a share of `thresholdMs`, past which a queue is forming, and under which there is none. */
-const QUEUE_SHARE = 0.2;
-const NO_QUEUE_SHARE = 0.05;
+/** Smoothed lateness, as a share of `thresholdMs`, past which a queue is forming. */
+const QUEUE_SHARE = 0.5;
 /** A sample at least this busy says the loop is saturated, not by how much: the share shrinks by SATURATED_CUT. */
 const SATURATED = 0.98;
 const SATURATED_CUT = 0.7;
@@ -63,7 +64,7 @@ export interface LoopSample {
 }
 
 export interface LoadShedderOptions {
-  /** Event-loop delay (ms) that, on two samples running and for five times as long, halves the admitted share (a fifth of it, smoothed, is a queue forming); 0 = never shed. */
+  /** Event-loop delay (ms) that, on two samples running and for five times as long, halves the admitted share (half of it, smoothed, a queue forming); 0 = never shed. */
   thresholdMs: number;
   /** The loop since the last call; node:perf_hooks' event-loop utilisation and timer lateness when not given (tests inject one). */
   sample?: () => LoopSample;
@@ -121,8 +122,7 @@ export class LoadShedder {
       share *= Math.min(0.5, this.#thresholdMs / s.delayMs);
     else if (queue && this.utilisation > HIGH_UTILISATION)
       share *= s.utilisation >= SATURATED ? SATURATED_CUT : Math.max(MAX_CUT, TARGET_UTILISATION / this.utilisation);
-    else if (this.utilisation < TARGET_UTILISATION || this.delayMs < this.#thresholdMs * NO_QUEUE_SHARE)
-      share += GROWTH;
+    else if (this.utilisation < TARGET_UTILISATION || !queue) share += GROWTH;
     this.share = Math.min(1, Math.max(MIN_SHARE, share));
     this.shedding = this.share < 1;
     if (!this.shedding) this.#credit = 0;

@@ -74,8 +74,12 @@ test('a loop busy all the time without a queue (clients that wait for each answe
     const { shedder, feed } = fedShedder(100);
     feed({ delayMs: 3, utilisation: 1 }, 3000);
     assert.equal(shedder.shedding, false);
-    // Up to a fifth of the threshold late, smoothed, still no queue.
-    feed({ delayMs: 15, utilisation: 1 }, 3000);
+    // Up to half the threshold late (50 connections of costly requests), still no queue, and single
+    // samples past it do not make one.
+    for (let i = 0; i < 300; i++) {
+      feed({ delayMs: 40, utilisation: 1 }, 9);
+      feed({ delayMs: 65, utilisation: 1 });
+    }
     assert.equal(shedder.shedding, false);
     assert.equal(admitted(shedder, 100), 100);
     shedder.stop();
@@ -89,10 +93,9 @@ test('a burst the loop clears is served; sustained saturation with a queue sheds
   try {
     const { shedder, feed } = fedShedder(100);
     feed({ delayMs: 2, utilisation: 0.5 }, 100);
-    // Busy all the time with a queue for 320 ms (8 samples each 40 ms apart), never late past the
-    // threshold: a burst, served.
-    feed({ delayMs: 30, utilisation: 1 }, 8);
-    assert.equal(shedder.shedding, false, 'a 320 ms burst is not an overload');
+    // Busy all the time with a queue for 390 ms (3 samples each 130 ms apart): a burst, served.
+    feed({ delayMs: 120, utilisation: 1 }, 3);
+    assert.equal(shedder.shedding, false, 'a 390 ms burst is not an overload');
     feed({ delayMs: 2, utilisation: 0.5 }, 100);
     assert.equal(shedder.shedding, false);
     // A burst of new requests that holds the loop 250 ms, then 200, then clears: served too.
@@ -105,19 +108,20 @@ test('a burst the loop clears is served; sustained saturation with a queue sheds
     // Busy on and on with a queue: the utilisation steers.
     let samples = 0;
     while (!shedder.shedding && samples < 1000) {
-      feed({ delayMs: 30, utilisation: 1 });
+      feed({ delayMs: 120, utilisation: 1 });
       samples++;
     }
-    const busyMs = samples * 40;
+    const busyMs = samples * 130;
     assert.ok(busyMs >= 500 && busyMs < 2000, `shedding began after ${busyMs} ms saturated`);
     const first = shedder.share;
-    feed({ delayMs: 30, utilisation: 1 }, 3);
-    assert.ok(Math.abs(shedder.share - first * 0.7 ** 3) < 1e-9, `${shedder.share} after ${first}`);
+    feed({ delayMs: 120, utilisation: 1 }, 3);
+    // Each sample cuts on: by half or more while the backlog lasts (its cut is the larger one here).
+    assert.ok(Math.abs(shedder.share - first * 0.5 ** 3) < 1e-9, `${shedder.share} after ${first}`);
     assert.ok(admitted(shedder, 1000) < 300);
-    // A queue short of forming and no idle time to spare: the share holds.
-    feed({ delayMs: 10, utilisation: 0.95 }, 50);
+    // A queue, but the loop under 90 % busy with little idle time: the share holds.
+    feed({ delayMs: 120, utilisation: 0.88 }, 50);
     const held = shedder.share;
-    feed({ delayMs: 10, utilisation: 0.95 }, 50);
+    feed({ delayMs: 120, utilisation: 0.88 }, 50);
     assert.equal(shedder.share, held);
     // Idle time again: back to admitting everything (a hundredth a sample), and then nothing is refused.
     feed({ delayMs: 1, utilisation: 0.5 }, 300);
@@ -125,7 +129,7 @@ test('a burst the loop clears is served; sustained saturation with a queue sheds
     assert.equal(shedder.share, 1);
     assert.equal(admitted(shedder, 100), 100);
     // Saturated again, but the queue is gone (what is admitted is what the loop keeps up with): it grows back too.
-    feed({ delayMs: 30, utilisation: 1 }, 400);
+    feed({ delayMs: 120, utilisation: 1 }, 400);
     assert.equal(shedder.shedding, true);
     feed({ delayMs: 2, utilisation: 1 }, 300);
     assert.equal(shedder.shedding, false);
