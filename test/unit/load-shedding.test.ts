@@ -21,6 +21,16 @@ function fedShedder(thresholdMs = 20): { shedder: LoadShedder; feed: (s: LoopSam
   };
 }
 
+/** Runs `body` with setInterval on mocked timers, reset after whatever it throws. */
+function onMockedTimers(body: () => void): void {
+  mock.timers.enable({ apis: ['setInterval'] });
+  try {
+    body();
+  } finally {
+    mock.timers.reset();
+  }
+}
+
 /** How many of `n` new requests the shedder admits. */
 function admitted(shedder: LoadShedder, n: number): number {
   let count = 0;
@@ -28,9 +38,8 @@ function admitted(shedder: LoadShedder, n: number): number {
   return count;
 }
 
-test('a loop with idle time sheds nothing; one late sample alone (a collection pause) sheds nothing', () => {
-  mock.timers.enable({ apis: ['setInterval'] });
-  try {
+test('a loop with idle time sheds nothing; one late sample alone (a collection pause) sheds nothing', () =>
+  onMockedTimers(() => {
     const { shedder, feed } = fedShedder();
     feed({ delayMs: 1, utilisation: 0.7 }, 50);
     assert.equal(shedder.shedding, false);
@@ -43,14 +52,10 @@ test('a loop with idle time sheds nothing; one late sample alone (a collection p
     assert.equal(shedder.shedding, false);
     assert.equal(admitted(shedder, 100), 100);
     shedder.stop();
-  } finally {
-    mock.timers.reset();
-  }
-});
+  }));
 
-test('a backlog (two samples running late past the threshold, for five times as long) cuts the admitted share at once, more the later the loop runs', () => {
-  mock.timers.enable({ apis: ['setInterval'] });
-  try {
+test('a backlog (two samples running late past the threshold, for five times as long) cuts the admitted share at once, more the later the loop runs', () =>
+  onMockedTimers(() => {
     const { shedder, feed } = fedShedder(20);
     feed({ delayMs: 1, utilisation: 0.5 }, 10);
     feed({ delayMs: 40, utilisation: 0.8 });
@@ -62,14 +67,10 @@ test('a backlog (two samples running late past the threshold, for five times as 
     const decisions = Array.from({ length: 10 }, () => shedder.admit());
     assert.deepEqual(decisions, [false, false, false, false, true, false, false, false, false, true]);
     shedder.stop();
-  } finally {
-    mock.timers.reset();
-  }
-});
+  }));
 
-test('a loop busy all the time without a queue (clients that wait for each answer) sheds nothing', () => {
-  mock.timers.enable({ apis: ['setInterval'] });
-  try {
+test('a loop busy all the time without a queue (clients that wait for each answer) sheds nothing', () =>
+  onMockedTimers(() => {
     // 25 clients, each sending its next request when the last is answered: saturated, a few ms a turn.
     const { shedder, feed } = fedShedder(100);
     feed({ delayMs: 3, utilisation: 1 }, 3000);
@@ -83,14 +84,10 @@ test('a loop busy all the time without a queue (clients that wait for each answe
     assert.equal(shedder.shedding, false);
     assert.equal(admitted(shedder, 100), 100);
     shedder.stop();
-  } finally {
-    mock.timers.reset();
-  }
-});
+  }));
 
-test('a burst the loop clears is served; sustained saturation with a queue sheds a growing share, and an end of the queue ends it', () => {
-  mock.timers.enable({ apis: ['setInterval'] });
-  try {
+test('a burst the loop clears is served; sustained saturation with a queue sheds a growing share, and an end of the queue ends it', () =>
+  onMockedTimers(() => {
     const { shedder, feed } = fedShedder(100);
     feed({ delayMs: 2, utilisation: 0.5 }, 100);
     // Busy all the time with a queue for 390 ms (3 samples each 130 ms apart): a burst, served.
@@ -134,10 +131,7 @@ test('a burst the loop clears is served; sustained saturation with a queue sheds
     feed({ delayMs: 2, utilisation: 1 }, 300);
     assert.equal(shedder.shedding, false);
     shedder.stop();
-  } finally {
-    mock.timers.reset();
-  }
-});
+  }));
 
 test('overload_loop_delay_ms 0 never sheds and samples nothing', () => {
   let sampled = 0;
