@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { readFileLimit } from '../src/runtime/file-limit.ts';
 import { runHold } from './lib/hold.ts';
-import { startModelgate } from './lib/modelgate-target.ts';
+import { oneClientSettings, startModelgate } from './lib/modelgate-target.ts';
 import { Child, NODE } from './lib/processes.ts';
 import type { HoldResult } from './lib/report.ts';
 import { type Started, startBareProxy } from './lib/targets.ts';
@@ -79,14 +79,8 @@ export async function runHeldStreams(o: { streams: number; tlsStreams: number })
       mkdirSync(d);
       return d;
     };
-    // Every stream and probe comes from this one address: the gateway's share per client address (a tenth of
-    // max_connections by default) would refuse all but the first thousand, as it is meant to for one client.
-    // The streams open all at once, a burst the load shedder answers by refusing a share of them: this
-    // scenario measures what holding costs, so it is off here (bench:overload measures shedding).
-    const oneClient = {
-      max_connections_per_address: Math.max(o.streams, o.tlsStreams) + 1_000,
-      overload_loop_delay_ms: 0,
-    };
+    // Every stream and probe comes from this one address, all opened at once.
+    const oneClient = oneClientSettings(Math.max(o.streams, o.tlsStreams));
     const scenarios: [HeldStreamsRow['upstream'], string, number, () => Promise<Started>][] = [
       [
         'plain HTTP',

@@ -14,7 +14,7 @@ import { runInstructionPass } from './lib/instruction-pass.ts';
 import { pickLoadGenerator } from './lib/load.ts';
 import type { LoadGenerator } from './lib/load.ts';
 import { measureLoad, probe, probeProblem, setMockPacing, warmUp } from './lib/measure.ts';
-import { startModelgate } from './lib/modelgate-target.ts';
+import { oneClientSettings, startModelgate } from './lib/modelgate-target.ts';
 import { Child, nodeWorker } from './lib/processes.ts';
 import { ticksPerSecond } from './lib/proc-stats.ts';
 import { emptyRunResults, headline, renderResults } from './lib/report.ts';
@@ -71,18 +71,11 @@ type Starter = () => Promise<Started>;
 
 function starters(mock: { child: Child; port: number }, workDir: string): Array<[TargetName, Starter]> {
   return [
-    // The 1,000-stream hold comes from one address and opens every stream at once: the gateway's share per
-    // client address (1,000 by default) and the shedder's answer to such a burst would refuse some of them.
-    // The hold measures what holding costs (bench:held does the same; bench:overload measures shedding).
+    // The 1,000-stream hold comes from one address and opens every stream at once.
     [
       'modelgate',
       () =>
-        startModelgate({
-          mockPort: mock.port,
-          workDir,
-          nodeFlags,
-          settings: { max_connections_per_address: timing.holdStreams + 1_000, overload_loop_delay_ms: 0 },
-        }),
+        startModelgate({ mockPort: mock.port, workDir, nodeFlags, settings: oneClientSettings(timing.holdStreams) }),
     ],
     ['bare-proxy', () => startBareProxy(mock.port)],
     ['nginx', () => startNginx({ mockPort: mock.port, workDir })],

@@ -46,6 +46,16 @@ export function modelgateConfig(options: {
   });
 }
 
+/**
+ * Settings for a pass that holds `streams` streams from one client address, opened all at once: the
+ * gateway's share per client address (a tenth of max_connections by default) would refuse all but the
+ * first thousand, as it is meant to for one client, and the load shedder answers such a burst by refusing
+ * a share of it. Such a pass measures what holding costs (bench:overload measures shedding).
+ */
+export function oneClientSettings(streams: number): Record<string, unknown> {
+  return { max_connections_per_address: streams + 1_000, overload_loop_delay_ms: 0 };
+}
+
 interface CreatedKey {
   key: string;
   id: string;

@@ -128,7 +128,6 @@ export async function deleteKey(ops: KeyOperations, idOrName: string | undefined
   return k;
 }
 
-/** Names pick keys in disable, delete and update: two keys of one name would make those ambiguous. */
 /**
  * The patch with its new name trimmed, refused when empty and checked free (`free` throws when taken);
  * unchanged when it renames nothing.
@@ -146,6 +145,7 @@ export async function renamed<P extends { name?: string }>(
   return { ...patch, name };
 }
 
+/** Names pick keys in disable, delete and update: two keys of one name would make those ambiguous. */
 async function nameFree(store: Store, name: string): Promise<void> {
   const taken = (await store.listKeys()).find((k) => k.name === name);
   if (taken)
