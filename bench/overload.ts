@@ -9,7 +9,8 @@
 //   3. runs `factor` × that rate for `overload-s` seconds;
 //   4. stops the gateway (SIGTERM) and looks every 200's x-request-id up in the usage table.
 // The load is open-loop (bench/overload-worker.ts): arrivals do not wait for answers, latency counts
-// from each request's due time; the client's connections are all open before the first phase. Prints a Markdown report on stdout (BENCHMARKS.md keeps the figures).
+// from each request's due time; the client's connections are all open before the first phase. Prints a
+// Markdown report on stdout (BENCHMARKS.md keeps the figures).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

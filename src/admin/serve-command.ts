@@ -321,10 +321,10 @@ export async function serveCommand(fileConfig: GatewayConfig): Promise<void> {
   const listening = (target: Server | TlsServer, port: number, host: string): Promise<number> =>
     new Promise<number>((resolve, reject) => {
       target.once('error', reject);
-      // Connections the kernel holds for the gateway until its loop accepts them: under a burst (an
-      // overload, a client fleet reconnecting) a busy loop accepts late, and past this queue the kernel
-      // drops SYNs, which clients retry only after 1 s, 3 s, 7 s. Node's 511 overflowed at a few hundred
-      // new connections at once; the kernel caps it at net.core.somaxconn.
+      // Connections the kernel holds for the gateway until its loop accepts them, one a turn: under a
+      // burst (an overload, a client fleet reconnecting) a busy loop accepts late, and past this queue the
+      // kernel drops SYNs, which clients retry only after 1 s, 3 s, 7 s. Node's default of 511 is short of
+      // one such burst; the kernel caps the queue at net.core.somaxconn.
       target.listen({ port, host, backlog: Math.max(511, config.maxConnections) }, () => {
         const addr = target.address();
         resolve(typeof addr === 'object' && addr ? addr.port : port);
