@@ -8,11 +8,10 @@
 // what a gateway's core serves is several thousand requests a second, which a general HTTP client on
 // the other core cannot send on schedule (undici's Pool fell behind by 80 ms and more at 4,500/s).
 import { writeFileSync } from 'node:fs';
-import { connect, type Socket } from 'node:net';
 import { createInterface } from 'node:readline';
 import { performance } from 'node:perf_hooks';
 import type { LoadRequest } from './lib/load.ts';
-import { requestBytes, responseEnd } from './lib/raw-http.ts';
+import { RawConnection, type RawAnswer, requestBytes } from './lib/raw-http.ts';
 import { percentile } from './lib/stats.ts';
 
 export interface OverloadWorkerOptions {
@@ -62,81 +61,25 @@ const options = JSON.parse(process.argv[2] ?? '{}') as OverloadWorkerOptions;
 const url = new URL(options.request.url);
 const bytes = requestBytes(options.request);
 
-/** What one answer (or a failure) reports back to the request that waits for it. */
-interface Answer {
-  status: number;
-  head: string;
-}
-type Settle = (answer: Answer | Error) => void;
-
-/** One keep-alive connection carrying one request at a time; reopened when the server closes it. */
-class Connection {
-  #socket: Socket | null = null;
-  #buf: Buffer = Buffer.alloc(0);
-  #settle: Settle | null = null;
-
-  send(settle: Settle): void {
-    this.#settle = settle;
-    this.#open().write(bytes);
-  }
-
-  #open(): Socket {
-    if (this.#socket !== null) return this.#socket;
-    const socket = connect({ host: url.hostname, port: Number(url.port), noDelay: true });
-    this.#socket = socket;
-    this.#buf = Buffer.alloc(0);
-    socket.on('data', (chunk: Buffer) => this.#read(chunk));
-    const closed = (error?: Error): void => {
-      if (this.#socket !== socket) return;
-      this.#socket = null;
-      const settle = this.#settle;
-      this.#settle = null;
-      if (settle !== null) {
-        settle(error ?? new Error('the server closed the connection'));
-        onIdle(this);
-      }
-    };
-    socket.on('error', closed);
-    socket.on('close', () => closed());
-    return socket;
-  }
-
-  #read(chunk: Buffer): void {
-    this.#buf = this.#buf.length === 0 ? chunk : Buffer.concat([this.#buf, chunk]);
-    const end = responseEnd(this.#buf);
-    if (end === null) return;
-    const head = this.#buf.toString('latin1', 0, Math.min(end.length, this.#buf.indexOf('\r\n\r\n')));
-    this.#buf = this.#buf.subarray(end.length);
-    const settle = this.#settle;
-    this.#settle = null;
-    settle?.({ status: end.status, head });
-    if (/\r\nconnection:\s*close/i.test(head)) {
-      this.#socket?.destroy();
-      this.#socket = null;
-    }
-    onIdle(this);
-  }
-}
-
-/** Up to `connections` connections; past them requests wait here, and that wait counts. */
-const idle: Connection[] = [];
-const waiting: Settle[] = [];
+/** Up to `connections` connections; past them requests wait here for one, and that wait counts. */
+const idle: RawConnection[] = [];
+const waiting: Array<(c: RawConnection) => void> = [];
 let opened = 0;
-function onIdle(c: Connection): void {
+function release(c: RawConnection): void {
   const next = waiting.shift();
-  if (next !== undefined) c.send(next);
+  if (next !== undefined) next(c);
   else idle.push(c);
 }
-function send(): Promise<Answer | Error> {
-  return new Promise((resolve) => {
-    let c = idle.pop();
-    if (c === undefined && opened < options.connections) {
-      opened++;
-      c = new Connection();
-    }
-    if (c === undefined) waiting.push(resolve);
-    else c.send(resolve);
-  });
+async function send(): Promise<RawAnswer | Error> {
+  let c = idle.pop();
+  if (c === undefined && opened < options.connections) {
+    opened++;
+    c = new RawConnection(url, bytes);
+  }
+  c ??= await new Promise<RawConnection>((resolve) => waiting.push(resolve));
+  const answer = await c.send();
+  release(c);
+  return answer;
 }
 
 const REQUEST_ID = /\r\nx-request-id:\s*([^\r]*)/i;
@@ -246,10 +189,10 @@ process.exit(0);
 
 /** Opens all `connections`, 50 at a time, each answering one request, and leaves them idle in the pool. */
 async function warmPool(): Promise<void> {
-  const all = Array.from({ length: options.connections }, () => new Connection());
+  const all = Array.from({ length: options.connections }, () => new RawConnection(url, bytes));
   opened = all.length;
-  for (let i = 0; i < all.length; i += 50)
-    await Promise.all(all.slice(i, i + 50).map((c) => new Promise<unknown>((resolve) => c.send(resolve))));
+  for (let i = 0; i < all.length; i += 50) await Promise.all(all.slice(i, i + 50).map((c) => c.send()));
+  idle.push(...all);
 }
 
 function summary(values: number[]): LatencySummary {
