@@ -225,6 +225,8 @@ export async function serveCommand(fileConfig: GatewayConfig): Promise<void> {
   let systems = deploymentSystems(config);
   const metrics = new Metrics({ providerOf: (id) => systems.get(id) ?? 'unknown' });
   metrics.watchUsage(usage);
+  const shedder = config.overloadLoopDelayMs > 0 ? new LoadShedder({ thresholdMs: config.overloadLoopDelayMs }) : null;
+  if (shedder !== null) metrics.watchShedder(shedder);
   metrics.watchAdmission(admission);
   metrics.watchUpstreamPools(upstreamPoolStats);
   metrics.watchKeySpend(() => keySpendSamples(keys.records(), admission, Date.now()));
@@ -316,7 +318,7 @@ export async function serveCommand(fileConfig: GatewayConfig): Promise<void> {
     admin,
     ui: createUiHandler({ enabled: admin !== null, sso: config.oidc !== null }),
     readiness,
-    shedder: config.overloadLoopDelayMs > 0 ? new LoadShedder({ thresholdMs: config.overloadLoopDelayMs }) : null,
+    shedder,
   });
   const listening = (target: Server | TlsServer, port: number, host: string): Promise<number> =>
     new Promise<number>((resolve, reject) => {

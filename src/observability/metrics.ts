@@ -45,6 +45,12 @@ export interface KeySpendSample {
   remainingUsd: number;
 }
 
+/** What a scrape reads of the load shedder (http/load-shedding.ts). */
+interface ShedderState {
+  readonly share: number;
+  readonly delayMs: number;
+}
+
 interface UsageQueue {
   pending(): number;
   readonly failedWrites: number;
@@ -322,6 +328,31 @@ export class Metrics {
   /** The usage writer's queue and failures: lost or delayed spend records must show in monitoring. */
   watchUsage(usage: UsageQueue): void {
     this.#usage = usage;
+  }
+
+  /**
+   * What load shedding acts on, read on a scrape: an operator tuning overload_loop_delay_ms sees how late
+   * the loop runs and what share of new requests is admitted. Registered only with a shedder: with
+   * shedding off the two series are absent, not a misleading 1 and 0.
+   */
+  watchShedder(shedder: ShedderState): void {
+    const registers = [this.registry];
+    new Gauge({
+      name: 'modelgate_overload_admitted_share',
+      help: 'Share of new API requests admitted by load shedding (1 when not shedding).',
+      registers,
+      collect() {
+        this.set(shedder.share);
+      },
+    });
+    new Gauge({
+      name: 'modelgate_event_loop_lateness_seconds',
+      help: 'Event-loop lateness as load shedding sees it (smoothed over about 200 ms).',
+      registers,
+      collect() {
+        this.set(shedder.delayMs / 1000);
+      },
+    });
   }
 
   /** Spend and remaining budget per key, read when /metrics is scraped (at most MAX_KEY_SERIES keys). */

@@ -115,6 +115,11 @@ test('an overloaded gateway refuses a share fast in each dialect, serves the res
     }
     assert.ok(first !== undefined, 'the blocked gateway never refused');
     assertRefusal(first);
+    // /metrics, answered while shedding, shows what the shedder acts on.
+    const scraped = await (await fetch(`${fx.gw.url}/metrics`)).text();
+    const gauge = (name: string): number => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(scraped)?.[1]);
+    assert.ok(gauge('modelgate_overload_admitted_share') < 1, 'the admitted share is under 1 while shedding');
+    assert.ok(gauge('modelgate_event_loop_lateness_seconds') > 0, 'the loop runs late');
 
     // A burst in both dialects while the upstream holds whatever is admitted: every refusal comes back
     // while the admitted requests are still waiting on the upstream — it waits for no upstream work.
