@@ -25,7 +25,21 @@
 // Both smoothings weigh a sample by the wall time it covers, not per sample: a late loop samples rarely,
 // and each of its samples stands for that much more time.
 // The share grows back while there is no queue or the loop has idle time (under TARGET_UTILISATION);
-// between the two it holds. Under a sustained overload the loop's lateness so settles near the gate.
+// between the two it holds.
+//
+// A standing queue: the loop over HIGH_UTILISATION and late past a quarter of `thresholdMs` (smoothed)
+// for as long as a backlog takes. A client whose connections are all busy (a service with a pool)
+// queues the rest of an overload in its own pool, where the loop cannot see it: the loop then runs at
+// full throughput only as late as the requests it holds make it (900 connections: 40 – 80 ms), under the
+// queue gate, while the client's queue grows without end. Once a standing queue is seen, shedding holds
+// the loop under HOLD_MS late instead: cut while it runs later, grown back slowly while it does not, so
+// admitted requests keep their latency, refusals wait for nothing, and the loop has the spare time to
+// refuse the client's backlog. It ends when the share is whole again (it grows back as fast as ever
+// once the loop is mostly idle, under HOLD_IDLE), or when new requests come no faster than ENDED_RATIO
+// times the rate the loop admitted while keeping up (the overload is over: the share is whole at once).
+// Clients that wait for each answer keep a loop a quarter of the default threshold late only when there
+// are very many of them for what each request costs; each of their requests then waits that long too,
+// and shedding some of them is what the threshold asks for.
 // Admission within the share is by a deterministic credit, not chance: of every 1/share requests one
 // is admitted, so the refused are spread evenly over time.
 import { performance } from 'node:perf_hooks';
@@ -46,6 +60,30 @@ const DELAY_MEMORY_MS = 200;
 const BACKLOG_THRESHOLDS = 5;
 /** Smoothed lateness, as a share of `thresholdMs`, past which a queue is forming. */
 const QUEUE_SHARE = 0.5;
+/**
+ * Smoothed lateness, as a share of `thresholdMs`, that with a busy loop for as long as a backlog takes
+ * (BACKLOG_THRESHOLDS times `thresholdMs`: a burst the loop clears sooner is served) is a standing queue.
+ */
+const STANDING_SHARE = 0.25;
+/** The lateness, ms, shedding holds a standing queue's loop under (a quarter of `thresholdMs` when that is less). */
+const HOLD_MS = 5;
+/**
+ * Per sample while a standing queue is shed: the cut while the loop runs later than twice the hold, the
+ * cut while later than the hold, and the growth otherwise (a tenth a second: admissions come back slowly
+ * enough that the loop's lateness shows before they flood it again).
+ */
+const HOLD_CUT_FAR = 0.95;
+const HOLD_CUT = 0.98;
+const HOLD_GROWTH = 0.001;
+/**
+ * Utilisation (smoothed, or of the sample alone) under which a held loop is mostly idle: the share then
+ * grows back as fast as without a standing queue.
+ */
+const HOLD_IDLE = 0.5;
+/** A standing queue ends when new requests come no faster than this many times the admitted rate the loop kept up with. */
+const ENDED_RATIO = 1.25;
+/** Memory of the smoothed rates of new and admitted requests, ms; a standing queue lasts this long before it can end on them. */
+const RATE_MEMORY_MS = 200;
 /** A sample at least this busy says the loop is saturated, not by how much: the share shrinks by SATURATED_CUT. */
 const SATURATED = 0.98;
 const SATURATED_CUT = 0.7;
@@ -84,6 +122,18 @@ export class LoadShedder {
   /** Samples late past the threshold one after another, and the wall time they cover, ms. */
   #lateSamples = 0;
   #lateMs = 0;
+  /** True while a standing queue is shed (see the top of the file). */
+  standing = false;
+  /** Wall time the loop has been busy and late past STANDING_SHARE without a break, and the standing queue has lasted (ms). */
+  #busyLateMs = 0;
+  #standingMs = 0;
+  /** New and admitted requests since the last sample (counted by `admit()`, so while shedding), and their smoothed rates a ms. */
+  #arrivals = 0;
+  #admitted = 0;
+  #arrivalRate = 0;
+  #admittedRate = 0;
+  /** The highest smoothed admitted rate of this standing queue at which the loop kept under the hold. */
+  #keptUpRate = 0;
   readonly #thresholdMs: number;
   readonly #sampleMs: number;
   readonly #timer: NodeJS.Timeout | null;
@@ -102,9 +152,11 @@ export class LoadShedder {
 
   /** While shedding: whether this new request is admitted (one in every 1/share). */
   admit(): boolean {
+    this.#arrivals++;
     this.#credit += this.share;
     if (this.#credit < 1) return false;
     this.#credit -= 1;
+    this.#admitted++;
     return true;
   }
 
@@ -117,15 +169,59 @@ export class LoadShedder {
     this.#lateSamples = late ? this.#lateSamples + 1 : 0;
     this.#lateMs = late ? this.#lateMs + coveredMs : 0;
     const queue = this.delayMs > this.#thresholdMs * QUEUE_SHARE;
+    const standing = this.#holdsStanding(coveredMs, s.utilisation);
     let share = this.share;
     if (this.#lateSamples >= 2 && this.#lateMs >= this.#thresholdMs * BACKLOG_THRESHOLDS)
       share *= Math.min(0.5, this.#thresholdMs / s.delayMs);
     else if (queue && this.utilisation > HIGH_UTILISATION)
       share *= s.utilisation >= SATURATED ? SATURATED_CUT : Math.max(MAX_CUT, TARGET_UTILISATION / this.utilisation);
-    else if (this.utilisation < TARGET_UTILISATION || !queue) share += GROWTH;
+    else if (standing) {
+      // Late as smoothed and in this sample both: after a stall the smoothed lateness takes a second to
+      // fall, while the loop is on time again at once.
+      const holdMs = Math.min(HOLD_MS, this.#thresholdMs * STANDING_SHARE);
+      const lateMs = Math.min(this.delayMs, s.delayMs);
+      if (lateMs > 2 * holdMs) share *= HOLD_CUT_FAR;
+      else if (lateMs > holdMs) share *= HOLD_CUT;
+      else {
+        this.#keptUpRate = Math.max(this.#keptUpRate, this.#admittedRate);
+        share += Math.min(this.utilisation, s.utilisation) < HOLD_IDLE ? GROWTH : HOLD_GROWTH;
+      }
+    } else if (this.utilisation < TARGET_UTILISATION || !queue) share += GROWTH;
     this.share = Math.min(1, Math.max(MIN_SHARE, share));
     this.shedding = this.share < 1;
-    if (!this.shedding) this.#credit = 0;
+    if (!this.shedding) {
+      this.#credit = 0;
+      this.standing = false;
+    }
+  }
+
+  /** Whether a standing queue is being shed after this sample: it starts, lasts, or ends here. */
+  #holdsStanding(coveredMs: number, utilisation: number): boolean {
+    // The sample's own utilisation: the smoothed one lags by half a second, and the time it must last
+    // already tells a burst from a standing queue.
+    const busyAndLate = this.delayMs > this.#thresholdMs * STANDING_SHARE && utilisation > HIGH_UTILISATION;
+    this.#busyLateMs = busyAndLate ? this.#busyLateMs + coveredMs : 0;
+    const weight = 1 - Math.exp(-coveredMs / RATE_MEMORY_MS);
+    this.#arrivalRate += weight * (this.#arrivals / coveredMs - this.#arrivalRate);
+    this.#admittedRate += weight * (this.#admitted / coveredMs - this.#admittedRate);
+    this.#arrivals = 0;
+    this.#admitted = 0;
+    if (!this.standing) {
+      if (this.#busyLateMs < this.#thresholdMs * BACKLOG_THRESHOLDS) return false;
+      this.standing = true;
+      this.#standingMs = 0;
+      this.#keptUpRate = 0;
+      this.#arrivalRate = 0;
+      this.#admittedRate = 0;
+      return true;
+    }
+    this.#standingMs += coveredMs;
+    const over =
+      this.#standingMs >= RATE_MEMORY_MS && this.#keptUpRate > 0 && this.#arrivalRate <= ENDED_RATIO * this.#keptUpRate;
+    if (!over) return true;
+    this.standing = false;
+    this.share = 1;
+    return false;
   }
 
   stop(): void {

@@ -75,10 +75,10 @@ test('a loop busy all the time without a queue (clients that wait for each answe
     const { shedder, feed } = fedShedder(100);
     feed({ delayMs: 3, utilisation: 1 }, 3000);
     assert.equal(shedder.shedding, false);
-    // Up to half the threshold late (50 connections of costly requests), still no queue, and single
-    // samples past it do not make one.
+    // 15 ms late (50 connections of costly requests keep a warm loop 10 – 20 ms late), still no queue,
+    // and single samples past half the threshold do not make one.
     for (let i = 0; i < 300; i++) {
-      feed({ delayMs: 40, utilisation: 1 }, 9);
+      feed({ delayMs: 15, utilisation: 1 }, 9);
       feed({ delayMs: 65, utilisation: 1 });
     }
     assert.equal(shedder.shedding, false);
@@ -115,21 +115,65 @@ test('a burst the loop clears is served; sustained saturation with a queue sheds
     // Each sample cuts on: by half or more while the backlog lasts (its cut is the larger one here).
     assert.ok(Math.abs(shedder.share - first * 0.5 ** 3) < 1e-9, `${shedder.share} after ${first}`);
     assert.ok(admitted(shedder, 1000) < 300);
-    // A queue, but the loop under 90 % busy with little idle time: the share holds.
-    feed({ delayMs: 120, utilisation: 0.88 }, 50);
-    const held = shedder.share;
-    feed({ delayMs: 120, utilisation: 0.88 }, 50);
-    assert.equal(shedder.share, held);
-    // Idle time again: back to admitting everything (a hundredth a sample), and then nothing is refused.
-    feed({ delayMs: 1, utilisation: 0.5 }, 300);
+    // The loop mostly idle again: back to admitting everything within a second (a hundredth a sample).
+    for (let i = 0; i < 300 && shedder.shedding; i++) {
+      admitted(shedder, 1);
+      feed({ delayMs: 1, utilisation: 0.3 });
+    }
     assert.equal(shedder.shedding, false);
     assert.equal(shedder.share, 1);
     assert.equal(admitted(shedder, 100), 100);
-    // Saturated again, but the queue is gone (what is admitted is what the loop keeps up with): it grows back too.
-    feed({ delayMs: 120, utilisation: 1 }, 400);
-    assert.equal(shedder.shedding, true);
-    feed({ delayMs: 2, utilisation: 1 }, 300);
+    shedder.stop();
+  }));
+
+/** Feeds `samples` samples of `s`, with `arrivals` new requests put to the shedder before each. */
+function feedWithArrivals(
+  shedder: LoadShedder,
+  feed: (s: LoopSample) => void,
+  s: LoopSample,
+  samples: number,
+  arrivals: number,
+): void {
+  for (let i = 0; i < samples; i++) {
+    admitted(shedder, arrivals);
+    feed(s);
+  }
+}
+
+test('a standing queue (busy and a quarter of the threshold late for half a second) is held under 5 ms late until new requests slow down', () =>
+  onMockedTimers(() => {
+    const { shedder, feed } = fedShedder(100);
+    feed({ delayMs: 2, utilisation: 0.5 }, 100);
+    // 40 ms late and saturated: under the queue gate (50 ms), so only a standing queue says overload.
+    let samples = 0;
+    while (!shedder.shedding && samples < 1000) {
+      feed({ delayMs: 40, utilisation: 1 });
+      samples++;
+    }
+    assert.equal(shedder.standing, true);
+    const busyMs = samples * 50;
+    assert.ok(busyMs >= 500 && busyMs < 1500, `shedding began after ${busyMs} ms busy and late`);
+    // Still later than the hold: the share goes on shrinking, whatever the utilisation.
+    const first = shedder.share;
+    feedWithArrivals(shedder, feed, { delayMs: 40, utilisation: 0.8 }, 20, 100);
+    assert.ok(shedder.share < first * 0.95 ** 10, `${shedder.share} after ${first}`);
+    // Under the hold while requests keep coming as fast: the share grows back, by a thousandth a sample.
+    feedWithArrivals(shedder, feed, { delayMs: 1, utilisation: 0.8 }, 100, 100);
+    const low = shedder.share;
+    feedWithArrivals(shedder, feed, { delayMs: 1, utilisation: 0.8 }, 50, 100);
+    assert.ok(Math.abs(shedder.share - (low + 0.05)) < 1e-9, `${shedder.share} after ${low}`);
+    assert.equal(shedder.standing, true, 'new requests still come faster than the loop kept up with');
+    // The overload ends (new requests a hundredth as fast, the loop still busy with what it admitted):
+    // the whole share at once, not a thousandth a sample.
+    let ended = 0;
+    while (shedder.shedding && ended < 200) {
+      feedWithArrivals(shedder, feed, { delayMs: 1, utilisation: 0.8 }, 1, 1);
+      ended++;
+    }
     assert.equal(shedder.shedding, false);
+    assert.equal(shedder.standing, false);
+    assert.ok(ended < 60, `ended ${ended * 10} ms after new requests slowed`);
+    assert.equal(admitted(shedder, 100), 100);
     shedder.stop();
   }));
 
