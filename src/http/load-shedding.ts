@@ -10,7 +10,7 @@
 // cut, and utilisation only sizes the cut once a queue forms.
 //
 // Three signals, read on a timer off the request path (a request reads one boolean, and while shedding
-// adds one to a counter):
+// counts itself, admitted or not):
 // - how late the sampling timer runs, smoothed over about 200 ms: past half of `thresholdMs` (50 ms at
 //   the default) a queue is forming. Clients that wait for their answers keep the loop this late only
 //   when there are very many of them (50 connections sending 50 KB prompts to a process whose compiler
@@ -40,6 +40,7 @@
 // Clients that wait for each answer keep a loop a quarter of the default threshold late only when there
 // are very many of them for what each request costs; each of their requests then waits that long too,
 // and shedding some of them is what the threshold asks for.
+//
 // Admission within the share is by a deterministic credit, not chance: of every 1/share requests one
 // is admitted, so the refused are spread evenly over time.
 import { performance } from 'node:perf_hooks';
