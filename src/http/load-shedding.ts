@@ -35,8 +35,9 @@
 // the loop under HOLD_MS late instead: cut while it runs later, grown back slowly while it does not, so
 // admitted requests keep their latency, refusals wait for nothing, and the loop has the spare time to
 // refuse the client's backlog. It ends when the share is whole again (it grows back as fast as ever
-// once the loop is mostly idle, under HOLD_IDLE), or when new requests come no faster than ENDED_RATIO
-// times the rate the loop admitted while keeping up (the overload is over: the share is whole at once).
+// once the loop is mostly idle, under HOLD_IDLE), when the loop has been on time and mostly idle for
+// RATE_MEMORY_MS, or when new requests come no faster than ENDED_RATIO times the rate the loop admitted
+// while keeping up (the overload is over: the share is whole at once).
 // Clients that wait for each answer keep a loop a quarter of the default threshold late only when there
 // are very many of them for what each request costs; each of their requests then waits that long too,
 // and shedding some of them is what the threshold asks for.
@@ -70,8 +71,9 @@ const STANDING_SHARE = 0.25;
 const HOLD_MS = 5;
 /**
  * Per sample while a standing queue is shed: the cut while the loop runs later than twice the hold, the
- * cut while later than the hold, and the growth otherwise (a tenth a second: admissions come back slowly
- * enough that the loop's lateness shows before they flood it again).
+ * cut while later than the hold, and the growth otherwise (at most a tenth a second, less the nearer the
+ * loop runs to the hold: admissions come back slowly enough that its lateness shows before they flood it
+ * again).
  */
 const HOLD_CUT_FAR = 0.95;
 const HOLD_CUT = 0.98;
@@ -135,6 +137,8 @@ export class LoadShedder {
   #admittedRate = 0;
   /** The highest smoothed admitted rate of this standing queue at which the loop kept under the hold. */
   #keptUpRate = 0;
+  /** Wall time a held loop has been on time and mostly idle without a break, ms. */
+  #idleMs = 0;
   readonly #thresholdMs: number;
   readonly #sampleMs: number;
   readonly #timer: NodeJS.Timeout | null;
@@ -181,11 +185,19 @@ export class LoadShedder {
       // fall, while the loop is on time again at once.
       const holdMs = Math.min(HOLD_MS, this.#thresholdMs * STANDING_SHARE);
       const lateMs = Math.min(this.delayMs, s.delayMs);
+      if (lateMs > holdMs) this.#idleMs = 0;
       if (lateMs > 2 * holdMs) share *= HOLD_CUT_FAR;
       else if (lateMs > holdMs) share *= HOLD_CUT;
       else {
         this.#keptUpRate = Math.max(this.#keptUpRate, this.#admittedRate);
-        share += Math.min(this.utilisation, s.utilisation) < HOLD_IDLE ? GROWTH : HOLD_GROWTH;
+        // On time and mostly idle for as long as the rates take to tell: the overload is over.
+        this.#idleMs = this.utilisation < HOLD_IDLE ? this.#idleMs + coveredMs : 0;
+        if (this.#idleMs >= RATE_MEMORY_MS) share = 1;
+        else
+          share +=
+            Math.min(this.utilisation, s.utilisation) < HOLD_IDLE
+              ? GROWTH
+              : HOLD_GROWTH * Math.max(0, 1 - this.delayMs / holdMs);
       }
     } else if (this.utilisation < TARGET_UTILISATION || !queue) share += GROWTH;
     this.share = Math.min(1, Math.max(MIN_SHARE, share));
@@ -212,6 +224,7 @@ export class LoadShedder {
       this.standing = true;
       this.#standingMs = 0;
       this.#keptUpRate = 0;
+      this.#idleMs = 0;
       this.#arrivalRate = 0;
       this.#admittedRate = 0;
       return true;
