@@ -140,11 +140,14 @@ export class LoadShedder {
   /** Wall time a held loop has been on time and mostly idle without a break, ms. */
   #idleMs = 0;
   readonly #thresholdMs: number;
+  /** The lateness a standing queue's loop is held under: HOLD_MS, or the standing gate when that is less. */
+  readonly #holdMs: number;
   readonly #sampleMs: number;
   readonly #timer: NodeJS.Timeout | null;
 
   constructor(o: LoadShedderOptions) {
     this.#thresholdMs = o.thresholdMs;
+    this.#holdMs = Math.min(HOLD_MS, o.thresholdMs * STANDING_SHARE);
     this.#sampleMs = o.sampleMs ?? SAMPLE_MS;
     if (o.thresholdMs <= 0) {
       this.#timer = null;
@@ -174,16 +177,17 @@ export class LoadShedder {
     this.#lateSamples = late ? this.#lateSamples + 1 : 0;
     this.#lateMs = late ? this.#lateMs + coveredMs : 0;
     const queue = this.delayMs > this.#thresholdMs * QUEUE_SHARE;
-    const standing = this.#holdsStanding(coveredMs, s.utilisation);
-    let share = this.share;
+    const standing = this.#standingQueue(coveredMs, s.utilisation);
+    // A standing queue that ends here ends with the whole share at once.
+    let share = standing === 'over' ? 1 : this.share;
     if (this.#lateSamples >= 2 && this.#lateMs >= this.#thresholdMs * BACKLOG_THRESHOLDS)
       share *= Math.min(0.5, this.#thresholdMs / s.delayMs);
     else if (queue && this.utilisation > HIGH_UTILISATION)
       share *= s.utilisation >= SATURATED ? SATURATED_CUT : Math.max(MAX_CUT, TARGET_UTILISATION / this.utilisation);
-    else if (standing) {
+    else if (standing === 'held') {
       // Late as smoothed and in this sample both: after a stall the smoothed lateness takes a second to
       // fall, while the loop is on time again at once.
-      const holdMs = Math.min(HOLD_MS, this.#thresholdMs * STANDING_SHARE);
+      const holdMs = this.#holdMs;
       const lateMs = Math.min(this.delayMs, s.delayMs);
       if (lateMs > holdMs) this.#idleMs = 0;
       if (lateMs > 2 * holdMs) share *= HOLD_CUT_FAR;
@@ -208,8 +212,8 @@ export class LoadShedder {
     }
   }
 
-  /** Whether a standing queue is being shed after this sample: it starts, lasts, or ends here. */
-  #holdsStanding(coveredMs: number, utilisation: number): boolean {
+  /** A standing queue after this sample: none, held (it starts or lasts), or over (it ends here). */
+  #standingQueue(coveredMs: number, utilisation: number): 'none' | 'held' | 'over' {
     // The sample's own utilisation: the smoothed one lags by half a second, and the time it must last
     // already tells a burst from a standing queue.
     const busyAndLate = this.delayMs > this.#thresholdMs * STANDING_SHARE && utilisation > HIGH_UTILISATION;
@@ -220,22 +224,21 @@ export class LoadShedder {
     this.#arrivals = 0;
     this.#admitted = 0;
     if (!this.standing) {
-      if (this.#busyLateMs < this.#thresholdMs * BACKLOG_THRESHOLDS) return false;
+      if (this.#busyLateMs < this.#thresholdMs * BACKLOG_THRESHOLDS) return 'none';
       this.standing = true;
       this.#standingMs = 0;
       this.#keptUpRate = 0;
       this.#idleMs = 0;
       this.#arrivalRate = 0;
       this.#admittedRate = 0;
-      return true;
+      return 'held';
     }
     this.#standingMs += coveredMs;
     const over =
       this.#standingMs >= RATE_MEMORY_MS && this.#keptUpRate > 0 && this.#arrivalRate <= ENDED_RATIO * this.#keptUpRate;
-    if (!over) return true;
+    if (!over) return 'held';
     this.standing = false;
-    this.share = 1;
-    return false;
+    return 'over';
   }
 
   stop(): void {
