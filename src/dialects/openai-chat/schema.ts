@@ -1,5 +1,7 @@
 // The POST /v1/chat/completions body as the gateway checks it (SPEC §2.1): what it relies on, and what
 // every upstream refuses anyway; other fields pass untouched. Errors name the parameter OpenAI's way.
+// plain-body.ts accepts the common body by hand before this schema is asked: a rule made stricter here
+// is made stricter there too (test/unit/chat-plain-body.test.ts tries both on each field's edge cases).
 import { z } from 'zod';
 
 const ROLES = ['system', 'developer', 'user', 'assistant', 'tool', 'function'] as const;
