@@ -1,5 +1,5 @@
 // The usage writer: batches off the request path, one store call per flush, never two at once.
-import { test } from 'node:test';
+import { mock, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { UsageWriter } from '../../src/accounting/usage-writer.ts';
 import type { Store, UsageRow } from '../../src/store/store.ts';
@@ -8,6 +8,27 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { SqliteStore } from '../../src/store/sqlite-store.ts';
+
+/**
+ * close() of a writer whose store keeps failing, on mocked timers: close tries again after 250, 500, 1,000
+ * and 2,000 ms before it sets the rows aside, and the clock jumps over each wait instead of sleeping it.
+ */
+async function closeOnMockedTimers(writer: UsageWriter): Promise<void> {
+  mock.timers.enable({ apis: ['setTimeout'] });
+  try {
+    let done = false;
+    const closing = writer.close().then(() => {
+      done = true;
+    });
+    while (!done) {
+      await new Promise((resolve) => setImmediate(resolve));
+      mock.timers.tick(2_000);
+    }
+    await closing;
+  } finally {
+    mock.timers.reset();
+  }
+}
 
 /** A SQLite store in a file of its own (its writer thread included), and a second connection to that file. */
 function fileStore(): { store: SqliteStore; other: DatabaseSync; cleanup: () => Promise<void> } {
@@ -128,23 +149,25 @@ test('a failing flush loses nothing: reported once, its rows kept ahead of newer
 });
 
 test('past the memory bound the oldest rows are dropped and counted; a last flush that cannot write reports the rest lost', async () => {
-  const { MAX_PENDING_ROWS } = await import('../../src/accounting/usage-writer.ts');
+  // The bound is usage_pending_rows (MAX_PENDING_ROWS by default); a small one behaves the same.
+  const bound = 1_000;
   const dropped: number[] = [];
   const { store } = recordingStore([], () => true);
   const writer = new UsageWriter({
     store,
     flushMs: 60_000,
+    maxPending: bound,
     onError: () => undefined,
     onDropped: (rows) => dropped.push(rows),
   });
-  for (let i = 0; i < MAX_PENDING_ROWS + 5; i++) writer.add(row(i));
+  for (let i = 0; i < bound + 5; i++) writer.add(row(i));
   await writer.flush();
-  assert.equal(writer.pending(), MAX_PENDING_ROWS);
+  assert.equal(writer.pending(), bound);
   assert.deepEqual(dropped, [5]);
-  await writer.close();
+  await closeOnMockedTimers(writer);
   assert.equal(writer.pending(), 0);
-  assert.deepEqual(dropped, [5, MAX_PENDING_ROWS]);
-  assert.equal(writer.droppedRows, MAX_PENDING_ROWS + 5);
+  assert.deepEqual(dropped, [5, bound]);
+  assert.equal(writer.droppedRows, bound + 5);
 });
 
 test('flushes queued meanwhile wait for the write in progress; close() writes what is pending', async () => {
@@ -295,7 +318,7 @@ test('rows the store will not take at close go to the spill file, which the next
       onDropped: () => assert.fail('nothing is dropped'),
     });
     for (let i = 0; i < 5; i++) writer.add(row(i));
-    await writer.close();
+    await closeOnMockedTimers(writer);
     assert.deepEqual(spilled, [5]);
     assert.equal(writer.droppedRows, 0);
     assert.equal(readFileSync(spill.path, 'utf8').trim().split('\n').length, 5);
@@ -316,7 +339,7 @@ test('rows the store will not take at close go to the spill file, which the next
       onDropped: (_n, rows) => lost.push([...rows]),
     });
     nowhere.add(row(1));
-    await nowhere.close();
+    await closeOnMockedTimers(nowhere);
     assert.deepEqual(
       lost.map((rows) => rows.map((r) => r.requestId)),
       [['req_1']],
