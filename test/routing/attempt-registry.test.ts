@@ -1,13 +1,19 @@
-// The registry of attempts in progress that a clean stop ends (stopAllAttempts). Its own file: the stop
-// is for good in a process, and every attempt made after it stops at once.
+// The registry of attempts in progress that a clean stop ends (stopAllAttempts). The stop is for good in
+// a process, and every attempt made after it stops at once: this file loads a module instance of its own
+// (a URL with a query is another module), so tests that share its process (`npm run test:unit` runs the
+// unit files in one) keep theirs running.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { AttemptWatch, stopAllAttempts } from '../../src/routing/attempt-watch.ts';
-import type { ClientLink } from '../../src/routing/attempt-watch.ts';
+import type { AttemptWatch as Watch, ClientLink } from '../../src/routing/attempt-watch.ts';
+
+type WatchModule = typeof import('../../src/routing/attempt-watch.ts');
+const { AttemptWatch, stopAllAttempts } = (await import(
+  new URL('../../src/routing/attempt-watch.ts?own-registry', import.meta.url).href
+)) as WatchModule;
 
 const client: ClientLink = { aborted: false, onGone: () => undefined, offGone: () => undefined };
 
-function watch(): AttemptWatch {
+function watch(): Watch {
   return new AttemptWatch({ client, firstByteMs: 60_000, idleMs: 60_000, deadline: performance.now() + 600_000 });
 }
 
