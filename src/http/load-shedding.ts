@@ -171,8 +171,8 @@ export class LoadShedder {
   /** One sample of the loop: the admitted share follows it (see the top of the file). */
   observe(s: LoopSample): void {
     const coveredMs = this.#sampleMs + s.delayMs;
-    this.utilisation += (1 - Math.exp(-coveredMs / UTILISATION_MEMORY_MS)) * (s.utilisation - this.utilisation);
-    this.delayMs += (1 - Math.exp(-coveredMs / DELAY_MEMORY_MS)) * (s.delayMs - this.delayMs);
+    this.utilisation = smoothed(this.utilisation, s.utilisation, coveredMs, UTILISATION_MEMORY_MS);
+    this.delayMs = smoothed(this.delayMs, s.delayMs, coveredMs, DELAY_MEMORY_MS);
     const late = s.delayMs > this.#thresholdMs;
     this.#lateSamples = late ? this.#lateSamples + 1 : 0;
     this.#lateMs = late ? this.#lateMs + coveredMs : 0;
@@ -218,9 +218,8 @@ export class LoadShedder {
     // already tells a burst from a standing queue.
     const busyAndLate = this.delayMs > this.#thresholdMs * STANDING_SHARE && utilisation > HIGH_UTILISATION;
     this.#busyLateMs = busyAndLate ? this.#busyLateMs + coveredMs : 0;
-    const weight = 1 - Math.exp(-coveredMs / RATE_MEMORY_MS);
-    this.#arrivalRate += weight * (this.#arrivals / coveredMs - this.#arrivalRate);
-    this.#admittedRate += weight * (this.#admitted / coveredMs - this.#admittedRate);
+    this.#arrivalRate = smoothed(this.#arrivalRate, this.#arrivals / coveredMs, coveredMs, RATE_MEMORY_MS);
+    this.#admittedRate = smoothed(this.#admittedRate, this.#admitted / coveredMs, coveredMs, RATE_MEMORY_MS);
     this.#arrivals = 0;
     this.#admitted = 0;
     if (!this.standing) {
@@ -244,6 +243,11 @@ export class LoadShedder {
   stop(): void {
     if (this.#timer !== null) clearInterval(this.#timer);
   }
+}
+
+/** `current` moved towards `sample` by the weight of `coveredMs` of wall time in a memory of `memoryMs`. */
+function smoothed(current: number, sample: number, coveredMs: number, memoryMs: number): number {
+  return current + (1 - Math.exp(-coveredMs / memoryMs)) * (sample - current);
 }
 
 /** The loop's utilisation since the previous call and how late this call runs after `intervalMs`. */

@@ -3,8 +3,9 @@
 // accepts is one the schema accepts too (a test holds the two together over every field's edge cases);
 // anything it does not accept goes to the schema, which refuses it with the parameter's name or accepts
 // the rarer shapes this leaves out.
+import { ROLES } from './schema.ts';
 
-const ROLES = new Set(['system', 'developer', 'user', 'assistant', 'tool', 'function']);
+const ROLE_SET: ReadonlySet<string> = new Set(ROLES);
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -23,7 +24,7 @@ function numberOrNothing(v: unknown, min: number, max: number): boolean {
 function plainMessage(m: unknown): boolean {
   if (!isObject(m)) return false;
   const role = m.role;
-  if (typeof role !== 'string' || !ROLES.has(role)) return false;
+  if (typeof role !== 'string' || !ROLE_SET.has(role)) return false;
   const content = m.content;
   return typeof content === 'string' || Array.isArray(content) || (role === 'assistant' && content == null);
 }

@@ -4,7 +4,7 @@
 // is made stricter there too (test/unit/chat-plain-body.test.ts tries both on each field's edge cases).
 import { z } from 'zod';
 
-const ROLES = ['system', 'developer', 'user', 'assistant', 'tool', 'function'] as const;
+export const ROLES = ['system', 'developer', 'user', 'assistant', 'tool', 'function'] as const;
 
 /** A whole number ≥ 1 of any size: a `max_tokens` of 1e308 is the upstream's to refuse, not a shape error. */
 export function positiveInteger(error: string) {
