@@ -61,7 +61,12 @@ const options = JSON.parse(process.argv[2] ?? '{}') as OverloadWorkerOptions;
 const url = new URL(options.request.url);
 const bytes = requestBytes(options.request);
 
-/** Up to `connections` connections; past them requests wait here for one, and that wait counts. */
+/**
+ * Up to `connections` connections; past them requests wait here for one, and that wait counts. Idle ones
+ * are reused in turn, oldest first: reusing the newest kept the same few busy in the slower phases, while
+ * the gateway closed the rest at its keep-alive timeout, and at the overload's start all of them were
+ * opened again at once.
+ */
 const idle: RawConnection[] = [];
 const waiting: Array<(c: RawConnection) => void> = [];
 let opened = 0;
@@ -71,7 +76,7 @@ function release(c: RawConnection): void {
   else idle.push(c);
 }
 async function send(): Promise<RawAnswer | Error> {
-  let c = idle.pop();
+  let c = idle.shift();
   if (c === undefined && opened < options.connections) {
     opened++;
     c = new RawConnection(url, bytes);
