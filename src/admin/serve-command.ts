@@ -225,7 +225,10 @@ export async function serveCommand(fileConfig: GatewayConfig): Promise<void> {
   let systems = deploymentSystems(config);
   const metrics = new Metrics({ providerOf: (id) => systems.get(id) ?? 'unknown' });
   metrics.watchUsage(usage);
-  const shedder = config.overloadLoopDelayMs > 0 ? new LoadShedder({ thresholdMs: config.overloadLoopDelayMs }) : null;
+  const shedder =
+    config.overloadLoopDelayMs > 0
+      ? new LoadShedder({ thresholdMs: config.overloadLoopDelayMs, requests: metrics })
+      : null;
   if (shedder !== null) metrics.watchShedder(shedder);
   metrics.watchAdmission(admission);
   metrics.watchUpstreamPools(upstreamPoolStats);

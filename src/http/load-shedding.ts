@@ -38,13 +38,23 @@
 // once the loop is mostly idle, under HOLD_IDLE), when the loop has been on time and mostly idle for
 // RATE_MEMORY_MS, or when new requests come no faster than ENDED_RATIO times the rate the loop admitted
 // while keeping up (the overload is over: the share is whole at once).
+// A queue building: the loop busy and late past the hold while the requests in flight grow BUILD_RATIO
+// times (and by BUILD_MIN_GROWTH at least) within BUILD_WINDOW_MS, two samples running. It is the start
+// of an overload, seen in a tenth of a second where the smoothed signals above take most of a second, and
+// during a standing queue it is the hold admitting more than the loop runs: either way the share is cut
+// at once, to what the loop finished while the queue built (by half at least), and the loop is held as
+// for a standing queue. A collection pause makes the same picture (what arrived during the pause is in
+// flight after it), so growth within GC_QUIET_MS of a pause of GC_PAUSE_MS or more is not a queue; nor
+// can a fixed number of clients that wait for their answers grow it by BUILD_MIN_GROWTH once they are all
+// in flight.
+//
 // Clients that wait for each answer keep a loop a quarter of the default threshold late only when there
 // are very many of them for what each request costs; each of their requests then waits that long too,
 // and shedding some of them is what the threshold asks for.
 //
 // Admission within the share is by a deterministic credit, not chance: of every 1/share requests one
 // is admitted, so the refused are spread evenly over time.
-import { performance } from 'node:perf_hooks';
+import { performance, PerformanceObserver } from 'node:perf_hooks';
 
 /** How often the loop is looked at. */
 const SAMPLE_MS = 10;
@@ -90,6 +100,19 @@ const RATE_MEMORY_MS = 200;
 /** A sample at least this busy says the loop is saturated, not by how much: the share shrinks by SATURATED_CUT. */
 const SATURATED = 0.98;
 const SATURATED_CUT = 0.7;
+/**
+ * A queue building (see the top of the file): growth of the requests in flight over a window; the least
+ * cut it makes, and the share of what the loop finished that the cut admits (the rest of its time drains
+ * the queue).
+ */
+const BUILD_RATIO = 1.5;
+const BUILD_MIN_GROWTH = 64;
+const BUILD_WINDOW_MS = 100;
+const BUILD_CUT = 0.5;
+const DRAIN = 0.8;
+/** A collection pause this long or longer, and how long after it growth in flight is its backlog. */
+const GC_PAUSE_MS = 20;
+const GC_QUIET_MS = 200;
 /** The admitted share never goes under this: some requests keep being served whatever the load. */
 const MIN_SHARE = 0.02;
 /** The most the share shrinks in one sample on utilisation alone otherwise, and what it grows back by in one (1 a second). */
@@ -102,6 +125,11 @@ export interface LoopSample {
   delayMs: number;
   /** Share of the interval the loop was busy (0..1). */
   utilisation: number;
+  /** Requests in flight now, and begun since start (absent: no queue-building signal). */
+  inFlight?: number;
+  started?: number;
+  /** Milliseconds since the last collection pause of GC_PAUSE_MS or more ended (absent: none seen). */
+  sincePauseMs?: number;
 }
 
 export interface LoadShedderOptions {
@@ -109,6 +137,8 @@ export interface LoadShedderOptions {
   thresholdMs: number;
   /** The loop since the last call; node:perf_hooks' event-loop utilisation and timer lateness when not given (tests inject one). */
   sample?: () => LoopSample;
+  /** Requests in flight and begun since start, read by the default sample (the queue-building signal). */
+  requests?: { readonly inFlight: number; readonly started: number };
   sampleMs?: number;
 }
 
@@ -139,11 +169,17 @@ export class LoadShedder {
   #keptUpRate = 0;
   /** Wall time a held loop has been on time and mostly idle without a break, ms. */
   #idleMs = 0;
+  /** The shedder's clock (wall time its samples covered, ms), and the requests in flight and begun by it, over the last BUILD_WINDOW_MS. */
+  #clockMs = 0;
+  #seen: Array<{ atMs: number; inFlight: number; started: number }> = [];
+  /** Samples one after another that saw a queue building. */
+  #buildingSamples = 0;
   readonly #thresholdMs: number;
   /** The lateness a standing queue's loop is held under: HOLD_MS, or the standing gate when that is less. */
   readonly #holdMs: number;
   readonly #sampleMs: number;
   readonly #timer: NodeJS.Timeout | null;
+  readonly #pauses: PerformanceObserver | null = null;
 
   constructor(o: LoadShedderOptions) {
     this.#thresholdMs = o.thresholdMs;
@@ -153,8 +189,14 @@ export class LoadShedder {
       this.#timer = null;
       return;
     }
-    const sample = o.sample ?? loopSampler(this.#sampleMs);
-    this.#timer = setInterval(() => this.observe(sample()), this.#sampleMs);
+    let sample = o.sample;
+    if (sample === undefined) {
+      const pauses = longPauses();
+      this.#pauses = pauses.observer;
+      sample = loopSampler(this.#sampleMs, o.requests ?? null, pauses.sinceMs);
+    }
+    const next = sample;
+    this.#timer = setInterval(() => this.observe(next()), this.#sampleMs);
     this.#timer.unref();
   }
 
@@ -177,11 +219,13 @@ export class LoadShedder {
     this.#lateSamples = late ? this.#lateSamples + 1 : 0;
     this.#lateMs = late ? this.#lateMs + coveredMs : 0;
     const queue = this.delayMs > this.#thresholdMs * QUEUE_SHARE;
-    const standing = this.#standingQueue(coveredMs, s.utilisation);
+    const buildCut = this.#queueBuilding(s, coveredMs);
+    const standing = this.#standingQueue(coveredMs, s.utilisation, buildCut < 1);
     // A standing queue that ends here ends with the whole share at once.
     let share = standing === 'over' ? 1 : this.share;
     if (this.#lateSamples >= 2 && this.#lateMs >= this.#thresholdMs * BACKLOG_THRESHOLDS)
       share *= Math.min(0.5, this.#thresholdMs / s.delayMs);
+    else if (buildCut < 1) share *= buildCut;
     else if (queue && this.utilisation > HIGH_UTILISATION)
       share *= s.utilisation >= SATURATED ? SATURATED_CUT : Math.max(MAX_CUT, TARGET_UTILISATION / this.utilisation);
     else if (standing === 'held') {
@@ -212,8 +256,44 @@ export class LoadShedder {
     }
   }
 
+  /**
+   * What a queue building (see the top of the file) cuts the share by, or 1 when this sample and the one
+   * before did not see one. Over those two samples, requests begun less the growth in flight is what the
+   * loop finished: the share is cut to DRAIN of that over what began, and by BUILD_CUT at least. Once
+   * acted on, the window starts again, so the next cut needs growth of its own.
+   */
+  #queueBuilding(s: LoopSample, coveredMs: number): number {
+    this.#clockMs += coveredMs;
+    if (s.inFlight === undefined) return 1;
+    const seen = this.#seen;
+    seen.push({ atMs: this.#clockMs, inFlight: s.inFlight, started: s.started ?? 0 });
+    // The newest entry at least a window old is the one to compare with; older ones are no longer needed.
+    let from = -1;
+    for (let i = 0; i < seen.length && seen[i].atMs <= this.#clockMs - BUILD_WINDOW_MS; i++) from = i;
+    if (from > 0) seen.splice(0, from);
+    const before = from === -1 ? null : seen[0];
+    const previous = seen.length >= 2 ? seen[seen.length - 2].inFlight : s.inFlight;
+    const growing =
+      before !== null &&
+      s.inFlight >= BUILD_RATIO * before.inFlight &&
+      s.inFlight - before.inFlight >= BUILD_MIN_GROWTH &&
+      s.inFlight > previous &&
+      s.utilisation > HIGH_UTILISATION &&
+      s.delayMs > this.#holdMs &&
+      (s.sincePauseMs ?? Number.POSITIVE_INFINITY) > GC_QUIET_MS;
+    this.#buildingSamples = growing ? this.#buildingSamples + 1 : 0;
+    if (this.#buildingSamples < 2 || before === null) return 1;
+    this.#buildingSamples = 0;
+    // The rates over the two samples that saw it: the window may reach back to before it began.
+    const from2 = seen[Math.max(0, seen.length - 3)];
+    const begun = (s.started ?? 0) - from2.started;
+    const finished = begun - (s.inFlight - from2.inFlight);
+    seen.splice(0, seen.length - 1);
+    return begun > 0 && finished > 0 ? Math.min(BUILD_CUT, (DRAIN * finished) / begun) : BUILD_CUT;
+  }
+
   /** A standing queue after this sample: none, held (it starts or lasts), or over (it ends here). */
-  #standingQueue(coveredMs: number, utilisation: number): 'none' | 'held' | 'over' {
+  #standingQueue(coveredMs: number, utilisation: number, building: boolean): 'none' | 'held' | 'over' {
     // The sample's own utilisation: the smoothed one lags by half a second, and the time it must last
     // already tells a burst from a standing queue.
     const busyAndLate = this.delayMs > this.#thresholdMs * STANDING_SHARE && utilisation > HIGH_UTILISATION;
@@ -223,7 +303,7 @@ export class LoadShedder {
     this.#arrivals = 0;
     this.#admitted = 0;
     if (!this.standing) {
-      if (this.#busyLateMs < this.#thresholdMs * BACKLOG_THRESHOLDS) return 'none';
+      if (!building && this.#busyLateMs < this.#thresholdMs * BACKLOG_THRESHOLDS) return 'none';
       this.standing = true;
       this.#standingMs = 0;
       this.#keptUpRate = 0;
@@ -242,6 +322,7 @@ export class LoadShedder {
 
   stop(): void {
     if (this.#timer !== null) clearInterval(this.#timer);
+    this.#pauses?.disconnect();
   }
 }
 
@@ -250,8 +331,26 @@ function smoothed(current: number, sample: number, coveredMs: number, memoryMs: 
   return current + (1 - Math.exp(-coveredMs / memoryMs)) * (sample - current);
 }
 
-/** The loop's utilisation since the previous call and how late this call runs after `intervalMs`. */
-function loopSampler(intervalMs: number): () => LoopSample {
+/** Collection pauses of GC_PAUSE_MS or more as V8 reports them: how long ago the last one ended. */
+function longPauses(): { observer: PerformanceObserver; sinceMs: () => number } {
+  let endedAt = Number.NEGATIVE_INFINITY;
+  const observer = new PerformanceObserver((list) => {
+    for (const e of list.getEntries())
+      if (e.duration >= GC_PAUSE_MS) endedAt = Math.max(endedAt, e.startTime + e.duration);
+  });
+  observer.observe({ entryTypes: ['gc'] });
+  return { observer, sinceMs: () => performance.now() - endedAt };
+}
+
+/**
+ * The loop's utilisation since the previous call and how late this call runs after `intervalMs`, with the
+ * requests in flight and begun and the time since a long collection pause.
+ */
+function loopSampler(
+  intervalMs: number,
+  requests: { readonly inFlight: number; readonly started: number } | null,
+  sincePauseMs: () => number,
+): () => LoopSample {
   let last = performance.eventLoopUtilization();
   let lastAt = performance.now();
   return () => {
@@ -261,6 +360,12 @@ function loopSampler(intervalMs: number): () => LoopSample {
     const delayMs = Math.max(0, now - lastAt - intervalMs);
     last = current;
     lastAt = now;
-    return { delayMs, utilisation };
+    return {
+      delayMs,
+      utilisation,
+      inFlight: requests?.inFlight,
+      started: requests?.started,
+      sincePauseMs: sincePauseMs(),
+    };
   };
 }

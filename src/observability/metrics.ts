@@ -76,8 +76,10 @@ export interface UpstreamPoolSample {
 
 export class Metrics {
   readonly registry = new Registry();
-  /** Requests being served (read by /metrics and by a clean stop). */
+  /** Requests being served (read by /metrics, by a clean stop and by the load shedder). */
   inFlight = 0;
+  /** Requests begun since start: the load shedder's rate of admitted requests. */
+  started = 0;
   #series = new Map<string, Map<string, Map<number, Series>>>();
   #duration: SeriesHistogram<'endpoint' | 'model' | 'status'>;
   #upstreamErrors: Counter<'deployment' | 'kind'>;

@@ -114,6 +114,7 @@ export async function handleGeneration(
       headers: req.headers,
     });
   gw.metrics.inFlight++;
+  gw.metrics.started++;
   try {
     await serve(gw, req, res, flight, client);
   } catch (err) {

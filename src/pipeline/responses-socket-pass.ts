@@ -229,6 +229,7 @@ export class SocketPassThrough {
       });
     let ticket: Ticket | null = null;
     gw.metrics.inFlight++;
+    gw.metrics.started++;
     try {
       const { type: _type, generate: _generate, ...body } = frame;
       validateResponsesRequest({ ...body, stream: true });

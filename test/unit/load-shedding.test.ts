@@ -183,6 +183,89 @@ test('a standing queue (busy and a quarter of the threshold late for half a seco
     shedder.stop();
   }));
 
+/** Feeds one sample a step: busy and `delayMs` late, the requests in flight as `inFlight(step)` says. */
+function feedInFlight(
+  feed: (s: LoopSample) => void,
+  steps: number,
+  sample: (step: number) => LoopSample,
+  until: () => boolean = () => false,
+): number {
+  for (let step = 0; step < steps; step++) {
+    feed(sample(step));
+    if (until()) return step + 1;
+  }
+  return steps;
+}
+
+test('a queue building (requests in flight growing half again within 100 ms, the loop busy and late) is cut to what the loop finishes and held within a tenth of a second', () =>
+  onMockedTimers(() => {
+    const { shedder, feed } = fedShedder(100);
+    // The sustainable rate: 60 requests in flight, 40 begun (and finished) a sample, the loop 70 % busy.
+    feedInFlight(feed, 100, (step) => ({ delayMs: 1, utilisation: 0.7, inFlight: 60, started: 40 * step }));
+    assert.equal(shedder.shedding, false);
+    // Three times that: 120 begin every 18 ms of wall time (10 ms, and 8 ms late), 60 of them finish and
+    // 60 more are in flight. The smoothed signals would wait most of a second; growth says it at once.
+    const at = (step: number): LoopSample => ({
+      delayMs: 8,
+      utilisation: 1,
+      inFlight: 60 + 60 * (step + 1),
+      started: 4000 + 120 * (step + 1),
+    });
+    const samples = feedInFlight(feed, 100, at, () => shedder.shedding);
+    assert.ok(samples * 18 <= 150, `held after ${samples * 18} ms`);
+    assert.equal(shedder.standing, true);
+    // Cut to four fifths of what the loop finished over what began (60 of 120): the rest drains the queue.
+    assert.ok(Math.abs(shedder.share - 0.4) < 1e-9, `share ${shedder.share}`);
+    // Held and still growing as fast: the next cut waits for a window of growth of its own.
+    const held = shedder.share;
+    feed(at(samples));
+    assert.ok(shedder.share > held * 0.5, 'not cut again at the next sample');
+    feedInFlight(feed, 10, (step) => at(samples + step + 1));
+    assert.ok(shedder.share <= held * 0.5, `cut again by a second window of growth: ${shedder.share} after ${held}`);
+    shedder.stop();
+  }));
+
+test('a queue building with no count of requests begun is cut by half', () =>
+  onMockedTimers(() => {
+    const { shedder, feed } = fedShedder(100);
+    feedInFlight(feed, 100, () => ({ delayMs: 1, utilisation: 0.7, inFlight: 60 }));
+    feedInFlight(
+      feed,
+      100,
+      (step) => ({ delayMs: 8, utilisation: 1, inFlight: 60 + 60 * (step + 1) }),
+      () => shedder.shedding,
+    );
+    assert.equal(shedder.share, 0.5);
+    shedder.stop();
+  }));
+
+test('growth in flight after a long collection pause, or up to a fixed number of clients, is not a queue building', () =>
+  onMockedTimers(() => {
+    const { shedder, feed } = fedShedder(100);
+    feedInFlight(feed, 100, () => ({ delayMs: 1, utilisation: 0.7, inFlight: 60 }));
+    // What arrived during a 40 ms pause is in flight after it, and the loop runs busy and late while it
+    // catches up: the same picture as an overload's start, for 200 ms after the pause.
+    feedInFlight(feed, 10, (step) => ({
+      delayMs: 8,
+      utilisation: 1,
+      inFlight: 60 + 60 * (step + 1),
+      sincePauseMs: 10 + 18 * step,
+    }));
+    assert.equal(shedder.shedding, false);
+    feedInFlight(feed, 100, () => ({ delayMs: 1, utilisation: 0.7, inFlight: 60 }));
+    // A cold process under 50 clients that wait for their answers: from none to all 50 in flight at
+    // once, the loop busy and late (its compiler still warming up), then no more.
+    const cold = fedShedder(100);
+    feedInFlight(cold.feed, 5, () => ({ delayMs: 1, utilisation: 0.2, inFlight: 0 }));
+    feedInFlight(cold.feed, 40, (step) => ({ delayMs: 12, utilisation: 1, inFlight: Math.min(50, 10 * (step + 1)) }));
+    assert.equal(cold.shedder.shedding, false);
+    // Without the requests in flight in the sample (a sampler that cannot count them), nothing changes either.
+    const blind = fedShedder(100);
+    feedInFlight(blind.feed, 20, () => ({ delayMs: 8, utilisation: 1 }));
+    assert.equal(blind.shedder.shedding, false);
+    for (const s of [shedder, cold.shedder, blind.shedder]) s.stop();
+  }));
+
 test('overload_loop_delay_ms 0 never sheds and samples nothing', () => {
   let sampled = 0;
   const shedder = new LoadShedder({
