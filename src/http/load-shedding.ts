@@ -37,16 +37,20 @@
 // refuse the client's backlog. It ends when the share is whole again (it grows back as fast as ever
 // once the loop is mostly idle, under HOLD_IDLE), when the loop has been on time and mostly idle for
 // RATE_MEMORY_MS, or when new requests come no faster than ENDED_RATIO times the rate the loop admitted
-// while keeping up (the overload is over: the share is whole at once).
+// while keeping up. The share then grows back as without a standing queue, a hundredth a sample, not
+// whole at once: an overload that is not over after all shows as a queue building before the loop is
+// flooded.
 // A queue building: the loop busy and late past the hold while the requests in flight grow BUILD_RATIO
 // times (and by BUILD_MIN_GROWTH at least) within BUILD_WINDOW_MS, two samples running. It is the start
 // of an overload, seen in a tenth of a second where the smoothed signals above take most of a second, and
 // during a standing queue it is the hold admitting more than the loop runs: either way the share is cut
 // at once, to what the loop finished while the queue built (by half at least), and the loop is held as
 // for a standing queue. A collection pause makes the same picture (what arrived during the pause is in
-// flight after it), so growth within GC_QUIET_MS of a pause of GC_PAUSE_MS or more is not a queue; nor
-// can a fixed number of clients that wait for their answers grow it by BUILD_MIN_GROWTH once they are all
-// in flight.
+// flight after it), so growth within GC_QUIET_MS of a pause of GC_PAUSE_MS or more is not a queue. Long
+// pauses one after another (each within GC_QUIET_MS of the last) count from the first: a loop that
+// collects that often holds too many requests to keep up, and that queue is counted once the first
+// pause's own backlog has had its time. Nor can a fixed number of clients that wait for their answers
+// grow the requests in flight by BUILD_MIN_GROWTH once they are all in flight.
 //
 // Clients that wait for each answer keep a loop a quarter of the default threshold late only when there
 // are very many of them for what each request costs; each of their requests then waits that long too,
@@ -128,7 +132,10 @@ export interface LoopSample {
   /** Requests in flight now, and begun since start (absent: no queue-building signal). */
   inFlight?: number;
   started?: number;
-  /** Milliseconds since the last collection pause of GC_PAUSE_MS or more ended (absent: none seen). */
+  /**
+   * Milliseconds since the first of the latest run of collection pauses of GC_PAUSE_MS or more ended
+   * (PauseRun; absent: none seen).
+   */
   sincePauseMs?: number;
 }
 
@@ -221,8 +228,7 @@ export class LoadShedder {
     const queue = this.delayMs > this.#thresholdMs * QUEUE_SHARE;
     const buildCut = this.#queueBuilding(s, coveredMs);
     const standing = this.#standingQueue(coveredMs, s.utilisation, buildCut < 1);
-    // A standing queue that ends here ends with the whole share at once.
-    let share = standing === 'over' ? 1 : this.share;
+    let share = this.share;
     if (this.#lateSamples >= 2 && this.#lateMs >= this.#thresholdMs * BACKLOG_THRESHOLDS)
       share *= Math.min(0.5, this.#thresholdMs / s.delayMs);
     else if (buildCut < 1) share *= buildCut;
@@ -240,12 +246,11 @@ export class LoadShedder {
         this.#keptUpRate = Math.max(this.#keptUpRate, this.#admittedRate);
         // On time and mostly idle for as long as the rates take to tell: the overload is over.
         this.#idleMs = this.utilisation < HOLD_IDLE ? this.#idleMs + coveredMs : 0;
-        if (this.#idleMs >= RATE_MEMORY_MS) share = 1;
-        else
-          share +=
-            Math.min(this.utilisation, s.utilisation) < HOLD_IDLE
-              ? GROWTH
-              : HOLD_GROWTH * Math.max(0, 1 - this.delayMs / holdMs);
+        if (this.#idleMs >= RATE_MEMORY_MS) this.standing = false;
+        share +=
+          Math.min(this.utilisation, s.utilisation) < HOLD_IDLE
+            ? GROWTH
+            : HOLD_GROWTH * Math.max(0, 1 - this.delayMs / holdMs);
       }
     } else if (this.utilisation < TARGET_UTILISATION || !queue) share += GROWTH;
     this.share = Math.min(1, Math.max(MIN_SHARE, share));
@@ -331,15 +336,35 @@ function smoothed(current: number, sample: number, coveredMs: number, memoryMs: 
   return current + (1 - Math.exp(-coveredMs / memoryMs)) * (sample - current);
 }
 
-/** Collection pauses of GC_PAUSE_MS or more as V8 reports them: how long ago the last one ended. */
+/**
+ * Long collection pauses (GC_PAUSE_MS or more) by when they ended: a pause within GC_QUIET_MS of the one
+ * before belongs to its run, and the run is timed from its first pause.
+ */
+export class PauseRun {
+  #firstEnd = Number.NEGATIVE_INFINITY;
+  #lastEnd = Number.NEGATIVE_INFINITY;
+
+  add(startMs: number, durationMs: number): void {
+    if (durationMs < GC_PAUSE_MS) return;
+    const end = startMs + durationMs;
+    if (end - this.#lastEnd > GC_QUIET_MS) this.#firstEnd = end;
+    this.#lastEnd = Math.max(this.#lastEnd, end);
+  }
+
+  /** Milliseconds since the first pause of the latest run ended. */
+  sinceFirst(nowMs: number): number {
+    return nowMs - this.#firstEnd;
+  }
+}
+
+/** The collection pauses V8 reports, as a PauseRun. */
 function longPauses(): { observer: PerformanceObserver; sinceMs: () => number } {
-  let endedAt = Number.NEGATIVE_INFINITY;
+  const run = new PauseRun();
   const observer = new PerformanceObserver((list) => {
-    for (const e of list.getEntries())
-      if (e.duration >= GC_PAUSE_MS) endedAt = Math.max(endedAt, e.startTime + e.duration);
+    for (const e of list.getEntries()) run.add(e.startTime, e.duration);
   });
   observer.observe({ entryTypes: ['gc'] });
-  return { observer, sinceMs: () => performance.now() - endedAt };
+  return { observer, sinceMs: () => run.sinceFirst(performance.now()) };
 }
 
 /**
