@@ -93,9 +93,8 @@ const HOLD_CUT_FAR = 0.95;
 const HOLD_CUT = 0.98;
 const HOLD_GROWTH = 0.001;
 /**
- * Utilisation (smoothed, and of the sample too) under which a held loop is mostly idle: the share then
- * grows back as fast as without a standing queue. One idle sample alone is not enough: a loop at a held
- * share has them between bursts, and growing ten times as fast on each flooded it every few seconds.
+ * Utilisation (smoothed, or of the sample alone) under which a held loop is mostly idle: the share then
+ * grows back as fast as without a standing queue.
  */
 const HOLD_IDLE = 0.5;
 /** A standing queue ends when new requests come no faster than this many times the admitted rate the loop kept up with. */
@@ -249,7 +248,7 @@ export class LoadShedder {
         this.#idleMs = this.utilisation < HOLD_IDLE ? this.#idleMs + coveredMs : 0;
         if (this.#idleMs >= RATE_MEMORY_MS) this.standing = false;
         share +=
-          Math.max(this.utilisation, s.utilisation) < HOLD_IDLE
+          Math.min(this.utilisation, s.utilisation) < HOLD_IDLE
             ? GROWTH
             : HOLD_GROWTH * Math.max(0, 1 - this.delayMs / holdMs);
       }
