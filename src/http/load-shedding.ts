@@ -93,8 +93,8 @@ const HOLD_CUT_FAR = 0.95;
 const HOLD_CUT = 0.98;
 const HOLD_GROWTH = 0.001;
 /**
- * Utilisation (smoothed, or of the sample alone) under which a held loop is mostly idle: the share then
- * grows back as fast as without a standing queue.
+ * Utilisation (smoothed, or of the sample alone; both, with BUILD_MIN_GROWTH requests or more in flight)
+ * under which a held loop is mostly idle: the share then grows back as fast as without a standing queue.
  */
 const HOLD_IDLE = 0.5;
 /** A standing queue ends when new requests come no faster than this many times the admitted rate the loop kept up with. */
@@ -247,10 +247,14 @@ export class LoadShedder {
         // On time and mostly idle for as long as the rates take to tell: the overload is over.
         this.#idleMs = this.utilisation < HOLD_IDLE ? this.#idleMs + coveredMs : 0;
         if (this.#idleMs >= RATE_MEMORY_MS) this.standing = false;
-        share +=
-          Math.min(this.utilisation, s.utilisation) < HOLD_IDLE
-            ? GROWTH
-            : HOLD_GROWTH * Math.max(0, 1 - this.delayMs / holdMs);
+        // With a backlog of its own in flight, one idle sample is only a gap between bursts: growing
+        // fast on it overshoots every few seconds. With few in flight (a client that sends again as
+        // soon as it is answered, a 503 included, keeps the smoothed utilisation up), it is idle time.
+        const idle =
+          (s.inFlight ?? 0) < BUILD_MIN_GROWTH
+            ? Math.min(this.utilisation, s.utilisation)
+            : Math.max(this.utilisation, s.utilisation);
+        share += idle < HOLD_IDLE ? GROWTH : HOLD_GROWTH * Math.max(0, 1 - this.delayMs / holdMs);
       }
     } else if (this.utilisation < TARGET_UTILISATION || !queue) share += GROWTH;
     this.share = Math.min(1, Math.max(MIN_SHARE, share));

@@ -189,6 +189,33 @@ test('a standing queue (busy and a quarter of the threshold late for half a seco
     shedder.stop();
   }));
 
+test('a held share with a backlog in flight grows back fast only when the loop is idle over half a second, not on one idle sample', () =>
+  onMockedTimers(() => {
+    const { shedder, feed } = fedShedder(100);
+    feed({ delayMs: 2, utilisation: 0.5 }, 100);
+    for (let i = 0; i < 1000 && !shedder.shedding; i++) feed({ delayMs: 40, utilisation: 1 });
+    assert.equal(shedder.standing, true);
+    // Cut while later than the hold, then under it and 80 % busy with 100 in flight, new requests still coming as fast.
+    feedWithArrivals(shedder, feed, { delayMs: 40, utilisation: 0.8, inFlight: 100 }, 20, 100);
+    feedWithArrivals(shedder, feed, { delayMs: 1, utilisation: 0.8, inFlight: 100 }, 5, 100);
+    assert.equal(shedder.standing, true);
+    const before = shedder.share;
+    // Idle samples between bursts (every other one 30 % busy): a thousandth a sample at most, as held.
+    for (let i = 0; i < 10; i++) {
+      feedWithArrivals(shedder, feed, { delayMs: 1, utilisation: 0.3, inFlight: 100 }, 1, 100);
+      feedWithArrivals(shedder, feed, { delayMs: 1, utilisation: 0.8, inFlight: 100 }, 1, 100);
+    }
+    assert.ok(shedder.share - before <= 20 * 0.001 + 1e-9, `grew by ${shedder.share - before} in 20 samples`);
+    // The same with one request in flight (a client that sends again at once): idle samples are idle time.
+    const few = shedder.share;
+    for (let i = 0; i < 5; i++) {
+      feedWithArrivals(shedder, feed, { delayMs: 1, utilisation: 0.3, inFlight: 1 }, 1, 100);
+      feedWithArrivals(shedder, feed, { delayMs: 1, utilisation: 0.8, inFlight: 1 }, 1, 100);
+    }
+    assert.ok(shedder.share - few >= 5 * 0.01 - 1e-9, `grew by ${shedder.share - few} in 10 samples`);
+    shedder.stop();
+  }));
+
 /** Feeds one sample a step: busy and `delayMs` late, the requests in flight as `inFlight(step)` says. */
 function feedInFlight(
   feed: (s: LoopSample) => void,
