@@ -139,13 +139,19 @@ export interface LoopSample {
   sincePauseMs?: number;
 }
 
+/** Requests in flight now and begun since start, as the pipeline counts them (Metrics). */
+export interface RequestCounts {
+  readonly inFlight: number;
+  readonly started: number;
+}
+
 export interface LoadShedderOptions {
   /** Event-loop delay (ms) that, on two samples running and for five times as long, halves the admitted share (half of it, smoothed, a queue forming); 0 = never shed. */
   thresholdMs: number;
   /** The loop since the last call; node:perf_hooks' event-loop utilisation and timer lateness when not given (tests inject one). */
   sample?: () => LoopSample;
-  /** Requests in flight and begun since start, read by the default sample (the queue-building signal). */
-  requests?: { readonly inFlight: number; readonly started: number };
+  /** Read by the default sample: the queue-building signal. */
+  requests?: RequestCounts;
   sampleMs?: number;
 }
 
@@ -227,14 +233,14 @@ export class LoadShedder {
     this.#lateMs = late ? this.#lateMs + coveredMs : 0;
     const queue = this.delayMs > this.#thresholdMs * QUEUE_SHARE;
     const buildCut = this.#queueBuilding(s, coveredMs);
-    const standing = this.#standingQueue(coveredMs, s.utilisation, buildCut < 1);
+    const held = this.#standingQueue(coveredMs, s.utilisation, buildCut < 1);
     let share = this.share;
     if (this.#lateSamples >= 2 && this.#lateMs >= this.#thresholdMs * BACKLOG_THRESHOLDS)
       share *= Math.min(0.5, this.#thresholdMs / s.delayMs);
     else if (buildCut < 1) share *= buildCut;
     else if (queue && this.utilisation > HIGH_UTILISATION)
       share *= s.utilisation >= SATURATED ? SATURATED_CUT : Math.max(MAX_CUT, TARGET_UTILISATION / this.utilisation);
-    else if (standing === 'held') {
+    else if (held) {
       // Late as smoothed and in this sample both: after a stall the smoothed lateness takes a second to
       // fall, while the loop is on time again at once.
       const holdMs = this.#holdMs;
@@ -301,8 +307,11 @@ export class LoadShedder {
     return begun > 0 && finished > 0 ? Math.min(BUILD_CUT, (DRAIN * finished) / begun) : BUILD_CUT;
   }
 
-  /** A standing queue after this sample: none, held (it starts or lasts), or over (it ends here). */
-  #standingQueue(coveredMs: number, utilisation: number, building: boolean): 'none' | 'held' | 'over' {
+  /**
+   * Whether the loop is held for a standing queue after this sample (it starts or lasts); one that ends
+   * here ends with the share where it is, which then grows back as without one.
+   */
+  #standingQueue(coveredMs: number, utilisation: number, building: boolean): boolean {
     // The sample's own utilisation: the smoothed one lags by half a second, and the time it must last
     // already tells a burst from a standing queue.
     const busyAndLate = this.delayMs > this.#thresholdMs * STANDING_SHARE && utilisation > HIGH_UTILISATION;
@@ -312,21 +321,20 @@ export class LoadShedder {
     this.#arrivals = 0;
     this.#admitted = 0;
     if (!this.standing) {
-      if (!building && this.#busyLateMs < this.#thresholdMs * BACKLOG_THRESHOLDS) return 'none';
+      if (!building && this.#busyLateMs < this.#thresholdMs * BACKLOG_THRESHOLDS) return false;
       this.standing = true;
       this.#standingMs = 0;
       this.#keptUpRate = 0;
       this.#idleMs = 0;
       this.#arrivalRate = 0;
       this.#admittedRate = 0;
-      return 'held';
+      return true;
     }
     this.#standingMs += coveredMs;
     const over =
       this.#standingMs >= RATE_MEMORY_MS && this.#keptUpRate > 0 && this.#arrivalRate <= ENDED_RATIO * this.#keptUpRate;
-    if (!over) return 'held';
-    this.standing = false;
-    return 'over';
+    if (over) this.standing = false;
+    return !over;
   }
 
   stop(): void {
@@ -375,11 +383,7 @@ function longPauses(): { observer: PerformanceObserver; sinceMs: () => number } 
  * The loop's utilisation since the previous call and how late this call runs after `intervalMs`, with the
  * requests in flight and begun and the time since a long collection pause.
  */
-function loopSampler(
-  intervalMs: number,
-  requests: { readonly inFlight: number; readonly started: number } | null,
-  sincePauseMs: () => number,
-): () => LoopSample {
+function loopSampler(intervalMs: number, requests: RequestCounts | null, sincePauseMs: () => number): () => LoopSample {
   let last = performance.eventLoopUtilization();
   let lastAt = performance.now();
   return () => {
