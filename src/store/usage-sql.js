@@ -9,7 +9,7 @@ const INSERT_USAGE_HEAD = `INSERT INTO usage (ts, request_id, key_id, endpoint, 
   output_tokens, cache_read_tokens, cache_write_tokens, cost_nanos, latency_ms, ttfb_ms, streamed, attempts, period_start, error_code, routing,
   cost_breakdown, redactions, session_id, request_bytes, response_bytes, error_message, attempt_log)`;
 const USAGE_COLUMNS = 26;
-/** Rows per INSERT statement (26 × 64 = 1,664 parameters, under SQLite's 32,766 limit). */
+/** Rows per INSERT statement at most, a power of two (26 × 64 = 1,664 parameters, under SQLite's 32,766 limit). */
 export const INSERT_BATCH = 64;
 
 const ADD_SPEND_SQL = `INSERT INTO key_spend (key_id, period_start, spent_nanos, spent_tokens) VALUES (?, ?, ?, ?)
@@ -178,19 +178,38 @@ export class UsageStatements {
   }
 
   /**
-   * Inserts `values` (rowValues of up to INSERT_BATCH rows): one crossing into SQLite for them all.
+   * Inserts `values` (rowValues of up to INSERT_BATCH rows) in as few crossings into SQLite as the row
+   * count's binary digits: statements exist for powers of two only (1, 2, 4 … INSERT_BATCH), so a
+   * connection prepares at most seven however its batches vary, each once, instead of one per batch size
+   * met (each prepared anew at its first use, the largest holding 1,664 parameters).
    * @param {readonly SqlValue[]} values
    * @returns {void}
    */
   insert(values) {
-    const n = values.length / USAGE_COLUMNS;
-    let stmt = this.#inserts.get(n);
+    let rows = values.length / USAGE_COLUMNS;
+    let at = 0;
+    for (let size = INSERT_BATCH; rows > 0; size >>= 1) {
+      if (rows < size) continue;
+      const end = at + size * USAGE_COLUMNS;
+      const part = at === 0 && end === values.length ? values : values.slice(at, end);
+      this.#statement(size).run(...part);
+      at = end;
+      rows -= size;
+    }
+  }
+
+  /**
+   * @param {number} rows a power of two up to INSERT_BATCH
+   * @returns {StatementSync}
+   */
+  #statement(rows) {
+    let stmt = this.#inserts.get(rows);
     if (stmt === undefined) {
       const one = `(${new Array(USAGE_COLUMNS).fill('?').join(', ')})`;
-      stmt = this.#db.prepare(`${INSERT_USAGE_HEAD} VALUES ${new Array(n).fill(one).join(', ')}`);
-      this.#inserts.set(n, stmt);
+      stmt = this.#db.prepare(`${INSERT_USAGE_HEAD} VALUES ${new Array(rows).fill(one).join(', ')}`);
+      this.#inserts.set(rows, stmt);
     }
-    stmt.run(...values);
+    return stmt;
   }
 
   /**

@@ -3,7 +3,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import v8 from 'node:v8';
-import { keyUses, rowValues, spendDeltas } from '../../src/store/usage-sql.js';
+import { DatabaseSync } from 'node:sqlite';
+import { INSERT_BATCH, keyUses, rowValues, spendDeltas, UsageStatements } from '../../src/store/usage-sql.js';
 import type { UsageRow } from '../../src/store/store.ts';
 
 function row(over: Partial<UsageRow>): UsageRow {
@@ -146,4 +147,42 @@ test("each key's latest row time in a batch, once per key (ON CONFLICT takes a k
       ['key_b', 9],
     ],
   );
+});
+
+const USAGE_TABLE = `CREATE TABLE usage (id INTEGER PRIMARY KEY, ts INTEGER, request_id TEXT, key_id TEXT, endpoint TEXT,
+  model TEXT, deployment TEXT, status INTEGER, input_tokens INTEGER, output_tokens INTEGER, cache_read_tokens INTEGER,
+  cache_write_tokens INTEGER, cost_nanos INTEGER, latency_ms INTEGER, ttfb_ms INTEGER, streamed INTEGER, attempts INTEGER,
+  period_start INTEGER, error_code TEXT, routing TEXT, cost_breakdown TEXT, redactions INTEGER, session_id TEXT,
+  request_bytes INTEGER, response_bytes INTEGER, error_message TEXT, attempt_log TEXT);
+  CREATE TABLE key_spend (key_id TEXT, period_start INTEGER, spent_nanos INTEGER, spent_tokens INTEGER,
+    PRIMARY KEY (key_id, period_start));
+  CREATE TABLE key_last_used (key_id TEXT PRIMARY KEY, ts INTEGER)`;
+
+test('batches of every size are inserted whole and in order by at most seven prepared statements', () => {
+  const db = new DatabaseSync(':memory:');
+  db.exec(USAGE_TABLE);
+  const prepared: string[] = [];
+  const counting = {
+    prepare: (sql: string) => {
+      prepared.push(sql);
+      return db.prepare(sql);
+    },
+  } as unknown as DatabaseSync;
+  const statements = new UsageStatements(counting);
+  const spendAndTouch = prepared.length;
+  let sent = 0;
+  for (let size = 1; size <= INSERT_BATCH; size++) {
+    const rows = Array.from({ length: size }, () => row({ requestId: `req_${sent++}` }));
+    statements.insert(rowValues(rows));
+  }
+  const ids = db
+    .prepare('SELECT request_id FROM usage ORDER BY id')
+    .all()
+    .map((r) => r.request_id);
+  assert.deepEqual(
+    ids,
+    Array.from({ length: sent }, (_, i) => `req_${i}`),
+  );
+  assert.equal(prepared.length - spendAndTouch, Math.log2(INSERT_BATCH) + 1);
+  db.close();
 });
