@@ -25,6 +25,7 @@ import type {
   AdmissionLimits,
   AdmissionSnapshot,
   AdmissionStore,
+  AdmitRequest,
   AdmitResult,
   ReservationId,
   SettleResult,
@@ -197,7 +198,8 @@ export class Admission {
     // A subject's first request this period: its durable total and where it stands are loaded first (once).
     if (entry.limited && unprepared(entry)) await this.#prepare(entry, opts.now);
     if (team !== null && unprepared(team)) await this.#prepare(team, opts.now);
-    return opts.free === true ? this.#admitFree(subjects, opts) : this.#admitSized(subjects, opts);
+    // Awaited, not returned: an async function that returns a promise adopts it two microtasks later.
+    return opts.free === true ? await this.#admitFree(subjects, opts) : await this.#admitSized(subjects, opts);
   }
 
   /**
@@ -273,14 +275,17 @@ export class Admission {
         size = this.#sized(entry, sizing);
       }
     }
-    let result = await this.#tryAdmitRoom(subjects, now, size, sized ? sizing : null);
+    let result = await this.#tryAdmit(subjects, now, size);
+    if (heldBack(result)) result = await this.#waitForRoom(subjects, size, sized ? sizing : null, result);
     // A refusal of the quick (byte-bound) size is tried once more with the tokenizer's estimate.
     if (!result.ok && sizing.quick && result.reason !== 'rpm' && result.reason !== 'concurrency') {
       const full = promptTokensOf(body, { model: target }, embedding);
       sizing.quick = false;
       if (full !== sizing.promptTokens) {
         sizing.promptTokens = full;
-        result = await this.#tryAdmitRoom(subjects, now, this.#sized(entry, sizing), sizing);
+        const resized = this.#sized(entry, sizing);
+        result = await this.#tryAdmit(subjects, now, resized);
+        if (heldBack(result)) result = await this.#waitForRoom(subjects, resized, sizing, result);
       }
     }
     return this.#conclude(subjects, opts.key, sizing, result);
@@ -357,21 +362,11 @@ export class Admission {
   }
 
   /**
-   * Admits, or, held back by the in-flight share (the budget is nearly spent and requests in flight hold
-   * their share of it), waits for those to settle and tries again, resized each time (a settle may have
-   * taught a ratio: `sizing`, or the fixed `size` when it is null); after IN_FLIGHT_WAIT_MS it is a 429.
-   * The common case answers at once and allocates nothing for it.
+   * Held back by the in-flight share (the budget is nearly spent and requests in flight hold their share
+   * of it): waits for those to settle and tries again, resized each time (a settle may have taught a
+   * ratio: `sizing`, or the fixed `size` when it is null); after IN_FLIGHT_WAIT_MS it is a 429. The common
+   * case never comes here: its callers try once first (heldBack).
    */
-  async #tryAdmitRoom(
-    subjects: Subjects,
-    now: number,
-    size: { nanos: number; tokens: number },
-    sizing: Sizing | null,
-  ): Promise<Outcome> {
-    const first = await this.#tryAdmit(subjects, now, size);
-    return first.ok || first.reason !== 'in_flight' ? first : this.#waitForRoom(subjects, size, sizing, first);
-  }
-
   async #waitForRoom(
     subjects: Subjects,
     size: { nanos: number; tokens: number },
@@ -399,29 +394,21 @@ export class Admission {
    */
   async #tryAdmit(subjects: Subjects, now: number, size: { nanos: number; tokens: number }): Promise<Outcome> {
     const { key: entry, team } = subjects;
-    const own = entry.limited ? await this.#admitOne(entry, now, size) : null;
-    if (own !== null && !own.ok) return { ...own, by: entry };
-    if (team === null) return { ok: true, key: own, team: null };
-    const theirs = await this.#admitOne(team, now, size);
-    if (theirs.ok) return { ok: true, key: own, team: theirs };
-    if (own !== null) await this.store.release(own.reservationId).catch((err: unknown) => this.#failed(err, 'release'));
-    return { ...theirs, by: team };
-  }
-
-  async #admitOne(entry: KeyEntry, now: number, size: { nanos: number; tokens: number }): Promise<AdmitResult> {
-    const request = {
-      keyId: entry.record.id,
-      limits: entry.limits,
-      periodStart: entry.period,
-      reserveNanos: size.nanos,
-      reserveTokens: size.tokens,
-      now,
-    };
+    let own: AdmitResult | null = null;
+    let theirs: AdmitResult;
+    // The store's own calls, inline rather than behind a helper: each async layer is a promise and a
+    // resumption on every admitted request.
     try {
-      return await this.store.admit(request);
+      if (entry.limited) own = await this.store.admit(admitRequest(entry, now, size));
+      if (own !== null && !own.ok) return { ...own, by: entry };
+      if (team === null) return { ok: true, key: own, team: null };
+      theirs = await this.store.admit(admitRequest(team, now, size));
     } catch (err) {
       throw this.#unavailable(err);
     }
+    if (theirs.ok) return { ok: true, key: own, team: theirs };
+    if (own !== null) await this.store.release(own.reservationId).catch((err: unknown) => this.#failed(err, 'release'));
+    return { ...theirs, by: team };
   }
 
   /** Fail closed: a key with limits is never served unchecked (docs/budgets.md, "Store outage"). */
@@ -678,7 +665,23 @@ function periodOf(done: SettleResult, admitted: number): number {
   return done.ok ? done.periodStart : admitted;
 }
 
-/** Whether a subject's money and token limits are far enough off for the quick size (always, without any). */
+/** What the store is asked for one subject. */
+function admitRequest(entry: KeyEntry, now: number, size: { nanos: number; tokens: number }): AdmitRequest {
+  return {
+    keyId: entry.record.id,
+    limits: entry.limits,
+    periodStart: entry.period,
+    reserveNanos: size.nanos,
+    reserveTokens: size.tokens,
+    now,
+  };
+}
+
+/** Refused only for the share requests in flight hold: worth waiting for them to settle. */
+function heldBack(result: Outcome): boolean {
+  return !result.ok && result.reason === 'in_flight';
+}
+
 /** Whether a subject's durable total or its first snapshot is still to be loaded (then admit awaits it). */
 function unprepared(entry: KeyEntry): boolean {
   return (entry.budgeted && entry.seededPeriod !== entry.period) || (entry.last === null && needsTokens(entry));
@@ -704,6 +707,7 @@ function teamAsSubject(team: TeamRecord): KeyRecord {
   };
 }
 
+/** Whether a subject's money and token limits are far enough off for the quick size (always, without any). */
 function roomyFor(entry: KeyEntry, size: { nanos: number; tokens: number }): boolean {
   return !needsTokens(entry) || roomy(entry, size);
 }
