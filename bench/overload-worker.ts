@@ -177,9 +177,10 @@ async function runPhase(phase: OverloadPhase): Promise<OverloadWorkerResult> {
 }
 
 // Every connection is opened, and carries one request, before the first phase: a client whose pool grows
-// under load opens hundreds of connections at once, and Node's libuv accepts one connection per
-// event-loop turn, so on a saturated gateway they wait in the kernel's accept queue for seconds where
-// no shedding sees them. The phases measure requests; a warm pool keeps connection set-up out of them.
+// under load opens hundreds of connections at once, and a saturated gateway's loop reaches its listening
+// socket only between its turns of work (libuv then accepts every pending connection at once), so they
+// wait in the kernel's accept queue, where no shedding sees them, and each first request waits behind
+// the turn that accepts it. The phases measure requests; a warm pool keeps connection set-up out of them.
 await warmPool();
 
 // One phase a line on stdin, its result a line on stdout: one process (its compiled code, its open

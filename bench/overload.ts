@@ -5,7 +5,9 @@
 //   1. raises a fixed arrival rate step by step to find the sustainable rate: the last step every request
 //      of which was answered 200 with p99 within 1.5 × the p99 at the lightest step (or, with `--rate`,
 //      runs the given rate until the gateway has served 15,000 requests);
-//   2. runs that rate once more: the p99 at normal load;
+//   2. runs that rate once more, for longer: the p99 at normal load; while that run does not hold the rate
+//      by the step's test, the search's rates below it are tried in turn (a rate held for a few seconds is
+//      not always held for longer, and an overloaded baseline would flatter the overload's p99);
 //   3. runs `factor` × that rate for `overload-s` seconds;
 //   4. stops the gateway (SIGTERM) and looks every 200's x-request-id up in the usage table.
 // The load is open-loop (bench/overload-worker.ts): arrivals do not wait for answers, latency counts
@@ -225,6 +227,12 @@ try {
   await runPhase('warm-up', Number(values['start-rate']), stepS);
   let sustainable: number;
   let light: Phase | undefined;
+  /** The search's passing rates, lowest first: what the normal phase steps back through. */
+  const passed: number[] = [];
+  // A step that fails is run once more before the search stops: on a shared machine one stall of
+  // another process's making is enough to fail a step.
+  const passes = (step: Phase): boolean =>
+    light !== undefined && allOk(step) && step.result.ok.p99Ms <= 1.5 * light.result.ok.p99Ms;
   if (values.rate !== undefined) {
     sustainable = Number(values.rate);
     // A fresh gateway re-optimises its code once, about ten thousand requests in: half a second in which
@@ -234,10 +242,7 @@ try {
     let rate = Number(values['start-rate']);
     light = await runPhase(`step ${rate}`, rate, stepS);
     sustainable = rate;
-    // A step that fails is run once more before the search stops: on a shared machine one stall of
-    // another process's making is enough to fail a step.
-    const passes = (step: Phase): boolean =>
-      allOk(step) && step.result.ok.p99Ms <= 1.5 * (light as Phase).result.ok.p99Ms;
+    passed.push(rate);
     for (;;) {
       rate = Math.round(rate * 1.25);
       if (
@@ -246,9 +251,21 @@ try {
       )
         break;
       sustainable = rate;
+      passed.push(rate);
     }
   }
-  const normal = await runPhase('normal', sustainable, Number(values['normal-s']));
+  let normal = await runPhase('normal', sustainable, Number(values['normal-s']));
+  // A rate held for one step of a few seconds may still be more than the gateway holds for the normal
+  // phase's longer run (a collection pause, the machine's other tenants): then that phase is itself
+  // overloaded, and the overload's p99 would be compared with an overloaded baseline. The search's
+  // rates below it are tried in turn, each by the same test as a step.
+  let stepsBack = 0;
+  while (light !== undefined && !passes(normal) && passed.length > 1) {
+    passed.pop();
+    stepsBack++;
+    sustainable = passed[passed.length - 1];
+    normal = await runPhase(`normal at ${sustainable}`, sustainable, Number(values['normal-s']));
+  }
   const overload = await runPhase('overload', sustainable * factor, Number(values['overload-s']));
   // Garbage collection's share of the stalls, from the gateway's own metrics.
   const metrics = await fetch(`${target.baseUrl}/metrics`)
@@ -266,7 +283,17 @@ try {
   target.child.proc.kill('SIGTERM');
   const exitCode = await Promise.race([target.child.exit(), delay(60_000).then(() => null)]);
   const rows = countRows(join(workDir, 'modelgate.db'));
-  report = render({ sustainable, light, normal, overload, alive, exitCode, rows });
+  report = render({
+    sustainable,
+    light,
+    stepsBack,
+    baselineHeld: values.rate !== undefined ? allOk(normal) : passes(normal),
+    normal,
+    overload,
+    alive,
+    exitCode,
+    rows,
+  });
 } finally {
   worker.close();
   await target.child.stop();
@@ -299,6 +326,10 @@ function countRows(dbPath: string): { answered200: number; missing: number; rows
 function render(r: {
   sustainable: number;
   light: Phase | undefined;
+  /** Rates of the search the normal phase stepped back through. */
+  stepsBack: number;
+  /** The normal phase answered everything 200 (and, after a search, within 1.5 × the lightest step's p99). */
+  baselineHeld: boolean;
   normal: Phase;
   overload: Phase;
   alive: boolean;
@@ -331,7 +362,7 @@ function render(r: {
       return `| ${p.name} | ${p.rate} | ${p.durationS} | ${s['200'] ?? 0} | ${s['503'] ?? 0} | ${rest} | ${p.result.errors} | ${p.result.ok.p50Ms} | ${p.result.ok.p99Ms} | ${Number.isNaN(p.result.refused.p99Ms) ? '—' : p.result.refused.p99Ms} | ${p.result.sendLate.p99Ms} / ${p.result.sendLate.maxMs} | ${p.gatewayCpuPct} | ${p.waitPct} | ${p.lag.p99Ms} / ${p.lag.maxMs} |`;
     }),
     '',
-    `Sustainable rate: ${r.sustainable}/s${r.light === undefined ? ' (given)' : ` (the last step answered all 200 with p99 within 1.5 × the ${r.light.rate}/s step's ${r.light.result.ok.p99Ms} ms, on its first run or its second)`}.`,
+    `Sustainable rate: ${r.sustainable}/s${r.light === undefined ? ' (given)' : ` (the last step answered all 200 with p99 within 1.5 × the ${r.light.rate}/s step's ${r.light.result.ok.p99Ms} ms, on its first run or its second${r.stepsBack > 0 ? `; the normal phase held it only ${r.stepsBack} step(s) below the search's last` : ''})`}.`,
     '',
     valid(r.normal) && valid(r.overload)
       ? 'The load generator kept its schedule in both measured phases (its sends late by 10 ms or less at p99).'
@@ -339,7 +370,9 @@ function render(r: {
     '',
     '| criterion | measured | status |',
     '|---|---|---|',
-    `| admitted p99 within 2 × p99 at normal load | ${o.ok.p99Ms} ms vs ${n.ok.p99Ms} ms (${ratio.toFixed(2)} ×) | ${verdict(ratio <= 2)} |`,
+    r.baselineHeld
+      ? `| admitted p99 within 2 × p99 at normal load | ${o.ok.p99Ms} ms vs ${n.ok.p99Ms} ms (${ratio.toFixed(2)} ×) | ${verdict(ratio <= 2)} |`
+      : `| admitted p99 within 2 × p99 at normal load | ${o.ok.p99Ms} ms vs ${n.ok.p99Ms} ms (${ratio.toFixed(2)} ×), but the normal phase did not hold its rate (${n.offered - (n.statuses['200'] ?? 0)} of ${n.offered} not answered 200, p99 ${n.ok.p99Ms} ms): no baseline | **not measured** |`,
     `| the rest refused in under 10 ms (p99; nothing refused is not met) | ${refused503} × 503 (${o.refusedWithRetryAfter} with retry-after), p99 ${o.refused.p99Ms} ms, max ${o.refused.maxMs} ms${other.length > 0 ? `; other statuses ${JSON.stringify(Object.fromEntries(other))}` : ''} | ${verdict(other.length === 0 && refused503 > 0 && o.refused.p99Ms < 10)} |`,
     `| no crash | ${r.alive ? 'alive through the run' : 'exited during the run'}, exit code ${r.exitCode} after SIGTERM; ${o.errors} socket errors | ${verdict(r.alive && r.exitCode === 0 && o.errors === 0)} |`,
     `| no lost row | ${r.rows.answered200} answered 200 (all phases), ${r.rows.missing} of them without a usage row; ${r.rows.rows200} rows with status 200 | ${verdict(r.rows.missing === 0)} |`,
