@@ -32,9 +32,13 @@
 // queues the rest of an overload in its own pool, where the loop cannot see it: the loop then runs at
 // full throughput only as late as the requests it holds make it (900 connections: 40 – 80 ms), under the
 // queue gate, while the client's queue grows without end. Once a standing queue is seen, shedding holds
-// the loop under HOLD_MS late instead: cut while it runs later, grown back slowly while it does not, so
-// admitted requests keep their latency, refusals wait for nothing, and the loop has the spare time to
-// refuse the client's backlog. It ends when the share is whole again (it grows back as fast as ever
+// the loop under HOLD_MS late instead: cut while it runs later (by so much per SAMPLE_MS of wall time,
+// since a late loop samples rarely), grown back slowly while it does not and is under HOLD_BUSY, held
+// between that and saturation, and cut while saturated even on time, so admitted requests keep their
+// latency, refusals wait for nothing, and the loop has the spare time to refuse the client's backlog and
+// to drain what a stall (a collection pause, another process) leaves: a share grown until the loop runs
+// late finds the edge of saturation, where each such stall becomes a backlog of a few hundred
+// milliseconds. It ends when the share is whole again (it grows back as fast as ever
 // once the loop is mostly idle, under HOLD_IDLE), when the loop has been on time and mostly idle for
 // RATE_MEMORY_MS, or when new requests come no faster than ENDED_RATIO times the rate the loop admitted
 // while keeping up. The share then grows back as without a standing queue, a hundredth a sample, not
@@ -92,6 +96,10 @@ const HOLD_MS = 5;
 const HOLD_CUT_FAR = 0.95;
 const HOLD_CUT = 0.98;
 const HOLD_GROWTH = 0.001;
+/** Per sample while a held loop is on time but saturated (SATURATED, smoothed and in the sample): room for a pause. */
+const HEADROOM_CUT = 0.98;
+/** Smoothed utilisation a held loop's share grows under (and holds over): room to drain what a stall leaves. */
+const HOLD_BUSY = 0.8;
 /**
  * Utilisation (smoothed, or of the sample alone; both, with BUILD_MIN_GROWTH requests or more in flight)
  * under which a held loop is mostly idle: the share then grows back as fast as without a standing queue.
@@ -246,9 +254,17 @@ export class LoadShedder {
       const holdMs = this.#holdMs;
       const lateMs = Math.min(this.delayMs, s.delayMs);
       if (lateMs > holdMs) this.#idleMs = 0;
-      if (lateMs > 2 * holdMs) share *= HOLD_CUT_FAR;
-      else if (lateMs > holdMs) share *= HOLD_CUT;
-      else {
+      // The cuts are per SAMPLE_MS of wall time the sample covers: a late loop samples rarely, and a cut
+      // per sample would shrink the share slowest when it is furthest behind.
+      const samples = coveredMs / this.#sampleMs;
+      if (lateMs > 2 * holdMs) share *= HOLD_CUT_FAR ** samples;
+      else if (lateMs > holdMs) share *= HOLD_CUT ** samples;
+      else if (Math.min(this.utilisation, s.utilisation) >= SATURATED) {
+        // On time but busy throughout: nothing to spare for the next collection pause, whose arrivals
+        // then queue behind it. The share comes down until the loop has idle time again.
+        this.#idleMs = 0;
+        share *= HEADROOM_CUT ** samples;
+      } else {
         this.#keptUpRate = Math.max(this.#keptUpRate, this.#admittedRate);
         // On time and mostly idle for as long as the rates take to tell: the overload is over.
         this.#idleMs = this.utilisation < HOLD_IDLE ? this.#idleMs + coveredMs : 0;
@@ -260,7 +276,10 @@ export class LoadShedder {
           (s.inFlight ?? 0) < BUILD_MIN_GROWTH
             ? Math.min(this.utilisation, s.utilisation)
             : Math.max(this.utilisation, s.utilisation);
-        share += idle < HOLD_IDLE ? GROWTH : HOLD_GROWTH * Math.max(0, 1 - this.delayMs / holdMs);
+        // Busier than HOLD_BUSY (smoothed) it holds: a share grown on lateness alone finds the edge of
+        // saturation, where the next stall (a collection, another process) leaves a backlog it cannot drain.
+        if (idle < HOLD_IDLE) share += GROWTH;
+        else if (this.utilisation < HOLD_BUSY) share += HOLD_GROWTH * Math.max(0, 1 - this.delayMs / holdMs);
       }
     } else if (this.utilisation < TARGET_UTILISATION || !queue) share += GROWTH;
     this.share = Math.min(1, Math.max(MIN_SHARE, share));

@@ -153,20 +153,21 @@ test('a standing queue (busy and a quarter of the threshold late for half a seco
     assert.equal(shedder.standing, true);
     const busyMs = samples * 50;
     assert.ok(busyMs >= 500 && busyMs < 1500, `shedding began after ${busyMs} ms busy and late`);
-    // Still later than the hold: the share goes on shrinking, whatever the utilisation.
+    // Still later than the hold: the share goes on shrinking, whatever the utilisation (5 % per 10 ms of
+    // wall time: four samples 40 ms late cover 200 ms).
     const first = shedder.share;
-    feedWithArrivals(shedder, feed, { delayMs: 40, utilisation: 0.8 }, 20, 100);
+    feedWithArrivals(shedder, feed, { delayMs: 40, utilisation: 0.8 }, 4, 100);
     assert.ok(shedder.share < first * 0.95 ** 10, `${shedder.share} after ${first}`);
-    // Under the hold while requests keep coming as fast: the share grows back, by a thousandth a sample
-    // at most, less the nearer the loop runs to the hold.
-    feedWithArrivals(shedder, feed, { delayMs: 1, utilisation: 0.8 }, 100, 100);
+    // Under the hold and under 80 % busy while requests keep coming as fast: the share grows back, by a
+    // thousandth a sample at most, less the nearer the loop runs to the hold.
+    feedWithArrivals(shedder, feed, { delayMs: 1, utilisation: 0.7 }, 100, 100);
     const low = shedder.share;
-    feedWithArrivals(shedder, feed, { delayMs: 1, utilisation: 0.8 }, 50, 100);
+    feedWithArrivals(shedder, feed, { delayMs: 1, utilisation: 0.7 }, 50, 100);
     const grown = shedder.share - low;
     assert.ok(grown > 0.035 && grown <= 0.05, `grew by ${grown}: 1 ms late of a 5 ms hold, about four fifths of 0.05`);
-    feedWithArrivals(shedder, feed, { delayMs: 4.5, utilisation: 0.8 }, 50, 100);
+    feedWithArrivals(shedder, feed, { delayMs: 4.5, utilisation: 0.7 }, 50, 100);
     const nearer = shedder.share;
-    feedWithArrivals(shedder, feed, { delayMs: 4.5, utilisation: 0.8 }, 50, 100);
+    feedWithArrivals(shedder, feed, { delayMs: 4.5, utilisation: 0.7 }, 50, 100);
     assert.ok(shedder.share - nearer < grown / 3, `grew by ${shedder.share - nearer} at 4.5 ms late`);
     assert.equal(shedder.standing, true, 'new requests still come faster than the loop kept up with');
     // The overload ends (new requests a hundredth as fast, the loop still busy with what it admitted):
@@ -186,6 +187,47 @@ test('a standing queue (busy and a quarter of the threshold late for half a seco
     feedWithArrivals(shedder, feed, { delayMs: 1, utilisation: 0.8 }, 100, 1);
     assert.equal(shedder.shedding, false);
     assert.equal(admitted(shedder, 100), 100);
+    shedder.stop();
+  }));
+
+test('a held loop on time grows back only under 80 % busy, holds between that and saturation, and is cut while saturated', () =>
+  onMockedTimers(() => {
+    const { shedder, feed } = fedShedder(100);
+    feed({ delayMs: 2, utilisation: 0.5 }, 100);
+    for (let i = 0; i < 1000 && !shedder.shedding; i++) feed({ delayMs: 40, utilisation: 1 });
+    assert.equal(shedder.standing, true);
+    feedWithArrivals(shedder, feed, { delayMs: 40, utilisation: 0.9 }, 4, 100);
+    // On time and 90 % busy (smoothed and in each sample): no growth, whatever the lateness allows.
+    feedWithArrivals(shedder, feed, { delayMs: 0, utilisation: 0.9 }, 100, 100);
+    const busy = shedder.share;
+    feedWithArrivals(shedder, feed, { delayMs: 0, utilisation: 0.9 }, 50, 100);
+    assert.equal(shedder.share, busy, 'held between 80 % busy and saturation');
+    // On time but saturated: nothing spare for the next pause, so it comes down, 2 % a sample.
+    feedWithArrivals(shedder, feed, { delayMs: 0, utilisation: 1 }, 100, 100);
+    const saturated = shedder.share;
+    feedWithArrivals(shedder, feed, { delayMs: 0, utilisation: 1 }, 10, 100);
+    assert.ok(Math.abs(shedder.share - saturated * 0.98 ** 10) < 1e-9, `${shedder.share} after ${saturated}`);
+    assert.equal(shedder.standing, true);
+    // 70 % busy: it grows back again.
+    feedWithArrivals(shedder, feed, { delayMs: 0, utilisation: 0.7 }, 100, 100);
+    const idler = shedder.share;
+    feedWithArrivals(shedder, feed, { delayMs: 0, utilisation: 0.7 }, 10, 100);
+    assert.ok(shedder.share > idler, `${shedder.share} after ${idler}`);
+    shedder.stop();
+  }));
+
+test('a held loop running late is cut by so much per 10 ms of wall time, not per sample: a late loop samples rarely', () =>
+  onMockedTimers(() => {
+    const { shedder, feed } = fedShedder(100);
+    feed({ delayMs: 2, utilisation: 0.5 }, 100);
+    for (let i = 0; i < 1000 && !shedder.shedding; i++) feed({ delayMs: 40, utilisation: 1 });
+    assert.equal(shedder.standing, true);
+    // Late past twice the hold in the sample and smoothed: one sample covering 50 ms (10 ms and 40 ms
+    // late) cuts as five samples of 10 ms would, by 5 % each.
+    feedWithArrivals(shedder, feed, { delayMs: 40, utilisation: 1 }, 5, 100);
+    const before = shedder.share;
+    feedWithArrivals(shedder, feed, { delayMs: 40, utilisation: 1 }, 1, 100);
+    assert.ok(Math.abs(shedder.share - Math.max(0.02, before * 0.95 ** 5)) < 1e-9, `${shedder.share} after ${before}`);
     shedder.stop();
   }));
 
