@@ -88,15 +88,15 @@ const STANDING_SHARE = 0.25;
 /** The lateness, ms, shedding holds a standing queue's loop under (a quarter of `thresholdMs` when that is less). */
 const HOLD_MS = 5;
 /**
- * Per sample while a standing queue is shed: the cut while the loop runs later than twice the hold, the
- * cut while later than the hold, and the growth otherwise (at most a tenth a second, less the nearer the
- * loop runs to the hold: admissions come back slowly enough that its lateness shows before they flood it
- * again).
+ * While a standing queue is shed: the cut per SAMPLE_MS of wall time while the loop runs later than twice
+ * the hold, the cut per SAMPLE_MS while later than the hold, and the growth a sample otherwise (at most a
+ * tenth a second, less the nearer the loop runs to the hold: admissions come back slowly enough that its
+ * lateness shows before they flood it again).
  */
 const HOLD_CUT_FAR = 0.95;
 const HOLD_CUT = 0.98;
 const HOLD_GROWTH = 0.001;
-/** Per sample while a held loop is on time but saturated (SATURATED, smoothed and in the sample): room for a pause. */
+/** The cut per SAMPLE_MS of wall time while a held loop is on time but saturated (SATURATED, smoothed and in the sample). */
 const HEADROOM_CUT = 0.98;
 /** Smoothed utilisation a held loop's share grows under (and holds over): room to drain what a stall leaves. */
 const HOLD_BUSY = 0.8;

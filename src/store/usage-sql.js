@@ -187,6 +187,10 @@ export class UsageStatements {
    */
   insert(values) {
     let rows = values.length / USAGE_COLUMNS;
+    if (!Number.isInteger(rows) || rows > INSERT_BATCH)
+      throw new Error(
+        `usage insert: ${values.length} values are not whole rows of ${USAGE_COLUMNS}, ${INSERT_BATCH} at most`,
+      );
     let at = 0;
     for (let size = INSERT_BATCH; rows > 0; size >>= 1) {
       if (rows < size) continue;

@@ -126,6 +126,15 @@ test('a burst the loop clears is served; sustained saturation with a queue sheds
     shedder.stop();
   }));
 
+/** A shedder holding a standing queue: busy and 40 ms late (of a 100 ms threshold) until it sheds. */
+function standingShedder(): ReturnType<typeof fedShedder> {
+  const fed = fedShedder(100);
+  fed.feed({ delayMs: 2, utilisation: 0.5 }, 100);
+  for (let i = 0; i < 1000 && !fed.shedder.shedding; i++) fed.feed({ delayMs: 40, utilisation: 1 });
+  assert.equal(fed.shedder.standing, true);
+  return fed;
+}
+
 /** Feeds `samples` samples of `s`, with `arrivals` new requests put to the shedder before each. */
 function feedWithArrivals(
   shedder: LoadShedder,
@@ -192,10 +201,7 @@ test('a standing queue (busy and a quarter of the threshold late for half a seco
 
 test('a held loop on time grows back only under 80 % busy, holds between that and saturation, and is cut while saturated', () =>
   onMockedTimers(() => {
-    const { shedder, feed } = fedShedder(100);
-    feed({ delayMs: 2, utilisation: 0.5 }, 100);
-    for (let i = 0; i < 1000 && !shedder.shedding; i++) feed({ delayMs: 40, utilisation: 1 });
-    assert.equal(shedder.standing, true);
+    const { shedder, feed } = standingShedder();
     feedWithArrivals(shedder, feed, { delayMs: 40, utilisation: 0.9 }, 4, 100);
     // On time and 90 % busy (smoothed and in each sample): no growth, whatever the lateness allows.
     feedWithArrivals(shedder, feed, { delayMs: 0, utilisation: 0.9 }, 100, 100);
@@ -218,10 +224,7 @@ test('a held loop on time grows back only under 80 % busy, holds between that an
 
 test('a held loop running late is cut by so much per 10 ms of wall time, not per sample: a late loop samples rarely', () =>
   onMockedTimers(() => {
-    const { shedder, feed } = fedShedder(100);
-    feed({ delayMs: 2, utilisation: 0.5 }, 100);
-    for (let i = 0; i < 1000 && !shedder.shedding; i++) feed({ delayMs: 40, utilisation: 1 });
-    assert.equal(shedder.standing, true);
+    const { shedder, feed } = standingShedder();
     // Late past twice the hold in the sample and smoothed: one sample covering 50 ms (10 ms and 40 ms
     // late) cuts as five samples of 10 ms would, by 5 % each.
     feedWithArrivals(shedder, feed, { delayMs: 40, utilisation: 1 }, 5, 100);
@@ -233,10 +236,7 @@ test('a held loop running late is cut by so much per 10 ms of wall time, not per
 
 test('a held share with a backlog in flight grows back fast only when the loop is idle over half a second, not on one idle sample', () =>
   onMockedTimers(() => {
-    const { shedder, feed } = fedShedder(100);
-    feed({ delayMs: 2, utilisation: 0.5 }, 100);
-    for (let i = 0; i < 1000 && !shedder.shedding; i++) feed({ delayMs: 40, utilisation: 1 });
-    assert.equal(shedder.standing, true);
+    const { shedder, feed } = standingShedder();
     // Cut while later than the hold, then under it and 80 % busy with 100 in flight, new requests still coming as fast.
     feedWithArrivals(shedder, feed, { delayMs: 40, utilisation: 0.8, inFlight: 100 }, 20, 100);
     feedWithArrivals(shedder, feed, { delayMs: 1, utilisation: 0.8, inFlight: 100 }, 5, 100);
