@@ -1,4 +1,4 @@
-// `npm run bench:overload [-- --kind chat --latency-ms 20 --step-s 5 --overload-s 30 --factor 3 --threshold-ms N]`:
+// `npm run bench:overload [-- --kind chat --latency-ms 20 --step-s 5 --overload-s 30 --factor 3 --threshold-ms N --node-flags=…]`:
 // the gateway under three times what it can serve. It starts the real gateway (auth, admission, usage
 // rows, as the main bench does) in front of the mock upstream, pinned to one core with the load generator
 // and the mock on the other (when there are two), then:
@@ -47,6 +47,8 @@ const { values } = parseArgs({
     connections: { type: 'string', default: '900' },
     // Each phase's answers by quarter second on stderr.
     timeline: { type: 'boolean', default: false },
+    // Node/V8 flags for the gateway, after the shipped ones (as `npm run bench -- --node-flags=…`).
+    'node-flags': { type: 'string' },
   },
 });
 const kind = values.kind as RequestKind;
@@ -115,6 +117,7 @@ const started = await startModelgate({
   mockPort: mock.port,
   workDir,
   wrapper: [gatewayLaunch.command, ...gatewayLaunch.args],
+  nodeFlags: (values['node-flags'] ?? '').split(/\s+/).filter((f) => f !== ''),
   settings: { overload_loop_delay_ms: thresholdMs },
 });
 if (!started.ok) {

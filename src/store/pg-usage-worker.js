@@ -1,5 +1,5 @@
 // The PostgreSQL usage writer thread: its own connection, fed rows by usage-thread.ts in the messages
-// usage-thread-worker.js takes ('rows', 'commit', 'busy', 'close'). The driver builds and parses the wire
+// usage-thread-worker.js takes ('rows', 'commit', 'run', 'busy', 'close'). The driver builds and parses the wire
 // protocol in JavaScript: that CPU is this thread's, not the event loop's. A batch's rows and its keys' spend are one transaction, sent in one
 // round trip. The usage writer never starts a batch before the last one is answered.
 import { parentPort, workerData } from 'node:worker_threads';
@@ -52,6 +52,13 @@ port.on('message', (/** @type {ToWriter} */ msg) => {
         );
       return;
     }
+    case 'run':
+      // A statement of the store's own, in PostgreSQL's placeholders ($1, …).
+      sql.unsafe(msg.sql, msg.params).then(
+        (result) => answer({ id: msg.id, error: null, changes: result.count }),
+        (/** @type {unknown} */ err) => answer({ id: msg.id, error: describeError(err) }),
+      );
+      return;
     case 'busy':
       // SQLite's lock wait; PostgreSQL statements have their statement_timeout.
       return;

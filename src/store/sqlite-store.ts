@@ -118,11 +118,15 @@ const MIGRATIONS: string[] = [
 /** The keys and usage schema (migrations.ts): its steps only ever grow at the end. */
 export const SQLITE_MIGRATIONS: Migrations = { name: 'keys and usage', table: 'schema_version', steps: MIGRATIONS };
 
-/** The per-day report; exported for the test that checks it searches the ts index instead of scanning. */
 /** A key's name, masked form and team kept as it is deleted (one statement for both stores). */
 const DELETED_KEY_SQL = `INSERT INTO deleted_keys (id, name, masked, team, deleted_at)
   SELECT id, name, masked, team, ? FROM keys WHERE id = ? ON CONFLICT (id) DO NOTHING`;
 
+/** This gateway's row in the registry of gateways serving the file (solo-guard.ts), refreshed each beat. */
+const PUT_GATEWAY_SQL =
+  'INSERT INTO gateways (id, host, pid, started_at, beat_at, shared) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET beat_at = excluded.beat_at';
+
+/** The per-day report; exported for the test that checks it searches the ts index instead of scanning. */
 export const USAGE_SUMMARY_SQL = `SELECT strftime('%Y-%m-%d', u.ts / 1000, 'unixepoch') AS day, u.key_id AS keyId, COALESCE(k.name, dk.name) AS keyName, u.model AS model,
      COUNT(*) AS requests, SUM(CASE WHEN u.status >= 400 THEN 1 ELSE 0 END) AS errors,
      SUM(u.input_tokens + u.cache_read_tokens + u.cache_write_tokens) AS inputTokens,
@@ -186,6 +190,11 @@ export class SqliteStore implements Store {
     this.#version = this.#db.prepare(`SELECT v FROM meta WHERE k = 'keys_version'`);
     this.#thread =
       !memory && options.usageThread !== false ? new UsageThread(SQLITE_WRITER, { path }, OPEN_BUSY_TIMEOUT_MS) : null;
+    // The writer thread checkpoints the WAL at its own commits (every 1,000 pages). This connection, on
+    // the event loop, would otherwise find that WAL past its 100 pages at every commit of its own and
+    // copy the thread's pages into the database there, syncing the file, while every request waits. A
+    // connection's last close still checkpoints (the CLI's, with no gateway running).
+    if (this.#thread !== null) this.#db.exec('PRAGMA wal_autocheckpoint = 0');
   }
 
   #bumpVersion(): void {
@@ -283,7 +292,17 @@ export class SqliteStore implements Store {
   }
 
   async purgeBodies(beforeMs: number): Promise<number> {
-    return Number(this.#db.prepare('DELETE FROM request_bodies WHERE ts < ?').run(beforeMs).changes);
+    return this.#write('DELETE FROM request_bodies WHERE ts < ?', [beforeMs]);
+  }
+
+  /**
+   * A write the serving gateway repeats on a timer: on the usage writer thread when there is one. On the
+   * event loop its commit would fall due for the WAL checkpoint the writer thread's batches build up
+   * (see the constructor), and a purge can delete many rows.
+   */
+  async #write(sql: string, params: Array<string | number | null>): Promise<number> {
+    if (this.#thread !== null) return this.#thread.run(sql, params);
+    return Number(this.#db.prepare(sql).run(...params).changes);
   }
 
   async listTeams(): Promise<TeamRecord[]> {
@@ -434,11 +453,7 @@ export class SqliteStore implements Store {
   }
 
   async putGateway(g: GatewayBeat): Promise<void> {
-    this.#db
-      .prepare(
-        'INSERT INTO gateways (id, host, pid, started_at, beat_at, shared) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET beat_at = excluded.beat_at',
-      )
-      .run(g.id, g.host, g.pid, g.startedAt, g.beatAt, g.shared ? 1 : 0);
+    await this.#write(PUT_GATEWAY_SQL, [g.id, g.host, g.pid, g.startedAt, g.beatAt, g.shared ? 1 : 0]);
   }
 
   async listGateways(): Promise<GatewayBeat[]> {

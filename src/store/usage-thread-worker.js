@@ -4,7 +4,8 @@
 //
 // Messages, in order on one port: 'rows' (flat statement values of up to INSERT_BATCH rows; the first
 // of a batch opens its transaction), 'commit' (the batch's last rows, its spend totals and its keys' latest use; answered with
-// its id and the error, if any), 'busy' (the lock wait), 'close'. A batch of up to INSERT_BATCH rows is
+// its id and the error, if any), 'run' (one statement of the serving gateway's own, answered with its id
+// and the rows it changed), 'busy' (the lock wait), 'close'. A batch of up to INSERT_BATCH rows is
 // one 'commit': one wake-up of this thread a flush at low rates. A batch is all or nothing: after a
 // failed 'rows' the rest of the batch is skipped and its 'commit' rolls back and answers with that error.
 //
@@ -20,13 +21,14 @@ import { busyTimeoutPragma, openPragmas, THREAD_CHECKPOINT_PAGES } from './sqlit
 /**
  * @typedef {{ op: 'rows'; values: SqlValue[] }
  *   | { op: 'commit'; id: number; values: SqlValue[]; spend: SpendDelta[]; used: KeyUse[]; bodies: BodyRow[] }
+ *   | { op: 'run'; id: number; sql: string; params: SqlValue[] }
  *   | { op: 'busy'; ms: number }
  *   | { op: 'close' }} ToWriter
  */
 
 /** @typedef {{ message: string; code?: string; errcode?: number; errstr?: string }} WriterError */
 
-/** @typedef {{ id: number; error: WriterError | null }} FromWriter */
+/** @typedef {{ id: number; error: WriterError | null; changes?: number }} FromWriter */
 
 const port = parentPort;
 if (port === null) throw new Error('usage-thread-worker.js runs as a worker thread (usage-thread.ts starts it)');
@@ -38,6 +40,37 @@ const statements = new UsageStatements(db);
 let open = false;
 /** @type {unknown} */
 let failed = null;
+/**
+ * 'run' statements that came while a batch was open: they run after its commit, never inside its
+ * transaction, where the batch's rollback would take them back after they were answered.
+ * @type {Array<{ id: number; sql: string; params: SqlValue[] }>}
+ */
+let deferred = [];
+/** @type {Map<string, import('node:sqlite').StatementSync>} */
+const prepared = new Map();
+
+/**
+ * A statement the event loop would otherwise run itself: its commit can fall due for a WAL checkpoint,
+ * which copies every page the usage batches wrote and syncs the file, a stall of tens of milliseconds
+ * and more for every request in flight. Here it stalls nobody.
+ * @param {{ id: number; sql: string; params: SqlValue[] }} msg
+ * @returns {void}
+ */
+function runStatement(msg) {
+  /** @type {FromWriter} */
+  let answer;
+  try {
+    let statement = prepared.get(msg.sql);
+    if (statement === undefined) {
+      statement = db.prepare(msg.sql);
+      prepared.set(msg.sql, statement);
+    }
+    answer = { id: msg.id, error: null, changes: Number(statement.run(...msg.params).changes) };
+  } catch (err) {
+    answer = { id: msg.id, error: describeError(err) };
+  }
+  port?.postMessage(answer);
+}
 
 /**
  * Inserts into the batch's transaction, opening it first; after a failure the batch's rows are skipped.
@@ -84,8 +117,17 @@ port.on('message', (/** @type {ToWriter} */ msg) => {
       /** @type {FromWriter} */
       const answer = { id: msg.id, error: error === null ? null : describeError(error) };
       port.postMessage(answer);
+      if (deferred.length > 0) {
+        const waiting = deferred;
+        deferred = [];
+        for (const m of waiting) runStatement(m);
+      }
       return;
     }
+    case 'run':
+      if (open) deferred.push(msg);
+      else runStatement(msg);
+      return;
     case 'busy':
       db.exec(busyTimeoutPragma(msg.ms));
       return;

@@ -2,7 +2,8 @@
 // for PostgreSQL; the same messages): a batch goes over as flat
 // statement values, INSERT_BATCH rows a message, yielding to I/O every `sliceRows` rows so requests are
 // served between; its commit is answered once the rows are on disk, or with the error that kept them out.
-// Started on the first write (the CLI never writes usage, so it never starts one); unref'd while nothing
+// The store's own periodic writes (the gateway's beat, the logged bodies' purge) run there too (`run`).
+// Started on the first write or statement (the CLI makes neither, so it never starts one); unref'd while nothing
 // is pending, so it never keeps a process alive on its own.
 import { Worker } from 'node:worker_threads';
 // After the I/O callbacks already due: requests that arrived meanwhile are served first.
@@ -30,7 +31,7 @@ const WORKER_LIMITS = { maxYoungGenerationSizeMb: 4 };
 export const WRITER_THREAD_NAME = 'usage-writer';
 
 interface Waiting {
-  resolve: () => void;
+  resolve: (changes: number) => void;
   reject: (err: Error) => void;
 }
 
@@ -53,7 +54,7 @@ export class UsageThread {
   async write(rows: readonly UsageRow[], sliceRows: number): Promise<void> {
     const worker = this.#worker ?? this.#start();
     const id = ++this.#nextId;
-    const done = new Promise<void>((resolve, reject) => this.#waiting.set(id, { resolve, reject }));
+    const done = new Promise<void>((resolve, reject) => this.#waiting.set(id, { resolve: () => resolve(), reject }));
     // The thread may fail while this batch is still being sent: handled now, still rejected for the caller.
     done.catch(() => undefined);
     worker.ref();
@@ -86,6 +87,16 @@ export class UsageThread {
     return done;
   }
 
+  /** Runs one statement on the writer thread, after any batch in progress; resolves to the rows it changed. */
+  run(sql: string, params: Array<string | number | null>): Promise<number> {
+    const worker = this.#worker ?? this.#start();
+    const id = ++this.#nextId;
+    const done = new Promise<number>((resolve, reject) => this.#waiting.set(id, { resolve, reject }));
+    worker.ref();
+    worker.postMessage({ op: 'run', id, sql, params } satisfies ToWriter);
+    return done;
+  }
+
   busyTimeout(ms: number): void {
     this.#busyMs = ms;
     this.#worker?.postMessage({ op: 'busy', ms } satisfies ToWriter);
@@ -112,7 +123,7 @@ export class UsageThread {
       if (waiting === undefined) return;
       this.#waiting.delete(msg.id);
       if (this.#waiting.size === 0) worker.unref();
-      if (msg.error === null) waiting.resolve();
+      if (msg.error === null) waiting.resolve(msg.changes ?? 0);
       else waiting.reject(rebuild(msg.error));
     });
     // A thread that failed to open the database or died: every batch it held fails (their rows are

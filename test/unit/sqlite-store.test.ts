@@ -2,7 +2,7 @@
 // reports' time range, and older databases that migrate.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
@@ -82,6 +82,40 @@ test(
       }
     } finally {
       db.close();
+    }
+  }),
+);
+
+test(
+  'the serving gateway beat and the bodies purge run on the writer thread: the event loop never checkpoints its WAL',
+  withDir(async (dir) => {
+    const path = join(dir, 'm.db');
+    const store = new SqliteStore(path, { sliceRows: 64 });
+    try {
+      // Enough rows for a WAL past the event loop's 100 pages and short of the writer thread's 1,000:
+      // a write of the loop's own then finds a checkpoint due, the thread's next commit does not.
+      const rows = Array.from({ length: 6_000 }, (_, i) => row({ requestId: `r${i}`, ts: T0 + i }));
+      await store.writeUsage(rows);
+      const walPages = statSync(`${path}-wal`).size / 4096;
+      assert.ok(walPages > 150 && walPages < 900, `a WAL of ${walPages} pages`);
+      const before = statSync(path).size;
+      const beat = { id: 'gw1', host: 'h', pid: process.pid, startedAt: T0, shared: false };
+      // A beat sent while a batch is on its way runs after that batch's commit, not inside it.
+      await Promise.all([
+        store.writeUsage(rows.slice(0, 200).map((r) => ({ ...r, requestId: `again-${r.requestId}` }))),
+        store.putGateway({ ...beat, beatAt: T0 }),
+      ]);
+      await store.putGateway({ ...beat, beatAt: T0 + 5_000 });
+      assert.equal(await store.purgeBodies(T0), 0);
+      // A checkpoint copies the WAL's pages into the database file, which grows by them.
+      assert.equal(statSync(path).size, before, 'the database file grew: a checkpoint ran on the event loop');
+      assert.deepEqual(
+        (await store.listGateways()).map((g) => [g.id, g.beatAt]),
+        [['gw1', T0 + 5_000]],
+      );
+      assert.equal((await store.usageSummary({ sinceMs: 0 }))[0]?.requests, 6_200);
+    } finally {
+      await store.close();
     }
   }),
 );
