@@ -7,6 +7,7 @@ import os from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { SqliteStore, USAGE_SUMMARY_SQL } from '../../src/store/sqlite-store.ts';
+import { SqliteEntryStore } from '../../src/store/sqlite-entry-store.ts';
 import { WRITER_THREAD_NAME } from '../../src/store/usage-thread.ts';
 import type { UsageRow } from '../../src/store/store.ts';
 
@@ -87,7 +88,7 @@ test(
 );
 
 test(
-  'the serving gateway beat and the bodies purge run on the writer thread: the event loop never checkpoints its WAL',
+  'the serving gateway beat, the bodies purge and an admin change leave the WAL checkpoint to the writer thread, off the event loop',
   withDir(async (dir) => {
     const path = join(dir, 'm.db');
     const store = new SqliteStore(path, { sliceRows: 64 });
@@ -107,6 +108,13 @@ test(
       ]);
       await store.putGateway({ ...beat, beatAt: T0 + 5_000 });
       assert.equal(await store.purgeBodies(T0), 0);
+      // An admin's change to providers or models commits on the event loop, on the same file.
+      const entries = new SqliteEntryStore(path);
+      try {
+        assert.equal(await entries.put({ kind: 'model', name: 'm1', body: '{}' }, 'create'), true);
+      } finally {
+        await entries.close();
+      }
       // A checkpoint copies the WAL's pages into the database file, which grows by them.
       assert.equal(statSync(path).size, before, 'the database file grew: a checkpoint ran on the event loop');
       assert.deepEqual(
