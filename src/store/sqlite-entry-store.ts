@@ -3,7 +3,7 @@
 import { DatabaseSync } from 'node:sqlite';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { openPragmas } from './sqlite-pragmas.js';
+import { BESIDE_THREAD_CHECKPOINT_PAGES, openPragmas } from './sqlite-pragmas.js';
 import { migrateSqlite, type OnMigrated } from './migrations.ts';
 import { ENTRY_SCHEMA, ENTRY_SQL, type EntryKind, type EntryStore, type StoredEntry } from './entry-store.ts';
 
@@ -14,10 +14,8 @@ export class SqliteEntryStore implements EntryStore {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
     this.#db = new DatabaseSync(path);
     // A lock held by another process's writer is waited out briefly: the version poll tries again next second.
-    // No checkpoints from here: the file is the usage store's, whose writer thread checkpoints its log
-    // (sqlite-store.ts); an admin's change on the event loop would otherwise copy the usage pages there.
-    // A connection's last close still checkpoints (the CLI's, with no gateway running).
-    this.#db.exec(openPragmas({ busyMs: 200, checkpointPages: 0 }));
+    // The file is the usage store's, whose writer thread checkpoints its log (sqlite-pragmas.js).
+    this.#db.exec(openPragmas({ busyMs: 200, checkpointPages: BESIDE_THREAD_CHECKPOINT_PAGES }));
     migrateSqlite(this.#db, ENTRY_SCHEMA, onMigrated);
   }
 

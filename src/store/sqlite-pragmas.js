@@ -9,6 +9,14 @@
 export const LOOP_CHECKPOINT_PAGES = 100;
 /** The usage writer thread stalls no request: SQLite's own default, with fewer checkpoints and syncs. */
 export const THREAD_CHECKPOINT_PAGES = 1000;
+/**
+ * A connection on the event loop beside a usage writer thread (the store's own, the providers and models'):
+ * the thread checkpoints at its commits, and this connection would otherwise find the pages of its batches
+ * due at each commit of its own (a beat, an admin's change) and copy them into the database there, syncing
+ * the file. It checkpoints only a log the thread has left alone for long: with no usage written, the
+ * gateway's beats rewrite the same page or two, so its checkpoint copies no more than that.
+ */
+export const BESIDE_THREAD_CHECKPOINT_PAGES = 10 * THREAD_CHECKPOINT_PAGES;
 
 /**
  * WAL lets the CLI write keys while the server reads and writes usage; busy_timeout rides out another

@@ -32,7 +32,12 @@ import {
   usageRecordsQuery,
   type SumsRow,
 } from './usage-report-sql.ts';
-import { busyTimeoutPragma, LOOP_CHECKPOINT_PAGES, openPragmas } from './sqlite-pragmas.js';
+import {
+  BESIDE_THREAD_CHECKPOINT_PAGES,
+  busyTimeoutPragma,
+  LOOP_CHECKPOINT_PAGES,
+  openPragmas,
+} from './sqlite-pragmas.js';
 import {
   bodyValues,
   INSERT_BATCH,
@@ -126,6 +131,8 @@ const DELETED_KEY_SQL = `INSERT INTO deleted_keys (id, name, masked, team, delet
 const PUT_GATEWAY_SQL =
   'INSERT INTO gateways (id, host, pid, started_at, beat_at, shared) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET beat_at = excluded.beat_at';
 
+const PURGE_BODIES_SQL = 'DELETE FROM request_bodies WHERE ts < ?';
+
 /** The per-day report; exported for the test that checks it searches the ts index instead of scanning. */
 export const USAGE_SUMMARY_SQL = `SELECT strftime('%Y-%m-%d', u.ts / 1000, 'unixepoch') AS day, u.key_id AS keyId, COALESCE(k.name, dk.name) AS keyName, u.model AS model,
      COUNT(*) AS requests, SUM(CASE WHEN u.status >= 400 THEN 1 ELSE 0 END) AS errors,
@@ -190,11 +197,9 @@ export class SqliteStore implements Store {
     this.#version = this.#db.prepare(`SELECT v FROM meta WHERE k = 'keys_version'`);
     this.#thread =
       !memory && options.usageThread !== false ? new UsageThread(SQLITE_WRITER, { path }, OPEN_BUSY_TIMEOUT_MS) : null;
-    // The writer thread checkpoints the WAL at its own commits (every 1,000 pages). This connection, on
-    // the event loop, would otherwise find that WAL past its 100 pages at every commit of its own and
-    // copy the thread's pages into the database there, syncing the file, while every request waits. A
-    // connection's last close still checkpoints (the CLI's, with no gateway running).
-    if (this.#thread !== null) this.#db.exec('PRAGMA wal_autocheckpoint = 0');
+    // The writer thread checkpoints the WAL at its own commits; this connection, on the event loop, leaves
+    // that to it (sqlite-pragmas.js).
+    if (this.#thread !== null) this.#db.exec(`PRAGMA wal_autocheckpoint = ${BESIDE_THREAD_CHECKPOINT_PAGES}`);
   }
 
   #bumpVersion(): void {
@@ -291,18 +296,10 @@ export class SqliteStore implements Store {
     return row === undefined ? null : { request: row.request, response: row.response };
   }
 
+  /** On the usage writer thread when there is one: ten minutes of logged bodies can be many rows to delete. */
   async purgeBodies(beforeMs: number): Promise<number> {
-    return this.#write('DELETE FROM request_bodies WHERE ts < ?', [beforeMs]);
-  }
-
-  /**
-   * A write the serving gateway repeats on a timer: on the usage writer thread when there is one. On the
-   * event loop its commit would fall due for the WAL checkpoint the writer thread's batches build up
-   * (see the constructor), and a purge can delete many rows.
-   */
-  async #write(sql: string, params: Array<string | number | null>): Promise<number> {
-    if (this.#thread !== null) return this.#thread.run(sql, params);
-    return Number(this.#db.prepare(sql).run(...params).changes);
+    if (this.#thread !== null) return this.#thread.run(PURGE_BODIES_SQL, [beforeMs]);
+    return Number(this.#db.prepare(PURGE_BODIES_SQL).run(beforeMs).changes);
   }
 
   async listTeams(): Promise<TeamRecord[]> {
@@ -452,8 +449,15 @@ export class SqliteStore implements Store {
     return rows as unknown as UsageSummaryRow[];
   }
 
+  /**
+   * On the event loop: one row, no checkpoint (see the constructor), and cheaper than a message to the
+   * thread. While a usage batch is pending, the writer thread may hold the write lock until the loop sends
+   * the batch's last rows: the beat then waits for it on the thread, after that batch, not on the loop.
+   */
   async putGateway(g: GatewayBeat): Promise<void> {
-    await this.#write(PUT_GATEWAY_SQL, [g.id, g.host, g.pid, g.startedAt, g.beatAt, g.shared ? 1 : 0]);
+    const values = [g.id, g.host, g.pid, g.startedAt, g.beatAt, g.shared ? 1 : 0];
+    if (this.#thread?.pending === true) await this.#thread.run(PUT_GATEWAY_SQL, values);
+    else this.#db.prepare(PUT_GATEWAY_SQL).run(...values);
   }
 
   async listGateways(): Promise<GatewayBeat[]> {

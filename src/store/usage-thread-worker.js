@@ -4,7 +4,7 @@
 //
 // Messages, in order on one port: 'rows' (flat statement values of up to INSERT_BATCH rows; the first
 // of a batch opens its transaction), 'commit' (the batch's last rows, its spend totals and its keys' latest use; answered with
-// its id and the error, if any), 'run' (one statement of the serving gateway's own, answered with its id
+// its id and the error, if any), 'run' (one statement too long for the event loop, answered with its id
 // and the rows it changed), 'busy' (the lock wait), 'close'. A batch of up to INSERT_BATCH rows is
 // one 'commit': one wake-up of this thread a flush at low rates. A batch is all or nothing: after a
 // failed 'rows' the rest of the batch is skipped and its 'commit' rolls back and answers with that error.
@@ -50,9 +50,7 @@ let deferred = [];
 const prepared = new Map();
 
 /**
- * A statement the event loop would otherwise run itself: its commit can fall due for a WAL checkpoint,
- * which copies every page the usage batches wrote and syncs the file, a stall of tens of milliseconds
- * and more for every request in flight. Here it stalls nobody.
+ * A statement too long for the event loop (the purge of logged bodies). Here it stalls nobody.
  * @param {{ id: number; sql: string; params: SqlValue[] }} msg
  * @returns {void}
  */

@@ -2,7 +2,7 @@
 // for PostgreSQL; the same messages): a batch goes over as flat
 // statement values, INSERT_BATCH rows a message, yielding to I/O every `sliceRows` rows so requests are
 // served between; its commit is answered once the rows are on disk, or with the error that kept them out.
-// The store's own periodic writes (the gateway's beat, the logged bodies' purge) run there too (`run`).
+// The purge of logged bodies runs there too, and a write of the store's own while a batch is pending (`run`).
 // Started on the first write or statement (the CLI makes neither, so it never starts one); unref'd while nothing
 // is pending, so it never keeps a process alive on its own.
 import { Worker } from 'node:worker_threads';
@@ -85,6 +85,14 @@ export class UsageThread {
       bodies: bodyValues(rows),
     } satisfies ToWriter);
     return done;
+  }
+
+  /**
+   * A batch or statement is on its way or being written: the thread may hold the database's write lock,
+   * across the event loop's yields while a large batch is sent.
+   */
+  get pending(): boolean {
+    return this.#waiting.size > 0;
   }
 
   /** Runs one statement on the writer thread, after any batch in progress; resolves to the rows it changed. */

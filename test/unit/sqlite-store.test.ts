@@ -93,21 +93,22 @@ test(
     const path = join(dir, 'm.db');
     const store = new SqliteStore(path, { sliceRows: 64 });
     try {
-      // Enough rows for a WAL past the event loop's 100 pages and short of the writer thread's 1,000:
-      // a write of the loop's own then finds a checkpoint due, the thread's next commit does not.
+      // Enough rows for a WAL past a lone event-loop connection's 100 pages and short of the writer
+      // thread's 1,000: a commit of the loop's own would find a checkpoint due, the thread's does not.
       const rows = Array.from({ length: 6_000 }, (_, i) => row({ requestId: `r${i}`, ts: T0 + i }));
       await store.writeUsage(rows);
       const walPages = statSync(`${path}-wal`).size / 4096;
       assert.ok(walPages > 150 && walPages < 900, `a WAL of ${walPages} pages`);
       const before = statSync(path).size;
       const beat = { id: 'gw1', host: 'h', pid: process.pid, startedAt: T0, shared: false };
-      // A beat sent while a batch is on its way runs after that batch's commit, not inside it.
-      await Promise.all([
+      // A purge sent while a batch is on its way runs on the thread after that batch's commit, not inside it.
+      const [, purged] = await Promise.all([
         store.writeUsage(rows.slice(0, 200).map((r) => ({ ...r, requestId: `again-${r.requestId}` }))),
+        store.purgeBodies(T0),
         store.putGateway({ ...beat, beatAt: T0 }),
       ]);
+      assert.equal(purged, 0);
       await store.putGateway({ ...beat, beatAt: T0 + 5_000 });
-      assert.equal(await store.purgeBodies(T0), 0);
       // An admin's change to providers or models commits on the event loop, on the same file.
       const entries = new SqliteEntryStore(path);
       try {
