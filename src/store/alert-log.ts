@@ -5,6 +5,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { numberedSql, openMigratedPg, type Sql } from './pg-migrated.ts';
 import { migrateSqlite, type Migrations, type OnMigrated } from './migrations.ts';
+import { BESIDE_THREAD_CHECKPOINT_PAGES } from './sqlite-pragmas.js';
 
 export const ALERT_SCHEMA: Migrations = {
   name: 'alerts',
@@ -90,7 +91,8 @@ async function openSqlite(path: string, onMigrated?: OnMigrated): Promise<AlertL
   const { DatabaseSync } = await import('node:sqlite');
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const db = new DatabaseSync(path);
-  db.exec('PRAGMA busy_timeout = 1000');
+  // The file is the usage store's, whose writer thread checkpoints its log (sqlite-pragmas.js).
+  db.exec(`PRAGMA busy_timeout = 1000; PRAGMA wal_autocheckpoint = ${BESIDE_THREAD_CHECKPOINT_PAGES};`);
   migrateSqlite(db, ALERT_SCHEMA, onMigrated);
   const claim = db.prepare(SQL.claim);
   const settle = db.prepare(SQL.settle);
