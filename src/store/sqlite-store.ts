@@ -190,16 +190,16 @@ export class SqliteStore implements Store {
   constructor(path: string, options: SqliteStoreOptions = {}) {
     this.#sliceRows = options.sliceRows ?? WRITE_SLICE_ROWS;
     const memory = path === ':memory:';
+    const threaded = !memory && options.usageThread !== false;
     if (!memory) createPrivately(path);
     this.#db = new DatabaseSync(path);
-    this.#db.exec(openPragmas({ busyMs: OPEN_BUSY_TIMEOUT_MS, checkpointPages: LOOP_CHECKPOINT_PAGES }));
+    // Beside a writer thread, which checkpoints the WAL at its own commits, this connection on the event
+    // loop leaves that to it (sqlite-pragmas.js).
+    const checkpointPages = threaded ? BESIDE_THREAD_CHECKPOINT_PAGES : LOOP_CHECKPOINT_PAGES;
+    this.#db.exec(openPragmas({ busyMs: OPEN_BUSY_TIMEOUT_MS, checkpointPages }));
     migrateSqlite(this.#db, SQLITE_MIGRATIONS, options.onMigrated);
     this.#version = this.#db.prepare(`SELECT v FROM meta WHERE k = 'keys_version'`);
-    this.#thread =
-      !memory && options.usageThread !== false ? new UsageThread(SQLITE_WRITER, { path }, OPEN_BUSY_TIMEOUT_MS) : null;
-    // The writer thread checkpoints the WAL at its own commits; this connection, on the event loop, leaves
-    // that to it (sqlite-pragmas.js).
-    if (this.#thread !== null) this.#db.exec(`PRAGMA wal_autocheckpoint = ${BESIDE_THREAD_CHECKPOINT_PAGES}`);
+    this.#thread = threaded ? new UsageThread(SQLITE_WRITER, { path }, OPEN_BUSY_TIMEOUT_MS) : null;
   }
 
   #bumpVersion(): void {

@@ -52,12 +52,10 @@ export class UsageThread {
 
   /** Writes the rows and adds their spend in one transaction on the writer thread. */
   async write(rows: readonly UsageRow[], sliceRows: number): Promise<void> {
-    const worker = this.#worker ?? this.#start();
-    const id = ++this.#nextId;
-    const done = new Promise<void>((resolve, reject) => this.#waiting.set(id, { resolve: () => resolve(), reject }));
+    const { worker, id, answer } = this.#expect();
+    const done = answer.then(() => undefined);
     // The thread may fail while this batch is still being sent: handled now, still rejected for the caller.
     done.catch(() => undefined);
-    worker.ref();
     let sinceYield = 0;
     // The last INSERT_BATCH rows (all of a small batch) travel with the commit.
     const last = Math.max(0, Math.ceil(rows.length / INSERT_BATCH) - 1) * INSERT_BATCH;
@@ -97,12 +95,18 @@ export class UsageThread {
 
   /** Runs one statement on the writer thread, after any batch in progress; resolves to the rows it changed. */
   run(sql: string, params: Array<string | number | null>): Promise<number> {
+    const { worker, id, answer } = this.#expect();
+    worker.postMessage({ op: 'run', id, sql, params } satisfies ToWriter);
+    return answer;
+  }
+
+  /** The thread (started if need be) kept alive for one more answer, that answer's id, and the answer. */
+  #expect(): { worker: Worker; id: number; answer: Promise<number> } {
     const worker = this.#worker ?? this.#start();
     const id = ++this.#nextId;
-    const done = new Promise<number>((resolve, reject) => this.#waiting.set(id, { resolve, reject }));
+    const answer = new Promise<number>((resolve, reject) => this.#waiting.set(id, { resolve, reject }));
     worker.ref();
-    worker.postMessage({ op: 'run', id, sql, params } satisfies ToWriter);
-    return done;
+    return { worker, id, answer };
   }
 
   busyTimeout(ms: number): void {
