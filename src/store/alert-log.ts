@@ -5,7 +5,8 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { numberedSql, openMigratedPg, type Sql } from './pg-migrated.ts';
 import { migrateSqlite, type Migrations, type OnMigrated } from './migrations.ts';
-import { BESIDE_THREAD_CHECKPOINT_PAGES } from './sqlite-pragmas.js';
+import { BESIDE_THREAD_CHECKPOINT_PAGES, busyTimeoutPragma } from './sqlite-pragmas.js';
+import { BESIDE_THREAD_BUSY_MS, writeBesideThread } from './beside-thread-write.ts';
 
 export const ALERT_SCHEMA: Migrations = {
   name: 'alerts',
@@ -91,18 +92,21 @@ async function openSqlite(path: string, onMigrated?: OnMigrated): Promise<AlertL
   const { DatabaseSync } = await import('node:sqlite');
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const db = new DatabaseSync(path);
-  // The file is the usage store's, whose writer thread checkpoints its log (sqlite-pragmas.js).
-  db.exec(`PRAGMA busy_timeout = 1000; PRAGMA wal_autocheckpoint = ${BESIDE_THREAD_CHECKPOINT_PAGES};`);
+  // The file is the usage store's, whose writer thread checkpoints its log (sqlite-pragmas.js) and holds
+  // its write lock while a batch is pending (beside-thread-write.ts). Migrating happens before serving.
+  db.exec(`${busyTimeoutPragma(1000)} PRAGMA wal_autocheckpoint = ${BESIDE_THREAD_CHECKPOINT_PAGES};`);
   migrateSqlite(db, ALERT_SCHEMA, onMigrated);
+  db.exec(busyTimeoutPragma(BESIDE_THREAD_BUSY_MS));
   const claim = db.prepare(SQL.claim);
   const settle = db.prepare(SQL.settle);
   const list = db.prepare(SQL.list);
   return {
     async claim(a) {
-      return Number(claim.run(a.id, a.event, a.createdAt, a.summary, a.payload, a.status).changes) > 0;
+      const r = await writeBesideThread(() => claim.run(a.id, a.event, a.createdAt, a.summary, a.payload, a.status));
+      return Number(r.changes) > 0;
     },
     async settle(id, o) {
-      settle.run(o.status, o.attempts, o.lastError, o.deliveredAt, id);
+      await writeBesideThread(() => settle.run(o.status, o.attempts, o.lastError, o.deliveredAt, id));
     },
     async list(page) {
       return (list.all(page.limit) as unknown as Row[]).map(recordOf);

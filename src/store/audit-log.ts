@@ -6,6 +6,8 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { numberedSql, openMigratedPg, type Sql } from './pg-migrated.ts';
 import { migrateSqlite, type Migrations, type OnMigrated } from './migrations.ts';
+import { BESIDE_THREAD_CHECKPOINT_PAGES, busyTimeoutPragma } from './sqlite-pragmas.js';
+import { BESIDE_THREAD_BUSY_MS, writeBesideThread } from './beside-thread-write.ts';
 
 export const AUDIT_SCHEMA: Migrations = {
   name: 'audit',
@@ -135,12 +137,16 @@ async function openSqlite(path: string, onMigrated?: OnMigrated): Promise<AuditL
   const { DatabaseSync } = await import('node:sqlite');
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const db = new DatabaseSync(path);
-  db.exec('PRAGMA busy_timeout = 5000');
+  db.exec(`${busyTimeoutPragma(5000)} PRAGMA wal_autocheckpoint = ${BESIDE_THREAD_CHECKPOINT_PAGES};`);
   migrateSqlite(db, AUDIT_SCHEMA, onMigrated);
+  // The file is the usage store's, whose writer thread checkpoints its log (sqlite-pragmas.js) and holds
+  // its write lock while a batch is pending (beside-thread-write.ts): a record never waits for it on the
+  // loop. Migrating happens before serving.
+  db.exec(busyTimeoutPragma(BESIDE_THREAD_BUSY_MS));
   const insert = db.prepare(INSERT);
   return {
     async record(e) {
-      insert.run(...paramsOf(e));
+      await writeBesideThread(() => insert.run(...paramsOf(e)));
     },
     async list(f) {
       const { text, params } = listSql(f);
