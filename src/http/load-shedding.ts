@@ -45,7 +45,11 @@
 // whole at once: an overload that is not over after all shows as a queue building before the loop is
 // flooded.
 // A queue building: the loop busy and late past the hold while the requests in flight grow BUILD_RATIO
-// times (and by BUILD_MIN_GROWTH at least) within BUILD_WINDOW_MS, two samples running. It is the start
+// times (and by BUILD_MIN_GROWTH at least) within BUILD_WINDOW_MS, two samples running; or, sooner when
+// few were in flight before, the loop saturated and each of RISING_SAMPLES samples running later than the
+// one before (and past twice the hold) with more in flight than it, half BUILD_MIN_GROWTH more over them.
+// A fixed number of clients that wait for their answers keep the loop equally late once they are all in
+// flight, and a collection pause leaves it late at once and then less so. Either is the start
 // of an overload, seen in a tenth of a second where the smoothed signals above take most of a second, and
 // during a standing queue it is the hold admitting more than the loop runs: either way the share is cut
 // at once, to what the loop finished while the queue built (by half at least), and the loop is held as
@@ -105,8 +109,13 @@ const HOLD_BUSY = 0.8;
  * under which a held loop is mostly idle: the share then grows back as fast as without a standing queue.
  */
 const HOLD_IDLE = 0.5;
-/** A standing queue ends when new requests come no faster than this many times the admitted rate the loop kept up with. */
-const ENDED_RATIO = 1.25;
+/**
+ * A standing queue ends when new requests come no faster than this many times the admitted rate the loop
+ * kept up with. No more than that rate itself: the arrivals the loop counts are no more than it reads, and
+ * the rate it kept up with is the highest it held, so at any more a held overload of a little under twice
+ * what the loop serves ended every few seconds, and the whole of it then flooded the loop again.
+ */
+const ENDED_RATIO = 1;
 /** Memory of the smoothed rates of new and admitted requests, ms; a standing queue lasts this long before it can end on them. */
 const RATE_MEMORY_MS = 200;
 /** A sample at least this busy says the loop is saturated, not by how much: the share shrinks by SATURATED_CUT. */
@@ -121,6 +130,12 @@ const BUILD_RATIO = 1.5;
 const BUILD_MIN_GROWTH = 64;
 const BUILD_WINDOW_MS = 100;
 const BUILD_CUT = 0.5;
+/**
+ * A queue building seen as lateness: this many samples one after another saturated (SATURATED), later
+ * than the sample before and than twice the hold, with more requests in flight than the sample before,
+ * and half of BUILD_MIN_GROWTH more over those samples (more than a few clients joining a cold process).
+ */
+const RISING_SAMPLES = 2;
 const DRAIN = 0.8;
 /** A collection pause this long or longer, and how long after it growth in flight is its backlog. */
 const GC_PAUSE_MS = 20;
@@ -193,8 +208,10 @@ export class LoadShedder {
   /** The shedder's clock (wall time its samples covered, ms), and the requests in flight and begun by it, over the last BUILD_WINDOW_MS. */
   #clockMs = 0;
   #seen: Array<{ atMs: number; inFlight: number; started: number }> = [];
-  /** Samples one after another that saw a queue building. */
+  /** Samples one after another that saw a queue building, by growth in flight and by rising lateness; the last sample's lateness. */
   #buildingSamples = 0;
+  #risingSamples = 0;
+  #lastDelayMs = 0;
   readonly #thresholdMs: number;
   /** The lateness a standing queue's loop is held under: HOLD_MS, or the standing gate when that is less. */
   readonly #holdMs: number;
@@ -315,9 +332,20 @@ export class LoadShedder {
       s.utilisation > HIGH_UTILISATION &&
       s.delayMs > this.#holdMs &&
       (s.sincePauseMs ?? Number.POSITIVE_INFINITY) > GC_QUIET_MS;
+    const rising =
+      s.inFlight > previous &&
+      s.delayMs > this.#lastDelayMs &&
+      s.delayMs > 2 * this.#holdMs &&
+      s.utilisation >= SATURATED &&
+      (s.sincePauseMs ?? Number.POSITIVE_INFINITY) > GC_QUIET_MS;
+    this.#lastDelayMs = s.delayMs;
+    this.#risingSamples = rising ? this.#risingSamples + 1 : 0;
     this.#buildingSamples = growing ? this.#buildingSamples + 1 : 0;
-    if (this.#buildingSamples < 2 || before === null) return 1;
+    const risingFrom = seen[Math.max(0, seen.length - 1 - RISING_SAMPLES)].inFlight;
+    const risen = this.#risingSamples >= RISING_SAMPLES && s.inFlight - risingFrom >= BUILD_MIN_GROWTH / 2;
+    if ((this.#buildingSamples < 2 || before === null) && !risen) return 1;
     this.#buildingSamples = 0;
+    this.#risingSamples = 0;
     // The rates over the two samples that saw it: the window may reach back to before it began.
     const from2 = seen[Math.max(0, seen.length - 3)];
     const begun = (s.started ?? 0) - from2.started;

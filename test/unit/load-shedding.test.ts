@@ -411,6 +411,43 @@ test('a queue building (requests in flight growing half again within 100 ms, the
     shedder.stop();
   }));
 
+test('a queue building seen as lateness: saturated samples each later than the last, with more in flight each time, cut the share on the second', () =>
+  onMockedTimers(() => {
+    const onset = [
+      { delayMs: 8, utilisation: 1, inFlight: 41, started: 10_020 },
+      { delayMs: 19, utilisation: 1, inFlight: 57, started: 10_060 },
+      { delayMs: 26, utilisation: 1, inFlight: 83, started: 10_105 },
+    ];
+    const { shedder, feed } = fedShedder(100);
+    feedInFlight(feed, 100, () => ({ delayMs: 1, utilisation: 0.5, inFlight: 40, started: 10_000 }));
+    // An overload's first tenth of a second, as measured: 26 more in flight than 100 ms before, under the
+    // 64 a window's growth asks for, but the loop saturated and later each sample.
+    feed(onset[0]);
+    feed(onset[1]);
+    assert.equal(shedder.shedding, false, 'one rising sample past twice the hold is not yet a queue');
+    feed(onset[2]);
+    assert.equal(shedder.shedding, true);
+    assert.equal(shedder.standing, true, 'held as a standing queue');
+    assert.ok(shedder.share <= 0.5, `${shedder.share}`);
+    // The same lateness with the requests in flight steady (clients that wait for their answers), or
+    // growing right after a long collection pause, is not a queue building.
+    const steady = fedShedder(100);
+    feedInFlight(steady.feed, 100, () => ({ delayMs: 1, utilisation: 0.5, inFlight: 40 }));
+    for (const o of onset) steady.feed({ ...o, inFlight: 40 });
+    assert.equal(steady.shedder.shedding, false);
+    const paused = fedShedder(100);
+    feedInFlight(paused.feed, 100, () => ({ delayMs: 1, utilisation: 0.5, inFlight: 40 }));
+    for (const o of onset) paused.feed({ ...o, sincePauseMs: 50 });
+    assert.equal(paused.shedder.shedding, false);
+    // Nor clients joining a cold process ten a sample, its compiler warming up: later each sample, but
+    // fewer than 32 more in flight over two.
+    const cold = fedShedder(100);
+    feedInFlight(cold.feed, 5, () => ({ delayMs: 1, utilisation: 0.2, inFlight: 0 }));
+    feedInFlight(cold.feed, 5, (step) => ({ delayMs: 12 + 4 * step, utilisation: 1, inFlight: 10 * (step + 1) }));
+    assert.equal(cold.shedder.shedding, false);
+    for (const s of [shedder, steady.shedder, paused.shedder, cold.shedder]) s.stop();
+  }));
+
 test('a queue building with no count of requests begun is cut by half', () =>
   onMockedTimers(() => {
     const { shedder, feed } = fedShedder(100);
