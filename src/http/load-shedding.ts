@@ -208,9 +208,10 @@ export class LoadShedder {
   /** The shedder's clock (wall time its samples covered, ms), and the requests in flight and begun by it, over the last BUILD_WINDOW_MS. */
   #clockMs = 0;
   #seen: Array<{ atMs: number; inFlight: number; started: number }> = [];
-  /** Samples one after another that saw a queue building, by growth in flight and by rising lateness; the last sample's lateness. */
+  /** Samples one after another that saw a queue building, by growth in flight and by rising lateness. */
   #buildingSamples = 0;
   #risingSamples = 0;
+  /** The last sample's lateness, ms. */
   #lastDelayMs = 0;
   readonly #thresholdMs: number;
   /** The lateness a standing queue's loop is held under: HOLD_MS, or the standing gate when that is less. */
@@ -324,6 +325,8 @@ export class LoadShedder {
     if (from > 0) seen.splice(0, from);
     const before = from === -1 ? null : seen[0];
     const previous = seen.length >= 2 ? seen[seen.length - 2].inFlight : s.inFlight;
+    // Not within GC_QUIET_MS of a long collection pause, whose backlog looks the same.
+    const quiet = (s.sincePauseMs ?? Number.POSITIVE_INFINITY) > GC_QUIET_MS;
     const growing =
       before !== null &&
       s.inFlight >= BUILD_RATIO * before.inFlight &&
@@ -331,18 +334,19 @@ export class LoadShedder {
       s.inFlight > previous &&
       s.utilisation > HIGH_UTILISATION &&
       s.delayMs > this.#holdMs &&
-      (s.sincePauseMs ?? Number.POSITIVE_INFINITY) > GC_QUIET_MS;
+      quiet;
     const rising =
       s.inFlight > previous &&
       s.delayMs > this.#lastDelayMs &&
       s.delayMs > 2 * this.#holdMs &&
       s.utilisation >= SATURATED &&
-      (s.sincePauseMs ?? Number.POSITIVE_INFINITY) > GC_QUIET_MS;
+      quiet;
     this.#lastDelayMs = s.delayMs;
     this.#risingSamples = rising ? this.#risingSamples + 1 : 0;
     this.#buildingSamples = growing ? this.#buildingSamples + 1 : 0;
-    const risingFrom = seen[Math.max(0, seen.length - 1 - RISING_SAMPLES)].inFlight;
-    const risen = this.#risingSamples >= RISING_SAMPLES && s.inFlight - risingFrom >= BUILD_MIN_GROWTH / 2;
+    const risen =
+      this.#risingSamples >= RISING_SAMPLES &&
+      s.inFlight - seen[Math.max(0, seen.length - 1 - RISING_SAMPLES)].inFlight >= BUILD_MIN_GROWTH / 2;
     if ((this.#buildingSamples < 2 || before === null) && !risen) return 1;
     this.#buildingSamples = 0;
     this.#risingSamples = 0;

@@ -1,12 +1,9 @@
 // The alerts the gateway raised (budget thresholds, opened circuits, expiring keys) and how their webhooks
 // answered: one row per event, whose id is the event's identity, so claiming an event is one insert that
 // only one process (or one start) wins. Opened only when `alerts:` is configured; its own schema record.
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
 import { numberedSql, openMigratedPg, type Sql } from './pg-migrated.ts';
-import { migrateSqlite, type Migrations, type OnMigrated } from './migrations.ts';
-import { BESIDE_THREAD_CHECKPOINT_PAGES, busyTimeoutPragma } from './sqlite-pragmas.js';
-import { BESIDE_THREAD_BUSY_MS, writeBesideThread } from './beside-thread-write.ts';
+import type { Migrations, OnMigrated } from './migrations.ts';
+import { openBesideThread, writeBesideThread } from './beside-thread-connection.ts';
 
 export const ALERT_SCHEMA: Migrations = {
   name: 'alerts',
@@ -89,14 +86,8 @@ export async function openAlertLog(database: string, isPostgres: boolean, onMigr
  * request, so it needs no thread of its own.
  */
 async function openSqlite(path: string, onMigrated?: OnMigrated): Promise<AlertLog> {
-  const { DatabaseSync } = await import('node:sqlite');
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-  const db = new DatabaseSync(path);
-  // The file is the usage store's, whose writer thread checkpoints its log (sqlite-pragmas.js) and holds
-  // its write lock while a batch is pending (beside-thread-write.ts). Migrating happens before serving.
-  db.exec(`${busyTimeoutPragma(1000)} PRAGMA wal_autocheckpoint = ${BESIDE_THREAD_CHECKPOINT_PAGES};`);
-  migrateSqlite(db, ALERT_SCHEMA, onMigrated);
-  db.exec(busyTimeoutPragma(BESIDE_THREAD_BUSY_MS));
+  // The file is the usage store's, beside its writer thread (beside-thread-connection.ts).
+  const db = await openBesideThread(path, ALERT_SCHEMA, { migrateBusyMs: 1000, onMigrated });
   const claim = db.prepare(SQL.claim);
   const settle = db.prepare(SQL.settle);
   const list = db.prepare(SQL.list);

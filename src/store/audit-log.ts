@@ -2,12 +2,9 @@
 // API) — who acted, when, from which address, on what, and the thing before and after, secrets masked by
 // the caller. Rows name their target by id and name as text, never by a foreign key: deleting a key or a
 // team leaves every entry about it in place. Its own schema record, beside the keys' and the alerts'.
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
 import { numberedSql, openMigratedPg, type Sql } from './pg-migrated.ts';
-import { migrateSqlite, type Migrations, type OnMigrated } from './migrations.ts';
-import { BESIDE_THREAD_CHECKPOINT_PAGES, busyTimeoutPragma } from './sqlite-pragmas.js';
-import { BESIDE_THREAD_BUSY_MS, writeBesideThread } from './beside-thread-write.ts';
+import type { Migrations, OnMigrated } from './migrations.ts';
+import { openBesideThread, writeBesideThread } from './beside-thread-connection.ts';
 
 export const AUDIT_SCHEMA: Migrations = {
   name: 'audit',
@@ -134,15 +131,8 @@ export async function openAuditLog(database: string, isPostgres: boolean, onMigr
 
 /** SQLite on the event loop: a statement runs once per admin change or listing, never per request. */
 async function openSqlite(path: string, onMigrated?: OnMigrated): Promise<AuditLog> {
-  const { DatabaseSync } = await import('node:sqlite');
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-  const db = new DatabaseSync(path);
-  db.exec(`${busyTimeoutPragma(5000)} PRAGMA wal_autocheckpoint = ${BESIDE_THREAD_CHECKPOINT_PAGES};`);
-  migrateSqlite(db, AUDIT_SCHEMA, onMigrated);
-  // The file is the usage store's, whose writer thread checkpoints its log (sqlite-pragmas.js) and holds
-  // its write lock while a batch is pending (beside-thread-write.ts): a record never waits for it on the
-  // loop. Migrating happens before serving.
-  db.exec(busyTimeoutPragma(BESIDE_THREAD_BUSY_MS));
+  // The file is the usage store's, beside its writer thread (beside-thread-connection.ts).
+  const db = await openBesideThread(path, AUDIT_SCHEMA, { migrateBusyMs: 5000, onMigrated });
   const insert = db.prepare(INSERT);
   return {
     async record(e) {

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { openAlertLog } from '../../src/store/alert-log.ts';
 import { openAuditLog } from '../../src/store/audit-log.ts';
-import { writeBesideThread } from '../../src/store/beside-thread-write.ts';
+import { writeBesideThread } from '../../src/store/beside-thread-connection.ts';
 
 /** What became of a promise so far. */
 function watch(p: Promise<unknown>): () => string {
